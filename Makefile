@@ -1,0 +1,61 @@
+# make run   - the local stack (both regions) with demo credentials, in the foreground
+# make test  - install everything, lint, validate the template, run every test
+# make bench - cold start, warm latency, through-the-stack latency
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+SAM_VENV := .venv-sam
+PY := $(VENV)/bin/python
+# This machine's pip configuration names index folders that do not exist; hide that noise.
+QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
+
+.PHONY: help install run test lint validate unit integration e2e bench clean
+
+help:
+	@echo "make run | make test | make bench | make lint | make validate | make clean"
+
+$(VENV)/.installed: pyproject.toml layers/core/requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip install -q -e ".[dev]" 2>&1 | $(QUIET_PIP)
+	touch $@
+
+# aws-sam-cli pins its own boto3 and pydantic: it lives in a virtualenv of its own.
+$(SAM_VENV)/.installed:
+	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install -q "aws-sam-cli>=1.120" 2>&1 | $(QUIET_PIP)
+	touch $@
+
+install: $(VENV)/.installed $(SAM_VENV)/.installed
+
+run: $(VENV)/.installed
+	$(PY) -m devstack
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+validate: $(SAM_VENV)/.installed
+	SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=af-south-1 $(SAM_VENV)/bin/sam validate --lint --template template.yaml
+
+unit: $(VENV)/.installed
+	$(PY) -m pytest tests/unit -q
+
+integration: $(VENV)/.installed
+	$(PY) -m pytest tests/integration -q
+
+e2e: $(VENV)/.installed
+	$(PY) -m pytest tests/e2e -q
+
+test: install lint validate
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) $(SAM_VENV) .local .aws-sam .pytest_cache .mypy_cache .ruff_cache

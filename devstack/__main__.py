@@ -1,0 +1,61 @@
+"""`python -m devstack`: start the local stack in the foreground; Ctrl-C stops it."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from devstack.stack import ROOT, LocalStack
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="devstack", description=__doc__)
+    parser.add_argument("--template", type=Path, default=ROOT / "template.yaml")
+    parser.add_argument("--samconfig", type=Path, default=ROOT / "samconfig.toml")
+    parser.add_argument("--envs", default="mz,regional-sa", help="samconfig environments (service regions)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--moto-port", type=int, default=5000)
+    parser.add_argument("--port-base", type=int, default=3000, help="region i serves on base+10*i+{0,1,2}")
+    parser.add_argument("--state-file", type=Path, default=ROOT / ".local" / "stack.json")
+    parser.add_argument("--moto-log", type=Path, default=ROOT / ".local" / "moto.log")
+    parser.add_argument("--no-warm", action="store_true", help="start execution environments on first use")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args.moto_log.parent.mkdir(parents=True, exist_ok=True)
+
+    stack = LocalStack(
+        envs=[e.strip() for e in args.envs.split(",") if e.strip()],
+        template=args.template,
+        samconfig=args.samconfig,
+        host=args.host,
+        moto_port=args.moto_port,
+        port_base=args.port_base,
+        state_file=args.state_file,
+        moto_log=args.moto_log,
+        warm=not args.no_warm,
+    )
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
+    try:
+        state = stack.start()
+    except BaseException:
+        stack.stop()
+        raise
+    for env, urls in state["regions"].items():
+        print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in urls.items()), flush=True)
+    print(f"AWS (moto): {state['aws_endpoint']}   state: {args.state_file}", flush=True)
+    print("local stack ready; Ctrl-C stops it", flush=True)
+    stopping.wait()
+    print("stopping...", flush=True)
+    stack.stop()
+    print("stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

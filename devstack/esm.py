@@ -1,0 +1,277 @@
+"""Event source mappings played locally: SQS -> function and DynamoDB stream -> function.
+
+SQS: messages a batch reports as failed (ReportBatchItemFailures), or a whole batch whose
+invocation failed, are left on the queue; SQS (moto) makes them visible again after the
+visibility timeout and moves them to the dead-letter queue past maxReceiveCount.
+Streams: records are delivered in order per shard; a failed batch is retried from the first
+failed record (or whole) until MaximumRetryAttempts, then skipped, like Lambda.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import boto3
+
+from devstack.lambdas import FunctionRuntime, InvocationError
+
+log = logging.getLogger("devstack.esm")
+
+
+# ---------------------------------------------------------------- filter criteria
+def _leaf_matches(rule: Any, value: Any, present: bool) -> bool:
+    if isinstance(rule, dict):
+        ((op, arg),) = rule.items()
+        if op == "exists":
+            return present is bool(arg)
+        if not present:
+            return False
+        if op == "prefix":
+            return isinstance(value, str) and value.startswith(arg)
+        if op == "suffix":
+            return isinstance(value, str) and value.endswith(arg)
+        if op == "equals-ignore-case":
+            return isinstance(value, str) and value.lower() == str(arg).lower()
+        if op == "anything-but":
+            excluded = arg if isinstance(arg, list) else [arg]
+            return value not in excluded
+        raise NotImplementedError(f"filter operator {op!r} is not emulated")
+    return present and value == rule
+
+
+def pattern_matches(pattern: Mapping[str, Any], data: Any) -> bool:
+    """Lambda event filtering: every key of the pattern must match (AND); a list of rules
+    matches when any rule does (OR)."""
+    for key, rules in pattern.items():
+        present = isinstance(data, Mapping) and key in data
+        value = data.get(key) if isinstance(data, Mapping) else None
+        if isinstance(rules, Mapping):
+            if not present or not pattern_matches(rules, value):
+                return False
+            continue
+        if not isinstance(rules, list):
+            raise ValueError(f"filter rules for {key!r} must be a list or an object")
+        values = value if isinstance(value, list) else [value]
+        if not any(_leaf_matches(rule, v, present) for rule in rules for v in values):
+            return False
+    return True
+
+
+def parse_filters(filter_criteria: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    return [json.loads(item["Pattern"]) for item in (filter_criteria or {}).get("Filters") or []]
+
+
+def passes_filters(filters: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> bool:
+    return not filters or any(pattern_matches(f, record) for f in filters)
+
+
+def failed_item_ids(result: Any, batch_ids: Sequence[str]) -> set[str] | None:
+    """The ids a partial-batch response reports as failed; None means the whole batch failed
+    (a malformed response, or an id that is not in the batch)."""
+    if result is None or (isinstance(result, dict) and not result.get("batchItemFailures")):
+        return set()
+    if not isinstance(result, dict) or not isinstance(result["batchItemFailures"], list):
+        return None
+    failed: set[str] = set()
+    for item in result["batchItemFailures"]:
+        identifier = item.get("itemIdentifier") if isinstance(item, dict) else None
+        if not identifier or identifier not in batch_ids:
+            return None
+        failed.add(identifier)
+    return failed
+
+
+class _Poller(threading.Thread):
+    def __init__(self, name: str, runtime: FunctionRuntime, session: boto3.session.Session, endpoint: str):
+        super().__init__(name=name, daemon=True)
+        self.runtime = runtime
+        self.session = session
+        self.endpoint = endpoint
+        self.stopping = threading.Event()
+        self.deliveries = 0
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self.poll_once()
+            except Exception:  # keep polling like the managed service; say why
+                if not self.stopping.is_set():
+                    log.exception("%s: poll failed", self.name)
+                    self.stopping.wait(1)
+
+    def poll_once(self) -> None:
+        raise NotImplementedError
+
+
+class SqsEventSource(_Poller):
+    """SQS -> function."""
+
+    def __init__(
+        self,
+        runtime: FunctionRuntime,
+        session: boto3.session.Session,
+        endpoint: str,
+        *,
+        queue_url: str,
+        queue_arn: str,
+        batch_size: int = 10,
+        report_batch_item_failures: bool = False,
+        filters: Sequence[Mapping[str, Any]] = (),
+    ):
+        super().__init__(f"sqs:{queue_arn.rsplit(':', 1)[1]}->{runtime.spec.logical_id}", runtime, session, endpoint)
+        self.sqs = session.client("sqs", endpoint_url=endpoint)
+        self.queue_url = queue_url
+        self.queue_arn = queue_arn
+        self.batch_size = max(1, min(int(batch_size), 10))
+        self.report_failures = report_batch_item_failures
+        self.filters = list(filters)
+
+    def record(self, message: dict[str, Any]) -> dict[str, Any]:
+        attributes = message.get("MessageAttributes") or {}
+        return {
+            "messageId": message["MessageId"],
+            "receiptHandle": message["ReceiptHandle"],
+            "body": message["Body"],
+            "attributes": message.get("Attributes") or {},
+            "messageAttributes": {
+                name: {
+                    "stringValue": attr.get("StringValue"),
+                    "stringListValues": [],
+                    "binaryListValues": [],
+                    "dataType": attr.get("DataType"),
+                }
+                for name, attr in attributes.items()
+            },
+            "md5OfBody": message.get("MD5OfBody"),
+            "eventSource": "aws:sqs",
+            "eventSourceARN": self.queue_arn,
+            "awsRegion": self.runtime.spec.region,
+        }
+
+    def _filter_view(self, record: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return {**record, "body": json.loads(record["body"])}
+        except ValueError:
+            return record
+
+    def poll_once(self) -> None:
+        messages = self.sqs.receive_message(
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=self.batch_size,
+            WaitTimeSeconds=1,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        if not messages:
+            return
+        records = [self.record(m) for m in messages]
+        selected = [r for r in records if passes_filters(self.filters, self._filter_view(r))]
+        done = [r for r in records if r not in selected]  # filtered out: deleted, like Lambda
+        if selected:
+            self.deliveries += 1
+            try:
+                result = self.runtime.invoke({"Records": selected})
+            except InvocationError as exc:
+                log.warning("%s: batch failed (%s); messages return after the visibility timeout", self.name, exc)
+                failed: set[str] | None = None
+            else:
+                failed = failed_item_ids(result, [r["messageId"] for r in selected]) if self.report_failures else set()
+            if failed is not None:
+                done += [r for r in selected if r["messageId"] not in failed]
+        if done:
+            self.sqs.delete_message_batch(
+                QueueUrl=self.queue_url,
+                Entries=[{"Id": str(i), "ReceiptHandle": r["receiptHandle"]} for i, r in enumerate(done)],
+            )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return int(value.timestamp())
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+class DynamoDBStreamEventSource(_Poller):
+    """DynamoDB stream -> function."""
+
+    def __init__(
+        self,
+        runtime: FunctionRuntime,
+        session: boto3.session.Session,
+        endpoint: str,
+        *,
+        stream_arn: str,
+        batch_size: int = 100,
+        starting_position: str = "LATEST",
+        report_batch_item_failures: bool = False,
+        filters: Sequence[Mapping[str, Any]] = (),
+        maximum_retry_attempts: int = -1,
+        retry_delay: float = 0.5,
+    ):
+        super().__init__(f"stream:{stream_arn.split('/')[1]}->{runtime.spec.logical_id}", runtime, session, endpoint)
+        self.streams = session.client("dynamodbstreams", endpoint_url=endpoint)
+        self.stream_arn = stream_arn
+        self.batch_size = max(1, min(int(batch_size), 1000))
+        self.report_failures = report_batch_item_failures
+        self.filters = list(filters)
+        self.maximum_retry_attempts = int(maximum_retry_attempts)
+        self.retry_delay = retry_delay
+        shards = self.streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
+        self.iterators = {
+            shard["ShardId"]: self.streams.get_shard_iterator(
+                StreamArn=stream_arn, ShardId=shard["ShardId"], ShardIteratorType=starting_position
+            )["ShardIterator"]
+            for shard in shards
+        }
+
+    def poll_once(self) -> None:
+        busy = False
+        for shard_id, iterator in list(self.iterators.items()):
+            if iterator is None:
+                continue
+            response = self.streams.get_records(ShardIterator=iterator, Limit=self.batch_size)
+            self.iterators[shard_id] = response.get("NextShardIterator")
+            records = [{**_jsonable(r), "eventSourceARN": self.stream_arn} for r in response.get("Records", [])]
+            records = [r for r in records if passes_filters(self.filters, r)]
+            if records:
+                busy = True
+                self.deliver(records)
+        if not busy:
+            self.stopping.wait(0.2)
+
+    def deliver(self, records: list[dict[str, Any]]) -> None:
+        attempts = 0
+        while records and not self.stopping.is_set():
+            self.deliveries += 1
+            try:
+                result = self.runtime.invoke({"Records": records})
+                failed = (
+                    failed_item_ids(result, [r["dynamodb"]["SequenceNumber"] for r in records])
+                    if self.report_failures
+                    else set()
+                )
+            except InvocationError as exc:
+                log.warning("%s: batch failed (%s)", self.name, exc)
+                failed = None
+            if failed == set():
+                return
+            if failed is not None:  # checkpoint before the first failed record, retry from it
+                first = next(i for i, r in enumerate(records) if r["dynamodb"]["SequenceNumber"] in failed)
+                records = records[first:]
+            attempts += 1
+            if 0 <= self.maximum_retry_attempts < attempts:
+                log.error("%s: dropping %d records after %d retries", self.name, len(records), attempts - 1)
+                return
+            self.stopping.wait(min(self.retry_delay * 2 ** (attempts - 1), 5.0))

@@ -1,0 +1,170 @@
+"""The local Lambda service: per function, a pool of execution environments (worker
+processes) that grows with concurrent invocations, like Lambda scaling out."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import threading
+import uuid
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from devstack import worker
+from devstack.provision import FunctionSpec
+
+_SPAWN = multiprocessing.get_context("spawn")
+DEFAULT_MAX_CONCURRENCY = 8
+INIT_TIMEOUT_SECONDS = 30
+
+
+class InvocationError(Exception):
+    """The function raised (errorType/errorMessage as Lambda reports them) or timed out."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(f"{error_type}: {message}")
+        self.error_type = error_type
+        self.error_message = message
+
+
+@dataclass
+class _Environment:
+    process: BaseProcess
+    conn: Connection
+    init_ms: float
+
+
+def _os_environment(spec: FunctionSpec, aws_endpoint: str) -> dict[str, str]:
+    return {
+        "AWS_ENDPOINT_URL": aws_endpoint,
+        "AWS_REGION": spec.region,
+        "AWS_DEFAULT_REGION": spec.region,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_LAMBDA_FUNCTION_NAME": spec.name,
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory),
+        "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+        "LAMBDA_TASK_ROOT": str(spec.code_dir),
+        "_HANDLER": spec.handler,
+        **spec.environment,
+    }
+
+
+class FunctionRuntime:
+    """Invokes one function; each invocation gets an idle environment or a new one."""
+
+    def __init__(self, spec: FunctionSpec, aws_endpoint: str, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> None:
+        self.spec = spec
+        self._worker_spec = {
+            "name": spec.name,
+            "arn": spec.arn,
+            "memory": spec.memory,
+            "timeout": spec.timeout,
+            "handler": spec.handler,
+            "code_dir": str(spec.code_dir),
+            "layer_paths": [str(p) for p in spec.layer_paths],
+            "os_environment": _os_environment(spec, aws_endpoint),
+        }
+        self._max = max_concurrency
+        self._idle: list[_Environment] = []
+        self._count = 0
+        self._closed = False
+        self._cond = threading.Condition()
+        self.cold_starts: list[float] = []
+
+    def _spawn(self) -> _Environment:
+        parent, child = _SPAWN.Pipe()
+        process = _SPAWN.Process(
+            target=worker.main, args=(child, self._worker_spec), daemon=True, name=f"lambda:{self.spec.logical_id}"
+        )
+        process.start()
+        child.close()
+        if not parent.poll(INIT_TIMEOUT_SECONDS):
+            process.kill()
+            raise InvocationError("Runtime.InitTimeout", f"{self.spec.logical_id} did not initialise")
+        kind, payload = parent.recv()
+        if kind != "ready":
+            process.join(1)
+            error = json.loads(payload)
+            raise InvocationError("Runtime.ImportModuleError", f"{error['errorType']}: {error['errorMessage']}")
+        self.cold_starts.append(float(payload))
+        return _Environment(process, parent, float(payload))
+
+    def _acquire(self) -> _Environment:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise InvocationError("Runtime.Closed", "the local stack is stopping")
+                if self._idle:
+                    return self._idle.pop()
+                if self._count < self._max:
+                    self._count += 1
+                    break
+                self._cond.wait()
+        try:
+            return self._spawn()
+        except BaseException:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify()
+            raise
+
+    def _release(self, env: _Environment | None) -> None:
+        with self._cond:
+            if env is None or self._closed:
+                self._count -= 1
+                if env is not None:
+                    _stop(env)
+            else:
+                self._idle.append(env)
+            self._cond.notify()
+
+    def warm(self) -> None:
+        """Start one environment ahead of traffic (what a provisioned environment would be)."""
+        self._release(self._acquire())
+
+    def invoke(self, event: dict[str, Any]) -> Any:
+        """Run the function on `event`; its JSON result, or InvocationError."""
+        env = self._acquire()
+        keep: _Environment | None = None
+        try:
+            env.conn.send((json.dumps(event), str(uuid.uuid4())))
+            if not env.conn.poll(self.spec.timeout + 1):
+                raise InvocationError("Sandbox.Timedout", f"Task timed out after {self.spec.timeout}.00 seconds")
+            kind, payload = env.conn.recv()
+            keep = env
+        except (EOFError, OSError) as exc:
+            raise InvocationError("Runtime.ExitError", f"the execution environment died: {exc}") from exc
+        finally:
+            if keep is None:  # a timed-out or dead environment is never reused
+                _stop(env, kill=True)
+            self._release(keep)
+        if kind == "error":
+            error = json.loads(payload)
+            raise InvocationError(error["errorType"], error["errorMessage"])
+        return json.loads(payload)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for env in idle:
+            _stop(env)
+
+
+def _stop(env: _Environment, kill: bool = False) -> None:
+    if kill:
+        env.process.kill()
+    else:
+        with contextlib.suppress(OSError):
+            env.conn.send(None)
+    env.process.join(timeout=2)
+    if env.process.is_alive():
+        env.process.kill()
+        env.process.join(timeout=2)
+    env.conn.close()

@@ -1,0 +1,346 @@
+"""Create one regional stack's resources from template.yaml: AWS resources in moto, and the
+local descriptions of functions, layers and APIs that the emulators run."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from graphlib import TopologicalSorter
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+from devstack.template import Intrinsics, references
+
+ACCOUNT_ID = "123456789012"  # moto's default account
+
+
+@dataclass
+class FunctionSpec:
+    """A Lambda function as the local runtime runs it."""
+
+    logical_id: str
+    name: str
+    arn: str
+    region: str
+    code_dir: Path
+    handler: str
+    environment: dict[str, str]
+    timeout: int
+    memory: int
+    layer_paths: list[Path]
+    events: dict[str, dict[str, Any]]
+
+
+@dataclass
+class ProvisionedStack:
+    """What a stack created: its resolver of intrinsics, and the local specs."""
+
+    region: str
+    stack_name: str
+    intrinsics: Intrinsics
+    functions: dict[str, FunctionSpec] = field(default_factory=dict)
+    apis: dict[str, dict[str, Any]] = field(default_factory=dict)  # logical id -> resolved properties
+    layers: dict[str, Path] = field(default_factory=dict)
+    physical: dict[str, str] = field(default_factory=dict)  # logical id -> physical id, for people
+    skipped: list[str] = field(default_factory=list)  # resources whose Condition is false
+
+
+Provisioner = Callable[["_Context", str, dict[str, Any]], None]
+_PROVISIONERS: dict[str, Provisioner] = {}
+
+
+def provisioner(resource_type: str) -> Callable[[Provisioner], Provisioner]:
+    def register(func: Provisioner) -> Provisioner:
+        _PROVISIONERS[resource_type] = func
+        return func
+
+    return register
+
+
+def supported_resource_types() -> frozenset[str]:
+    """Every resource type the local stack knows how to create."""
+    return frozenset(_PROVISIONERS)
+
+
+@dataclass
+class _Context:
+    stack: ProvisionedStack
+    session: boto3.session.Session
+    endpoint: str
+    root: Path
+    globals_function: dict[str, Any]
+    seed_secrets: Mapping[str, str]
+
+    def client(self, service: str) -> Any:
+        return self.session.client(service, endpoint_url=self.endpoint)
+
+    def physical_name(self, logical_id: str, max_length: int = 80) -> str:
+        return f"{self.stack.stack_name}-{logical_id}"[:max_length]
+
+    def set(self, logical_id: str, ref: Any, **attrs: Any) -> None:
+        self.stack.intrinsics.refs[logical_id] = ref
+        self.stack.physical[logical_id] = str(ref)
+        for name, value in attrs.items():
+            self.stack.intrinsics.attrs[(logical_id, name)] = value
+
+
+def provision(
+    template: dict[str, Any],
+    intrinsics: Intrinsics,
+    *,
+    region: str,
+    stack_name: str,
+    endpoint: str,
+    root: Path,
+    seed_secrets: Mapping[str, str] | None = None,
+) -> ProvisionedStack:
+    """Create every resource of `template` in dependency order. An unknown resource type is
+    an error, never a silent skip."""
+    resources: dict[str, Any] = template["Resources"]
+    unknown = {spec["Type"] for spec in resources.values()} - supported_resource_types()
+    if unknown:
+        raise NotImplementedError(f"the local stack cannot create {sorted(unknown)}")
+    session = boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=region)
+    stack = ProvisionedStack(region=region, stack_name=stack_name, intrinsics=intrinsics)
+    ctx = _Context(
+        stack=stack,
+        session=session,
+        endpoint=endpoint,
+        root=root,
+        globals_function=(template.get("Globals") or {}).get("Function") or {},
+        seed_secrets=seed_secrets or {},
+    )
+    graph = {logical: references(spec) & set(resources) for logical, spec in resources.items()}
+    # A function's events name its API; the API's authorizer names the function: create the
+    # function first, since its ARN is all the API needs.
+    for logical, spec in resources.items():
+        if spec["Type"] == "AWS::Serverless::Function":
+            graph[logical] = references({k: v for k, v in spec["Properties"].items() if k != "Events"}) & set(resources)
+    for logical in TopologicalSorter(graph).static_order():
+        spec = resources[logical]
+        condition = spec.get("Condition")
+        if condition and not intrinsics.condition(condition):
+            stack.skipped.append(logical)
+            continue
+        _PROVISIONERS[spec["Type"]](ctx, logical, spec)
+    return stack
+
+
+def _props(ctx: _Context, spec: dict[str, Any]) -> dict[str, Any]:
+    return ctx.stack.intrinsics.resolve(spec.get("Properties") or {})  # type: ignore[no-any-return]
+
+
+@provisioner("AWS::KMS::Key")
+def _kms_key(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    key = ctx.client("kms").create_key(Description=props.get("Description", logical))["KeyMetadata"]
+    ctx.set(logical, key["KeyId"], Arn=key["Arn"], KeyId=key["KeyId"])
+
+
+@provisioner("AWS::KMS::Alias")
+def _kms_alias(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    ctx.client("kms").create_alias(AliasName=props["AliasName"], TargetKeyId=props["TargetKeyId"])
+    ctx.set(logical, props["AliasName"])
+
+
+@provisioner("AWS::SecretsManager::Secret")
+def _secret(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    if logical in ctx.seed_secrets:
+        value = ctx.seed_secrets[logical]
+    elif "SecretString" in props:
+        value = props["SecretString"]
+    else:
+        generate = props.get("GenerateSecretString") or {}
+        alphabet = string.ascii_letters + string.digits
+        if not generate.get("ExcludePunctuation"):
+            alphabet += "!#$%&()*+,-.:;<=>?@[]^_{|}~"
+        value = "".join(secrets.choice(alphabet) for _ in range(int(generate.get("PasswordLength", 32))))
+    created = ctx.client("secretsmanager").create_secret(
+        Name=props.get("Name") or ctx.physical_name(logical),
+        SecretString=value,
+        Description=props.get("Description", ""),
+    )
+    ctx.set(logical, created["ARN"], Id=created["ARN"])
+
+
+@provisioner("AWS::DynamoDB::Table")
+def _table(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    name = props.get("TableName") or ctx.physical_name(logical)
+    kwargs: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": props["AttributeDefinitions"],
+        "KeySchema": props["KeySchema"],
+        "BillingMode": props.get("BillingMode", "PROVISIONED"),
+    }
+    if kwargs["BillingMode"] == "PROVISIONED":
+        kwargs["ProvisionedThroughput"] = props["ProvisionedThroughput"]
+    if props.get("GlobalSecondaryIndexes"):
+        kwargs["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+    if props.get("StreamSpecification"):
+        kwargs["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+    sse = props.get("SSESpecification")
+    if sse and sse.get("SSEEnabled"):
+        kwargs["SSESpecification"] = {"Enabled": True, "SSEType": sse.get("SSEType", "KMS")}
+        if sse.get("KMSMasterKeyId"):
+            kwargs["SSESpecification"]["KMSMasterKeyId"] = sse["KMSMasterKeyId"]
+    client = ctx.client("dynamodb")
+    table = client.create_table(**kwargs)["TableDescription"]
+    ttl = props.get("TimeToLiveSpecification")
+    if ttl and ttl.get("Enabled"):
+        client.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+    ctx.set(logical, name, Arn=table["TableArn"], StreamArn=table.get("LatestStreamArn"))
+
+
+@provisioner("AWS::SQS::Queue")
+def _queue(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    fifo = bool(props.get("FifoQueue"))
+    name = props.get("QueueName") or ctx.physical_name(logical, 75) + (".fifo" if fifo else "")
+    attributes: dict[str, str] = {}
+    for key in (
+        "VisibilityTimeout",
+        "MessageRetentionPeriod",
+        "DelaySeconds",
+        "MaximumMessageSize",
+        "ReceiveMessageWaitTimeSeconds",
+        "FifoQueue",
+        "ContentBasedDeduplication",
+        "SqsManagedSseEnabled",
+    ):
+        if key in props:
+            value = props[key]
+            attributes[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    if "RedrivePolicy" in props:
+        attributes["RedrivePolicy"] = json.dumps(props["RedrivePolicy"])
+    client = ctx.client("sqs")
+    url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+    arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    ctx.set(logical, url, Arn=arn, QueueName=name, QueueUrl=url)
+
+
+@provisioner("AWS::S3::Bucket")
+def _bucket(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    name = (props.get("BucketName") or ctx.physical_name(logical, 63)).lower()
+    client = ctx.client("s3")
+    if ctx.stack.region == "us-east-1":
+        client.create_bucket(Bucket=name)
+    else:
+        client.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": ctx.stack.region})
+    if "BucketEncryption" in props:
+        rules = [  # CloudFormation's ServerSideEncryptionByDefault is the API's ApplyServerSideEncryptionByDefault
+            {
+                ("ApplyServerSideEncryptionByDefault" if k == "ServerSideEncryptionByDefault" else k): v
+                for k, v in rule.items()
+            }
+            for rule in props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+        ]
+        client.put_bucket_encryption(Bucket=name, ServerSideEncryptionConfiguration={"Rules": rules})
+    if "PublicAccessBlockConfiguration" in props:
+        client.put_public_access_block(
+            Bucket=name, PublicAccessBlockConfiguration=props["PublicAccessBlockConfiguration"]
+        )
+    if "VersioningConfiguration" in props:
+        client.put_bucket_versioning(
+            Bucket=name, VersioningConfiguration={"Status": props["VersioningConfiguration"]["Status"]}
+        )
+    ctx.set(logical, name, Arn=f"arn:aws:s3:::{name}", DomainName=f"{name}.s3.amazonaws.com")
+
+
+@provisioner("AWS::SNS::Topic")
+def _topic(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    arn = ctx.client("sns").create_topic(Name=props.get("TopicName") or ctx.physical_name(logical, 256))["TopicArn"]
+    ctx.set(logical, arn, TopicArn=arn, TopicName=arn.rsplit(":", 1)[1])
+
+
+@provisioner("AWS::SNS::Subscription")
+def _subscription(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    arn = ctx.client("sns").subscribe(
+        TopicArn=props["TopicArn"], Protocol=props["Protocol"], Endpoint=props["Endpoint"]
+    )["SubscriptionArn"]
+    ctx.set(logical, arn)
+
+
+@provisioner("AWS::CloudWatch::Alarm")
+def _alarm(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    name = props.get("AlarmName") or ctx.physical_name(logical, 255)
+    kwargs = {k: v for k, v in props.items() if k != "AlarmName"}
+    kwargs["Threshold"] = float(kwargs["Threshold"])
+    for key in ("Period", "EvaluationPeriods", "DatapointsToAlarm"):
+        if key in kwargs:
+            kwargs[key] = int(kwargs[key])
+    ctx.client("cloudwatch").put_metric_alarm(AlarmName=name, **kwargs)
+    ctx.set(logical, name, Arn=f"arn:aws:cloudwatch:{ctx.stack.region}:{ACCOUNT_ID}:alarm:{name}")
+
+
+@provisioner("AWS::Serverless::LayerVersion")
+def _layer(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    content = (ctx.root / props["ContentUri"]).resolve()
+    # Python layers put importable code under python/ (the makefile build copies it there).
+    path = content / "python" if (content / "python").is_dir() else content
+    ctx.stack.layers[logical] = path
+    arn = f"arn:aws:lambda:{ctx.stack.region}:{ACCOUNT_ID}:layer:{props.get('LayerName', logical)}:1"
+    ctx.set(logical, arn, LayerVersionArn=arn)
+
+
+@provisioner("AWS::Serverless::Function")
+def _function(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    intrinsics = ctx.stack.intrinsics
+    merged = _merge_globals(ctx.globals_function, spec.get("Properties") or {})
+    events = merged.pop("Events", {}) or {}
+    props = intrinsics.resolve(merged)
+    name = props.get("FunctionName") or ctx.physical_name(logical, 64)
+    arn = f"arn:aws:lambda:{ctx.stack.region}:{ACCOUNT_ID}:function:{name}"
+    ctx.set(logical, name, Arn=arn)
+    layer_arns = props.get("Layers") or []
+    layer_paths = [path for lid, path in ctx.stack.layers.items() if intrinsics.refs.get(lid) in layer_arns]
+    environment = {k: str(v) for k, v in ((props.get("Environment") or {}).get("Variables") or {}).items()}
+    ctx.stack.functions[logical] = FunctionSpec(
+        logical_id=logical,
+        name=name,
+        arn=arn,
+        region=ctx.stack.region,
+        code_dir=(ctx.root / props["CodeUri"]).resolve(),
+        handler=props["Handler"],
+        environment=environment,
+        timeout=int(props.get("Timeout", 3)),
+        memory=int(props.get("MemorySize", 128)),
+        layer_paths=layer_paths,
+        events=events,  # resolved later, once every resource exists
+    )
+
+
+@provisioner("AWS::Serverless::Api")
+def _api(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    api_id = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(10))
+    ctx.stack.apis[logical] = {"api_id": api_id, **props}
+    ctx.set(logical, api_id, RootResourceId=api_id)
+
+
+def _merge_globals(globals_function: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+    """SAM's Globals rules: maps merge (function wins), lists concatenate, scalars are replaced."""
+    merged = dict(globals_function)
+    for key, value in properties.items():
+        base = merged.get(key)
+        if isinstance(base, dict) and isinstance(value, dict) and key == "Environment":
+            merged[key] = {"Variables": {**base.get("Variables", {}), **value.get("Variables", {})}}
+        elif isinstance(base, dict) and isinstance(value, dict):
+            merged[key] = {**base, **value}
+        elif isinstance(base, list) and isinstance(value, list):
+            merged[key] = base + value
+        else:
+            merged[key] = value
+    return merged

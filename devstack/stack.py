@@ -1,0 +1,329 @@
+"""The local stack: moto in server mode, every regional stack of samconfig.toml created from
+template.yaml, their APIs on localhost, their event source mappings running, and
+.local/stack.json telling scripts and tests where everything is."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import boto3
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from devstack.apigw import ApiDefinition, RestApi, Route
+from devstack.esm import DynamoDBStreamEventSource, SqsEventSource, parse_filters
+from devstack.lambdas import FunctionRuntime
+from devstack.provision import ProvisionedStack, provision
+from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
+
+log = logging.getLogger("devstack")
+ROOT = Path(__file__).resolve().parent.parent
+API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
+OPERATOR_SECRET = "OperatorTokenSecret"
+
+
+def api_name(logical_id: str) -> str:
+    """GatewayApi -> gateway: the name a stack.json entry and a port slot use."""
+    return logical_id.removesuffix("Api").lower()
+
+
+@dataclass
+class RegionStack:
+    """One regional stack running locally."""
+
+    env: str
+    provisioned: ProvisionedStack
+    runtimes: dict[str, FunctionRuntime]
+    servers: dict[str, BaseWSGIServer] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)
+    pollers: list[Any] = field(default_factory=list)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for poller in self.pollers:
+            poller.stop()
+        for server in self.servers.values():
+            server.shutdown()
+            server.server_close()
+        for poller in self.pollers:
+            poller.join(timeout=5)
+        for runtime in self.runtimes.values():
+            runtime.close()
+
+
+def start_moto(host: str, port: int, log_file: Path | None) -> subprocess.Popen[bytes]:
+    """moto in server mode, in its own process (its GIL is not ours)."""
+    output = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as moto
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
+        stdout=output,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"moto server exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://{host}:{port}/moto-api/", timeout=1):
+                return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("moto server did not start within 30 s")
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=5, check=False
+        )
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def build_region(
+    env: str,
+    *,
+    template_path: Path,
+    samconfig_path: Path,
+    aws_endpoint: str,
+    local_overrides: dict[str, str],
+    seed_secrets: dict[str, str],
+) -> RegionStack:
+    """Create `env`'s resources and runtimes (nothing served yet)."""
+    template = load_template(template_path)
+    config = load_samconfig(samconfig_path, env)
+    declared = template.get("Parameters") or {}
+    overrides = {**config["parameter_overrides"], **{k: v for k, v in local_overrides.items() if k in declared}}
+    stack_name = config["stack_name"]
+    region = config["region"]
+    intrinsics = Intrinsics(
+        parameters=parameter_values(template, overrides),
+        pseudo={
+            "AWS::Region": region,
+            "AWS::AccountId": "123456789012",
+            "AWS::StackName": stack_name,
+            "AWS::Partition": "aws",
+            "AWS::URLSuffix": "amazonaws.com",
+            "AWS::StackId": f"local/{stack_name}",
+        },
+        conditions=template.get("Conditions") or {},
+    )
+    provisioned = provision(
+        template,
+        intrinsics,
+        region=region,
+        stack_name=stack_name,
+        endpoint=aws_endpoint,
+        root=template_path.parent,
+        seed_secrets=seed_secrets,
+    )
+    runtimes = {logical: FunctionRuntime(spec, aws_endpoint) for logical, spec in provisioned.functions.items()}
+    return RegionStack(env=env, provisioned=provisioned, runtimes=runtimes)
+
+
+def _routes(stack: RegionStack) -> dict[str, list[Route]]:
+    """Routes per API logical id, from the functions' Api events."""
+    intrinsics = stack.provisioned.intrinsics
+    api_by_id = {props["api_id"]: logical for logical, props in stack.provisioned.apis.items()}
+    routes: dict[str, list[Route]] = {logical: [] for logical in stack.provisioned.apis}
+    for logical, spec in stack.provisioned.functions.items():
+        for event in spec.events.values():
+            if event.get("Type") != "Api":
+                continue
+            props = intrinsics.resolve(event.get("Properties") or {})
+            api_logical = api_by_id[props["RestApiId"]]
+            api_props = stack.provisioned.apis[api_logical]
+            default = (api_props.get("Auth") or {}).get("DefaultAuthorizer")
+            chosen = (props.get("Auth") or {}).get("Authorizer", default)
+            authorizer = None if chosen in (None, "NONE", "AWS_IAM") else chosen
+            routes[api_logical].append(Route(props["Method"].upper(), props["Path"], logical, authorizer))
+    return routes
+
+
+def serve_apis(stack: RegionStack, host: str, port_base: int) -> None:
+    """Serve each API of `stack` on its port (base + slot)."""
+    function_by_arn = {spec.arn: logical for logical, spec in stack.provisioned.functions.items()}
+    for logical, routes in _routes(stack).items():
+        definition = ApiDefinition.from_template(
+            logical, stack.provisioned.apis[logical], stack.provisioned.region, routes, function_by_arn
+        )
+        name = api_name(logical)
+        port = port_base + API_SLOTS.get(name, 3 + len(stack.servers))
+        server = make_server(host, port, RestApi(definition, stack.runtimes), threaded=True)
+        thread = threading.Thread(target=server.serve_forever, name=f"{stack.env}:{name}", daemon=True)
+        thread.start()
+        stack.servers[name] = server
+        stack.threads.append(thread)
+        stack.urls[name] = f"http://{host}:{port}"
+
+
+def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_endpoint: str) -> None:
+    intrinsics = stack.provisioned.intrinsics
+    queues = {
+        arn: url
+        for (lid, attr), arn in intrinsics.attrs.items()
+        if attr == "Arn"
+        for url in [intrinsics.refs.get(lid)]
+        if isinstance(url, str) and url.startswith("http")
+    }
+    for logical, spec in stack.provisioned.functions.items():
+        runtime = stack.runtimes[logical]
+        for event in spec.events.values():
+            kind = event.get("Type")
+            if kind == "Api":
+                continue
+            props = intrinsics.resolve(event.get("Properties") or {})
+            if props.get("Enabled") is False:
+                continue
+            report = "ReportBatchItemFailures" in (props.get("FunctionResponseTypes") or [])
+            filters = parse_filters(props.get("FilterCriteria"))
+            if kind == "SQS":
+                poller: Any = SqsEventSource(
+                    runtime,
+                    session,
+                    aws_endpoint,
+                    queue_url=queues[props["Queue"]],
+                    queue_arn=props["Queue"],
+                    batch_size=props.get("BatchSize", 10),
+                    report_batch_item_failures=report,
+                    filters=filters,
+                )
+            elif kind == "DynamoDB":
+                poller = DynamoDBStreamEventSource(
+                    runtime,
+                    session,
+                    aws_endpoint,
+                    stream_arn=props["Stream"],
+                    batch_size=props.get("BatchSize", 100),
+                    starting_position=props.get("StartingPosition", "LATEST"),
+                    report_batch_item_failures=report,
+                    filters=filters,
+                    maximum_retry_attempts=props.get("MaximumRetryAttempts", -1),
+                )
+            else:
+                raise NotImplementedError(f"{logical}: event source type {kind} is not emulated")
+            poller.start()
+            stack.pollers.append(poller)
+
+
+class LocalStack:
+    """Everything `make run` starts, and how to stop it."""
+
+    def __init__(
+        self,
+        *,
+        envs: Sequence[str],
+        template: Path,
+        samconfig: Path,
+        host: str,
+        moto_port: int,
+        port_base: int,
+        state_file: Path,
+        moto_log: Path | None = None,
+        warm: bool = True,
+    ):
+        self.envs = list(envs)
+        self.template = template
+        self.samconfig = samconfig
+        self.host = host
+        self.moto_port = moto_port
+        self.port_base = port_base
+        self.state_file = state_file
+        self.moto_log = moto_log
+        self.warm = warm
+        self.operator_token = secrets.token_urlsafe(32)
+        self.moto: subprocess.Popen[bytes] | None = None
+        self.regions: dict[str, RegionStack] = {}
+
+    @property
+    def aws_endpoint(self) -> str:
+        return f"http://{self.host}:{self.moto_port}"
+
+    def port_base_of(self, index: int) -> int:
+        return self.port_base + 10 * index
+
+    def start(self) -> dict[str, Any]:
+        self.moto = start_moto(self.host, self.moto_port, self.moto_log)
+        planned = {
+            env: {name: f"http://{self.host}:{self.port_base_of(i) + slot}" for name, slot in API_SLOTS.items()}
+            for i, env in enumerate(self.envs)
+        }
+        for index, env in enumerate(self.envs):
+            peers = ",".join(
+                f"{other}.{name}={url}" for other, apis in planned.items() if other != env for name, url in apis.items()
+            )
+            local_overrides = {
+                "PeerRegionUrls": peers,
+                "GitCommit": _git_commit(),
+                "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
+            stack = build_region(
+                env,
+                template_path=self.template,
+                samconfig_path=self.samconfig,
+                aws_endpoint=self.aws_endpoint,
+                local_overrides=local_overrides,
+                seed_secrets={OPERATOR_SECRET: self.operator_token},
+            )
+            self.regions[env] = stack
+            session = boto3.session.Session(
+                aws_access_key_id="testing", aws_secret_access_key="testing", region_name=stack.provisioned.region
+            )
+            start_event_sources(stack, session, self.aws_endpoint)
+            serve_apis(stack, self.host, self.port_base_of(index))
+        if self.warm:
+            self._warm_all()
+        state = self.state()
+        self.state_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.state_file)
+        return state
+
+    def _warm_all(self) -> None:
+        """Start one execution environment per function, all at once."""
+        threads = [
+            threading.Thread(target=runtime.warm)
+            for stack in self.regions.values()
+            for runtime in stack.runtimes.values()
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def state(self) -> dict[str, Any]:
+        """The documented .local/stack.json shape."""
+        return {
+            "aws_endpoint": self.aws_endpoint,
+            "operator_token": self.operator_token,
+            "regions": {env: dict(stack.urls) for env, stack in self.regions.items()},
+            "aws_regions": {env: stack.provisioned.region for env, stack in self.regions.items()},
+            "resources": {env: dict(stack.provisioned.physical) for env, stack in self.regions.items()},
+            "demo": {env: {} for env in self.regions},
+        }
+
+    def stop(self) -> None:
+        for stack in self.regions.values():
+            stack.stop()
+        if self.moto is not None:
+            self.moto.terminate()
+            try:
+                self.moto.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.moto.kill()
+        self.state_file.unlink(missing_ok=True)

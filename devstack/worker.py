@@ -1,0 +1,68 @@
+"""One Lambda execution environment: a fresh interpreter that imports the handler once
+(the cold start) and then serves invocations one at a time over a pipe, in JSON like Lambda."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+class LambdaContext:
+    """The context object handlers receive."""
+
+    def __init__(self, spec: dict[str, Any], request_id: str, deadline: float) -> None:
+        self.function_name = spec["name"]
+        self.function_version = "$LATEST"
+        self.invoked_function_arn = spec["arn"]
+        self.memory_limit_in_mb = spec["memory"]
+        self.aws_request_id = request_id
+        self.log_group_name = f"/aws/lambda/{spec['name']}"
+        self.log_stream_name = "local"
+        self._deadline = deadline
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def main(conn: Connection, spec: dict[str, Any]) -> None:
+    """Entry point of the worker process (multiprocessing spawn target)."""
+    os.environ.update(spec["os_environment"])
+    for path in reversed([spec["code_dir"], *spec["layer_paths"]]):
+        sys.path.insert(0, path)
+    started = time.perf_counter()
+    try:
+        module_name, _, function_name = spec["handler"].rpartition(".")
+        handler = getattr(importlib.import_module(module_name), function_name)
+    except BaseException as exc:  # an init error is reported like Lambda's Runtime.ImportModuleError
+        conn.send(("init_error", json.dumps(_error(exc))))
+        return
+    conn.send(("ready", (time.perf_counter() - started) * 1000))
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        event_json, request_id = message
+        context = LambdaContext(spec, request_id, time.monotonic() + spec["timeout"])
+        try:
+            result = handler(json.loads(event_json), context)
+            conn.send(("ok", json.dumps(result)))
+        except BaseException as exc:  # the function failed: Lambda reports errorType/errorMessage
+            traceback.print_exc()
+            conn.send(("error", json.dumps(_error(exc))))
+
+
+def _error(exc: BaseException) -> dict[str, Any]:
+    return {
+        "errorType": type(exc).__name__,
+        "errorMessage": str(exc),
+        "stackTrace": traceback.format_exception(exc)[-5:],
+    }

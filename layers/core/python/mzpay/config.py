@@ -1,0 +1,55 @@
+"""Stack settings, read once per execution environment from the function's environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+SERVICE_REGIONS = ("mz", "regional-sa")
+API_NAMES = ("gateway", "collection", "management")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a function knows about the stack it runs in."""
+
+    service_region: str
+    stage: str
+    peer_region_urls: dict[str, dict[str, str]] = field(default_factory=dict)
+    git_commit: str = "unknown"
+    build_date: str = "unknown"
+
+
+def parse_peer_region_urls(text: str) -> dict[str, dict[str, str]]:
+    """Parse `PeerRegionUrls`: comma-separated `<region>.<api>=<base url>` entries.
+
+    >>> parse_peer_region_urls("regional-sa.gateway=https://gw.sa.example")
+    {'regional-sa': {'gateway': 'https://gw.sa.example'}}
+    """
+    peers: dict[str, dict[str, str]] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, url = entry.partition("=")
+        region, dot, api = key.strip().rpartition(".")
+        url = url.strip()
+        if not sep or not dot or region not in SERVICE_REGIONS or api not in API_NAMES:
+            raise ValueError(f"PeerRegionUrls entry {entry!r} is not '<region>.<api>=<url>'")
+        if not url.startswith(("https://", "http://")):
+            raise ValueError(f"PeerRegionUrls entry {entry!r} has no http(s) URL")
+        peers.setdefault(region, {})[api] = url.rstrip("/")
+    return peers
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    """The settings of this execution environment (cached: the environment never changes)."""
+    region = os.environ.get("SERVICE_REGION", "")
+    if region not in SERVICE_REGIONS:
+        raise RuntimeError(f"SERVICE_REGION must be one of {SERVICE_REGIONS}, got {region!r}")
+    return Settings(
+        service_region=region,
+        stage=os.environ.get("STAGE", "prod"),
+        peer_region_urls=parse_peer_region_urls(os.environ.get("PEER_REGION_URLS", "")),
+        git_commit=os.environ.get("GIT_COMMIT") or "unknown",
+        build_date=os.environ.get("BUILD_DATE") or "unknown",
+    )

@@ -1,0 +1,1 @@
+"""Pure payment rules: no boto3, no HTTP."""

@@ -1,0 +1,34 @@
+"""Identifiers: bare ULIDs on the gateway, prefixed ULIDs on the collection surface."""
+
+from __future__ import annotations
+
+import re
+
+from ulid import ULID
+
+_ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+_PREFIX = re.compile(r"^[a-z]{2,4}$")
+
+
+def new_id() -> str:
+    """A new bare ULID, e.g. '01JD3M6Y8Q7T3Y5F0ZC9W3B2KX'."""
+    return str(ULID())
+
+
+def is_ulid(text: object) -> bool:
+    """True when `text` is a canonical (upper-case Crockford) ULID."""
+    return isinstance(text, str) and bool(_ULID.match(text))
+
+
+def new_prefixed_id(prefix: str) -> str:
+    """A collection-surface id such as 'cr_01JD3M6Y8Q7T3Y5F0ZC9W3B2KX'."""
+    if not _PREFIX.match(prefix):
+        raise ValueError(f"id prefix must be 2-4 lower-case letters, got {prefix!r}")
+    return f"{prefix}_{ULID()}"
+
+
+def has_prefix(text: object, prefix: str) -> bool:
+    """True when `text` is `<prefix>_<ULID>`."""
+    if not isinstance(text, str) or not text.startswith(prefix + "_"):
+        return False
+    return is_ulid(text[len(prefix) + 1 :])

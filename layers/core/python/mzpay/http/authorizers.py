@@ -1,0 +1,63 @@
+"""Lambda REQUEST authorizers: reading the request, and the answers API Gateway understands.
+
+Allow: an IAM policy for the whole API (so a cached answer serves every route) plus the
+context handlers receive. Deny: a policy with `code` and `detail` in its context, which the
+template's ACCESS_DENIED gateway response turns into a problem document. No credentials:
+raise `Unauthorized`, which API Gateway answers with the UNAUTHORIZED gateway response.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.http.request_id import header_value
+
+
+class Unauthorized(Exception):
+    """API Gateway maps exactly this message to its 401 UNAUTHORIZED response."""
+
+    def __init__(self) -> None:
+        super().__init__("Unauthorized")
+
+
+def bearer_token(event: dict[str, Any]) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, else None."""
+    value = header_value(event, "Authorization") or ""
+    scheme, _, token = value.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def source_ip(event: dict[str, Any]) -> str:
+    return str(((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp") or "")
+
+
+def api_wildcard_arn(method_arn: str) -> str:
+    """arn:...:apiId/stage/GET/v1/x -> arn:...:apiId/stage/*: the policy covers the whole API."""
+    head, _, rest = method_arn.partition("/")
+    stage = rest.split("/", 1)[0] if rest else "*"
+    return f"{head}/{stage}/*"
+
+
+def _policy(effect: str, event: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Action": "execute-api:Invoke", "Effect": effect, "Resource": api_wildcard_arn(event["methodArn"])}
+        ],
+    }
+
+
+def allow(event: dict[str, Any], principal: str, context: dict[str, str | int | bool]) -> dict[str, Any]:
+    """Let the request through; `context` reaches the handler as requestContext.authorizer."""
+    return {"principalId": principal, "policyDocument": _policy("Allow", event), "context": context}
+
+
+def deny(event: dict[str, Any], principal: str, code: str, detail: str) -> dict[str, Any]:
+    """Refuse with a 403 whose problem document carries `code` and `detail`."""
+    return {
+        "principalId": principal,
+        "policyDocument": _policy("Deny", event),
+        "context": {"code": code, "detail": detail},
+    }

@@ -1,0 +1,98 @@
+"""API errors and their two wire shapes.
+
+Gateway and management: RFC 9457 problem documents with `code`, per-field `errors[]` and the
+legacy `error: {code, message}` envelope. Collection surface: `{code, message, request_id,
+metadata}`. Handlers and the core raise `ApiError`; the resolver renders it for its surface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from http import HTTPStatus
+from typing import Any
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+JSON_CONTENT_TYPE = "application/json"
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One failed field of a request: dot-notation path, field code, message for people."""
+
+    field: str
+    code: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"field": self.field, "code": self.code, "message": self.message}
+
+
+class ApiError(Exception):
+    """A request that ends with an error answer. `extensions` become extra problem members
+    (rule, rejection_id, missing_scope...) or collection `metadata`."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        errors: Sequence[FieldError] = (),
+        headers: Mapping[str, str] | None = None,
+        **extensions: Any,
+    ) -> None:
+        super().__init__(message)
+        self.status = int(status)
+        self.code = code
+        self.message = message
+        self.errors = tuple(errors)
+        self.headers = dict(headers or {})
+        self.extensions = extensions
+
+
+class Surface(StrEnum):
+    """Which API a resolver serves; it decides the error shape and the generic codes."""
+
+    GATEWAY = "gateway"
+    COLLECTION = "collection"
+    MANAGEMENT = "management"
+
+    @property
+    def uses_problem_documents(self) -> bool:
+        return self is not Surface.COLLECTION
+
+    def validation_code(self) -> str:
+        return "invalid_request" if self.uses_problem_documents else "validation_error"
+
+    def internal_code(self) -> str:
+        return "internal_error" if self.uses_problem_documents else "processing_error"
+
+
+def problem_document(error: ApiError) -> dict[str, Any]:
+    """The gateway's problem document for `error`."""
+    try:
+        title = HTTPStatus(error.status).phrase
+    except ValueError:
+        title = "Error"
+    body: dict[str, Any] = {
+        "type": "about:blank",
+        "title": title,
+        "status": error.status,
+        "code": error.code,
+        "detail": error.message,
+    }
+    if error.errors:
+        body["errors"] = [item.as_dict() for item in error.errors]
+    body.update(error.extensions)
+    body["error"] = {"code": error.code, "message": error.message}
+    return body
+
+
+def collection_error(error: ApiError, request_id: str) -> dict[str, Any]:
+    """The collection surface's error body for `error`."""
+    metadata: dict[str, Any] = dict(error.extensions)
+    if error.errors:
+        metadata["errors"] = [item.as_dict() for item in error.errors]
+    return {"code": error.code, "message": error.message, "request_id": request_id, "metadata": metadata}

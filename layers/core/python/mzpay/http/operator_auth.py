@@ -1,0 +1,35 @@
+"""The management API's authorizer: operator bearer token plus optional IP allowlist."""
+
+from __future__ import annotations
+
+import hmac
+import os
+from functools import lru_cache
+from typing import Any
+
+from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
+from mzpay.http.authorizers import Unauthorized, allow, bearer_token, deny, source_ip
+from mzpay.store.secrets import operator_token
+
+
+@lru_cache(maxsize=1)
+def _allowlist() -> tuple[IpNetwork, ...]:
+    return parse_allowlist(os.environ.get("OPERATOR_IP_ALLOWLIST", ""))
+
+
+def authorize_operator(event: dict[str, Any]) -> dict[str, Any]:
+    """Allow a request bearing the operator token from an allowed address.
+
+    The allowlist is checked first so that a leaked token is useless from elsewhere; an
+    empty allowlist means none is configured (spec: `mgmt.ip_allowlist` when configured).
+    """
+    token = bearer_token(event)
+    if token is None:
+        raise Unauthorized()
+    allowlist = _allowlist()
+    address = source_ip(event)
+    if allowlist and not ip_allowed(address, allowlist):
+        return deny(event, "operator", "ip_not_allowed", "The source address is not in the management allowlist.")
+    if not hmac.compare_digest(token.encode(), operator_token().encode()):
+        raise Unauthorized()
+    return allow(event, "operator", {"role": "operator", "source_ip": address})

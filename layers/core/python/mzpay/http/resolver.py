@@ -1,0 +1,209 @@
+"""One resolver factory for every API of the stack.
+
+`create_resolver(surface)` gives a Powertools REST resolver with pydantic validation and
+OpenAPI generation whose every failure (unknown route, wrong method, unparseable JSON,
+validation, ApiError, dependency fault, bug) ends as the surface's error shape.
+`lambda_handler(app)` wraps it so every answer carries X-Request-ID and every log line the
+request id.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+import simplejson
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi import encoders as _openapi_encoders
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from pydantic_core.core_schema import ErrorType
+
+from mzpay.http import request_id as rid
+from mzpay.http.errors import (
+    JSON_CONTENT_TYPE,
+    PROBLEM_CONTENT_TYPE,
+    ApiError,
+    FieldError,
+    Surface,
+    collection_error,
+    problem_document,
+)
+from mzpay.observability import logger
+
+# Powertools turns Decimal into float before serializing; money must stay exact, so its
+# encoder keeps Decimal and simplejson (use_decimal) writes it digit for digit.
+_openapi_encoders.ENCODERS_BY_TYPE[Decimal] = lambda value: value
+
+dumps: Callable[[Any], str] = partial(simplejson.dumps, use_decimal=True, separators=(",", ":"))
+loads: Callable[[str], Any] = partial(simplejson.loads, use_decimal=True)
+
+RETRY_AFTER_SECONDS = 1
+_PYDANTIC_ERROR_TYPES = frozenset(ErrorType.__args__)  # type: ignore[attr-defined]
+_LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
+_RETRYABLE_AWS_CODES = frozenset(
+    {
+        "ThrottlingException",
+        "Throttling",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "ServiceUnavailable",
+        "InternalServerError",
+        "InternalFailure",
+        "LimitExceededException",
+        "TransactionInProgressException",
+        "KMSInternalException",
+    }
+)
+
+
+def field_path(loc: tuple[Any, ...] | list[Any]) -> str:
+    """('body', 'money', 'amount') -> 'money.amount'."""
+    parts = list(loc)
+    if parts and parts[0] in _LOCATIONS:
+        parts = parts[1:]
+    return ".".join(str(part) for part in parts)
+
+
+def _field_code(error_type: str) -> str:
+    """Builtin pydantic failures get generic field codes; a custom error type raised by a
+    model validator (PydanticCustomError('invalid_currency', ...)) is the field code itself."""
+    if error_type not in _PYDANTIC_ERROR_TYPES:
+        return error_type
+    if error_type == "missing":
+        return "required"
+    if error_type == "extra_forbidden":
+        return "unknown_field"
+    if error_type.endswith("_type"):
+        return "invalid_type"
+    return "invalid_value"
+
+
+def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ApiError:
+    """Turn pydantic's errors into one ApiError with one FieldError per failed field."""
+    if any(item.get("type") == "json_invalid" for item in errors):
+        return ApiError(400, "invalid_request", "The request body is not valid JSON.")
+    fields: list[FieldError] = []
+    seen: set[str] = set()
+    for item in errors:
+        path = field_path(item.get("loc", ())) or "body"
+        if path in seen:  # one entry per failed field
+            continue
+        seen.add(path)
+        fields.append(FieldError(path, _field_code(str(item.get("type", ""))), str(item.get("msg", "invalid"))))
+    custom_codes = {
+        f.code for f in fields if f.code not in {"required", "unknown_field", "invalid_type", "invalid_value"}
+    }
+    code = custom_codes.pop() if len(custom_codes) == 1 and len(fields) == 1 else surface.validation_code()
+    names = ", ".join(f.field for f in fields)
+    return ApiError(400, code, f"The request has invalid fields: {names}.", errors=fields)
+
+
+def is_dependency_fault(exc: BaseException) -> bool:
+    """True for a failure of AWS (unreachable, throttled, 5xx): retryable, never a 500."""
+    botocore_exceptions = sys.modules.get("botocore.exceptions")
+    if botocore_exceptions is None:
+        return False
+    if isinstance(exc, (botocore_exceptions.ConnectionError, botocore_exceptions.HTTPClientError)):
+        return True
+    if isinstance(exc, botocore_exceptions.ClientError):
+        response = exc.response
+        code = response.get("Error", {}).get("Code", "")
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        return code in _RETRYABLE_AWS_CODES or status >= 500
+    return False
+
+
+def error_body(error: ApiError, surface: Surface) -> tuple[str, str]:
+    """(content type, serialized body) of `error` on `surface`."""
+    if surface.uses_problem_documents:
+        return PROBLEM_CONTENT_TYPE, dumps(problem_document(error))
+    return JSON_CONTENT_TYPE, dumps(collection_error(error, rid.collection_request_id(rid.current())))
+
+
+def error_response(error: ApiError, surface: Surface) -> Response:
+    content_type, body = error_body(error, surface)
+    return Response(status_code=error.status, content_type=content_type, body=body, headers=dict(error.headers))
+
+
+def unexpected_error(exc: BaseException, surface: Surface) -> ApiError:
+    """A dependency fault is 503 + Retry-After; anything else is logged and answered 500
+    with nothing internal in the body."""
+    if is_dependency_fault(exc):
+        logger.warning("dependency fault", exc_info=exc)
+        return ApiError(
+            503,
+            "service_unavailable",
+            "A dependency of the service is unavailable; retry with the same Idempotency-Key.",
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
+    logger.exception("unhandled error", exc_info=exc)
+    return ApiError(500, surface.internal_code(), "The service failed to process the request.")
+
+
+def create_resolver(surface: Surface) -> APIGatewayRestResolver:
+    """The resolver every function of `surface` declares its routes on."""
+    app = APIGatewayRestResolver(enable_validation=True, serializer=dumps, json_body_deserializer=loads)
+
+    @app.not_found
+    def _not_found(_exc: NotFoundError) -> Response:
+        event = app.current_event
+        message = f"No route for {event.http_method} {event.path}."
+        return error_response(ApiError(404, "not_found", message), surface)
+
+    @app.exception_handler(ApiError)
+    def _api_error(exc: ApiError) -> Response:
+        return error_response(exc, surface)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(exc: RequestValidationError) -> Response:
+        return error_response(validation_error(list(exc.errors()), surface), surface)
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        return error_response(unexpected_error(exc, surface), surface)
+
+    app.mzpay_surface = surface  # type: ignore[attr-defined]
+    return app
+
+
+def _with_request_id(response: dict[str, Any], request_id: str) -> dict[str, Any]:
+    multi = response.get("multiValueHeaders")
+    if isinstance(multi, dict):
+        for key in [k for k in multi if k.lower() == "x-request-id"]:
+            del multi[key]
+        multi[rid.HEADER] = [request_id]
+    else:
+        headers = response.setdefault("headers", {})
+        for key in [k for k in headers if k.lower() == "x-request-id"]:
+            del headers[key]
+        headers[rid.HEADER] = request_id
+    return response
+
+
+def lambda_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The Lambda entry point for `app`: request id in, X-Request-ID out, never a raw crash."""
+    surface: Surface = app.mzpay_surface  # type: ignore[attr-defined]
+
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        request_id = rid.resolve_request_id(event)
+        rid.set_current(request_id)
+        logger.set_correlation_id(request_id)
+        try:
+            response = app.resolve(event, context)
+        except Exception as exc:  # an error handler itself failed: still answer in shape
+            error = unexpected_error(exc, surface)
+            content_type, body = error_body(error, surface)
+            headers = {"Content-Type": [content_type], **{k: [v] for k, v in error.headers.items()}}
+            response = {
+                "statusCode": error.status,
+                "multiValueHeaders": headers,
+                "body": body,
+                "isBase64Encoded": False,
+            }
+        return _with_request_id(response, request_id)
+
+    return handler

@@ -1,0 +1,1 @@
+"""DynamoDB repositories, conditional writes and other AWS storage."""
