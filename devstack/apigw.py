@@ -191,16 +191,18 @@ class RestApi:
 
     # ---------------------------------------------------------------- routing
     def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
-        candidates = []
-        for route in self.definition.routes:
-            params = route.match(path)
-            if params is not None and route.method in (method, "ANY"):
-                candidates.append((route.specificity(), route.method != "ANY", route, params))
-        if not candidates:
+        """The most specific resource matching `path`, then the method on it (or ANY); like
+        API Gateway, a resource without that method does not fall back to a greedy one."""
+        matches = [(route, params) for route in self.definition.routes if (params := route.match(path)) is not None]
+        if not matches:
             raise GatewayError("MISSING_AUTHENTICATION_TOKEN", "Missing Authentication Token")
-        candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
-        _, _, route, params = candidates[0]
-        return route, params
+        best = max(route.specificity() for route, _ in matches)
+        on_resource = [(route, params) for route, params in matches if route.specificity() == best]
+        for wanted in (method, "ANY"):
+            for route, params in on_resource:
+                if route.method == wanted:
+                    return route, params
+        raise GatewayError("MISSING_AUTHENTICATION_TOKEN", "Missing Authentication Token")
 
     def is_binary(self, content_type: str) -> bool:
         media = content_type.split(";", 1)[0].strip().lower()

@@ -71,7 +71,7 @@ def supported_resource_types() -> frozenset[str]:
 class _Context:
     stack: ProvisionedStack
     session: boto3.session.Session
-    endpoint: str
+    endpoint: str | None  # None: boto3's default (in-process moto in tests)
     root: Path
     globals_function: dict[str, Any]
     seed_secrets: Mapping[str, str]
@@ -95,7 +95,7 @@ def provision(
     *,
     region: str,
     stack_name: str,
-    endpoint: str,
+    endpoint: str | None,
     root: Path,
     seed_secrets: Mapping[str, str] | None = None,
 ) -> ProvisionedStack:

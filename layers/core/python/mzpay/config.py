@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 SERVICE_REGIONS = ("mz", "regional-sa")
 API_NAMES = ("gateway", "collection", "management")
@@ -34,8 +35,9 @@ def parse_peer_region_urls(text: str) -> dict[str, dict[str, str]]:
         url = url.strip()
         if not sep or not dot or region not in SERVICE_REGIONS or api not in API_NAMES:
             raise ValueError(f"PeerRegionUrls entry {entry!r} is not '<region>.<api>=<url>'")
-        if not url.startswith(("https://", "http://")):
-            raise ValueError(f"PeerRegionUrls entry {entry!r} has no http(s) URL")
+        parts = urlsplit(url)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError(f"PeerRegionUrls entry {entry!r} has no http(s) URL with a host")
         peers.setdefault(region, {})[api] = url.rstrip("/")
     return peers
 

@@ -17,12 +17,12 @@ def new_id() -> str:
 
 def is_ulid(text: object) -> bool:
     """True when `text` is a canonical (upper-case Crockford) ULID."""
-    return isinstance(text, str) and bool(_ULID.match(text))
+    return isinstance(text, str) and bool(_ULID.fullmatch(text))
 
 
 def new_prefixed_id(prefix: str) -> str:
     """A collection-surface id such as 'cr_01JD3M6Y8Q7T3Y5F0ZC9W3B2KX'."""
-    if not _PREFIX.match(prefix):
+    if not _PREFIX.fullmatch(prefix):
         raise ValueError(f"id prefix must be 2-4 lower-case letters, got {prefix!r}")
     return f"{prefix}_{ULID()}"
 

@@ -24,7 +24,7 @@ class InvalidAmount(ValueError):
 
 def is_currency_code(text: object) -> bool:
     """True when `text` is three upper-case letters (ISO 4217 shape)."""
-    return isinstance(text, str) and bool(_CURRENCY.match(text))
+    return isinstance(text, str) and bool(_CURRENCY.fullmatch(text))
 
 
 def minor_units(currency: str) -> int:
@@ -38,7 +38,7 @@ def parse_amount(text: object, currency: str | None = None) -> Decimal:
     Refuses floats, ints, exponents, signs, blanks and more fraction digits than the
     currency has: money must arrive exactly as written.
     """
-    if not isinstance(text, str) or not _AMOUNT_TEXT.match(text):
+    if not isinstance(text, str) or not _AMOUNT_TEXT.fullmatch(text):
         raise InvalidAmount(f"amount must be a decimal string such as '150.00', got {text!r}")
     value = Decimal(text)
     if currency is not None and -value.as_tuple().exponent > minor_units(currency):  # type: ignore[operator]
@@ -57,7 +57,7 @@ def parse_number(value: object) -> Decimal:
         number = Decimal(value)
     else:
         raise InvalidAmount(f"value must be a number, got {value!r}")
-    if not number.is_finite() or number < 0:
+    if not number.is_finite() or number.is_signed():
         raise InvalidAmount("value must be a finite non-negative number")
     return number
 

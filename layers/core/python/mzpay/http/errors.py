@@ -14,6 +14,8 @@ from http import HTTPStatus
 from typing import Any
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+# RFC 9110 reason phrases where Python's (before 3.13) still use the older names.
+_TITLES = {413: "Content Too Large", 422: "Unprocessable Content"}
 JSON_CONTENT_TYPE = "application/json"
 
 
@@ -73,7 +75,7 @@ class Surface(StrEnum):
 def problem_document(error: ApiError) -> dict[str, Any]:
     """The gateway's problem document for `error`."""
     try:
-        title = HTTPStatus(error.status).phrase
+        title = _TITLES.get(error.status) or HTTPStatus(error.status).phrase
     except ValueError:
         title = "Error"
     body: dict[str, Any] = {

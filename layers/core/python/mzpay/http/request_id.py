@@ -15,7 +15,7 @@ _current: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", def
 
 def is_well_formed(value: object) -> bool:
     """1-128 characters of letters, digits and `._:-`, starting with a letter or digit."""
-    return isinstance(value, str) and bool(_WELL_FORMED.match(value))
+    return isinstance(value, str) and bool(_WELL_FORMED.fullmatch(value))
 
 
 def header_value(event: dict[str, Any], name: str) -> str | None:

@@ -9,6 +9,7 @@ request id.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from decimal import Decimal
@@ -18,7 +19,12 @@ from typing import Any
 import simplejson
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import (
+    OpenAPIResponseValidationMiddleware,
+    _validate_field,
+)
 from aws_lambda_powertools.event_handler.openapi import encoders as _openapi_encoders
+from aws_lambda_powertools.event_handler.openapi.encoders import jsonable_encoder
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic_core.core_schema import ErrorType
 
@@ -39,7 +45,26 @@ from mzpay.observability import logger
 _openapi_encoders.ENCODERS_BY_TYPE[Decimal] = lambda value: value
 
 dumps: Callable[[Any], str] = partial(simplejson.dumps, use_decimal=True, separators=(",", ":"))
-loads: Callable[[str], Any] = partial(simplejson.loads, use_decimal=True)
+# The stdlib parser: Powertools recognises its JSONDecodeError as "invalid JSON" (400).
+loads: Callable[[str], Any] = partial(json.loads, parse_float=Decimal)
+
+
+class ExactResponseValidation(OpenAPIResponseValidationMiddleware):
+    """Validates responses as Powertools does, but dumps them in pydantic's Python mode:
+    its JSON mode writes Decimal as a string, and money must reach simplejson as a number."""
+
+    def _serialize_response_with_validation(  # type: ignore[override]
+        self, *, field: Any, response_content: Any, **options: Any
+    ) -> Any:
+        errors: list[dict[str, Any]] = []
+        value = _validate_field(field=field, value=response_content, loc=("response",), existing_errors=errors)
+        if errors:  # Powertools raises the same validation error as usual
+            return super()._serialize_response_with_validation(
+                field=field, response_content=response_content, **options
+            )
+        options.pop("has_route_custom_response_validation", None)
+        return jsonable_encoder(field.serialize(value, mode="python", **options))
+
 
 RETRY_AFTER_SECONDS = 1
 _PYDANTIC_ERROR_TYPES = frozenset(ErrorType.__args__)  # type: ignore[attr-defined]
@@ -147,6 +172,7 @@ def unexpected_error(exc: BaseException, surface: Surface) -> ApiError:
 def create_resolver(surface: Surface) -> APIGatewayRestResolver:
     """The resolver every function of `surface` declares its routes on."""
     app = APIGatewayRestResolver(enable_validation=True, serializer=dumps, json_body_deserializer=loads)
+    app._response_validation_middleware = ExactResponseValidation(validation_serializer=dumps)
 
     @app.not_found
     def _not_found(_exc: NotFoundError) -> Response:

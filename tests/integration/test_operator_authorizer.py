@@ -1,0 +1,112 @@
+"""The management API's authorizer against Secrets Manager (in-process moto)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from aws_lambda_powertools.utilities import parameters
+from moto import mock_aws
+
+from mzpay.http import operator_auth
+
+ROOT = Path(__file__).resolve().parents[2]
+METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/GET/v1/system/info"
+TOKEN = "op-token-0123456789abcdef"
+
+
+def load_authorizer() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "management_authorizer_app", ROOT / "functions" / "management_authorizer" / "app.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.lambda_handler
+
+
+@pytest.fixture
+def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "af-south-1")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "")
+    with mock_aws():
+        arn = boto3.client("secretsmanager", region_name="af-south-1").create_secret(
+            Name="operator", SecretString=TOKEN
+        )["ARN"]
+        monkeypatch.setenv("OPERATOR_TOKEN_SECRET_ARN", arn)
+        parameters.clear_caches()
+        operator_auth._allowlist.cache_clear()
+        yield load_authorizer()
+        parameters.clear_caches()
+        operator_auth._allowlist.cache_clear()
+
+
+def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> dict[str, Any]:
+    headers = {"Authorization": authorization} if authorization is not None else {}
+    return {
+        "type": "REQUEST",
+        "methodArn": METHOD_ARN,
+        "path": "/v1/system/info",
+        "httpMethod": "GET",
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
+    }
+
+
+def test_the_operator_token_is_allowed_on_the_whole_api(authorizer: Any) -> None:
+    answer = authorizer(auth_event(f"Bearer {TOKEN}"), None)
+    assert answer == {
+        "principalId": "operator",
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Action": "execute-api:Invoke",
+                    "Effect": "Allow",
+                    "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
+                }
+            ],
+        },
+        "context": {"role": "operator", "source_ip": "198.51.100.7"},
+    }
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [None, "", "Bearer", "Basic b3A6dG9rZW4=", f"Bearer {TOKEN}x", f"bearer {TOKEN[:-1]}", "Bearer another-token"],
+)
+def test_missing_or_wrong_tokens_are_unauthorized(authorizer: Any, authorization: str | None) -> None:
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(authorization), None)
+
+
+def test_bearer_scheme_is_case_insensitive(authorizer: Any) -> None:
+    assert authorizer(auth_event(f"bearer {TOKEN}"), None)["principalId"] == "operator"
+
+
+@pytest.mark.parametrize(
+    ("source_ip", "allowed"), [("10.1.2.3", True), ("2001:db8::5", True), ("198.51.100.7", False), ("not-an-ip", False)]
+)
+def test_ip_allowlist_is_enforced_before_the_token(
+    authorizer: Any, monkeypatch: pytest.MonkeyPatch, source_ip: str, allowed: bool
+) -> None:
+    monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "10.0.0.0/8, 2001:db8::/32")
+    operator_auth._allowlist.cache_clear()
+    answer = authorizer(auth_event(f"Bearer {TOKEN}", source_ip), None)
+    statement = answer["policyDocument"]["Statement"][0]
+    if allowed:
+        assert statement["Effect"] == "Allow"
+    else:
+        assert statement["Effect"] == "Deny"
+        assert answer["context"] == {
+            "code": "ip_not_allowed",
+            "detail": "The source address is not in the management allowlist.",
+        }

@@ -1,0 +1,128 @@
+"""The local stack creates what template.yaml declares (in-process moto)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from devstack.provision import ProvisionedStack, provision
+from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = "af-south-1"
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    template = load_template(ROOT / "template.yaml")
+    config = load_samconfig(ROOT / "samconfig.toml", "mz")
+    intrinsics = Intrinsics(
+        parameters=parameter_values(template, config["parameter_overrides"]),
+        pseudo={
+            "AWS::Region": REGION,
+            "AWS::AccountId": "123456789012",
+            "AWS::StackName": "mzpay-mz",
+            "AWS::Partition": "aws",
+            "AWS::URLSuffix": "amazonaws.com",
+        },
+        conditions=template["Conditions"],
+    )
+    with mock_aws():
+        yield provision(
+            template,
+            intrinsics,
+            region=REGION,
+            stack_name="mzpay-mz",
+            endpoint=None,
+            root=ROOT,
+            seed_secrets={"OperatorTokenSecret": "seeded-operator-token"},
+        )
+
+
+def test_events_table_has_a_new_image_stream_ttl_and_gsi(stack: ProvisionedStack) -> None:
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    table = dynamodb.describe_table(TableName="mzpay-mz-EventsTable")["Table"]
+    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    assert table["LatestStreamArn"] == stack.intrinsics.get_att("EventsTable", "StreamArn")
+    assert [index["IndexName"] for index in table["GlobalSecondaryIndexes"]] == ["gsi1"]
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    ttl = dynamodb.describe_time_to_live(TableName="mzpay-mz-EventsTable")["TimeToLiveDescription"]
+    assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "ttl"}
+
+
+def test_every_declared_table_exists(stack: ProvisionedStack) -> None:
+    names = set(boto3.client("dynamodb", region_name=REGION).list_tables()["TableNames"])
+    assert names == {
+        "mzpay-mz-PaymentsTable",
+        "mzpay-mz-EventsTable",
+        "mzpay-mz-IdempotencyTable",
+        "mzpay-mz-CollectionTable",
+    }
+
+
+def test_work_queues_redrive_to_their_dead_letter_queues(stack: ProvisionedStack) -> None:
+    sqs = boto3.client("sqs", region_name=REGION)
+    url = stack.intrinsics.ref("WebhookQueue")
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert json.loads(attributes["RedrivePolicy"]) == {
+        "deadLetterTargetArn": stack.intrinsics.get_att("WebhookDeadLetterQueue", "Arn"),
+        "maxReceiveCount": 20,
+    }
+    assert attributes["VisibilityTimeout"] == "60"
+    assert attributes["MessageRetentionPeriod"] == "345600"
+
+
+def test_operator_secret_is_seeded_and_wired_to_the_authorizer(stack: ProvisionedStack) -> None:
+    arn = stack.intrinsics.ref("OperatorTokenSecret")
+    value = boto3.client("secretsmanager", region_name=REGION).get_secret_value(SecretId=arn)["SecretString"]
+    assert value == "seeded-operator-token"
+    authorizer = stack.functions["ManagementAuthorizerFunction"]
+    assert authorizer.environment["OPERATOR_TOKEN_SECRET_ARN"] == arn
+    assert authorizer.environment["POWERTOOLS_SERVICE_NAME"] == "management-authorizer"
+    assert authorizer.timeout == 5
+
+
+def test_functions_get_globals_merged_with_their_own_settings(stack: ProvisionedStack) -> None:
+    gateway = stack.functions["GatewayFunction"]
+    assert gateway.environment["SERVICE_REGION"] == "mz"
+    assert gateway.environment["POWERTOOLS_SERVICE_NAME"] == "gateway"
+    assert gateway.environment["PEER_REGION_URLS"].startswith("regional-sa.gateway=https://")
+    assert gateway.timeout == 10 and gateway.memory == 512
+    assert gateway.layer_paths == [ROOT / "layers" / "core" / "python"]
+    assert gateway.code_dir == ROOT / "functions" / "gateway"
+
+
+def test_uploads_bucket_is_private_and_encrypted(stack: ProvisionedStack) -> None:
+    s3 = boto3.client("s3", region_name=REGION)
+    bucket = stack.intrinsics.ref("UploadsBucket")
+    block = s3.get_public_access_block(Bucket=bucket)["PublicAccessBlockConfiguration"]
+    assert all(block.values())
+    rule = s3.get_bucket_encryption(Bucket=bucket)["ServerSideEncryptionConfiguration"]["Rules"][0]
+    assert rule["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms"
+
+
+def test_dead_letter_alarms_exist_and_the_email_subscription_is_skipped(stack: ProvisionedStack) -> None:
+    alarms = boto3.client("cloudwatch", region_name=REGION).describe_alarms()["MetricAlarms"]
+    assert {a["AlarmName"] for a in alarms} == {
+        "mzpay-mz-WebhookDeadLetterAlarm",
+        "mzpay-mz-PayoutSettlementDeadLetterAlarm",
+    }
+    assert stack.skipped == ["AlarmEmailSubscription"]
+
+
+def test_apis_are_described_for_the_local_gateway(stack: ProvisionedStack) -> None:
+    assert set(stack.apis) == {"GatewayApi", "CollectionApi", "ManagementApi"}
+    management = stack.apis["ManagementApi"]
+    assert (
+        management["Auth"]["Authorizers"]["OperatorAuthorizer"]["FunctionArn"]
+        == stack.functions["ManagementAuthorizerFunction"].arn
+    )
+    assert management["StageName"] == "prod"

@@ -1,0 +1,154 @@
+"""Stack settings from the function's environment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from mzpay.config import Settings, parse_peer_region_urls, settings
+
+STACK_VARIABLES = ("SERVICE_REGION", "STAGE", "PEER_REGION_URLS", "GIT_COMMIT", "BUILD_DATE")
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    for name in STACK_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    settings.cache_clear()
+    yield monkeypatch
+    settings.cache_clear()
+
+
+# ---------------------------------------------------------------- PeerRegionUrls
+
+
+def test_parse_peer_region_urls_groups_entries_by_region_and_api() -> None:
+    text = (
+        "regional-sa.gateway=https://gw.sa.example,"
+        "regional-sa.collection=https://col.sa.example/,"
+        "regional-sa.management=https://mgmt.sa.example/prod//,"
+        "mz.gateway=http://127.0.0.1:3000"
+    )
+    assert parse_peer_region_urls(text) == {
+        "regional-sa": {
+            "gateway": "https://gw.sa.example",
+            "collection": "https://col.sa.example",
+            "management": "https://mgmt.sa.example/prod",
+        },
+        "mz": {"gateway": "http://127.0.0.1:3000"},
+    }
+
+
+def test_parse_peer_region_urls_ignores_whitespace_and_empty_entries() -> None:
+    text = "  regional-sa.gateway = https://gw.sa.example/ ,, \n regional-sa.collection=\thttps://col.sa.example ,"
+    assert parse_peer_region_urls(text) == {
+        "regional-sa": {"gateway": "https://gw.sa.example", "collection": "https://col.sa.example"}
+    }
+
+
+@pytest.mark.parametrize("text", ["", " ", ",", " , , "])
+def test_parse_peer_region_urls_of_nothing_is_empty(text: str) -> None:
+    assert parse_peer_region_urls(text) == {}
+
+
+def test_parse_peer_region_urls_keeps_the_docstring_example() -> None:
+    assert parse_peer_region_urls("regional-sa.gateway=https://gw.sa.example") == {
+        "regional-sa": {"gateway": "https://gw.sa.example"}
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eu-west.gateway=https://gw.eu.example",  # unknown region
+        "MZ.gateway=https://gw.mz.example",  # regions are lower case
+        "mz.billing=https://billing.mz.example",  # unknown api
+        "mz.Gateway=https://gw.mz.example",
+        "gateway=https://gw.mz.example",  # no region
+        "mz=https://gw.mz.example",  # no api
+        "mz.gateway https://gw.mz.example",  # missing '='
+        "mz.gateway",
+        "regional-sa.gateway=https://gw.sa.example,mz.collection",  # one bad entry spoils the lot
+    ],
+)
+def test_parse_peer_region_urls_refuses_entries_that_are_not_region_api_url(text: str) -> None:
+    with pytest.raises(ValueError, match=re.escape("is not '<region>.<api>=<url>'")):
+        parse_peer_region_urls(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mz.gateway=ftp://gw.mz.example",
+        "mz.gateway=gw.mz.example",
+        "mz.gateway=//gw.mz.example",
+        "mz.gateway=",
+    ],
+)
+def test_parse_peer_region_urls_refuses_a_non_http_url(text: str) -> None:
+    with pytest.raises(ValueError, match=re.escape("has no http(s) URL")):
+        parse_peer_region_urls(text)
+
+
+@pytest.mark.parametrize("text", ["mz.gateway=https://", "mz.gateway=http://", "mz.gateway=https:///"])
+def test_parse_peer_region_urls_refuses_a_url_without_a_host(text: str) -> None:
+    """'https://' is accepted today and stored as 'https:' (rstrip('/') eats the '//')."""
+    with pytest.raises(ValueError):
+        parse_peer_region_urls(text)
+
+
+# ---------------------------------------------------------------- settings()
+
+
+def test_settings_reads_the_stack_environment(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("SERVICE_REGION", "regional-sa")
+    clean_env.setenv("STAGE", "staging")
+    clean_env.setenv("PEER_REGION_URLS", "mz.gateway=https://gw.mz.example/,mz.management=https://mgmt.mz.example")
+    clean_env.setenv("GIT_COMMIT", "abc1234")
+    clean_env.setenv("BUILD_DATE", "2026-11-21T00:00:00Z")
+    assert settings() == Settings(
+        service_region="regional-sa",
+        stage="staging",
+        peer_region_urls={"mz": {"gateway": "https://gw.mz.example", "management": "https://mgmt.mz.example"}},
+        git_commit="abc1234",
+        build_date="2026-11-21T00:00:00Z",
+    )
+
+
+def test_settings_defaults_stage_peers_and_build(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("SERVICE_REGION", "mz")
+    clean_env.setenv("GIT_COMMIT", "")
+    clean_env.setenv("BUILD_DATE", "")
+    assert settings() == Settings(
+        service_region="mz", stage="prod", peer_region_urls={}, git_commit="unknown", build_date="unknown"
+    )
+
+
+def test_settings_are_read_once_until_the_cache_is_cleared(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("SERVICE_REGION", "mz")
+    first = settings()
+    clean_env.setenv("SERVICE_REGION", "regional-sa")
+    assert settings() is first
+    settings.cache_clear()
+    assert settings().service_region == "regional-sa"
+
+
+def test_settings_refuse_a_missing_service_region(clean_env: pytest.MonkeyPatch) -> None:
+    with pytest.raises(RuntimeError, match=re.escape("SERVICE_REGION must be one of ('mz', 'regional-sa'), got ''")):
+        settings()
+
+
+@pytest.mark.parametrize("region", ["", "MZ", "za", "regional_sa", " mz", "af-south-1"])
+def test_settings_refuse_an_unknown_service_region(clean_env: pytest.MonkeyPatch, region: str) -> None:
+    clean_env.setenv("SERVICE_REGION", region)
+    with pytest.raises(RuntimeError, match=re.escape(f"got {region!r}")):
+        settings()
+
+
+def test_settings_refuse_malformed_peer_region_urls(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("SERVICE_REGION", "mz")
+    clean_env.setenv("PEER_REGION_URLS", "regional-sa.gateway")
+    with pytest.raises(ValueError, match="PeerRegionUrls entry"):
+        settings()

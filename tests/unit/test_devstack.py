@@ -1,0 +1,306 @@
+"""The local stack's emulation rules, in-process: routing, IAM policies, gateway responses,
+event filters, partial batch responses and CloudFormation intrinsics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from werkzeug.test import EnvironBuilder
+from werkzeug.wrappers import Request
+
+from devstack.apigw import ApiDefinition, GatewayError, RestApi, Route, mapping_value, policy_allows, render_template
+from devstack.esm import failed_item_ids, parse_filters, passes_filters, pattern_matches
+from devstack.template import Intrinsics, parameter_values, references
+
+ROUTES = [
+    Route("GET", "/health", "Fn", None),
+    Route("GET", "/v1/payments/{id}", "Fn", None),
+    Route("POST", "/v1/payments/{id}/refund", "Fn", None),
+    Route("GET", "/v1/payments/latest", "Fn", None),
+    Route("ANY", "/files/{proxy+}", "Fn", None),
+    Route("POST", "/files/upload", "Fn", None),
+]
+
+
+def api(routes: list[Route] = ROUTES, **props: Any) -> RestApi:
+    definition = ApiDefinition.from_template(
+        "TestApi", {"api_id": "abc123", "StageName": "prod", **props}, "af-south-1", routes, {}
+    )
+    return RestApi(definition, {})
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "expected", "params"),
+    [
+        ("GET", "/health", "/health", {}),
+        ("GET", "/v1/payments/01J", "/v1/payments/{id}", {"id": "01J"}),
+        ("GET", "/v1/payments/latest", "/v1/payments/latest", {}),
+        ("POST", "/v1/payments/01J/refund", "/v1/payments/{id}/refund", {"id": "01J"}),
+        ("DELETE", "/files/a/b/c.pdf", "/files/{proxy+}", {"proxy": "a/b/c.pdf"}),
+        ("POST", "/files/upload", "/files/upload", {}),
+    ],
+)
+def test_routes_match_like_api_gateway(method: str, path: str, expected: str, params: dict[str, str]) -> None:
+    route, found = api().route_for(method, path)
+    assert (route.path, found) == (expected, params)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/health"),
+        ("GET", "/nothing"),
+        ("GET", "/v1/payments"),
+        ("GET", "/v1/payments/01J/refund"),
+        ("GET", "/files"),
+    ],
+)
+def test_undeclared_method_or_path_is_missing_authentication_token(method: str, path: str) -> None:
+    with pytest.raises(GatewayError) as raised:
+        api().route_for(method, path)
+    assert raised.value.response_type == "MISSING_AUTHENTICATION_TOKEN"
+
+
+ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/GET/v1/payments/01J"
+
+
+def statement(effect: str, resource: str | list[str]) -> dict[str, Any]:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Action": "execute-api:Invoke", "Effect": effect, "Resource": resource}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("policy", "allowed"),
+    [
+        (statement("Allow", "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*"), True),
+        (statement("Allow", ARN), True),
+        (statement("Allow", "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/POST/*"), False),
+        (statement("Deny", "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*"), False),
+        ({"Statement": [*statement("Allow", "*")["Statement"], *statement("Deny", ARN)["Statement"]]}, False),
+        ({"Statement": []}, False),
+    ],
+)
+def test_authorizer_policies_are_evaluated_like_iam(policy: dict[str, Any], allowed: bool) -> None:
+    assert policy_allows(policy, ARN) is allowed
+
+
+def test_cached_narrow_policy_denies_other_routes_like_api_gateway() -> None:
+    other = ARN.replace("GET/v1/payments/01J", "GET/v1/payments/02K")
+    assert policy_allows(statement("Allow", ARN), ARN) and not policy_allows(statement("Allow", ARN), other)
+
+
+def test_gateway_response_templates_substitute_context_variables() -> None:
+    context = {"requestId": "rid-1", "authorizer": {"code": "ip_not_allowed"}, "error": {"message": 'say "hi"'}}
+    template = (
+        '{"code":"$context.authorizer.code","id":"req_$context.requestId","m":$context.error.messageString,'
+        '"u":"$context.authorizer.missing"}'
+    )
+    assert render_template(template, context) == '{"code":"ip_not_allowed","id":"req_rid-1","m":"say \\"hi\\"","u":""}'
+
+
+def test_gateway_response_header_sources() -> None:
+    request = Request(EnvironBuilder(path="/x", query_string="q=1", headers={"X-Trace": "t-1"}).get_environ())
+    context = {"requestId": "rid-2"}
+    assert mapping_value("'Bearer realm=\"x\"'", request, context) == 'Bearer realm="x"'
+    assert mapping_value("context.requestId", request, context) == "rid-2"
+    assert mapping_value("method.request.header.X-Trace", request, context) == "t-1"
+    assert mapping_value("method.request.querystring.q", request, context) == "1"
+    with pytest.raises(NotImplementedError):
+        mapping_value("integration.response.body.x", request, context)
+
+
+def test_gateway_response_falls_back_to_default_4xx_then_to_aws_default() -> None:
+    responses = {
+        "DEFAULT_4XX": {
+            "StatusCode": 400,
+            "ResponseParameters": {"Headers": {"X-Request-ID": "context.requestId"}},
+            "ResponseTemplates": {"application/json": '{"m":$context.error.messageString}'},
+        }
+    }
+    request = Request(EnvironBuilder(path="/x").get_environ())
+    with_default = api(GatewayResponses=responses).gateway_response(
+        GatewayError("UNAUTHORIZED", "Unauthorized"), request, {"requestId": "r"}
+    )
+    assert (with_default.status_code, with_default.get_data(as_text=True)) == (400, '{"m":"Unauthorized"}')
+    assert with_default.headers["X-Request-ID"] == "r"
+    bare = api().gateway_response(GatewayError("MISSING_AUTHENTICATION_TOKEN"), request, {"requestId": "r"})
+    assert (bare.status_code, bare.get_json()) == (403, {"message": "Missing Authentication Token"})
+
+
+def test_proxy_event_is_api_gateway_rest_v1_shaped() -> None:
+    rest = api(BinaryMediaTypes=["image~1png"])
+    request = Request(
+        EnvironBuilder(
+            method="POST",
+            path="/v1/payments/01J/refund",
+            query_string="a=1&a=2&b=3",
+            headers={"X-Request-ID": "r1", "Content-Type": "image/png"},
+            data=b"\x89PNG\x00",
+            environ_base={"REMOTE_ADDR": "198.51.100.7"},
+        ).get_environ()
+    )
+    route, params = rest.route_for("POST", "/v1/payments/01J/refund")
+    context = {"requestId": "apigw-1", "path": "/prod/v1/payments/01J/refund"}
+    event = rest.proxy_event(
+        request, route, params, request.get_data(), {**context, "identity": {"sourceIp": "198.51.100.7"}}
+    )
+    assert event["resource"] == "/v1/payments/{id}/refund"
+    assert event["path"] == "/v1/payments/01J/refund"
+    assert event["httpMethod"] == "POST"
+    assert event["pathParameters"] == {"id": "01J"}
+    assert event["queryStringParameters"] == {"a": "2", "b": "3"}
+    assert event["multiValueQueryStringParameters"] == {"a": ["1", "2"], "b": ["3"]}
+    assert event["headers"]["X-Request-Id"] == "r1"
+    assert event["multiValueHeaders"]["X-Request-Id"] == ["r1"]
+    assert event["isBase64Encoded"] is True and event["body"] == "iVBORwA="
+    assert event["requestContext"]["requestId"] == "apigw-1"
+    assert event["requestContext"]["identity"]["sourceIp"] == "198.51.100.7"
+    assert event["requestContext"]["resourcePath"] == "/v1/payments/{id}/refund"
+    assert event["requestContext"]["stage"] == "prod"
+
+
+def test_text_bodies_are_not_base64_encoded() -> None:
+    rest = api(BinaryMediaTypes=["image~1png"])
+    request = Request(
+        EnvironBuilder(
+            method="POST", path="/files/upload", data='{"a": "é"}', headers={"Content-Type": "application/json"}
+        ).get_environ()
+    )
+    route, params = rest.route_for("POST", "/files/upload")
+    event = rest.proxy_event(
+        request,
+        route,
+        params,
+        request.get_data(),
+        {"requestId": "x", "path": "/prod/files/upload", "identity": {"sourceIp": "127.0.0.1"}},
+    )
+    assert (event["isBase64Encoded"], event["body"], event["pathParameters"]) == (False, '{"a": "é"}', None)
+
+
+def test_malformed_proxy_response_is_an_integration_failure() -> None:
+    with pytest.raises(GatewayError) as raised:
+        api().to_response({"body": "no status"})
+    assert raised.value.response_type == "INTEGRATION_FAILURE"
+
+
+def test_proxy_response_headers_and_base64_bodies() -> None:
+    response = api().to_response(
+        {
+            "statusCode": 201,
+            "headers": {"A": "1"},
+            "multiValueHeaders": {"B": ["x", "y"]},
+            "body": "aGk=",
+            "isBase64Encoded": True,
+        }
+    )
+    assert response.status_code == 201 and response.get_data() == b"hi"
+    assert response.headers["A"] == "1" and response.headers.getlist("B") == ["x", "y"]
+
+
+# ---------------------------------------------------------------- event source mappings
+INSERT = {"eventName": "INSERT", "dynamodb": {"NewImage": {"kind": {"S": "payment.succeeded"}, "n": {"N": "3"}}}}
+MODIFY = {"eventName": "MODIFY", "dynamodb": {"NewImage": {"kind": {"S": "payment.failed"}}}}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "record", "matches"),
+    [
+        ({"eventName": ["INSERT"]}, INSERT, True),
+        ({"eventName": ["INSERT"]}, MODIFY, False),
+        ({"eventName": ["INSERT", "MODIFY"]}, MODIFY, True),
+        ({"dynamodb": {"NewImage": {"kind": {"S": [{"prefix": "payment."}]}}}}, MODIFY, True),
+        ({"dynamodb": {"NewImage": {"kind": {"S": [{"prefix": "payout."}]}}}}, MODIFY, False),
+        ({"dynamodb": {"NewImage": {"n": [{"exists": True}]}}}, INSERT, True),
+        ({"dynamodb": {"NewImage": {"n": [{"exists": False}]}}}, MODIFY, True),
+        ({"eventName": [{"anything-but": ["REMOVE"]}]}, INSERT, True),
+        ({"eventName": ["INSERT"], "dynamodb": {"NewImage": {"kind": {"S": ["payment.failed"]}}}}, INSERT, False),
+    ],
+)
+def test_filter_patterns(pattern: dict[str, Any], record: dict[str, Any], matches: bool) -> None:
+    assert pattern_matches(pattern, record) is matches
+
+
+def test_several_filters_are_or_and_no_filter_passes_everything() -> None:
+    filters = parse_filters(
+        {"Filters": [{"Pattern": '{"eventName": ["REMOVE"]}'}, {"Pattern": '{"eventName": ["INSERT"]}'}]}
+    )
+    assert passes_filters(filters, INSERT) and not passes_filters(filters, MODIFY)
+    assert passes_filters([], MODIFY)
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (None, set()),
+        ({}, set()),
+        ({"batchItemFailures": []}, set()),
+        ({"batchItemFailures": [{"itemIdentifier": "b"}]}, {"b"}),
+        ({"batchItemFailures": [{"itemIdentifier": "zzz"}]}, None),
+        ({"batchItemFailures": [{"itemIdentifier": ""}]}, None),
+        ({"batchItemFailures": "b"}, None),
+        ("not a dict", None),
+    ],
+)
+def test_partial_batch_responses_follow_lambda_rules(result: Any, expected: set[str] | None) -> None:
+    assert failed_item_ids(result, ["a", "b", "c"]) == expected
+
+
+# ---------------------------------------------------------------- intrinsics
+def intrinsics(**params: Any) -> Intrinsics:
+    resolver = Intrinsics(
+        parameters={"Stage": "prod", "ServiceRegion": "mz", **params},
+        pseudo={"AWS::Region": "af-south-1", "AWS::AccountId": "123456789012", "AWS::StackName": "mzpay-mz"},
+        conditions={
+            "IsMz": {"Fn::Equals": [{"Ref": "ServiceRegion"}, "mz"]},
+            "NotMz": {"Fn::Not": [{"Condition": "IsMz"}]},
+        },
+    )
+    resolver.refs["Queue"] = "http://q"
+    resolver.attrs[("Queue", "Arn")] = "arn:aws:sqs:af-south-1:123456789012:q"
+    return resolver
+
+
+def test_intrinsics_resolve() -> None:
+    r = intrinsics()
+    assert (
+        r.resolve({"Fn::Sub": "mzpay-${ServiceRegion}-${AWS::Region}-${Queue.Arn}-${!Literal}"})
+        == "mzpay-mz-af-south-1-arn:aws:sqs:af-south-1:123456789012:q-${Literal}"
+    )
+    assert r.resolve({"Fn::Sub": ["${X}/${Stage}", {"X": {"Ref": "Queue"}}]}) == "http://q/prod"
+    assert r.resolve({"Fn::GetAtt": ["Queue", "Arn"]}) == "arn:aws:sqs:af-south-1:123456789012:q"
+    assert r.resolve({"Fn::If": ["IsMz", "a", "b"]}) == "a"
+    assert r.resolve({"Fn::If": ["NotMz", "a", "b"]}) == "b"
+    assert r.resolve({"Fn::Join": ["-", ["a", {"Ref": "Stage"}]]}) == "a-prod"
+    assert r.resolve({"Fn::Select": [1, {"Fn::Split": [",", "x,y,z"]}]}) == "y"
+    assert r.resolve({"k": {"Fn::If": ["NotMz", "x", {"Ref": "AWS::NoValue"}]}, "j": 1}) == {"j": 1}
+    with pytest.raises(KeyError):
+        r.resolve({"Ref": "Nope"})
+
+
+def test_references_find_refs_getatts_and_sub_names() -> None:
+    node = {"a": {"Ref": "Table"}, "b": {"Fn::GetAtt": ["Queue", "Arn"]}, "c": {"Fn::Sub": "${Key.Arn}/${AWS::Region}"}}
+    assert references(node) == {"Table", "Queue", "Key", "AWS::Region"}
+
+
+def test_parameter_values_apply_defaults_overrides_and_allowed_values() -> None:
+    template = {
+        "Parameters": {
+            "ServiceRegion": {"Type": "String", "AllowedValues": ["mz", "regional-sa"]},
+            "Stage": {"Type": "String", "Default": "prod"},
+            "Cidrs": {"Type": "CommaDelimitedList", "Default": "10.0.0.0/8,::1/128"},
+        }
+    }
+    assert parameter_values(template, {"ServiceRegion": "mz"}) == {
+        "ServiceRegion": "mz",
+        "Stage": "prod",
+        "Cidrs": ["10.0.0.0/8", "::1/128"],
+    }
+    with pytest.raises(ValueError, match="not one of"):
+        parameter_values(template, {"ServiceRegion": "eu"})
+    with pytest.raises(ValueError, match="no value"):
+        parameter_values(template, {})
+    with pytest.raises(ValueError, match="lacks"):
+        parameter_values(template, {"ServiceRegion": "mz", "Typo": "x"})

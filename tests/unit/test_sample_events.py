@@ -1,0 +1,267 @@
+"""The sample events of events/ stay valid: they parse, they hit routes the template declares,
+and the functions answer them in-process as `sam local invoke -e` would see it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import platform
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import mzpay
+import mzpay.config
+from devstack.template import load_template
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "events"
+FUNCTIONS = ROOT / "functions"
+
+PEER_REGION_URLS = "regional-sa.gateway=https://gw.sa.example,regional-sa.collection=https://col.sa.example"
+ENVIRONMENT = {
+    "SERVICE_REGION": "mz",
+    "STAGE": "prod",
+    "PEER_REGION_URLS": PEER_REGION_URLS,
+    "GIT_COMMIT": "abc1234",
+    "BUILD_DATE": "2026-11-21T00:00:00Z",
+}
+
+# event file -> (function directory, template function, template API)
+PROXY_EVENTS = {
+    "gateway_health.json": ("gateway", "GatewayFunction", "GatewayApi"),
+    "collection_version.json": ("collection", "CollectionFunction", "CollectionApi"),
+    "management_system_info.json": ("management", "ManagementFunction", "ManagementApi"),
+}
+AUTHORIZER_EVENT = "management_authorizer.json"
+
+
+def load_event(name: str) -> dict[str, Any]:
+    data = json.loads((EVENTS / name).read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def load_function(group: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """functions/<group>/app.py under a module name of its own (every function's file is app.py)."""
+    name = f"mzpay_test_function_{group}_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(name, FUNCTIONS / group / "app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def response_header(response: dict[str, Any], name: str) -> str | None:
+    wanted = name.lower()
+    for key, values in (response.get("multiValueHeaders") or {}).items():
+        if key.lower() == wanted:
+            return str(values[-1])
+    for key, value in (response.get("headers") or {}).items():
+        if key.lower() == wanted:
+            return str(value)
+    return None
+
+
+def declared_routes() -> dict[tuple[str, str, str], str]:
+    """(API logical id, METHOD, path) -> function logical id, for every Api event in template.yaml."""
+    template = load_template(ROOT / "template.yaml")
+    routes: dict[tuple[str, str, str], str] = {}
+    for logical_id, resource in template["Resources"].items():
+        if resource.get("Type") != "AWS::Serverless::Function":
+            continue
+        for source in (resource.get("Properties", {}).get("Events") or {}).values():
+            if source.get("Type") != "Api":
+                continue
+            props = source["Properties"]
+            api = props.get("RestApiId", {}).get("Ref", "ServerlessRestApi")
+            routes[(api, props["Method"].upper(), props["Path"])] = logical_id
+    return routes
+
+
+def expected_platform() -> str:
+    machine = platform.machine().lower()
+    return f"{sys.platform}/" + {"x86_64": "amd64", "aarch64": "arm64"}.get(machine, machine)
+
+
+@pytest.fixture
+def stack_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for key, value in ENVIRONMENT.items():
+        monkeypatch.setenv(key, value)
+    mzpay.config.settings.cache_clear()
+    yield
+    mzpay.config.settings.cache_clear()
+
+
+def invoke(group: str, event_name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], dict[str, Any]]:
+    event = load_event(event_name)
+    module = load_function(group, monkeypatch)
+    response = module.lambda_handler(event, None)
+    return event, response
+
+
+# ---------------------------------------------------------------- the files
+
+
+@pytest.mark.parametrize("path", sorted(EVENTS.glob("*.json")), ids=lambda p: p.name)
+def test_every_sample_event_is_a_json_object(path: Path) -> None:
+    assert isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+
+
+def test_the_sample_events_are_the_documented_ones() -> None:
+    assert sorted(p.name for p in EVENTS.glob("*.json")) == sorted([*PROXY_EVENTS, AUTHORIZER_EVENT])
+
+
+@pytest.mark.parametrize("name", sorted(PROXY_EVENTS))
+def test_proxy_event_targets_a_route_the_template_declares_for_its_function(name: str) -> None:
+    _group, function, api = PROXY_EVENTS[name]
+    event = load_event(name)
+    assert declared_routes().get((api, event["httpMethod"], event["resource"])) == function
+
+
+@pytest.mark.parametrize("name", sorted(PROXY_EVENTS))
+def test_proxy_event_is_consistent_with_its_request_context(name: str) -> None:
+    event = load_event(name)
+    context = event["requestContext"]
+    assert event["path"] == event["resource"] == context["resourcePath"]
+    assert context["httpMethod"] == event["httpMethod"]
+    assert context["path"] == f"/{context['stage']}{event['path']}"
+    assert context["stage"] == "prod"
+    assert context["accountId"] == "123456789012"
+    assert context["identity"]["sourceIp"] == "198.51.100.7"
+    assert str(uuid.UUID(context["requestId"])) == context["requestId"]
+    assert event["headers"]["Host"] == f"{context['apiId']}.execute-api.af-south-1.amazonaws.com"
+    assert event["multiValueHeaders"] == {key: [value] for key, value in event["headers"].items()}
+    assert "x-request-id" not in {key.lower() for key in event["headers"]}
+    assert event["body"] is None
+    assert event["isBase64Encoded"] is False
+
+
+def test_request_ids_differ_between_proxy_events() -> None:
+    ids = [load_event(name)["requestContext"]["requestId"] for name in PROXY_EVENTS]
+    assert len(set(ids)) == len(ids)
+
+
+def test_authorizer_event_is_the_request_authorizer_call_of_the_system_info_request() -> None:
+    request = load_event("management_system_info.json")
+    event = load_event(AUTHORIZER_EVENT)
+    context = request["requestContext"]
+    expected_context = {key: value for key, value in context.items() if key != "authorizer"}
+    assert event == {
+        "type": "REQUEST",
+        "methodArn": f"arn:aws:execute-api:af-south-1:123456789012:{context['apiId']}/prod/GET/v1/system/info",
+        "resource": request["resource"],
+        "path": request["path"],
+        "httpMethod": request["httpMethod"],
+        "headers": request["headers"],
+        "multiValueHeaders": request["multiValueHeaders"],
+        "queryStringParameters": request["queryStringParameters"],
+        "multiValueQueryStringParameters": request["multiValueQueryStringParameters"],
+        "pathParameters": request["pathParameters"],
+        "stageVariables": request["stageVariables"],
+        "requestContext": expected_context,
+    }
+    assert event["headers"]["Authorization"].startswith("Bearer ")
+    assert context["authorizer"] == {
+        "principalId": "operator",
+        "role": "operator",
+        "source_ip": "198.51.100.7",
+        "integrationLatency": 12,
+    }
+
+
+# ---------------------------------------------------------------- the functions answer them
+
+
+@pytest.mark.usefixtures("stack_env")
+def test_gateway_health_event_answers_ok_with_the_platform_request_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    event, response = invoke("gateway", "gateway_health.json", monkeypatch)
+    assert response["statusCode"] == 200
+    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
+    assert json.loads(response["body"]) == {
+        "status": "ok",
+        "api": "gateway",
+        "service_region": "mz",
+        "version": mzpay.__version__,
+    }
+
+
+@pytest.mark.usefixtures("stack_env")
+def test_collection_version_event_answers_the_build_and_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    event, response = invoke("collection", "collection_version.json", monkeypatch)
+    runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
+    assert response["statusCode"] == 200
+    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
+    assert json.loads(response["body"]) == {
+        "object": "version",
+        "version": mzpay.__version__,
+        "git_commit": "abc1234",
+        "build_date": "2026-11-21T00:00:00Z",
+        "go_version": runtime,
+        "runtime_version": runtime,
+        "platform": expected_platform(),
+    }
+
+
+@pytest.mark.usefixtures("stack_env")
+def test_management_system_info_event_answers_region_stage_peers_and_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    event, response = invoke("management", "management_system_info.json", monkeypatch)
+    runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
+    assert response["statusCode"] == 200
+    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
+    assert json.loads(response["body"]) == {
+        "service_region": "mz",
+        "stage": "prod",
+        "peer_regions": {"regional-sa": {"gateway": "https://gw.sa.example", "collection": "https://col.sa.example"}},
+        "build": {
+            "version": mzpay.__version__,
+            "git_commit": "abc1234",
+            "build_date": "2026-11-21T00:00:00Z",
+            "go_version": runtime,
+            "runtime_version": runtime,
+            "platform": expected_platform(),
+        },
+    }
+
+
+@pytest.mark.usefixtures("stack_env")
+def test_management_authorizer_event_is_allowed_for_the_whole_api_with_the_operator_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The authorizer event with the secret stubbed (no AWS): Allow on the API's stage, and the
+    context the system-info event carries as requestContext.authorizer."""
+    from mzpay.http import operator_auth
+
+    event = load_event(AUTHORIZER_EVENT)
+    token = event["headers"]["Authorization"].removeprefix("Bearer ")
+    monkeypatch.setattr(operator_auth, "operator_token", lambda: token)
+    monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "198.51.100.0/24")
+    operator_auth._allowlist.cache_clear()
+    try:
+        module = load_function("management_authorizer", monkeypatch)
+        answer = module.lambda_handler(event, None)
+    finally:
+        operator_auth._allowlist.cache_clear()
+    api_id = event["requestContext"]["apiId"]
+    assert answer == {
+        "principalId": "operator",
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Action": "execute-api:Invoke",
+                    "Effect": "Allow",
+                    "Resource": f"arn:aws:execute-api:af-south-1:123456789012:{api_id}/prod/*",
+                }
+            ],
+        },
+        "context": {"role": "operator", "source_ip": "198.51.100.7"},
+    }
+    proxy_authorizer = load_event("management_system_info.json")["requestContext"]["authorizer"]
+    assert proxy_authorizer == {**answer["context"], "principalId": answer["principalId"], "integrationLatency": 12}

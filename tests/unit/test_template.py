@@ -1,0 +1,136 @@
+"""template.yaml and the code agree: routes, handlers, resource types, policies, gateway responses."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from devstack.provision import supported_resource_types
+from devstack.template import load_samconfig, load_template
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = load_template(ROOT / "template.yaml")
+RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
+FUNCTIONS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"}
+APIS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Api"}
+
+
+def load_handler_module(logical_id: str) -> ModuleType:
+    props = FUNCTIONS[logical_id]["Properties"]
+    module_name, _, _ = props["Handler"].rpartition(".")
+    path = ROOT / props["CodeUri"] / f"{module_name}.py"
+    spec = importlib.util.spec_from_file_location(f"template_check_{logical_id}", path)
+    assert spec is not None and spec.loader is not None, f"{logical_id}: {path} does not exist"
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def template_routes(logical_id: str) -> set[tuple[str, str]]:
+    events = FUNCTIONS[logical_id]["Properties"].get("Events") or {}
+    return {(e["Properties"]["Method"].upper(), e["Properties"]["Path"]) for e in events.values() if e["Type"] == "Api"}
+
+
+def code_routes(module: ModuleType) -> set[tuple[str, str]]:
+    app = getattr(module, "app", None)
+    if app is None:
+        return set()
+    schema = app.get_openapi_schema()
+    return {
+        (method.upper(), path)
+        for path, item in schema.paths.items()
+        for method in item.model_dump(exclude_none=True)
+        if method in {"get", "put", "post", "delete", "patch", "head", "options"}
+    }
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_routes_declared_in_code_and_in_the_template_are_the_same(logical_id: str) -> None:
+    module = load_handler_module(logical_id)
+    assert code_routes(module) == template_routes(logical_id)
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_every_function_handler_exists(logical_id: str) -> None:
+    props = FUNCTIONS[logical_id]["Properties"]
+    module = load_handler_module(logical_id)
+    assert callable(getattr(module, props["Handler"].rpartition(".")[2]))
+    assert (ROOT / props["CodeUri"] / "requirements.txt").is_file()
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_every_function_names_its_service_for_logs(logical_id: str) -> None:
+    variables = FUNCTIONS[logical_id]["Properties"]["Environment"]["Variables"]
+    assert variables["POWERTOOLS_SERVICE_NAME"]
+
+
+def test_every_api_event_targets_a_declared_api() -> None:
+    for logical_id, function in FUNCTIONS.items():
+        for name, event in (function["Properties"].get("Events") or {}).items():
+            if event["Type"] == "Api":
+                assert event["Properties"]["RestApiId"] == {"Ref": event["Properties"]["RestApiId"]["Ref"]}
+                assert event["Properties"]["RestApiId"]["Ref"] in APIS, f"{logical_id}.{name}"
+
+
+def test_the_local_stack_can_create_every_resource_type_the_template_declares() -> None:
+    declared = {spec["Type"] for spec in RESOURCES.values()}
+    assert declared <= supported_resource_types(), declared - supported_resource_types()
+
+
+@pytest.mark.parametrize("api", sorted(APIS))
+def test_every_gateway_response_carries_the_request_id(api: str) -> None:
+    responses = APIS[api]["Properties"]["GatewayResponses"]
+    assert {"MISSING_AUTHENTICATION_TOKEN", "DEFAULT_4XX", "DEFAULT_5XX"} <= set(responses)
+    for kind, spec in responses.items():
+        assert spec["ResponseParameters"]["Headers"]["X-Request-ID"] == "context.requestId", kind
+    assert responses["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == 404
+
+
+def test_functions_use_scoped_policy_templates_only() -> None:
+    for logical_id, function in FUNCTIONS.items():
+        for policy in function["Properties"].get("Policies") or []:
+            assert isinstance(policy, dict) and len(policy) == 1, f"{logical_id}: {policy!r}"
+            ((name, scope),) = policy.items()
+            assert name.endswith("Policy"), f"{logical_id}: {name}"
+            assert scope and all(value not in ("*", "") for value in scope.values()), f"{logical_id}: {name} unscoped"
+
+
+def test_every_work_queue_has_a_dead_letter_queue() -> None:
+    queues = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::SQS::Queue"}
+    targets = {
+        q["Properties"]["RedrivePolicy"]["deadLetterTargetArn"]["Fn::GetAtt"][0]
+        for q in queues.values()
+        if "RedrivePolicy" in q["Properties"]
+    }
+    work_queues = set(queues) - targets
+    assert work_queues and targets
+    for name in work_queues:
+        assert "RedrivePolicy" in queues[name]["Properties"], name
+        assert queues[name]["Properties"]["RedrivePolicy"]["maxReceiveCount"] >= 1
+
+
+def test_samconfig_has_one_environment_per_service_region() -> None:
+    regions = TEMPLATE["Parameters"]["ServiceRegion"]["AllowedValues"]
+    aws_regions = set()
+    for env in regions:
+        config = load_samconfig(ROOT / "samconfig.toml", env)
+        assert config["parameter_overrides"]["ServiceRegion"] == env
+        assert config["stack_name"] == f"mzpay-{env}"
+        aws_regions.add(config["region"])
+        peers = config["parameter_overrides"]["PeerRegionUrls"]
+        assert all(entry.split(".", 1)[0] != env for entry in peers.split(","))
+    assert len(aws_regions) == len(regions), "each service region deploys to its own AWS region"
+
+
+def test_samconfig_builds_in_a_container_because_the_runtime_is_newer_than_this_python() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text())
+    for env in ("default", "mz", "regional-sa"):
+        assert config[env]["build"]["parameters"]["use_container"] is True
+    assert TEMPLATE["Globals"]["Function"]["Runtime"] == "python3.12"
+    assert TEMPLATE["Globals"]["Function"]["Tracing"] == "Active"
