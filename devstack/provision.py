@@ -120,7 +120,8 @@ def provision(
     # function first, since its ARN is all the API needs.
     for logical, spec in resources.items():
         if spec["Type"] == "AWS::Serverless::Function":
-            graph[logical] = references({k: v for k, v in spec["Properties"].items() if k != "Events"}) & set(resources)
+            merged = _merge_globals(ctx.globals_function, spec.get("Properties") or {})
+            graph[logical] = references({k: v for k, v in merged.items() if k != "Events"}) & set(resources)
     for logical in TopologicalSorter(graph).static_order():
         spec = resources[logical]
         condition = spec.get("Condition")

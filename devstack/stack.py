@@ -267,10 +267,11 @@ class LocalStack:
                 f"{other}.{name}={url}" for other, apis in planned.items() if other != env for name, url in apis.items()
             )
             local_overrides = {
-                "PeerRegionUrls": peers,
                 "GitCommit": _git_commit(),
                 "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             }
+            if peers:  # a single-region run keeps samconfig's peer URLs
+                local_overrides["PeerRegionUrls"] = peers
             stack = build_region(
                 env,
                 template_path=self.template,

@@ -1,0 +1,95 @@
+"""`python -m bench` (make bench): run every section, print the tables, write bench/results.json."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from bench import cold_start, through_stack, warm
+from bench.report import Column, Section, metadata, render_table, write_results
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+SECTIONS: list[Section] = [
+    Section(
+        "cold_start",
+        f"Cold start: import + handler init in a fresh interpreter (median of {cold_start.REPEATS})",
+        [
+            Column("name", "function"),
+            Column("handler", "handler"),
+            Column("median_ms", "median ms", ".1f"),
+            Column("min_ms", "min ms", ".1f"),
+            Column("max_ms", "max ms", ".1f"),
+            Column("ratio_to_boto3", "x import boto3", ".2f"),
+            Column("modules_loaded", "modules"),
+            Column("loads_boto3", "boto3"),
+        ],
+        cold_start.run,
+    ),
+    Section(
+        "warm_in_process",
+        f"Warm latency in-process ({warm.ITERATIONS} calls after {warm.WARMUP} warm-up)",
+        [
+            Column("name", "route"),
+            Column("p50_us", "p50 us", ".1f"),
+            Column("p90_us", "p90 us", ".1f"),
+            Column("p99_us", "p99 us", ".1f"),
+            Column("mean_us", "mean us", ".1f"),
+            Column("max_us", "max us", ".1f"),
+        ],
+        warm.run,
+    ),
+    Section(
+        "local_stack_http",
+        f"Through the local stack over HTTP ({through_stack.ITERATIONS} requests after {through_stack.WARMUP} warm-up)",
+        [
+            Column("name", "request"),
+            Column("p50_ms", "p50 ms", ".2f"),
+            Column("p90_ms", "p90 ms", ".2f"),
+            Column("p99_ms", "p99 ms", ".2f"),
+            Column("mean_ms", "mean ms", ".2f"),
+            Column("max_ms", "max ms", ".2f"),
+        ],
+        through_stack.run,
+    ),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen sections; a failing section is reported and makes the exit status 1,
+    the others still run and are written."""
+    parser = argparse.ArgumentParser(prog="bench", description=__doc__)
+    parser.add_argument("--only", action="append", choices=[s.key for s in SECTIONS], help="run only this section")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the results (JSON)")
+    args = parser.parse_args(argv)
+
+    meta = metadata()
+    print(f"mzpay bench  {meta['timestamp']}  python {meta['python']}  {meta['platform']}  commit {meta['git_commit']}")
+    results: dict[str, object] = {}
+    failed = False
+    for section in SECTIONS:
+        if args.only and section.key not in args.only:
+            continue
+        started = time.monotonic()
+        try:
+            rows = section.run()
+        except Exception as exc:  # report it, keep the other sections' numbers
+            failed = True
+            traceback.print_exc()
+            results[section.key] = {"error": f"{type(exc).__name__}: {exc}"}
+            print(f"\n{section.title}: FAILED ({type(exc).__name__}: {exc})", file=sys.stderr)
+            continue
+        results[section.key] = rows
+        print()
+        print(render_table(section.title, section.columns, rows))
+        print(f"({time.monotonic() - started:.1f} s)", flush=True)
+    write_results(args.output, meta, results)
+    print(f"\nwritten: {args.output}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

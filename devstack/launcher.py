@@ -1,0 +1,125 @@
+"""Start the local stack in a subprocess on free ports (for tests and benchmarks)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT_SECONDS = 120
+STOP_TIMEOUT_SECONDS = 30
+
+
+def _free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_ports(regions: int) -> tuple[int, int]:
+    """(moto port, port base) such that every port a stack of `regions` regions needs is free."""
+    for _ in range(200):
+        base = random.randrange(20000, 60000, 100)
+        wanted = [base + 10 * i + slot for i in range(regions) for slot in range(3)] + [base + 99]
+        if all(_free(port) for port in wanted):
+            return base + 99, base
+    raise RuntimeError("no free ports")
+
+
+@dataclass
+class RunningStack:
+    """A local stack running in a subprocess, and its stack.json."""
+
+    process: subprocess.Popen[bytes]
+    state_file: Path
+    log_file: Path
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def log(self) -> str:
+        return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
+
+    def interrupt(self, timeout: float = STOP_TIMEOUT_SECONDS) -> int:
+        """Ctrl-C, as a person would; past the timeout kill its whole session. The exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        return self.process.returncode
+
+
+def start(
+    workdir: Path,
+    *,
+    envs: str = "mz,regional-sa",
+    template: Path | None = None,
+    samconfig: Path | None = None,
+    warm: bool = True,
+) -> RunningStack:
+    """Start `python -m devstack` on free ports; return once stack.json is written."""
+    moto_port, port_base = free_ports(len(envs.split(",")))
+    state_file, log_file = workdir / "stack.json", workdir / "stack.log"
+    command = [
+        sys.executable,
+        "-m",
+        "devstack",
+        "--envs",
+        envs,
+        "--moto-port",
+        str(moto_port),
+        "--port-base",
+        str(port_base),
+        "--state-file",
+        str(state_file),
+        "--moto-log",
+        str(workdir / "moto.log"),
+    ]
+    if template:
+        command += ["--template", str(template)]
+    if samconfig:
+        command += ["--samconfig", str(samconfig)]
+    if not warm:
+        command.append("--no-warm")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    with log_file.open("wb") as output:
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=environment, start_new_session=True
+        )
+    stack = RunningStack(process, state_file, log_file)
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while not state_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            stack.interrupt(5)
+            raise RuntimeError(f"the local stack did not start:\n{stack.log()[-5000:]}")
+        time.sleep(0.2)
+    stack.state = json.loads(state_file.read_text())
+    return stack
+
+
+@contextlib.contextmanager
+def running(**options: Any) -> Iterator[RunningStack]:
+    """A local stack for the duration of the block, in a temporary folder; always stopped."""
+    with tempfile.TemporaryDirectory(prefix="mzpay-stack-") as tmp:
+        stack = start(Path(tmp), **options)
+        try:
+            yield stack
+        finally:
+            stack.interrupt()

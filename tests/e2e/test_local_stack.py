@@ -1,0 +1,160 @@
+"""`make run` as a newcomer meets it: both regions answer over HTTP in the documented shapes."""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+from typing import Any
+
+import pytest
+import requests
+
+import mzpay
+from devstack.launcher import RunningStack, start
+
+pytestmark = pytest.mark.e2e
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+REGIONS = ("mz", "regional-sa")
+APIS = ("gateway", "collection", "management")
+
+
+def url(stack: RunningStack, region: str, api: str, path: str) -> str:
+    return stack.state["regions"][region][api] + path
+
+
+def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
+    state = stack.state
+    assert set(state) == {"aws_endpoint", "operator_token", "regions", "aws_regions", "resources", "demo"}
+    assert state["aws_endpoint"].startswith("http://127.0.0.1:")
+    assert len(state["operator_token"]) >= 32
+    assert set(state["regions"]) == set(REGIONS)
+    for region in REGIONS:
+        assert set(state["regions"][region]) == set(APIS)
+        assert state["resources"][region]["PaymentsTable"] == f"mzpay-{region}-PaymentsTable"
+    assert state["aws_regions"] == {"mz": "af-south-1", "regional-sa": "eu-west-1"}
+    assert state["demo"] == {"mz": {}, "regional-sa": {}}
+
+
+@pytest.mark.parametrize("region", REGIONS)
+@pytest.mark.parametrize("api", APIS)
+def test_health_answers_on_every_api_of_every_region(stack: RunningStack, region: str, api: str) -> None:
+    response = requests.get(url(stack, region, api, "/health"), timeout=10)
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "application/json"
+    assert UUID.match(response.headers["X-Request-ID"])
+    assert response.json() == {"status": "ok", "api": api, "service_region": region, "version": mzpay.__version__}
+
+
+@pytest.mark.parametrize("region", REGIONS)
+def test_version_reports_the_build_and_the_python_runtime(stack: RunningStack, region: str) -> None:
+    response = requests.get(url(stack, region, "collection", "/v1/version"), timeout=10)
+    assert response.status_code == 200
+    body = response.json()
+    runtime = "python" + platform.python_version()
+    assert body["object"] == "version"
+    assert body["version"] == mzpay.__version__
+    assert body["go_version"] == runtime and body["runtime_version"] == runtime
+    assert body["platform"].startswith(sys.platform + "/")
+    assert re.fullmatch(r"[0-9a-f]{7,40}|unknown", body["git_commit"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body["build_date"])
+
+
+def problem(code: str, status: int, title: str, detail: str) -> dict[str, Any]:
+    return {
+        "type": "about:blank",
+        "title": title,
+        "status": status,
+        "code": code,
+        "detail": detail,
+        "error": {"code": code, "message": detail},
+    }
+
+
+@pytest.mark.parametrize("api", ["gateway", "management"])
+@pytest.mark.parametrize(("method", "path"), [("GET", "/v1/nothing-here"), ("POST", "/health"), ("DELETE", "/")])
+def test_undeclared_routes_are_not_found_problem_documents(
+    stack: RunningStack, api: str, method: str, path: str
+) -> None:
+    response = requests.request(method, url(stack, "mz", api, path), timeout=10)
+    assert response.status_code == 404
+    assert response.headers["Content-Type"] == "application/problem+json"
+    assert UUID.match(response.headers["X-Request-ID"])
+    assert response.json() == problem("not_found", 404, "Not Found", "No route for this method and path.")
+
+
+def test_undeclared_collection_route_is_a_collection_error(stack: RunningStack) -> None:
+    response = requests.get(url(stack, "regional-sa", "collection", "/v1/nothing"), timeout=10)
+    request_id = response.headers["X-Request-ID"]
+    assert response.status_code == 404
+    assert response.json() == {
+        "code": "not_found",
+        "message": "No route for this method and path.",
+        "request_id": f"req_{request_id}",
+        "metadata": {},
+    }
+
+
+def test_a_well_formed_request_id_is_kept_and_a_malformed_one_replaced(stack: RunningStack) -> None:
+    kept = requests.get(
+        url(stack, "mz", "gateway", "/health"), headers={"X-Request-ID": "merchant-trace-42"}, timeout=10
+    )
+    assert kept.headers["X-Request-ID"] == "merchant-trace-42"
+    replaced = requests.get(url(stack, "mz", "gateway", "/health"), headers={"X-Request-ID": "bad id!"}, timeout=10)
+    assert UUID.match(replaced.headers["X-Request-ID"])
+    assert replaced.headers["X-Request-ID"] == replaced.headers["x-amzn-RequestId"]
+
+
+def test_management_without_a_token_is_401_with_www_authenticate(stack: RunningStack) -> None:
+    response = requests.get(url(stack, "mz", "management", "/v1/system/info"), timeout=10)
+    assert response.status_code == 401
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="mzpay-management"'
+    assert UUID.match(response.headers["X-Request-ID"])
+    assert response.json() == problem("unauthorized", 401, "Unauthorized", "A valid operator bearer token is required.")
+
+
+def test_management_with_a_wrong_token_is_401(stack: RunningStack) -> None:
+    response = requests.get(
+        url(stack, "mz", "management", "/v1/system/info"), headers={"Authorization": "Bearer not-the-token"}, timeout=10
+    )
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthorized"
+
+
+@pytest.mark.parametrize("region", REGIONS)
+def test_operator_reads_system_info_with_the_demo_token(stack: RunningStack, region: str) -> None:
+    response = requests.get(
+        url(stack, region, "management", "/v1/system/info"),
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=10,
+    )
+    assert response.status_code == 200
+    body = response.json()
+    other = next(r for r in REGIONS if r != region)
+    assert body["service_region"] == region
+    assert body["stage"] == "prod"
+    assert body["peer_regions"] == {other: stack.state["regions"][other]}
+    assert body["build"]["version"] == mzpay.__version__
+
+
+def test_undeclared_management_route_with_a_token_is_still_404(stack: RunningStack) -> None:
+    response = requests.get(
+        url(stack, "mz", "management", "/v1/unknown"),
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=10,
+    )
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
+def test_ctrl_c_stops_the_stack_cleanly(tmp_path: Any) -> None:
+    running = start(tmp_path, envs="mz", warm=False)
+    gateway = running.state["regions"]["mz"]["gateway"]
+    assert requests.get(gateway + "/health", timeout=30).status_code == 200
+    assert running.interrupt() == 0
+    assert not running.state_file.exists()
+    assert "stopped" in running.log()
+    with pytest.raises(requests.ConnectionError):
+        requests.get(gateway + "/health", timeout=2)
+    with pytest.raises(requests.ConnectionError):
+        requests.get(running.state["aws_endpoint"] + "/moto-api/", timeout=2)
