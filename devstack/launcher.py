@@ -54,9 +54,11 @@ class RunningStack:
         return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
 
     def interrupt(self, timeout: float = STOP_TIMEOUT_SECONDS) -> int:
-        """Ctrl-C, as a person would; past the timeout kill its whole session. The exit code."""
+        """Ctrl-C as a terminal sends it (to the whole process group); past the timeout kill the
+        session. The exit code."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGINT)
             try:
                 self.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -70,6 +70,7 @@ def start_moto(host: str, port: int, log_file: Path | None) -> subprocess.Popen[
         [sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
         stdout=output,
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # a terminal's Ctrl-C is for the stack, which stops moto last
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -32,6 +33,7 @@ class LambdaContext:
 
 def main(conn: Connection, spec: dict[str, Any]) -> None:
     """Entry point of the worker process (multiprocessing spawn target)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the stack, which stops us
     os.environ.update(spec["os_environment"])
     for path in reversed([spec["code_dir"], *spec["layer_paths"]]):
         sys.path.insert(0, path)

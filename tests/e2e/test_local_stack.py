@@ -154,6 +154,7 @@ def test_ctrl_c_stops_the_stack_cleanly(tmp_path: Any) -> None:
     assert running.interrupt() == 0
     assert not running.state_file.exists()
     assert "stopped" in running.log()
+    assert "Traceback" not in running.log()
     with pytest.raises(requests.ConnectionError):
         requests.get(gateway + "/health", timeout=2)
     with pytest.raises(requests.ConnectionError):

@@ -224,7 +224,7 @@ def test_unexpected_exception_is_500_without_internals_and_logged_with_request_i
     logged = [json.loads(line) for line in log_lines.getvalue().splitlines()]
     errors = [entry for entry in logged if entry.get("level") == "ERROR"]
     assert errors, "the exception must be logged"
-    assert errors[-1]["correlation_id"] == "trace-500"
+    assert errors[-1]["request_id"] == "trace-500"
     assert "secret internal detail" in errors[-1]["exception"]
 
 

@@ -84,7 +84,10 @@ def test_the_local_stack_can_create_every_resource_type_the_template_declares() 
 @pytest.mark.parametrize("api", sorted(APIS))
 def test_every_gateway_response_carries_the_request_id(api: str) -> None:
     responses = APIS[api]["Properties"]["GatewayResponses"]
-    assert {"MISSING_AUTHENTICATION_TOKEN", "DEFAULT_4XX", "DEFAULT_5XX"} <= set(responses)
+    assert {"MISSING_AUTHENTICATION_TOKEN", "REQUEST_TOO_LARGE", "THROTTLED", "DEFAULT_4XX", "DEFAULT_5XX"} <= set(
+        responses
+    )
+    assert responses["THROTTLED"]["ResponseParameters"]["Headers"]["Retry-After"] == "'1'"
     for kind, spec in responses.items():
         assert spec["ResponseParameters"]["Headers"]["X-Request-ID"] == "context.requestId", kind
     assert responses["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == 404

@@ -217,7 +217,7 @@ def lambda_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         request_id = rid.resolve_request_id(event)
         rid.set_current(request_id)
-        logger.set_correlation_id(request_id)
+        logger.append_keys(request_id=request_id)
         try:
             response = app.resolve(event, context)
         except Exception as exc:  # an error handler itself failed: still answer in shape
