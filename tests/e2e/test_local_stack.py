@@ -12,6 +12,7 @@ import requests
 
 import mzpay
 from devstack.launcher import RunningStack, start
+from tests.expected import problem
 
 pytestmark = pytest.mark.e2e
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -60,17 +61,6 @@ def test_version_reports_the_build_and_the_python_runtime(stack: RunningStack, r
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body["build_date"])
 
 
-def problem(code: str, status: int, title: str, detail: str) -> dict[str, Any]:
-    return {
-        "type": "about:blank",
-        "title": title,
-        "status": status,
-        "code": code,
-        "detail": detail,
-        "error": {"code": code, "message": detail},
-    }
-
-
 @pytest.mark.parametrize("api", ["gateway", "management"])
 @pytest.mark.parametrize(("method", "path"), [("GET", "/v1/nothing-here"), ("POST", "/health"), ("DELETE", "/")])
 def test_undeclared_routes_are_not_found_problem_documents(
@@ -80,7 +70,7 @@ def test_undeclared_routes_are_not_found_problem_documents(
     assert response.status_code == 404
     assert response.headers["Content-Type"] == "application/problem+json"
     assert UUID.match(response.headers["X-Request-ID"])
-    assert response.json() == problem("not_found", 404, "Not Found", "No route for this method and path.")
+    assert response.json() == problem(404, "Not Found", "not_found", "No route for this method and path.")
 
 
 def test_undeclared_collection_route_is_a_collection_error(stack: RunningStack) -> None:
@@ -110,7 +100,7 @@ def test_management_without_a_token_is_401_with_www_authenticate(stack: RunningS
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"] == 'Bearer realm="mzpay-management"'
     assert UUID.match(response.headers["X-Request-ID"])
-    assert response.json() == problem("unauthorized", 401, "Unauthorized", "A valid operator bearer token is required.")
+    assert response.json() == problem(401, "Unauthorized", "unauthorized", "A valid operator bearer token is required.")
 
 
 def test_management_with_a_wrong_token_is_401(stack: RunningStack) -> None:

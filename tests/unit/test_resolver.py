@@ -18,6 +18,7 @@ from mzpay.domain.money import collection_money, is_currency_code
 from mzpay.http.errors import ApiError, FieldError, Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from mzpay.observability import logger
+from tests.expected import problem
 
 API_GATEWAY_REQUEST_ID = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
 
@@ -142,18 +143,6 @@ def collection() -> Any:
 def call(handler: Any, *args: Any, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     response = handler(event(*args, **kwargs), None)
     return response, json.loads(response["body"])
-
-
-def problem(status: int, title: str, code: str, detail: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "type": "about:blank",
-        "title": title,
-        "status": status,
-        "code": code,
-        "detail": detail,
-        **extra,
-        "error": {"code": code, "message": detail},
-    }
 
 
 def test_unknown_route_is_a_not_found_problem_document(gateway: Any) -> None:
