@@ -48,6 +48,7 @@ class ProvisionedStack:
     layers: dict[str, Path] = field(default_factory=dict)
     physical: dict[str, str] = field(default_factory=dict)  # logical id -> physical id, for people
     skipped: list[str] = field(default_factory=list)  # resources whose Condition is false
+    global_tables: dict[str, list[str]] = field(default_factory=dict)  # table name -> replica AWS regions
 
 
 Provisioner = Callable[["_Context", str, dict[str, Any]], None]
@@ -163,18 +164,17 @@ def _secret(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
         if not generate.get("ExcludePunctuation"):
             alphabet += "!#$%&()*+,-.:;<=>?@[]^_{|}~"
         value = "".join(secrets.choice(alphabet) for _ in range(int(generate.get("PasswordLength", 32))))
+    name = props.get("Name") or ctx.physical_name(logical)
     created = ctx.client("secretsmanager").create_secret(
-        Name=props.get("Name") or ctx.physical_name(logical),
-        SecretString=value,
-        Description=props.get("Description", ""),
+        Name=name, SecretString=value, Description=props.get("Description", "")
     )
+    for replica in props.get("ReplicaRegions") or []:  # the same secret, readable in each region
+        client = ctx.session.client("secretsmanager", region_name=replica["Region"], endpoint_url=ctx.endpoint)
+        client.create_secret(Name=name, SecretString=value, Description=props.get("Description", ""))
     ctx.set(logical, created["ARN"], Id=created["ARN"])
 
 
-@provisioner("AWS::DynamoDB::Table")
-def _table(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
-    props = _props(ctx, spec)
-    name = props.get("TableName") or ctx.physical_name(logical)
+def _create_table(client: Any, name: str, props: dict[str, Any]) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "TableName": name,
         "AttributeDefinitions": props["AttributeDefinitions"],
@@ -192,12 +192,34 @@ def _table(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
         kwargs["SSESpecification"] = {"Enabled": True, "SSEType": sse.get("SSEType", "KMS")}
         if sse.get("KMSMasterKeyId"):
             kwargs["SSESpecification"]["KMSMasterKeyId"] = sse["KMSMasterKeyId"]
-    client = ctx.client("dynamodb")
     table = client.create_table(**kwargs)["TableDescription"]
     ttl = props.get("TimeToLiveSpecification")
     if ttl and ttl.get("Enabled"):
         client.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+    return table  # type: ignore[no-any-return]
+
+
+@provisioner("AWS::DynamoDB::Table")
+def _table(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    name = props.get("TableName") or ctx.physical_name(logical)
+    table = _create_table(ctx.client("dynamodb"), name, props)
     ctx.set(logical, name, Arn=table["TableArn"], StreamArn=table.get("LatestStreamArn"))
+
+
+@provisioner("AWS::DynamoDB::GlobalTable")
+def _global_table(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    """One table per replica region (moto does not replicate; devstack.globaltables does)."""
+    props = _props(ctx, spec)
+    name = props.get("TableName") or ctx.physical_name(logical)
+    regions = [replica["Region"] for replica in props["Replicas"]]
+    created = {}
+    for region in regions:
+        client = ctx.session.client("dynamodb", region_name=region, endpoint_url=ctx.endpoint)
+        created[region] = _create_table(client, name, props)
+    ctx.stack.global_tables[name] = regions
+    here = created.get(ctx.stack.region) or next(iter(created.values()))
+    ctx.set(logical, name, Arn=here["TableArn"], StreamArn=here.get("LatestStreamArn"))
 
 
 @provisioner("AWS::SQS::Queue")

@@ -24,14 +24,17 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from devstack.apigw import ApiDefinition, RestApi, Route
 from devstack.esm import DynamoDBStreamEventSource, SqsEventSource, parse_filters
+from devstack.globaltables import GlobalTableReplicator
 from devstack.lambdas import FunctionRuntime
 from devstack.provision import ProvisionedStack, provision
+from devstack.seed import seed_region
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 
 log = logging.getLogger("devstack")
 ROOT = Path(__file__).resolve().parent.parent
 API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
 OPERATOR_SECRET = "OperatorTokenSecret"
+SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
 
 
 def api_name(logical_id: str) -> str:
@@ -50,6 +53,7 @@ class RegionStack:
     urls: dict[str, str] = field(default_factory=dict)
     pollers: list[Any] = field(default_factory=list)
     threads: list[threading.Thread] = field(default_factory=list)
+    routes: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # API logical id -> (method, path)
 
     def stop(self) -> None:
         for poller in self.pollers:
@@ -159,6 +163,7 @@ def serve_apis(stack: RegionStack, host: str, port_base: int) -> None:
     """Serve each API of `stack` on its port (base + slot)."""
     function_by_arn = {spec.arn: logical for logical, spec in stack.provisioned.functions.items()}
     for logical, routes in _routes(stack).items():
+        stack.routes[logical] = {(route.method, route.path) for route in routes}
         definition = ApiDefinition.from_template(
             logical, stack.provisioned.apis[logical], stack.provisioned.region, routes, function_by_arn
         )
@@ -249,6 +254,8 @@ class LocalStack:
         self.operator_token = secrets.token_urlsafe(32)
         self.moto: subprocess.Popen[bytes] | None = None
         self.regions: dict[str, RegionStack] = {}
+        self.replicators: list[GlobalTableReplicator] = []
+        self.demo: dict[str, dict[str, str]] = {}
 
     @property
     def aws_endpoint(self) -> str:
@@ -287,8 +294,16 @@ class LocalStack:
             )
             start_event_sources(stack, session, self.aws_endpoint)
             serve_apis(stack, self.host, self.port_base_of(index))
+        for stack in self.regions.values():
+            for table, regions in stack.provisioned.global_tables.items():
+                replicator = GlobalTableReplicator(table, regions, self.aws_endpoint)
+                replicator.start()
+                self.replicators.append(replicator)
         if self.warm:
             self._warm_all()
+        for env, stack in self.regions.items():
+            if "management" in stack.urls and SEED_ROUTE in stack.routes.get("ManagementApi", set()):
+                self.demo[env] = seed_region(env, stack.urls["management"], self.operator_token)
         state = self.state()
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.state_file.with_suffix(".tmp")
@@ -316,10 +331,12 @@ class LocalStack:
             "regions": {env: dict(stack.urls) for env, stack in self.regions.items()},
             "aws_regions": {env: stack.provisioned.region for env, stack in self.regions.items()},
             "resources": {env: dict(stack.provisioned.physical) for env, stack in self.regions.items()},
-            "demo": {env: {} for env in self.regions},
+            "demo": {env: self.demo.get(env, {}) for env in self.regions},
         }
 
     def stop(self) -> None:
+        for replicator in self.replicators:
+            replicator.stop()
         for stack in self.regions.values():
             stack.stop()
         if self.moto is not None:

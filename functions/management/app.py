@@ -1,10 +1,15 @@
 """Management API: operators only (bearer token + IP allowlist, checked by the authorizer)."""
 
-from typing import Any
+from typing import Annotated, Any
 
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+from mzpay import access
 from mzpay.http.errors import Surface
-from mzpay.http.resolver import create_resolver
+from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.http.schemas import CreateAccount, CreateApiKey, RollWebhookSecret, SuspendAccount
 from mzpay.version import health_report, stack_info
 
 app = create_resolver(Surface.MANAGEMENT)
@@ -18,6 +23,45 @@ def health() -> dict[str, str]:
 @app.get("/v1/system/info")
 def system_info() -> dict[str, Any]:
     return stack_info()
+
+
+@app.post("/v1/accounts")
+def create_account(body: Annotated[CreateAccount, Body()]) -> Response[dict[str, Any]]:
+    return created(access.create_account(body.name, body.region))
+
+
+@app.get("/v1/accounts/<account_id>")
+def get_account(account_id: str) -> dict[str, Any]:
+    return access.get_account(account_id)
+
+
+@app.post("/v1/accounts/<account_id>/suspend")
+def suspend_account(account_id: str, body: Annotated[SuspendAccount, Body()]) -> dict[str, Any]:
+    return access.change_account_status(account_id, "suspend", body.reason)
+
+
+@app.post("/v1/accounts/<account_id>/reactivate")
+def reactivate_account(account_id: str) -> dict[str, Any]:
+    return access.change_account_status(account_id, "reactivate")
+
+
+@app.post("/v1/accounts/<account_id>/api-keys")
+def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Response[dict[str, Any]]:
+    return created(
+        access.create_api_key(
+            account_id, body.mode, body.scopes, body.expires_at, body.ip_allowlist, body.allowed_customers
+        )
+    )
+
+
+@app.post("/v1/api-keys/<key_id>/revoke")
+def revoke_api_key(key_id: str) -> dict[str, Any]:
+    return access.revoke_api_key(key_id)
+
+
+@app.post("/v1/accounts/<account_id>/webhook-secrets/roll")
+def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> dict[str, Any]:
+    return access.roll_webhook_secret(account_id, body.mode)
 
 
 lambda_handler = handler_for(app)

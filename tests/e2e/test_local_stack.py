@@ -34,7 +34,13 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
         assert set(state["regions"][region]) == set(APIS)
         assert state["resources"][region]["PaymentsTable"] == f"mzpay-{region}-PaymentsTable"
     assert state["aws_regions"] == {"mz": "af-south-1", "regional-sa": "eu-west-1"}
-    assert state["demo"] == {"mz": {}, "regional-sa": {}}
+    for region in REGIONS:
+        demo = state["demo"][region]
+        assert set(demo) == {"account_id", "test_key", "live_key", "webhook_secret_test", "webhook_secret_live"}
+        assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{26}", demo["account_id"])
+        assert re.fullmatch(r"mzp_test_[0-9A-Za-z]{38}", demo["test_key"])
+        assert re.fullmatch(r"mzp_live_[0-9A-Za-z]{38}", demo["live_key"])
+        assert demo["webhook_secret_test"].startswith("whsec_") and demo["webhook_secret_live"].startswith("whsec_")
 
 
 @pytest.mark.parametrize("region", REGIONS)

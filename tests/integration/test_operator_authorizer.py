@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from aws_lambda_powertools.utilities import parameters
 from moto import mock_aws
 
 from mzpay.http import operator_auth
+from tests.expected import problem
 
 ROOT = Path(__file__).resolve().parents[2]
 METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/GET/v1/system/info"
@@ -106,7 +108,6 @@ def test_ip_allowlist_is_enforced_before_the_token(
         assert statement["Effect"] == "Allow"
     else:
         assert statement["Effect"] == "Deny"
-        assert answer["context"] == {
-            "code": "ip_not_allowed",
-            "detail": "The source address is not in the management allowlist.",
-        }
+        assert json.loads(answer["context"]["problem"]) == problem(
+            403, "Forbidden", "ip_not_allowed", "The source address is not in the management allowlist."
+        )

@@ -65,7 +65,23 @@ def test_every_declared_table_exists(stack: ProvisionedStack) -> None:
         "mzpay-mz-EventsTable",
         "mzpay-mz-IdempotencyTable",
         "mzpay-mz-CollectionTable",
+        "mzpay-mz-AccountsTable",
+        "mzpay-directory",
     }
+
+
+def test_directory_home_creates_a_replica_in_every_region_and_the_pepper_everywhere(stack: ProvisionedStack) -> None:
+    assert stack.global_tables == {"mzpay-directory": ["af-south-1", "eu-west-1"]}
+    for region in ("af-south-1", "eu-west-1"):
+        table = boto3.client("dynamodb", region_name=region).describe_table(TableName="mzpay-directory")["Table"]
+        assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    values = {
+        boto3.client("secretsmanager", region_name=region).get_secret_value(SecretId="mzpay/api-key-pepper")[
+            "SecretString"
+        ]
+        for region in ("af-south-1", "eu-west-1")
+    }
+    assert len(values) == 1 and len(values.pop()) == 64
 
 
 def test_work_queues_redrive_to_their_dead_letter_queues(stack: ProvisionedStack) -> None:

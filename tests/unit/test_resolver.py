@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.money import collection_money, is_currency_code
-from mzpay.http.errors import ApiError, FieldError, Surface
+from mzpay.http.errors import FieldError, ServiceError, Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from mzpay.observability import logger
 from tests.expected import problem
@@ -52,11 +52,13 @@ def build(surface: Surface) -> Any:
     @app.get("/v1/things/<thing_id>")
     def read_thing(thing_id: str) -> dict[str, Any]:
         if thing_id == "missing":
-            raise ApiError(404, "not_found", "No such thing.")
+            raise ServiceError(404, "not_found", "No such thing.")
         if thing_id == "limited":
-            raise ApiError(422, "limit_exceeded", "Over the daily ceiling.", rule="daily", rejection_id="01J")
+            raise ServiceError(422, "limit_exceeded", "Over the daily ceiling.", rule="daily", rejection_id="01J")
         if thing_id == "bad-field":
-            raise ApiError(400, "invalid_phone", "Bad phone.", errors=[FieldError("phone", "invalid_phone", "nope")])
+            raise ServiceError(
+                400, "invalid_phone", "Bad phone.", errors=[FieldError("phone", "invalid_phone", "nope")]
+            )
         if thing_id == "boom":
             raise RuntimeError("secret internal detail: table mzpay-mz-PaymentsTable")
         if thing_id == "aws-down":

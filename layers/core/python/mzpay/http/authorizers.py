@@ -1,15 +1,18 @@
 """Lambda REQUEST authorizers: reading the request, and the answers API Gateway understands.
 
 Allow: an IAM policy for the whole API (so a cached answer serves every route) plus the
-context handlers receive. Deny: a policy with `code` and `detail` in its context, which the
-template's ACCESS_DENIED gateway response turns into a problem document. No credentials:
-raise `Unauthorized`, which API Gateway answers with the UNAUTHORIZED gateway response.
+context handlers receive. Refusals: see `refuse`. No or unknown credentials: raise
+`Unauthorized`, which API Gateway answers with the UNAUTHORIZED gateway response.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from mzpay.domain.errors import ServiceError
+from mzpay.http.errors import problem_document
+from mzpay.http.principal import refusal_context
 from mzpay.http.request_id import header_value
 
 
@@ -54,10 +57,19 @@ def allow(event: dict[str, Any], principal: str, context: dict[str, str | int | 
     return {"principalId": principal, "policyDocument": _policy("Allow", event), "context": context}
 
 
-def deny(event: dict[str, Any], principal: str, code: str, detail: str) -> dict[str, Any]:
-    """Refuse with a 403 whose problem document carries `code` and `detail`."""
+def refuse(event: dict[str, Any], principal: str, error: ServiceError) -> dict[str, Any]:
+    """Refuse with `error`. API Gateway gives each gateway response type one status, so a 403
+    is a Deny whose context carries the whole problem document (the ACCESS_DENIED gateway
+    response writes it out), and any other status (401 with a specific code, 421) is an Allow
+    whose context carries the refusal, answered by the function before any route runs."""
+    if error.status == 403:
+        return {
+            "principalId": principal,
+            "policyDocument": _policy("Deny", event),
+            "context": {"problem": json.dumps(problem_document(error), separators=(",", ":"))},
+        }
     return {
         "principalId": principal,
-        "policyDocument": _policy("Deny", event),
-        "context": {"code": code, "detail": detail},
+        "policyDocument": _policy("Allow", event),
+        "context": {"refusal": refusal_context(error)},
     }

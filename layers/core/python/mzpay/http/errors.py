@@ -2,56 +2,23 @@
 
 Gateway and management: RFC 9457 problem documents with `code`, per-field `errors[]` and the
 legacy `error: {code, message}` envelope. Collection surface: `{code, message, request_id,
-metadata}`. Handlers and the core raise `ApiError`; the resolver renders it for its surface.
+metadata}`. Handlers and the core raise `ServiceError`; the resolver renders it for its surface.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from http import HTTPStatus
 from typing import Any
+
+from mzpay.domain.errors import FieldError, ServiceError
+
+__all__ = ["FieldError", "ServiceError", "Surface", "collection_error", "problem_document"]
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # RFC 9110 reason phrases where Python's (before 3.13) still use the older names.
 _TITLES = {413: "Content Too Large", 422: "Unprocessable Content"}
 JSON_CONTENT_TYPE = "application/json"
-
-
-@dataclass(frozen=True)
-class FieldError:
-    """One failed field of a request: dot-notation path, field code, message for people."""
-
-    field: str
-    code: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"field": self.field, "code": self.code, "message": self.message}
-
-
-class ApiError(Exception):
-    """A request that ends with an error answer. `extensions` become extra problem members
-    (rule, rejection_id, missing_scope...) or collection `metadata`."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        errors: Sequence[FieldError] = (),
-        headers: Mapping[str, str] | None = None,
-        **extensions: Any,
-    ) -> None:
-        super().__init__(message)
-        self.status = int(status)
-        self.code = code
-        self.message = message
-        self.errors = tuple(errors)
-        self.headers = dict(headers or {})
-        self.extensions = extensions
 
 
 class Surface(StrEnum):
@@ -72,7 +39,7 @@ class Surface(StrEnum):
         return "internal_error" if self.uses_problem_documents else "processing_error"
 
 
-def problem_document(error: ApiError) -> dict[str, Any]:
+def problem_document(error: ServiceError) -> dict[str, Any]:
     """The gateway's problem document for `error`."""
     try:
         title = _TITLES.get(error.status) or HTTPStatus(error.status).phrase
@@ -92,7 +59,7 @@ def problem_document(error: ApiError) -> dict[str, Any]:
     return body
 
 
-def collection_error(error: ApiError, request_id: str) -> dict[str, Any]:
+def collection_error(error: ServiceError, request_id: str) -> dict[str, Any]:
     """The collection surface's error body for `error`."""
     metadata: dict[str, Any] = dict(error.extensions)
     if error.errors:

@@ -7,8 +7,9 @@ import os
 from functools import lru_cache
 from typing import Any
 
+from mzpay.domain.errors import ServiceError
 from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
-from mzpay.http.authorizers import Unauthorized, allow, bearer_token, deny, source_ip
+from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
 from mzpay.store.secrets import operator_token
 
 
@@ -29,7 +30,11 @@ def authorize_operator(event: dict[str, Any]) -> dict[str, Any]:
     allowlist = _allowlist()
     address = source_ip(event)
     if allowlist and not ip_allowed(address, allowlist):
-        return deny(event, "operator", "ip_not_allowed", "The source address is not in the management allowlist.")
+        return refuse(
+            event,
+            "operator",
+            ServiceError(403, "ip_not_allowed", "The source address is not in the management allowlist."),
+        )
     if not hmac.compare_digest(token.encode(), operator_token().encode()):
         raise Unauthorized()
     return allow(event, "operator", {"role": "operator", "source_ip": address})

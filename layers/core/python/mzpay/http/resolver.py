@@ -2,7 +2,7 @@
 
 `create_resolver(surface)` gives a Powertools REST resolver with pydantic validation and
 OpenAPI generation whose every failure (unknown route, wrong method, unparseable JSON,
-validation, ApiError, dependency fault, bug) ends as the surface's error shape.
+validation, ServiceError, dependency fault, bug) ends as the surface's error shape.
 `lambda_handler(app)` wraps it so every answer carries X-Request-ID and every log line the
 request id.
 """
@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
+from http import HTTPStatus
 from typing import Any
 
 import simplejson
@@ -25,19 +26,23 @@ from aws_lambda_powertools.event_handler.middlewares.openapi_validation import (
 )
 from aws_lambda_powertools.event_handler.openapi import encoders as _openapi_encoders
 from aws_lambda_powertools.event_handler.openapi.encoders import jsonable_encoder
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from pydantic_core.core_schema import ErrorType
 
 from mzpay.http import request_id as rid
 from mzpay.http.errors import (
     JSON_CONTENT_TYPE,
     PROBLEM_CONTENT_TYPE,
-    ApiError,
     FieldError,
+    ServiceError,
     Surface,
     collection_error,
     problem_document,
 )
+from mzpay.http.principal import admit
 from mzpay.observability import logger
 
 # Powertools turns Decimal into float before serializing; money must stay exact, so its
@@ -56,6 +61,8 @@ class ExactResponseValidation(OpenAPIResponseValidationMiddleware):
     def _serialize_response_with_validation(  # type: ignore[override]
         self, *, field: Any, response_content: Any, **options: Any
     ) -> Any:
+        if isinstance(response_content, str):  # already JSON text (an idempotent replay): final
+            return response_content
         errors: list[dict[str, Any]] = []
         value = _validate_field(field=field, value=response_content, loc=("response",), existing_errors=errors)
         if errors:  # Powertools raises the same validation error as usual
@@ -107,10 +114,10 @@ def _field_code(error_type: str) -> str:
     return "invalid_value"
 
 
-def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ApiError:
-    """Turn pydantic's errors into one ApiError with one FieldError per failed field."""
+def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ServiceError:
+    """Turn pydantic's errors into one ServiceError with one FieldError per failed field."""
     if any(item.get("type") == "json_invalid" for item in errors):
-        return ApiError(400, "invalid_request", "The request body is not valid JSON.")
+        return ServiceError(400, "invalid_request", "The request body is not valid JSON.")
     fields: list[FieldError] = []
     seen: set[str] = set()
     for item in errors:
@@ -124,7 +131,7 @@ def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ApiError
     }
     code = custom_codes.pop() if len(custom_codes) == 1 and len(fields) == 1 else surface.validation_code()
     names = ", ".join(f.field for f in fields)
-    return ApiError(400, code, f"The request has invalid fields: {names}.", errors=fields)
+    return ServiceError(400, code, f"The request has invalid fields: {names}.", errors=fields)
 
 
 def is_dependency_fault(exc: BaseException) -> bool:
@@ -142,51 +149,75 @@ def is_dependency_fault(exc: BaseException) -> bool:
     return False
 
 
-def error_body(error: ApiError, surface: Surface) -> tuple[str, str]:
+def error_body(error: ServiceError, surface: Surface) -> tuple[str, str]:
     """(content type, serialized body) of `error` on `surface`."""
     if surface.uses_problem_documents:
         return PROBLEM_CONTENT_TYPE, dumps(problem_document(error))
     return JSON_CONTENT_TYPE, dumps(collection_error(error, rid.collection_request_id(rid.current())))
 
 
-def error_response(error: ApiError, surface: Surface) -> Response:
+def error_response(error: ServiceError, surface: Surface) -> Response:
     content_type, body = error_body(error, surface)
     return Response(status_code=error.status, content_type=content_type, body=body, headers=dict(error.headers))
 
 
-def unexpected_error(exc: BaseException, surface: Surface) -> ApiError:
+def to_response(result: Any, status: int = 200) -> Response:
+    """A route's return value as a Response (a dict body is validated and serialized later)."""
+    if isinstance(result, Response):
+        return result
+    return Response(status_code=status, content_type=JSON_CONTENT_TYPE, body=result)
+
+
+def created(result: Any) -> Response:
+    """201 with `result` as JSON."""
+    return to_response(result, 201)
+
+
+def unexpected_error(exc: BaseException, surface: Surface) -> ServiceError:
     """A dependency fault is 503 + Retry-After; anything else is logged and answered 500
     with nothing internal in the body."""
     if is_dependency_fault(exc):
         logger.warning("dependency fault", exc_info=exc)
-        return ApiError(
+        return ServiceError(
             503,
             "service_unavailable",
             "A dependency of the service is unavailable; retry with the same Idempotency-Key.",
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
     logger.exception("unhandled error", exc_info=exc)
-    return ApiError(500, surface.internal_code(), "The service failed to process the request.")
+    return ServiceError(500, surface.internal_code(), "The service failed to process the request.")
 
 
 def create_resolver(surface: Surface) -> APIGatewayRestResolver:
     """The resolver every function of `surface` declares its routes on."""
-    app = APIGatewayRestResolver(enable_validation=True, serializer=dumps, json_body_deserializer=loads)
-    app._response_validation_middleware = ExactResponseValidation(validation_serializer=dumps)
+    app = APIGatewayRestResolver(
+        enable_validation=True,
+        serializer=dumps,
+        json_body_deserializer=loads,
+        response_validation_error_http_code=HTTPStatus.INTERNAL_SERVER_ERROR,  # our bug, never the client's
+    )
+    app._response_validation_middleware = ExactResponseValidation(
+        validation_serializer=dumps, has_response_validation_error=True
+    )
 
     @app.not_found
     def _not_found(_exc: NotFoundError) -> Response:
         event = app.current_event
         message = f"No route for {event.http_method} {event.path}."
-        return error_response(ApiError(404, "not_found", message), surface)
+        return error_response(ServiceError(404, "not_found", message), surface)
 
-    @app.exception_handler(ApiError)
-    def _api_error(exc: ApiError) -> Response:
+    @app.exception_handler(ServiceError)
+    def _api_error(exc: ServiceError) -> Response:
         return error_response(exc, surface)
 
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response:
         return error_response(validation_error(list(exc.errors()), surface), surface)
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _unsupported(_exc: RequestUnsupportedContentType) -> Response:
+        error = ServiceError(400, "invalid_request", "The request body must be JSON (Content-Type: application/json).")
+        return error_response(error, surface)
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:
@@ -194,6 +225,12 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
 
     app.mzpay_surface = surface  # type: ignore[attr-defined]
     return app
+
+
+def _proxy_error(error: ServiceError, surface: Surface) -> dict[str, Any]:
+    content_type, body = error_body(error, surface)
+    headers = {"Content-Type": [content_type], **{k: [v] for k, v in error.headers.items()}}
+    return {"statusCode": error.status, "multiValueHeaders": headers, "body": body, "isBase64Encoded": False}
 
 
 def _with_request_id(response: dict[str, Any], request_id: str) -> dict[str, Any]:
@@ -219,17 +256,12 @@ def lambda_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any
         rid.set_current(request_id)
         logger.append_keys(request_id=request_id)
         try:
+            admit(event)  # the authorizer's refusal, or the per-request rules of the merchant's key
             response = app.resolve(event, context)
+        except ServiceError as error:
+            response = _proxy_error(error, surface)
         except Exception as exc:  # an error handler itself failed: still answer in shape
-            error = unexpected_error(exc, surface)
-            content_type, body = error_body(error, surface)
-            headers = {"Content-Type": [content_type], **{k: [v] for k, v in error.headers.items()}}
-            response = {
-                "statusCode": error.status,
-                "multiValueHeaders": headers,
-                "body": body,
-                "isBase64Encoded": False,
-            }
+            response = _proxy_error(unexpected_error(exc, surface), surface)
         return _with_request_id(response, request_id)
 
     return handler

@@ -13,3 +13,12 @@ def operator_token() -> str:
 
     value = parameters.get_secret(os.environ["OPERATOR_TOKEN_SECRET_ARN"], max_age=SECRET_CACHE_SECONDS)
     return str(value)
+
+
+def key_pepper() -> str:
+    """The secret that API keys are hashed with (one value in every region: any region must
+    recognise any key to answer 421)."""
+    from aws_lambda_powertools.utilities import parameters
+
+    value = parameters.get_secret(os.environ["KEY_PEPPER_SECRET"], max_age=SECRET_CACHE_SECONDS)
+    return str(value)

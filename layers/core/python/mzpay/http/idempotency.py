@@ -1,0 +1,151 @@
+"""`@idempotent`: exactly-once money-moving POSTs per (account, mode, Idempotency-Key).
+
+Built on conditional writes (mzpay.store.idempotency) rather than Powertools' idempotency
+utility, whose answers differ from the spec's: it would store error answers of the
+resolver's exception handlers, surface its in-progress and validation errors as 502s, and
+key on raw, case-sensitive header names.
+
+- no header: 400 idempotency_key_required; over 255 bytes: 400 invalid_idempotency_key;
+- a replay returns the original status, headers and body plus `Idempotent-Replayed: true`;
+- the same key with another method, path or body: 409 idempotency_key_reused;
+- a duplicate arriving while the first runs waits up to WAIT_SECONDS, then 409
+  request_in_progress with Retry-After: 1;
+- store unreachable: 503 idempotency_unavailable with Retry-After: 1, and nothing runs;
+- an answer of 5xx (or a crash) does not pin the key: the next attempt runs again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+
+from mzpay.domain.errors import ServiceError
+from mzpay.http.principal import merchant
+from mzpay.store.idempotency import COMPLETED, IdempotencyStore, IdempotencyUnavailable
+
+HEADER = "Idempotency-Key"
+MAX_KEY_BYTES = 255
+WAIT_SECONDS = 2.0
+POLL_SECONDS = 0.1
+REPLAYED_HEADER = "Idempotent-Replayed"
+_store: IdempotencyStore | None = None
+
+
+def store() -> IdempotencyStore:
+    global _store
+    if _store is None:
+        _store = IdempotencyStore.from_env()
+    return _store
+
+
+def merchant_scope() -> str:
+    principal = merchant()
+    return f"{principal.acting_account_id}#{principal.mode}"
+
+
+def fingerprint(method: str, path: str, body: str | None) -> str:
+    """Hash of method, path and body; JSON bodies are canonicalised (key order, spacing)."""
+    text = body or ""
+    with contextlib.suppress(ValueError):
+        text = json.dumps(json.loads(text), sort_keys=True, separators=(",", ":")) if text else ""
+    return hashlib.sha256(f"{method}\n{path}\n{text}".encode()).hexdigest()
+
+
+def _unavailable() -> ServiceError:
+    return ServiceError(
+        503,
+        "idempotency_unavailable",
+        "The idempotency store is unreachable; the request was not run. Retry with the same key.",
+        headers={"Retry-After": "1"},
+    )
+
+
+def idempotent(
+    app: Any, scope: Callable[[], str] = merchant_scope
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make a route of `app` run once per Idempotency-Key within `scope` (account and mode)."""
+
+    def decorate(route: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(route)
+        def run_once(*args: Any, **kwargs: Any) -> Response:
+            event = app.current_event
+            key = event.headers.get(HEADER.lower()) or event.headers.get(HEADER)
+            if not key:
+                raise ServiceError(400, "idempotency_key_required", f"This request needs an {HEADER} header.")
+            if len(key.encode()) > MAX_KEY_BYTES:
+                raise ServiceError(400, "invalid_idempotency_key", f"{HEADER} is longer than {MAX_KEY_BYTES} bytes.")
+            pk = f"{scope()}#{key}"
+            print_ = fingerprint(event.http_method, event.path, event.body)
+            remaining = app.lambda_context.get_remaining_time_in_millis() / 1000 if app.lambda_context else 30
+            try:
+                claim = store().claim(pk, print_, lock_seconds=remaining + 1)
+                deadline = time.monotonic() + WAIT_SECONDS
+                while claim.existing is not None and claim.existing.status != COMPLETED:
+                    if claim.existing.fingerprint != print_:
+                        break
+                    if time.monotonic() >= deadline:
+                        raise ServiceError(
+                            409,
+                            "request_in_progress",
+                            "A request with this Idempotency-Key is still running; retry shortly.",
+                            headers={"Retry-After": "1"},
+                        )
+                    time.sleep(POLL_SECONDS)
+                    claim = store().claim(pk, print_, lock_seconds=remaining + 1)
+            except IdempotencyUnavailable as exc:
+                raise _unavailable() from exc
+            if claim.existing is not None:
+                record = claim.existing
+                if record.fingerprint != print_:
+                    raise ServiceError(
+                        409,
+                        "idempotency_key_reused",
+                        "This Idempotency-Key was used for another request (method, path or body).",
+                    )
+                headers = {**(record.response_headers or {}), REPLAYED_HEADER: "true"}
+                return Response(
+                    status_code=record.response_status or 200, headers=headers, body=record.response_body or ""
+                )
+            assert claim.token is not None
+            return _run(app, route, pk, claim.token, args, kwargs)
+
+        return run_once
+
+    return decorate
+
+
+def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kwargs: Any) -> Response:
+    from mzpay.http.resolver import dumps, error_response, to_response
+
+    try:
+        response = to_response(route(*args, **kwargs))
+    except ServiceError as error:
+        response = error_response(error, app.mzpay_surface)
+    except BaseException:
+        _forget(pk, token)
+        raise
+    if response.status_code >= 500:
+        _forget(pk, token)
+        return response
+    if not isinstance(response.body, str):  # the answer is kept as the exact text that was sent
+        response.body = dumps(response.body)
+    headers = {k: v if isinstance(v, str) else ",".join(v) for k, v in response.headers.items()}
+    if response.content_type:
+        headers["Content-Type"] = response.content_type
+    # If this write fails the answer still stands; a retry after the lock expires runs into
+    # the resource's own conditional writes, which are the real guard against doing it twice.
+    with contextlib.suppress(IdempotencyUnavailable):
+        store().complete(pk, token, response.status_code, headers, str(response.body or ""))
+    return response
+
+
+def _forget(pk: str, token: str) -> None:
+    with contextlib.suppress(IdempotencyUnavailable):  # else the lock expires by itself
+        store().release(pk, token)

@@ -1,0 +1,78 @@
+"""The gateway's authorizer: API keys (checksum, keyed-hash lookup, expiry, IP allowlist),
+the account's state and its home region. Cached by API Gateway per (Authorization, source IP)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from mzpay.config import settings
+from mzpay.domain.accounts import AccountStatus
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.keys import key_hash, key_mode, key_use, looks_like_key
+from mzpay.domain.network import ip_allowed, parse_allowlist
+from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
+from mzpay.http.principal import WWW_AUTHENTICATE
+from mzpay.http.residency import wrong_region
+from mzpay.store.directory import Directory, parse_iso
+from mzpay.store.secrets import key_pepper
+
+
+@lru_cache(maxsize=1)
+def _directory() -> Directory:
+    return Directory.from_env()
+
+
+def _unauthenticated(code: str, message: str) -> ServiceError:
+    return ServiceError(401, code, message, headers={"WWW-Authenticate": WWW_AUTHENTICATE})
+
+
+def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """Allow a live key of an active account homed here, with its properties as context; a
+    refusal otherwise (see `mzpay.http.authorizers.refuse`)."""
+    token = bearer_token(event)
+    if token is None or not looks_like_key(token):
+        raise Unauthorized()
+    if key_mode(token) is None:  # checksum first: a typo never reaches the table
+        return refuse(
+            event,
+            "anonymous",
+            _unauthenticated("invalid_api_key", "The API key is malformed or mistyped (its checksum does not match)."),
+        )
+    key = _directory().key_by_hash(key_hash(token, key_pepper()))
+    now = now or datetime.now(UTC)
+    if key is None:
+        raise Unauthorized()
+    use = key_use(key.status, parse_iso(key.expires_at), now)
+    if not use.allowed:
+        if use.code == "unauthorized":
+            raise Unauthorized()
+        return refuse(event, key.key_id, _unauthenticated(use.code, "This API key has expired."))
+    if key.home_region != settings().service_region:
+        return refuse(event, key.key_id, wrong_region(key.home_region, "gateway"))
+    if key.ip_allowlist and not ip_allowed(source_ip(event), parse_allowlist(",".join(key.ip_allowlist))):
+        return refuse(
+            event, key.key_id, ServiceError(403, "ip_not_allowed", "This API key may not be used from this address.")
+        )
+    account = _directory().get_account(key.account_id)
+    if account is None:
+        raise Unauthorized()
+    if account.status == AccountStatus.SUSPENDED:
+        return refuse(
+            event,
+            key.key_id,
+            ServiceError(403, "account_suspended", f"This account is suspended: {account.reason}".rstrip(": ")),
+        )
+    return allow(
+        event,
+        key.key_id,
+        {
+            "account_id": key.account_id,
+            "mode": key.mode,
+            "scopes": " ".join(key.scopes),
+            "key_id": key.key_id,
+            "allowed_customers": ",".join(key.allowed_customers),
+            "expires_at": key.expires_at or "",
+        },
+    )

@@ -1,0 +1,61 @@
+"""Request bodies of the access routes (pydantic: validation and the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from mzpay.domain.keys import DEFAULT_SCOPES, MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS, unknown_scopes
+from mzpay.domain.network import parse_allowlist
+
+Mode = Literal["test", "live"]
+Region = Literal["mz", "regional-sa"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class CreateAccount(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    region: Region
+
+
+class SuspendAccount(Strict):
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class CreateApiKey(Strict):
+    mode: Mode
+    scopes: list[str] = Field(default_factory=lambda: list(DEFAULT_SCOPES), max_length=20)
+    expires_at: AwareDatetime | None = None
+    ip_allowlist: list[str] = Field(default_factory=list, max_length=50)
+    allowed_customers: list[str] = Field(default_factory=list, max_length=500)
+
+    @field_validator("scopes")
+    @classmethod
+    def _known_scopes(cls, scopes: list[str]) -> list[str]:
+        unknown = unknown_scopes(scopes)
+        if unknown:
+            raise PydanticCustomError("invalid_scope", "unknown scopes: {unknown}", {"unknown": ", ".join(unknown)})
+        return sorted(set(scopes))
+
+    @field_validator("ip_allowlist")
+    @classmethod
+    def _cidrs(cls, cidrs: list[str]) -> list[str]:
+        try:
+            return [str(network) for network in parse_allowlist(",".join(cidrs))]
+        except ValueError as exc:
+            raise PydanticCustomError(
+                "invalid_cidr", "not an IPv4 or IPv6 address or CIDR: {error}", {"error": str(exc)}
+            ) from exc
+
+
+class RollWebhookSecret(Strict):
+    mode: Mode
+
+
+class RollApiKey(Strict):
+    overlap_seconds: int = Field(default=ROLL_OVERLAP_SECONDS, ge=0, le=MAX_ROLL_OVERLAP_SECONDS)

@@ -1,0 +1,78 @@
+"""Regional account data (the tenant's home region only): webhook signing secrets, encrypted
+with the stack's KMS key. Items: pk ACCOUNT#<id>, sk WHSEC#<mode>."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.webhook_secrets import SecretVersion
+from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.directory import iso, parse_iso
+
+
+class WebhookSecrets:
+    def __init__(self, table_name: str, key_id: str) -> None:
+        self.table = table(table_name)
+        self.key_id = key_id
+
+    @classmethod
+    def from_env(cls) -> WebhookSecrets:
+        return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))
+
+    def encrypt(self, plaintext: str, account_id: str) -> str:
+        blob = client("kms").encrypt(
+            KeyId=self.key_id, Plaintext=plaintext.encode(), EncryptionContext={"account_id": account_id}
+        )["CiphertextBlob"]
+        return base64.b64encode(blob).decode()
+
+    def decrypt(self, ciphertext: str, account_id: str) -> str:
+        plaintext = client("kms").decrypt(
+            CiphertextBlob=base64.b64decode(ciphertext), EncryptionContext={"account_id": account_id}
+        )["Plaintext"]
+        return bytes(plaintext).decode()
+
+    def read(self, account_id: str, mode: str) -> tuple[list[SecretVersion], int]:
+        item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": f"WHSEC#{mode}"}, ConsistentRead=True).get(
+            "Item"
+        )
+        if item is None:
+            return [], 0
+        versions = [
+            SecretVersion(
+                v["secret_id"],
+                v["ciphertext"],
+                parse_iso(v["created_at"]),  # type: ignore[arg-type]
+                parse_iso(v.get("expires_at")),
+            )
+            for v in item.get("versions", [])
+        ]
+        return versions, int(item["version"])
+
+    def write(self, account_id: str, mode: str, versions: list[SecretVersion], read_version: int) -> None:
+        """Replace the versions, conditioned on the item not having changed since it was read."""
+        condition = "attribute_not_exists(pk)" if read_version == 0 else "version = :read"
+        values: dict[str, Any] = {":read": read_version} if read_version else {}
+        try:
+            self.table.put_item(
+                Item={
+                    "pk": f"ACCOUNT#{account_id}",
+                    "sk": f"WHSEC#{mode}",
+                    "version": read_version + 1,
+                    "versions": [_version_item(v) for v in versions],
+                },
+                ConditionExpression=condition,
+                **({"ExpressionAttributeValues": values} if values else {}),
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ServiceError(409, "invalid_state", "The webhook secrets changed meanwhile; retry.") from exc
+            raise
+
+
+def _version_item(version: SecretVersion) -> dict[str, Any]:
+    item = {"secret_id": version.secret_id, "ciphertext": version.ciphertext, "created_at": iso(version.created_at)}
+    if version.expires_at is not None:
+        item["expires_at"] = iso(version.expires_at)
+    return item

@@ -1,0 +1,269 @@
+"""The tenant directory: accounts and API-key lookups, in a DynamoDB global table replicated to
+every region. It says where a tenant lives; it holds no payment data.
+
+Items (pk, sk):
+  ACCOUNT#<id>, ACCOUNT    the account: name, home_region, status, reason, version
+  KEY#<key_id>, KEY        an API key's properties and the keyed hash of its secret
+  KEYHASH#<hash>, KEY      pointer from the hash to the key id (what the authorizer looks up)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.keys import KeyStatus
+from mzpay.store.aws import env, is_conditional_failure, table
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_iso(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+
+@dataclass
+class Account:
+    account_id: str
+    name: str
+    home_region: str
+    status: str
+    reason: str
+    created_at: str
+    updated_at: str
+    version: int = 1
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> Account:
+        return cls(
+            account_id=item["account_id"],
+            name=item["name"],
+            home_region=item["home_region"],
+            status=item["status"],
+            reason=item.get("reason", ""),
+            created_at=item["created_at"],
+            updated_at=item["updated_at"],
+            version=int(item.get("version", 1)),
+        )
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.account_id,
+            "name": self.name,
+            "region": self.home_region,
+            "status": self.status,
+            "reason": self.reason,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass
+class ApiKey:
+    key_id: str
+    account_id: str
+    home_region: str
+    mode: str
+    scopes: list[str]
+    status: str
+    key_hash: str
+    hint: str  # prefix, mode and last four characters: safe to show
+    created_at: str
+    expires_at: str | None = None
+    ip_allowlist: list[str] = field(default_factory=list)
+    allowed_customers: list[str] = field(default_factory=list)
+    rolled_to: str | None = None
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> ApiKey:
+        return cls(
+            key_id=item["key_id"],
+            account_id=item["account_id"],
+            home_region=item["home_region"],
+            mode=item["mode"],
+            scopes=list(item.get("scopes") or []),
+            status=item["status"],
+            key_hash=item["key_hash"],
+            hint=item["hint"],
+            created_at=item["created_at"],
+            expires_at=item.get("expires_at"),
+            ip_allowlist=list(item.get("ip_allowlist") or []),
+            allowed_customers=list(item.get("allowed_customers") or []),
+            rolled_to=item.get("rolled_to"),
+        )
+
+    def item(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if v is not None}
+        return {"pk": f"KEY#{self.key_id}", "sk": "KEY", **data}
+
+    def public(self) -> dict[str, Any]:
+        """What the owner and operators may see: never the hash."""
+        return {
+            "id": self.key_id,
+            "account_id": self.account_id,
+            "mode": self.mode,
+            "scopes": self.scopes,
+            "status": self.status,
+            "hint": self.hint,
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+            "ip_allowlist": self.ip_allowlist,
+            "allowed_customers": self.allowed_customers,
+            "rolled_to": self.rolled_to,
+        }
+
+
+class Directory:
+    """Repository of the directory table (conditional writes; one transaction per change)."""
+
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> Directory:
+        return cls(env("DIRECTORY_TABLE"))
+
+    # ------------------------------------------------------------------ accounts
+    def create_account(self, account: Account) -> None:
+        item = {"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT", **account.__dict__}
+        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+
+    def get_account(self, account_id: str) -> Account | None:
+        item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}, ConsistentRead=True).get(
+            "Item"
+        )
+        return Account.from_item(item) if item else None
+
+    def change_account_status(self, account: Account, status: str, reason: str, now: datetime) -> Account:
+        """Move `account` to `status`, conditioned on the status and version it was read with:
+        a concurrent change makes this one 409 invalid_state."""
+        try:
+            self.table.update_item(
+                Key={"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT"},
+                UpdateExpression="SET #s = :to, reason = :reason, updated_at = :now, version = version + :one",
+                ConditionExpression="#s = :from AND version = :version",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={
+                    ":to": status,
+                    ":reason": reason,
+                    ":now": iso(now),
+                    ":one": 1,
+                    ":from": account.status,
+                    ":version": account.version,
+                },
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ServiceError(409, "invalid_state", "The account changed meanwhile; read it and retry.") from exc
+            raise
+        return Account(
+            **{
+                **account.__dict__,
+                "status": status,
+                "reason": reason,
+                "updated_at": iso(now),
+                "version": account.version + 1,
+            }
+        )
+
+    # ------------------------------------------------------------------ keys
+    def create_key(self, key: ApiKey) -> None:
+        """The key and its hash pointer, together or not at all."""
+        self.client.transact_write_items(
+            TransactItems=[
+                {
+                    "Put": {
+                        "TableName": self.name,
+                        "Item": key.item(),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+                {
+                    "Put": {
+                        "TableName": self.name,
+                        "Item": _pointer(key),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ]
+        )
+
+    def get_key(self, key_id: str) -> ApiKey | None:
+        item = self.table.get_item(Key={"pk": f"KEY#{key_id}", "sk": "KEY"}, ConsistentRead=True).get("Item")
+        return ApiKey.from_item(item) if item else None
+
+    def key_by_hash(self, key_hash: str) -> ApiKey | None:
+        pointer = self.table.get_item(Key={"pk": f"KEYHASH#{key_hash}", "sk": "KEY"}).get("Item")
+        if pointer is None:
+            return None
+        key = self.get_key(pointer["key_id"])
+        return key if key is not None and key.key_hash == key_hash else None
+
+    def roll_key(self, old: ApiKey, new: ApiKey, old_expires_at: str) -> None:
+        """Old key -> rolled (valid until `old_expires_at`), new key created: one transaction,
+        conditioned on the old key still being active (else 409 already_rolled)."""
+        try:
+            self.client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Update": {
+                            "TableName": self.name,
+                            "Key": {"pk": f"KEY#{old.key_id}", "sk": "KEY"},
+                            "UpdateExpression": "SET #s = :rolled, expires_at = :until, rolled_to = :new",
+                            "ConditionExpression": "#s = :active",
+                            "ExpressionAttributeNames": {"#s": "status"},
+                            "ExpressionAttributeValues": (
+                                {
+                                    ":rolled": KeyStatus.ROLLED,
+                                    ":until": old_expires_at,
+                                    ":new": new.key_id,
+                                    ":active": KeyStatus.ACTIVE,
+                                }
+                            ),
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self.name,
+                            "Item": new.item(),
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self.name,
+                            "Item": _pointer(new),
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                ]
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ServiceError(409, "already_rolled", "This key was already rolled or revoked.") from exc
+            raise
+
+    def revoke_key(self, key: ApiKey) -> ApiKey:
+        try:
+            self.table.update_item(
+                Key={"pk": f"KEY#{key.key_id}", "sk": "KEY"},
+                UpdateExpression="SET #s = :revoked",
+                ConditionExpression="#s <> :revoked",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":revoked": KeyStatus.REVOKED},
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ServiceError(409, "invalid_state", "This key is already revoked.") from exc
+            raise
+        return ApiKey(**{**key.__dict__, "status": KeyStatus.REVOKED})
+
+
+def _pointer(key: ApiKey) -> dict[str, Any]:
+    return {"pk": f"KEYHASH#{key.key_hash}", "sk": "KEY", "key_id": key.key_id, "account_id": key.account_id}
