@@ -25,4 +25,4 @@ def next_status(current: str, action: str) -> str:
     try:
         return TRANSITIONS[(current, action)]
     except KeyError:
-        raise ServiceError(409, "invalid_state", f"An account that is {current} cannot be {action}d.") from None
+        raise ServiceError(409, "invalid_state", f"Cannot {action} an account that is {current}.") from None
