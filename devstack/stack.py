@@ -71,7 +71,7 @@ def start_moto(host: str, port: int, log_file: Path | None) -> subprocess.Popen[
     """moto in server mode, in its own process (its GIL is not ours)."""
     output = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as moto
     process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
+        [sys.executable, "-m", "devstack.moto_server", "-H", host, "-p", str(port)],
         stdout=output,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # a terminal's Ctrl-C is for the stack, which stops moto last

@@ -1,0 +1,360 @@
+"""The gateway's authorizer (functions/gateway_authorizer) against in-process moto: a directory
+table, the key pepper in Secrets Manager, accounts and keys made through mzpay.access or
+written straight into the directory."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from aws_lambda_powertools.utilities import parameters
+from moto import mock_aws
+
+from mzpay import access, config
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.keys import generate_key, key_hash, redacted
+from mzpay.http import merchant_auth
+from mzpay.http.principal import admit
+from mzpay.store import aws
+from mzpay.store.directory import Account, ApiKey, Directory
+from tests.expected import problem
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = "af-south-1"
+TABLE = "mzpay-directory"
+PEPPER_SECRET = "mzpay/api-key-pepper"
+PEPPER = "pepper-0123456789abcdefghijklmnopqrstuvwxyz"
+METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/POST/v1/payments"
+WWW = {"WWW-Authenticate": 'Bearer realm="mzpay"'}
+ACCOUNT_ID = "01JACC0000000000000000000A"
+SA_ACCOUNT_ID = "01JACC0000000000000000005A"
+
+
+def load_authorizer() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "gateway_authorizer_app_under_test", ROOT / "functions" / "gateway_authorizer" / "app.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.lambda_handler
+
+
+def clear_caches() -> None:
+    parameters.clear_caches()
+    merchant_auth._directory.cache_clear()
+    access.directory.cache_clear()
+    config.settings.cache_clear()
+    aws.table.cache_clear()
+    aws.client.cache_clear()
+
+
+@pytest.fixture
+def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
+    monkeypatch.setenv("KEY_PEPPER_SECRET", PEPPER_SECRET)
+    monkeypatch.setenv("SERVICE_REGION", "mz")
+    monkeypatch.setenv("PEER_REGION_URLS", "regional-sa.gateway=https://gw.sa.example")
+    clear_caches()
+    with mock_aws():
+        boto3.client("dynamodb", region_name=REGION).create_table(
+            TableName=TABLE,
+            BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        )
+        boto3.client("secretsmanager", region_name=REGION).create_secret(Name=PEPPER_SECRET, SecretString=PEPPER)
+        directory = Directory(TABLE)
+        directory.create_account(account(ACCOUNT_ID, "mz"))
+        directory.create_account(account(SA_ACCOUNT_ID, "regional-sa"))
+        yield load_authorizer()
+    clear_caches()
+
+
+def account(account_id: str, home_region: str, status: str = "active", reason: str = "") -> Account:
+    return Account(account_id, "Loja", home_region, status, reason, "2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z")
+
+
+def stored_key(
+    key_id: str = "01JKEY000000000000000000A1", account_id: str = ACCOUNT_ID, **changes: Any
+) -> tuple[ApiKey, str]:
+    """A key written straight into the directory; `changes` may name any ApiKey field."""
+    secret = generate_key(changes.get("mode", "test"))
+    key = ApiKey(
+        key_id=key_id,
+        account_id=account_id,
+        home_region="mz",
+        mode="test",
+        scopes=["payments:read", "payments:write"],
+        status="active",
+        key_hash=key_hash(secret, PEPPER),
+        hint=redacted(secret),
+        created_at="2026-03-01T10:00:00Z",
+    )
+    key = replace(key, **changes)
+    Directory(TABLE).create_key(key)
+    return key, secret
+
+
+def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> dict[str, Any]:
+    headers = {"Authorization": authorization} if authorization is not None else {}
+    return {
+        "type": "REQUEST",
+        "methodArn": METHOD_ARN,
+        "resource": "/v1/payments",
+        "path": "/v1/payments",
+        "httpMethod": "POST",
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": None,
+        "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
+    }
+
+
+def policy(effect: str) -> dict[str, Any]:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Action": "execute-api:Invoke",
+                "Effect": effect,
+                "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
+            }
+        ],
+    }
+
+
+def refusal(answer: dict[str, Any]) -> dict[str, Any]:
+    """The refusal an Allow answer hands to the function (after checking the answer's shape)."""
+    assert answer["policyDocument"] == policy("Allow")
+    assert set(answer) == {"principalId", "policyDocument", "context"}
+    assert set(answer["context"]) == {"refusal"}
+    return dict(json.loads(answer["context"]["refusal"]))
+
+
+def denied_problem(answer: dict[str, Any]) -> dict[str, Any]:
+    assert answer["policyDocument"] == policy("Deny")
+    assert set(answer) == {"principalId", "policyDocument", "context"}
+    assert set(answer["context"]) == {"problem"}
+    return dict(json.loads(answer["context"]["problem"]))
+
+
+# ---------------------------------------------------------------- allowed
+def test_a_valid_key_is_allowed_on_the_whole_api_with_its_properties(authorizer: Any) -> None:
+    _, secret = stored_key(
+        scopes=["payments:read", "refunds:write", "accounts:write"],
+        allowed_customers=["cus_1", "cus_2"],
+        expires_at="2999-01-01T00:00:00Z",
+    )
+    assert authorizer(auth_event(f"Bearer {secret}"), None) == {
+        "principalId": "01JKEY000000000000000000A1",
+        "policyDocument": policy("Allow"),
+        "context": {
+            "account_id": ACCOUNT_ID,
+            "mode": "test",
+            "scopes": "payments:read refunds:write accounts:write",
+            "key_id": "01JKEY000000000000000000A1",
+            "allowed_customers": "cus_1,cus_2",
+            "expires_at": "2999-01-01T00:00:00Z",
+        },
+    }
+
+
+def test_keys_made_through_access_are_allowed_until_revoked(authorizer: Any) -> None:
+    created = access.create_account("Loja Beira", "mz")
+    made = access.create_api_key(created["id"], "live", ["payments:read", "payments:write"], None, [], [])
+    secret = made.pop("key")
+    assert made == {
+        "id": made["id"],
+        "account_id": created["id"],
+        "mode": "live",
+        "scopes": ["payments:read", "payments:write"],
+        "status": "active",
+        "hint": redacted(secret),
+        "created_at": made["created_at"],
+        "expires_at": None,
+        "ip_allowlist": [],
+        "allowed_customers": [],
+        "rolled_to": None,
+    }
+    expected = {
+        "principalId": made["id"],
+        "policyDocument": policy("Allow"),
+        "context": {
+            "account_id": created["id"],
+            "mode": "live",
+            "scopes": "payments:read payments:write",
+            "key_id": made["id"],
+            "allowed_customers": "",
+            "expires_at": "",
+        },
+    }
+    assert authorizer(auth_event(f"Bearer {secret}"), None) == expected
+    assert authorizer(auth_event(f"bearer   {secret}  "), None) == expected  # scheme and spacing are lenient
+
+    access.revoke_api_key(made["id"])
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {secret}"), None)
+
+
+def test_a_rolled_key_is_allowed_during_its_overlap(authorizer: Any) -> None:
+    _, secret = stored_key(status="rolled", expires_at="2999-01-01T00:00:00Z", rolled_to="01JKEY000000000000000000B2")
+    answer = authorizer(auth_event(f"Bearer {secret}"), None)
+    assert answer["policyDocument"] == policy("Allow")
+    assert answer["context"]["expires_at"] == "2999-01-01T00:00:00Z"
+
+
+def test_an_address_inside_the_key_allowlist_is_allowed(authorizer: Any) -> None:
+    _, secret = stored_key(ip_allowlist=["10.0.0.0/8", "2001:db8::/32"])
+    for address in ("10.1.2.3", "2001:db8::7", "::ffff:10.9.9.9"):
+        assert authorizer(auth_event(f"Bearer {secret}", address), None)["policyDocument"] == policy("Allow")
+
+
+# ---------------------------------------------------------------- Unauthorized (API Gateway's own 401)
+@pytest.mark.parametrize(
+    "authorization",
+    [None, "", "Bearer", "Bearer ", "Basic bXpwX3Rlc3Rfeg==", "Bearer sk_live_abcdef", "Token mzp_test_abc"],
+)
+def test_no_bearer_or_a_foreign_token_is_unauthorized(authorizer: Any, authorization: str | None) -> None:
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(authorization), None)
+
+
+def test_an_unknown_key_with_a_valid_checksum_is_unauthorized(authorizer: Any) -> None:
+    stored_key()
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {generate_key('test')}"), None)
+
+
+def test_a_key_hashed_with_another_pepper_is_unauthorized(authorizer: Any) -> None:
+    secret = generate_key("test")
+    key, _ = stored_key()
+    Directory(TABLE).create_key(replace(key, key_id="01JKEY000000000000000000Z9", key_hash=key_hash(secret, "other")))
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {secret}"), None)
+
+
+def test_a_revoked_key_is_unauthorized(authorizer: Any) -> None:
+    _, secret = stored_key(status="revoked")
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {secret}"), None)
+
+
+def test_a_key_of_a_missing_account_is_unauthorized(authorizer: Any) -> None:
+    _, secret = stored_key(account_id="01JNOSUCHACCOUNT0000000000")
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {secret}"), None)
+
+
+# ---------------------------------------------------------------- refusals handed to the function
+@pytest.mark.parametrize(
+    "token",
+    [
+        "mzp_",
+        "mzp_test_short",
+        "mzp_prod_" + "a" * 38,
+        "CHECKSUM",  # replaced below by a stored key with its last character changed
+    ],
+)
+def test_a_mistyped_key_is_invalid_api_key_before_any_lookup(authorizer: Any, token: str) -> None:
+    if token == "CHECKSUM":
+        _, secret = stored_key()
+        token = secret[:-1] + ("A" if secret[-1] != "A" else "B")
+    answer = authorizer(auth_event(f"Bearer {token}"), None)
+    assert answer["principalId"] == "anonymous"
+    assert refusal(answer) == {
+        "status": 401,
+        "code": "invalid_api_key",
+        "message": "The API key is malformed or mistyped (its checksum does not match).",
+        "headers": WWW,
+        "extensions": {},
+    }
+
+
+def test_an_expired_key_is_key_expired(authorizer: Any) -> None:
+    _, secret = stored_key(expires_at="2020-01-01T00:00:00Z")
+    answer = authorizer(auth_event(f"Bearer {secret}"), None)
+    assert answer["principalId"] == "01JKEY000000000000000000A1"
+    assert refusal(answer) == {
+        "status": 401,
+        "code": "key_expired",
+        "message": "This API key has expired.",
+        "headers": WWW,
+        "extensions": {},
+    }
+    # the function answers it before any route runs
+    with pytest.raises(ServiceError) as caught:
+        admit({"requestContext": {"authorizer": {**answer["context"], "principalId": answer["principalId"]}}})
+    assert (caught.value.status, caught.value.code, caught.value.headers) == (401, "key_expired", WWW)
+
+
+def test_a_rolled_key_past_its_overlap_is_key_expired(authorizer: Any) -> None:
+    _, secret = stored_key(status="rolled", expires_at="2026-01-01T00:00:00Z", rolled_to="01JKEY000000000000000000B2")
+    assert refusal(authorizer(auth_event(f"Bearer {secret}"), None))["code"] == "key_expired"
+
+
+def test_expiry_is_exact_to_the_second(authorizer: Any) -> None:
+    _, secret = stored_key(expires_at="2026-03-01T12:00:00Z")
+    event = auth_event(f"Bearer {secret}")
+    before = merchant_auth.authorize_merchant(event, now=datetime(2026, 3, 1, 11, 59, 59, tzinfo=UTC))
+    assert before["policyDocument"] == policy("Allow") and before["context"]["key_id"] == "01JKEY000000000000000000A1"
+    at = merchant_auth.authorize_merchant(event, now=datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC))
+    assert refusal(at)["code"] == "key_expired"
+
+
+def test_a_key_of_an_account_homed_elsewhere_is_wrong_region(authorizer: Any) -> None:
+    _, secret = stored_key("01JKEY0000000000000000005A", account_id=SA_ACCOUNT_ID, home_region="regional-sa")
+    answer = authorizer(auth_event(f"Bearer {secret}"), None)
+    assert answer["principalId"] == "01JKEY0000000000000000005A"
+    assert refusal(answer) == {
+        "status": 421,
+        "code": "wrong_region",
+        "message": "This tenant is served in region regional-sa; resend the request to https://gw.sa.example.",
+        "headers": {"Service-Region": "regional-sa", "Service-Region-Url": "https://gw.sa.example"},
+        "extensions": {"region": "regional-sa", "base_url": "https://gw.sa.example"},
+    }
+
+
+# ---------------------------------------------------------------- 403: Deny with the problem document
+def test_an_address_outside_the_key_allowlist_is_ip_not_allowed(authorizer: Any) -> None:
+    _, secret = stored_key(ip_allowlist=["10.0.0.0/8"])
+    answer = authorizer(auth_event(f"Bearer {secret}", "198.51.100.7"), None)
+    assert answer["principalId"] == "01JKEY000000000000000000A1"
+    assert denied_problem(answer) == problem(
+        403, "Forbidden", "ip_not_allowed", "This API key may not be used from this address."
+    )
+
+
+def test_a_key_of_a_suspended_account_is_account_suspended(authorizer: Any) -> None:
+    _, secret = stored_key()
+    access.change_account_status(ACCOUNT_ID, "suspend", "fraud review")
+    answer = authorizer(auth_event(f"Bearer {secret}"), None)
+    assert answer["principalId"] == "01JKEY000000000000000000A1"
+    assert denied_problem(answer) == problem(
+        403, "Forbidden", "account_suspended", "This account is suspended: fraud review"
+    )
+
+    access.change_account_status(ACCOUNT_ID, "reactivate")
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+
+
+def test_a_suspension_without_a_reason(authorizer: Any) -> None:
+    _, secret = stored_key()
+    access.change_account_status(ACCOUNT_ID, "suspend")
+    assert denied_problem(authorizer(auth_event(f"Bearer {secret}"), None)) == problem(
+        403, "Forbidden", "account_suspended", "This account is suspended"
+    )

@@ -1,0 +1,299 @@
+"""Who calls the gateway: admitting a request from the authorizer's context, and the
+refusals an authorizer hands to API Gateway (mzpay.http.principal, mzpay.http.authorizers)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from mzpay.domain.errors import ServiceError
+from mzpay.http import principal as principal_module
+from mzpay.http.authorizers import refuse
+from mzpay.http.principal import Principal, admit, merchant, refusal_context
+from tests.expected import problem
+
+NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
+WWW = {"WWW-Authenticate": 'Bearer realm="mzpay"'}
+METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/POST/v1/payments"
+MERCHANT = {
+    "account_id": "01JACCOUNT0000000000000000",
+    "mode": "test",
+    "scopes": "payments:read payments:write",
+    "key_id": "01JKEY000000000000000000000",
+    "allowed_customers": "",
+    "expires_at": "",
+}
+
+
+@pytest.fixture(autouse=True)
+def no_principal() -> Iterator[None]:
+    principal_module._current.set(None)
+    yield
+    principal_module._current.set(None)
+
+
+def event(authorizer: dict[str, Any] | None, query: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "resource": "/v1/payments",
+        "path": "/v1/payments",
+        "httpMethod": "GET",
+        "headers": {},
+        "queryStringParameters": query,
+        "requestContext": {"requestId": "r-1", "stage": "prod", "authorizer": authorizer},
+    }
+
+
+def merchant_event(query: dict[str, str] | None = None, **context: str) -> dict[str, Any]:
+    return event({**MERCHANT, **context}, query)
+
+
+def raised(call: Any, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    with pytest.raises(ServiceError) as caught:
+        call(*args, **kwargs)
+    error = caught.value
+    return (error.status, error.code, error.message, error.errors, error.headers, error.extensions)
+
+
+# ---------------------------------------------------------------- refusals from the authorizer
+@pytest.mark.parametrize(
+    "error",
+    [
+        ServiceError(401, "invalid_api_key", "The API key is malformed.", headers=WWW),
+        ServiceError(401, "key_expired", "This API key has expired.", headers=WWW),
+        ServiceError(
+            421,
+            "wrong_region",
+            "This tenant is served in region regional-sa.",
+            headers={"Service-Region": "regional-sa", "Service-Region-Url": "https://gw.sa.example"},
+            region="regional-sa",
+            base_url="https://gw.sa.example",
+        ),
+        ServiceError(418, "teapot", "No headers, no extensions."),
+    ],
+)
+def test_a_refusal_is_raised_exactly_as_the_authorizer_gave_it(error: ServiceError) -> None:
+    answer = raised(admit, event({"refusal": refusal_context(error)}, {"mode": "live"}))
+    assert answer == (error.status, error.code, error.message, (), error.headers, error.extensions)
+    with pytest.raises(ServiceError):
+        merchant()
+
+
+def test_refusal_context_is_json_of_the_whole_error() -> None:
+    error = ServiceError(421, "wrong_region", "Elsewhere.", headers={"Service-Region": "mz"}, region="mz")
+    assert json.loads(refusal_context(error)) == {
+        "status": 421,
+        "code": "wrong_region",
+        "message": "Elsewhere.",
+        "headers": {"Service-Region": "mz"},
+        "extensions": {"region": "mz"},
+    }
+
+
+# ---------------------------------------------------------------- merchants
+def test_a_merchant_context_becomes_the_principal() -> None:
+    admit(
+        merchant_event(
+            scopes="payments:read  refunds:write accounts:write",
+            allowed_customers="cus_1,cus_2,",
+            expires_at="2026-03-02T00:00:00Z",
+        ),
+        now=NOW,
+    )
+    expected = Principal(
+        account_id="01JACCOUNT0000000000000000",
+        mode="test",
+        scopes=frozenset({"payments:read", "refunds:write", "accounts:write"}),
+        key_id="01JKEY000000000000000000000",
+        allowed_customers=frozenset({"cus_1", "cus_2"}),
+        expires_at=datetime(2026, 3, 2, 0, 0, 0, tzinfo=UTC),
+        acting_account_id="01JACCOUNT0000000000000000",
+    )
+    assert merchant() == expected
+    assert merchant("refunds:write") == expected
+
+
+def test_a_merchant_context_without_expiry_or_restrictions() -> None:
+    admit(merchant_event(), now=NOW)
+    assert merchant() == Principal(
+        account_id="01JACCOUNT0000000000000000",
+        mode="test",
+        scopes=frozenset({"payments:read", "payments:write"}),
+        key_id="01JKEY000000000000000000000",
+        allowed_customers=frozenset(),
+        expires_at=None,
+        acting_account_id="01JACCOUNT0000000000000000",
+    )
+
+
+def test_admit_without_now_uses_the_clock() -> None:
+    admit(merchant_event(expires_at="2999-01-01T00:00:00Z"))
+    assert merchant().expires_at == datetime(2999, 1, 1, tzinfo=UTC)
+    assert raised(admit, merchant_event(expires_at="2000-01-01T00:00:00Z"))[:2] == (401, "key_expired")
+
+
+def test_a_missing_scope_is_insufficient_scope() -> None:
+    admit(merchant_event(), now=NOW)
+    assert raised(merchant, "refunds:write") == (
+        403,
+        "insufficient_scope",
+        "This API key lacks the scope refunds:write.",
+        (),
+        {},
+        {"missing_scope": "refunds:write"},
+    )
+
+
+@pytest.mark.parametrize("expires_at", ["2026-03-01T12:00:00Z", "2026-03-01T11:59:59Z", "2026-03-01T12:00:00+00:00"])
+def test_an_expired_key_is_refused(expires_at: str) -> None:
+    assert raised(admit, merchant_event(expires_at=expires_at), now=NOW) == (
+        401,
+        "key_expired",
+        "This API key has expired.",
+        (),
+        WWW,
+        {},
+    )
+    assert raised(merchant)[:2] == (401, "unauthorized")  # nothing of the refused request remains
+
+
+def test_a_key_expiring_after_now_is_admitted() -> None:
+    admit(merchant_event(expires_at="2026-03-01T12:00:01Z"), now=NOW)
+    assert merchant().expires_at == datetime(2026, 3, 1, 12, 0, 1, tzinfo=UTC)
+
+
+def test_another_mode_is_wrong_environment() -> None:
+    assert raised(admit, merchant_event({"mode": "live"}), now=NOW) == (
+        401,
+        "wrong_environment",
+        "A test key cannot reach live data; use a live key.",
+        (),
+        WWW,
+        {},
+    )
+
+
+def test_the_same_mode_is_admitted() -> None:
+    admit(merchant_event({"mode": "test"}), now=NOW)
+    assert merchant().mode == "test"
+
+
+def test_acting_for_another_account_needs_accounts_write() -> None:
+    assert raised(admit, merchant_event({"account_id": "01JOTHER"}), now=NOW) == (
+        403,
+        "insufficient_scope",
+        "This API key lacks the scope accounts:write.",
+        (),
+        {},
+        {"missing_scope": "accounts:write"},
+    )
+
+
+def test_acting_for_another_account_with_accounts_write() -> None:
+    admit(merchant_event({"account_id": "01JOTHER"}, scopes="payments:read accounts:write"), now=NOW)
+    principal = merchant("payments:read")
+    assert (principal.account_id, principal.acting_account_id) == ("01JACCOUNT0000000000000000", "01JOTHER")
+
+
+def test_naming_the_own_account_needs_no_extra_scope() -> None:
+    admit(merchant_event({"account_id": "01JACCOUNT0000000000000000"}), now=NOW)
+    assert merchant().acting_account_id == "01JACCOUNT0000000000000000"
+
+
+def test_a_customer_outside_the_allowed_list_is_refused() -> None:
+    assert raised(admit, merchant_event({"customer_id": "cus_3"}, allowed_customers="cus_1,cus_2"), now=NOW) == (
+        403,
+        "customer_not_allowed",
+        "This API key is restricted to other customers.",
+        (),
+        {},
+        {},
+    )
+
+
+def test_a_customer_in_the_allowed_list_is_admitted() -> None:
+    admit(merchant_event({"customer_id": "cus_2"}, allowed_customers="cus_1,cus_2"), now=NOW)
+    assert merchant().allowed_customers == frozenset({"cus_1", "cus_2"})
+
+
+def test_any_customer_is_allowed_when_the_list_is_empty() -> None:
+    admit(merchant_event({"customer_id": "cus_anyone"}), now=NOW)
+    assert merchant().allowed_customers == frozenset()
+
+
+@pytest.mark.parametrize(
+    "authorizer", [None, {}, {"role": "operator", "source_ip": "10.0.0.1"}, {"principalId": "x", "mode": "test"}]
+)
+def test_without_a_merchant_context_merchant_is_unauthorized(authorizer: dict[str, Any] | None) -> None:
+    admit(merchant_event(), now=NOW)  # a previous request's principal must not survive
+    admit(event(authorizer), now=NOW)
+    assert raised(merchant) == (401, "unauthorized", "An API key is required.", (), WWW, {})
+    assert raised(merchant, "payments:read")[:2] == (401, "unauthorized")
+
+
+def test_an_event_without_request_context_is_not_a_merchant() -> None:
+    admit({"path": "/health"})
+    assert raised(merchant)[:2] == (401, "unauthorized")
+
+
+# ---------------------------------------------------------------- mzpay.http.authorizers.refuse
+def policy(effect: str) -> dict[str, Any]:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Action": "execute-api:Invoke",
+                "Effect": effect,
+                "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
+            }
+        ],
+    }
+
+
+def test_a_403_refusal_is_a_deny_carrying_the_problem_document() -> None:
+    error = ServiceError(403, "ip_not_allowed", "This API key may not be used from this address.", rule="ip")
+    answer = refuse({"methodArn": METHOD_ARN}, "01JKEY", error)
+    assert set(answer) == {"principalId", "policyDocument", "context"}
+    assert answer["principalId"] == "01JKEY"
+    assert answer["policyDocument"] == policy("Deny")
+    assert set(answer["context"]) == {"problem"}
+    assert json.loads(answer["context"]["problem"]) == problem(
+        403, "Forbidden", "ip_not_allowed", "This API key may not be used from this address.", rule="ip"
+    )
+    assert " " not in answer["context"]["problem"].replace("This API key may not be used from this address.", "")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ServiceError(401, "invalid_api_key", "Mistyped.", headers=WWW),
+        ServiceError(
+            421,
+            "wrong_region",
+            "Served in regional-sa.",
+            headers={"Service-Region": "regional-sa", "Service-Region-Url": "https://gw.sa.example"},
+            region="regional-sa",
+            base_url="https://gw.sa.example",
+        ),
+    ],
+)
+def test_other_refusals_are_an_allow_whose_refusal_admit_raises(error: ServiceError) -> None:
+    answer = refuse({"methodArn": METHOD_ARN}, "anonymous", error)
+    assert answer == {
+        "principalId": "anonymous",
+        "policyDocument": policy("Allow"),
+        "context": {"refusal": refusal_context(error)},
+    }
+    # API Gateway hands the context to the function as requestContext.authorizer (plus principalId)
+    request = event({**answer["context"], "principalId": "anonymous"})
+    assert raised(admit, request, now=NOW) == (
+        error.status,
+        error.code,
+        error.message,
+        (),
+        error.headers,
+        error.extensions,
+    )
