@@ -356,5 +356,5 @@ def test_a_suspension_without_a_reason(authorizer: Any) -> None:
     _, secret = stored_key()
     access.change_account_status(ACCOUNT_ID, "suspend")
     assert denied_problem(authorizer(auth_event(f"Bearer {secret}"), None)) == problem(
-        403, "Forbidden", "account_suspended", "This account is suspended"
+        403, "Forbidden", "account_suspended", "This account is suspended."
     )

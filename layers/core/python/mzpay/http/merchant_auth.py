@@ -62,7 +62,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
         return refuse(
             event,
             key.key_id,
-            ServiceError(403, "account_suspended", f"This account is suspended: {account.reason}".rstrip(": ")),
+            ServiceError(403, "account_suspended", _suspended(account.reason)),
         )
     return allow(
         event,
@@ -76,3 +76,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "expires_at": key.expires_at or "",
         },
     )
+
+
+def _suspended(reason: str) -> str:
+    return f"This account is suspended: {reason}" if reason else "This account is suspended."
