@@ -1,11 +1,15 @@
 """DynamoDB global tables played locally: moto keeps one independent table per region, so a
 replicator follows each replica's stream and applies its changes to the other replicas,
-asynchronously, as AWS does. A change that a replica already has (its own echo) is skipped."""
+asynchronously, as AWS does. Each copy it writes comes back through the target's own stream;
+the replicator remembers its copies and skips exactly those echoes, so a stale copy can never
+travel back over a newer write."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
+from collections import Counter
 from typing import Any
 
 import boto3
@@ -34,6 +38,7 @@ class GlobalTableReplicator(threading.Thread):
                     StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
                 )["ShardIterator"]
         self.applied = 0
+        self.echoes: Counter[tuple[str, str, str]] = Counter()  # (region, key, image) copies still to come back
 
     def stop(self) -> None:
         self.stopping.set()
@@ -55,6 +60,10 @@ class GlobalTableReplicator(threading.Thread):
             response = streams.get_records(ShardIterator=iterator, Limit=1000)
             self.iterators[(region, shard)] = response.get("NextShardIterator")
             for record in response.get("Records", []):
+                echo = _signature(region, record)
+                if self.echoes[echo] > 0:  # our own copy coming back: already everywhere
+                    self.echoes[echo] -= 1
+                    continue
                 for target in self.clients:
                     if target != region:
                         self.apply(target, record)
@@ -62,11 +71,15 @@ class GlobalTableReplicator(threading.Thread):
     def apply(self, region: str, record: dict[str, Any]) -> None:
         dynamodb = self.clients[region][0]
         change = record["dynamodb"]
-        current = dynamodb.get_item(TableName=self.table, Key=change["Keys"], ConsistentRead=True).get("Item")
         if record["eventName"] == "REMOVE":
-            if current is not None:
-                dynamodb.delete_item(TableName=self.table, Key=change["Keys"])
-                self.applied += 1
-        elif current != change["NewImage"]:
+            dynamodb.delete_item(TableName=self.table, Key=change["Keys"])
+        else:
             dynamodb.put_item(TableName=self.table, Item=change["NewImage"])
-            self.applied += 1
+        self.echoes[_signature(region, record)] += 1
+        self.applied += 1
+
+
+def _signature(region: str, record: dict[str, Any]) -> tuple[str, str, str]:
+    change = record["dynamodb"]
+    image = "REMOVE" if record["eventName"] == "REMOVE" else json.dumps(change["NewImage"], sort_keys=True)
+    return region, json.dumps(change["Keys"], sort_keys=True), image

@@ -397,6 +397,10 @@ def test_key_creation_validates_scopes_cidrs_modes_and_expiry(mz: Operator) -> N
     assert (cidr["code"], cidr["errors"][0]["field"]) == ("invalid_cidr", "ip_allowlist")
     mode = mz.call("POST", path, {"mode": "prod"}).json()
     assert (mode["code"], mode["errors"][0]["field"]) == ("invalid_request", "mode")
+    empty = mz.call("POST", path, {"mode": "test", "scopes": []}).json()
+    assert (empty["code"], empty["errors"][0]["field"]) == ("invalid_request", "scopes")
+    offset = mz.call("POST", path, {"mode": "test", "expires_at": "2030-01-01T02:00:00+02:00"}).json()
+    assert offset["expires_at"] == "2030-01-01T00:00:00Z"  # stored and shown in UTC
     past = mz.call("POST", path, {"mode": "test", "expires_at": "2020-01-01T00:00:00Z"})
     assert_problem(past, 400, "Bad Request", "invalid_request", "expires_at must be in the future.")
 
@@ -419,3 +423,36 @@ def test_webhook_secret_roll_keeps_the_previous_secret_for_a_day(mz: Operator) -
     previous_end = datetime.fromisoformat(second["previous_expires_at"].replace("Z", "+00:00"))
     assert timedelta(hours=23, minutes=59) < previous_end - datetime.now(UTC) <= timedelta(hours=24)
     assert (second["account_id"], second["mode"], second["region"]) == (account["id"], "live", "mz")
+
+
+def test_the_directory_converges_in_both_regions_after_rapid_changes(stack: RunningStack, mz: Operator) -> None:
+    import boto3
+
+    account = mz.account()
+    for action, body in [("suspend", {"reason": "r1"}), ("reactivate", None), ("suspend", {"reason": "final"})]:
+        assert mz.call("POST", f"/v1/accounts/{account['id']}/{action}", body).status_code == 200
+
+    def replica(region: str) -> dict[str, Any]:
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=stack.state["aws_endpoint"],
+            region_name=region,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+        item = client.get_item(
+            TableName="mzpay-directory",
+            Key={"pk": {"S": f"ACCOUNT#{account['id']}"}, "sk": {"S": "ACCOUNT"}},
+            ConsistentRead=True,
+        )
+        return {
+            "status": item["Item"]["status"]["S"],
+            "reason": item["Item"]["reason"]["S"],
+            "version": item["Item"]["version"]["N"],
+        }
+
+    final = {"status": "suspended", "reason": "final", "version": "4"}
+    eventually(lambda: replica("eu-west-1"), lambda seen: seen == final)
+    for _ in range(10):  # and it stays so: no stale copy travels back
+        assert replica("af-south-1") == final and replica("eu-west-1") == final
+        time.sleep(0.1)

@@ -29,7 +29,7 @@ class SuspendAccount(Strict):
 
 class CreateApiKey(Strict):
     mode: Mode
-    scopes: list[str] = Field(default_factory=lambda: list(DEFAULT_SCOPES), max_length=20)
+    scopes: list[str] = Field(default_factory=lambda: list(DEFAULT_SCOPES), min_length=1, max_length=20)
     expires_at: AwareDatetime | None = None
     ip_allowlist: list[str] = Field(default_factory=list, max_length=50)
     allowed_customers: list[str] = Field(default_factory=list, max_length=500)

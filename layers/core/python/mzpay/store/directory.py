@@ -10,7 +10,7 @@ Items (pk, sk):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
@@ -19,7 +19,8 @@ from mzpay.store.aws import env, is_conditional_failure, table
 
 
 def iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    """UTC ISO 8601 with a Z, whatever offset `moment` came with."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def parse_iso(text: str | None) -> datetime | None:

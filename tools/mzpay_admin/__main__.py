@@ -1,0 +1,5 @@
+"""`python -m mzpay_admin ...`"""
+
+from mzpay_admin.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,323 @@
+"""mzpay-admin: operate a region's mzpay stack through its management API.
+
+Connection (first match wins, for the URL and the token separately):
+  1. --url / --token
+  2. --region REGION: the local stack's file (--stack-file, default .local/stack.json),
+     regions.<REGION>.management and operator_token
+  3. MZPAY_MANAGEMENT_URL / MZPAY_OPERATOR_TOKEN
+
+Exit codes: 0 done, 1 the API answered an error, 2 usage, configuration or connection problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from mzpay_admin import __version__
+from mzpay_admin.client import ApiError, ConnectionFailure, ManagementClient, Response
+
+REGIONS = ("mz", "regional-sa")
+MODES = ("test", "live")
+URL_ENV = "MZPAY_MANAGEMENT_URL"
+TOKEN_ENV = "MZPAY_OPERATOR_TOKEN"
+DEFAULT_STACK_FILE = Path(".local/stack.json")
+SECRET_WARNINGS = {
+    "key": "warning: the API key secret is shown only once; store it now, it cannot be retrieved again.",
+    "secret": "warning: the webhook signing secret is shown only once; store it now, it cannot be retrieved again.",
+}
+
+EXIT_OK, EXIT_API_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class ConfigError(Exception):
+    """The command cannot run as given (no connection, unreadable stack file...)."""
+
+
+@dataclass(frozen=True)
+class Connection:
+    url: str
+    token: str
+    source: str  # where the URL came from, for error messages
+
+
+# ---------------------------------------------------------------------------------------- connection
+def _stack_file(path: Path) -> dict[str, Any]:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"stack file {path} not found: start the local stack (make run) in the repository root, "
+            "or pass --stack-file, or --url and --token"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"cannot read stack file {path}: {error}") from None
+    if not isinstance(state, dict):
+        raise ConfigError(f"stack file {path} is not a JSON object")
+    return state
+
+
+def resolve_connection(args: argparse.Namespace, environ: dict[str, str] | os._Environ[str]) -> Connection:
+    url: str | None = args.url
+    token: str | None = args.token
+    source = "--url"
+    if args.region and (not url or not token):
+        path = Path(args.stack_file) if args.stack_file else DEFAULT_STACK_FILE
+        state = _stack_file(path)
+        regions = state.get("regions") or {}
+        if args.region not in regions or "management" not in (regions.get(args.region) or {}):
+            known = ", ".join(sorted(regions)) or "none"
+            raise ConfigError(f"stack file {path} has no management API for region {args.region} (regions: {known})")
+        if not url:
+            url, source = regions[args.region]["management"], f"--region {args.region} ({path})"
+        if not token:
+            token = state.get("operator_token") or None
+            if not token:
+                raise ConfigError(f"stack file {path} has no operator_token")
+    if not url:
+        url, source = environ.get(URL_ENV) or None, URL_ENV
+    if not token:
+        token = environ.get(TOKEN_ENV) or None
+    if not url:
+        raise ConfigError(
+            f"no management API given: pass --url URL --token TOKEN, set {URL_ENV} and {TOKEN_ENV}, "
+            f"or use --region {{{','.join(REGIONS)}}} with the local stack's file (--stack-file, "
+            f"default {DEFAULT_STACK_FILE})"
+        )
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"the management URL must start with http:// or https:// (got {url!r} from {source})")
+    if not token:
+        raise ConfigError(f"no operator token given: pass --token TOKEN or set {TOKEN_ENV}")
+    return Connection(url.rstrip("/"), token, source)
+
+
+# ---------------------------------------------------------------------------------------- output
+def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+    else:
+        yield prefix, value
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {10: "\\n", 13: "\\r", 9: "\\t"}
+
+
+def _text(value: Any) -> str:
+    """One line: control characters (a newline, a terminal escape in a merchant's name) escaped."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(_text(item) for item in value)
+    return str(value).translate(_CONTROL)
+
+
+def render_fields(body: dict[str, Any]) -> str:
+    """`field: value` lines, values aligned; nested objects flattened as a.b.c."""
+    pairs = list(_flatten(body))
+    width = max((len(key) for key, _ in pairs), default=0) + 1
+    return "".join(f"{key + ':':<{width}}  {_text(value)}\n" for key, value in pairs)
+
+
+def _print_error(error: ApiError, stderr: TextIO) -> None:
+    lines = [f"error {error.status} {error.code}: {error.detail}"]
+    for item in error.field_errors:
+        field = item.get("field") or "body"
+        lines.append(f"  {field} [{item.get('code') or 'invalid'}]: {item.get('message') or ''}".rstrip())
+    if error.status == 421 and error.code == "wrong_region":
+        region = error.problem.get("region") or "?"
+        base_url = error.problem.get("base_url") or ""
+        where = f"its management API is {base_url}" if base_url else "that region's management URL is not configured"
+        retry = f"--region {region}" + (f" (local stack) or --url {base_url}" if base_url else "")
+        lines.append(f"hint: this tenant lives in region {region}; {where}; rerun with {retry}")
+    stderr.write("".join(line + "\n" for line in lines))
+
+
+# ---------------------------------------------------------------------------------------- commands
+Command = Callable[[ManagementClient, argparse.Namespace], Response]
+
+
+def _info(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.system_info()
+
+
+def _accounts_create(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.create_account(args.name, args.account_region)
+
+
+def _accounts_show(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.get_account(args.account_id)
+
+
+def _accounts_suspend(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.suspend_account(args.account_id, args.reason)
+
+
+def _accounts_reactivate(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.reactivate_account(args.account_id)
+
+
+def _keys_create(client: ManagementClient, args: argparse.Namespace) -> Response:
+    body: dict[str, Any] = {"mode": args.mode}
+    if args.scopes is not None:
+        body["scopes"] = args.scopes
+    if args.expires_at is not None:
+        body["expires_at"] = args.expires_at
+    if args.ip_allowlist is not None:
+        body["ip_allowlist"] = args.ip_allowlist
+    if args.allowed_customers is not None:
+        body["allowed_customers"] = args.allowed_customers
+    return client.create_api_key(args.account_id, body)
+
+
+def _keys_revoke(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.revoke_api_key(args.key_id)
+
+
+def _webhook_secrets_roll(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.roll_webhook_secret(args.account_id, args.mode)
+
+
+# ---------------------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mzpay-admin",
+        description="Operate an mzpay region through its management API.",
+        epilog=(
+            f"Connection, first match wins: --url/--token; --region with the local stack's file; "
+            f"{URL_ENV}/{TOKEN_ENV}. Exit codes: 0 done, 1 API error, 2 usage, configuration or connection problem."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    connection = parser.add_argument_group("connection (before the command)")
+    connection.add_argument("--url", help=f"management API base URL (else {URL_ENV})")
+    connection.add_argument("--token", help=f"operator bearer token (else {TOKEN_ENV})")
+    connection.add_argument(
+        "--region", choices=REGIONS, help="a region of the local stack: its management URL and operator token"
+    )
+    connection.add_argument(
+        "--stack-file", metavar="PATH", help=f"the local stack's state file (default {DEFAULT_STACK_FILE})"
+    )
+    connection.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
+    # --json is accepted before or after the command (a subparser default would override the top-level one).
+    parser.add_argument("--json", action="store_true", help="print the API's JSON answer as is")
+    json_option = argparse.ArgumentParser(add_help=False)
+    json_option.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the raw JSON answer")
+
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    info = commands.add_parser("info", parents=[json_option], help="the stack's region, stage, peers and build")
+    info.set_defaults(handler=_info)
+
+    accounts = commands.add_parser("accounts", help="merchant accounts").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    create = accounts.add_parser("create", parents=[json_option], help="create an active account")
+    create.add_argument("--name", required=True)
+    create.add_argument(
+        "--region",
+        dest="account_region",
+        required=True,
+        choices=REGIONS,
+        help="the account's home region (must be the region of the management API called)",
+    )
+    create.set_defaults(handler=_accounts_create)
+    show = accounts.add_parser("show", parents=[json_option], help="show an account")
+    show.add_argument("account_id", metavar="ACCOUNT_ID")
+    show.set_defaults(handler=_accounts_show)
+    suspend = accounts.add_parser("suspend", parents=[json_option], help="suspend an active account")
+    suspend.add_argument("account_id", metavar="ACCOUNT_ID")
+    suspend.add_argument("--reason", required=True, help="why (kept on the account until it is reactivated)")
+    suspend.set_defaults(handler=_accounts_suspend)
+    reactivate = accounts.add_parser("reactivate", parents=[json_option], help="reactivate a suspended account")
+    reactivate.add_argument("account_id", metavar="ACCOUNT_ID")
+    reactivate.set_defaults(handler=_accounts_reactivate)
+
+    keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
+    key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")
+    key_create.add_argument("account_id", metavar="ACCOUNT_ID")
+    key_create.add_argument("--mode", required=True, choices=MODES)
+    key_create.add_argument(
+        "--scope", dest="scopes", action="append", metavar="SCOPE", help="repeat for each scope (default: the API's)"
+    )
+    key_create.add_argument("--expires-at", metavar="ISO8601", help="with an offset, e.g. 2030-01-01T00:00:00Z")
+    key_create.add_argument(
+        "--ip", dest="ip_allowlist", action="append", metavar="CIDR", help="allowed client address or CIDR; repeat"
+    )
+    key_create.add_argument(
+        "--customer", dest="allowed_customers", action="append", metavar="ID", help="allowed customer id; repeat"
+    )
+    key_create.set_defaults(handler=_keys_create, secret_field="key")
+    revoke = keys.add_parser("revoke", parents=[json_option], help="revoke an API key")
+    revoke.add_argument("key_id", metavar="KEY_ID")
+    revoke.set_defaults(handler=_keys_revoke)
+
+    secrets = commands.add_parser("webhook-secrets", help="webhook signing secrets").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    roll = secrets.add_parser(
+        "roll", parents=[json_option], help="new signing secret; the previous one stays valid for the overlap"
+    )
+    roll.add_argument("account_id", metavar="ACCOUNT_ID")
+    roll.add_argument("--mode", required=True, choices=MODES)
+    roll.set_defaults(handler=_webhook_secrets_roll, secret_field="secret")
+    return parser
+
+
+# ---------------------------------------------------------------------------------------- main
+def run(
+    argv: Sequence[str] | None,
+    stdout: TextIO,
+    stderr: TextIO,
+    environ: dict[str, str] | os._Environ[str],
+) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, usage errors: argparse has printed what it had to
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    try:
+        connection = resolve_connection(args, environ)
+    except ConfigError as error:
+        stderr.write(f"mzpay-admin: {error}\n")
+        return EXIT_USAGE
+    client = ManagementClient(connection.url, connection.token, timeout=args.timeout)
+    try:
+        response = args.handler(client, args)
+    except ConnectionFailure as error:
+        stderr.write(
+            f"mzpay-admin: cannot reach the management API at {error.url} ({connection.source}): {error.reason}\n"
+        )
+        return EXIT_USAGE
+    except ApiError as error:
+        if args.json and error.raw.strip():
+            stdout.write(error.raw.rstrip("\n") + "\n")
+        _print_error(error, stderr)
+        return EXIT_API_ERROR
+    body = response.body
+    if args.json:
+        stdout.write(response.raw.rstrip("\n") + "\n")
+    else:
+        stdout.write(render_fields(body) if isinstance(body, dict) else json.dumps(body, indent=2) + "\n")
+    stdout.flush()
+    secret_field = getattr(args, "secret_field", None)
+    if secret_field and isinstance(body, dict) and body.get(secret_field):
+        stderr.write(SECRET_WARNINGS[secret_field] + "\n")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console script: `mzpay-admin ...`; returns the exit code."""
+    try:
+        return run(argv, sys.stdout, sys.stderr, os.environ)
+    except KeyboardInterrupt:
+        sys.stderr.write("mzpay-admin: interrupted\n")
+        return 130
