@@ -27,24 +27,35 @@ class HttpCase:
     path: str
     expect_status: int = 200
     headers: dict[str, str] | None = None
+    demo_key: str | None = None  # "test_key" or "live_key": send that demo key of stack.json as the bearer
 
     @property
     def name(self) -> str:
-        return f"{self.api} {self.method} {self.path}"
+        return f"{self.api} {self.method} {self.path}" + (" (API key)" if self.demo_key else "")
+
+    def request_headers(self, state: dict[str, Any]) -> dict[str, str]:
+        headers = dict(self.headers or {})
+        if self.demo_key:
+            headers["Authorization"] = f"Bearer {state['demo'][ENV][self.demo_key]}"
+        return headers
 
 
 CASES: list[HttpCase] = [
     HttpCase("gateway", "GET", "/health"),
     HttpCase("collection", "GET", "/v1/version"),
+    # the gateway authorizer's answer is cached (60 s), so this is the warm authenticated path
+    HttpCase("gateway", "GET", "/v1/api-keys/current", demo_key="test_key"),
 ]
 
 
-def measure(session: requests.Session, url: str, case: HttpCase, warmup: int, iterations: int) -> list[float]:
+def measure(
+    session: requests.Session, url: str, case: HttpCase, headers: dict[str, str], warmup: int, iterations: int
+) -> list[float]:
     """Milliseconds per request over `iterations` timed requests, after `warmup` untimed ones."""
     samples: list[float] = []
     for index in range(warmup + iterations):
         started = time.perf_counter_ns()
-        response = session.request(case.method, url, headers=case.headers, timeout=REQUEST_TIMEOUT_SECONDS)
+        response = session.request(case.method, url, headers=headers, timeout=REQUEST_TIMEOUT_SECONDS)
         elapsed_ms = (time.perf_counter_ns() - started) / 1e6
         if response.status_code != case.expect_status:
             raise RuntimeError(
@@ -64,6 +75,7 @@ def run(
         session.trust_env = False  # no proxy from the environment between us and localhost
         urls = stack.state["regions"][ENV]
         for case in cases or CASES:
-            samples = measure(session, urls[case.api] + case.path, case, warmup, iterations)
+            headers = case.request_headers(stack.state)
+            samples = measure(session, urls[case.api] + case.path, case, headers, warmup, iterations)
             rows.append({"name": case.name, **latency_summary(samples, "ms")})
     return rows

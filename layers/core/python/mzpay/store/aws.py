@@ -6,26 +6,30 @@ import os
 from functools import cache
 from typing import Any
 
-from botocore.config import Config
 
-# Fail fast and let the caller answer 503 + Retry-After rather than hang a request.
-_CONFIG = Config(connect_timeout=2, read_timeout=5, retries={"max_attempts": 2, "mode": "standard"})
+@cache
+def _session_and_config() -> tuple[Any, Any]:
+    # Imported on first use: a request that never touches AWS keeps boto3 off the cold start.
+    import boto3
+    from botocore.config import Config
+
+    # Fail fast and let the caller answer 503 + Retry-After rather than hang a request.
+    config = Config(connect_timeout=2, read_timeout=5, retries={"max_attempts": 2, "mode": "standard"})
+    return boto3.session.Session(), config
 
 
 @cache
 def client(service: str) -> Any:
     """A boto3 client for `service` (AWS_ENDPOINT_URL, if set, points it at the local stack)."""
-    import boto3  # deferred: functions that never touch AWS keep it off their cold start
-
-    return boto3.session.Session().client(service, config=_CONFIG)
+    session, config = _session_and_config()
+    return session.client(service, config=config)
 
 
 @cache
 def table(name: str) -> Any:
     """A DynamoDB Table resource."""
-    import boto3
-
-    return boto3.session.Session().resource("dynamodb", config=_CONFIG).Table(name)
+    session, config = _session_and_config()
+    return session.resource("dynamodb", config=config).Table(name)
 
 
 def env(name: str) -> str:
