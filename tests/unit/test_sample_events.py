@@ -39,6 +39,7 @@ PROXY_EVENTS = {
     "management_system_info.json": ("management", "ManagementFunction", "ManagementApi"),
 }
 AUTHORIZER_EVENT = "management_authorizer.json"
+GATEWAY_AUTHORIZER_EVENT = "gateway_authorizer.json"  # a mistyped key: answered without any AWS call
 
 
 def load_event(name: str) -> dict[str, Any]:
@@ -115,7 +116,9 @@ def test_every_sample_event_is_a_json_object(path: Path) -> None:
 
 
 def test_the_sample_events_are_the_documented_ones() -> None:
-    assert sorted(p.name for p in EVENTS.glob("*.json")) == sorted([*PROXY_EVENTS, AUTHORIZER_EVENT])
+    assert sorted(p.name for p in EVENTS.glob("*.json")) == sorted(
+        [*PROXY_EVENTS, AUTHORIZER_EVENT, GATEWAY_AUTHORIZER_EVENT]
+    )
 
 
 @pytest.mark.parametrize("name", sorted(PROXY_EVENTS))
@@ -265,3 +268,26 @@ def test_management_authorizer_event_is_allowed_for_the_whole_api_with_the_opera
     }
     proxy_authorizer = load_event("management_system_info.json")["requestContext"]["authorizer"]
     assert proxy_authorizer == {**answer["context"], "principalId": answer["principalId"], "integrationLatency": 12}
+
+
+def test_gateway_authorizer_event_refuses_the_mistyped_key_before_any_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {**ENVIRONMENT, "DIRECTORY_TABLE": "unused", "KEY_PEPPER_SECRET": "unused"}.items():
+        monkeypatch.setenv(name, value)
+    event = load_event(GATEWAY_AUTHORIZER_EVENT)
+    answer = load_function("gateway_authorizer", monkeypatch).lambda_handler(event, None)
+    assert answer["principalId"] == "anonymous"
+    assert answer["policyDocument"]["Statement"] == [
+        {
+            "Action": "execute-api:Invoke",
+            "Effect": "Allow",
+            "Resource": "arn:aws:execute-api:af-south-1:123456789012:q1w2e3r4t5/prod/*",
+        }
+    ]
+    refusal = json.loads(answer["context"]["refusal"])
+    assert refusal == {
+        "status": 401,
+        "code": "invalid_api_key",
+        "message": "The API key is malformed or mistyped (its checksum does not match).",
+        "headers": {"WWW-Authenticate": 'Bearer realm="mzpay"'},
+        "extensions": {},
+    }
