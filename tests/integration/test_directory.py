@@ -15,9 +15,9 @@ from moto import mock_aws
 from devstack.moto_server import atomic_dynamodb
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
-from mzpay.store import aws
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.integration.races import race
+from tests.integration.support import reset_mzpay_caches
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -25,19 +25,10 @@ PEPPER = "test-pepper"
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 
-def clear_aws_caches() -> None:
-    aws.table.cache_clear()
-    aws.client.cache_clear()
-
-
 @pytest.fixture
 def directory(monkeypatch: pytest.MonkeyPatch) -> Iterator[Directory]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
-    clear_aws_caches()
+    reset_mzpay_caches()
     with mock_aws():
         boto3.client("dynamodb", region_name=REGION).create_table(
             TableName=TABLE,
@@ -49,7 +40,7 @@ def directory(monkeypatch: pytest.MonkeyPatch) -> Iterator[Directory]:
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
         )
         yield Directory.from_env()
-        clear_aws_caches()
+        reset_mzpay_caches()
 
 
 def all_items() -> list[dict[str, Any]]:

@@ -11,10 +11,10 @@ import pytest
 from moto import mock_aws
 
 from devstack.moto_server import atomic_dynamodb
-from mzpay.store import aws
 from mzpay.store import idempotency as idempotency_module
 from mzpay.store.idempotency import Claim, IdempotencyStore, IdempotencyUnavailable, Record
 from tests.integration.races import race
+from tests.integration.support import reset_mzpay_caches
 
 REGION = "af-south-1"
 TABLE = "mzpay-mz-IdempotencyTable"
@@ -40,13 +40,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 @pytest.fixture
 def store(monkeypatch: pytest.MonkeyPatch, clock: Clock) -> Iterator[IdempotencyStore]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.setenv("IDEMPOTENCY_TABLE", TABLE)
-    aws.table.cache_clear()
-    aws.client.cache_clear()
+    reset_mzpay_caches()
     with mock_aws():
         boto3.client("dynamodb", region_name=REGION).create_table(
             TableName=TABLE,
@@ -55,8 +50,7 @@ def store(monkeypatch: pytest.MonkeyPatch, clock: Clock) -> Iterator[Idempotency
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         )
         yield IdempotencyStore.from_env()
-        aws.table.cache_clear()
-        aws.client.cache_clear()
+        reset_mzpay_caches()
 
 
 def stored(pk: str = PK) -> dict[str, Any] | None:

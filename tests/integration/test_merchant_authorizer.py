@@ -14,17 +14,16 @@ from typing import Any
 
 import boto3
 import pytest
-from aws_lambda_powertools.utilities import parameters
 from moto import mock_aws
 
-from mzpay import access, config
+from mzpay import access
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
-from mzpay.store import aws
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.expected import problem
+from tests.integration.support import reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "af-south-1"
@@ -47,26 +46,13 @@ def load_authorizer() -> Any:
     return module.lambda_handler
 
 
-def clear_caches() -> None:
-    parameters.clear_caches()
-    merchant_auth._directory.cache_clear()
-    access.directory.cache_clear()
-    config.settings.cache_clear()
-    aws.table.cache_clear()
-    aws.client.cache_clear()
-
-
 @pytest.fixture
 def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
     monkeypatch.setenv("KEY_PEPPER_SECRET", PEPPER_SECRET)
     monkeypatch.setenv("SERVICE_REGION", "mz")
     monkeypatch.setenv("PEER_REGION_URLS", "regional-sa.gateway=https://gw.sa.example")
-    clear_caches()
+    reset_mzpay_caches()
     with mock_aws():
         boto3.client("dynamodb", region_name=REGION).create_table(
             TableName=TABLE,
@@ -82,7 +68,7 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         directory.create_account(account(ACCOUNT_ID, "mz"))
         directory.create_account(account(SA_ACCOUNT_ID, "regional-sa"))
         yield load_authorizer()
-    clear_caches()
+    reset_mzpay_caches()
 
 
 def account(account_id: str, home_region: str, status: str = "active", reason: str = "") -> Account:

@@ -10,11 +10,11 @@ from typing import Any
 
 import boto3
 import pytest
-from aws_lambda_powertools.utilities import parameters
 from moto import mock_aws
 
 from mzpay.http import operator_auth
 from tests.expected import problem
+from tests.integration.support import reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
 METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/GET/v1/system/info"
@@ -33,21 +33,15 @@ def load_authorizer() -> Any:
 
 @pytest.fixture
 def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "af-south-1")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "")
     with mock_aws():
         arn = boto3.client("secretsmanager", region_name="af-south-1").create_secret(
             Name="operator", SecretString=TOKEN
         )["ARN"]
         monkeypatch.setenv("OPERATOR_TOKEN_SECRET_ARN", arn)
-        parameters.clear_caches()
-        operator_auth._allowlist.cache_clear()
+        reset_mzpay_caches()
         yield load_authorizer()
-        parameters.clear_caches()
-        operator_auth._allowlist.cache_clear()
+        reset_mzpay_caches()
 
 
 def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> dict[str, Any]:

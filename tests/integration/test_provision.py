@@ -19,9 +19,6 @@ REGION = "af-south-1"
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     template = load_template(ROOT / "template.yaml")
     config = load_samconfig(ROOT / "samconfig.toml", "mz")
     intrinsics = Intrinsics(
