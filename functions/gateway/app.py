@@ -5,12 +5,14 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access
+from mzpay import access, payments
+from mzpay.domain.charges import ChargeRequest
 from mzpay.http.errors import Surface
-from mzpay.http.principal import merchant
+from mzpay.http.idempotency import idempotent
+from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.http.schemas import RollApiKey
+from mzpay.http.schemas import Capture, CompleteAction, RollApiKey
 from mzpay.version import health_report
 
 app = create_resolver(Surface.GATEWAY)
@@ -30,6 +32,48 @@ def current_api_key() -> dict[str, Any]:
 def roll_api_key(key_id: str, body: Annotated[RollApiKey | None, Body()] = None) -> Response[dict[str, Any]]:
     overlap = (body or RollApiKey()).overlap_seconds
     return created(access.roll_api_key(merchant("api_keys:write"), key_id, overlap))
+
+
+@app.get("/methods")
+def list_methods() -> dict[str, Any]:
+    merchant()
+    return payments.methods()
+
+
+@app.post("/charges")
+@requires("payments:write")
+@idempotent(app)
+def create_charge(body: Annotated[ChargeRequest, Body()]) -> dict[str, Any]:
+    return payments.create_charge(merchant(), body)
+
+
+@app.post("/charges/<payment_id>/capture")
+@requires("payments:write")
+@idempotent(app)
+def capture_charge(payment_id: str, body: Annotated[Capture | None, Body()] = None) -> dict[str, Any]:
+    money = (body or Capture()).amount
+    return payments.capture(merchant(), payment_id, money.amount if money else None, money.currency if money else None)
+
+
+@app.post("/charges/<payment_id>/void")
+@requires("payments:write")
+@idempotent(app)
+def void_charge(payment_id: str) -> dict[str, Any]:
+    return payments.void(merchant(), payment_id)
+
+
+@app.post("/charges/<payment_id>/complete-action")
+@requires("payments:write")
+def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body()] = None) -> dict[str, Any]:
+    step = body or CompleteAction()
+    return payments.complete_action(merchant(), payment_id, step.otp, step.amount)
+
+
+@app.get("/payments/<payment_id>")
+@app.get("/v1/payments/<payment_id>")
+@requires("payments:read")
+def read_payment(payment_id: str) -> dict[str, Any]:
+    return payments.read_payment(merchant(), payment_id)
 
 
 lambda_handler = handler_for(app)

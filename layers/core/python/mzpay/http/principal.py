@@ -125,3 +125,19 @@ def merchant(scope: str | None = None) -> Principal:
             401, "unauthorized", "An API key is required.", headers={"WWW-Authenticate": WWW_AUTHENTICATE}
         )
     return principal.require(scope) if scope else principal
+
+
+def requires(scope: str) -> Any:
+    """Route decorator: the calling merchant's key must hold `scope` (checked before anything
+    else runs, so a refusal is never kept as an idempotent answer)."""
+    import functools
+
+    def decorate(route: Any) -> Any:
+        @functools.wraps(route)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            merchant(scope)
+            return route(*args, **kwargs)
+
+        return checked
+
+    return decorate

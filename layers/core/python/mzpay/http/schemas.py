@@ -59,3 +59,17 @@ class RollWebhookSecret(Strict):
 
 class RollApiKey(Strict):
     overlap_seconds: int = Field(default=ROLL_OVERLAP_SECONDS, ge=0, le=MAX_ROLL_OVERLAP_SECONDS)
+
+
+class CaptureMoney(Strict):
+    amount: str
+    currency: str | None = None
+
+
+class Capture(Strict):
+    amount: CaptureMoney | None = None
+
+
+class CompleteAction(Strict):
+    otp: str | None = Field(default=None, max_length=12)
+    amount: str | None = None  # open-amount payments: what the payer chose

@@ -1,0 +1,39 @@
+"""What every connector answers, and what it is asked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ProviderCall:
+    """A payment as a connector sees it."""
+
+    provider_payment_id: str
+    amount: Decimal
+    currency: str
+    source: dict[str, Any]
+    return_url: str | None = None
+    open_amount: bool = False  # the payer chooses the amount on the provider's page
+
+
+@dataclass(frozen=True)
+class ProviderResult:
+    status: str
+    next_action: dict[str, Any] | None = None
+    failure_code: str | None = None
+    failure_message: str | None = None
+    captured: bool = False  # money moved (else held: authorized)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Connector(Protocol):
+    def charge(self, call: ProviderCall) -> ProviderResult: ...
+
+    def complete_action(self, call: ProviderCall, next_action: dict[str, Any], otp: str | None) -> ProviderResult: ...
+
+    def capture(self, call: ProviderCall, amount: Decimal) -> ProviderResult: ...
+
+    def void(self, call: ProviderCall) -> ProviderResult: ...

@@ -1,0 +1,100 @@
+"""The test-mode connector: every outcome is a pure function of the request's own inputs (the
+payer's phone number, the card token or test card), documented in docs/test-mode.md. It never
+looks at the clock or a random source, and never reaches a live provider."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.connectors.base import ProviderCall, ProviderResult
+from mzpay.domain.charges import TEST_CARDS
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.payments import Status
+
+OTP = "123456"  # the one code the simulated OTP form accepts
+SIMULATED_HOST = "https://simulator.test.mzpay.example"
+
+# Mobile wallets: the last four digits of the payer's number decide.
+WALLET_OUTCOMES: dict[str, tuple[str, str | None, str | None]] = {
+    "0000": (Status.SUCCEEDED, None, None),
+    "0001": (Status.FAILED, "insufficient_funds", "The payer's wallet balance is too low."),
+    "0002": (Status.FAILED, "payer_declined", "The payer rejected the payment prompt."),
+    "0003": (Status.PENDING, None, None),  # the provider timed out: outcome unknown for now
+}
+
+# Cards: the token decides (a test card number stands for its token).
+CARD_FAILURES: dict[str, tuple[str, str]] = {
+    "tok_test_insufficient_funds": ("insufficient_funds", "The card has insufficient funds."),
+    "tok_test_declined": ("card_declined", "The issuer declined the card."),
+}
+
+
+def _masked(phone: str) -> str:
+    return phone[:6] + "*" * (len(phone) - 8) + phone[-2:]
+
+
+def card_token(source: dict[str, Any]) -> str:
+    card = source.get("card") or {}
+    return str(card.get("token") or TEST_CARDS.get(str(card.get("number", "")).replace(" ", ""), ""))
+
+
+class SimulatedConnector:
+    def charge(self, call: ProviderCall) -> ProviderResult:
+        if call.open_amount:  # the payer picks the amount on the provider's page
+            return ProviderResult(
+                Status.REQUIRES_ACTION,
+                {
+                    "type": "redirect_to_url",
+                    "redirect_url": f"{SIMULATED_HOST}/pay/{call.provider_payment_id}",
+                    "return_url": call.return_url,
+                },
+            )
+        if call.source["type"] == "mobile_wallet":
+            phone = call.source["mobile_wallet"]["phone_number"]
+            status, code, message = WALLET_OUTCOMES.get(phone[-4:], (Status.REQUIRES_ACTION, None, None))
+            if status == Status.REQUIRES_ACTION:  # a USSD prompt on the payer's phone: poll
+                return ProviderResult(Status.REQUIRES_ACTION, {"type": "poll", "poll_interval_secs": 5})
+            return ProviderResult(status, None, code, message, captured=status == Status.SUCCEEDED)
+        token = card_token(call.source)
+        if token in CARD_FAILURES:
+            code, message = CARD_FAILURES[token]
+            return ProviderResult(Status.FAILED, None, code, message)
+        if token == "tok_test_3ds":
+            return ProviderResult(
+                Status.REQUIRES_ACTION,
+                {
+                    "type": "redirect_to_url",
+                    "redirect_url": f"{SIMULATED_HOST}/3ds/{call.provider_payment_id}",
+                    "return_url": call.return_url,
+                },
+            )
+        if token == "tok_test_otp":
+            return ProviderResult(
+                Status.REQUIRES_ACTION,
+                {
+                    "type": "display_otp_form",
+                    "otp_hint": "Enter the 6-digit code sent by SMS",
+                    "otp_length": 6,
+                    "masked_dest": "+258 84 *** **67",
+                },
+            )
+        if token == "tok_test_authorize":
+            return ProviderResult(Status.AUTHORIZED)
+        if token == "tok_test_timeout":
+            return ProviderResult(Status.PENDING)
+        return ProviderResult(Status.SUCCEEDED, captured=True)
+
+    def complete_action(self, call: ProviderCall, next_action: dict[str, Any], otp: str | None) -> ProviderResult:
+        if next_action.get("type") == "display_otp_form":
+            if not otp:
+                raise ServiceError(400, "missing_otp", "This payment waits for the OTP the payer received.")
+            if otp != OTP:
+                raise ServiceError(422, "invalid_otp", "The OTP does not match.")
+        return ProviderResult(Status.SUCCEEDED, captured=True)
+
+    def capture(self, call: ProviderCall, amount: Decimal) -> ProviderResult:
+        return ProviderResult(Status.SUCCEEDED, captured=True)
+
+    def void(self, call: ProviderCall) -> ProviderResult:
+        return ProviderResult(Status.CANCELED)

@@ -1,0 +1,331 @@
+"""The charge request and every rule it must pass before any provider is called.
+
+Field rules live on the model (each failure carries its spec code as the field code);
+rules across fields (phone vs network, currency vs method, limits, open amounts, cards by
+mode) live in `check_charge`.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.money import InvalidAmount, is_currency_code, minor_units, parse_amount
+from mzpay.domain.payments import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
+
+MAX_METADATA_KEYS = 50
+MAX_METADATA_KEY_LENGTH = 100
+MAX_METADATA_VALUE_LENGTH = 500
+CARD_TOKEN = re.compile(r"tok_[A-Za-z0-9_]{6,64}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_COUNTRY = re.compile(r"[A-Z]{2}")
+
+# The card numbers test mode accepts (documented in docs/test-mode.md); any other number is
+# refused as raw card data, and every number is refused in live mode.
+TEST_CARDS: dict[str, str] = {
+    "4242424242424242": "tok_test_visa",
+    "5555555555554444": "tok_test_mastercard",
+    "4000000000009995": "tok_test_insufficient_funds",
+    "4000000000000002": "tok_test_declined",
+    "4000000000003220": "tok_test_3ds",
+    "4000000000000077": "tok_test_authorize",
+    "4000000000000341": "tok_test_otp",
+}
+
+
+def _custom(code: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError(code, message)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Money(Strict):
+    amount: str
+    currency: str
+
+    @field_validator("amount", mode="before")
+    @classmethod
+    def _amount(cls, value: Any) -> str:
+        if not isinstance(value, str):
+            raise _custom("invalid_amount", "amount must be a decimal string such as '150.00'")
+        try:
+            parse_amount(value)
+        except InvalidAmount as exc:
+            raise _custom("invalid_amount", "amount must be a non-negative decimal string such as '150.00'") from exc
+        return value
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _currency(cls, value: Any) -> str:
+        if not is_currency_code(value):
+            raise _custom("invalid_currency", "currency must be 3 upper-case letters (ISO 4217)")
+        return str(value)
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.amount)
+
+
+class MobileWallet(Strict):
+    network: str | None = None
+    phone_number: str | None = None
+
+
+class Card(Strict):
+    token: str | None = None  # the acquirer's tokenizer reference: what merchants send
+    number: str | None = None  # test mode only, documented test numbers
+
+
+class Source(Strict):
+    type: Literal["mobile_wallet", "card"]
+    mobile_wallet: MobileWallet | None = None
+    card: Card | None = None
+
+
+class Customer(Strict):
+    id: str | None = Field(default=None, max_length=100)
+    email: str | None = Field(default=None, max_length=254)
+    name: str | None = Field(default=None, max_length=200)
+
+
+class ChargeRequest(Strict):
+    payment_id: str
+    money: Money
+    source: Source
+    country: str
+    customer: Customer | None = None
+    callback_url: str | None = None
+    return_url: str | None = None
+    open_amount: bool = False
+    min_amount: str | None = None
+    max_amount: str | None = None
+    suggested_amounts: list[str] | None = Field(default=None, max_length=10)
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("payment_id")
+    @classmethod
+    def _payment_id(cls, value: str) -> str:
+        if not (is_ulid(value) or _UUID.fullmatch(value)):
+            raise _custom("invalid_value", "payment_id must be a ULID or a UUID")
+        return value
+
+    @field_validator("country")
+    @classmethod
+    def _country(cls, value: str) -> str:
+        if not _COUNTRY.fullmatch(value):
+            raise _custom("invalid_value", "country must be an ISO 3166-1 alpha-2 code such as 'MZ'")
+        return value
+
+    @field_validator("callback_url")
+    @classmethod
+    def _callback_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"https?://[^\s/]+", value):
+            raise _custom("invalid_callback_url", "callback_url must be an absolute http:// or https:// URL")
+        return value
+
+    @field_validator("return_url")
+    @classmethod
+    def _return_url(cls, value: str | None) -> str | None:
+        if value is not None and not (re.match(r"https?://[^\s/]+", value) or value.startswith("/")):
+            raise _custom("invalid_return_url", "return_url must be an absolute http(s) URL or a path starting with /")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        if len(value) > MAX_METADATA_KEYS:
+            raise _custom("metadata_too_large", f"metadata has more than {MAX_METADATA_KEYS} keys")
+        for key, item in value.items():
+            if not isinstance(item, str):
+                raise _custom("invalid_value", f"metadata values must be strings ({key!r} is not)")
+            if len(key) > MAX_METADATA_KEY_LENGTH or len(item) > MAX_METADATA_VALUE_LENGTH:
+                raise _custom(
+                    "metadata_value_too_large",
+                    f"metadata keys are at most {MAX_METADATA_KEY_LENGTH} characters and values at most "
+                    f"{MAX_METADATA_VALUE_LENGTH} ({key[:20]!r} is longer)",
+                )
+        return value
+
+
+def luhn_valid(number: str) -> bool:
+    """The Luhn check of a card number (digits only)."""
+    total = 0
+    for index, digit in enumerate(reversed(number)):
+        value = int(digit)
+        if index % 2 == 1:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+def phone_network_error(network: str, phone: str) -> str | None:
+    """Why `phone` is not a number of `network` (E.164, Mozambican mobile, right prefix), or None."""
+    import phonenumbers  # deferred: only mobile-wallet charges need its metadata
+
+    try:
+        parsed = phonenumbers.parse(phone, None)
+    except phonenumbers.NumberParseException:
+        return "phone_number must be in international E.164 format, e.g. +258841234567"
+    if not phone.startswith("+") or phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164) != phone:
+        return "phone_number must be in international E.164 format, e.g. +258841234567"
+    if parsed.country_code != 258 or not phonenumbers.is_valid_number(parsed):
+        return "phone_number must be a valid Mozambican mobile number"
+    prefixes = NETWORK_PREFIXES[network]
+    if not str(parsed.national_number).startswith(prefixes):
+        return f"{NETWORK_NAMES[network]} numbers start with +258 {' or '.join(prefixes)}"
+    return None
+
+
+def _raise(errors: list[FieldError]) -> None:
+    if not errors:
+        return
+    codes = {error.code for error in errors}
+    code = codes.pop() if len(codes) == 1 else "invalid_request"
+    if len(errors) == 1:  # the detail says what is wrong (amount_too_low names the limit, ...)
+        detail = f"{errors[0].field}: {errors[0].message}."
+    else:
+        detail = f"The charge has invalid fields: {', '.join(error.field for error in errors)}."
+    raise ServiceError(400, code, detail, errors=errors)
+
+
+def check_charge(request: ChargeRequest, mode: str) -> None:
+    """Every rule across fields; ServiceError 400 naming each failed field."""
+    errors: list[FieldError] = []
+    source = request.source
+    method = METHODS[source.type]
+    currency = request.money.currency
+    if source.type == "mobile_wallet":
+        wallet = source.mobile_wallet or MobileWallet()
+        if wallet.network not in NETWORK_PREFIXES:
+            errors.append(
+                FieldError(
+                    "source.mobile_wallet.network",
+                    "invalid_value",
+                    f"network must be one of {', '.join(NETWORK_PREFIXES)}",
+                )
+            )
+        if not wallet.phone_number:
+            errors.append(
+                FieldError(
+                    "source.mobile_wallet.phone_number",
+                    "missing_phone",
+                    "a mobile-wallet charge needs the payer's phone_number",
+                )
+            )
+        elif wallet.network in NETWORK_PREFIXES:
+            problem = phone_network_error(wallet.network, wallet.phone_number)
+            if problem:
+                errors.append(FieldError("source.mobile_wallet.phone_number", "invalid_phone", problem))
+    else:
+        errors += _card_errors(source.card or Card(), mode)
+    if currency not in method.limits:
+        errors.append(
+            FieldError(
+                "money.currency",
+                "unsupported_currency",
+                f"{source.type} takes {', '.join(sorted(method.limits))}, not {currency}",
+            )
+        )
+    errors += _amount_errors(request, method.limits.get(currency))
+    _raise(errors)
+
+
+def _card_errors(card: Card, mode: str) -> list[FieldError]:
+    if (card.token is None) == (card.number is None):
+        return [
+            FieldError("source.card", "invalid_request", "send exactly one of card.token or (test mode) card.number")
+        ]
+    if card.token is not None:
+        if not CARD_TOKEN.fullmatch(card.token):
+            return [
+                FieldError("source.card.token", "invalid_card_token", "token is not a tokenizer reference (tok_...)")
+            ]
+        return []
+    number = (card.number or "").replace(" ", "")
+    raw = FieldError(
+        "source.card.number",
+        "gateway.raw_card_data_not_accepted",
+        "send the acquirer's card token, never the card number",
+    )
+    if mode == "live":
+        return [raw]
+    if not number.isdigit() or not 13 <= len(number) <= 19 or not luhn_valid(number):
+        return [FieldError("source.card.number", "invalid_card", "a card number has 13 to 19 digits and passes Luhn")]
+    if number not in TEST_CARDS:
+        return [raw]
+    return []
+
+
+def _amount_errors(request: ChargeRequest, limits: Any) -> list[FieldError]:
+    currency = request.money.currency
+    amount = request.money.value
+    digits = minor_units(currency)
+    errors: list[FieldError] = []
+    if -amount.as_tuple().exponent > digits:  # type: ignore[operator]
+        errors.append(FieldError("money.amount", "invalid_amount", f"{currency} has {digits} fraction digits"))
+        return errors
+    if request.open_amount:
+        if amount != 0:
+            errors.append(FieldError("money.amount", "invalid_amount", "an open-amount charge has amount 0"))
+        bounds: dict[str, Decimal] = {}
+        for name in ("min_amount", "max_amount"):
+            text = getattr(request, name)
+            try:
+                bounds[name] = parse_amount(text, currency) if text is not None else Decimal(0)
+            except InvalidAmount:
+                errors.append(FieldError(name, "invalid_amount", f"{name} must be a decimal string"))
+        minimum, maximum = bounds.get("min_amount", Decimal(0)), bounds.get("max_amount", Decimal(0))
+        if request.max_amount is not None and "max_amount" in bounds and "min_amount" in bounds and maximum < minimum:
+            errors.append(FieldError("max_amount", "invalid_amount", "max_amount is below min_amount"))
+        for index, text in enumerate(request.suggested_amounts or []):
+            try:
+                value = parse_amount(text, currency)
+            except InvalidAmount:
+                errors.append(FieldError(f"suggested_amounts.{index}", "invalid_amount", "not a decimal string"))
+                continue
+            if value < minimum or (request.max_amount is not None and value > maximum) or value == 0:
+                errors.append(
+                    FieldError(
+                        f"suggested_amounts.{index}",
+                        "invalid_amount",
+                        "suggested amounts lie between min_amount and max_amount",
+                    )
+                )
+        return errors
+    if any(v is not None for v in (request.min_amount, request.max_amount, request.suggested_amounts)):
+        errors.append(
+            FieldError(
+                "open_amount", "invalid_request", "min_amount, max_amount and suggested_amounts need open_amount: true"
+            )
+        )
+    if amount == 0:
+        errors.append(FieldError("money.amount", "invalid_amount", "amount must be above zero"))
+    elif limits is not None and amount < limits.minimum:
+        errors.append(
+            FieldError(
+                "money.amount",
+                "amount_too_low",
+                f"the minimum for {request.source.type} in {currency} is {limits.minimum:f}",
+            )
+        )
+    elif limits is not None and amount > limits.maximum:
+        errors.append(
+            FieldError(
+                "money.amount",
+                "amount_too_high",
+                f"the maximum for {request.source.type} in {currency} is {limits.maximum:f}",
+            )
+        )
+    return errors

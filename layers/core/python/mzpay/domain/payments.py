@@ -1,0 +1,104 @@
+"""Payments: methods and their limits, statuses, and the transition table of the lifecycle.
+
+Statuses: pending (sent to the provider, no answer yet), requires_action (the payer must do
+something: next_action says what), authorized (card funds held, to capture or void),
+succeeded, failed (failure_code says why), canceled (voided before capture). succeeded, failed
+and canceled are terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from mzpay.domain.errors import ServiceError
+
+
+class Status:
+    PENDING = "pending"
+    REQUIRES_ACTION = "requires_action"
+    AUTHORIZED = "authorized"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+
+TERMINAL = frozenset({Status.SUCCEEDED, Status.FAILED, Status.CANCELED})
+
+# (status, action) -> the statuses the action may lead to. Anything else is 409 invalid_state.
+TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
+    (Status.REQUIRES_ACTION, "complete_action"): frozenset(
+        {Status.SUCCEEDED, Status.FAILED, Status.AUTHORIZED, Status.REQUIRES_ACTION}
+    ),
+    (Status.AUTHORIZED, "capture"): frozenset({Status.SUCCEEDED}),
+    (Status.AUTHORIZED, "void"): frozenset({Status.CANCELED}),
+}
+
+# A terminal outcome becomes this event (and webhook); other changes get payment.updated.
+EVENT_OF_STATUS = {
+    Status.SUCCEEDED: "payment.succeeded",
+    Status.FAILED: "payment.failed",
+    Status.CANCELED: "payment.canceled",
+    Status.AUTHORIZED: "payment.authorized",
+    Status.REQUIRES_ACTION: "payment.requires_action",
+    Status.PENDING: "payment.pending",
+}
+
+
+def ensure_transition(current: str, action: str) -> frozenset[str]:
+    """The statuses `action` may reach from `current`, or 409 invalid_state."""
+    allowed = TRANSITIONS.get((current, action))
+    if allowed is None:
+        verb = action.replace("_", " ")
+        raise ServiceError(409, "invalid_state", f"Cannot {verb} a payment that is {current}.")
+    return allowed
+
+
+@dataclass(frozen=True)
+class MethodLimits:
+    minimum: Decimal
+    maximum: Decimal
+
+
+@dataclass(frozen=True)
+class Method:
+    """A payment method the gateway fronts: networks, currencies and per-currency limits."""
+
+    name: str
+    networks: tuple[str, ...]
+    limits: dict[str, MethodLimits]  # currency -> limits
+
+    def public(self) -> dict[str, object]:
+        return {
+            "method": self.name,
+            "networks": list(self.networks),
+            "currencies": sorted(self.limits),
+            "limits": {
+                currency: {"min_amount": f"{limit.minimum:f}", "max_amount": f"{limit.maximum:f}"}
+                for currency, limit in sorted(self.limits.items())
+            },
+        }
+
+
+# Mozambican mobile-money networks and the number prefixes that belong to them.
+NETWORK_PREFIXES: dict[str, tuple[str, ...]] = {
+    "mpesa": ("84", "85"),
+    "emola": ("86", "87"),
+    "mkesh": ("82", "83"),
+}
+
+NETWORK_NAMES = {"mpesa": "M-Pesa", "emola": "e-Mola", "mkesh": "mKesh"}
+
+METHODS: dict[str, Method] = {
+    "mobile_wallet": Method(
+        "mobile_wallet", tuple(NETWORK_PREFIXES), {"MZN": MethodLimits(Decimal("1.00"), Decimal("125000.00"))}
+    ),
+    "card": Method(
+        "card",
+        (),
+        {
+            "MZN": MethodLimits(Decimal("10.00"), Decimal("500000.00")),
+            "USD": MethodLimits(Decimal("1.00"), Decimal("10000.00")),
+        },
+    ),
+}

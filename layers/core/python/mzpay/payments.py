@@ -1,0 +1,311 @@
+"""Payment use cases: create a charge, read it, and move it through its lifecycle.
+
+A charge is claimed (payment + payment_id uniqueness + its event, one transaction) BEFORE the
+provider is called, so one payment_id can never reach a provider twice; the provider's answer
+is then applied as a conditional transition with its event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
+from mzpay.connectors.simulated import SimulatedConnector
+from mzpay.domain.charges import TEST_CARDS, ChargeRequest, check_charge
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.events import new_event
+from mzpay.domain.ids import new_id
+from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, Status, ensure_transition
+from mzpay.http.principal import Principal, wrong_environment
+from mzpay.store.directory import iso
+from mzpay.store.payments import PaymentIdTaken, Payments
+
+
+@lru_cache(maxsize=1)
+def payments() -> Payments:
+    return Payments.from_env()
+
+
+def connector_for(mode: str) -> Connector:
+    """Test traffic only ever reaches the simulated connector; live traffic needs a connector
+    bound to the account for the method (none can be bound yet)."""
+    if mode == "test":
+        return SimulatedConnector()
+    raise ServiceError(
+        409,
+        "no_connector_binding",
+        "No live connector is bound to this account for this method; ask your operator to bind one.",
+    )
+
+
+def _now() -> str:
+    return iso(datetime.now(UTC))
+
+
+def _fingerprint(request: ChargeRequest) -> str:
+    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _stored_source(request: ChargeRequest) -> dict[str, Any]:
+    """The source as kept and shown: a test card number becomes its token and last four
+    digits; no card number is ever stored or logged."""
+    source = request.source.model_dump(exclude_none=True)
+    card = source.get("card")
+    if card and "number" in card:
+        number = card.pop("number").replace(" ", "")
+        source["card"] = {"token": TEST_CARDS[number], "last4": number[-4:]}
+    return source
+
+
+def _call(payment: dict[str, Any]) -> ProviderCall:
+    return ProviderCall(
+        payment["provider_payment_id"],
+        Decimal(payment["amount"]),
+        payment["currency"],
+        payment["source"],
+        payment.get("return_url"),
+        bool(payment.get("open_amount")),
+    )
+
+
+def _money(amount: str, currency: str) -> dict[str, str]:
+    return {"amount": amount, "currency": currency}
+
+
+def _view(payment: dict[str, Any]) -> dict[str, Any]:
+    view = {
+        "payment_id": payment["payment_id"],
+        "provider_payment_id": payment["provider_payment_id"],
+        "status": payment["status"],
+        "money": _money(payment["amount"], payment["currency"]),
+        "source": payment["source"],
+        "checkout_url": payment.get("checkout_url"),
+        "next_action": payment.get("next_action"),
+        "authorized_amount": payment["authorized_amount"],
+        "captured_amount": payment["captured_amount"],
+        "failure_code": payment.get("failure_code"),
+        "failure_message": payment.get("failure_message"),
+    }
+    if payment.get("open_amount"):
+        view |= {
+            "open_amount": True,
+            "min_amount": payment.get("min_amount"),
+            "max_amount": payment.get("max_amount"),
+            "suggested_amounts": payment.get("suggested_amounts"),
+        }
+    return view
+
+
+def charge_result(payment: dict[str, Any]) -> dict[str, Any]:
+    """ChargeResult (answers of charge, capture, void, complete-action)."""
+    return {**_view(payment), "processed_at": payment["updated_at"]}
+
+
+def snapshot(payment: dict[str, Any]) -> dict[str, Any]:
+    """PaymentSnapshot (answer of GET /payments/{id})."""
+    return {**_view(payment), "last_updated_at": payment["updated_at"]}
+
+
+def _event(kind: str, payment: dict[str, Any], now: str) -> dict[str, Any]:
+    return new_event(
+        kind,
+        payment["account_id"],
+        payment["mode"],
+        "payment",
+        payment["provider_payment_id"],
+        {"object": snapshot(payment)},
+        now,
+    )
+
+
+def _outcome_changes(
+    payment: dict[str, Any], result: ProviderResult, now: str, captured: Decimal | None = None
+) -> dict[str, Any]:
+    currency = payment["currency"]
+    amount = Decimal(payment["amount"]) if captured is None else captured
+    changes: dict[str, Any] = {
+        "status": result.status,
+        "next_action": result.next_action,
+        "failure_code": result.failure_code,
+        "failure_message": result.failure_message,
+        "updated_at": now,
+    }
+    if result.status == Status.AUTHORIZED:
+        changes["authorized_amount"] = format_amount(amount, currency)
+    if result.captured:
+        changes["captured_amount"] = format_amount(amount, currency)
+        if Decimal(payment["authorized_amount"]) == 0:
+            changes["authorized_amount"] = format_amount(amount, currency)
+    return changes
+
+
+def _apply(
+    payment: dict[str, Any],
+    result: ProviderResult,
+    now: str,
+    captured: Decimal | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    changes = {**_outcome_changes(payment, result, now, captured), **(extra or {})}
+    after = {**payment, **changes}
+    events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
+    return payments().transition(payment, changes, events)
+
+
+# ---------------------------------------------------------------- create
+def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any]:
+    """Validate, claim the payment_id, ask the provider, record its answer: a ChargeResult."""
+    check_charge(request, principal.mode)
+    connector = connector_for(principal.mode)
+    account, mode = principal.acting_account_id, principal.mode
+    fingerprint = _fingerprint(request)
+    existing = payments().by_payment_id(account, mode, request.payment_id)
+    if existing is not None:
+        return _replay(existing, fingerprint)
+    now = _now()
+    currency = request.money.currency
+    payment: dict[str, Any] = {
+        "provider_payment_id": new_id(),
+        "payment_id": request.payment_id,
+        "account_id": account,
+        "mode": mode,
+        "key_id": principal.key_id,
+        "status": Status.PENDING,
+        "version": 1,
+        "amount": format_amount(request.money.value, currency),
+        "currency": currency,
+        "source": _stored_source(request),
+        "country": request.country,
+        "customer": request.customer.model_dump(exclude_none=True) if request.customer else None,
+        "callback_url": request.callback_url,
+        "return_url": request.return_url,
+        "metadata": request.metadata,
+        "open_amount": request.open_amount,
+        "min_amount": request.min_amount,
+        "max_amount": request.max_amount,
+        "suggested_amounts": request.suggested_amounts,
+        "authorized_amount": format_amount(Decimal(0), currency),
+        "captured_amount": format_amount(Decimal(0), currency),
+        "fingerprint": fingerprint,
+        "created_at": now,
+        "updated_at": now,
+    }
+    payment = {k: v for k, v in payment.items() if v is not None}
+    events = [_event("payment.created", payment, now)]
+    if request.source.type == "card":
+        events.append(_event("transaction.card.tokenized", payment, now))
+    try:
+        payments().create(payment, events)
+    except PaymentIdTaken:  # a concurrent request with the same payment_id won
+        winner = payments().by_payment_id(account, mode, request.payment_id)
+        assert winner is not None
+        return _replay(winner, fingerprint)
+    result = connector.charge(_call(payment))
+    return charge_result(_apply(payment, result, _now()))
+
+
+def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    if existing["_claim"]["fingerprint"] != fingerprint:
+        raise ServiceError(
+            409, "payment_id_reused", "This payment_id belongs to another charge (different amount, source or details)."
+        )
+    return charge_result(existing)
+
+
+# ---------------------------------------------------------------- read
+def visible_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    """The payment if it belongs to the caller's account (else 404) and mode (else 401)."""
+    payment = payments().get(provider_payment_id) if provider_payment_id else None
+    if payment is None or payment["account_id"] != principal.acting_account_id:
+        raise ServiceError(404, "not_found", "No such payment.")
+    if payment["mode"] != principal.mode:
+        raise wrong_environment(principal.mode, payment["mode"])
+    return payment
+
+
+def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    return snapshot(visible_payment(principal, provider_payment_id))
+
+
+# ---------------------------------------------------------------- lifecycle
+def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> dict[str, Any]:
+    """Capture held funds, all or part (a partial capture releases the rest)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "capture")
+    authorized = Decimal(payment["authorized_amount"])
+    value = authorized
+    if amount is not None:
+        if currency is not None and currency != payment["currency"]:
+            raise ServiceError(
+                400,
+                "invalid_currency",
+                "Capture in the payment's currency.",
+                errors=[FieldError("amount.currency", "invalid_currency", f"use {payment['currency']}")],
+            )
+        try:
+            value = parse_amount(amount, payment["currency"])
+        except InvalidAmount as exc:
+            raise _amount_error("amount.amount", str(exc)) from exc
+        if value <= 0 or value > authorized:
+            raise _amount_error("amount.amount", f"capture between 0 and the authorized {payment['authorized_amount']}")
+    result = connector_for(payment["mode"]).capture(_call(payment), value)
+    return charge_result(_apply(payment, result, _now(), captured=value))
+
+
+def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    """Release held funds (only while authorized)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "void")
+    result = connector_for(payment["mode"]).void(_call(payment))
+    return charge_result(_apply(payment, result, _now()))
+
+
+def complete_action(
+    principal: Principal, provider_payment_id: str, otp: str | None, amount: str | None
+) -> dict[str, Any]:
+    """The payer finished the step next_action asked for (redirect, OTP, prompt, QR)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "complete_action")
+    chosen = None
+    if payment.get("open_amount"):
+        chosen = _open_amount(payment, amount)
+    result = connector_for(payment["mode"]).complete_action(_call(payment), payment.get("next_action") or {}, otp)
+    extra = {"amount": format_amount(chosen, payment["currency"])} if chosen is not None else None
+    return charge_result(_apply(payment, result, _now(), captured=chosen, extra=extra))
+
+
+def _open_amount(payment: dict[str, Any], amount: str | None) -> Decimal:
+    if amount is None:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            "An open-amount payment completes with the amount the payer chose.",
+            errors=[FieldError("amount", "required", "the payer's amount")],
+        )
+    try:
+        value = parse_amount(amount, payment["currency"])
+    except InvalidAmount as exc:
+        raise _amount_error("amount", str(exc)) from exc
+    low = Decimal(payment.get("min_amount") or "0")
+    high = Decimal(payment["max_amount"]) if payment.get("max_amount") else None
+    if value <= 0 or value < low or (high is not None and value > high):
+        raise _amount_error("amount", "the amount lies outside min_amount and max_amount")
+    return value
+
+
+def _amount_error(field: str, message: str) -> ServiceError:
+    return ServiceError(
+        400, "invalid_amount", f"{field}: {message}", errors=[FieldError(field, "invalid_amount", message)]
+    )
+
+
+def methods() -> dict[str, Any]:
+    """What GET /methods lists: methods, networks, currencies, limits."""
+    return {"methods": [method.public() for method in METHODS.values()]}
