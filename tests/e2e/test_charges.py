@@ -1,0 +1,523 @@
+"""Charges over HTTP through the local stack: validation, every test-mode path to its end,
+the lifecycle and its races, replays, tenancy and modes."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import boto3
+import pytest
+import requests
+from ulid import ULID
+
+from devstack.launcher import RunningStack
+from tests.expected import problem
+
+pytestmark = pytest.mark.e2e
+
+
+class Merchant:
+    """A fresh account of the mz region with a test key, a live key and a read-only key."""
+
+    def __init__(self, stack: RunningStack) -> None:
+        management = stack.state["regions"]["mz"]["management"]
+        operator = {"Authorization": f"Bearer {stack.state['operator_token']}"}
+        self.account = requests.post(
+            f"{management}/v1/accounts", json={"name": "Mercearia", "region": "mz"}, headers=operator, timeout=30
+        ).json()
+        keys = f"{management}/v1/accounts/{self.account['id']}/api-keys"
+
+        def key(**body: Any) -> str:
+            return requests.post(keys, json=body, headers=operator, timeout=30).json()["key"]  # type: ignore[no-any-return]
+
+        self.test_key, self.live_key = key(mode="test"), key(mode="live")
+        self.reader = key(mode="test", scopes=["payments:read"])
+        self.gateway = stack.state["regions"]["mz"]["gateway"]
+
+    def call(
+        self, method: str, path: str, body: Any = None, key: str | None = None, idempotency_key: str | None = "fresh"
+    ) -> requests.Response:
+        headers = {"Authorization": f"Bearer {key or self.test_key}"}
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = str(uuid.uuid4()) if idempotency_key == "fresh" else idempotency_key
+        return requests.request(method, self.gateway + path, json=body, headers=headers, timeout=30)
+
+    def charge(
+        self,
+        source: dict[str, Any],
+        amount: str = "150.00",
+        currency: str = "MZN",
+        key: str | None = None,
+        **extra: Any,
+    ) -> requests.Response:
+        body = {
+            "payment_id": str(ULID()),
+            "money": {"amount": amount, "currency": currency},
+            "source": source,
+            "country": "MZ",
+            **extra,
+        }
+        return self.call("POST", "/charges", body, key=key)
+
+
+def wallet(phone: str, network: str = "mpesa") -> dict[str, Any]:
+    return {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}}
+
+
+def card(token: str) -> dict[str, Any]:
+    return {"type": "card", "card": {"token": token}}
+
+
+@pytest.fixture(scope="module")
+def merchant(stack: RunningStack) -> Merchant:
+    return Merchant(stack)
+
+
+def events_of(stack: RunningStack, provider_payment_id: str) -> list[str]:
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=stack.state["aws_endpoint"],
+        region_name="af-south-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    items = dynamodb.query(
+        TableName=stack.state["resources"]["mz"]["EventsTable"],
+        IndexName="gsi1",
+        KeyConditionExpression="gsi1pk = :r",
+        ExpressionAttributeValues={":r": {"S": f"RES#{provider_payment_id}"}},
+    )["Items"]
+    return [item["type"]["S"] for item in sorted(items, key=lambda i: i["sk"]["S"])]
+
+
+def result(response: requests.Response, status: str, amount: str = "150.00", **fields: Any) -> dict[str, Any]:
+    """The full ChargeResult expected for `response` (ids and time taken from it)."""
+    body = response.json()
+    expected = {
+        "payment_id": body["payment_id"],
+        "provider_payment_id": body["provider_payment_id"],
+        "status": status,
+        "money": {"amount": amount, "currency": "MZN"},
+        "source": body["source"],
+        "checkout_url": None,
+        "next_action": None,
+        "authorized_amount": "0.00",
+        "captured_amount": "0.00",
+        "failure_code": None,
+        "failure_message": None,
+        "processed_at": body["processed_at"],
+    }
+    return {**expected, **fields}
+
+
+# ---------------------------------------------------------------- validation
+VALIDATION = [
+    (
+        "invalid_amount",
+        {"money": {"amount": 150.0, "currency": "MZN"}},
+        "money.amount",
+        "amount must be a decimal string such as '150.00'",
+    ),
+    ("invalid_amount", {"money": {"amount": "0.00", "currency": "MZN"}}, "money.amount", "amount must be above zero"),
+    (
+        "invalid_currency",
+        {"money": {"amount": "150.00", "currency": "mzn"}},
+        "money.currency",
+        "currency must be 3 upper-case letters (ISO 4217)",
+    ),
+    (
+        "unsupported_currency",
+        {"money": {"amount": "150.00", "currency": "ZAR"}},
+        "money.currency",
+        "mobile_wallet takes MZN, not ZAR",
+    ),
+    (
+        "missing_phone",
+        {"source": {"type": "mobile_wallet", "mobile_wallet": {"network": "emola"}}},
+        "source.mobile_wallet.phone_number",
+        "a mobile-wallet charge needs the payer's phone_number",
+    ),
+    (
+        "invalid_phone",
+        {"source": wallet("+258841234567", "emola")},
+        "source.mobile_wallet.phone_number",
+        "e-Mola numbers start with +258 86 or 87",
+    ),
+    (
+        "invalid_phone",
+        {"source": wallet("841234567")},
+        "source.mobile_wallet.phone_number",
+        "phone_number must be in international E.164 format, e.g. +258841234567",
+    ),
+    (
+        "invalid_phone",
+        {"source": wallet("+27821234567", "mkesh")},
+        "source.mobile_wallet.phone_number",
+        "phone_number must be a valid Mozambican mobile number",
+    ),
+    (
+        "amount_too_low",
+        {"money": {"amount": "0.50", "currency": "MZN"}},
+        "money.amount",
+        "the minimum for mobile_wallet in MZN is 1.00",
+    ),
+    (
+        "amount_too_high",
+        {"money": {"amount": "125000.01", "currency": "MZN"}},
+        "money.amount",
+        "the maximum for mobile_wallet in MZN is 125000.00",
+    ),
+    (
+        "invalid_callback_url",
+        {"callback_url": "ftp://shop.example/hook"},
+        "callback_url",
+        "callback_url must be an absolute http:// or https:// URL",
+    ),
+    (
+        "invalid_return_url",
+        {"return_url": "shop.example/done"},
+        "return_url",
+        "return_url must be an absolute http(s) URL or a path starting with /",
+    ),
+    (
+        "metadata_too_large",
+        {"metadata": {f"k{i}": "v" for i in range(51)}},
+        "metadata",
+        "metadata has more than 50 keys",
+    ),
+    (
+        "metadata_value_too_large",
+        {"metadata": {"order": "x" * 501}},
+        "metadata",
+        "metadata keys are at most 100 characters and values at most 500 ('order' is longer)",
+    ),
+    (
+        "invalid_card_token",
+        {"source": card("card_1234")},
+        "source.card.token",
+        "token is not a tokenizer reference (tok_...)",
+    ),
+    (
+        "invalid_card",
+        {"source": {"type": "card", "card": {"number": "4242424242424241"}}},
+        "source.card.number",
+        "a card number has 13 to 19 digits and passes Luhn",
+    ),
+    (
+        "gateway.raw_card_data_not_accepted",
+        {"source": {"type": "card", "card": {"number": "4111111111111111"}}},
+        "source.card.number",
+        "send the acquirer's card token, never the card number",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "change", "field", "message"), VALIDATION, ids=[v[0] + str(i) for i, v in enumerate(VALIDATION)]
+)
+def test_each_validation_code_names_its_field(
+    merchant: Merchant, code: str, change: dict[str, Any], field: str, message: str
+) -> None:
+    body = {
+        "payment_id": str(ULID()),
+        "money": {"amount": "150.00", "currency": "MZN"},
+        "source": wallet("+258841234567"),
+        "country": "MZ",
+        **change,
+    }
+    response = merchant.call("POST", "/charges", body)
+    assert response.status_code == 400, response.text
+    body_json = response.json()
+    detail = body_json["detail"]
+    assert body_json == {
+        **problem(400, "Bad Request", code, detail),
+        "errors": [{"field": field, "code": code, "message": message}],
+    }
+    assert detail in (f"{field}: {message}.", f"The request has invalid fields: {field}.")
+
+
+def test_a_raw_card_number_is_refused_in_live_mode_even_a_test_card(merchant: Merchant) -> None:
+    response = merchant.charge({"type": "card", "card": {"number": "4242424242424242"}}, key=merchant.live_key)
+    assert response.status_code == 400
+    assert response.json()["code"] == "gateway.raw_card_data_not_accepted"
+
+
+def test_several_failures_are_listed_under_invalid_request(merchant: Merchant) -> None:
+    response = merchant.charge(wallet("+258861234567"), amount="0.10", callback_url="nope")
+    assert response.status_code == 400
+    assert [e["code"] for e in response.json()["errors"]] == ["invalid_callback_url"]  # field rules answer first
+    response = merchant.charge(wallet("+258861234567"), amount="0.10")
+    assert response.json()["code"] == "invalid_request"
+    assert [(e["field"], e["code"]) for e in response.json()["errors"]] == [
+        ("source.mobile_wallet.phone_number", "invalid_phone"),
+        ("money.amount", "amount_too_low"),
+    ]
+
+
+def test_a_refused_charge_leaves_no_payment_behind(stack: RunningStack, merchant: Merchant) -> None:
+    payment_id = str(ULID())
+    body = {
+        "payment_id": payment_id,
+        "money": {"amount": "0.10", "currency": "MZN"},
+        "source": wallet("+258841234567"),
+        "country": "MZ",
+    }
+    assert merchant.call("POST", "/charges", body).status_code == 400
+    body["money"]["amount"] = "10.00"
+    accepted = merchant.call("POST", "/charges", body)  # the same payment_id is still free
+    assert accepted.status_code == 200 and accepted.json()["payment_id"] == payment_id
+
+
+# ---------------------------------------------------------------- test-mode paths to their end
+def test_wallet_success_failure_and_timeout_are_decided_by_the_number(stack: RunningStack, merchant: Merchant) -> None:
+    ok = merchant.charge(wallet("+258840000000"))
+    assert ok.json() == result(ok, "succeeded", authorized_amount="150.00", captured_amount="150.00")
+    assert events_of(stack, ok.json()["provider_payment_id"]) == ["payment.created", "payment.succeeded"]
+    poor = merchant.charge(wallet("+258860000001", "emola"))
+    assert poor.json() == result(
+        poor, "failed", failure_code="insufficient_funds", failure_message="The payer's wallet balance is too low."
+    )
+    assert events_of(stack, poor.json()["provider_payment_id"]) == ["payment.created", "payment.failed"]
+    declined = merchant.charge(wallet("+258820000002", "mkesh"))
+    assert declined.json()["failure_code"] == "payer_declined"
+    timeout = merchant.charge(wallet("+258850000003"))
+    assert timeout.json() == result(timeout, "pending")
+    assert events_of(stack, timeout.json()["provider_payment_id"]) == ["payment.created"]
+
+
+def test_wallet_prompt_is_polled_then_completed(stack: RunningStack, merchant: Merchant) -> None:
+    created = merchant.charge(wallet("+258841234567"))
+    assert created.json() == result(created, "requires_action", next_action={"type": "poll", "poll_interval_secs": 5})
+    pid = created.json()["provider_payment_id"]
+    polled = merchant.call("GET", f"/payments/{pid}")
+    assert polled.json()["status"] == "requires_action" and "last_updated_at" in polled.json()
+    done = merchant.call("POST", f"/charges/{pid}/complete-action")
+    assert done.json() == result(done, "succeeded", authorized_amount="150.00", captured_amount="150.00")
+    snapshot = merchant.call("GET", f"/v1/payments/{pid}").json()
+    assert snapshot == {
+        **{k: v for k, v in done.json().items() if k != "processed_at"},
+        "last_updated_at": done.json()["processed_at"],
+    }
+    again = merchant.call("POST", f"/charges/{pid}/complete-action")
+    assert again.json() == problem(
+        409, "Conflict", "invalid_state", "Cannot complete action a payment that is succeeded."
+    )
+
+
+def test_card_3ds_redirect_then_completed(merchant: Merchant) -> None:
+    created = merchant.charge(card("tok_test_3ds"), return_url="/checkout/done")
+    pid = created.json()["provider_payment_id"]
+    assert created.json()["next_action"] == {
+        "type": "redirect_to_url",
+        "redirect_url": f"https://simulator.test.mzpay.example/3ds/{pid}",
+        "return_url": "/checkout/done",
+    }
+    done = merchant.call("POST", f"/charges/{pid}/complete-action")
+    assert (done.json()["status"], done.json()["captured_amount"]) == ("succeeded", "150.00")
+
+
+def test_card_otp_needs_the_right_code(merchant: Merchant) -> None:
+    created = merchant.charge(card("tok_test_otp"))
+    pid = created.json()["provider_payment_id"]
+    assert created.json()["next_action"] == {
+        "type": "display_otp_form",
+        "otp_hint": "Enter the 6-digit code sent by SMS",
+        "otp_length": 6,
+        "masked_dest": "+258 84 *** **67",
+    }
+    missing = merchant.call("POST", f"/charges/{pid}/complete-action")
+    assert missing.json() == problem(
+        400, "Bad Request", "missing_otp", "This payment waits for the OTP the payer received."
+    )
+    wrong = merchant.call("POST", f"/charges/{pid}/complete-action", {"otp": "000000"})
+    assert wrong.json() == problem(422, "Unprocessable Content", "invalid_otp", "The OTP does not match.")
+    right = merchant.call("POST", f"/charges/{pid}/complete-action", {"otp": "123456"})
+    assert right.json()["status"] == "succeeded"
+
+
+@pytest.mark.parametrize(
+    ("token", "code", "message"),
+    [
+        ("tok_test_insufficient_funds", "insufficient_funds", "The card has insufficient funds."),
+        ("tok_test_declined", "card_declined", "The issuer declined the card."),
+    ],
+)
+def test_card_failures_carry_their_outcome_code(merchant: Merchant, token: str, code: str, message: str) -> None:
+    response = merchant.charge(card(token))
+    assert response.json() == result(response, "failed", failure_code=code, failure_message=message)
+
+
+def test_a_test_card_number_becomes_its_token_and_is_never_kept(stack: RunningStack, merchant: Merchant) -> None:
+    response = merchant.charge({"type": "card", "card": {"number": "4242 4242 4242 4242"}})
+    assert response.json()["status"] == "succeeded"
+    assert response.json()["source"] == {"type": "card", "card": {"token": "tok_test_visa", "last4": "4242"}}
+    assert events_of(stack, response.json()["provider_payment_id"]) == [
+        "payment.created",
+        "transaction.card.tokenized",
+        "payment.succeeded",
+    ]
+
+
+def test_authorize_then_partial_capture(merchant: Merchant) -> None:
+    created = merchant.charge(card("tok_test_authorize"))
+    assert created.json() == result(created, "authorized", authorized_amount="150.00")
+    pid = created.json()["provider_payment_id"]
+    too_much = merchant.call("POST", f"/charges/{pid}/capture", {"amount": {"amount": "150.01", "currency": "MZN"}})
+    assert too_much.status_code == 400 and too_much.json()["code"] == "invalid_amount"
+    captured = merchant.call("POST", f"/charges/{pid}/capture", {"amount": {"amount": "100.00", "currency": "MZN"}})
+    assert captured.json() == result(captured, "succeeded", authorized_amount="150.00", captured_amount="100.00")
+    void = merchant.call("POST", f"/charges/{pid}/void")
+    assert void.json() == problem(409, "Conflict", "invalid_state", "Cannot void a payment that is succeeded.")
+
+
+def test_authorize_then_void(merchant: Merchant) -> None:
+    pid = merchant.charge(card("tok_test_authorize")).json()["provider_payment_id"]
+    voided = merchant.call("POST", f"/charges/{pid}/void")
+    assert voided.json() == result(voided, "canceled", authorized_amount="150.00")
+    capture = merchant.call("POST", f"/charges/{pid}/capture")
+    assert capture.json() == problem(409, "Conflict", "invalid_state", "Cannot capture a payment that is canceled.")
+
+
+def test_open_amount_the_payer_chooses_within_bounds(merchant: Merchant) -> None:
+    created = merchant.charge(
+        wallet("+258841234567"),
+        amount="0.00",
+        open_amount=True,
+        min_amount="10.00",
+        max_amount="500.00",
+        suggested_amounts=["50.00", "100.00"],
+    )
+    assert created.json()["status"] == "requires_action"
+    assert created.json()["next_action"]["type"] == "redirect_to_url"
+    pid = created.json()["provider_payment_id"]
+    outside = merchant.call("POST", f"/charges/{pid}/complete-action", {"amount": "600.00"})
+    assert outside.status_code == 400 and outside.json()["code"] == "invalid_amount"
+    done = merchant.call("POST", f"/charges/{pid}/complete-action", {"amount": "75.50"})
+    assert (done.json()["status"], done.json()["money"], done.json()["captured_amount"]) == (
+        "succeeded",
+        {"amount": "75.50", "currency": "MZN"},
+        "75.50",
+    )
+
+
+# ---------------------------------------------------------------- determinism, replays, races
+def test_the_same_inputs_give_the_same_outcome(merchant: Merchant) -> None:
+    outcomes = {(merchant.charge(card("tok_test_declined")).json()["failure_code"]) for _ in range(3)}
+    assert outcomes == {"card_declined"}
+
+
+def test_a_payment_id_replay_returns_the_original_and_another_body_is_refused(merchant: Merchant) -> None:
+    body = {
+        "payment_id": str(ULID()),
+        "money": {"amount": "20.00", "currency": "MZN"},
+        "source": wallet("+258840000000"),
+        "country": "MZ",
+    }
+    first = merchant.call("POST", "/charges", body)
+    again = merchant.call("POST", "/charges", body)  # another Idempotency-Key, same payment_id
+    assert again.json() == first.json()
+    body["money"]["amount"] = "21.00"
+    other = merchant.call("POST", "/charges", body)
+    assert other.json() == problem(
+        409,
+        "Conflict",
+        "payment_id_reused",
+        "This payment_id belongs to another charge (different amount, source or details).",
+    )
+
+
+def test_twenty_concurrent_identical_charges_make_one_payment(stack: RunningStack, merchant: Merchant) -> None:
+    body = {
+        "payment_id": str(ULID()),
+        "money": {"amount": "30.00", "currency": "MZN"},
+        "source": wallet("+258840000000"),
+        "country": "MZ",
+    }
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(
+            pool.map(
+                lambda i: merchant.call(
+                    "POST", "/charges", body, idempotency_key=f"same-{body['payment_id']}" if i % 2 else "fresh"
+                ),
+                range(20),
+            )
+        )
+    ok = [a for a in answers if a.status_code == 200]
+    assert {a.json()["provider_payment_id"] for a in ok} == {ok[0].json()["provider_payment_id"]}
+    assert all(
+        a.status_code == 409 and a.json()["code"] == "request_in_progress" for a in answers if a.status_code != 200
+    )
+    assert events_of(stack, ok[0].json()["provider_payment_id"]).count("payment.created") == 1
+
+
+def test_ten_concurrent_void_and_capture_one_wins(merchant: Merchant) -> None:
+    pid = merchant.charge(card("tok_test_authorize")).json()["provider_payment_id"]
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(
+            pool.map(lambda i: merchant.call("POST", f"/charges/{pid}/{'void' if i % 2 else 'capture'}"), range(10))
+        )
+    winners = [a for a in answers if a.status_code == 200]
+    assert len(winners) == 1
+    assert all(a.status_code == 409 and a.json()["code"] == "invalid_state" for a in answers if a.status_code != 200)
+    final = merchant.call("GET", f"/payments/{pid}").json()
+    assert final["status"] == winners[0].json()["status"] in ("succeeded", "canceled")
+
+
+# ---------------------------------------------------------------- access rules on payments
+def test_money_moving_posts_need_an_idempotency_key(merchant: Merchant) -> None:
+    body = {
+        "payment_id": str(ULID()),
+        "money": {"amount": "20.00", "currency": "MZN"},
+        "source": wallet("+258840000000"),
+        "country": "MZ",
+    }
+    response = merchant.call("POST", "/charges", body, idempotency_key=None)
+    assert response.json() == problem(
+        400, "Bad Request", "idempotency_key_required", "This request needs an Idempotency-Key header."
+    )
+
+
+def test_a_read_only_key_cannot_charge(merchant: Merchant) -> None:
+    response = merchant.charge(wallet("+258840000000"), key=merchant.reader)
+    assert response.json() == problem(
+        403,
+        "Forbidden",
+        "insufficient_scope",
+        "This API key lacks the scope payments:write.",
+        missing_scope="payments:write",
+    )
+
+
+def test_another_accounts_payment_is_not_found_and_the_other_mode_is_wrong_environment(
+    stack: RunningStack, merchant: Merchant
+) -> None:
+    pid = merchant.charge(wallet("+258840000000")).json()["provider_payment_id"]
+    stranger = Merchant(stack)
+    assert stranger.call("GET", f"/payments/{pid}").json() == problem(404, "Not Found", "not_found", "No such payment.")
+    live = merchant.call("GET", f"/payments/{pid}", key=merchant.live_key)
+    assert live.json() == problem(
+        401, "Unauthorized", "wrong_environment", "A live key cannot reach test data; use a test key."
+    )
+
+
+def test_live_charges_need_a_bound_connector(merchant: Merchant) -> None:
+    response = merchant.charge(wallet("+258840000000"), key=merchant.live_key)
+    assert response.json() == problem(
+        409,
+        "Conflict",
+        "no_connector_binding",
+        "No live connector is bound to this account for this method; ask your operator to bind one.",
+    )
+
+
+def test_methods_lists_networks_currencies_and_limits(merchant: Merchant) -> None:
+    methods = merchant.call("GET", "/methods").json()["methods"]
+    assert methods[0] == {
+        "method": "mobile_wallet",
+        "networks": ["mpesa", "emola", "mkesh"],
+        "currencies": ["MZN"],
+        "limits": {"MZN": {"min_amount": "1.00", "max_amount": "125000.00"}},
+    }
+    assert methods[1]["currencies"] == ["MZN", "USD"]
