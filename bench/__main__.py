@@ -8,7 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, through_stack, warm
+from bench import cold_start, payments, through_stack, warm
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -54,6 +54,25 @@ SECTIONS: list[Section] = [
             Column("max_ms", "max ms", ".2f"),
         ],
         through_stack.run,
+    ),
+    Section(
+        "payments_http",
+        f"Payments through the local stack over HTTP ({payments.ITERATIONS} of each after 10 warm-up)",
+        [
+            Column("name", "request"),
+            Column("p50_ms", "p50 ms", ".2f"),
+            Column("p90_ms", "p90 ms", ".2f"),
+            Column("p99_ms", "p99 ms", ".2f"),
+            Column("mean_ms", "mean ms", ".2f"),
+            Column("max_ms", "max ms", ".2f"),
+        ],
+        payments.run_http,
+    ),
+    Section(
+        "dynamodb_round_trips",
+        "DynamoDB round trips per operation (gateway function, in-process moto)",
+        [Column("name", "operation"), Column("round_trips", "round trips"), Column("by_operation", "requests")],
+        payments.run_round_trips,
     ),
 ]
 

@@ -1,0 +1,168 @@
+"""Payments: charge creation, capture and snapshot reads through the local stack over HTTP,
+and the DynamoDB round trips each operation makes (counted in-process against moto)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import requests
+
+from bench.common import ROOT
+from bench.events import LambdaContext, rest_event
+from bench.stats import latency_summary
+from devstack import launcher
+
+ENV = "mz"
+ITERATIONS = 100
+WALLET_OK = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}}
+CARD_AUTHORIZE = {"type": "card", "card": {"token": "tok_test_authorize"}}
+
+
+def _charge_body(source: dict[str, Any]) -> dict[str, Any]:
+    from ulid import ULID
+
+    return {
+        "payment_id": str(ULID()),
+        "money": {"amount": "150.00", "currency": "MZN"},
+        "source": source,
+        "country": "MZ",
+    }
+
+
+def run_http() -> list[dict[str, Any]]:
+    """p50/p99 of create, capture and read, one request at a time through the stack."""
+    samples: dict[str, list[float]] = {"POST /charges": [], "POST /charges/{id}/capture": [], "GET /payments/{id}": []}
+    with launcher.running(envs=ENV) as stack, requests.Session() as session:
+        session.trust_env = False
+        gateway = stack.state["regions"][ENV]["gateway"]
+        key = stack.state["demo"][ENV]["test_key"]
+
+        def call(name: str, method: str, path: str, body: Any = None) -> dict[str, Any]:
+            headers = {"Authorization": f"Bearer {key}", "Idempotency-Key": str(uuid.uuid4())}
+            started = time.perf_counter_ns()
+            response = session.request(method, gateway + path, json=body, headers=headers, timeout=10)
+            elapsed = (time.perf_counter_ns() - started) / 1e6
+            if response.status_code != 200:
+                raise RuntimeError(f"{name}: {response.status_code} {response.text}")
+            samples[name].append(elapsed)
+            return response.json()  # type: ignore[no-any-return]
+
+        for index in range(ITERATIONS + 10):
+            call("POST /charges", "POST", "/charges", _charge_body(WALLET_OK))
+            held = call("POST /charges", "POST", "/charges", _charge_body(CARD_AUTHORIZE))
+            pid = held["provider_payment_id"]
+            call("POST /charges/{id}/capture", "POST", f"/charges/{pid}/capture")
+            call("GET /payments/{id}", "GET", f"/payments/{pid}")
+            if index == 9:  # warm-up done
+                for values in samples.values():
+                    values.clear()
+    return [{"name": name, **latency_summary(values, "ms")} for name, values in samples.items()]
+
+
+def run_round_trips() -> list[dict[str, Any]]:
+    """DynamoDB requests per operation of the gateway function (the authorizer's cached answer
+    is given, as API Gateway would), counted on its boto3 session against in-process moto."""
+    from moto import mock_aws
+
+    from devstack.provision import provision
+    from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
+
+    saved = dict(os.environ)
+    os.environ.update(AWS_DEFAULT_REGION="af-south-1", AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+    try:
+        with mock_aws():
+            template = load_template(ROOT / "template.yaml")
+            config = load_samconfig(ROOT / "samconfig.toml", ENV)
+            intrinsics = Intrinsics(
+                parameters=parameter_values(template, config["parameter_overrides"]),
+                pseudo={
+                    "AWS::Region": "af-south-1",
+                    "AWS::AccountId": "123456789012",
+                    "AWS::StackName": "bench",
+                    "AWS::Partition": "aws",
+                    "AWS::URLSuffix": "amazonaws.com",
+                },
+                conditions=template["Conditions"],
+            )
+            stack = provision(template, intrinsics, region="af-south-1", stack_name="bench", endpoint=None, root=ROOT)
+            os.environ.update(stack.functions["GatewayFunction"].environment)
+            return _count(_gateway_handler())
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _gateway_handler() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(ROOT / "layers" / "core" / "python"))
+    spec = importlib.util.spec_from_file_location("bench_gateway_app", ROOT / "functions" / "gateway" / "app.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.lambda_handler  # type: ignore[no-any-return]
+
+
+def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    from mzpay.store import aws
+
+    for cached in (aws._session_and_config, aws.table, aws.client):
+        cached.cache_clear()
+    counts: Counter[str] = Counter()
+    session, _ = aws._session_and_config()
+    session.events.register(
+        "before-send.dynamodb",
+        lambda request, **_: counts.update([request.headers.get("X-Amz-Target", b"").decode().split(".")[-1]]),
+    )
+    authorizer = {
+        "principalId": "bench",
+        "account_id": "01BENCHACCOUNT0000000000000",
+        "mode": "test",
+        "scopes": "payments:read payments:write",
+        "key_id": "01BENCHKEY000000000000000000",
+        "allowed_customers": "",
+        "expires_at": "",
+    }
+
+    def invoke(method: str, path: str, resource: str, body: Any = None) -> tuple[dict[str, Any], dict[str, int]]:
+        counts.clear()
+        event = rest_event(
+            method,
+            path,
+            request_id=str(uuid.uuid4()),
+            resource=resource,
+            headers={"Idempotency-Key": str(uuid.uuid4()), "Content-Type": "application/json"},
+            body=json.dumps(body) if body is not None else None,
+        )
+        event["requestContext"]["authorizer"] = authorizer
+        response = handler(event, LambdaContext("bench-gateway", 10))
+        if response["statusCode"] != 200:
+            raise RuntimeError(f"{method} {path}: {response['statusCode']} {response['body']}")
+        return json.loads(response["body"]), dict(counts)
+
+    rows = []
+    _, created = invoke("POST", "/charges", "/charges", _charge_body(WALLET_OK))
+    rows.append({"name": "POST /charges (immediate success)", **_row(created)})
+    held, held_counts = invoke("POST", "/charges", "/charges", _charge_body(CARD_AUTHORIZE))
+    rows.append({"name": "POST /charges (card, authorized)", **_row(held_counts)})
+    pid = held["provider_payment_id"]
+    _, captured = invoke("POST", f"/charges/{pid}/capture", "/charges/{payment_id}/capture")
+    rows.append({"name": "POST /charges/{id}/capture", **_row(captured)})
+    _, read = invoke("GET", f"/payments/{pid}", "/payments/{payment_id}")
+    rows.append({"name": "GET /payments/{id}", **_row(read)})
+    return rows
+
+
+def _row(counts: dict[str, int]) -> dict[str, Any]:
+    return {
+        "round_trips": sum(counts.values()),
+        "by_operation": ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+    }
