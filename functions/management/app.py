@@ -5,11 +5,11 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access
+from mzpay import access, payments
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.http.schemas import CreateAccount, CreateApiKey, RollWebhookSecret, SuspendAccount
+from mzpay.http.schemas import CreateAccount, CreateApiKey, PspAvailability, RollWebhookSecret, SuspendAccount
 from mzpay.version import health_report, stack_info
 
 app = create_resolver(Surface.MANAGEMENT)
@@ -62,6 +62,16 @@ def revoke_api_key(key_id: str) -> dict[str, Any]:
 @app.post("/v1/accounts/<account_id>/webhook-secrets/roll")
 def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> dict[str, Any]:
     return access.roll_webhook_secret(account_id, body.mode)
+
+
+@app.get("/v1/psps")
+def list_psps() -> dict[str, Any]:
+    return payments.psps()
+
+
+@app.put("/v1/psps/<psp_id>/availability")
+def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> dict[str, Any]:
+    return payments.set_psp_availability(psp_id, body.available, body.reason)
 
 
 lambda_handler = handler_for(app)

@@ -521,3 +521,101 @@ def test_methods_lists_networks_currencies_and_limits(merchant: Merchant) -> Non
         "limits": {"MZN": {"min_amount": "1.00", "max_amount": "125000.00"}},
     }
     assert methods[1]["currencies"] == ["MZN", "USD"]
+
+
+# ---------------------------------------------------------------- routing refusals
+def rejections(stack: RunningStack, rejection_id: str) -> list[dict[str, Any]]:
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=stack.state["aws_endpoint"],
+        region_name="af-south-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    items = dynamodb.query(
+        TableName=stack.state["resources"]["mz"]["EventsTable"],
+        IndexName="gsi1",
+        KeyConditionExpression="gsi1pk = :r",
+        ExpressionAttributeValues={":r": {"S": f"RES#{rejection_id}"}},
+    )["Items"]
+    return [
+        {
+            "type": i["type"]["S"],
+            "code": i["data"]["M"]["object"]["M"]["code"]["S"],
+            "rule": i["data"]["M"]["object"]["M"]["rule"]["S"],
+        }
+        for i in items
+    ]
+
+
+def test_a_routing_refusal_is_recorded_and_creates_no_payment(stack: RunningStack, merchant: Merchant) -> None:
+    payment_id = str(ULID())
+    body = {
+        "payment_id": payment_id,
+        "money": {"amount": "150.00", "currency": "MZN"},
+        "source": card("tok_test_visa"),
+        "country": "ZA",
+    }
+    response = merchant.call("POST", "/charges", body)
+    rejection_id = response.json()["rejection_id"]
+    assert response.json() == problem(
+        422,
+        "Unprocessable Content",
+        "not_supported",
+        "No PSP carries card for country ZA.",
+        rule="country",
+        rejection_id=rejection_id,
+    )
+    assert rejections(stack, rejection_id) == [
+        {"type": "transaction.rejected", "code": "not_supported", "rule": "country"}
+    ]
+    body["country"] = "MZ"
+    accepted = merchant.call("POST", "/charges", body)  # the payment_id was never used
+    assert (accepted.status_code, accepted.json()["payment_id"]) == (200, payment_id)
+
+
+def test_a_live_charge_over_the_routing_maximum_is_limit_exceeded(merchant: Merchant) -> None:
+    response = merchant.charge(card("tok_live_0000000001"), amount="6000.00", currency="USD", key=merchant.live_key)
+    assert response.json() == problem(
+        422,
+        "Unprocessable Content",
+        "limit_exceeded",
+        "The routing maximum for this charge is 5000.00 USD.",
+        rule="routing_max",
+        rejection_id=response.json()["rejection_id"],
+    )
+
+
+def test_when_no_psp_is_available_the_charge_is_no_route(stack: RunningStack, merchant: Merchant) -> None:
+    management = stack.state["regions"]["mz"]["management"]
+    operator = {"Authorization": f"Bearer {stack.state['operator_token']}"}
+    url = f"{management}/v1/psps/simulator/availability"
+    down = requests.put(url, json={"available": False, "reason": "maintenance"}, headers=operator, timeout=30)
+    assert (down.status_code, down.json()["available"], down.json()["reason"]) == (200, False, "maintenance")
+    try:
+        response = merchant.charge(wallet("+258840000000"))
+        assert response.status_code == 503
+        assert response.headers["Retry-After"] == "30"
+        assert response.json() == problem(
+            503,
+            "Service Unavailable",
+            "no_route",
+            "No eligible PSP is available right now; retry later with the same Idempotency-Key.",
+            rule="availability",
+            rejection_id=response.json()["rejection_id"],
+        )
+    finally:
+        requests.put(url, json={"available": True}, headers=operator, timeout=30)
+    assert merchant.charge(wallet("+258840000000")).json()["status"] == "succeeded"
+    listed = requests.get(f"{management}/v1/psps", headers=operator, timeout=30).json()["psps"]
+    assert [(p["psp_id"], p["available"]) for p in listed] == [
+        ("simulator", True),
+        ("vodacom-mpesa", True),
+        ("movitel-emola", True),
+        ("tmcel-mkesh", True),
+        ("bci-cards", True),
+    ]
+    unknown = requests.put(
+        f"{management}/v1/psps/nope/availability", json={"available": True}, headers=operator, timeout=30
+    )
+    assert unknown.json() == problem(404, "Not Found", "not_found", "No such PSP.")

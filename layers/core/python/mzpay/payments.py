@@ -22,6 +22,7 @@ from mzpay.domain.events import new_event
 from mzpay.domain.ids import new_id
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, Status, ensure_transition
+from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, Psp, choose, eligible
 from mzpay.http.principal import Principal, wrong_environment
 from mzpay.store.directory import iso
 from mzpay.store.payments import PaymentIdTaken, Payments
@@ -163,12 +164,13 @@ def _apply(
 def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any]:
     """Validate, claim the payment_id, ask the provider, record its answer: a ChargeResult."""
     check_charge(request, principal.mode)
-    connector = connector_for(principal.mode)
     account, mode = principal.acting_account_id, principal.mode
     fingerprint = _fingerprint(request)
     existing = payments().by_payment_id(account, mode, request.payment_id)
     if existing is not None:
         return _replay(existing, fingerprint)
+    psp = _route(principal, request)
+    connector = connector_for(principal.mode)
     now = _now()
     currency = request.money.currency
     payment: dict[str, Any] = {
@@ -177,6 +179,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "account_id": account,
         "mode": mode,
         "key_id": principal.key_id,
+        "psp_id": psp.psp_id,
         "status": Status.PENDING,
         "version": 1,
         "amount": format_amount(request.money.value, currency),
@@ -209,6 +212,65 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         return _replay(winner, fingerprint)
     result = connector.charge(_call(payment))
     return charge_result(_apply(payment, result, _now()))
+
+
+def _route(principal: Principal, request: ChargeRequest) -> Psp:
+    """The PSP that carries the charge, or a refusal recorded as transaction.rejected."""
+    source = request.source
+    network = source.mobile_wallet.network if source.mobile_wallet else None
+    rejection_id = new_id()
+    try:
+        candidates = eligible(
+            source.type,
+            network,
+            request.money.currency,
+            request.country,
+            request.money.value,
+            principal.mode,
+            rejection_id,
+        )
+        return choose(candidates, payments().unavailable_psps([p.psp_id for p in candidates]), rejection_id)
+    except ServiceError as refusal:
+        now = _now()
+        data = {
+            "object": {
+                "rejection_id": rejection_id,
+                "code": refusal.code,
+                "rule": refusal.extensions.get("rule"),
+                "payment_id": request.payment_id,
+                "money": request.money.model_dump(),
+                "source": {"type": source.type, "network": network},
+                "country": request.country,
+                "created_at": now,
+            }
+        }
+        payments().record_rejection(
+            new_event(
+                "transaction.rejected",
+                principal.acting_account_id,
+                principal.mode,
+                "rejection",
+                rejection_id,
+                data,
+                now,
+            )
+        )
+        raise
+
+
+def psps() -> dict[str, Any]:
+    """The capability matrix with each PSP's availability (for operators)."""
+    return {"psps": [{**psp.public(), **_availability(payments().psp_status(psp.psp_id))} for psp in CAPABILITY_MATRIX]}
+
+
+def _availability(status: dict[str, Any]) -> dict[str, Any]:
+    return {"available": status["available"], "reason": status["reason"], "updated_at": status["updated_at"]}
+
+
+def set_psp_availability(psp_id: str, available: bool, reason: str) -> dict[str, Any]:
+    if psp_id not in PSP_IDS:
+        raise ServiceError(404, "not_found", "No such PSP.")
+    return payments().set_psp_availability(psp_id, available, reason, _now())
 
 
 def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:

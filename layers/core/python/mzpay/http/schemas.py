@@ -73,3 +73,8 @@ class Capture(Strict):
 class CompleteAction(Strict):
     otp: str | None = Field(default=None, max_length=12)
     amount: str | None = None  # open-amount payments: what the payer chose
+
+
+class PspAvailability(Strict):
+    available: bool
+    reason: str = Field(default="", max_length=500)

@@ -130,3 +130,35 @@ class Payments:
                 ) from exc
             raise
         return {**payment, **changes, "version": int(payment["version"]) + 1}
+
+    # ------------------------------------------------------------------ routing state
+    def unavailable_psps(self, psp_ids: list[str]) -> set[str]:
+        """Which of `psp_ids` an operator marked unavailable (one BatchGetItem)."""
+        if not psp_ids:
+            return set()
+        keys = [{"pk": f"PSP#{psp_id}", "sk": "STATUS"} for psp_id in psp_ids]
+        response = self.client.batch_get_item(RequestItems={self.name: {"Keys": keys, "ConsistentRead": True}})
+        items = response.get("Responses", {}).get(self.name, [])
+        return {item["psp_id"] for item in items if not item.get("available", True)}
+
+    def set_psp_availability(self, psp_id: str, available: bool, reason: str, now: str) -> dict[str, Any]:
+        item = {
+            "pk": f"PSP#{psp_id}",
+            "sk": "STATUS",
+            "psp_id": psp_id,
+            "available": available,
+            "reason": reason,
+            "updated_at": now,
+        }
+        self.table.put_item(Item=item)
+        return {k: v for k, v in item.items() if k not in ("pk", "sk")}
+
+    def psp_status(self, psp_id: str) -> dict[str, Any]:
+        item = self.table.get_item(Key={"pk": f"PSP#{psp_id}", "sk": "STATUS"}, ConsistentRead=True).get("Item")
+        if item is None:
+            return {"psp_id": psp_id, "available": True, "reason": "", "updated_at": None}
+        return {k: v for k, v in item.items() if k not in ("pk", "sk")}
+
+    def record_rejection(self, event: dict[str, Any]) -> None:
+        """A refusal before any provider call leaves its event and nothing else."""
+        self.client.put_item(TableName=self.events_name, Item=event_item(event))
