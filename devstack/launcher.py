@@ -50,6 +50,19 @@ class RunningStack:
     log_file: Path
     state: dict[str, Any] = field(default_factory=dict)
 
+    def aws(self, service: str, env: str = "mz") -> Any:
+        """A boto3 client of this stack's moto, in the AWS region of service region `env`."""
+        import boto3
+
+        region = self.state.get("aws_regions", {}).get(env, "af-south-1")
+        return boto3.client(
+            service,
+            endpoint_url=self.state["aws_endpoint"],
+            region_name=region,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
     def log(self) -> str:
         return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
 

@@ -7,7 +7,6 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import boto3
 import pytest
 import requests
 from ulid import ULID
@@ -75,21 +74,19 @@ def merchant(stack: RunningStack) -> Merchant:
     return Merchant(stack)
 
 
-def events_of(stack: RunningStack, provider_payment_id: str) -> list[str]:
-    dynamodb = boto3.client(
-        "dynamodb",
-        endpoint_url=stack.state["aws_endpoint"],
-        region_name="af-south-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    items = dynamodb.query(
+def resource_events(stack: RunningStack, resource_id: str) -> list[dict[str, Any]]:
+    """The events recorded for one resource, oldest first."""
+    items = stack.aws("dynamodb").query(
         TableName=stack.state["resources"]["mz"]["EventsTable"],
         IndexName="gsi1",
         KeyConditionExpression="gsi1pk = :r",
-        ExpressionAttributeValues={":r": {"S": f"RES#{provider_payment_id}"}},
+        ExpressionAttributeValues={":r": {"S": f"RES#{resource_id}"}},
     )["Items"]
-    return [item["type"]["S"] for item in sorted(items, key=lambda i: i["sk"]["S"])]
+    return sorted(items, key=lambda i: i["sk"]["S"])
+
+
+def events_of(stack: RunningStack, provider_payment_id: str) -> list[str]:
+    return [item["type"]["S"] for item in resource_events(stack, provider_payment_id)]
 
 
 def result(response: requests.Response, status: str, amount: str = "150.00", **fields: Any) -> dict[str, Any]:
@@ -525,26 +522,13 @@ def test_methods_lists_networks_currencies_and_limits(merchant: Merchant) -> Non
 
 # ---------------------------------------------------------------- routing refusals
 def rejections(stack: RunningStack, rejection_id: str) -> list[dict[str, Any]]:
-    dynamodb = boto3.client(
-        "dynamodb",
-        endpoint_url=stack.state["aws_endpoint"],
-        region_name="af-south-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    items = dynamodb.query(
-        TableName=stack.state["resources"]["mz"]["EventsTable"],
-        IndexName="gsi1",
-        KeyConditionExpression="gsi1pk = :r",
-        ExpressionAttributeValues={":r": {"S": f"RES#{rejection_id}"}},
-    )["Items"]
     return [
         {
             "type": i["type"]["S"],
             "code": i["data"]["M"]["object"]["M"]["code"]["S"],
             "rule": i["data"]["M"]["object"]["M"]["rule"]["S"],
         }
-        for i in items
+        for i in resource_events(stack, rejection_id)
     ]
 
 

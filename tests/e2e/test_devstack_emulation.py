@@ -6,9 +6,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable
-from typing import Any
 
-import boto3
 import pytest
 import requests
 
@@ -21,19 +19,9 @@ def base(stack: RunningStack) -> str:
     return stack.state["regions"]["mz"]["echo"]
 
 
-def aws(stack: RunningStack, service: str) -> Any:
-    return boto3.client(
-        service,
-        endpoint_url=stack.state["aws_endpoint"],
-        region_name="af-south-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-
-
 def sink_keys(stack: RunningStack) -> set[str]:
     table = stack.state["resources"]["mz"]["SinkTable"]
-    items = aws(stack, "dynamodb").scan(TableName=table, ConsistentRead=True)["Items"]
+    items = stack.aws("dynamodb").scan(TableName=table, ConsistentRead=True)["Items"]
     return {item["pk"]["S"] for item in items}
 
 
@@ -134,7 +122,7 @@ def test_concurrent_requests_run_in_parallel_environments(fixture_stack: Running
 
 
 def test_sqs_partial_batch_failures_retry_then_dead_letter(fixture_stack: RunningStack) -> None:
-    sqs = aws(fixture_stack, "sqs")
+    sqs = fixture_stack.aws("sqs")
     resources = fixture_stack.state["resources"]["mz"]
     sqs.send_message(QueueUrl=resources["WorkQueue"], MessageBody="ok-1")
     sqs.send_message(QueueUrl=resources["WorkQueue"], MessageBody="fail-1")
@@ -153,7 +141,7 @@ def test_sqs_partial_batch_failures_retry_then_dead_letter(fixture_stack: Runnin
 
 
 def test_stream_delivers_filtered_inserts_and_gives_up_on_a_poison_record(fixture_stack: RunningStack) -> None:
-    dynamodb = aws(fixture_stack, "dynamodb")
+    dynamodb = fixture_stack.aws("dynamodb")
     source = fixture_stack.state["resources"]["mz"]["SourceTable"]
     dynamodb.put_item(TableName=source, Item={"pk": {"S": "a"}})
     eventually(lambda: "stream#a" in sink_keys(fixture_stack))

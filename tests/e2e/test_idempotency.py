@@ -9,7 +9,6 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import boto3
 import pytest
 import requests
 
@@ -30,13 +29,7 @@ def post(
 
 
 def executions(stack: RunningStack, tenant: str) -> int:
-    dynamodb = boto3.client(
-        "dynamodb",
-        endpoint_url=stack.state["aws_endpoint"],
-        region_name="af-south-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
+    dynamodb = stack.aws("dynamodb")
     items = dynamodb.scan(TableName=stack.state["resources"]["mz"]["SinkTable"], ConsistentRead=True)["Items"]
     return sum(1 for item in items if item["pk"]["S"].startswith(f"exec#{tenant}#"))
 

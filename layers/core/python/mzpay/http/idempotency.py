@@ -82,13 +82,13 @@ def idempotent(
             if len(key.encode()) > MAX_KEY_BYTES:
                 raise ServiceError(400, "invalid_idempotency_key", f"{HEADER} is longer than {MAX_KEY_BYTES} bytes.")
             pk = f"{scope()}#{key}"
-            print_ = fingerprint(event.http_method, event.path, event.body)
+            request_print = fingerprint(event.http_method, event.path, event.body)
             remaining = app.lambda_context.get_remaining_time_in_millis() / 1000 if app.lambda_context else 30
             try:
-                claim = store().claim(pk, print_, lock_seconds=remaining + 1)
+                claim = store().claim(pk, request_print, lock_seconds=remaining + 1)
                 deadline = time.monotonic() + WAIT_SECONDS
                 while claim.existing is not None and claim.existing.status != COMPLETED:
-                    if claim.existing.fingerprint != print_:
+                    if claim.existing.fingerprint != request_print:
                         break
                     if time.monotonic() >= deadline:
                         raise ServiceError(
@@ -98,12 +98,12 @@ def idempotent(
                             headers={"Retry-After": "1"},
                         )
                     time.sleep(POLL_SECONDS)
-                    claim = store().claim(pk, print_, lock_seconds=remaining + 1)
+                    claim = store().claim(pk, request_print, lock_seconds=remaining + 1)
             except IdempotencyUnavailable as exc:
                 raise _unavailable() from exc
             if claim.existing is not None:
                 record = claim.existing
-                if record.fingerprint != print_:
+                if record.fingerprint != request_print:
                     raise ServiceError(
                         409,
                         "idempotency_key_reused",
