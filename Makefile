@@ -12,10 +12,10 @@ PY := $(VENV)/bin/python
 # This machine's pip configuration names index folders that do not exist; hide that noise.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: help install run test lint validate unit integration e2e bench clean
+.PHONY: help install run test lint validate unit integration e2e bench openapi clean
 
 help:
-	@echo "make run | make test | make bench | make lint | make validate | make clean"
+	@echo "make run | make test | make bench | make openapi | make lint | make validate | make clean"
 
 $(VENV)/.installed: pyproject.toml layers/core/requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,9 @@ test: install lint validate
 
 bench: $(VENV)/.installed
 	$(PY) -m bench
+
+openapi: $(VENV)/.installed
+	$(PY) -m devstack.openapi
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .local .aws-sam .pytest_cache .mypy_cache .ruff_cache

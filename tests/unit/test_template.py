@@ -137,3 +137,23 @@ def test_samconfig_builds_in_a_container_because_the_runtime_is_newer_than_this_
         assert config[env]["build"]["parameters"]["use_container"] is True
     assert TEMPLATE["Globals"]["Function"]["Runtime"] == "python3.12"
     assert TEMPLATE["Globals"]["Function"]["Tracing"] == "Active"
+
+
+def test_the_committed_openapi_documents_match_the_code() -> None:
+    import json
+
+    from devstack.openapi import OUT, documents
+
+    generated = documents()
+    assert sorted(generated) == ["collection", "gateway", "management"]
+    for name, document in generated.items():
+        committed = json.loads((OUT / f"{name}.json").read_text(encoding="utf-8"))
+        assert committed == document, f"docs/openapi/{name}.json is stale: run make openapi"
+        declared = {
+            (event["Properties"]["Method"].lower(), event["Properties"]["Path"])
+            for function in FUNCTIONS.values()
+            for event in (function["Properties"].get("Events") or {}).values()
+            if event["Type"] == "Api" and event["Properties"]["RestApiId"]["Ref"] == f"{name.capitalize()}Api"
+        }
+        documented = {(method, path) for path, item in document["paths"].items() for method in item}
+        assert documented == declared
