@@ -9,7 +9,14 @@ from mzpay import access, payments
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.http.schemas import CreateAccount, CreateApiKey, PspAvailability, RollWebhookSecret, SuspendAccount
+from mzpay.http.schemas import (
+    AccountLimitsIn,
+    CreateAccount,
+    CreateApiKey,
+    PspAvailability,
+    RollWebhookSecret,
+    SuspendAccount,
+)
 from mzpay.version import health_report, stack_info
 
 app = create_resolver(Surface.MANAGEMENT)
@@ -62,6 +69,11 @@ def revoke_api_key(key_id: str) -> dict[str, Any]:
 @app.post("/v1/accounts/<account_id>/webhook-secrets/roll")
 def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> dict[str, Any]:
     return access.roll_webhook_secret(account_id, body.mode)
+
+
+@app.put("/v1/accounts/<account_id>/limits")
+def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> dict[str, Any]:
+    return payments.set_account_limits(account_id, body.mode, body.limits())
 
 
 @app.get("/v1/psps")

@@ -603,3 +603,104 @@ def test_when_no_psp_is_available_the_charge_is_no_route(stack: RunningStack, me
         f"{management}/v1/psps/nope/availability", json={"available": True}, headers=operator, timeout=30
     )
     assert unknown.json() == problem(404, "Not Found", "not_found", "No such PSP.")
+
+
+# ---------------------------------------------------------------- account ceilings
+def set_limits(stack: RunningStack, merchant: Merchant, **limits: Any) -> dict[str, Any]:
+    management = stack.state["regions"]["mz"]["management"]
+    response = requests.put(
+        f"{management}/v1/accounts/{merchant.account['id']}/limits",
+        json={"mode": "test", **limits},
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def refusal(response: requests.Response, rule: str, detail: str) -> None:
+    assert response.json() == problem(
+        422, "Unprocessable Content", "limit_exceeded", detail, rule=rule, rejection_id=response.json()["rejection_id"]
+    )
+
+
+def test_an_account_limited_to_some_currencies_refuses_others(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    assert set_limits(stack, shop, currencies=["MZN"]) == {
+        "account_id": shop.account["id"],
+        "mode": "test",
+        "currencies": ["MZN"],
+        "per_transaction": {},
+        "daily": {},
+    }
+    refusal(
+        shop.charge(card("tok_test_visa"), currency="USD"), "key_currency", "This account may charge in MZN, not USD."
+    )
+    assert shop.charge(card("tok_test_visa")).json()["status"] == "succeeded"
+
+
+def test_the_per_transaction_ceiling(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    set_limits(stack, shop, per_transaction={"MZN": "100.00"})
+    refusal(
+        shop.charge(wallet("+258840000000"), amount="100.01"),
+        "per_transaction",
+        "The per-transaction ceiling of this account is 100.00 MZN.",
+    )
+    assert shop.charge(wallet("+258840000000"), amount="100.00").json()["status"] == "succeeded"
+
+
+def test_the_daily_ceiling_counts_only_what_payments_take(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    set_limits(stack, shop, daily={"MZN": "100.00"})
+    daily = "The daily ceiling of this account (100.00 MZN) would be exceeded."
+    assert shop.charge(wallet("+258840000000"), amount="40.00").json()["status"] == "succeeded"  # 40
+    assert shop.charge(wallet("+258840000001"), amount="30.00").json()["status"] == "failed"  # given back
+    held = shop.charge(card("tok_test_authorize"), amount="50.00").json()  # 90 reserved
+    refusal(shop.charge(wallet("+258840000000"), amount="20.00"), "daily", daily)
+    pid = held["provider_payment_id"]
+    captured = shop.call("POST", f"/charges/{pid}/capture", {"amount": {"amount": "30.00"}})
+    assert captured.json()["captured_amount"] == "30.00"  # 20 given back: 70
+    assert shop.charge(wallet("+258840000000"), amount="30.00").json()["status"] == "succeeded"  # 100
+    refusal(shop.charge(wallet("+258840000000"), amount="1.00"), "daily", daily)
+    refusal(shop.charge(wallet("+258840000000"), amount="100.01"), "daily", daily)
+
+
+def test_a_voided_authorization_gives_its_reservation_back(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    set_limits(stack, shop, daily={"MZN": "100.00"})
+    pid = shop.charge(card("tok_test_authorize"), amount="100.00").json()["provider_payment_id"]
+    refusal(
+        shop.charge(wallet("+258840000000"), amount="10.00"),
+        "daily",
+        "The daily ceiling of this account (100.00 MZN) would be exceeded.",
+    )
+    assert shop.call("POST", f"/charges/{pid}/void").json()["status"] == "canceled"
+    assert shop.charge(wallet("+258840000000"), amount="100.00").json()["status"] == "succeeded"
+
+
+def test_concurrent_charges_never_pass_the_daily_ceiling(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    set_limits(stack, shop, daily={"MZN": "100.00"})
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(lambda _: shop.charge(wallet("+258840000000"), amount="20.00"), range(10)))
+    succeeded = [a for a in answers if a.status_code == 200]
+    refused = [a for a in answers if a.status_code == 422]
+    assert (len(succeeded), len(refused)) == (5, 5)
+    assert all(a.json()["status"] == "succeeded" for a in succeeded)
+    assert {(a.json()["code"], a.json()["rule"]) for a in refused} == {("limit_exceeded", "daily")}
+
+
+def test_limits_are_validated(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    management = stack.state["regions"]["mz"]["management"]
+    response = requests.put(
+        f"{management}/v1/accounts/{shop.account['id']}/limits",
+        json={"mode": "test", "daily": {"MZN": "-5"}},
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"field": "daily", "code": "invalid_amount", "message": "ceilings are positive decimal strings"}
+    ]

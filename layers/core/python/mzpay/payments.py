@@ -12,7 +12,7 @@ import json
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, NoReturn
 
 from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
@@ -20,12 +20,21 @@ from mzpay.domain.charges import TEST_CARDS, ChargeRequest, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.ids import new_id
+from mzpay.domain.limits import AccountLimits, business_day, check_ceilings, daily_ceiling_reached
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, Status, ensure_transition
 from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, Psp, choose, eligible
 from mzpay.http.principal import Principal, wrong_environment
+from mzpay.store.accounts import Limits
 from mzpay.store.directory import iso
-from mzpay.store.payments import PaymentIdTaken, Payments
+from mzpay.store.payments import DailyCeilingReached, DailyReservation, PaymentIdTaken, Payments
+
+DAILY_COUNTER_TTL = 3 * 24 * 3600
+
+
+@lru_cache(maxsize=1)
+def limits() -> Limits:
+    return Limits.from_env()
 
 
 @lru_cache(maxsize=1)
@@ -157,7 +166,20 @@ def _apply(
     changes = {**_outcome_changes(payment, result, now, captured), **(extra or {})}
     after = {**payment, **changes}
     events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
-    return payments().transition(payment, changes, events)
+    return payments().transition(payment, changes, events, release=_unused_reservation(payment, result, captured))
+
+
+def _unused_reservation(payment: dict[str, Any], result: ProviderResult, captured: Decimal | None) -> Decimal:
+    """What of the daily reservation the payment will not take: all of it when it failed or was
+    voided, the rest of it after a partial capture."""
+    if not payment.get("daily_key"):
+        return Decimal(0)
+    reserved = Decimal(payment["amount"])
+    if result.status in (Status.FAILED, Status.CANCELED):
+        return reserved
+    if result.status == Status.SUCCEEDED and captured is not None:
+        return reserved - captured
+    return Decimal(0)
 
 
 # ---------------------------------------------------------------- create
@@ -169,9 +191,10 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     existing = payments().by_payment_id(account, mode, request.payment_id)
     if existing is not None:
         return _replay(existing, fingerprint)
-    psp = _route(principal, request)
-    connector = connector_for(principal.mode)
     now = _now()
+    rejection_id = new_id()
+    psp, daily = _admit(principal, request, rejection_id)
+    connector = connector_for(principal.mode)
     currency = request.money.currency
     payment: dict[str, Any] = {
         "provider_payment_id": new_id(),
@@ -180,6 +203,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "mode": mode,
         "key_id": principal.key_id,
         "psp_id": psp.psp_id,
+        "daily_key": daily.key if daily else None,
         "status": Status.PENDING,
         "version": 1,
         "amount": format_amount(request.money.value, currency),
@@ -205,7 +229,10 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     if request.source.type == "card":
         events.append(_event("transaction.card.tokenized", payment, now))
     try:
-        payments().create(payment, events)
+        payments().create(payment, events, daily, ttl=int(datetime.now(UTC).timestamp()) + DAILY_COUNTER_TTL)
+    except DailyCeilingReached:
+        assert daily is not None
+        _reject(principal, request, daily_ceiling_reached(request.money.currency, daily.ceiling, rejection_id))
     except PaymentIdTaken:  # a concurrent request with the same payment_id won
         winner = payments().by_payment_id(account, mode, request.payment_id)
         assert winner is not None
@@ -214,48 +241,53 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     return charge_result(_apply(payment, result, _now()))
 
 
-def _route(principal: Principal, request: ChargeRequest) -> Psp:
-    """The PSP that carries the charge, or a refusal recorded as transaction.rejected."""
+def _admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> tuple[Psp, DailyReservation | None]:
+    """The account's ceilings, then routing; a refusal is recorded as transaction.rejected."""
     source = request.source
     network = source.mobile_wallet.network if source.mobile_wallet else None
-    rejection_id = new_id()
+    currency, amount = request.money.currency, request.money.value
     try:
-        candidates = eligible(
-            source.type,
-            network,
-            request.money.currency,
-            request.country,
-            request.money.value,
-            principal.mode,
-            rejection_id,
-        )
-        return choose(candidates, payments().unavailable_psps([p.psp_id for p in candidates]), rejection_id)
-    except ServiceError as refusal:
-        now = _now()
-        data = {
-            "object": {
-                "rejection_id": rejection_id,
-                "code": refusal.code,
-                "rule": refusal.extensions.get("rule"),
-                "payment_id": request.payment_id,
-                "money": request.money.model_dump(),
-                "source": {"type": source.type, "network": network},
-                "country": request.country,
-                "created_at": now,
-            }
-        }
-        payments().record_rejection(
-            new_event(
-                "transaction.rejected",
-                principal.acting_account_id,
-                principal.mode,
-                "rejection",
-                rejection_id,
-                data,
-                now,
+        ceilings = limits().read(principal.acting_account_id, principal.mode)
+        check_ceilings(ceilings, currency, amount, rejection_id)
+        daily = None
+        ceiling = ceilings.daily.get(currency)
+        if ceiling is not None and not request.open_amount:
+            if amount > ceiling:
+                raise daily_ceiling_reached(currency, ceiling, rejection_id)
+            day = business_day(datetime.now(UTC))
+            daily = DailyReservation(
+                f"DAILY#{principal.acting_account_id}#{principal.mode}#{currency}#{day}", amount, ceiling
             )
+        candidates = eligible(source.type, network, currency, request.country, amount, principal.mode, rejection_id)
+        psp = choose(candidates, payments().unavailable_psps([p.psp_id for p in candidates]), rejection_id)
+    except ServiceError as refusal:
+        _reject(principal, request, refusal)
+    return psp, daily
+
+
+def _reject(principal: Principal, request: ChargeRequest, refusal: ServiceError) -> NoReturn:
+    """Record `refusal` as transaction.rejected (no payment exists) and raise it."""
+    now = _now()
+    source = request.source
+    rejection_id = refusal.extensions["rejection_id"]
+    data = {
+        "object": {
+            "rejection_id": rejection_id,
+            "code": refusal.code,
+            "rule": refusal.extensions.get("rule"),
+            "payment_id": request.payment_id,
+            "money": request.money.model_dump(),
+            "source": {"type": source.type, "network": source.mobile_wallet.network if source.mobile_wallet else None},
+            "country": request.country,
+            "created_at": now,
+        }
+    }
+    payments().record_rejection(
+        new_event(
+            "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
         )
-        raise
+    )
+    raise refusal
 
 
 def psps() -> dict[str, Any]:
@@ -265,6 +297,15 @@ def psps() -> dict[str, Any]:
 
 def _availability(status: dict[str, Any]) -> dict[str, Any]:
     return {"available": status["available"], "reason": status["reason"], "updated_at": status["updated_at"]}
+
+
+def set_account_limits(account_id: str, mode: str, limits_in: AccountLimits) -> dict[str, Any]:
+    """Operators: the ceilings of an account in a mode (replacing the previous ones)."""
+    from mzpay.access import home_account
+
+    account = home_account(account_id)
+    limits().write(account.account_id, mode, limits_in)
+    return {"account_id": account.account_id, "mode": mode, **limits_in.public()}
 
 
 def set_psp_availability(psp_id: str, available: bool, reason: str) -> dict[str, Any]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.keys import DEFAULT_SCOPES, MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS, unknown_scopes
+from mzpay.domain.limits import AccountLimits
+from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
 from mzpay.domain.network import parse_allowlist
 
 Mode = Literal["test", "live"]
@@ -78,3 +81,37 @@ class CompleteAction(Strict):
 class PspAvailability(Strict):
     available: bool
     reason: str = Field(default="", max_length=500)
+
+
+class AccountLimitsIn(Strict):
+    mode: Mode
+    currencies: list[str] | None = Field(default=None, max_length=20)
+    per_transaction: dict[str, str] = Field(default_factory=dict)
+    daily: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("currencies")
+    @classmethod
+    def _currencies(cls, values: list[str] | None) -> list[str] | None:
+        if values is not None and not all(is_currency_code(v) for v in values):
+            raise PydanticCustomError("invalid_currency", "currencies are 3 upper-case letters (ISO 4217)")
+        return values
+
+    @field_validator("per_transaction", "daily")
+    @classmethod
+    def _ceilings(cls, values: dict[str, str]) -> dict[str, str]:
+        for currency, amount in values.items():
+            if not is_currency_code(currency):
+                raise PydanticCustomError("invalid_currency", "keys are 3 upper-case letters (ISO 4217)")
+            try:
+                if parse_amount(amount, currency) <= 0:
+                    raise InvalidAmount("zero")
+            except InvalidAmount as exc:
+                raise PydanticCustomError("invalid_amount", "ceilings are positive decimal strings") from exc
+        return values
+
+    def limits(self) -> AccountLimits:
+        return AccountLimits(
+            currencies=frozenset(self.currencies) if self.currencies is not None else None,
+            per_transaction={c: Decimal(v) for c, v in self.per_transaction.items()},
+            daily={c: Decimal(v) for c, v in self.daily.items()},
+        )

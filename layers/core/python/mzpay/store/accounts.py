@@ -4,9 +4,11 @@ with the stack's KMS key. Items: pk ACCOUNT#<id>, sk WHSEC#<mode>."""
 from __future__ import annotations
 
 import base64
+from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.limits import AccountLimits
 from mzpay.domain.webhook_secrets import SecretVersion
 from mzpay.store.aws import client, env, is_conditional_failure, table
 from mzpay.store.directory import iso, parse_iso
@@ -76,3 +78,29 @@ def _version_item(version: SecretVersion) -> dict[str, Any]:
     if version.expires_at is not None:
         item["expires_at"] = iso(version.expires_at)
     return item
+
+
+class Limits:
+    """Account ceilings per mode: pk ACCOUNT#<id>, sk LIMITS#<mode>."""
+
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        return cls(env("ACCOUNTS_TABLE"))
+
+    def read(self, account_id: str, mode: str) -> AccountLimits:
+        item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}"}).get("Item")
+        if item is None:
+            return AccountLimits()
+        currencies = item.get("currencies")
+        return AccountLimits(
+            currencies=frozenset(currencies) if currencies is not None else None,
+            per_transaction={c: Decimal(v) for c, v in (item.get("per_transaction") or {}).items()},
+            daily={c: Decimal(v) for c, v in (item.get("daily") or {}).items()},
+        )
+
+    def write(self, account_id: str, mode: str, limits: AccountLimits) -> None:
+        public = limits.public()
+        self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}", **public})

@@ -9,6 +9,8 @@ TransactWriteItems with the event(s) it records.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
@@ -17,6 +19,23 @@ from mzpay.store.aws import env, is_conditional_failure, table
 
 class PaymentIdTaken(Exception):
     """Another request already created the payment with this payment_id."""
+
+
+class DailyCeilingReached(Exception):
+    """The account's daily total would pass its ceiling."""
+
+
+@dataclass(frozen=True)
+class DailyReservation:
+    """Raise the counter `key` by `amount` if the total stays within `ceiling`."""
+
+    key: str
+    amount: Decimal
+    ceiling: Decimal
+
+
+def _counter_key(key: str) -> dict[str, str]:
+    return {"pk": key, "sk": "TOTAL"}
 
 
 def event_item(event: dict[str, Any]) -> dict[str, Any]:
@@ -52,32 +71,77 @@ class Payments:
             for e in events
         ]
 
-    def create(self, payment: dict[str, Any], events: list[dict[str, Any]]) -> None:
-        """The payment, its payment_id claim and its events, or PaymentIdTaken."""
+    def _releases(self, payment: dict[str, Any], amount: Decimal) -> list[dict[str, Any]]:
+        if amount <= 0 or not payment.get("daily_key"):
+            return []
+        return [
+            {
+                "Update": {
+                    "TableName": self.name,
+                    "Key": _counter_key(payment["daily_key"]),
+                    "UpdateExpression": "ADD #total :release",
+                    "ExpressionAttributeNames": {"#total": "total"},
+                    "ExpressionAttributeValues": {":release": -amount},
+                }
+            }
+        ]
+
+    def create(
+        self, payment: dict[str, Any], events: list[dict[str, Any]], daily: DailyReservation | None = None, ttl: int = 0
+    ) -> None:
+        """The payment, its payment_id claim, its events and (with a daily ceiling) the raised
+        daily total: all or nothing. PaymentIdTaken or DailyCeilingReached otherwise."""
         claim = {
             "pk": f"PAYID#{payment['account_id']}#{payment['mode']}#{payment['payment_id']}",
             "sk": "PAYID",
             "provider_payment_id": payment["provider_payment_id"],
             "fingerprint": payment["fingerprint"],
         }
-        try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    {
-                        "Put": {
-                            "TableName": self.name,
-                            "Item": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT", **payment},
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
-                    *self._event_puts(events),
-                ]
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT", **payment},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
+        ]
+        if daily is not None:
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self.name,
+                        "Key": _counter_key(daily.key),
+                        "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
+                        "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
+                        "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
+                        "ExpressionAttributeValues": {
+                            ":amount": daily.amount,
+                            ":room": daily.ceiling - daily.amount,
+                            ":ttl": ttl,
+                        },
+                    }
+                }
             )
+        try:
+            self.client.transact_write_items(TransactItems=[*items, *self._event_puts(events)])
         except Exception as exc:
-            if is_conditional_failure(exc):
-                raise PaymentIdTaken() from exc
-            raise
+            if not is_conditional_failure(exc):
+                raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            if (
+                daily is not None
+                and len(reasons) > 2
+                and reasons[2] == "ConditionalCheckFailed"
+                and "ConditionalCheckFailed" not in reasons[:2]
+            ):
+                raise DailyCeilingReached() from exc
+            raise PaymentIdTaken() from exc
+
+    def daily_total(self, key: str) -> Decimal:
+        item = self.table.get_item(Key=_counter_key(key), ConsistentRead=True).get("Item")
+        return Decimal(item["total"]) if item else Decimal(0)
 
     def get(self, provider_payment_id: str) -> dict[str, Any] | None:
         item = self.table.get_item(Key={"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}, ConsistentRead=True).get(
@@ -95,10 +159,15 @@ class Payments:
         return None if payment is None else {**payment, "_claim": dict(claim)}
 
     def transition(
-        self, payment: dict[str, Any], changes: dict[str, Any], events: list[dict[str, Any]]
+        self,
+        payment: dict[str, Any],
+        changes: dict[str, Any],
+        events: list[dict[str, Any]],
+        release: Decimal = Decimal(0),
     ) -> dict[str, Any]:
         """Apply `changes` if the payment is still in the status and version it was read with;
-        else 409 invalid_state (a concurrent request changed it first)."""
+        else 409 invalid_state (a concurrent request changed it first). `release` gives back that
+        much of the payment's daily reservation, in the same transaction."""
         names = {f"#f{i}": key for i, key in enumerate(changes)}
         values = {f":v{i}": value for i, value in enumerate(changes.values())}
         assignments = ", ".join(f"#f{i} = :v{i}" for i in range(len(changes)))
@@ -121,6 +190,7 @@ class Payments:
                         }
                     },
                     *self._event_puts(events),
+                    *self._releases(payment, release),
                 ]
             )
         except Exception as exc:
