@@ -3,6 +3,7 @@ the lifecycle and its races, replays, tenancy and modes."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -704,3 +705,60 @@ def test_limits_are_validated(stack: RunningStack) -> None:
     assert response.json()["errors"] == [
         {"field": "daily", "code": "invalid_amount", "message": "ceilings are positive decimal strings"}
     ]
+
+
+# ---------------------------------------------------------------- the other methods
+def test_a_payment_reference_is_valid_for_its_amount_and_is_paid_at_the_atm(merchant: Merchant) -> None:
+    from decimal import Decimal
+
+    from mzpay.domain.references import reference_valid
+
+    created = merchant.charge({"type": "reference"}, amount="1250.00")
+    action = created.json()["next_action"]
+    assert created.json()["status"] == "requires_action"
+    assert set(action) == {"type", "entity", "reference", "expires_at"}
+    assert (action["type"], action["entity"]) == ("display_reference", "21000")
+    assert re.fullmatch(r"\d{11}", action["reference"])
+    assert reference_valid("21000", action["reference"], Decimal("1250.00"))
+    assert not reference_valid("21000", action["reference"], Decimal("1250.01"))
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", action["expires_at"])
+    paid = merchant.call("POST", f"/charges/{created.json()['provider_payment_id']}/complete-action")
+    assert (paid.json()["status"], paid.json()["captured_amount"]) == ("succeeded", "1250.00")
+
+
+@pytest.mark.parametrize(
+    ("method", "action_type", "fields"),
+    [
+        ("ussd", "display_ussd_code", {"type", "ussd_code", "expires_at"}),
+        ("qr", "display_qr_code", {"type", "qr_code_url", "qr_code_data", "expires_at"}),
+        ("bank_transfer", "redirect_to_url", {"type", "redirect_url", "return_url"}),
+        ("bnpl", "redirect_to_url", {"type", "redirect_url", "return_url", "bnpl_provider"}),
+    ],
+)
+def test_each_method_says_what_the_payer_does_then_succeeds(
+    merchant: Merchant, method: str, action_type: str, fields: set[str]
+) -> None:
+    created = merchant.charge({"type": method}, amount="800.00", return_url="/thanks")
+    action = created.json()["next_action"]
+    assert (created.json()["status"], action["type"], set(action)) == ("requires_action", action_type, fields)
+    done = merchant.call("POST", f"/charges/{created.json()['provider_payment_id']}/complete-action")
+    assert done.json()["status"] == "succeeded"
+
+
+@pytest.mark.parametrize("method", ["reference", "ussd", "qr", "bank_transfer", "bnpl"])
+def test_methods_only_the_simulator_carries_are_not_live(merchant: Merchant, method: str) -> None:
+    response = merchant.charge({"type": method}, amount="800.00", key=merchant.live_key)
+    assert response.json() == problem(
+        422,
+        "Unprocessable Content",
+        "not_supported",
+        f"{method} is not live yet.",
+        rule="method_not_live",
+        rejection_id=response.json()["rejection_id"],
+    )
+
+
+def test_bnpl_has_its_own_minimum(merchant: Merchant) -> None:
+    response = merchant.charge({"type": "bnpl"}, amount="100.00")
+    assert response.json()["code"] == "amount_too_low"
+    assert response.json()["detail"] == "money.amount: the minimum for bnpl in MZN is 500.00."

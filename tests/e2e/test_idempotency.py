@@ -34,6 +34,16 @@ def executions(stack: RunningStack, tenant: str) -> int:
     return sum(1 for item in items if item["pk"]["S"].startswith(f"exec#{tenant}#"))
 
 
+def claimed(stack: RunningStack, pk: str, timeout: float = 10) -> None:
+    """Wait until a request holds the idempotency record `pk`."""
+    dynamodb = stack.aws("dynamodb")
+    deadline = time.monotonic() + timeout
+    table = stack.state["resources"]["mz"]["IdempotencyTable"]
+    while "Item" not in dynamodb.get_item(TableName=table, Key={"pk": {"S": pk}}, ConsistentRead=True):
+        assert time.monotonic() < deadline, f"{pk} was never claimed"
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def tenant() -> str:
     return f"t-{uuid.uuid4().hex[:12]}"
@@ -142,7 +152,7 @@ def test_a_duplicate_of_a_slow_request_is_in_progress_then_replayed(fixture_stac
     body = {"amount": "7.00", "outcome": "slow"}  # runs 3 s, longer than the 2 s wait window
     with ThreadPoolExecutor(1) as pool:
         first = pool.submit(post, fixture_stack, body, "slow-1", tenant)
-        time.sleep(0.5)
+        claimed(fixture_stack, f"{tenant}#slow-1")  # the first request owns the key before the duplicate is sent
         duplicate = post(fixture_stack, body, "slow-1", tenant)
         original = first.result()
     assert duplicate.status_code == 409

@@ -10,8 +10,13 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.routing import CAPABILITY_MATRIX, Psp, choose, eligible
 
 REJECTION = "01JREJECTION0000000000000A"
-BNPL_SIMULATED = Psp(
-    "sim-bnpl", "Simulated BNPL", frozenset({"test"}), {"bnpl": frozenset()}, frozenset({"MZN"}), frozenset({"MZ"})
+CRYPTO_SIMULATED = Psp(
+    "sim-crypto",
+    "Simulated crypto",
+    frozenset({"test"}),
+    {"crypto": frozenset()},
+    frozenset({"MZN"}),
+    frozenset({"MZ"}),
 )
 
 
@@ -80,13 +85,17 @@ def test_refusals_name_their_rule_and_rejection(args: tuple[object, ...], code: 
 
 
 def test_a_simulated_method_on_a_live_request_is_method_not_live() -> None:
-    matrix = (*CAPABILITY_MATRIX, BNPL_SIMULATED)
-    error = refused("bnpl", None, "MZN", "MZ", Decimal("10"), "live", matrix=matrix)
-    assert (error.code, error.extensions["rule"]) == ("not_supported", "method_not_live")
-    assert [p.psp_id for p in eligible("bnpl", None, "MZN", "MZ", Decimal("10"), "test", REJECTION, matrix)] == [
-        "sim-bnpl"
+    for method in ("bnpl", "reference", "ussd", "qr", "bank_transfer"):  # the simulator carries them, no live PSP
+        error = refused(method, None, "MZN", "MZ", Decimal("1000"), "live")
+        assert (error.code, error.extensions["rule"]) == ("not_supported", "method_not_live")
+    matrix = (*CAPABILITY_MATRIX, CRYPTO_SIMULATED)
+    assert refused("crypto", None, "MZN", "MZ", Decimal("10"), "live", matrix=matrix).extensions["rule"] == (
+        "method_not_live"
+    )
+    assert refused("crypto", None, "MZN", "MZ", Decimal("10"), "live").extensions["rule"] == "method"
+    assert [p.psp_id for p in eligible("crypto", None, "MZN", "MZ", Decimal("10"), "test", REJECTION, matrix)] == [
+        "sim-crypto"
     ]
-    assert refused("bnpl", None, "MZN", "MZ", Decimal("10"), "live").extensions["rule"] == "method"
 
 
 def test_no_available_candidate_is_no_route_with_retry_after() -> None:

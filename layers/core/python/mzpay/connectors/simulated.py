@@ -4,13 +4,17 @@ looks at the clock or a random source, and never reaches a live provider."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
+
+from ulid import ULID
 
 from mzpay.connectors.base import ProviderCall, ProviderResult
 from mzpay.domain.charges import TEST_CARDS
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import Status
+from mzpay.domain.references import payment_reference
 
 OTP = "123456"  # the one code the simulated OTP form accepts
 SIMULATED_HOST = "https://simulator.test.mzpay.example"
@@ -28,6 +32,68 @@ CARD_FAILURES: dict[str, tuple[str, str]] = {
     "tok_test_insufficient_funds": ("insufficient_funds", "The card has insufficient funds."),
     "tok_test_declined": ("card_declined", "The issuer declined the card."),
 }
+
+
+TEST_ENTITY = "21000"  # the simulator's payment-reference entity
+REFERENCE_VALIDITY = timedelta(hours=72)
+CODE_VALIDITY = timedelta(minutes=15)
+
+
+def _expires(validity: timedelta) -> str:
+    return (datetime.now(UTC) + validity).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _seed(call: ProviderCall) -> int:
+    return int(ULID.from_str(call.provider_payment_id))
+
+
+def _reference(call: ProviderCall) -> dict[str, Any]:
+    return {
+        "type": "display_reference",
+        "entity": TEST_ENTITY,
+        "reference": payment_reference(TEST_ENTITY, _seed(call), call.amount),
+        "expires_at": _expires(REFERENCE_VALIDITY),
+    }
+
+
+def _ussd(call: ProviderCall) -> dict[str, Any]:
+    code = payment_reference(TEST_ENTITY, _seed(call), call.amount)
+    return {
+        "type": "display_ussd_code",
+        "ussd_code": f"*500*{TEST_ENTITY}*{code}#",
+        "expires_at": _expires(CODE_VALIDITY),
+    }
+
+
+def _qr(call: ProviderCall) -> dict[str, Any]:
+    data = f"mzpay://pay?entity={TEST_ENTITY}&reference={payment_reference(TEST_ENTITY, _seed(call), call.amount)}"
+    return {
+        "type": "display_qr_code",
+        "qr_code_url": f"{SIMULATED_HOST}/qr/{call.provider_payment_id}.png",
+        "qr_code_data": data,
+        "expires_at": _expires(CODE_VALIDITY),
+    }
+
+
+def _bank(call: ProviderCall) -> dict[str, Any]:
+    return {
+        "type": "redirect_to_url",
+        "redirect_url": f"{SIMULATED_HOST}/bank/{call.provider_payment_id}",
+        "return_url": call.return_url,
+    }
+
+
+def _bnpl(call: ProviderCall) -> dict[str, Any]:
+    return {
+        "type": "redirect_to_url",
+        "redirect_url": f"{SIMULATED_HOST}/bnpl/{call.provider_payment_id}",
+        "return_url": call.return_url,
+        "bnpl_provider": "simulated-bnpl",
+    }
+
+
+# Methods the payer completes elsewhere (ATM, USSD menu, banking app, lender): next_action says how.
+ASYNC_METHODS = {"reference": _reference, "ussd": _ussd, "qr": _qr, "bank_transfer": _bank, "bnpl": _bnpl}
 
 
 def _masked(phone: str) -> str:
@@ -50,6 +116,8 @@ class SimulatedConnector:
                     "return_url": call.return_url,
                 },
             )
+        if call.source["type"] in ASYNC_METHODS:
+            return ProviderResult(Status.REQUIRES_ACTION, ASYNC_METHODS[call.source["type"]](call))
         if call.source["type"] == "mobile_wallet":
             phone = call.source["mobile_wallet"]["phone_number"]
             status, code, message = WALLET_OUTCOMES.get(phone[-4:], (Status.REQUIRES_ACTION, None, None))

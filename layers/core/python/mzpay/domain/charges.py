@@ -85,9 +85,16 @@ class Card(Strict):
 
 
 class Source(Strict):
-    type: Literal["mobile_wallet", "card"]
+    """`type` plus a sub-object named after it (optional for methods that need no details)."""
+
+    type: Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
     mobile_wallet: MobileWallet | None = None
     card: Card | None = None
+    bank_transfer: dict[str, str] | None = None
+    reference: dict[str, str] | None = None
+    ussd: dict[str, str] | None = None
+    qr: dict[str, str] | None = None
+    bnpl: dict[str, str] | None = None
 
 
 class Customer(Strict):
@@ -228,7 +235,7 @@ def check_charge(request: ChargeRequest, mode: str) -> None:
             problem = phone_network_error(wallet.network, wallet.phone_number)
             if problem:
                 errors.append(FieldError("source.mobile_wallet.phone_number", "invalid_phone", problem))
-    else:
+    elif source.type == "card":
         errors += _card_errors(source.card or Card(), mode)
     if currency not in method.limits:
         errors.append(

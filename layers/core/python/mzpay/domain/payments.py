@@ -101,4 +101,9 @@ METHODS: dict[str, Method] = {
             "USD": MethodLimits(Decimal("1.00"), Decimal("10000.00")),
         },
     ),
+    "bank_transfer": Method("bank_transfer", (), {"MZN": MethodLimits(Decimal("1.00"), Decimal("10000000.00"))}),
+    "reference": Method("reference", (), {"MZN": MethodLimits(Decimal("1.00"), Decimal("1000000.00"))}),
+    "ussd": Method("ussd", (), {"MZN": MethodLimits(Decimal("1.00"), Decimal("125000.00"))}),
+    "qr": Method("qr", (), {"MZN": MethodLimits(Decimal("1.00"), Decimal("125000.00"))}),
+    "bnpl": Method("bnpl", (), {"MZN": MethodLimits(Decimal("500.00"), Decimal("100000.00"))}),
 }
