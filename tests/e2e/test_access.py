@@ -430,18 +430,17 @@ def test_the_directory_converges_in_both_regions_after_rapid_changes(stack: Runn
     for action, body in [("suspend", {"reason": "r1"}), ("reactivate", None), ("suspend", {"reason": "final"})]:
         assert mz.call("POST", f"/v1/accounts/{account['id']}/{action}", body).status_code == 200
 
-    def replica(env: str) -> dict[str, Any]:
+    def replica(env: str) -> dict[str, Any] | None:
+        """The account as `env`'s replica has it (None until it has replicated there)."""
         client = stack.aws("dynamodb", env)
         item = client.get_item(
             TableName="mzpay-directory",
             Key={"pk": {"S": f"ACCOUNT#{account['id']}"}, "sk": {"S": "ACCOUNT"}},
             ConsistentRead=True,
-        )
-        return {
-            "status": item["Item"]["status"]["S"],
-            "reason": item["Item"]["reason"]["S"],
-            "version": item["Item"]["version"]["N"],
-        }
+        ).get("Item")
+        if item is None:
+            return None
+        return {"status": item["status"]["S"], "reason": item["reason"]["S"], "version": item["version"]["N"]}
 
     final = {"status": "suspended", "reason": "final", "version": "4"}
     eventually(lambda: replica("regional-sa"), lambda seen: seen == final)
