@@ -762,3 +762,29 @@ def test_bnpl_has_its_own_minimum(merchant: Merchant) -> None:
     response = merchant.charge({"type": "bnpl"}, amount="100.00")
     assert response.json()["code"] == "amount_too_low"
     assert response.json()["detail"] == "money.amount: the minimum for bnpl in MZN is 500.00."
+
+
+# ---------------------------------------------------------------- risk stage
+def test_the_risk_stage_declines_the_documented_test_number(stack: RunningStack, merchant: Merchant) -> None:
+    response = merchant.charge(wallet("+258849999999"))
+    rejection_id = response.json()["rejection_id"]
+    assert response.json() == problem(
+        422,
+        "Unprocessable Content",
+        "risk_declined",
+        "The charge was declined by the risk checks.",
+        rule="risk",
+        rejection_id=rejection_id,
+    )
+    assert rejections(stack, rejection_id) == [
+        {"type": "transaction.rejected", "code": "risk_declined", "rule": "risk"}
+    ]
+
+
+def test_live_velocity_per_phone_declines_the_sixth_attempt(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    phone = "+25884" + str(ULID())[-7:].translate(str.maketrans("ABCDEFGHJKMNPQRSTVWXYZ", "0123456789012345678901"))
+    answers = [shop.charge(wallet(phone), key=shop.live_key).json()["code"] for _ in range(6)]
+    assert answers == ["no_connector_binding"] * 5 + ["risk_declined"]
+    other_phone = shop.charge(wallet("+258851234567"), key=shop.live_key)
+    assert other_phone.json()["code"] == "no_connector_binding"  # velocity is per phone

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
+from mzpay.domain import risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
@@ -258,11 +259,28 @@ def _admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> t
             daily = DailyReservation(
                 f"DAILY#{principal.acting_account_id}#{principal.mode}#{currency}#{day}", amount, ceiling
             )
+        _risk_stage(principal, request, rejection_id)
         candidates = eligible(source.type, network, currency, request.country, amount, principal.mode, rejection_id)
         psp = choose(candidates, payments().unavailable_psps([p.psp_id for p in candidates]), rejection_id)
     except ServiceError as refusal:
         _reject(principal, request, refusal)
     return psp, daily
+
+
+def _risk_stage(principal: Principal, request: ChargeRequest, rejection_id: str) -> None:
+    """Velocity per payer phone for live wallet charges, a magic number in test; see mzpay.domain.risk."""
+    wallet = request.source.mobile_wallet
+    if request.source.type != "mobile_wallet" or wallet is None or not wallet.phone_number:
+        return
+    if risk.declined_test_number(principal.mode, wallet.phone_number):
+        raise risk.declined(rejection_id)
+    if principal.mode != "live":
+        return
+    now = datetime.now(UTC).timestamp()
+    key = f"VELOCITY#{principal.acting_account_id}#{principal.mode}#{wallet.phone_number}#{risk.velocity_window(now)}"
+    ttl = int(now) + 2 * risk.VELOCITY_WINDOW_SECONDS
+    if not payments().count_attempt(key, risk.VELOCITY_LIMIT, ttl):
+        raise risk.declined(rejection_id)
 
 
 def _reject(principal: Principal, request: ChargeRequest, refusal: ServiceError) -> NoReturn:

@@ -229,6 +229,22 @@ class Payments:
             return {"psp_id": psp_id, "available": True, "reason": "", "updated_at": None}
         return {k: v for k, v in item.items() if k not in ("pk", "sk")}
 
+    def count_attempt(self, key: str, limit: int, ttl: int) -> bool:
+        """Count one more attempt under `key`; False (and nothing counted) once `limit` is reached."""
+        try:
+            self.table.update_item(
+                Key=_counter_key(key),
+                UpdateExpression="ADD #count :one SET #ttl = :ttl",
+                ConditionExpression="attribute_not_exists(#count) OR #count < :limit",
+                ExpressionAttributeNames={"#count": "count", "#ttl": "ttl"},
+                ExpressionAttributeValues={":one": 1, ":limit": limit, ":ttl": ttl},
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
+
     def record_rejection(self, event: dict[str, Any]) -> None:
         """A refusal before any provider call leaves its event and nothing else."""
         self.client.put_item(TableName=self.events_name, Item=event_item(event))
