@@ -100,15 +100,11 @@ def run_round_trips() -> list[dict[str, Any]]:
 
 
 def _gateway_handler() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    import importlib.util
-    import sys
+    from bench.common import template_functions
+    from bench.warm import load_module
 
-    sys.path.insert(0, str(ROOT / "layers" / "core" / "python"))
-    spec = importlib.util.spec_from_file_location("bench_gateway_app", ROOT / "functions" / "gateway" / "app.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.lambda_handler  # type: ignore[no-any-return]
+    gateway = next(f for f in template_functions() if f.logical_id == "GatewayFunction")
+    return getattr(load_module(gateway), gateway.attribute)  # type: ignore[no-any-return]
 
 
 def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,7 +3,6 @@ API Gateway REST (v1) proxy events."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import time
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from typing import Any
 from bench.common import LAYER_PATH, FunctionInfo, patched_environ, template_functions
 from bench.events import LambdaContext, rest_event
 from bench.stats import latency_summary
+from devstack.modules import load_module as load_module_file
 
 WARMUP = 100
 ITERATIONS = 2000
@@ -62,22 +62,13 @@ def load_module(function: FunctionInfo) -> ModuleType:
     name = f"bench_fn_{function.logical_id}"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, function.module_file)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {function.module_file}")
     if str(LAYER_PATH) not in sys.path:  # stays: the layer's deferred imports need it later
         sys.path.insert(0, str(LAYER_PATH))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     sys.path.insert(0, str(function.code_dir))  # only while importing: every function has an app
     try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
+        return load_module_file(function.module_file, name)
     finally:
         sys.path.remove(str(function.code_dir))
-    return module
 
 
 def check_response(case: RouteCase, response: dict[str, Any]) -> None:

@@ -3,12 +3,12 @@ resolvers of the functions the template routes to it, written to docs/openapi/<a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from devstack.modules import load_module
 from devstack.template import load_template
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,13 +18,8 @@ API_VERSION = "1.0.0"
 
 def _resolver(code_uri: str, handler: str) -> Any:
     module_name = handler.rpartition(".")[0]
-    spec = importlib.util.spec_from_file_location(
-        f"openapi_{code_uri.strip('/').replace('/', '_')}", ROOT / code_uri / f"{module_name}.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, "app", None)
+    path = ROOT / code_uri / f"{module_name}.py"
+    return getattr(load_module(path, f"openapi_{code_uri.strip('/').replace('/', '_')}"), "app", None)
 
 
 def documents() -> dict[str, dict[str, Any]]:

@@ -25,3 +25,18 @@ def reset_mzpay_caches() -> None:
         operator_auth._allowlist,
     ):
         cached.cache_clear()
+
+
+def create_directory_table(name: str) -> None:
+    """The tenant directory's key schema (pk/sk), as template.yaml declares it."""
+    import boto3
+
+    boto3.client("dynamodb", region_name=REGION).create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+    )

@@ -17,7 +17,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.integration.races import race
-from tests.integration.support import reset_mzpay_caches
+from tests.integration.support import create_directory_table, reset_mzpay_caches
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -30,15 +30,7 @@ def directory(monkeypatch: pytest.MonkeyPatch) -> Iterator[Directory]:
     monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
     reset_mzpay_caches()
     with mock_aws():
-        boto3.client("dynamodb", region_name=REGION).create_table(
-            TableName=TABLE,
-            BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        )
+        create_directory_table(TABLE)
         yield Directory.from_env()
         reset_mzpay_caches()
 

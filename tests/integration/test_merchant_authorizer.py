@@ -4,7 +4,6 @@ written straight into the directory."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,6 +15,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from devstack.modules import load_module
 from mzpay import access
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
@@ -23,7 +23,7 @@ from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.expected import problem
-from tests.integration.support import reset_mzpay_caches
+from tests.integration.support import create_directory_table, reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "af-south-1"
@@ -37,13 +37,8 @@ SA_ACCOUNT_ID = "01JACC0000000000000000005A"
 
 
 def load_authorizer() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "gateway_authorizer_app_under_test", ROOT / "functions" / "gateway_authorizer" / "app.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.lambda_handler
+    path = ROOT / "functions" / "gateway_authorizer" / "app.py"
+    return load_module(path, "gateway_authorizer_app_under_test").lambda_handler
 
 
 @pytest.fixture
@@ -54,15 +49,7 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setenv("PEER_REGION_URLS", "regional-sa.gateway=https://gw.sa.example")
     reset_mzpay_caches()
     with mock_aws():
-        boto3.client("dynamodb", region_name=REGION).create_table(
-            TableName=TABLE,
-            BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        )
+        create_directory_table(TABLE)
         boto3.client("secretsmanager", region_name=REGION).create_secret(Name=PEPPER_SECRET, SecretString=PEPPER)
         directory = Directory(TABLE)
         directory.create_account(account(ACCOUNT_ID, "mz"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from devstack.modules import load_module
 from mzpay.http import operator_auth
 from tests.expected import problem
 from tests.integration.support import reset_mzpay_caches
@@ -22,13 +22,8 @@ TOKEN = "op-token-0123456789abcdef"
 
 
 def load_authorizer() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "management_authorizer_app", ROOT / "functions" / "management_authorizer" / "app.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.lambda_handler
+    path = ROOT / "functions" / "management_authorizer" / "app.py"
+    return load_module(path, "management_authorizer_app").lambda_handler
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ and the functions answer them in-process as `sam local invoke -e` would see it."
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import platform
 import sys
@@ -17,6 +16,7 @@ import pytest
 
 import mzpay
 import mzpay.config
+from devstack.modules import load_module
 from devstack.template import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,11 +51,9 @@ def load_event(name: str) -> dict[str, Any]:
 def load_function(group: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """functions/<group>/app.py under a module name of its own (every function's file is app.py)."""
     name = f"mzpay_test_function_{group}_{uuid.uuid4().hex}"
-    spec = importlib.util.spec_from_file_location(name, FUNCTIONS / group / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    module = load_module(FUNCTIONS / group / "app.py", name)
+    monkeypatch.delitem(sys.modules, name)  # forgotten again after the test
     monkeypatch.setitem(sys.modules, name, module)
-    spec.loader.exec_module(module)
     return module
 
 

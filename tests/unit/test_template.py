@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from devstack.modules import load_module
 from devstack.provision import supported_resource_types
 from devstack.template import load_samconfig, load_template
 
@@ -23,11 +23,8 @@ def load_handler_module(logical_id: str) -> ModuleType:
     props = FUNCTIONS[logical_id]["Properties"]
     module_name, _, _ = props["Handler"].rpartition(".")
     path = ROOT / props["CodeUri"] / f"{module_name}.py"
-    spec = importlib.util.spec_from_file_location(f"template_check_{logical_id}", path)
-    assert spec is not None and spec.loader is not None, f"{logical_id}: {path} does not exist"
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    assert path.is_file(), f"{logical_id}: {path} does not exist"
+    return load_module(path, f"template_check_{logical_id}")
 
 
 def template_routes(logical_id: str) -> set[tuple[str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from mzpay.config import settings
 from mzpay.domain import accounts as account_rules
@@ -18,6 +18,8 @@ from mzpay.http.residency import ensure_home
 from mzpay.store.accounts import WebhookSecrets
 from mzpay.store.directory import Account, ApiKey, Directory, iso
 from mzpay.store.secrets import key_pepper
+
+Served = TypeVar("Served", Account, ApiKey)
 
 
 @lru_cache(maxsize=1)
@@ -48,13 +50,16 @@ def create_account(name: str, region: str) -> dict[str, Any]:
     return account.public()
 
 
+def _served_here(record: Served | None, what: str, api: str) -> Served:
+    """`record` if it exists (else 404) and its tenant lives here (else 421 naming its region)."""
+    if record is None:
+        raise _not_found(what)
+    ensure_home(record.home_region, api)
+    return record
+
+
 def home_account(account_id: str, api: str = "management") -> Account:
-    """The account, if it exists and lives here (else 404, or 421 naming its region)."""
-    account = directory().get_account(account_id)
-    if account is None:
-        raise _not_found("account")
-    ensure_home(account.home_region, api)
-    return account
+    return _served_here(directory().get_account(account_id), "account", api)
 
 
 def get_account(account_id: str) -> dict[str, Any]:
@@ -112,11 +117,7 @@ def create_api_key(
 
 
 def _home_key(key_id: str, api: str) -> ApiKey:
-    key = directory().get_key(key_id)
-    if key is None:
-        raise _not_found("API key")
-    ensure_home(key.home_region, api)
-    return key
+    return _served_here(directory().get_key(key_id), "API key", api)
 
 
 def revoke_api_key(key_id: str) -> dict[str, Any]:

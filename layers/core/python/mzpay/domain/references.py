@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from stdnum.iso7064 import mod_97_10
-
 ENTITY_DIGITS = 5
 BODY_DIGITS = 9
 AMOUNT_DIGITS = 10  # the amount in minor units, zero-padded
@@ -22,12 +20,16 @@ def payment_reference(entity: str, seed: int, amount: Decimal) -> str:
     """The reference for `amount`; `seed` picks the 9-digit body (the payment's own number)."""
     if len(entity) != ENTITY_DIGITS or not entity.isdigit():
         raise ValueError("an entity has 5 digits")
+    from stdnum.iso7064 import mod_97_10  # deferred: only reference-like charges need it
+
     body = str(seed % 10**BODY_DIGITS).zfill(BODY_DIGITS)
     return body + mod_97_10.calc_check_digits(entity + body + _amount_digits(amount))
 
 
 def reference_valid(entity: str, reference: str, amount: Decimal) -> bool:
     """True when `reference` was made for `entity` and exactly `amount`."""
+    from stdnum.iso7064 import mod_97_10
+
     if len(reference) != BODY_DIGITS + 2 or not reference.isdigit():
         return False
     return mod_97_10.is_valid(entity + reference[:BODY_DIGITS] + _amount_digits(amount) + reference[BODY_DIGITS:])
