@@ -5,14 +5,16 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access, payments
+from mzpay import access, bindings, payments
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.http.schemas import (
     AccountLimitsIn,
+    ConnectorBindingIn,
     CreateAccount,
     CreateApiKey,
+    PilotIn,
     PspAvailability,
     RollWebhookSecret,
     SuspendAccount,
@@ -84,6 +86,28 @@ def list_psps() -> dict[str, Any]:
 @app.put("/v1/psps/<psp_id>/availability")
 def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> dict[str, Any]:
     return payments.set_psp_availability(psp_id, body.available, body.reason)
+
+
+@app.put("/v1/psps/<psp_id>/pilot")
+def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, Any]:
+    return payments.set_psp_pilot(psp_id, body.in_pilot, body.settings.settings() if body.settings else None)
+
+
+@app.get("/v1/accounts/<account_id>/connector-bindings")
+def list_connector_bindings(account_id: str) -> dict[str, Any]:
+    return bindings.list_bindings(account_id)
+
+
+@app.put("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
+def bind_connector(
+    account_id: str, mode: str, method: str, body: Annotated[ConnectorBindingIn, Body()]
+) -> dict[str, Any]:
+    return bindings.bind(account_id, mode, method, body.psp_id, body.credentials)
+
+
+@app.delete("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
+def unbind_connector(account_id: str, mode: str, method: str) -> dict[str, Any]:
+    return bindings.unbind(account_id, mode, method)
 
 
 lambda_handler = handler_for(app)

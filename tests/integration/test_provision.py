@@ -108,7 +108,8 @@ def test_functions_get_globals_merged_with_their_own_settings(stack: Provisioned
     assert gateway.environment["SERVICE_REGION"] == "mz"
     assert gateway.environment["POWERTOOLS_SERVICE_NAME"] == "gateway"
     assert gateway.environment["PEER_REGION_URLS"].startswith("regional-sa.gateway=https://")
-    assert gateway.timeout == 10 and gateway.memory == 512
+    assert gateway.timeout == 28 and gateway.memory == 512  # its own timeout, the global memory
+    assert stack.functions["CollectionFunction"].timeout == 10  # the global timeout
     assert gateway.layer_paths == [ROOT / "layers" / "core" / "python"]
     assert gateway.code_dir == ROOT / "functions" / "gateway"
 

@@ -14,8 +14,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NoReturn
 
+from mzpay.bindings import connector_for
 from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
-from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain import risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
@@ -24,13 +24,14 @@ from mzpay.domain.ids import new_id
 from mzpay.domain.limits import AccountLimits, business_day, check_ceilings, daily_ceiling_reached
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, Status, ensure_transition
-from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, Psp, choose, eligible
+from mzpay.domain.pilot import PilotSettings, PilotState, PilotWindow, check_pilot, pilot_refusal, window_reached
+from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS, Psp, binding_method, choose, eligible
 from mzpay.http.principal import Principal, wrong_environment
 from mzpay.store.accounts import Limits
 from mzpay.store.directory import iso
-from mzpay.store.payments import DailyCeilingReached, DailyReservation, PaymentIdTaken, Payments
+from mzpay.store.payments import CeilingReached, PaymentIdTaken, Payments, Reservation
 
-DAILY_COUNTER_TTL = 3 * 24 * 3600
+COUNTER_TTL = 40 * 24 * 3600  # a month's window and then some
 
 
 @lru_cache(maxsize=1)
@@ -43,16 +44,11 @@ def payments() -> Payments:
     return Payments.from_env()
 
 
-def connector_for(mode: str) -> Connector:
-    """Test traffic only ever reaches the simulated connector; live traffic needs a connector
-    bound to the account for the method (none can be bound yet)."""
-    if mode == "test":
-        return SimulatedConnector()
-    raise ServiceError(
-        409,
-        "no_connector_binding",
-        "No live connector is bound to this account for this method; ask your operator to bind one.",
-    )
+def _connector(payment: dict[str, Any]) -> Connector:
+    """The connector the payment was made through (the simulator for test payments)."""
+    source = payment["source"]
+    method = binding_method(source["type"], (source.get("mobile_wallet") or {}).get("network"))
+    return connector_for(payment["account_id"], payment["mode"], method, payment["psp_id"])
 
 
 def _now() -> str:
@@ -125,7 +121,7 @@ def snapshot(payment: dict[str, Any]) -> dict[str, Any]:
 
 
 def _event(kind: str, payment: dict[str, Any], now: str) -> dict[str, Any]:
-    return new_event(
+    event = new_event(
         kind,
         payment["account_id"],
         payment["mode"],
@@ -134,6 +130,9 @@ def _event(kind: str, payment: dict[str, Any], now: str) -> dict[str, Any]:
         {"object": snapshot(payment)},
         now,
     )
+    if payment.get("callback_url"):  # where the outbox delivers it (kept beside the envelope, not in it)
+        event["callback_url"] = payment["callback_url"]
+    return event
 
 
 def _outcome_changes(
@@ -167,20 +166,18 @@ def _apply(
     changes = {**_outcome_changes(payment, result, now, captured), **(extra or {})}
     after = {**payment, **changes}
     events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
-    return payments().transition(payment, changes, events, release=_unused_reservation(payment, result, captured))
+    return payments().transition(payment, changes, events, taken=_taken(result, captured))
 
 
-def _unused_reservation(payment: dict[str, Any], result: ProviderResult, captured: Decimal | None) -> Decimal:
-    """What of the daily reservation the payment will not take: all of it when it failed or was
-    voided, the rest of it after a partial capture."""
-    if not payment.get("daily_key"):
-        return Decimal(0)
-    reserved = Decimal(payment["amount"])
+def _taken(result: ProviderResult, captured: Decimal | None) -> Decimal | None:
+    """How much of its reservations (daily ceiling, pilot windows) a payment ends up taking, when
+    this outcome settles it: nothing when it failed or was voided, the captured amount after a
+    partial capture or an open amount's completion; None while it is not settled."""
     if result.status in (Status.FAILED, Status.CANCELED):
-        return reserved
+        return Decimal(0)
     if result.status == Status.SUCCEEDED and captured is not None:
-        return reserved - captured
-    return Decimal(0)
+        return captured
+    return None
 
 
 # ---------------------------------------------------------------- create
@@ -194,8 +191,8 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         return _replay(existing, fingerprint)
     now = _now()
     rejection_id = new_id()
-    psp, daily = _admit(principal, request, rejection_id)
-    connector = connector_for(principal.mode)
+    psp, reservations = _admit(principal, request, rejection_id)
+    connector = connector_for(account, mode, binding_method(request.source.type, _network(request)), psp.psp_id)
     currency = request.money.currency
     payment: dict[str, Any] = {
         "provider_payment_id": new_id(),
@@ -204,7 +201,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "mode": mode,
         "key_id": principal.key_id,
         "psp_id": psp.psp_id,
-        "daily_key": daily.key if daily else None,
+        "reservations": [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None,
         "status": Status.PENDING,
         "version": 1,
         "amount": format_amount(request.money.value, currency),
@@ -230,10 +227,9 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     if request.source.type == "card":
         events.append(_event("transaction.card.tokenized", payment, now))
     try:
-        payments().create(payment, events, daily, ttl=int(datetime.now(UTC).timestamp()) + DAILY_COUNTER_TTL)
-    except DailyCeilingReached:
-        assert daily is not None
-        _reject(principal, request, daily_ceiling_reached(request.money.currency, daily.ceiling, rejection_id))
+        payments().create(payment, events, reservations, ttl=int(datetime.now(UTC).timestamp()) + COUNTER_TTL)
+    except CeilingReached as reached:
+        _reject(principal, request, _ceiling_refusal(psp, reached.reservation, currency, rejection_id))
     except PaymentIdTaken:  # a concurrent request with the same payment_id won
         winner = payments().by_payment_id(account, mode, request.payment_id)
         assert winner is not None
@@ -242,29 +238,74 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     return charge_result(_apply(payment, result, _now()))
 
 
-def _admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> tuple[Psp, DailyReservation | None]:
-    """The account's ceilings, then routing; a refusal is recorded as transaction.rejected."""
-    source = request.source
-    network = source.mobile_wallet.network if source.mobile_wallet else None
+def _admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> tuple[Psp, tuple[Reservation, ...]]:
+    """The account's ceilings, the risk stage, routing, then the chosen PSP's pilot rules; the
+    totals to raise with the payment. A refusal is recorded as transaction.rejected."""
+    source, network = request.source, _network(request)
     currency, amount = request.money.currency, request.money.value
+    now = datetime.now(UTC)
+    reservations: list[Reservation] = []
     try:
         ceilings = limits().read(principal.acting_account_id, principal.mode)
         check_ceilings(ceilings, currency, amount, rejection_id)
-        daily = None
         ceiling = ceilings.daily.get(currency)
         if ceiling is not None and not request.open_amount:
             if amount > ceiling:
                 raise daily_ceiling_reached(currency, ceiling, rejection_id)
-            day = business_day(datetime.now(UTC))
-            daily = DailyReservation(
-                f"DAILY#{principal.acting_account_id}#{principal.mode}#{currency}#{day}", amount, ceiling
-            )
+            key = f"DAILY#{principal.acting_account_id}#{principal.mode}#{currency}#{business_day(now)}"
+            reservations.append(Reservation("daily", key, amount, ceiling))
         _risk_stage(principal, request, rejection_id)
         candidates = eligible(source.type, network, currency, request.country, amount, principal.mode, rejection_id)
-        psp = choose(candidates, payments().unavailable_psps([p.psp_id for p in candidates]), rejection_id)
+        statuses, pilots = payments().routing_state([p.psp_id for p in candidates])
+        psp = choose(candidates, {p for p, status in statuses.items() if not status["available"]}, rejection_id)
+        if principal.mode == "live":
+            reservations += _pilot_windows(psp, pilots.get(psp.psp_id), request, now, rejection_id)
     except ServiceError as refusal:
         _reject(principal, request, refusal)
-    return psp, daily
+    return psp, tuple(reservations)
+
+
+def _pilot_windows(
+    psp: Psp, stored: dict[str, Any] | None, request: ChargeRequest, now: datetime, rejection_id: str
+) -> list[Reservation]:
+    """The pilot rules of the chosen PSP (live transactions only); an open amount counts at its
+    max_amount, and without one it cannot be bounded, so a pilot PSP refuses it."""
+    state = pilot_state(psp, stored)
+    if not state.in_pilot:
+        return []
+    amount = request.money.value
+    if request.open_amount:
+        if request.max_amount is None:
+            raise pilot_refusal(
+                "per_transaction", f"{psp.psp_id} is in pilot: an open amount needs max_amount.", rejection_id
+            )
+        amount = Decimal(request.max_amount)
+    windows = check_pilot(state, request.metadata, request.money.currency, amount, now, rejection_id)
+    return [Reservation(f"pilot_{w.rule}", w.key, amount, w.ceiling) for w in windows]
+
+
+def pilot_state(psp: Psp, stored: dict[str, Any] | None) -> PilotState:
+    """What an operator wrote for the PSP, else the matrix's default (in pilot, no settings)."""
+    if stored is None:
+        return PilotState(psp.psp_id, psp.pilot, None)
+    settings = stored.get("settings")
+    return PilotState(
+        psp.psp_id,
+        bool(stored["in_pilot"]),
+        PilotSettings.from_public(settings) if settings else None,
+        stored.get("updated_at"),
+    )
+
+
+def _ceiling_refusal(psp: Psp, reservation: Reservation, currency: str, rejection_id: str) -> ServiceError:
+    if reservation.name == "daily":
+        return daily_ceiling_reached(currency, reservation.ceiling, rejection_id)
+    rule = reservation.name.removeprefix("pilot_")
+    return window_reached(psp.psp_id, PilotWindow(rule, reservation.key, reservation.ceiling), currency, rejection_id)
+
+
+def _network(request: ChargeRequest) -> str | None:
+    return request.source.mobile_wallet.network if request.source.mobile_wallet else None
 
 
 def _risk_stage(principal: Principal, request: ChargeRequest, rejection_id: str) -> None:
@@ -309,8 +350,35 @@ def _reject(principal: Principal, request: ChargeRequest, refusal: ServiceError)
 
 
 def psps() -> dict[str, Any]:
-    """The capability matrix with each PSP's availability (for operators)."""
-    return {"psps": [{**psp.public(), **_availability(payments().psp_status(psp.psp_id))} for psp in CAPABILITY_MATRIX]}
+    """The capability matrix with each PSP's availability and pilot (for operators)."""
+    statuses, pilots = payments().routing_state([psp.psp_id for psp in CAPABILITY_MATRIX])
+    return {
+        "psps": [
+            {
+                **psp.public(),
+                **_availability(statuses[psp.psp_id]),
+                "pilot": pilot_state(psp, pilots.get(psp.psp_id)).public(),
+            }
+            for psp in CAPABILITY_MATRIX
+        ]
+    }
+
+
+def set_psp_pilot(psp_id: str, in_pilot: bool, settings: PilotSettings | None) -> dict[str, Any]:
+    """Operators: put a PSP in pilot (with the settings its live traffic must keep) or graduate it."""
+    psp = PSPS.get(psp_id)
+    if psp is None:
+        raise ServiceError(404, "not_found", "No such PSP.")
+    if psp.simulated:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            "The simulator carries test traffic only; pilots apply to live PSPs.",
+            errors=[FieldError("psp_id", "invalid_value", "a live PSP")],
+        )
+    state = PilotState(psp_id, in_pilot, settings, _now())
+    payments().set_pilot(psp_id, state.public())
+    return state.public()
 
 
 def _availability(status: dict[str, Any]) -> dict[str, Any]:
@@ -376,7 +444,7 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
             raise _amount_error("amount.amount", str(exc)) from exc
         if value <= 0 or value > authorized:
             raise _amount_error("amount.amount", f"capture between 0 and the authorized {payment['authorized_amount']}")
-    result = connector_for(payment["mode"]).capture(_call(payment), value)
+    result = _connector(payment).capture(_call(payment), value)
     return charge_result(_apply(payment, result, _now(), captured=value))
 
 
@@ -384,7 +452,7 @@ def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     """Release held funds (only while authorized)."""
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment["status"], "void")
-    result = connector_for(payment["mode"]).void(_call(payment))
+    result = _connector(payment).void(_call(payment))
     return charge_result(_apply(payment, result, _now()))
 
 
@@ -397,7 +465,7 @@ def complete_action(
     chosen = None
     if payment.get("open_amount"):
         chosen = _open_amount(payment, amount)
-    result = connector_for(payment["mode"]).complete_action(_call(payment), payment.get("next_action") or {}, otp)
+    result = _connector(payment).complete_action(_call(payment), payment.get("next_action") or {}, otp)
     extra = {"amount": format_amount(chosen, payment["currency"])} if chosen is not None else None
     return charge_result(_apply(payment, result, _now(), captured=chosen, extra=extra))
 

@@ -26,6 +26,7 @@ class Psp:
     currencies: frozenset[str]
     countries: frozenset[str]
     limits: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)  # currency -> (min, max)
+    pilot: bool = False  # newly onboarded: in pilot until an operator graduates it
 
     @property
     def simulated(self) -> bool:
@@ -43,6 +44,7 @@ class Psp:
             "currencies": sorted(self.currencies),
             "countries": sorted(self.countries),
             "limits": {c: {"min_amount": f"{lo:f}", "max_amount": f"{hi:f}"} for c, (lo, hi) in self.limits.items()},
+            "pilot_by_default": self.pilot,
         }
 
 
@@ -91,6 +93,7 @@ CAPABILITY_MATRIX: tuple[Psp, ...] = (
         frozenset({"MZN"}),
         frozenset({"MZ"}),
         {"MZN": (Decimal("1.00"), Decimal("50000.00"))},
+        pilot=True,
     ),
     Psp(
         "bci-cards",
@@ -102,7 +105,8 @@ CAPABILITY_MATRIX: tuple[Psp, ...] = (
         {"MZN": (Decimal("10.00"), Decimal("250000.00")), "USD": (Decimal("1.00"), Decimal("5000.00"))},
     ),
 )
-PSP_IDS = frozenset(psp.psp_id for psp in CAPABILITY_MATRIX)
+PSPS = {psp.psp_id: psp for psp in CAPABILITY_MATRIX}
+PSP_IDS = frozenset(PSPS)
 
 
 def refusal(status: int, code: str, rule: str, message: str, rejection_id: str) -> ServiceError:
@@ -171,3 +175,16 @@ def choose(candidates: list[Psp], unavailable: set[str], rejection_id: str) -> P
         "No eligible PSP is available right now; retry later with the same Idempotency-Key.",
         rejection_id,
     )
+
+
+# Connector bindings are per (account, mode, method), where a mobile wallet's method is its
+# network (each network is its own PSP with its own credentials).
+BINDING_METHODS: dict[str, tuple[str, str | None]] = {
+    **{network: ("mobile_wallet", network) for network in sorted(_ALL_WALLETS)},
+    **{method: (method, None) for method in ("card", "bank_transfer", "reference", "ussd", "qr", "bnpl")},
+}
+
+
+def binding_method(method: str, network: str | None) -> str:
+    """The binding a charge of `method` (and `network`) uses."""
+    return network if method == "mobile_wallet" and network else method

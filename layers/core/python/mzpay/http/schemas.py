@@ -5,13 +5,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.keys import DEFAULT_SCOPES, MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS, unknown_scopes
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
 from mzpay.domain.network import parse_allowlist
+from mzpay.domain.pilot import PilotSettings
 
 Mode = Literal["test", "live"]
 Region = Literal["mz", "regional-sa"]
@@ -83,6 +84,19 @@ class PspAvailability(Strict):
     reason: str = Field(default="", max_length=500)
 
 
+def _ceilings(values: dict[str, str]) -> dict[str, str]:
+    """Ceilings per currency: ISO 4217 keys, positive decimal-string amounts."""
+    for currency, amount in values.items():
+        if not is_currency_code(currency):
+            raise PydanticCustomError("invalid_currency", "keys are 3 upper-case letters (ISO 4217)")
+        try:
+            if parse_amount(amount, currency) <= 0:
+                raise InvalidAmount("zero")
+        except InvalidAmount as exc:
+            raise PydanticCustomError("invalid_amount", "ceilings are positive decimal strings") from exc
+    return values
+
+
 class AccountLimitsIn(Strict):
     mode: Mode
     currencies: list[str] | None = Field(default=None, max_length=20)
@@ -99,15 +113,7 @@ class AccountLimitsIn(Strict):
     @field_validator("per_transaction", "daily")
     @classmethod
     def _ceilings(cls, values: dict[str, str]) -> dict[str, str]:
-        for currency, amount in values.items():
-            if not is_currency_code(currency):
-                raise PydanticCustomError("invalid_currency", "keys are 3 upper-case letters (ISO 4217)")
-            try:
-                if parse_amount(amount, currency) <= 0:
-                    raise InvalidAmount("zero")
-            except InvalidAmount as exc:
-                raise PydanticCustomError("invalid_amount", "ceilings are positive decimal strings") from exc
-        return values
+        return _ceilings(values)
 
     def limits(self) -> AccountLimits:
         return AccountLimits(
@@ -115,3 +121,57 @@ class AccountLimitsIn(Strict):
             per_transaction={c: Decimal(v) for c, v in self.per_transaction.items()},
             daily={c: Decimal(v) for c, v in self.daily.items()},
         )
+
+
+class PilotSettingsIn(Strict):
+    merchant_ids: list[str] = Field(min_length=1, max_length=1000)
+    currencies: list[str] = Field(min_length=1, max_length=20)
+    per_transaction: dict[str, str]
+    daily: dict[str, str]
+    monthly: dict[str, str]
+
+    @field_validator("currencies")
+    @classmethod
+    def _currencies(cls, values: list[str]) -> list[str]:
+        if not all(is_currency_code(v) for v in values):
+            raise PydanticCustomError("invalid_currency", "currencies are 3 upper-case letters (ISO 4217)")
+        return values
+
+    @field_validator("per_transaction", "daily", "monthly")
+    @classmethod
+    def _ceilings(cls, values: dict[str, str]) -> dict[str, str]:
+        return _ceilings(values)
+
+    @model_validator(mode="after")
+    def _every_currency_bounded(self) -> PilotSettingsIn:
+        for name in ("per_transaction", "daily", "monthly"):
+            missing = sorted(set(self.currencies) - set(getattr(self, name)))
+            if missing:
+                raise PydanticCustomError(
+                    "missing_ceiling",
+                    "{name} needs a ceiling for {missing}",
+                    {"name": name, "missing": ", ".join(missing)},
+                )
+        return self
+
+    def settings(self) -> PilotSettings:
+        return PilotSettings.from_public(self.model_dump())
+
+
+class PilotIn(Strict):
+    """A PSP's pilot: in pilot with its settings, or graduated (in_pilot false)."""
+
+    in_pilot: bool
+    settings: PilotSettingsIn | None = None
+
+
+class ConnectorBindingIn(Strict):
+    psp_id: str = Field(min_length=1, max_length=64)
+    credentials: dict[str, str] = Field(max_length=20)
+
+    @field_validator("credentials")
+    @classmethod
+    def _sizes(cls, values: dict[str, str]) -> dict[str, str]:
+        if any(len(k) > 64 or len(v) > 8192 for k, v in values.items()):
+            raise PydanticCustomError("too_large", "credential names are at most 64 and values 8192 characters")
+        return values

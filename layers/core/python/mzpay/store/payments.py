@@ -21,14 +21,21 @@ class PaymentIdTaken(Exception):
     """Another request already created the payment with this payment_id."""
 
 
-class DailyCeilingReached(Exception):
-    """The account's daily total would pass its ceiling."""
+class CeilingReached(Exception):
+    """A total the creation would raise (an account's daily total, a pilot window) would pass
+    its ceiling."""
+
+    def __init__(self, reservation: Reservation) -> None:
+        super().__init__(reservation.key)
+        self.reservation = reservation
 
 
 @dataclass(frozen=True)
-class DailyReservation:
-    """Raise the counter `key` by `amount` if the total stays within `ceiling`."""
+class Reservation:
+    """Raise the counter `key` by `amount` if the total stays within `ceiling`; `name` says
+    which ceiling it is (daily, pilot daily, pilot monthly)."""
 
+    name: str
     key: str
     amount: Decimal
     ceiling: Decimal
@@ -36,6 +43,10 @@ class DailyReservation:
 
 def _counter_key(key: str) -> dict[str, str]:
     return {"pk": key, "sk": "TOTAL"}
+
+
+def _public(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k not in ("pk", "sk")}
 
 
 def event_item(event: dict[str, Any]) -> dict[str, Any]:
@@ -71,26 +82,34 @@ class Payments:
             for e in events
         ]
 
-    def _releases(self, payment: dict[str, Any], amount: Decimal) -> list[dict[str, Any]]:
-        if amount <= 0 or not payment.get("daily_key"):
+    def _releases(self, payment: dict[str, Any], taken: Decimal | None) -> list[dict[str, Any]]:
+        """Give back what of each reservation the payment did not take (`taken`: None while unsettled)."""
+        if taken is None:
             return []
+        unused = [(r["key"], Decimal(r["amount"]) - taken) for r in payment.get("reservations") or ()]
         return [
             {
                 "Update": {
                     "TableName": self.name,
-                    "Key": _counter_key(payment["daily_key"]),
+                    "Key": _counter_key(key),
                     "UpdateExpression": "ADD #total :release",
                     "ExpressionAttributeNames": {"#total": "total"},
                     "ExpressionAttributeValues": {":release": -amount},
                 }
             }
+            for key, amount in unused
+            if amount > 0
         ]
 
     def create(
-        self, payment: dict[str, Any], events: list[dict[str, Any]], daily: DailyReservation | None = None, ttl: int = 0
+        self,
+        payment: dict[str, Any],
+        events: list[dict[str, Any]],
+        reservations: tuple[Reservation, ...] = (),
+        ttl: int = 0,
     ) -> None:
-        """The payment, its payment_id claim, its events and (with a daily ceiling) the raised
-        daily total: all or nothing. PaymentIdTaken or DailyCeilingReached otherwise."""
+        """The payment, its payment_id claim, its events and the totals it raises (each within
+        its ceiling): all or nothing. PaymentIdTaken or CeilingReached otherwise."""
         claim = {
             "pk": f"PAYID#{payment['account_id']}#{payment['mode']}#{payment['payment_id']}",
             "sk": "PAYID",
@@ -107,39 +126,36 @@ class Payments:
             },
             {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
         ]
-        if daily is not None:
-            items.append(
-                {
-                    "Update": {
-                        "TableName": self.name,
-                        "Key": _counter_key(daily.key),
-                        "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
-                        "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
-                        "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
-                        "ExpressionAttributeValues": {
-                            ":amount": daily.amount,
-                            ":room": daily.ceiling - daily.amount,
-                            ":ttl": ttl,
-                        },
-                    }
+        items += [
+            {
+                "Update": {
+                    "TableName": self.name,
+                    "Key": _counter_key(reservation.key),
+                    "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
+                    "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
+                    "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
+                    "ExpressionAttributeValues": {
+                        ":amount": reservation.amount,
+                        ":room": reservation.ceiling - reservation.amount,
+                        ":ttl": ttl,
+                    },
                 }
-            )
+            }
+            for reservation in reservations
+        ]
         try:
             self.client.transact_write_items(TransactItems=[*items, *self._event_puts(events)])
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
             reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
-            if (
-                daily is not None
-                and len(reasons) > 2
-                and reasons[2] == "ConditionalCheckFailed"
-                and "ConditionalCheckFailed" not in reasons[:2]
-            ):
-                raise DailyCeilingReached() from exc
+            if "ConditionalCheckFailed" not in reasons[:2]:  # the claim held: a ceiling stopped it
+                for reservation, reason in zip(reservations, reasons[2:], strict=False):
+                    if reason == "ConditionalCheckFailed":
+                        raise CeilingReached(reservation) from exc
             raise PaymentIdTaken() from exc
 
-    def daily_total(self, key: str) -> Decimal:
+    def total(self, key: str) -> Decimal:
         item = self.table.get_item(Key=_counter_key(key), ConsistentRead=True).get("Item")
         return Decimal(item["total"]) if item else Decimal(0)
 
@@ -163,11 +179,11 @@ class Payments:
         payment: dict[str, Any],
         changes: dict[str, Any],
         events: list[dict[str, Any]],
-        release: Decimal = Decimal(0),
+        taken: Decimal | None = None,
     ) -> dict[str, Any]:
         """Apply `changes` if the payment is still in the status and version it was read with;
-        else 409 invalid_state (a concurrent request changed it first). `release` gives back that
-        much of the payment's daily reservation, in the same transaction."""
+        else 409 invalid_state (a concurrent request changed it first). The same
+        transaction gives back what of its reservations a settled payment did not take (`taken`)."""
         names = {f"#f{i}": key for i, key in enumerate(changes)}
         values = {f":v{i}": value for i, value in enumerate(changes.values())}
         assignments = ", ".join(f"#f{i} = :v{i}" for i in range(len(changes)))
@@ -190,7 +206,7 @@ class Payments:
                         }
                     },
                     *self._event_puts(events),
-                    *self._releases(payment, release),
+                    *self._releases(payment, taken),
                 ]
             )
         except Exception as exc:
@@ -202,14 +218,26 @@ class Payments:
         return {**payment, **changes, "version": int(payment["version"]) + 1}
 
     # ------------------------------------------------------------------ routing state
-    def unavailable_psps(self, psp_ids: list[str]) -> set[str]:
-        """Which of `psp_ids` an operator marked unavailable (one BatchGetItem)."""
+    def routing_state(self, psp_ids: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+        """The availability and pilot items operators wrote for `psp_ids` (one BatchGetItem);
+        a PSP without an availability item is available."""
         if not psp_ids:
-            return set()
-        keys = [{"pk": f"PSP#{psp_id}", "sk": "STATUS"} for psp_id in psp_ids]
+            return {}, {}
+        keys = [{"pk": f"PSP#{psp_id}", "sk": sk} for psp_id in sorted(set(psp_ids)) for sk in ("STATUS", "PILOT")]
         response = self.client.batch_get_item(RequestItems={self.name: {"Keys": keys, "ConsistentRead": True}})
         items = response.get("Responses", {}).get(self.name, [])
-        return {item["psp_id"] for item in items if not item.get("available", True)}
+        statuses = {i["psp_id"]: _public(i) for i in items if i["sk"] == "STATUS"}
+        for psp_id in psp_ids:
+            statuses.setdefault(psp_id, {"psp_id": psp_id, "available": True, "reason": "", "updated_at": None})
+        pilots = {i["psp_id"]: _public(i) for i in items if i["sk"] == "PILOT"}
+        return statuses, pilots
+
+    def pilot(self, psp_id: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key={"pk": f"PSP#{psp_id}", "sk": "PILOT"}, ConsistentRead=True).get("Item")
+        return _public(item) if item else None
+
+    def set_pilot(self, psp_id: str, pilot: dict[str, Any]) -> None:
+        self.table.put_item(Item={"pk": f"PSP#{psp_id}", "sk": "PILOT", "psp_id": psp_id, **pilot})
 
     def set_psp_availability(self, psp_id: str, available: bool, reason: str, now: str) -> dict[str, Any]:
         item = {
@@ -221,13 +249,7 @@ class Payments:
             "updated_at": now,
         }
         self.table.put_item(Item=item)
-        return {k: v for k, v in item.items() if k not in ("pk", "sk")}
-
-    def psp_status(self, psp_id: str) -> dict[str, Any]:
-        item = self.table.get_item(Key={"pk": f"PSP#{psp_id}", "sk": "STATUS"}, ConsistentRead=True).get("Item")
-        if item is None:
-            return {"psp_id": psp_id, "available": True, "reason": "", "updated_at": None}
-        return {k: v for k, v in item.items() if k not in ("pk", "sk")}
+        return _public(item)
 
     def count_attempt(self, key: str, limit: int, ttl: int) -> bool:
         """Count one more attempt under `key`; False (and nothing counted) once `limit` is reached."""

@@ -1,0 +1,87 @@
+"""Connector bindings: which PSP an account's live traffic of a method goes to, and the
+credentials it signs in with, encrypted with the stack's KMS key under an encryption context
+of (account, mode, method) so a blob can only ever be opened for the binding it was made for.
+Items in the accounts table: pk ACCOUNT#<id>, sk BINDING#<mode>#<method>."""
+
+from __future__ import annotations
+
+import base64
+import json
+from functools import lru_cache
+from typing import Any
+
+from mzpay.store.aws import client, env, table
+
+
+def _context(account_id: str, mode: str, method: str) -> dict[str, str]:
+    return {"account_id": account_id, "mode": mode, "binding_method": method}
+
+
+@lru_cache(maxsize=256)
+def _decrypt(ciphertext: str, account_id: str, mode: str, method: str) -> str:
+    """One KMS call per binding version and warm environment (the blob changes when rebound)."""
+    plaintext = client("kms").decrypt(
+        CiphertextBlob=base64.b64decode(ciphertext), EncryptionContext=_context(account_id, mode, method)
+    )["Plaintext"]
+    return bytes(plaintext).decode()
+
+
+def _key(account_id: str, mode: str, method: str) -> dict[str, str]:
+    return {"pk": f"ACCOUNT#{account_id}", "sk": f"BINDING#{mode}#{method}"}
+
+
+def _public(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k not in ("pk", "sk", "ciphertext")}
+
+
+class Bindings:
+    def __init__(self, table_name: str, key_id: str) -> None:
+        self.table = table(table_name)
+        self.key_id = key_id
+
+    @classmethod
+    def from_env(cls) -> Bindings:
+        return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))
+
+    def bind(
+        self, account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str], now: str
+    ) -> dict[str, Any]:
+        """Bind (or rebind) the method; the credentials are encrypted, the answer never holds them."""
+        blob = client("kms").encrypt(
+            KeyId=self.key_id,
+            Plaintext=json.dumps(credentials, sort_keys=True).encode(),
+            EncryptionContext=_context(account_id, mode, method),
+        )["CiphertextBlob"]
+        previous = self.table.get_item(Key=_key(account_id, mode, method), ConsistentRead=True).get("Item")
+        item = {
+            **_key(account_id, mode, method),
+            "account_id": account_id,
+            "mode": mode,
+            "method": method,
+            "psp_id": psp_id,
+            "credential_fields": sorted(credentials),
+            "ciphertext": base64.b64encode(blob).decode(),
+            "created_at": previous["created_at"] if previous else now,
+            "updated_at": now,
+        }
+        self.table.put_item(Item=item)
+        return _public(item)
+
+    def of_account(self, account_id: str) -> list[dict[str, Any]]:
+        response = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={":pk": f"ACCOUNT#{account_id}", ":prefix": "BINDING#"},
+            ConsistentRead=True,
+        )
+        return [_public(item) for item in response.get("Items", [])]
+
+    def unbind(self, account_id: str, mode: str, method: str) -> bool:
+        old = self.table.delete_item(Key=_key(account_id, mode, method), ReturnValues="ALL_OLD").get("Attributes")
+        return old is not None
+
+    def credentials(self, account_id: str, mode: str, method: str) -> tuple[str, dict[str, str]] | None:
+        """The bound PSP and its decrypted credentials, or None when nothing is bound."""
+        item = self.table.get_item(Key=_key(account_id, mode, method)).get("Item")
+        if item is None:
+            return None
+        return item["psp_id"], json.loads(_decrypt(item["ciphertext"], account_id, mode, method))
