@@ -23,7 +23,7 @@ import boto3
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from devstack.apigw import ApiDefinition, RestApi, Route
-from devstack.esm import DynamoDBStreamEventSource, SqsEventSource, parse_filters
+from devstack.esm import DynamoDBStreamEventSource, ScheduleEventSource, SqsEventSource, parse_filters
 from devstack.globaltables import GlobalTableReplicator
 from devstack.lambdas import FunctionRuntime
 from devstack.provision import ProvisionedStack, provision
@@ -220,6 +220,8 @@ def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_
                     filters=filters,
                     maximum_retry_attempts=props.get("MaximumRetryAttempts", -1),
                 )
+            elif kind == "Schedule":
+                poller = ScheduleEventSource(runtime, session, aws_endpoint, schedule=props["Schedule"])
             else:
                 raise NotImplementedError(f"{logical}: event source type {kind} is not emulated")
             poller.start()
@@ -277,6 +279,7 @@ class LocalStack:
             local_overrides = {
                 "GitCommit": _git_commit(),
                 "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "PublicGatewayUrl": planned[env]["gateway"],  # checkout_url points at the local gateway
             }
             if peers:  # a single-region run keeps samconfig's peer URLs
                 local_overrides["PeerRegionUrls"] = peers

@@ -6,7 +6,9 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from mzpay import access, payments
-from mzpay.domain.charges import ChargeRequest
+from mzpay.domain.charges import ChargeRequest, CheckoutRequest
+from mzpay.domain.errors import ServiceError
+from mzpay.http import checkout_page
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import idempotent
 from mzpay.http.principal import merchant, requires
@@ -74,6 +76,38 @@ def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body
 @requires("payments:read")
 def read_payment(payment_id: str) -> dict[str, Any]:
     return payments.read_payment(merchant(), payment_id)
+
+
+@app.post("/v1/payments")
+@requires("payments:write")
+@idempotent(app)
+def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[str, Any]]:
+    return created(payments.create_checkout(merchant(), body, checkout_page.public_base_url(app.current_event)))
+
+
+@app.post("/v1/payments/<payment_id>/cancel")
+@requires("payments:write")
+@idempotent(app)
+def cancel_payment(payment_id: str) -> dict[str, Any]:
+    return payments.cancel(merchant(), payment_id)
+
+
+@app.get("/checkout/<payment_id>")
+def checkout(payment_id: str) -> Response[str]:
+    return checkout_page.page(payments.checkout_payment(payment_id))
+
+
+@app.post("/checkout/<payment_id>/pay")
+def checkout_pay(payment_id: str) -> Response[str]:
+    fields = checkout_page.form(app.current_event)
+    checkout_page.check_csrf(app.current_event, fields)
+    try:
+        paid = payments.pay_checkout(payment_id, fields.get("network", ""), fields.get("phone_number", ""))
+    except ServiceError as refused:
+        if refused.status >= 500 or refused.code in ("not_found", "invalid_state"):
+            raise
+        return checkout_page.page(payments.checkout_payment(payment_id), refused.status, refused.message)
+    return checkout_page.page(paid)
 
 
 lambda_handler = handler_for(app)

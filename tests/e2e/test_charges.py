@@ -90,6 +90,15 @@ def events_of(stack: RunningStack, provider_payment_id: str) -> list[str]:
     return [item["type"]["S"] for item in resource_events(stack, provider_payment_id)]
 
 
+def _deadline(body: dict[str, Any], status: str) -> str | None:
+    """A test payment that waits (for the payer, or a provider that timed out) shows when it
+    expires; any other shows none."""
+    if status in ("requires_action", "pending", "requires_payment_method"):
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body["expires_at"])
+        return body["expires_at"]  # type: ignore[no-any-return]
+    return None
+
+
 def result(response: requests.Response, status: str, amount: str = "150.00", **fields: Any) -> dict[str, Any]:
     """The full ChargeResult expected for `response` (ids and time taken from it)."""
     body = response.json()
@@ -100,6 +109,7 @@ def result(response: requests.Response, status: str, amount: str = "150.00", **f
         "money": {"amount": amount, "currency": "MZN"},
         "source": body["source"],
         "checkout_url": None,
+        "expires_at": _deadline(body, status),
         "next_action": None,
         "authorized_amount": "0.00",
         "captured_amount": "0.00",

@@ -16,14 +16,14 @@ from typing import Any, NoReturn
 
 from mzpay.bindings import connector_for
 from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
-from mzpay.domain import risk
-from mzpay.domain.charges import TEST_CARDS, ChargeRequest, check_charge
+from mzpay.domain import expiry, risk
+from mzpay.domain.charges import TEST_CARDS, ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.ids import new_id
 from mzpay.domain.limits import AccountLimits, business_day, check_ceilings, daily_ceiling_reached
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, Status, ensure_transition
+from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, TERMINAL, Status, ensure_transition
 from mzpay.domain.pilot import PilotSettings, PilotState, PilotWindow, check_pilot, pilot_refusal, window_reached
 from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS, Psp, binding_method, choose, eligible
 from mzpay.http.principal import Principal, wrong_environment
@@ -92,8 +92,9 @@ def _view(payment: dict[str, Any]) -> dict[str, Any]:
         "provider_payment_id": payment["provider_payment_id"],
         "status": payment["status"],
         "money": _money(payment["amount"], payment["currency"]),
-        "source": payment["source"],
+        "source": payment.get("source"),
         "checkout_url": payment.get("checkout_url"),
+        "expires_at": payment.get("expires_at") if payment["status"] not in TERMINAL else None,
         "next_action": payment.get("next_action"),
         "authorized_amount": payment["authorized_amount"],
         "captured_amount": payment["captured_amount"],
@@ -164,16 +165,22 @@ def _apply(
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     changes = {**_outcome_changes(payment, result, now, captured), **(extra or {})}
+    changes |= expiry.waiting({**payment, **changes}, datetime.now(UTC))
     after = {**payment, **changes}
     events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
     return payments().transition(payment, changes, events, taken=_taken(result, captured))
+
+
+def _kept(reservations: tuple[Reservation, ...], currency: str) -> list[dict[str, str]] | None:
+    """The reservations as the payment keeps them, to give back what it does not take."""
+    return [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None
 
 
 def _taken(result: ProviderResult, captured: Decimal | None) -> Decimal | None:
     """How much of its reservations (daily ceiling, pilot windows) a payment ends up taking, when
     this outcome settles it: nothing when it failed or was voided, the captured amount after a
     partial capture or an open amount's completion; None while it is not settled."""
-    if result.status in (Status.FAILED, Status.CANCELED):
+    if result.status in (Status.FAILED, Status.CANCELED, Status.EXPIRED):
         return Decimal(0)
     if result.status == Status.SUCCEEDED and captured is not None:
         return captured
@@ -201,7 +208,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "mode": mode,
         "key_id": principal.key_id,
         "psp_id": psp.psp_id,
-        "reservations": [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None,
+        "reservations": _kept(reservations, currency),
         "status": Status.PENDING,
         "version": 1,
         "amount": format_amount(request.money.value, currency),
@@ -222,6 +229,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "created_at": now,
         "updated_at": now,
     }
+    payment |= expiry.waiting(payment, datetime.now(UTC))
     payment = {k: v for k, v in payment.items() if v is not None}
     events = [_event("payment.created", payment, now)]
     if request.source.type == "card":
@@ -410,13 +418,180 @@ def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- read
 def visible_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
-    """The payment if it belongs to the caller's account (else 404) and mode (else 401)."""
+    """The payment if it belongs to the caller's account (else 404) and mode (else 401); one
+    past its deadline is expired first, so nobody acts on a payment that has run out of time."""
     payment = payments().get(provider_payment_id) if provider_payment_id else None
     if payment is None or payment["account_id"] != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such payment.")
     if payment["mode"] != principal.mode:
         raise wrong_environment(principal.mode, payment["mode"])
-    return payment
+    return _current(payment)
+
+
+def _current(payment: dict[str, Any]) -> dict[str, Any]:
+    """The payment, expired now if its deadline passed (whoever expires it first wins)."""
+    if not expiry.is_due(payment, datetime.now(UTC)):
+        return payment
+    try:
+        return _expire(payment)
+    except ServiceError as lost:
+        if lost.code != "invalid_state":
+            raise
+        fresh = payments().get(payment["provider_payment_id"])
+        assert fresh is not None
+        return fresh
+
+
+def _expire(payment: dict[str, Any]) -> dict[str, Any]:
+    ensure_transition(payment["status"], "expire")
+    now = _now()
+    changes: dict[str, Any] = {"status": Status.EXPIRED, "next_action": None, "updated_at": now, "expiry_shard": None}
+    after = {**payment, **changes}
+    return payments().transition(payment, changes, [_event("payment.expired", after, now)], taken=Decimal(0))
+
+
+def expire_due(limit: int = 100) -> dict[str, int]:
+    """The scheduled sweep: expire every waiting payment whose deadline passed (PaymentExpiryFunction)."""
+    expired = 0
+    for payment in payments().due_for_expiry(expiry.iso(datetime.now(UTC)), expiry.SHARDS, limit):
+        if _current(payment)["status"] == Status.EXPIRED and payment["status"] != Status.EXPIRED:
+            expired += 1
+    return {"expired": expired}
+
+
+# ---------------------------------------------------------------- hosted checkout
+def create_checkout(principal: Principal, request: CheckoutRequest, base_url: str) -> dict[str, Any]:
+    """POST /v1/payments: a payment the payer completes on the hosted checkout page."""
+    currency = request.currency
+    if request.value <= 0:
+        raise _amount_error("amount", "the amount of a checkout is more than zero")
+    if not any(currency in method.limits for method in METHODS.values()):
+        raise ServiceError(
+            400,
+            "unsupported_currency",
+            f"currency: no method takes {currency}.",
+            errors=[FieldError("currency", "unsupported_currency", f"no method takes {currency}")],
+        )
+    try:
+        amount = format_amount(parse_amount(request.amount, currency), currency)
+    except InvalidAmount as exc:
+        raise _amount_error("amount", str(exc)) from exc
+    now = datetime.now(UTC)
+    deadline = expiry.checkout_deadline(principal.mode, request.expires_in, now)
+    account, mode = principal.acting_account_id, principal.mode
+    payment_id = request.payment_id or new_id()
+    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    fingerprint = hashlib.sha256(b"checkout:" + canonical.encode()).hexdigest()
+    existing = payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
+    if existing is not None:
+        return _checkout_replay(existing, fingerprint)
+    provider_payment_id = new_id()
+    stamp = _now()
+    payment: dict[str, Any] = {
+        "provider_payment_id": provider_payment_id,
+        "payment_id": payment_id,
+        "account_id": account,
+        "mode": mode,
+        "key_id": principal.key_id,
+        "status": Status.REQUIRES_PAYMENT_METHOD,
+        "version": 1,
+        "checkout": True,
+        "checkout_url": f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",
+        "amount": amount,
+        "currency": currency,
+        "country": "MZ",
+        "callback_url": request.callback_url,
+        "return_url": request.return_url,
+        "metadata": request.metadata,
+        "authorized_amount": format_amount(Decimal(0), currency),
+        "captured_amount": format_amount(Decimal(0), currency),
+        "fingerprint": fingerprint,
+        "expires_at": expiry.iso(deadline),
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+    payment |= expiry.waiting(payment, now)
+    payment = {k: v for k, v in payment.items() if v is not None}
+    try:
+        payments().create(payment, [_event("payment.created", payment, stamp)])
+    except PaymentIdTaken:
+        winner = payments().by_payment_id(account, mode, payment_id)
+        assert winner is not None
+        return _checkout_replay(winner, fingerprint)
+    return snapshot(payment)
+
+
+def _checkout_replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    if existing["_claim"]["fingerprint"] != fingerprint:
+        raise ServiceError(
+            409, "payment_id_reused", "This payment_id belongs to another payment (different amount or details)."
+        )
+    return snapshot(_current(existing))
+
+
+def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    """POST /v1/payments/{id}/cancel: while the payer has not paid (a checkout, or a payment
+    waiting for the payer's action)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "cancel")
+    now = _now()
+    changes: dict[str, Any] = {"status": Status.CANCELED, "next_action": None, "updated_at": now, "expiry_shard": None}
+    after = {**payment, **changes}
+    return snapshot(payments().transition(payment, changes, [_event("payment.canceled", after, now)], taken=Decimal(0)))
+
+
+def checkout_payment(provider_payment_id: str) -> dict[str, Any]:
+    """The checkout behind a hosted page (no key: the page is the payer's); 404 unless one."""
+    payment = payments().get(provider_payment_id) if provider_payment_id else None
+    if payment is None or not payment.get("checkout"):
+        raise ServiceError(404, "not_found", "No such checkout.")
+    return _current(payment)
+
+
+def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> dict[str, Any]:
+    """The payer chose a mobile wallet on the hosted page: the charge goes through the same
+    validation, ceilings, risk stage, routing, pilot rules and connector as POST /charges."""
+    payment = checkout_payment(provider_payment_id)
+    ensure_transition(payment["status"], "pay")
+    request = ChargeRequest(
+        payment_id=payment["payment_id"],
+        money={"amount": payment["amount"], "currency": payment["currency"]},  # type: ignore[arg-type]
+        source=Source(type="mobile_wallet", mobile_wallet=MobileWallet(network=network, phone_number=phone_number)),
+        country=payment["country"],
+        callback_url=payment.get("callback_url"),
+        return_url=payment.get("return_url"),
+        metadata=payment.get("metadata"),
+    )
+    check_charge(request, payment["mode"])
+    payer = Principal(
+        account_id=payment["account_id"],
+        mode=payment["mode"],
+        scopes=frozenset(),
+        key_id=payment["key_id"],
+        allowed_customers=frozenset(),
+        expires_at=None,
+        acting_account_id=payment["account_id"],
+    )
+    rejection_id = new_id()
+    psp, reservations = _admit(payer, request, rejection_id)
+    connector = connector_for(payment["account_id"], payment["mode"], network, psp.psp_id)
+    now = _now()
+    changes: dict[str, Any] = {
+        "status": Status.PENDING,
+        "source": _stored_source(request),
+        "psp_id": psp.psp_id,
+        "reservations": _kept(reservations, payment["currency"]),
+        "updated_at": now,
+        "expires_at": None,
+    }
+    changes |= expiry.waiting({**payment, **changes}, datetime.now(UTC))
+    ttl = int(datetime.now(UTC).timestamp()) + COUNTER_TTL
+    try:
+        started = payments().transition(payment, changes, [], reservations=reservations, ttl=ttl)
+    except CeilingReached as reached:
+        _reject(payer, request, _ceiling_refusal(psp, reached.reservation, payment["currency"], rejection_id))
+    result = connector.charge(_call(started))
+    return _apply(started, result, _now())
 
 
 def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:

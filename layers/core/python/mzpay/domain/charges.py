@@ -47,27 +47,28 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _amount_rule(cls: type, value: Any) -> str:
+    if not isinstance(value, str):
+        raise _custom("invalid_amount", "amount must be a decimal string such as '150.00'")
+    try:
+        parse_amount(value)
+    except InvalidAmount as exc:
+        raise _custom("invalid_amount", "amount must be a non-negative decimal string such as '150.00'") from exc
+    return value
+
+
+def _currency_rule(cls: type, value: Any) -> str:
+    if not is_currency_code(value):
+        raise _custom("invalid_currency", "currency must be 3 upper-case letters (ISO 4217)")
+    return str(value)
+
+
 class Money(Strict):
     amount: str
     currency: str
 
-    @field_validator("amount", mode="before")
-    @classmethod
-    def _amount(cls, value: Any) -> str:
-        if not isinstance(value, str):
-            raise _custom("invalid_amount", "amount must be a decimal string such as '150.00'")
-        try:
-            parse_amount(value)
-        except InvalidAmount as exc:
-            raise _custom("invalid_amount", "amount must be a non-negative decimal string such as '150.00'") from exc
-        return value
-
-    @field_validator("currency", mode="before")
-    @classmethod
-    def _currency(cls, value: Any) -> str:
-        if not is_currency_code(value):
-            raise _custom("invalid_currency", "currency must be 3 upper-case letters (ISO 4217)")
-        return str(value)
+    _amount = field_validator("amount", mode="before")(_amount_rule)
+    _currency = field_validator("currency", mode="before")(_currency_rule)
 
     @property
     def value(self) -> Decimal:
@@ -103,33 +104,18 @@ class Customer(Strict):
     name: str | None = Field(default=None, max_length=200)
 
 
-class ChargeRequest(Strict):
-    payment_id: str
-    money: Money
-    source: Source
-    country: str
-    customer: Customer | None = None
+def _payment_id_rule(cls: type, value: str | None) -> str | None:
+    if value is not None and not (is_ulid(value) or _UUID.fullmatch(value)):
+        raise _custom("invalid_value", "payment_id must be a ULID or a UUID")
+    return value
+
+
+class PaymentDetails(Strict):
+    """What a charge and a hosted checkout share: where to call back, where to return, metadata."""
+
     callback_url: str | None = None
     return_url: str | None = None
-    open_amount: bool = False
-    min_amount: str | None = None
-    max_amount: str | None = None
-    suggested_amounts: list[str] | None = Field(default=None, max_length=10)
     metadata: dict[str, Any] | None = None
-
-    @field_validator("payment_id")
-    @classmethod
-    def _payment_id(cls, value: str) -> str:
-        if not (is_ulid(value) or _UUID.fullmatch(value)):
-            raise _custom("invalid_value", "payment_id must be a ULID or a UUID")
-        return value
-
-    @field_validator("country")
-    @classmethod
-    def _country(cls, value: str) -> str:
-        if not _COUNTRY.fullmatch(value):
-            raise _custom("invalid_value", "country must be an ISO 3166-1 alpha-2 code such as 'MZ'")
-        return value
 
     @field_validator("callback_url")
     @classmethod
@@ -162,6 +148,44 @@ class ChargeRequest(Strict):
                     f"{MAX_METADATA_VALUE_LENGTH} ({key[:20]!r} is longer)",
                 )
         return value
+
+
+class ChargeRequest(PaymentDetails):
+    payment_id: str
+    money: Money
+    source: Source
+    country: str
+    customer: Customer | None = None
+    open_amount: bool = False
+    min_amount: str | None = None
+    max_amount: str | None = None
+    suggested_amounts: list[str] | None = Field(default=None, max_length=10)
+
+    _payment_id = field_validator("payment_id")(_payment_id_rule)
+
+    @field_validator("country")
+    @classmethod
+    def _country(cls, value: str) -> str:
+        if not _COUNTRY.fullmatch(value):
+            raise _custom("invalid_value", "country must be an ISO 3166-1 alpha-2 code such as 'MZ'")
+        return value
+
+
+class CheckoutRequest(PaymentDetails):
+    """POST /v1/payments: a hosted checkout; the payer chooses how to pay on its page."""
+
+    amount: str
+    currency: str
+    payment_id: str | None = None  # the merchant's own id (ULID or UUID); one is made when absent
+    expires_in: int | None = None  # seconds the payer has (see CHECKOUT_EXPIRY)
+
+    _amount = field_validator("amount", mode="before")(_amount_rule)
+    _currency = field_validator("currency", mode="before")(_currency_rule)
+    _payment_id = field_validator("payment_id")(_payment_id_rule)
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.amount)
 
 
 def luhn_valid(number: str) -> bool:

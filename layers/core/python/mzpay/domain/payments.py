@@ -1,9 +1,11 @@
 """Payments: methods and their limits, statuses, and the transition table of the lifecycle.
 
-Statuses: pending (sent to the provider, no answer yet), requires_action (the payer must do
+Statuses: requires_payment_method (a hosted checkout waiting for the payer to choose how to
+pay), pending (sent to the provider, no answer yet), requires_action (the payer must do
 something: next_action says what), authorized (card funds held, to capture or void),
-succeeded, failed (failure_code says why), canceled (voided before capture). succeeded, failed
-and canceled are terminal.
+succeeded, failed (failure_code says why), canceled (voided before capture, or a checkout
+canceled by the merchant), expired (the payer never finished in time). succeeded, failed,
+canceled and expired are terminal.
 """
 
 from __future__ import annotations
@@ -15,15 +17,20 @@ from mzpay.domain.errors import ServiceError
 
 
 class Status:
+    REQUIRES_PAYMENT_METHOD = "requires_payment_method"
     PENDING = "pending"
     REQUIRES_ACTION = "requires_action"
     AUTHORIZED = "authorized"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELED = "canceled"
+    EXPIRED = "expired"
 
 
-TERMINAL = frozenset({Status.SUCCEEDED, Status.FAILED, Status.CANCELED})
+TERMINAL = frozenset({Status.SUCCEEDED, Status.FAILED, Status.CANCELED, Status.EXPIRED})
+# Statuses a payment leaves by itself at its expires_at (pending: test mode only, see expire).
+EXPIRABLE = frozenset({Status.REQUIRES_PAYMENT_METHOD, Status.REQUIRES_ACTION, Status.PENDING})
+_OUTCOMES = frozenset({Status.PENDING, Status.REQUIRES_ACTION, Status.AUTHORIZED, Status.SUCCEEDED, Status.FAILED})
 
 # (status, action) -> the statuses the action may lead to. Anything else is 409 invalid_state.
 TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
@@ -32,6 +39,10 @@ TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
     ),
     (Status.AUTHORIZED, "capture"): frozenset({Status.SUCCEEDED}),
     (Status.AUTHORIZED, "void"): frozenset({Status.CANCELED}),
+    (Status.REQUIRES_PAYMENT_METHOD, "pay"): _OUTCOMES,
+    (Status.REQUIRES_PAYMENT_METHOD, "cancel"): frozenset({Status.CANCELED}),
+    (Status.REQUIRES_ACTION, "cancel"): frozenset({Status.CANCELED}),
+    **{(status, "expire"): frozenset({Status.EXPIRED}) for status in EXPIRABLE},
 }
 
 # A terminal outcome becomes this event (and webhook); other changes get payment.updated.
@@ -42,6 +53,7 @@ EVENT_OF_STATUS = {
     Status.AUTHORIZED: "payment.authorized",
     Status.REQUIRES_ACTION: "payment.requires_action",
     Status.PENDING: "payment.pending",
+    Status.EXPIRED: "payment.expired",
 }
 
 

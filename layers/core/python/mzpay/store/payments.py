@@ -82,6 +82,26 @@ class Payments:
             for e in events
         ]
 
+    def _raises(self, reservations: tuple[Reservation, ...], ttl: int) -> list[dict[str, Any]]:
+        """Raise each total by its amount, on condition that it stays within its ceiling."""
+        return [
+            {
+                "Update": {
+                    "TableName": self.name,
+                    "Key": _counter_key(reservation.key),
+                    "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
+                    "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
+                    "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
+                    "ExpressionAttributeValues": {
+                        ":amount": reservation.amount,
+                        ":room": reservation.ceiling - reservation.amount,
+                        ":ttl": ttl,
+                    },
+                }
+            }
+            for reservation in reservations
+        ]
+
     def _releases(self, payment: dict[str, Any], taken: Decimal | None) -> list[dict[str, Any]]:
         """Give back what of each reservation the payment did not take (`taken`: None while unsettled)."""
         if taken is None:
@@ -126,23 +146,7 @@ class Payments:
             },
             {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
         ]
-        items += [
-            {
-                "Update": {
-                    "TableName": self.name,
-                    "Key": _counter_key(reservation.key),
-                    "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
-                    "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
-                    "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
-                    "ExpressionAttributeValues": {
-                        ":amount": reservation.amount,
-                        ":room": reservation.ceiling - reservation.amount,
-                        ":ttl": ttl,
-                    },
-                }
-            }
-            for reservation in reservations
-        ]
+        items += self._raises(reservations, ttl)
         try:
             self.client.transact_write_items(TransactItems=[*items, *self._event_puts(events)])
         except Exception as exc:
@@ -180,13 +184,23 @@ class Payments:
         changes: dict[str, Any],
         events: list[dict[str, Any]],
         taken: Decimal | None = None,
+        reservations: tuple[Reservation, ...] = (),
+        ttl: int = 0,
     ) -> dict[str, Any]:
         """Apply `changes` if the payment is still in the status and version it was read with;
-        else 409 invalid_state (a concurrent request changed it first). The same
-        transaction gives back what of its reservations a settled payment did not take (`taken`)."""
-        names = {f"#f{i}": key for i, key in enumerate(changes)}
-        values = {f":v{i}": value for i, value in enumerate(changes.values())}
-        assignments = ", ".join(f"#f{i} = :v{i}" for i in range(len(changes)))
+        else 409 invalid_state (a concurrent request changed it first). A change to None
+        removes the attribute. The same transaction gives back what of its reservations a
+        settled payment did not take (`taken`), or raises new ones (a checkout being paid:
+        CeilingReached when one would pass its ceiling)."""
+        removed = [key for key, value in changes.items() if value is None]
+        kept = {key: value for key, value in changes.items() if value is not None}
+        names = {f"#f{i}": key for i, key in enumerate(kept)}
+        names |= {f"#r{i}": key for i, key in enumerate(removed)}
+        values = {f":v{i}": value for i, value in enumerate(kept.values())}
+        expression = "SET " + ", ".join([*(f"#f{i} = :v{i}" for i in range(len(kept))), "#version = #version + :one"])
+        if removed:
+            expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+        raises = self._raises(reservations, ttl)
         try:
             self.client.transact_write_items(
                 TransactItems=[
@@ -194,7 +208,7 @@ class Payments:
                         "Update": {
                             "TableName": self.name,
                             "Key": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
-                            "UpdateExpression": f"SET {assignments}, #version = #version + :one",
+                            "UpdateExpression": expression,
                             "ConditionExpression": "#status = :expected_status AND #version = :expected_version",
                             "ExpressionAttributeNames": {**names, "#status": "status", "#version": "version"},
                             "ExpressionAttributeValues": {
@@ -205,17 +219,40 @@ class Payments:
                             },
                         }
                     },
+                    *raises,
                     *self._event_puts(events),
                     *self._releases(payment, taken),
                 ]
             )
         except Exception as exc:
-            if is_conditional_failure(exc):
-                raise ServiceError(
-                    409, "invalid_state", "The payment changed meanwhile (another request moved it first)."
-                ) from exc
-            raise
-        return {**payment, **changes, "version": int(payment["version"]) + 1}
+            if not is_conditional_failure(exc):
+                raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            if reasons[:1] != ["ConditionalCheckFailed"]:
+                for reservation, reason in zip(reservations, reasons[1:], strict=False):
+                    if reason == "ConditionalCheckFailed":
+                        raise CeilingReached(reservation) from exc
+            raise ServiceError(
+                409, "invalid_state", "The payment changed meanwhile (another request moved it first)."
+            ) from exc
+        after = {**payment, **kept, "version": int(payment["version"]) + 1}
+        for key in removed:
+            after.pop(key, None)
+        return after
+
+    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[dict[str, Any]]:
+        """Payments whose expires_at has passed while they wait (the sparse `expiry` index holds
+        only payments in an expirable status), oldest first per shard."""
+        due: list[dict[str, Any]] = []
+        for shard in range(shards):
+            response = self.table.query(
+                IndexName="expiry",
+                KeyConditionExpression="expiry_shard = :shard AND expires_at <= :now",
+                ExpressionAttributeValues={":shard": f"EXP#{shard}", ":now": now},
+                Limit=limit,
+            )
+            due += [dict(item) for item in response.get("Items", [])]
+        return due
 
     # ------------------------------------------------------------------ routing state
     def routing_state(self, psp_ids: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:

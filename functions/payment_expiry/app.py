@@ -1,0 +1,13 @@
+"""PaymentExpiryFunction: every minute, expire the waiting payments whose deadline passed."""
+
+from typing import Any
+
+from mzpay import payments
+from mzpay.observability import logger
+
+
+@logger.inject_lambda_context
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
+    swept = payments.expire_due()
+    logger.info("expiry sweep", extra=swept)
+    return swept

@@ -1,0 +1,78 @@
+"""When waiting payments expire (pure rules) and how the local stack plays schedules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from devstack.esm import rate_seconds
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.expiry import checkout_deadline, is_due, shard, waiting
+
+NOW = datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC)
+
+
+def payment(status: str, mode: str = "test", **extra: object) -> dict[str, object]:
+    return {"provider_payment_id": "01JD0000000000000000000000", "status": status, "mode": mode, **extra}
+
+
+def test_a_test_payment_left_pending_expires_after_thirty_minutes() -> None:
+    assert waiting(payment("pending"), NOW) == {
+        "expires_at": "2026-11-21T10:30:00Z",
+        "expiry_shard": shard("01JD0000000000000000000000"),
+    }
+
+
+def test_a_live_payment_left_pending_never_expires_by_the_clock() -> None:
+    assert waiting(payment("pending", "live"), NOW) == {"expires_at": None, "expiry_shard": None}
+
+
+def test_a_next_action_with_its_own_deadline_keeps_it() -> None:
+    action = {"type": "display_reference", "expires_at": "2026-11-24T10:00:00+00:00"}
+    assert waiting(payment("requires_action", next_action=action), NOW)["expires_at"] == "2026-11-24T10:00:00Z"
+    assert (
+        waiting(payment("requires_action", next_action={"type": "poll"}), NOW)["expires_at"] == "2026-11-21T10:30:00Z"
+    )
+
+
+@pytest.mark.parametrize("status", ["succeeded", "failed", "canceled", "expired", "authorized"])
+def test_a_payment_that_stops_waiting_leaves_the_index(status: str) -> None:
+    assert waiting(payment(status, expires_at="2026-11-21T10:30:00Z"), NOW) == {
+        "expires_at": None,
+        "expiry_shard": None,
+    }
+
+
+def test_checkout_deadlines_and_their_bounds() -> None:
+    assert checkout_deadline("test", None, NOW) == datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
+    assert checkout_deadline("test", 1, NOW) == datetime(2026, 11, 21, 10, 0, 1, tzinfo=UTC)
+    assert checkout_deadline("live", 1800, NOW) == datetime(2026, 11, 21, 10, 30, tzinfo=UTC)
+    for mode, seconds in (("live", 1799), ("test", 0), ("test", 604801)):
+        with pytest.raises(ServiceError) as refused:
+            checkout_deadline(mode, seconds, NOW)
+        assert (refused.value.status, refused.value.code, refused.value.errors[0].field) == (
+            400,
+            "invalid_request",
+            "expires_in",
+        )
+
+
+def test_due_only_with_an_index_entry_and_a_passed_deadline() -> None:
+    assert is_due({"expiry_shard": "EXP#1", "expires_at": "2026-11-21T10:00:00Z"}, NOW)
+    assert not is_due({"expiry_shard": "EXP#1", "expires_at": "2026-11-21T10:00:01Z"}, NOW)
+    assert not is_due({"expires_at": "2026-11-21T09:00:00Z"}, NOW)
+
+
+def test_shards_spread_payments_over_four_keys() -> None:
+    assert {shard(f"01JD{n:022d}") for n in range(200)} == {"EXP#0", "EXP#1", "EXP#2", "EXP#3"}
+
+
+def test_local_schedules_read_rate_expressions() -> None:
+    assert (rate_seconds("rate(1 minute)"), rate_seconds("rate(5 minutes)"), rate_seconds("rate(2 hours)")) == (
+        60,
+        300,
+        7200,
+    )
+    with pytest.raises(NotImplementedError):
+        rate_seconds("cron(0 12 * * ? *)")
