@@ -35,6 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
 OPERATOR_SECRET = "OperatorTokenSecret"
 SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
+# What differs locally: webhook retries come at once (20 attempts take seconds, not 3 days), and
+# receivers on localhost may be called (set in the functions' environment, never in the template).
+LOCAL_PARAMETERS = {"WebhookRetryBaseSeconds": "0"}
+LOCAL_ENVIRONMENT = {"WEBHOOK_ALLOW_LOOPBACK": "true"}
 
 
 def api_name(logical_id: str) -> str:
@@ -136,6 +140,8 @@ def build_region(
         root=template_path.parent,
         seed_secrets=seed_secrets,
     )
+    for spec in provisioned.functions.values():
+        spec.environment.update(LOCAL_ENVIRONMENT)
     runtimes = {logical: FunctionRuntime(spec, aws_endpoint) for logical, spec in provisioned.functions.items()}
     return RegionStack(env=env, provisioned=provisioned, runtimes=runtimes)
 
@@ -277,6 +283,7 @@ class LocalStack:
                 f"{other}.{name}={url}" for other, apis in planned.items() if other != env for name, url in apis.items()
             )
             local_overrides = {
+                **LOCAL_PARAMETERS,
                 "GitCommit": _git_commit(),
                 "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "PublicGatewayUrl": planned[env]["gateway"],  # checkout_url points at the local gateway

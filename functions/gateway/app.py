@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access, payments
+from mzpay import access, events, payments
 from mzpay.domain.charges import ChargeRequest, CheckoutRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.http import checkout_page
@@ -108,6 +108,35 @@ def checkout_pay(payment_id: str) -> Response[str]:
             raise
         return checkout_page.page(payments.checkout_payment(payment_id), refused.status, refused.message)
     return checkout_page.page(paid)
+
+
+@app.get("/v1/events")
+@requires("events:read")
+def list_events() -> dict[str, Any]:
+    query = app.current_event.query_string_parameters or {}
+    return events.list_events(
+        merchant(), query.get("limit"), query.get("starting_after"), query.get("type"), query.get("resource_id")
+    )
+
+
+@app.get("/v1/events/<event_id>")
+@requires("events:read")
+def read_event(event_id: str) -> dict[str, Any]:
+    return events.read_event(merchant(), event_id)
+
+
+@app.post("/v1/admin/webhooks/verify")
+def verify_webhook_signature() -> Response[dict[str, Any]]:
+    request = app.current_event
+    try:
+        answer = events.verify_signature(
+            merchant(),
+            request.headers.get("Service-Signature") or request.headers.get("service-signature"),
+            (request.decoded_body or "").encode(),
+        )
+    except events.SignatureRefused as refused:
+        return Response(401, "application/json", refused.body())
+    return Response(200, "application/json", answer)
 
 
 lambda_handler = handler_for(app)

@@ -3,11 +3,12 @@
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay import access, bindings, payments
+from mzpay import access, bindings, payments, webhook_deliveries
+from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import create_resolver, created, to_response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.http.schemas import (
     AccountLimitsIn,
@@ -71,6 +72,26 @@ def revoke_api_key(key_id: str) -> dict[str, Any]:
 @app.post("/v1/accounts/<account_id>/webhook-secrets/roll")
 def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> dict[str, Any]:
     return access.roll_webhook_secret(account_id, body.mode)
+
+
+@app.get("/v1/webhook-deliveries/<delivery_id>")
+def get_webhook_delivery(delivery_id: str) -> dict[str, Any]:
+    return webhook_deliveries.delivery(delivery_id)
+
+
+@app.get("/v1/accounts/<account_id>/webhook-deliveries")
+def list_webhook_deliveries(
+    account_id: str,
+    status: Annotated[DeliveryStatus | None, Query()] = None,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 50,
+    page_token: Annotated[str | None, Query(max_length=1024)] = None,
+) -> dict[str, Any]:
+    return webhook_deliveries.account_deliveries(account_id, status, page_size, page_token)
+
+
+@app.post("/v1/webhook-deliveries/<delivery_id>/replay")
+def replay_webhook_delivery(delivery_id: str) -> Response[dict[str, Any]]:
+    return to_response(webhook_deliveries.replay(delivery_id), 202)
 
 
 @app.put("/v1/accounts/<account_id>/limits")

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from aws_lambda_powertools.utilities import parameters
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
+from aws_lambda_powertools.utilities import parameters
+from moto import mock_aws
+
+from devstack.provision import ProvisionedStack, provision
+from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from mzpay import access, config
 from mzpay.http import merchant_auth, operator_auth
 from mzpay.store import aws
@@ -40,3 +47,35 @@ def create_directory_table(name: str) -> None:
         ],
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
     )
+
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = "af-south-1"
+
+
+@contextmanager
+def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[ProvisionedStack]:
+    """The mz stack of template.yaml provisioned in in-process moto (af-south-1)."""
+    template = load_template(ROOT / "template.yaml")
+    config = load_samconfig(ROOT / "samconfig.toml", "mz")
+    intrinsics = Intrinsics(
+        parameters=parameter_values(template, config["parameter_overrides"]),
+        pseudo={
+            "AWS::Region": REGION,
+            "AWS::AccountId": "123456789012",
+            "AWS::StackName": "mzpay-mz",
+            "AWS::Partition": "aws",
+            "AWS::URLSuffix": "amazonaws.com",
+        },
+        conditions=template["Conditions"],
+    )
+    with mock_aws():
+        yield provision(
+            template,
+            intrinsics,
+            region=REGION,
+            stack_name="mzpay-mz",
+            endpoint=None,
+            root=ROOT,
+            seed_secrets=seed_secrets or {},
+        )

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import boto3
 import pytest
-from moto import mock_aws
 
-from devstack.provision import ProvisionedStack, provision
-from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
+from devstack.provision import ProvisionedStack
+from tests.integration.support import provisioned_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "af-south-1"
@@ -19,29 +18,8 @@ REGION = "af-south-1"
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    template = load_template(ROOT / "template.yaml")
-    config = load_samconfig(ROOT / "samconfig.toml", "mz")
-    intrinsics = Intrinsics(
-        parameters=parameter_values(template, config["parameter_overrides"]),
-        pseudo={
-            "AWS::Region": REGION,
-            "AWS::AccountId": "123456789012",
-            "AWS::StackName": "mzpay-mz",
-            "AWS::Partition": "aws",
-            "AWS::URLSuffix": "amazonaws.com",
-        },
-        conditions=template["Conditions"],
-    )
-    with mock_aws():
-        yield provision(
-            template,
-            intrinsics,
-            region=REGION,
-            stack_name="mzpay-mz",
-            endpoint=None,
-            root=ROOT,
-            seed_secrets={"OperatorTokenSecret": "seeded-operator-token"},
-        )
+    with provisioned_stack({"OperatorTokenSecret": "seeded-operator-token"}) as provisioned:
+        yield provisioned
 
 
 def test_events_table_has_a_new_image_stream_ttl_and_gsi(stack: ProvisionedStack) -> None:
@@ -63,6 +41,7 @@ def test_every_declared_table_exists(stack: ProvisionedStack) -> None:
         "mzpay-mz-IdempotencyTable",
         "mzpay-mz-CollectionTable",
         "mzpay-mz-AccountsTable",
+        "mzpay-mz-WebhookDeliveriesTable",
         "mzpay-directory",
     }
 
@@ -89,8 +68,8 @@ def test_work_queues_redrive_to_their_dead_letter_queues(stack: ProvisionedStack
         "deadLetterTargetArn": stack.intrinsics.get_att("WebhookDeadLetterQueue", "Arn"),
         "maxReceiveCount": 20,
     }
-    assert attributes["VisibilityTimeout"] == "60"
-    assert attributes["MessageRetentionPeriod"] == "345600"
+    assert attributes["VisibilityTimeout"] == "180"  # 6x the sender's timeout
+    assert attributes["MessageRetentionPeriod"] == "1209600"  # outlasts the retry schedule
 
 
 def test_operator_secret_is_seeded_and_wired_to_the_authorizer(stack: ProvisionedStack) -> None:
@@ -127,6 +106,7 @@ def test_dead_letter_alarms_exist_and_the_email_subscription_is_skipped(stack: P
     alarms = boto3.client("cloudwatch", region_name=REGION).describe_alarms()["MetricAlarms"]
     assert {a["AlarmName"] for a in alarms} == {
         "mzpay-mz-WebhookDeadLetterAlarm",
+        "mzpay-mz-WebhookDispatchFailureAlarm",
         "mzpay-mz-PayoutSettlementDeadLetterAlarm",
     }
     assert stack.skipped == ["AlarmEmailSubscription"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mzpay.domain.ids import new_id
@@ -25,3 +26,11 @@ def new_event(
         "resource_id": resource_id,
         "data": data,
     }
+
+
+ENVELOPE_FIELDS = ("id", "type", "created_at", "account_id", "mode", "api_version", "resource", "resource_id", "data")
+
+
+def envelope_of(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The event envelope of a stored event item, in envelope order (no keys, no delivery target)."""
+    return {name: item[name] for name in ENVELOPE_FIELDS}

@@ -1,0 +1,58 @@
+"""Reading the event store: ACC#<account>#<mode>/EVT#<ulid> (so a partition reads in time
+order), and gsi1 RES#<resource_id>/EVT#<ulid> per resource. Events are written only inside
+the transactions that change state (mzpay.store.payments)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.store.aws import env, table
+
+
+class Events:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> Events:
+        return cls(env("EVENTS_TABLE"))
+
+    def get(self, account_id: str, mode: str, event_id: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key={"pk": f"ACC#{account_id}#{mode}", "sk": f"EVT#{event_id}"}).get("Item")
+        return dict(item) if item else None
+
+    def page(
+        self,
+        account_id: str,
+        mode: str,
+        limit: int,
+        after: dict[str, Any] | None,
+        event_type: str | None = None,
+        resource_id: str | None = None,
+    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """Newest first; `after` is the previous page's last key. Filters apply within the
+        partition read, so a filtered page may hold fewer than `limit` events and still go on."""
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {}
+        filters = []
+        if resource_id is not None:
+            query: dict[str, Any] = {"IndexName": "gsi1", "KeyConditionExpression": "gsi1pk = :pk"}
+            values[":pk"] = f"RES#{resource_id}"
+            names |= {"#account": "account_id", "#mode": "mode"}
+            values |= {":account": account_id, ":mode": mode}
+            filters.append("#account = :account AND #mode = :mode")
+        else:
+            query = {"KeyConditionExpression": "pk = :pk"}
+            values[":pk"] = f"ACC#{account_id}#{mode}"
+        if event_type is not None:
+            names["#type"] = "type"
+            values[":type"] = event_type
+            filters.append("#type = :type")
+        if filters:
+            query["FilterExpression"] = " AND ".join(filters)
+        if names:
+            query["ExpressionAttributeNames"] = names
+        if after:
+            query["ExclusiveStartKey"] = after
+        response = self.table.query(**query, ExpressionAttributeValues=values, ScanIndexForward=False, Limit=limit)
+        return [dict(i) for i in response.get("Items", [])], response.get("LastEvaluatedKey")

@@ -1,0 +1,310 @@
+"""Webhook deliveries (WebhookDeliveriesTable) and the queue that carries them (WebhookQueue).
+
+Item: pk DLV#<delivery_id>, sk DELIVERY, with its attempts in a list. Indexes: gsi1
+(ACC#<account> / <delivery_id>) lists an account's deliveries newest first, gsi2
+(ACC#<account>#<status> / <delivery_id>) the same by status. Every state change is a
+conditional write: a lost race is seen, never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.store.aws import client, env, is_conditional_failure, table
+
+SK = "DELIVERY"
+# Attribute names that are DynamoDB reserved words, or that we prefer to alias.
+_NAMES = {"#status": "status", "#round": "round", "#owner": "owner", "#ttl": "ttl"}
+_STATUS_KEY = "gsi2pk"
+
+
+def iso(epoch: float) -> str:
+    """Delivery times: UTC ISO 8601 with milliseconds and a Z."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def delivery_key(delivery_id: str) -> dict[str, str]:
+    return {"pk": f"DLV#{delivery_id}", "sk": SK}
+
+
+def _status_index(account_id: str, status: DeliveryStatus) -> str:
+    return f"ACC#{account_id}#{status.value}"
+
+
+def plain(value: Any) -> Any:
+    """DynamoDB's Decimals as ints where they are whole (counters, epochs), recursively."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else value
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+class WebhookDeliveries:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> WebhookDeliveries:
+        return cls(env("WEBHOOK_DELIVERIES_TABLE"))
+
+    def _update(self, delivery_id: str, **kwargs: Any) -> dict[str, Any] | None:
+        """A conditional update; the item after it, or None when the condition failed."""
+        names = {k: v for k, v in _NAMES.items() if k in kwargs["UpdateExpression"] + kwargs["ConditionExpression"]}
+        try:
+            answer = self.table.update_item(
+                Key=delivery_key(delivery_id),
+                ReturnValues="ALL_NEW",
+                **({"ExpressionAttributeNames": names} if names else {}),
+                **kwargs,
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return None
+            raise
+        return plain(answer["Attributes"])  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------ dispatcher
+    def create(self, delivery: dict[str, Any]) -> bool:
+        """Store a new delivery; False when it already exists (the same event and URL)."""
+        status = DeliveryStatus(delivery["status"])
+        item = {
+            **delivery_key(delivery["delivery_id"]),
+            "gsi1pk": f"ACC#{delivery['account_id']}",
+            "gsi1sk": delivery["delivery_id"],
+            _STATUS_KEY: _status_index(delivery["account_id"], status),
+            "gsi2sk": delivery["delivery_id"],
+            **delivery,
+        }
+        try:
+            self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
+
+    def get(self, delivery_id: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key=delivery_key(delivery_id), ConsistentRead=True).get("Item")
+        return plain(item) if item else None
+
+    def take_enqueue_lease(self, delivery_id: str, seen: str | None, token: str, until: int) -> bool:
+        """Take over enqueueing a delivery that is not enqueued yet, if its lease is still `seen`."""
+        held = "attribute_not_exists(enqueue_lease)" if seen is None else "enqueue_lease = :seen"
+        values: dict[str, Any] = {":token": token, ":until": until, ":zero": 0}
+        if seen is not None:
+            values[":seen"] = seen
+        return (
+            self._update(
+                delivery_id,
+                UpdateExpression="SET enqueue_lease = :token, enqueue_lease_until = :until",
+                ConditionExpression=f"attribute_not_exists(enqueued_at) AND #round = :zero AND {held}",
+                ExpressionAttributeValues=values,
+            )
+            is not None
+        )
+
+    def release_enqueue_lease(self, delivery_id: str, token: str) -> None:
+        """Give the lease back after a failed enqueue, so that a retry need not wait for it."""
+        self._update(
+            delivery_id,
+            UpdateExpression="REMOVE enqueue_lease, enqueue_lease_until",
+            ConditionExpression="enqueue_lease = :token",
+            ExpressionAttributeValues={":token": token},
+        )
+
+    def mark_enqueued(self, delivery_id: str, token: str, now: str) -> bool:
+        return (
+            self._update(
+                delivery_id,
+                UpdateExpression="SET enqueued_at = :now REMOVE enqueue_lease, enqueue_lease_until",
+                ConditionExpression="enqueue_lease = :token",
+                ExpressionAttributeValues={":token": token, ":now": now},
+            )
+            is not None
+        )
+
+    # ------------------------------------------------------------ sender
+    def begin_attempt(
+        self, delivery_id: str, round_: int, owner: str, token: str, until: int, now: int
+    ) -> dict[str, Any] | None:
+        """Lease a pending delivery of round `round_` for one attempt by the message `owner`
+        (the first message that leases a round owns it; copies of others are ignored). None when
+        it is not pending in that round, another message owns it, or an attempt is under way."""
+        return self._update(
+            delivery_id,
+            UpdateExpression="SET #owner = :owner, lease_token = :token, lease_until = :until",
+            ConditionExpression=(
+                "#status = :pending AND #round = :round"
+                " AND (attribute_not_exists(#owner) OR #owner = :owner)"
+                " AND (attribute_not_exists(lease_until) OR lease_until < :now)"
+            ),
+            ExpressionAttributeValues={
+                ":owner": owner,
+                ":token": token,
+                ":until": until,
+                ":now": now,
+                ":pending": DeliveryStatus.PENDING.value,
+                ":round": round_,
+            },
+        )
+
+    def finish_attempt(
+        self,
+        delivery: dict[str, Any],
+        token: str,
+        attempt: dict[str, Any],
+        status: DeliveryStatus,
+        now: str,
+        next_attempt_at: str | None,
+    ) -> dict[str, Any] | None:
+        """Record one attempt and its consequence (still pending, delivered, stopped, failed),
+        if this attempt still holds the lease."""
+        sets = [
+            "attempts = list_append(attempts, :attempt)",
+            "attempt_count = attempt_count + :one",
+            "updated_at = :now",
+            "#status = :status",
+            f"{_STATUS_KEY} = :status_key",
+        ]
+        values: dict[str, Any] = {
+            ":attempt": [attempt],
+            ":one": 1,
+            ":now": now,
+            ":status": status.value,
+            ":status_key": _status_index(delivery["account_id"], status),
+            ":token": token,
+            ":pending": DeliveryStatus.PENDING.value,
+        }
+        removes = ["lease_token", "lease_until"]
+        if status is not DeliveryStatus.DELIVERED:  # why it did not get through, for operators
+            sets.append("last_error = :error")
+            values[":error"] = attempt["error"] or f"http_{attempt['status_code']}"
+        if next_attempt_at is not None:
+            sets.append("next_attempt_at = :next")
+            values[":next"] = next_attempt_at
+        else:
+            removes.append("next_attempt_at")
+        if status is not DeliveryStatus.PENDING:
+            sets.append(f"{status.value}_at = :now")
+        return self._update(
+            delivery["delivery_id"],
+            UpdateExpression=f"SET {', '.join(sets)} REMOVE {', '.join(removes)}",
+            ConditionExpression="lease_token = :token AND #status = :pending",
+            ExpressionAttributeValues=values,
+        )
+
+    def dead_letter(self, delivery_id: str, account_id: str, round_: int, now: str) -> dict[str, Any] | None:
+        """pending -> failed for the round whose message reached the dead-letter queue."""
+        failed = DeliveryStatus.FAILED
+        return self._update(
+            delivery_id,
+            UpdateExpression=(
+                f"SET #status = :failed, {_STATUS_KEY} = :status_key, failed_at = :now, updated_at = :now"
+                " REMOVE lease_token, lease_until, next_attempt_at"
+            ),
+            ConditionExpression="#status = :pending AND #round = :round",
+            ExpressionAttributeValues={
+                ":failed": failed.value,
+                ":status_key": _status_index(account_id, failed),
+                ":now": now,
+                ":pending": DeliveryStatus.PENDING.value,
+                ":round": round_,
+            },
+        )
+
+    # ------------------------------------------------------------ operators
+    def replay(self, delivery: dict[str, Any], now: str, ttl: int) -> dict[str, Any]:
+        """failed -> pending in a new round; 409 invalid_state when another replay won or the
+        delivery is no longer failed."""
+        pending = DeliveryStatus.PENDING
+        updated = self._update(
+            delivery["delivery_id"],
+            UpdateExpression=(
+                f"SET #status = :pending, {_STATUS_KEY} = :status_key, #round = #round + :one,"
+                " replayed_at = :now, updated_at = :now, next_attempt_at = :now, #ttl = :ttl"
+                " REMOVE #owner, lease_token, lease_until, failed_at"
+            ),
+            ConditionExpression="#status = :failed AND #round = :round",
+            ExpressionAttributeValues={
+                ":pending": pending.value,
+                ":status_key": _status_index(delivery["account_id"], pending),
+                ":one": 1,
+                ":now": now,
+                ":ttl": ttl,
+                ":failed": DeliveryStatus.FAILED.value,
+                ":round": delivery["round"],
+            },
+        )
+        if updated is None:
+            raise ServiceError(409, "invalid_state", "The delivery is not failed (anymore): it cannot be replayed.")
+        return updated
+
+    def undo_replay(self, delivery: dict[str, Any], failed_at: str, now: str) -> None:
+        """Put back a replay whose message could not be queued (its round not yet started)."""
+        failed = DeliveryStatus.FAILED
+        self._update(
+            delivery["delivery_id"],
+            UpdateExpression=(
+                f"SET #status = :failed, {_STATUS_KEY} = :status_key, failed_at = :failed_at, updated_at = :now"
+                " REMOVE next_attempt_at"
+            ),
+            ConditionExpression="#status = :pending AND #round = :round AND attribute_not_exists(#owner)",
+            ExpressionAttributeValues={
+                ":failed": failed.value,
+                ":status_key": _status_index(delivery["account_id"], failed),
+                ":failed_at": failed_at,
+                ":now": now,
+                ":pending": DeliveryStatus.PENDING.value,
+                ":round": delivery["round"],
+            },
+        )
+
+    def page(
+        self, account_id: str, status: DeliveryStatus | None, limit: int, start: dict[str, str] | None
+    ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+        """Up to `limit` deliveries of an account, newest first, and where the next page starts."""
+        index, key = ("gsi2", _status_index(account_id, status)) if status else ("gsi1", f"ACC#{account_id}")
+        hash_key = "gsi2pk" if status else "gsi1pk"
+        sort_key = "gsi2sk" if status else "gsi1sk"
+        answer = self.table.query(
+            IndexName=index,
+            KeyConditionExpression=f"{hash_key} = :key",
+            ExpressionAttributeValues={":key": key},
+            ScanIndexForward=False,
+            Limit=limit + 1,  # one more tells whether there is a next page
+            **({"ExclusiveStartKey": start} if start else {}),
+        )
+        items = [plain(item) for item in answer.get("Items", [])]
+        if len(items) <= limit:
+            return items, None
+        last = items[limit - 1]
+        return items[:limit], {name: last[name] for name in ("pk", "sk", hash_key, sort_key)}
+
+
+class DeliveryQueue:
+    """WebhookQueue: one message {delivery_id, round} per delivery round."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    @classmethod
+    def from_env(cls) -> DeliveryQueue:
+        return cls(env("WEBHOOK_QUEUE_URL"))
+
+    def send(self, delivery_id: str, round_: int) -> None:
+        body = json.dumps({"delivery_id": delivery_id, "round": round_}, separators=(",", ":"))
+        client("sqs").send_message(QueueUrl=self.url, MessageBody=body)
+
+    def retry_after(self, receipt_handle: str, seconds: int) -> None:
+        """Make the received message visible again in `seconds` (its next attempt)."""
+        client("sqs").change_message_visibility(
+            QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=int(seconds)
+        )

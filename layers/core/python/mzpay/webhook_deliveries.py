@@ -1,0 +1,124 @@
+"""Operators and webhook deliveries (management API): read one with its attempts, list an
+account's, replay a failed one. See docs/webhooks.md."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from functools import lru_cache
+from typing import Any
+
+from mzpay.access import home_account
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
+from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries, iso
+
+_FIELDS = (
+    "event_id",
+    "event_type",
+    "account_id",
+    "mode",
+    "resource",
+    "resource_id",
+    "url",
+    "status",
+    "round",
+    "attempt_count",
+    "created_at",
+    "updated_at",
+    "next_attempt_at",
+    "delivered_at",
+    "stopped_at",
+    "failed_at",
+    "replayed_at",
+    "last_error",
+)
+_ATTEMPT_FIELDS = ("at", "status_code", "latency_ms", "error", "round")
+
+
+@lru_cache(maxsize=1)
+def _store() -> WebhookDeliveries:
+    return WebhookDeliveries.from_env()
+
+
+@lru_cache(maxsize=1)
+def _queue() -> DeliveryQueue:
+    return DeliveryQueue.from_env()
+
+
+def view(item: dict[str, Any], attempts: bool = True) -> dict[str, Any]:
+    """WebhookDelivery: what operators see of a delivery (never its lease bookkeeping)."""
+    public: dict[str, Any] = {"object": "webhook_delivery", "id": item["delivery_id"]}
+    public |= {name: item.get(name) for name in _FIELDS}
+    if attempts:
+        public["attempts"] = [{name: a.get(name) for name in _ATTEMPT_FIELDS} for a in item.get("attempts", [])]
+    return public
+
+
+def _found(delivery_id: str) -> dict[str, Any]:
+    item = _store().get(delivery_id) if is_ulid(delivery_id) else None
+    if item is None:
+        raise ServiceError(404, "not_found", "No such webhook delivery.")
+    return item
+
+
+def delivery(delivery_id: str) -> dict[str, Any]:
+    """One delivery with every attempt, oldest first."""
+    return view(_found(delivery_id))
+
+
+def _page_token(key: dict[str, str]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _start_key(token: str | None, index_key: str, expected: str) -> dict[str, str] | None:
+    if token is None:
+        return None
+    try:
+        key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        valid = isinstance(key, dict) and all(isinstance(v, str) for v in key.values()) and key[index_key] == expected
+    except (ValueError, binascii.Error, KeyError, TypeError):
+        valid = False
+    if not valid:
+        error = FieldError("page_token", "invalid_value", "page_token is not a token this list gave")
+        raise ServiceError(400, "invalid_request", "The request has invalid fields: page_token.", errors=[error])
+    return key  # type: ignore[no-any-return]
+
+
+def account_deliveries(
+    account_id: str, status: DeliveryStatus | None, page_size: int, page_token: str | None
+) -> dict[str, Any]:
+    """An account's deliveries, newest first, optionally of one status; cursor pagination."""
+    account = home_account(account_id)  # 404 unknown, 421 homed elsewhere
+    index_key = "gsi2pk" if status else "gsi1pk"
+    expected = f"ACC#{account.account_id}#{status.value}" if status else f"ACC#{account.account_id}"
+    start = _start_key(page_token, index_key, expected)
+    items, after = _store().page(account.account_id, status, page_size, start)
+    return {
+        "object": "list",
+        "data": [view(item, attempts=False) for item in items],
+        "has_more": after is not None,
+        "next_page_token": _page_token(after) if after else None,
+    }
+
+
+def replay(delivery_id: str) -> dict[str, Any]:
+    """Queue a failed delivery again, in a new round of MAX_ATTEMPTS attempts. Only one of
+    concurrent replays wins; the others, and a replay of a delivery that is not failed, are
+    409 invalid_state."""
+    item = _found(delivery_id)
+    if DeliveryStatus(item["status"]) not in REPLAYABLE:
+        raise ServiceError(
+            409, "invalid_state", f"Only a failed delivery can be replayed; this one is {item['status']}."
+        )
+    now = time.time()
+    replayed = _store().replay(item, iso(now), int(now) + RETENTION_SECONDS)
+    try:
+        _queue().send(delivery_id, replayed["round"])
+    except Exception:
+        _store().undo_replay(replayed, item.get("failed_at") or iso(now), iso(time.time()))
+        raise
+    return view(replayed)
