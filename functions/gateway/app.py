@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access, events, payments
+from mzpay import access, events, payments, refunds
 from mzpay.domain.charges import ChargeRequest, CheckoutRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.http import checkout_page
@@ -108,6 +108,33 @@ def checkout_pay(payment_id: str) -> Response[str]:
             raise
         return checkout_page.page(payments.checkout_payment(payment_id), refused.status, refused.message)
     return checkout_page.page(paid)
+
+
+@app.post("/refunds")
+@requires("refunds:write")
+@idempotent(app)
+def create_refund(body: Annotated[refunds.RefundRequest, Body()]) -> dict[str, Any]:
+    return refunds.create_refund(merchant(), body.provider_payment_id, body.refund_id, body.amount, body.reason)
+
+
+@app.post("/v1/payments/<payment_id>/refund")
+@requires("refunds:write")
+@idempotent(app)
+def refund_payment(payment_id: str, body: Annotated[refunds.RefundBody | None, Body()] = None) -> dict[str, Any]:
+    request = body or refunds.RefundBody()
+    return refunds.create_refund(merchant(), payment_id, request.refund_id, request.amount, request.reason)
+
+
+@app.get("/v1/refunds/<refund_id>")
+@requires("payments:read")
+def read_refund(refund_id: str) -> dict[str, Any]:
+    return refunds.read_refund(merchant(), refund_id)
+
+
+@app.get("/v1/balance")
+@requires("balance:read")
+def read_balance() -> dict[str, Any]:
+    return refunds.balance(merchant())
 
 
 @app.get("/v1/events")

@@ -113,6 +113,7 @@ def result(response: requests.Response, status: str, amount: str = "150.00", **f
         "next_action": None,
         "authorized_amount": "0.00",
         "captured_amount": "0.00",
+        "refunded_amount": "0.00",
         "failure_code": None,
         "failure_message": None,
         "processed_at": body["processed_at"],

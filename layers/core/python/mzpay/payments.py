@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from mzpay.bindings import connector_for
 from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
-from mzpay.domain import expiry, risk
+from mzpay.domain import expiry, ledger, risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
@@ -29,6 +29,7 @@ from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS, Psp, binding_
 from mzpay.http.principal import Principal, wrong_environment
 from mzpay.store.accounts import Limits
 from mzpay.store.directory import iso
+from mzpay.store.ledger import movement_items
 from mzpay.store.payments import CeilingReached, PaymentIdTaken, Payments, Reservation
 
 COUNTER_TTL = 40 * 24 * 3600  # a month's window and then some
@@ -44,7 +45,7 @@ def payments() -> Payments:
     return Payments.from_env()
 
 
-def _connector(payment: dict[str, Any]) -> Connector:
+def connector_of(payment: dict[str, Any]) -> Connector:
     """The connector the payment was made through (the simulator for test payments)."""
     source = payment["source"]
     method = binding_method(source["type"], (source.get("mobile_wallet") or {}).get("network"))
@@ -71,7 +72,8 @@ def _stored_source(request: ChargeRequest) -> dict[str, Any]:
     return source
 
 
-def _call(payment: dict[str, Any]) -> ProviderCall:
+def provider_call(payment: dict[str, Any]) -> ProviderCall:
+    """The payment as its connector sees it."""
     return ProviderCall(
         payment["provider_payment_id"],
         Decimal(payment["amount"]),
@@ -98,6 +100,7 @@ def _view(payment: dict[str, Any]) -> dict[str, Any]:
         "next_action": payment.get("next_action"),
         "authorized_amount": payment["authorized_amount"],
         "captured_amount": payment["captured_amount"],
+        "refunded_amount": format_amount(Decimal(payment.get("refunded_amount", 0)), payment["currency"]),
         "failure_code": payment.get("failure_code"),
         "failure_message": payment.get("failure_message"),
     }
@@ -168,7 +171,19 @@ def _apply(
     changes |= expiry.waiting({**payment, **changes}, datetime.now(UTC))
     after = {**payment, **changes}
     events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
-    return payments().transition(payment, changes, events, taken=_taken(result, captured))
+    entries = []
+    if result.captured:  # money moved: the merchant's available balance grows by what was captured
+        entries = movement_items(
+            payments().name,
+            payment["account_id"],
+            payment["mode"],
+            payment["currency"],
+            ledger.captured(Decimal(changes["captured_amount"])),
+            events[0]["id"],
+            payment["provider_payment_id"],
+            now,
+        )
+    return payments().transition(payment, changes, events, taken=_taken(result, captured), extra_items=entries)
 
 
 def _kept(reservations: tuple[Reservation, ...], currency: str) -> list[dict[str, str]] | None:
@@ -242,7 +257,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         winner = payments().by_payment_id(account, mode, request.payment_id)
         assert winner is not None
         return _replay(winner, fingerprint)
-    result = connector.charge(_call(payment))
+    result = connector.charge(provider_call(payment))
     return charge_result(_apply(payment, result, _now()))
 
 
@@ -590,7 +605,7 @@ def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> d
         started = payments().transition(payment, changes, [], reservations=reservations, ttl=ttl)
     except CeilingReached as reached:
         _reject(payer, request, _ceiling_refusal(psp, reached.reservation, payment["currency"], rejection_id))
-    result = connector.charge(_call(started))
+    result = connector.charge(provider_call(started))
     return _apply(started, result, _now())
 
 
@@ -619,7 +634,7 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
             raise _amount_error("amount.amount", str(exc)) from exc
         if value <= 0 or value > authorized:
             raise _amount_error("amount.amount", f"capture between 0 and the authorized {payment['authorized_amount']}")
-    result = _connector(payment).capture(_call(payment), value)
+    result = connector_of(payment).capture(provider_call(payment), value)
     return charge_result(_apply(payment, result, _now(), captured=value))
 
 
@@ -627,7 +642,7 @@ def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     """Release held funds (only while authorized)."""
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment["status"], "void")
-    result = _connector(payment).void(_call(payment))
+    result = connector_of(payment).void(provider_call(payment))
     return charge_result(_apply(payment, result, _now()))
 
 
@@ -640,7 +655,7 @@ def complete_action(
     chosen = None
     if payment.get("open_amount"):
         chosen = _open_amount(payment, amount)
-    result = _connector(payment).complete_action(_call(payment), payment.get("next_action") or {}, otp)
+    result = connector_of(payment).complete_action(provider_call(payment), payment.get("next_action") or {}, otp)
     extra = {"amount": format_amount(chosen, payment["currency"])} if chosen is not None else None
     return charge_result(_apply(payment, result, _now(), captured=chosen, extra=extra))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -37,3 +37,10 @@ class Connector(Protocol):
     def capture(self, call: ProviderCall, amount: Decimal) -> ProviderResult: ...
 
     def void(self, call: ProviderCall) -> ProviderResult: ...
+
+
+@runtime_checkable
+class Refunding(Protocol):
+    """A connector that can give a payer money back (not every provider's API can)."""
+
+    def refund(self, call: ProviderCall, amount: Decimal) -> ProviderResult: ...

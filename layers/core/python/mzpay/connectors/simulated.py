@@ -34,6 +34,12 @@ CARD_FAILURES: dict[str, tuple[str, str]] = {
 }
 
 
+# Refunds: the refunded amount's cents decide.
+REFUND_OUTCOMES: dict[str, tuple[str, str | None, str | None]] = {
+    "13": (Status.FAILED, "refund_declined", "The provider declined the refund."),
+    "14": (Status.PENDING, None, None),
+}
+
 TEST_ENTITY = "21000"  # the simulator's payment-reference entity
 REFERENCE_VALIDITY = timedelta(hours=72)
 CODE_VALIDITY = timedelta(minutes=15)
@@ -166,3 +172,11 @@ class SimulatedConnector:
 
     def void(self, call: ProviderCall) -> ProviderResult:
         return ProviderResult(Status.CANCELED)
+
+    def refund(self, call: ProviderCall, amount: Decimal) -> ProviderResult:
+        """The refund's cents decide: .13 is declined by the provider, .14 times out (pending)."""
+        cents = f"{amount:.2f}"[-2:]
+        if cents in REFUND_OUTCOMES:
+            status, code, message = REFUND_OUTCOMES[cents]
+            return ProviderResult(status, failure_code=code, failure_message=message)
+        return ProviderResult(Status.SUCCEEDED)

@@ -15,6 +15,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.transitions import applied, versioned_update
 
 
 class PaymentIdTaken(Exception):
@@ -186,42 +187,24 @@ class Payments:
         taken: Decimal | None = None,
         reservations: tuple[Reservation, ...] = (),
         ttl: int = 0,
+        extra_items: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Apply `changes` if the payment is still in the status and version it was read with;
         else 409 invalid_state (a concurrent request changed it first). A change to None
         removes the attribute. The same transaction gives back what of its reservations a
         settled payment did not take (`taken`), or raises new ones (a checkout being paid:
-        CeilingReached when one would pass its ceiling)."""
-        removed = [key for key, value in changes.items() if value is None]
-        kept = {key: value for key, value in changes.items() if value is not None}
-        names = {f"#f{i}": key for i, key in enumerate(kept)}
-        names |= {f"#r{i}": key for i, key in enumerate(removed)}
-        values = {f":v{i}": value for i, value in enumerate(kept.values())}
-        expression = "SET " + ", ".join([*(f"#f{i} = :v{i}" for i in range(len(kept))), "#version = #version + :one"])
-        if removed:
-            expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+        CeilingReached when one would pass its ceiling), with `extra_items` (ledger entries)."""
         raises = self._raises(reservations, ttl)
         try:
             self.client.transact_write_items(
                 TransactItems=[
-                    {
-                        "Update": {
-                            "TableName": self.name,
-                            "Key": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
-                            "UpdateExpression": expression,
-                            "ConditionExpression": "#status = :expected_status AND #version = :expected_version",
-                            "ExpressionAttributeNames": {**names, "#status": "status", "#version": "version"},
-                            "ExpressionAttributeValues": {
-                                **values,
-                                ":one": 1,
-                                ":expected_status": payment["status"],
-                                ":expected_version": payment["version"],
-                            },
-                        }
-                    },
+                    versioned_update(
+                        self.name, {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"}, payment, changes
+                    ),
                     *raises,
                     *self._event_puts(events),
                     *self._releases(payment, taken),
+                    *(extra_items or []),
                 ]
             )
         except Exception as exc:
@@ -235,10 +218,7 @@ class Payments:
             raise ServiceError(
                 409, "invalid_state", "The payment changed meanwhile (another request moved it first)."
             ) from exc
-        after = {**payment, **kept, "version": int(payment["version"]) + 1}
-        for key in removed:
-            after.pop(key, None)
-        return after
+        return applied(payment, changes)
 
     def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[dict[str, Any]]:
         """Payments whose expires_at has passed while they wait (the sparse `expiry` index holds

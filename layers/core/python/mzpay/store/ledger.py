@@ -1,0 +1,91 @@
+"""The ledger in the payments table (same table, same transactions as the state changes):
+BAL#<account>#<mode>/CUR#<currency> holds the running `available` and `held` sums, and
+LEDGER#<account>#<mode>#<currency>/ENT#<ulid> each immutable entry with its legs."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.ids import new_id
+from mzpay.domain.ledger import Movement
+from mzpay.store.aws import env, table
+
+
+def movement_items(
+    table_name: str,
+    account_id: str,
+    mode: str,
+    currency: str,
+    movement: Movement,
+    event_id: str,
+    resource_id: str,
+    now: str,
+) -> list[dict[str, Any]]:
+    """TransactItems for one entry: the balance raised or lowered (on condition that available
+    covers what the movement needs) and the entry itself."""
+    update: dict[str, Any] = {
+        "TableName": table_name,
+        "Key": {"pk": f"BAL#{account_id}#{mode}", "sk": f"CUR#{currency}"},
+        "UpdateExpression": "ADD #available :available, #held :held SET #currency = :currency",
+        "ExpressionAttributeNames": {"#available": "available", "#held": "held", "#currency": "currency"},
+        "ExpressionAttributeValues": {
+            ":available": movement.available,
+            ":held": movement.held,
+            ":currency": currency,
+        },
+    }
+    if movement.needs_available is not None:
+        update["ConditionExpression"] = "#available >= :needed"
+        update["ExpressionAttributeValues"][":needed"] = movement.needs_available
+    entry = {
+        "pk": f"LEDGER#{account_id}#{mode}#{currency}",
+        "sk": f"ENT#{new_id()}",
+        "kind": movement.kind,
+        "event_id": event_id,
+        "resource_id": resource_id,
+        "legs": {name: amount for name, amount in movement.legs().items() if amount},
+        "created_at": now,
+    }
+    return [
+        {"Update": update},
+        {"Put": {"TableName": table_name, "Item": entry, "ConditionExpression": "attribute_not_exists(pk)"}},
+    ]
+
+
+class Ledger:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> Ledger:
+        return cls(env("PAYMENTS_TABLE"))
+
+    def balances(self, account_id: str, mode: str) -> list[dict[str, Any]]:
+        response = self.table.query(
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": f"BAL#{account_id}#{mode}"},
+            ConsistentRead=True,
+        )
+        return [dict(item) for item in response.get("Items", [])]
+
+    def entries(self, account_id: str, mode: str, currency: str) -> list[dict[str, Any]]:
+        """Every entry of one balance, oldest first (operators, reconciliation, tests)."""
+        items: list[dict[str, Any]] = []
+        start: dict[str, Any] | None = None
+        while True:
+            page = self.table.query(
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": f"LEDGER#{account_id}#{mode}#{currency}"},
+                ConsistentRead=True,
+                **({"ExclusiveStartKey": start} if start else {}),
+            )
+            items += [dict(item) for item in page.get("Items", [])]
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return items
+
+
+def available(balance: dict[str, Any] | None) -> Decimal:
+    return Decimal(balance["available"]) if balance else Decimal(0)

@@ -1,0 +1,159 @@
+"""Refunds in the payments table: REF#<provider_refund_id>/REFUND (status, version), and
+REFID#<account>#<mode>/<refund_id> (the merchant's refund_id, unique per account and mode).
+Creating a refund is ONE transaction: the refund, its refund_id claim, the payment's refunded
+total raised on condition that it stays within what was captured (so concurrent partial
+refunds can never pass it together), the money held in the ledger (on condition that the
+available balance covers it) and the refund.created event."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.errors import ServiceError
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.payments import event_item
+from mzpay.store.transitions import applied, versioned_update
+
+
+class RefundIdTaken(Exception):
+    """Another request already created the refund with this refund_id."""
+
+
+class RemainderGone(Exception):
+    """The payment is not succeeded any more, or the amount is above what is left to refund."""
+
+
+class BalanceTooLow(Exception):
+    """The merchant's available balance does not cover the refund."""
+
+
+class Refunds:
+    def __init__(self, table_name: str, events_table: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> Refunds:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+    def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {
+                "Put": {
+                    "TableName": self.events_name,
+                    "Item": event_item(e),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            }
+            for e in events
+        ]
+
+    def create(
+        self,
+        refund: dict[str, Any],
+        payment: dict[str, Any],
+        events: list[dict[str, Any]],
+        ledger_items: list[dict[str, Any]],
+    ) -> None:
+        amount = Decimal(refund["amount"])
+        room = Decimal(payment["captured_amount"]) - amount
+        items = [
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {"pk": f"REF#{refund['provider_refund_id']}", "sk": "REFUND", **refund},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {
+                        "pk": f"REFID#{refund['account_id']}#{refund['mode']}",
+                        "sk": refund["refund_id"],
+                        "provider_refund_id": refund["provider_refund_id"],
+                        "fingerprint": refund["fingerprint"],
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.name,
+                    "Key": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
+                    "UpdateExpression": "ADD #refunded :amount",
+                    "ConditionExpression": (
+                        "#status = :succeeded AND (attribute_not_exists(#refunded) OR #refunded <= :room)"
+                    ),
+                    "ExpressionAttributeNames": {"#refunded": "refunded_amount", "#status": "status"},
+                    "ExpressionAttributeValues": {":amount": amount, ":room": room, ":succeeded": "succeeded"},
+                }
+            },
+            *ledger_items,
+            *self._events(events),
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
+            if failed and failed[0] == 2:
+                raise RemainderGone() from exc
+            if failed and failed[0] == 3:
+                raise BalanceTooLow() from exc
+            raise RefundIdTaken() from exc
+
+    def get(self, provider_refund_id: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key={"pk": f"REF#{provider_refund_id}", "sk": "REFUND"}, ConsistentRead=True).get(
+            "Item"
+        )
+        return dict(item) if item else None
+
+    def by_refund_id(self, account_id: str, mode: str, refund_id: str) -> dict[str, Any] | None:
+        claim = self.table.get_item(Key={"pk": f"REFID#{account_id}#{mode}", "sk": refund_id}, ConsistentRead=True).get(
+            "Item"
+        )
+        if claim is None:
+            return None
+        refund = self.get(claim["provider_refund_id"])
+        return None if refund is None else {**refund, "_claim": dict(claim)}
+
+    def settle(
+        self,
+        refund: dict[str, Any],
+        changes: dict[str, Any],
+        events: list[dict[str, Any]],
+        ledger_items: list[dict[str, Any]],
+        give_back: Decimal,
+    ) -> dict[str, Any]:
+        """The provider's answer: the refund moved on condition of its status and version, its
+        event, its ledger entry, and (when it failed) the payment's refunded total given back."""
+        items: list[dict[str, Any]] = [
+            versioned_update(self.name, {"pk": f"REF#{refund['provider_refund_id']}", "sk": "REFUND"}, refund, changes),
+            *ledger_items,
+            *self._events(events),
+        ]
+        if give_back:
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self.name,
+                        "Key": {"pk": f"PAY#{refund['provider_payment_id']}", "sk": "PAYMENT"},
+                        "UpdateExpression": "ADD #refunded :back",
+                        "ExpressionAttributeNames": {"#refunded": "refunded_amount"},
+                        "ExpressionAttributeValues": {":back": -give_back},
+                    }
+                }
+            )
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ServiceError(409, "invalid_state", "The refund changed meanwhile.") from exc
+            raise
+        return applied(refund, changes)

@@ -1,0 +1,43 @@
+"""The one shape of a state change in DynamoDB: an entity's update conditioned on the status and
+version it was read with (a lost race is a ConditionalCheckFailed, answered 409 invalid_state)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def versioned_update(
+    table_name: str, key: dict[str, str], entity: dict[str, Any], changes: dict[str, Any]
+) -> dict[str, Any]:
+    """A TransactItem applying `changes` (None removes the attribute) and raising the version, on
+    condition that `entity` still has the status and version it was read with."""
+    removed = [name for name, value in changes.items() if value is None]
+    kept = {name: value for name, value in changes.items() if value is not None}
+    names = {f"#f{i}": name for i, name in enumerate(kept)} | {f"#r{i}": name for i, name in enumerate(removed)}
+    values = {f":v{i}": value for i, value in enumerate(kept.values())}
+    expression = "SET " + ", ".join([*(f"#f{i} = :v{i}" for i in range(len(kept))), "#version = #version + :one"])
+    if removed:
+        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": key,
+            "UpdateExpression": expression,
+            "ConditionExpression": "#status = :expected_status AND #version = :expected_version",
+            "ExpressionAttributeNames": {**names, "#status": "status", "#version": "version"},
+            "ExpressionAttributeValues": {
+                **values,
+                ":one": 1,
+                ":expected_status": entity["status"],
+                ":expected_version": entity["version"],
+            },
+        }
+    }
+
+
+def applied(entity: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """The entity as `versioned_update` leaves it."""
+    after = {**entity, **{k: v for k, v in changes.items() if v is not None}, "version": int(entity["version"]) + 1}
+    for name in (k for k, v in changes.items() if v is None):
+        after.pop(name, None)
+    return after
