@@ -8,7 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, payments, through_stack, warm, webhooks
+from bench import cold_start, money_out, payments, through_stack, warm, webhooks
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -80,6 +80,19 @@ SECTIONS: list[Section] = [
             Column("max_ms", "max ms", ".1f"),
         ],
         webhooks.run,
+    ),
+    Section(
+        "money_out",
+        f"Refunds and payouts through the local stack ({money_out.ITERATIONS} each, {money_out.WARMUP} warm-up)",
+        [
+            Column("name", "interval"),
+            Column("p50_ms", "p50 ms", ".1f"),
+            Column("p90_ms", "p90 ms", ".1f"),
+            Column("p99_ms", "p99 ms", ".1f"),
+            Column("mean_ms", "mean ms", ".1f"),
+            Column("max_ms", "max ms", ".1f"),
+        ],
+        money_out.run,
     ),
     Section(
         "dynamodb_round_trips",

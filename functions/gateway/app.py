@@ -5,16 +5,18 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access, events, payments, refunds
+from mzpay import access, events, name_lookups, payments, payouts, refunds
 from mzpay.domain.charges import ChargeRequest, CheckoutRequest
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.name_lookups import NameLookupRequest
+from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.http import checkout_page
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import idempotent
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.http.schemas import Capture, CompleteAction, RollApiKey
+from mzpay.http.schemas import Capture, CompleteAction, RollApiKey, SelectCandidate
 from mzpay.version import health_report
 
 app = create_resolver(Surface.GATEWAY)
@@ -135,6 +137,47 @@ def read_refund(refund_id: str) -> dict[str, Any]:
 @requires("balance:read")
 def read_balance() -> dict[str, Any]:
     return refunds.balance(merchant())
+
+
+@app.post("/payouts")
+@requires("payouts:write")
+@idempotent(app)
+def create_payout(body: Annotated[PayoutRequest, Body()]) -> dict[str, Any]:
+    return payouts.create_payout(merchant(), body)
+
+
+@app.post("/v1/payouts")
+@requires("payouts:write")
+@idempotent(app)
+def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> dict[str, Any]:
+    check_payout(body)
+    return payouts.create_payout(merchant(), body.to_payout_request())
+
+
+@app.get("/payouts/<payout_id>")
+@app.get("/v1/payouts/<payout_id>")
+@requires("payouts:read")
+def read_payout(payout_id: str) -> dict[str, Any]:
+    return payouts.read_payout(merchant(), payout_id)
+
+
+@app.post("/v1/payouts/<payout_id>/cancel")
+@requires("payouts:write")
+@idempotent(app)
+def cancel_payout(payout_id: str) -> dict[str, Any]:
+    return payouts.cancel(merchant(), payout_id)
+
+
+@app.post("/v1/name-lookups")
+@requires("payouts:write")
+def create_name_lookup(body: Annotated[NameLookupRequest, Body()]) -> dict[str, Any]:
+    return name_lookups.create_lookup(merchant(), body)
+
+
+@app.post("/v1/name-lookups/<lookup_id>/select")
+@requires("payouts:write")
+def select_name(lookup_id: str, body: Annotated[SelectCandidate, Body()]) -> dict[str, Any]:
+    return name_lookups.select(merchant(), lookup_id, body.candidate_id)
 
 
 @app.get("/v1/events")

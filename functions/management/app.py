@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay import access, bindings, payments, webhook_deliveries
+from mzpay import access, bindings, payments, payouts, webhook_deliveries
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, created, to_response
@@ -15,8 +15,10 @@ from mzpay.http.schemas import (
     ConnectorBindingIn,
     CreateAccount,
     CreateApiKey,
+    PayoutLimitsIn,
     PilotIn,
     PspAvailability,
+    RejectPayout,
     RollWebhookSecret,
     SuspendAccount,
 )
@@ -112,6 +114,21 @@ def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) 
 @app.put("/v1/psps/<psp_id>/pilot")
 def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, Any]:
     return payments.set_psp_pilot(psp_id, body.in_pilot, body.settings.settings() if body.settings else None)
+
+
+@app.put("/v1/accounts/<account_id>/payout-limits")
+def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) -> dict[str, Any]:
+    return payouts.set_payout_limits(account_id, body.mode, body.limits())
+
+
+@app.post("/v1/payouts/<payout_id>/approve")
+def approve_payout(payout_id: str) -> dict[str, Any]:
+    return payouts.approve(payout_id)
+
+
+@app.post("/v1/payouts/<payout_id>/reject")
+def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> dict[str, Any]:
+    return payouts.reject(payout_id, body.reason)
 
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")

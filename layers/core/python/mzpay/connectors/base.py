@@ -39,6 +39,23 @@ class Connector(Protocol):
     def void(self, call: ProviderCall) -> ProviderResult: ...
 
 
+@dataclass(frozen=True)
+class PayoutCall:
+    """A payout as a connector sees it."""
+
+    provider_payout_id: str
+    amount: Decimal
+    currency: str
+    destination: dict[str, Any]
+
+
+@runtime_checkable
+class Paying(Protocol):
+    """A connector that can send money out (payouts)."""
+
+    def payout(self, call: PayoutCall) -> ProviderResult: ...
+
+
 @runtime_checkable
 class Refunding(Protocol):
     """A connector that can give a payer money back (not every provider's API can)."""

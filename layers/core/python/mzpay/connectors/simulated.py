@@ -10,7 +10,7 @@ from typing import Any
 
 from ulid import ULID
 
-from mzpay.connectors.base import ProviderCall, ProviderResult
+from mzpay.connectors.base import PayoutCall, ProviderCall, ProviderResult
 from mzpay.domain.charges import TEST_CARDS
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import Status
@@ -37,6 +37,12 @@ CARD_FAILURES: dict[str, tuple[str, str]] = {
 # Refunds: the refunded amount's cents decide.
 REFUND_OUTCOMES: dict[str, tuple[str, str | None, str | None]] = {
     "13": (Status.FAILED, "refund_declined", "The provider declined the refund."),
+    "14": (Status.PENDING, None, None),
+}
+
+# Payouts: the paid-out amount's cents decide (after the recipient check).
+PAYOUT_OUTCOMES: dict[str, tuple[str, str | None, str | None]] = {
+    "13": (Status.FAILED, "payout_declined", "The provider declined the payout."),
     "14": (Status.PENDING, None, None),
 }
 
@@ -172,6 +178,22 @@ class SimulatedConnector:
 
     def void(self, call: ProviderCall) -> ProviderResult:
         return ProviderResult(Status.CANCELED)
+
+    def payout(self, call: PayoutCall) -> ProviderResult:
+        """A wallet number ending 0001 is no such recipient; otherwise the amount's cents decide
+        like refunds (.13 declined, .14 the provider timed out)."""
+        phone = (call.destination.get("mobile_wallet") or {}).get("phone_number", "")
+        if phone.endswith("0001"):
+            return ProviderResult(
+                Status.FAILED,
+                failure_code="invalid_recipient",
+                failure_message="The recipient's wallet does not exist.",
+            )
+        cents = f"{call.amount:.2f}"[-2:]
+        if cents in PAYOUT_OUTCOMES:
+            status, code, message = PAYOUT_OUTCOMES[cents]
+            return ProviderResult(status, failure_code=code, failure_message=message)
+        return ProviderResult(Status.SUCCEEDED)
 
     def refund(self, call: ProviderCall, amount: Decimal) -> ProviderResult:
         """The refund's cents decide: .13 is declined by the provider, .14 times out (pending)."""

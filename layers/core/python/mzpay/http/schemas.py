@@ -12,6 +12,7 @@ from mzpay.domain.keys import DEFAULT_SCOPES, MAX_ROLL_OVERLAP_SECONDS, ROLL_OVE
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
 from mzpay.domain.network import parse_allowlist
+from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.pilot import PilotSettings
 
 Mode = Literal["test", "live"]
@@ -175,3 +176,27 @@ class ConnectorBindingIn(Strict):
         if any(len(k) > 64 or len(v) > 8192 for k, v in values.items()):
             raise PydanticCustomError("too_large", "credential names are at most 64 and values 8192 characters")
         return values
+
+
+class PayoutLimitsIn(Strict):
+    mode: Mode
+    per_transaction: dict[str, str] = Field(default_factory=dict)
+    daily: dict[str, str] = Field(default_factory=dict)
+    beneficiary_daily: dict[str, str] = Field(default_factory=dict)
+    approval_threshold: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("per_transaction", "daily", "beneficiary_daily", "approval_threshold")
+    @classmethod
+    def _ceilings(cls, values: dict[str, str]) -> dict[str, str]:
+        return _ceilings(values)
+
+    def limits(self) -> PayoutLimits:
+        return PayoutLimits.from_public(self.model_dump())
+
+
+class RejectPayout(Strict):
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class SelectCandidate(Strict):
+    candidate_id: str = Field(min_length=1, max_length=64)

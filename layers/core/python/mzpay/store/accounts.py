@@ -9,6 +9,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.limits import AccountLimits
+from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.webhook_secrets import SecretVersion
 from mzpay.store.aws import client, env, is_conditional_failure, table
 from mzpay.store.directory import iso, parse_iso
@@ -104,3 +105,21 @@ class Limits:
     def write(self, account_id: str, mode: str, limits: AccountLimits) -> None:
         public = limits.public()
         self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}", **public})
+
+
+class PayoutLimitsStore:
+    """Payout limits per mode: pk ACCOUNT#<id>, sk PAYOUTLIMITS#<mode>."""
+
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> PayoutLimitsStore:
+        return cls(env("ACCOUNTS_TABLE"))
+
+    def read(self, account_id: str, mode: str) -> PayoutLimits:
+        item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": f"PAYOUTLIMITS#{mode}"}).get("Item")
+        return PayoutLimits.from_public(item or {})
+
+    def write(self, account_id: str, mode: str, limits: PayoutLimits) -> None:
+        self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"PAYOUTLIMITS#{mode}", **limits.public()})

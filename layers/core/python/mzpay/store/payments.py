@@ -60,6 +60,56 @@ def event_item(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def event_puts(events_table: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """TransactItems writing immutable events (never over an existing one)."""
+    return [
+        {"Put": {"TableName": events_table, "Item": event_item(e), "ConditionExpression": "attribute_not_exists(pk)"}}
+        for e in events
+    ]
+
+
+def counter_raises(table_name: str, reservations: tuple[Reservation, ...], ttl: int) -> list[dict[str, Any]]:
+    """Raise each total by its amount, on condition that it stays within its ceiling."""
+    return [
+        {
+            "Update": {
+                "TableName": table_name,
+                "Key": _counter_key(reservation.key),
+                "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
+                "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
+                "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
+                "ExpressionAttributeValues": {
+                    ":amount": reservation.amount,
+                    ":room": reservation.ceiling - reservation.amount,
+                    ":ttl": ttl,
+                },
+            }
+        }
+        for reservation in reservations
+    ]
+
+
+def counter_releases(table_name: str, entity: dict[str, Any], taken: Decimal | None) -> list[dict[str, Any]]:
+    """Give back what of each of its reservations an entity (payment, payout) did not take
+    (`taken`: None while it is unsettled)."""
+    if taken is None:
+        return []
+    unused = [(r["key"], Decimal(r["amount"]) - taken) for r in entity.get("reservations") or ()]
+    return [
+        {
+            "Update": {
+                "TableName": table_name,
+                "Key": _counter_key(key),
+                "UpdateExpression": "ADD #total :release",
+                "ExpressionAttributeNames": {"#total": "total"},
+                "ExpressionAttributeValues": {":release": -amount},
+            }
+        }
+        for key, amount in unused
+        if amount > 0
+    ]
+
+
 class Payments:
     def __init__(self, payments_table: str, events_table: str) -> None:
         self.table = table(payments_table)
@@ -72,55 +122,13 @@ class Payments:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
 
     def _event_puts(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [
-            {
-                "Put": {
-                    "TableName": self.events_name,
-                    "Item": event_item(e),
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            }
-            for e in events
-        ]
+        return event_puts(self.events_name, events)
 
     def _raises(self, reservations: tuple[Reservation, ...], ttl: int) -> list[dict[str, Any]]:
-        """Raise each total by its amount, on condition that it stays within its ceiling."""
-        return [
-            {
-                "Update": {
-                    "TableName": self.name,
-                    "Key": _counter_key(reservation.key),
-                    "UpdateExpression": "ADD #total :amount SET #ttl = :ttl",
-                    "ConditionExpression": "attribute_not_exists(#total) OR #total <= :room",
-                    "ExpressionAttributeNames": {"#total": "total", "#ttl": "ttl"},
-                    "ExpressionAttributeValues": {
-                        ":amount": reservation.amount,
-                        ":room": reservation.ceiling - reservation.amount,
-                        ":ttl": ttl,
-                    },
-                }
-            }
-            for reservation in reservations
-        ]
+        return counter_raises(self.name, reservations, ttl)
 
     def _releases(self, payment: dict[str, Any], taken: Decimal | None) -> list[dict[str, Any]]:
-        """Give back what of each reservation the payment did not take (`taken`: None while unsettled)."""
-        if taken is None:
-            return []
-        unused = [(r["key"], Decimal(r["amount"]) - taken) for r in payment.get("reservations") or ()]
-        return [
-            {
-                "Update": {
-                    "TableName": self.name,
-                    "Key": _counter_key(key),
-                    "UpdateExpression": "ADD #total :release",
-                    "ExpressionAttributeNames": {"#total": "total"},
-                    "ExpressionAttributeValues": {":release": -amount},
-                }
-            }
-            for key, amount in unused
-            if amount > 0
-        ]
+        return counter_releases(self.name, payment, taken)
 
     def create(
         self,

@@ -12,7 +12,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
-from mzpay.store.payments import event_item
+from mzpay.store.payments import event_puts
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -40,16 +40,7 @@ class Refunds:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
 
     def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [
-            {
-                "Put": {
-                    "TableName": self.events_name,
-                    "Item": event_item(e),
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            }
-            for e in events
-        ]
+        return event_puts(self.events_name, events)
 
     def create(
         self,

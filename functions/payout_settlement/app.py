@@ -1,0 +1,24 @@
+"""Payout settlement: one PayoutSettlementQueue message settles one payout (see mzpay.payouts.settle).
+Messages that fail are reported and come back; past maxReceiveCount they go to the DLQ."""
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from mzpay import payouts
+from mzpay.observability import logger
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def record_handler(record: SQSRecord) -> None:
+    provider_payout_id = json.loads(record.body)["provider_payout_id"]
+    logger.info("settle", provider_payout_id=provider_payout_id, outcome=payouts.settle(provider_payout_id))
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -1,0 +1,427 @@
+"""Payouts: statuses and the transition table of their lifecycle, the payout request (`POST
+/payouts`, and the bank payout of `POST /v1/payouts`), every rule it must pass before any provider
+is called, and the payout as answered.
+
+Statuses: waiting_for_approval (an operator must approve it first), pending (accepted, waiting
+for settlement), in_transit (settlement took it; once `submitted` the provider has been called),
+paid, failed (failure_code says why), canceled (by the merchant before submission), rejected (by
+the approver). paid, failed, canceled and rejected are terminal.
+
+Field rules live on the models (each failure carries its spec code as the pydantic error type,
+which `mzpay.http.resolver` turns into the field code); rules across fields (currency and limits
+per destination) live in `check_payout`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from mzpay.domain import nib
+from mzpay.domain.charges import Money, PaymentDetails, Strict, phone_network_error
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.money import format_amount, minor_units
+from mzpay.domain.payments import NETWORK_PREFIXES, MethodLimits
+
+# ---------------------------------------------------------------- statuses and transitions
+
+
+class Status:
+    WAITING_FOR_APPROVAL = "waiting_for_approval"
+    PENDING = "pending"
+    IN_TRANSIT = "in_transit"
+    PAID = "paid"
+    FAILED = "failed"
+    CANCELED = "canceled"
+    REJECTED = "rejected"
+
+
+TERMINAL = frozenset({Status.PAID, Status.FAILED, Status.CANCELED, Status.REJECTED})
+# A new payout starts in one of these: waiting_for_approval when the account's payouts need an
+# operator's approval, pending otherwise.
+INITIAL = frozenset({Status.WAITING_FOR_APPROVAL, Status.PENDING})
+
+# (status, action) -> the statuses the action may lead to. Anything else is 409 invalid_state.
+TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
+    (Status.WAITING_FOR_APPROVAL, "approve"): frozenset({Status.PENDING}),
+    (Status.WAITING_FOR_APPROVAL, "reject"): frozenset({Status.REJECTED}),
+    (Status.PENDING, "settle"): frozenset({Status.IN_TRANSIT}),
+    # The settlement claims the provider call (the payout's `submitted` flag turns true) in its
+    # own conditional write before calling, so a payout reaches a provider at most once.
+    (Status.IN_TRANSIT, "submit"): frozenset({Status.IN_TRANSIT}),
+    (Status.IN_TRANSIT, "complete"): frozenset({Status.PAID, Status.FAILED}),
+    (Status.PENDING, "cancel"): frozenset({Status.CANCELED}),
+    (Status.IN_TRANSIT, "cancel"): frozenset({Status.CANCELED}),
+}
+# Actions allowed in transit only while the provider has not been called.
+BEFORE_SUBMISSION = frozenset({"submit", "cancel"})
+
+CREATED_EVENT = "payout.created"
+# The event (and webhook, for paid and failed) of the status a change reaches; approve and
+# submit have their own (see event_kind).
+EVENT_OF_STATUS = {
+    Status.WAITING_FOR_APPROVAL: "payout.waiting_for_approval",
+    Status.PENDING: "payout.pending",
+    Status.IN_TRANSIT: "payout.in_transit",
+    Status.PAID: "payout.paid",
+    Status.FAILED: "payout.failed",
+    Status.CANCELED: "payout.canceled",
+    Status.REJECTED: "payout.rejected",
+}
+EVENT_OF_ACTION = {"approve": "payout.approved", "submit": "payout.submitted"}
+
+
+def ensure_transition(current: str, action: str, submitted: bool = False) -> frozenset[str]:
+    """The statuses `action` may reach from `current` (`submitted`: the provider was called), or
+    409 invalid_state."""
+    allowed = TRANSITIONS.get((current, action))
+    if allowed is not None and current == Status.IN_TRANSIT and submitted and action in BEFORE_SUBMISSION:
+        allowed = None
+    if allowed is None:
+        verb = action.replace("_", " ")
+        status = f"{current} and submitted to the provider" if submitted and current == Status.IN_TRANSIT else current
+        raise ServiceError(409, "invalid_state", f"Cannot {verb} a payout that is {status}.")
+    return allowed
+
+
+def event_kind(action: str, status: str) -> str:
+    """The event recording `action` that brought a payout to `status`."""
+    return EVENT_OF_ACTION.get(action) or EVENT_OF_STATUS[status]
+
+
+# ---------------------------------------------------------------- destinations and limits
+
+DESTINATION_TYPES = ("mobile_wallet", "bank_transfer", "manual", "crypto", "cheque")
+# Destinations without a currency listed here take MZN and USD and have no per-payout limits.
+CURRENCIES: dict[str, tuple[str, ...]] = {
+    "mobile_wallet": ("MZN",),
+    "bank_transfer": ("MZN",),
+    "manual": ("MZN", "USD"),
+    "crypto": ("MZN", "USD"),
+    "cheque": ("MZN", "USD"),
+}
+LIMITS: dict[str, dict[str, MethodLimits]] = {
+    "mobile_wallet": {"MZN": MethodLimits(Decimal("1.00"), Decimal("125000.00"))},
+    "bank_transfer": {"MZN": MethodLimits(Decimal("1.00"), Decimal("10000000.00"))},
+}
+MAX_DESCRIPTION_LENGTH = 140
+MAX_NAME_LENGTH = 140
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _custom(code: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError(code, message)
+
+
+def documented_required(*names: str) -> ConfigDict:
+    """Model config listing `names` as required in the JSON schema (the OpenAPI document): they
+    default to None only so that their absence gets its own spec code, not pydantic's missing."""
+
+    def schema(document: dict[str, Any]) -> None:
+        document["required"] = [*document.get("required", []), *names]
+        for name in names:
+            document["properties"][name].pop("default", None)
+
+    return ConfigDict(json_schema_extra=schema)
+
+
+def nib_account(cls: type, value: Any) -> str:
+    """Field rule: a valid NIB (21 digits, MOD 97-10; spaces, dots, dashes ignored), kept
+    normalized; anything else (absent included) is invalid_account."""
+    if not isinstance(value, str) or not nib.is_valid(value):
+        raise _custom("invalid_account", "account must be a NIB: 21 digits with valid ISO 7064 MOD 97-10 check digits")
+    return nib.normalize(value)
+
+
+def one_of_types(cls: Any, value: Any, info: ValidationInfo) -> str:
+    """Field rule: `type` (or `method`) is one of the model's TYPES, else invalid_method."""
+    if not isinstance(value, str) or value not in cls.TYPES:
+        raise _custom("invalid_method", f"{info.field_name} must be one of {', '.join(cls.TYPES)}")
+    return value
+
+
+def without_unknown_details(cls: Any, data: Any) -> Any:
+    """Model rule: with an unknown `type`, the sub-object named after it is not reported as
+    another error (`{"type": "wire", "wire": {...}}` is one invalid_method)."""
+    if isinstance(data, dict):
+        chosen = data.get("type")
+        if isinstance(chosen, str) and chosen not in cls.TYPES and chosen in data:
+            data = {key: value for key, value in data.items() if key != chosen}
+    return data
+
+
+def named_sub_object(cls: Any, value: Any, info: ValidationInfo) -> Any:
+    """Field rule of the sub-objects: the one named by `type` is there when the type needs
+    details; no other one is sent (a payout goes to exactly one place)."""
+    chosen = info.data.get("type")
+    if chosen is None:  # type itself failed: its error says it all
+        return value
+    if info.field_name == chosen and value is None and chosen in cls.NEEDS_DETAILS:
+        raise _custom("required", f"type {chosen} needs its details in {chosen}")
+    if info.field_name != chosen and value is not None:
+        raise _custom("invalid_value", f"{info.field_name} does not go with type {chosen}")
+    return value
+
+
+class MobileWalletDestination(Strict):
+    """`{network, phone_number}`: the charges' rules (network known, E.164 Mozambican mobile
+    number of that network's prefixes)."""
+
+    model_config = documented_required("network", "phone_number")
+    network: str | None = Field(default=None, validate_default=True)
+    phone_number: str | None = Field(default=None, validate_default=True)
+
+    @field_validator("network")
+    @classmethod
+    def _network(cls, value: str | None) -> str | None:
+        if value not in NETWORK_PREFIXES:
+            raise _custom("invalid_value", f"network must be one of {', '.join(NETWORK_PREFIXES)}")
+        return value
+
+    @field_validator("phone_number")
+    @classmethod
+    def _phone_number(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if not value:
+            raise _custom("missing_phone", "a mobile wallet needs its phone_number")
+        network = info.data.get("network")
+        if network in NETWORK_PREFIXES:  # else the network's own error is reported
+            problem = phone_network_error(network, value)
+            if problem:
+                raise _custom("invalid_phone", problem)
+        return value
+
+
+class BankAccount(Strict):
+    """A bank payout's beneficiary: the account holder's `name` and the `account` NIB."""
+
+    model_config = documented_required("name", "account")
+    name: str = Field(default=None, validate_default=True, max_length=MAX_NAME_LENGTH)
+    account: str = Field(default=None, validate_default=True)
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, value: Any) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise _custom("beneficiary_name_required", "a bank payout needs the account holder's name")
+        return value.strip()
+
+    _account = field_validator("account", mode="before")(nib_account)
+
+
+class ManualDestination(Strict):
+    """Paid by the merchant outside the gateway; `reference` is theirs to reconcile with."""
+
+    reference: str | None = Field(default=None, min_length=1, max_length=140)
+
+
+class CryptoDestination(Strict):
+    address: str = Field(min_length=1, max_length=128)
+    network: str = Field(min_length=1, max_length=32)
+
+
+class ChequeDestination(Strict):
+    payee_name: str = Field(min_length=1, max_length=MAX_NAME_LENGTH)
+    delivery_address: str | None = Field(default=None, min_length=1, max_length=500)
+
+
+class Destination(Strict):
+    """`type` plus the sub-object named after it (optional for manual)."""
+
+    model_config = documented_required("type")
+    TYPES: ClassVar[tuple[str, ...]] = DESTINATION_TYPES
+    NEEDS_DETAILS: ClassVar[frozenset[str]] = frozenset({"mobile_wallet", "bank_transfer", "crypto", "cheque"})
+
+    type: str = Field(default=None, validate_default=True)
+    mobile_wallet: MobileWalletDestination | None = Field(default=None, validate_default=True)
+    bank_transfer: BankAccount | None = Field(default=None, validate_default=True)
+    manual: ManualDestination | None = Field(default=None, validate_default=True)
+    crypto: CryptoDestination | None = Field(default=None, validate_default=True)
+    cheque: ChequeDestination | None = Field(default=None, validate_default=True)
+
+    _type = field_validator("type", mode="before")(one_of_types)
+    _details = field_validator(*DESTINATION_TYPES)(named_sub_object)
+    _unknown = model_validator(mode="before")(without_unknown_details)
+
+
+# ---------------------------------------------------------------- requests
+
+
+def _charge_rule(field: str, value: Any) -> Any:
+    """The charges' rule for `field` (callback_url, metadata), with its codes and messages."""
+    try:
+        PaymentDetails.model_validate({field: value})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise _custom(error["type"], error["msg"]) from None
+    return value
+
+
+def payout_id_rule(cls: type, value: str) -> str:
+    """Field rule: the merchant's payout_id is a ULID or a UUID."""
+    if not (is_ulid(value) or _UUID.fullmatch(value)):
+        raise _custom("invalid_value", "payout_id must be a ULID or a UUID")
+    return value
+
+
+def callback_url_rule(cls: type, value: Any) -> Any:
+    """Field rule: the charges' callback_url rule (invalid_callback_url)."""
+    return _charge_rule("callback_url", value)
+
+
+def metadata_rule(cls: type, value: Any) -> Any:
+    """Field rule: the charges' metadata rules (metadata_too_large, metadata_value_too_large, ...)."""
+    return _charge_rule("metadata", value)
+
+
+class PayoutRequest(Strict):
+    """The body of `POST /payouts`."""
+
+    payout_id: str
+    money: Money
+    destination: Destination
+    callback_url: str | None = None
+    metadata: dict[str, str] | None = None
+    description: str | None = Field(default=None, max_length=MAX_DESCRIPTION_LENGTH)
+
+    _payout_id = field_validator("payout_id")(payout_id_rule)
+    _callback_url = field_validator("callback_url", mode="before")(callback_url_rule)
+    _metadata = field_validator("metadata", mode="before")(metadata_rule)
+
+
+class BankPayoutRequest(Strict):
+    """The body of `POST /v1/payouts`: a bank payout (`method: bank`) to `beneficiary`."""
+
+    model_config = documented_required("method", "beneficiary")
+    TYPES: ClassVar[tuple[str, ...]] = ("bank",)
+
+    payout_id: str
+    money: Money
+    method: str = Field(default=None, validate_default=True)
+    beneficiary: BankAccount = Field(default=None, validate_default=True)
+    callback_url: str | None = None
+    metadata: dict[str, str] | None = None
+    description: str | None = Field(default=None, max_length=MAX_DESCRIPTION_LENGTH)
+
+    _payout_id = field_validator("payout_id")(payout_id_rule)
+    _method = field_validator("method", mode="before")(one_of_types)
+    _callback_url = field_validator("callback_url", mode="before")(callback_url_rule)
+    _metadata = field_validator("metadata", mode="before")(metadata_rule)
+
+    @field_validator("beneficiary", mode="before")
+    @classmethod
+    def _beneficiary(cls, value: Any) -> Any:
+        # Absent beneficiary: report its name and account as missing, each with its own code.
+        return {} if value is None else value
+
+    def to_payout_request(self) -> PayoutRequest:
+        """The same payout as a PayoutRequest with a bank_transfer destination."""
+        return PayoutRequest.model_validate(
+            {
+                "payout_id": self.payout_id,
+                "money": self.money.model_dump(),
+                "destination": {"type": "bank_transfer", "bank_transfer": self.beneficiary.model_dump()},
+                "callback_url": self.callback_url,
+                "metadata": self.metadata,
+                "description": self.description,
+            }
+        )
+
+
+# ---------------------------------------------------------------- rules across fields
+
+
+def _raise(errors: list[FieldError]) -> None:
+    if not errors:
+        return
+    codes = {error.code for error in errors}
+    code = codes.pop() if len(codes) == 1 else "invalid_request"
+    if len(errors) == 1:  # the detail says what is wrong (amount_too_low names the limit, ...)
+        detail = f"{errors[0].field}: {errors[0].message}."
+    else:
+        detail = f"The payout has invalid fields: {', '.join(error.field for error in errors)}."
+    raise ServiceError(400, code, detail, errors=errors)
+
+
+def check_payout(request: PayoutRequest | BankPayoutRequest) -> None:
+    """Every rule across fields (currency and amount limits of the destination); ServiceError 400
+    naming each failed field: one failure answers its own code, several invalid_request."""
+    if isinstance(request, BankPayoutRequest):
+        request = request.to_payout_request()
+    kind = request.destination.type
+    currency = request.money.currency
+    amount = request.money.value
+    errors: list[FieldError] = []
+    if currency not in CURRENCIES[kind]:
+        errors.append(
+            FieldError(
+                "money.currency",
+                "unsupported_currency",
+                f"{kind} payouts take {', '.join(CURRENCIES[kind])}, not {currency}",
+            )
+        )
+    digits = minor_units(currency)
+    limits = LIMITS.get(kind, {}).get(currency)
+    if -amount.as_tuple().exponent > digits:  # type: ignore[operator]
+        errors.append(FieldError("money.amount", "invalid_amount", f"{currency} has {digits} fraction digits"))
+    elif amount <= 0:
+        errors.append(FieldError("money.amount", "invalid_amount", "amount must be above zero"))
+    elif limits is not None and amount < limits.minimum:
+        errors.append(
+            FieldError(
+                "money.amount", "amount_too_low", f"the minimum for {kind} payouts in {currency} is {limits.minimum:f}"
+            )
+        )
+    elif limits is not None and amount > limits.maximum:
+        errors.append(
+            FieldError(
+                "money.amount", "amount_too_high", f"the maximum for {kind} payouts in {currency} is {limits.maximum:f}"
+            )
+        )
+    _raise(errors)
+
+
+# ---------------------------------------------------------------- the payout as kept and answered
+
+
+def stored_destination(destination: Destination) -> dict[str, Any]:
+    """The destination as kept: type and its sub-object, NIB normalized, nothing empty."""
+    return destination.model_dump(exclude_none=True)
+
+
+def mask_account(account: str) -> str:
+    """A bank account as shown: every digit but the last four replaced by '*'."""
+    return "*" * max(len(account) - 4, 0) + account[-4:]
+
+
+def shown_destination(destination: Mapping[str, Any]) -> dict[str, Any]:
+    """The destination as answered: a bank account masked but for its last four digits (the
+    beneficiary's name and a wallet's phone number are shown in full)."""
+    shown = {key: dict(value) if isinstance(value, Mapping) else value for key, value in destination.items()}
+    bank = shown.get("bank_transfer")
+    if isinstance(bank, dict) and isinstance(bank.get("account"), str):
+        bank["account"] = mask_account(bank["account"])
+    return shown
+
+
+def payout_view(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The payout as answered, from its stored item (amount kept as the decimal string)."""
+    amount = item["amount"]
+    if not isinstance(amount, str):  # a number read back from DynamoDB
+        amount = format_amount(Decimal(amount), item["currency"])
+    return {
+        "payout_id": item["payout_id"],
+        "provider_payout_id": item["provider_payout_id"],
+        "status": item["status"],
+        "money": {"amount": amount, "currency": item["currency"]},
+        "destination": shown_destination(item["destination"]),
+        "failure_code": item.get("failure_code"),
+        "failure_message": item.get("failure_message"),
+        "created_at": item["created_at"],
+        "processed_at": item["updated_at"],
+    }

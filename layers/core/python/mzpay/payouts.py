@@ -1,0 +1,327 @@
+"""Payouts: create (answered at once, pending or waiting for approval), settle (driven by the
+PayoutSettlementQueue that the event dispatcher feeds from payout.created / payout.approved),
+approve, reject, cancel. Every step is a conditional transition with its event; the money is
+held in the ledger when the payout is created and leaves (paid) or comes back (failed,
+canceled, rejected) when it ends. See docs/payouts.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any, NoReturn
+
+from mzpay.connectors.base import Paying, PayoutCall
+from mzpay.connectors.registry import LIVE_CONNECTORS
+from mzpay.connectors.simulated import SimulatedConnector
+from mzpay.domain import ledger
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import new_event
+from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.money import format_amount
+from mzpay.domain.payments import Status as ProviderStatus
+from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
+from mzpay.domain.payouts import (
+    CREATED_EVENT,
+    PayoutRequest,
+    Status,
+    check_payout,
+    ensure_transition,
+    event_kind,
+    stored_destination,
+)
+from mzpay.domain.payouts import payout_view as view
+from mzpay.http.principal import Principal, wrong_environment
+from mzpay.store.accounts import PayoutLimitsStore
+from mzpay.store.aws import client
+from mzpay.store.directory import iso
+from mzpay.store.ledger import movement_items
+from mzpay.store.payments import CeilingReached, Payments, Reservation
+from mzpay.store.payouts import PayoutIdTaken, Payouts
+from mzpay.store.refunds import BalanceTooLow
+
+COUNTER_TTL = 3 * 24 * 3600
+
+
+@lru_cache(maxsize=1)
+def payouts() -> Payouts:
+    return Payouts.from_env()
+
+
+@lru_cache(maxsize=1)
+def limits_store() -> PayoutLimitsStore:
+    return PayoutLimitsStore.from_env()
+
+
+def _now() -> str:
+    return iso(datetime.now(UTC))
+
+
+def _method(destination: dict[str, Any]) -> str:
+    """The connector binding a payout uses: the wallet's network, else the destination type."""
+    if destination["type"] == "mobile_wallet":
+        return str(destination["mobile_wallet"]["network"])
+    return str(destination["type"])
+
+
+def payout_connector(account_id: str, mode: str, destination: dict[str, Any]) -> Paying:
+    """The simulator for test payouts; for live ones the connector bound for the method, which
+    must be able to pay out (else 422 not_supported, rule operation)."""
+    if mode == "test":
+        return SimulatedConnector()
+    from mzpay.bindings import bindings, no_binding
+
+    bound = bindings().credentials(account_id, mode, _method(destination))
+    if bound is None or bound[0] not in LIVE_CONNECTORS:
+        raise no_binding()
+    connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
+    if not isinstance(connector, Paying):
+        raise ServiceError(422, "not_supported", "The bound provider cannot pay out through the API.", rule="operation")
+    return connector
+
+
+def _event(kind: str, payout: dict[str, Any], now: str) -> dict[str, Any]:
+    event = new_event(
+        kind,
+        payout["account_id"],
+        payout["mode"],
+        "payout",
+        payout["provider_payout_id"],
+        {"object": view(payout)},
+        now,
+    )
+    if payout.get("callback_url"):
+        event["callback_url"] = payout["callback_url"]
+    return event
+
+
+def _entries(
+    payout: dict[str, Any], movement: ledger.Movement, event: dict[str, Any], now: str
+) -> list[dict[str, Any]]:
+    return movement_items(
+        payouts().name,
+        payout["account_id"],
+        payout["mode"],
+        payout["currency"],
+        movement,
+        event["id"],
+        payout["provider_payout_id"],
+        now,
+    )
+
+
+# ---------------------------------------------------------------- create
+def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any]:
+    """Validate, check the limits, hold the money and answer at once (pending, or waiting for
+    approval above the account's threshold); settlement follows through the queue."""
+    check_payout(request)
+    account, mode = principal.acting_account_id, principal.mode
+    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    fingerprint = hashlib.sha256(canonical.encode()).hexdigest()
+    existing = payouts().by_payout_id(account, mode, request.payout_id)
+    if existing is not None:
+        return _replay(existing, fingerprint)
+    destination = stored_destination(request.destination)
+    payout_connector(account, mode, destination)  # no binding / cannot pay out: refused before anything is written
+    currency, amount = request.money.currency, request.money.value
+    now_moment = datetime.now(UTC)
+    rejection_id = new_id()
+    limits: PayoutLimits = limits_store().read(account, mode)
+    nib = (destination.get("bank_transfer") or {}).get("account")
+    try:
+        windows = check_payout_limits(limits, account, mode, currency, amount, nib, now_moment, rejection_id)
+    except ServiceError as refusal:
+        _reject(principal, request, refusal)
+    reservations = tuple(Reservation(w.rule, w.key, amount, w.ceiling) for w in windows)
+    now = iso(now_moment)
+    payout: dict[str, Any] = {
+        "provider_payout_id": new_id(),
+        "payout_id": request.payout_id,
+        "account_id": account,
+        "mode": mode,
+        "key_id": principal.key_id,
+        "status": Status.WAITING_FOR_APPROVAL if needs_approval(limits, currency, amount) else Status.PENDING,
+        "version": 1,
+        "submitted": False,
+        "amount": format_amount(amount, currency),
+        "currency": currency,
+        "destination": destination,
+        "callback_url": request.callback_url,
+        "metadata": request.metadata,
+        "description": request.description,
+        "reservations": [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None,
+        "fingerprint": fingerprint,
+        "created_at": now,
+        "updated_at": now,
+    }
+    payout = {k: v for k, v in payout.items() if v is not None}
+    created = _event(CREATED_EVENT, payout, now)
+    held = _entries(payout, ledger.hold(CREATED_EVENT, amount), created, now)
+    try:
+        payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
+    except BalanceTooLow:
+        raise ledger.insufficient_balance(currency, amount) from None
+    except CeilingReached as reached:
+        window = PayoutWindow(reached.reservation.name, reached.reservation.key, reached.reservation.ceiling)
+        _reject(principal, request, window_refusal(window, currency, rejection_id))
+    except PayoutIdTaken:
+        winner = payouts().by_payout_id(account, mode, request.payout_id)
+        assert winner is not None
+        return _replay(winner, fingerprint)
+    return view(payout)
+
+
+def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    if existing["_claim"]["fingerprint"] != fingerprint:
+        raise ServiceError(
+            409, "payout_id_reused", "This payout_id belongs to another payout (different amount or destination)."
+        )
+    return view(existing)
+
+
+def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError) -> NoReturn:
+    """Record a limit refusal as transaction.rejected (no payout exists) and raise it."""
+    now = _now()
+    rejection_id = refusal.extensions["rejection_id"]
+    data = {
+        "object": {
+            "rejection_id": rejection_id,
+            "code": refusal.code,
+            "rule": refusal.extensions.get("rule"),
+            "payout_id": request.payout_id,
+            "money": request.money.model_dump(),
+            "destination": {"type": request.destination.type},
+            "created_at": now,
+        }
+    }
+    Payments.from_env().record_rejection(
+        new_event(
+            "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
+        )
+    )
+    raise refusal
+
+
+# ---------------------------------------------------------------- read
+def visible_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
+    payout = payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
+    if payout is None or payout["account_id"] != principal.acting_account_id:
+        raise ServiceError(404, "not_found", "No such payout.")
+    if payout["mode"] != principal.mode:
+        raise wrong_environment(principal.mode, payout["mode"])
+    return payout
+
+
+def read_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
+    return view(visible_payout(principal, provider_payout_id))
+
+
+# ---------------------------------------------------------------- lifecycle
+def _end_without_paying(
+    payout: dict[str, Any], action: str, status: str, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Canceled, rejected or failed: the held money and the daily totals come back."""
+    now = _now()
+    changes = {"status": status, "updated_at": now, **(extra or {})}
+    after = {**payout, **changes}
+    event = _event(event_kind(action, status), after, now)
+    entries = _entries(payout, ledger.released(event["type"], Decimal(payout["amount"])), event, now)
+    return payouts().transition(payout, changes, [event], entries, release=True)
+
+
+def cancel(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
+    """The merchant cancels while pending, or in transit before the provider was called."""
+    payout = visible_payout(principal, provider_payout_id)
+    ensure_transition(payout["status"], "cancel", bool(payout.get("submitted")))
+    return view(_end_without_paying(payout, "cancel", Status.CANCELED))
+
+
+def _operator_payout(provider_payout_id: str) -> dict[str, Any]:
+    payout = payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
+    if payout is None:
+        raise ServiceError(404, "not_found", "No such payout.")
+    from mzpay.access import home_account
+
+    home_account(payout["account_id"])  # served by the account's home region only
+    return payout
+
+
+def approve(provider_payout_id: str) -> dict[str, Any]:
+    """Operators: a payout waiting for approval goes on to settlement."""
+    payout = _operator_payout(provider_payout_id)
+    ensure_transition(payout["status"], "approve")
+    now = _now()
+    changes = {"status": Status.PENDING, "updated_at": now}
+    event = _event(event_kind("approve", Status.PENDING), {**payout, **changes}, now)
+    return view(payouts().transition(payout, changes, [event]))
+
+
+def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
+    """Operators: a payout waiting for approval is refused; its money comes back."""
+    payout = _operator_payout(provider_payout_id)
+    ensure_transition(payout["status"], "reject")
+    return view(
+        _end_without_paying(payout, "reject", Status.REJECTED, {"failure_code": "rejected", "failure_message": reason})
+    )
+
+
+def settle(provider_payout_id: str) -> str:
+    """One settlement message: pending -> in_transit -> (provider claimed) -> paid | failed.
+    Each step is conditional, so duplicate messages and cancels racing it are harmless, and the
+    provider is called at most once (never again once `submitted`). Returns what happened."""
+    payout = payouts().get(provider_payout_id)
+    if payout is None or payout["status"] != Status.PENDING:
+        return "nothing to do"
+    try:
+        now = _now()
+        changes: dict[str, Any] = {"status": Status.IN_TRANSIT, "updated_at": now}
+        payout = payouts().transition(payout, changes, [_event("payout.in_transit", {**payout, **changes}, now)])
+        now = _now()
+        changes = {"submitted": True, "updated_at": now}
+        payout = payouts().transition(payout, changes, [_event("payout.submitted", {**payout, **changes}, now)])
+    except ServiceError as lost:
+        if lost.code == "invalid_state":
+            return "moved meanwhile"
+        raise
+    call = PayoutCall(
+        payout["provider_payout_id"], Decimal(payout["amount"]), payout["currency"], payout["destination"]
+    )
+    result = payout_connector(payout["account_id"], payout["mode"], payout["destination"]).payout(call)
+    if result.status == ProviderStatus.PENDING:
+        return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
+    if result.status == ProviderStatus.SUCCEEDED:
+        now = _now()
+        changes = {"status": Status.PAID, "updated_at": now}
+        event = _event("payout.paid", {**payout, **changes}, now)
+        entries = _entries(payout, ledger.paid_out("payout.paid", Decimal(payout["amount"])), event, now)
+        payouts().transition(payout, changes, [event], entries)
+        return Status.PAID
+    extra = {"failure_code": result.failure_code, "failure_message": result.failure_message}
+    _end_without_paying(payout, "complete", Status.FAILED, extra)
+    return Status.FAILED
+
+
+def dispatch_settlement(image: dict[str, Any]) -> bool:
+    """The outbox for settlement: a new payout.created (pending) or payout.approved event sends
+    one message to PayoutSettlementQueue. A duplicate message is harmless (settle is conditional)."""
+    kind = image.get("type")
+    status = ((image.get("data") or {}).get("object") or {}).get("status")
+    if not (kind == "payout.approved" or (kind == CREATED_EVENT and status == Status.PENDING)):
+        return False
+    client("sqs").send_message(
+        QueueUrl=os.environ["PAYOUT_SETTLEMENT_QUEUE_URL"],
+        MessageBody=json.dumps({"provider_payout_id": image["resource_id"]}),
+    )
+    return True
+
+
+def set_payout_limits(account_id: str, mode: str, limits: PayoutLimits) -> dict[str, Any]:
+    """Operators: an account's payout limits in a mode (replacing the previous ones)."""
+    from mzpay.access import home_account
+
+    account = home_account(account_id)
+    limits_store().write(account.account_id, mode, limits)
+    return {"account_id": account.account_id, "mode": mode, **limits.public()}

@@ -1,0 +1,119 @@
+"""Payouts in the payments table: PO#<provider_payout_id>/PAYOUT (status, version, submitted)
+and POID#<account>#<mode>/<payout_id> (the merchant's payout_id, unique per account and mode).
+Creating a payout is ONE transaction: the payout, its claim, the money held in the ledger (on
+condition that the available balance covers it), the daily totals it raises and its event."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.errors import ServiceError
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
+from mzpay.store.refunds import BalanceTooLow
+from mzpay.store.transitions import applied, versioned_update
+
+
+class PayoutIdTaken(Exception):
+    """Another request already created the payout with this payout_id."""
+
+
+def _key(provider_payout_id: str) -> dict[str, str]:
+    return {"pk": f"PO#{provider_payout_id}", "sk": "PAYOUT"}
+
+
+class Payouts:
+    def __init__(self, table_name: str, events_table: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> Payouts:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+    def create(
+        self,
+        payout: dict[str, Any],
+        events: list[dict[str, Any]],
+        ledger_items: list[dict[str, Any]],
+        reservations: tuple[Reservation, ...],
+        ttl: int,
+    ) -> None:
+        """PayoutIdTaken, BalanceTooLow or CeilingReached when a condition stops it."""
+        claim = {
+            "pk": f"POID#{payout['account_id']}#{payout['mode']}",
+            "sk": payout["payout_id"],
+            "provider_payout_id": payout["provider_payout_id"],
+            "fingerprint": payout["fingerprint"],
+        }
+        items = [
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {**_key(payout["provider_payout_id"]), **payout},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
+            *ledger_items,  # [2] the balance update (conditional), [3] the entry
+            *counter_raises(self.name, reservations, ttl),
+            *event_puts(self.events_name, events),
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
+            first = failed[0] if failed else 0
+            if first == 2:
+                raise BalanceTooLow() from exc
+            if 4 <= first < 4 + len(reservations):
+                raise CeilingReached(reservations[first - 4]) from exc
+            raise PayoutIdTaken() from exc
+
+    def get(self, provider_payout_id: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key=_key(provider_payout_id), ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
+    def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> dict[str, Any] | None:
+        claim = self.table.get_item(Key={"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, ConsistentRead=True).get(
+            "Item"
+        )
+        if claim is None:
+            return None
+        payout = self.get(claim["provider_payout_id"])
+        return None if payout is None else {**payout, "_claim": dict(claim)}
+
+    def transition(
+        self,
+        payout: dict[str, Any],
+        changes: dict[str, Any],
+        events: list[dict[str, Any]],
+        ledger_items: list[dict[str, Any]] | None = None,
+        release: bool = False,
+    ) -> dict[str, Any]:
+        """Apply `changes` if the payout is still in the status and version it was read with
+        (else 409 invalid_state), with its events, ledger entry and, when it ends without
+        paying (`release`), its daily totals given back."""
+        releases = counter_releases(self.name, payout, Decimal(0)) if release else []
+        try:
+            self.client.transact_write_items(
+                TransactItems=[
+                    versioned_update(self.name, _key(payout["provider_payout_id"]), payout, changes),
+                    *event_puts(self.events_name, events),
+                    *(ledger_items or []),
+                    *releases,
+                ]
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ServiceError(
+                    409, "invalid_state", "The payout changed meanwhile (another request moved it first)."
+                ) from exc
+            raise
+        return applied(payout, changes)

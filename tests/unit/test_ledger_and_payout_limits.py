@@ -1,0 +1,73 @@
+"""The ledger's movements always balance; payout limits and their windows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from mzpay.domain import ledger
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval
+
+A = Decimal("123.45")
+
+
+@pytest.mark.parametrize(
+    ("movement", "legs"),
+    [
+        (ledger.captured(A), {"available": A, "held": Decimal(0), "clearing": -A}),
+        (ledger.hold("payout.created", A), {"available": -A, "held": A, "clearing": Decimal(0)}),
+        (ledger.paid_out("payout.paid", A), {"available": Decimal(0), "held": -A, "clearing": A}),
+        (ledger.released("refund.failed", A), {"available": A, "held": -A, "clearing": Decimal(0)}),
+    ],
+)
+def test_every_movement_has_legs_summing_to_zero(movement: ledger.Movement, legs: dict[str, Decimal]) -> None:
+    assert movement.legs() == legs
+    assert sum(movement.legs().values()) == 0
+
+
+def test_only_holding_needs_available_money() -> None:
+    assert ledger.hold("refund.created", A).needs_available == A
+    assert ledger.captured(A).needs_available is None and ledger.released("x", A).needs_available is None
+
+
+LIMITS = PayoutLimits(
+    per_transaction={"MZN": Decimal("500")},
+    daily={"MZN": Decimal("1500")},
+    beneficiary_daily={"MZN": Decimal("600")},
+    approval_threshold={"MZN": Decimal("1000")},
+)
+NOW = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)  # already 22 November in Maputo
+
+
+def test_windows_are_the_maputo_day_per_account_and_per_nib() -> None:
+    windows = check_payout_limits(LIMITS, "acc", "test", "MZN", Decimal("100"), "000301080016367102371", NOW, "rej")
+    assert windows == [
+        PayoutWindow("daily", "PODAILY#acc#test#MZN#2026-11-22", Decimal("1500")),
+        PayoutWindow("beneficiary_daily", "PONIB#acc#test#000301080016367102371#MZN#2026-11-22", Decimal("600")),
+    ]
+    assert check_payout_limits(LIMITS, "acc", "test", "USD", Decimal("1e6"), None, NOW, "rej") == []
+
+
+@pytest.mark.parametrize(
+    ("amount", "nib", "rule"), [("500.01", None, "per_transaction"), ("500", "000301080016367102371", None)]
+)
+def test_the_per_transaction_ceiling(amount: str, nib: str | None, rule: str | None) -> None:
+    if rule is None:
+        assert len(check_payout_limits(LIMITS, "a", "test", "MZN", Decimal(amount), nib, NOW, "rej")) == 2
+        return
+    with pytest.raises(ServiceError) as refused:
+        check_payout_limits(LIMITS, "a", "test", "MZN", Decimal(amount), nib, NOW, "rej")
+    assert (refused.value.status, refused.value.code, refused.value.extensions) == (
+        422,
+        "limit_exceeded",
+        {"rule": rule, "rejection_id": "rej"},
+    )
+
+
+def test_approval_above_the_threshold_only() -> None:
+    assert needs_approval(LIMITS, "MZN", Decimal("1000.01")) and not needs_approval(LIMITS, "MZN", Decimal("1000"))
+    assert not needs_approval(LIMITS, "USD", Decimal("1e9"))
+    assert PayoutLimits.from_public(LIMITS.public()) == LIMITS
