@@ -15,7 +15,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
-from mzpay.store.transitions import applied, versioned_update
+from mzpay.store.transitions import applied, claimed, versioned_update
 
 
 class PaymentIdTaken(Exception):
@@ -179,13 +179,8 @@ class Payments:
         return dict(item) if item else None
 
     def by_payment_id(self, account_id: str, mode: str, payment_id: str) -> dict[str, Any] | None:
-        claim = self.table.get_item(
-            Key={"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"}, ConsistentRead=True
-        ).get("Item")
-        if claim is None:
-            return None
-        payment = self.get(claim["provider_payment_id"])  # written with the claim, in one transaction
-        return None if payment is None else {**payment, "_claim": dict(claim)}
+        key = {"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"}
+        return claimed(self.table, key, "provider_payment_id", self.get)
 
     def transition(
         self,

@@ -12,7 +12,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
 from mzpay.store.refunds import BalanceTooLow
-from mzpay.store.transitions import applied, versioned_update
+from mzpay.store.transitions import applied, claimed, versioned_update
 
 
 class PayoutIdTaken(Exception):
@@ -81,13 +81,7 @@ class Payouts:
         return dict(item) if item else None
 
     def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> dict[str, Any] | None:
-        claim = self.table.get_item(Key={"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, ConsistentRead=True).get(
-            "Item"
-        )
-        if claim is None:
-            return None
-        payout = self.get(claim["provider_payout_id"])
-        return None if payout is None else {**payout, "_claim": dict(claim)}
+        return claimed(self.table, {"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, "provider_payout_id", self.get)
 
     def transition(
         self,

@@ -13,7 +13,7 @@ from typing import Any
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.payments import event_puts
-from mzpay.store.transitions import applied, versioned_update
+from mzpay.store.transitions import applied, claimed, versioned_update
 
 
 class RefundIdTaken(Exception):
@@ -106,13 +106,9 @@ class Refunds:
         return dict(item) if item else None
 
     def by_refund_id(self, account_id: str, mode: str, refund_id: str) -> dict[str, Any] | None:
-        claim = self.table.get_item(Key={"pk": f"REFID#{account_id}#{mode}", "sk": refund_id}, ConsistentRead=True).get(
-            "Item"
+        return claimed(
+            self.table, {"pk": f"REFID#{account_id}#{mode}", "sk": refund_id}, "provider_refund_id", self.get
         )
-        if claim is None:
-            return None
-        refund = self.get(claim["provider_refund_id"])
-        return None if refund is None else {**refund, "_claim": dict(claim)}
 
     def settle(
         self,

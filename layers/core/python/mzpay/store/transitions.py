@@ -3,6 +3,7 @@ version it was read with (a lost race is a ConditionalCheckFailed, answered 409 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -41,3 +42,15 @@ def applied(entity: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     for name in (k for k, v in changes.items() if v is None):
         after.pop(name, None)
     return after
+
+
+def claimed(
+    table: Any, claim_key: dict[str, str], id_field: str, get: Callable[[str], dict[str, Any] | None]
+) -> dict[str, Any] | None:
+    """The entity a merchant's id (payment_id, refund_id, payout_id) was claimed for, with the
+    claim under `_claim` (its request fingerprint); None when the id was never used."""
+    claim = table.get_item(Key=claim_key, ConsistentRead=True).get("Item")
+    if claim is None:
+        return None
+    entity = get(claim[id_field])  # written with the claim, in one transaction
+    return None if entity is None else {**entity, "_claim": dict(claim)}
