@@ -8,7 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, money_out, payments, through_stack, warm, webhooks
+from bench import cold_start, collection, money_out, payments, through_stack, warm, webhooks
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -93,6 +93,19 @@ SECTIONS: list[Section] = [
             Column("max_ms", "max ms", ".1f"),
         ],
         money_out.run,
+    ),
+    Section(
+        "collection_signin",
+        "Collection sign-in: token validation in-process (cold, cached JWKS) and a licensed route over HTTP",
+        [
+            Column("name", "measurement"),
+            Column("p50_ms", "p50 ms", ".3f"),
+            Column("p90_ms", "p90 ms", ".3f"),
+            Column("p99_ms", "p99 ms", ".3f"),
+            Column("mean_ms", "mean ms", ".3f"),
+            Column("max_ms", "max ms", ".3f"),
+        ],
+        collection.run,
     ),
     Section(
         "dynamodb_round_trips",

@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     for env, urls in state["regions"].items():
         print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in urls.items()), flush=True)
     print(f"AWS (moto): {state['aws_endpoint']}   state: {args.state_file}", flush=True)
+    if state.get("oidc"):
+        print(f"OIDC issuer (collection sign-in): {state['oidc']['issuer']}", flush=True)
     print("local stack ready; Ctrl-C stops it", flush=True)
     stopping.wait()
     print("stopping...", flush=True)

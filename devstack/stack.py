@@ -23,9 +23,12 @@ import boto3
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from devstack.apigw import ApiDefinition, RestApi, Route
+from devstack.collection_demo import BOOTSTRAP_REALM, LICENCE_ROUTE, seed_collection
 from devstack.esm import DynamoDBStreamEventSource, ScheduleEventSource, SqsEventSource, parse_filters
 from devstack.globaltables import GlobalTableReplicator
 from devstack.lambdas import FunctionRuntime
+from devstack.licence import DEFAULT_ISSUER, generate_issuer_key, one_line
+from devstack.oidc import OidcIssuer, private_pem
 from devstack.provision import ProvisionedStack, provision
 from devstack.seed import seed_region
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
@@ -38,7 +41,10 @@ SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it ge
 # What differs locally: webhook retries come at once (20 attempts take seconds, not 3 days), and
 # receivers on localhost may be called (set in the functions' environment, never in the template).
 LOCAL_PARAMETERS = {"WebhookRetryBaseSeconds": "0"}
-LOCAL_ENVIRONMENT = {"WEBHOOK_ALLOW_LOOPBACK": "true"}
+# The collection surface's identity provider is the local OIDC issuer on loopback, over http.
+LOCAL_ENVIRONMENT = {"WEBHOOK_ALLOW_LOOPBACK": "true", "OIDC_ALLOW_LOOPBACK": "true"}
+OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)
+COLLECTION_AUDIENCE = "mzpay-collection"
 
 
 def api_name(logical_id: str) -> str:
@@ -264,6 +270,8 @@ class LocalStack:
         self.regions: dict[str, RegionStack] = {}
         self.replicators: list[GlobalTableReplicator] = []
         self.demo: dict[str, dict[str, str]] = {}
+        self.oidc: OidcIssuer | None = None
+        self.licence_signing_key, self.licence_public_key = generate_issuer_key()
 
     @property
     def aws_endpoint(self) -> str:
@@ -274,6 +282,8 @@ class LocalStack:
 
     def start(self) -> dict[str, Any]:
         self.moto = start_moto(self.host, self.moto_port, self.moto_log)
+        self.oidc = OidcIssuer(self.host, self.port_base + OIDC_SLOT, COLLECTION_AUDIENCE).start()
+        bootstrap = self.oidc.realms[BOOTSTRAP_REALM].issuer
         planned = {
             env: {name: f"http://{self.host}:{self.port_base_of(i) + slot}" for name, slot in API_SLOTS.items()}
             for i, env in enumerate(self.envs)
@@ -287,6 +297,10 @@ class LocalStack:
                 "GitCommit": _git_commit(),
                 "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "PublicGatewayUrl": planned[env]["gateway"],  # checkout_url points at the local gateway
+                "LicenceIssuerPublicKey": one_line(self.licence_public_key),
+                "CollectionOidcIssuer": bootstrap,
+                "CollectionOidcJwksUri": f"{bootstrap}/jwks",
+                "CollectionApiAudience": COLLECTION_AUDIENCE,
             }
             if peers:  # a single-region run keeps samconfig's peer URLs
                 local_overrides["PeerRegionUrls"] = peers
@@ -314,6 +328,14 @@ class LocalStack:
         for env, stack in self.regions.items():
             if "management" in stack.urls and SEED_ROUTE in stack.routes.get("ManagementApi", set()):
                 self.demo[env] = seed_region(env, stack.urls["management"], self.operator_token)
+        for env, stack in self.regions.items():
+            if "collection" in stack.urls and LICENCE_ROUTE in stack.routes.get("CollectionApi", set()):
+                account_id = self.demo.get(env, {}).get("account_id")
+                assert self.oidc is not None
+                material = seed_collection(
+                    env, stack.urls["collection"], self.oidc, self.licence_signing_key, account_id
+                )
+                self.demo.setdefault(env, {}).update(material)
         state = self.state()
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.state_file.with_suffix(".tmp")
@@ -342,6 +364,24 @@ class LocalStack:
             "aws_regions": {env: stack.provisioned.region for env, stack in self.regions.items()},
             "resources": {env: dict(stack.provisioned.physical) for env, stack in self.regions.items()},
             "demo": {env: self.demo.get(env, {}) for env in self.regions},
+            "oidc": self._oidc_state(),
+            "licence_issuer": {"issuer": DEFAULT_ISSUER, "signing_key": self.licence_signing_key},
+        }
+
+    def _oidc_state(self) -> dict[str, Any]:
+        """The local OIDC issuer: the bootstrap issuer, the audience, and every realm's signing
+        key (tests sign their own tokens with them)."""
+        if self.oidc is None:
+            return {}
+        realm = self.oidc.realms[BOOTSTRAP_REALM]
+        return {
+            "issuer": realm.issuer,
+            "token_endpoint": f"{realm.issuer}/token",
+            "audience": COLLECTION_AUDIENCE,
+            "realms": {
+                name: {"issuer": r.issuer, "kid": r.kid, "signing_key": private_pem(r.key)}
+                for name, r in self.oidc.realms.items()
+            },
         }
 
     def stop(self) -> None:
@@ -349,6 +389,8 @@ class LocalStack:
             replicator.stop()
         for stack in self.regions.values():
             stack.stop()
+        if self.oidc is not None:
+            self.oidc.stop()
         if self.moto is not None:
             self.moto.terminate()
             try:

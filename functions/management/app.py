@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from mzpay import access, bindings, payments, payouts, webhook_deliveries
+from mzpay.collection import identity_providers
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, created, to_response
@@ -146,6 +147,15 @@ def bind_connector(
 @app.delete("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
 def unbind_connector(account_id: str, mode: str, method: str) -> dict[str, Any]:
     return bindings.unbind(account_id, mode, method)
+
+
+@app.get("/v1/identity-providers/<idp_id>/audit")
+def identity_provider_audit(
+    idp_id: str,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 50,
+    page_token: Annotated[str | None, Query(max_length=1024)] = None,
+) -> dict[str, Any]:
+    return identity_providers.audit_records(idp_id, page_size, page_token)
 
 
 lambda_handler = handler_for(app)

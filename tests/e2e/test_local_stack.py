@@ -26,7 +26,16 @@ def url(stack: RunningStack, region: str, api: str, path: str) -> str:
 
 def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
     state = stack.state
-    assert set(state) == {"aws_endpoint", "operator_token", "regions", "aws_regions", "resources", "demo"}
+    assert set(state) == {
+        "aws_endpoint",
+        "operator_token",
+        "regions",
+        "aws_regions",
+        "resources",
+        "demo",
+        "oidc",
+        "licence_issuer",
+    }
     assert state["aws_endpoint"].startswith("http://127.0.0.1:")
     assert len(state["operator_token"]) >= 32
     assert set(state["regions"]) == set(REGIONS)
@@ -36,7 +45,17 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
     assert state["aws_regions"] == {"mz": "af-south-1", "regional-sa": "eu-west-1"}
     for region in REGIONS:
         demo = state["demo"][region]
-        assert set(demo) == {"account_id", "test_key", "live_key", "webhook_secret_test", "webhook_secret_live"}
+        assert set(demo) == {
+            "account_id",
+            "test_key",
+            "live_key",
+            "webhook_secret_test",
+            "webhook_secret_live",
+            "collection_token",
+            "collection_client_id",
+            "collection_client_secret",
+            "license_key",
+        }
         assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{26}", demo["account_id"])
         assert re.fullmatch(r"mzp_test_[0-9A-Za-z]{38}", demo["test_key"])
         assert re.fullmatch(r"mzp_live_[0-9A-Za-z]{38}", demo["live_key"])

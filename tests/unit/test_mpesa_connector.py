@@ -156,7 +156,9 @@ def test_token_made_with_another_public_key_does_not_decrypt(sandbox: MpesaSandb
     result = connector.charge(call("+258841230000"))
 
     assert (result.status, result.failure_code) == ("failed", "provider_auth_failed")
-    assert sandbox.requests[0].api_key is None
+    # With implicit rejection (OpenSSL 3.2+) a wrong key may decrypt to random bytes instead of
+    # failing: either way it is never the API key.
+    assert sandbox.requests[0].api_key != API_KEY
 
 
 @pytest.mark.parametrize(

@@ -261,5 +261,5 @@ def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
     from devstack.stack import LOCAL_ENVIRONMENT, LOCAL_PARAMETERS
 
     assert "WEBHOOK_ALLOW_LOOPBACK" not in (ROOT / "template.yaml").read_text(encoding="utf-8")
-    assert LOCAL_ENVIRONMENT == {"WEBHOOK_ALLOW_LOOPBACK": "true"}
+    assert LOCAL_ENVIRONMENT == {"WEBHOOK_ALLOW_LOOPBACK": "true", "OIDC_ALLOW_LOOPBACK": "true"}
     assert LOCAL_PARAMETERS == {"WebhookRetryBaseSeconds": "0"}

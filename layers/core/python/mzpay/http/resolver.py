@@ -247,8 +247,12 @@ def _with_request_id(response: dict[str, Any], request_id: str) -> dict[str, Any
     return response
 
 
-def lambda_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    """The Lambda entry point for `app`: request id in, X-Request-ID out, never a raw crash."""
+def lambda_handler(
+    app: APIGatewayRestResolver, admit_more: Callable[[dict[str, Any]], None] | None = None
+) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The Lambda entry point for `app`: request id in, X-Request-ID out, never a raw crash.
+    `admit_more(event)` runs after `admit`, before any route (and its validation): a surface's
+    own access checks (the collection surface's licence and token), raising ServiceError."""
     surface: Surface = app.mzpay_surface  # type: ignore[attr-defined]
 
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -257,6 +261,8 @@ def lambda_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any
         logger.append_keys(request_id=request_id)
         try:
             admit(event)  # the authorizer's refusal, or the per-request rules of the merchant's key
+            if admit_more is not None:
+                admit_more(event)
             response = app.resolve(event, context)
         except ServiceError as error:
             response = _proxy_error(error, surface)

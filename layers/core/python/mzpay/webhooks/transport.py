@@ -32,7 +32,7 @@ def _tls_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
+class PinnedHTTPConnection(http.client.HTTPConnection):
     """Connects to `address` while speaking HTTP to `host` (Host header)."""
 
     def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
@@ -43,7 +43,7 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self.sock = socket.create_connection((self._address, self.port), self.timeout)
 
 
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+class PinnedHTTPSConnection(http.client.HTTPSConnection):
     """Connects to `address`; TLS verifies the certificate against `host` (SNI too)."""
 
     def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
@@ -94,7 +94,7 @@ def post(
     target = parts.path or "/"
     if parts.query:
         target += "?" + parts.query
-    connection_class = _PinnedHTTPSConnection if parts.scheme == "https" else _PinnedHTTPConnection
+    connection_class = PinnedHTTPSConnection if parts.scheme == "https" else PinnedHTTPConnection
     last_error = "connection_error"
     for address in addresses:
         remaining = timeout - (time.monotonic() - started)

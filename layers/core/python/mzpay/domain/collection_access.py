@@ -1,0 +1,109 @@
+"""Who may call a collection-surface route (see docs/collection.md, "Access").
+
+Two layers, checked in this order: the system licence must be active (401 license_invalid or
+license_expired), the request must carry a valid access token of a configured identity provider
+(401 unauthorized); then the licence must hold the route's capability and the token the route's
+permission (403 forbidden, naming which). A capability and a permission share one name
+(`device:write`): the licence says what this installation may do, the token what this identity
+may do. Pure rules: no storage, no HTTP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Claims of an access token (docs/collection.md): `sub` is the identity; `account_id` the
+# business account it acts for (optional); permissions are the union of the space-separated
+# `scope` (RFC 9068) and the `permissions` array (as Auth0 and others write them).
+ACCOUNT_CLAIM = "account_id"
+PERMISSIONS_CLAIM = "permissions"
+SCOPE_CLAIM = "scope"
+
+LICENSE_READ = "license:read"
+LICENSE_WRITE = "license:write"
+IDENTITY_PROVIDER_READ = "identity_provider:read"
+IDENTITY_PROVIDER_WRITE = "identity_provider:write"
+DEVICE_READ = "device:read"
+DEVICE_WRITE = "device:write"
+# Capabilities the spec shows on licences, and the ones this surface's routes need so far.
+KNOWN_CAPABILITIES = (
+    "customer:read",
+    "customer:write",
+    "kyc:read",
+    "kyc:write",
+    "transaction:create",
+    IDENTITY_PROVIDER_READ,
+    IDENTITY_PROVIDER_WRITE,
+    DEVICE_READ,
+    DEVICE_WRITE,
+)
+
+
+@dataclass(frozen=True)
+class RouteAccess:
+    """What a route needs. `capability` is checked against the licence, `permission` against
+    the token; a route that needs no licence (the licence routes, health, version) has none."""
+
+    licence: bool = True
+    token: bool = True
+    capability: str | None = None
+    permission: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.capability and not self.licence:
+            raise ValueError("a capability is a licence's: the route must need a licence")
+        if self.permission and not self.token:
+            raise ValueError("a permission is a token's: the route must need a token")
+
+
+OPEN = RouteAccess(licence=False, token=False)
+SIGNED_IN = RouteAccess()
+
+
+def guarded(name: str) -> RouteAccess:
+    """A licensed route whose capability and permission are both `name`."""
+    return RouteAccess(capability=name, permission=name)
+
+
+def licence_admin(permission: str) -> RouteAccess:
+    """A licence route: reachable without a licence (or nobody could activate one), signed in."""
+    return RouteAccess(licence=False, permission=permission)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The caller an access token names."""
+
+    subject: str
+    issuer: str
+    account_id: str | None
+    permissions: frozenset[str]
+    provider: str  # "configured" (the stack's bootstrap provider) or an identity provider's id
+
+    def holds(self, permission: str) -> bool:
+        return permission in self.permissions
+
+    def actor(self) -> dict[str, Any]:
+        """Who did something, for audit records."""
+        return {"subject": self.subject, "issuer": self.issuer, "account_id": self.account_id}
+
+
+class InvalidClaims(ValueError):
+    """A signed token whose claims do not name an identity."""
+
+
+def identity_from_claims(claims: dict[str, Any], provider: str) -> Identity:
+    """The identity of a verified token's claims."""
+    subject, issuer = claims.get("sub"), claims.get("iss")
+    if not isinstance(subject, str) or not subject or not isinstance(issuer, str):
+        raise InvalidClaims("the token names no subject")
+    account = claims.get(ACCOUNT_CLAIM)
+    if account is not None and (not isinstance(account, str) or not account):
+        raise InvalidClaims(f"{ACCOUNT_CLAIM} must be a non-empty string")
+    scope = claims.get(SCOPE_CLAIM, "")
+    listed = claims.get(PERMISSIONS_CLAIM, [])
+    if not isinstance(scope, str) or not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
+        raise InvalidClaims(f"{SCOPE_CLAIM} must be a string and {PERMISSIONS_CLAIM} a list of strings")
+    permissions = frozenset(filter(None, scope.split())) | frozenset(filter(None, listed))
+    return Identity(subject, issuer, account, permissions, provider)

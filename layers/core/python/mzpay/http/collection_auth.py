@@ -1,0 +1,131 @@
+"""Access to the collection surface, checked in the function before any route runs (before
+body validation too): licence, access token, the licence's capability, the token's permission
+(mzpay.domain.collection_access). See docs/collection.md, "Where access is checked".
+
+Routes are declared with `CollectionRoutes`, which records each route's RouteAccess next to
+its declaration; a resource the table does not name needs a licence and a token.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+
+from mzpay.collection import licence
+from mzpay.collection.signin import Provider, audience, configured_provider, unauthorized, verify_access_token
+from mzpay.domain.collection_access import SIGNED_IN, Identity, RouteAccess
+from mzpay.domain.errors import ServiceError
+from mzpay.http.authorizers import bearer_token, source_ip
+
+_current: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("collection_caller", default=None)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls (None on routes without a token) and from which address."""
+
+    identity: Identity | None
+    source_ip: str
+
+    def signed_in(self) -> Identity:
+        if self.identity is None:
+            raise unauthorized("missing")
+        return self.identity
+
+    def account_id(self) -> str:
+        """The account the identity acts for; 403 forbidden when its token names none."""
+        identity = self.signed_in()
+        if identity.account_id is None:
+            raise ServiceError(403, "forbidden", "The access token names no account (claim account_id).")
+        return identity.account_id
+
+
+def caller() -> Caller:
+    """The caller of the current request (after `admit`)."""
+    current = _current.get()
+    if current is None:
+        raise unauthorized("missing")
+    return current
+
+
+def _resource(path: str) -> str:
+    """Powertools' /v1/x/<id> -> API Gateway's /v1/x/{id}."""
+    return "/".join(
+        "{" + part[1:-1] + "}" if part.startswith("<") and part.endswith(">") else part for part in path.split("/")
+    )
+
+
+class CollectionRoutes:
+    """Declares routes on the resolver together with what each needs."""
+
+    def __init__(self, app: APIGatewayRestResolver) -> None:
+        self.app = app
+        self.access: dict[tuple[str, str], RouteAccess] = {}
+
+    def _route(self, method: str, path: str, access: RouteAccess) -> Callable[..., Any]:
+        self.access[(method, _resource(path))] = access
+        return getattr(self.app, method.lower())(path)  # type: ignore[no-any-return]
+
+    def get(self, path: str, access: RouteAccess) -> Callable[..., Any]:
+        return self._route("GET", path, access)
+
+    def post(self, path: str, access: RouteAccess) -> Callable[..., Any]:
+        return self._route("POST", path, access)
+
+    def put(self, path: str, access: RouteAccess) -> Callable[..., Any]:
+        return self._route("PUT", path, access)
+
+    def delete(self, path: str, access: RouteAccess) -> Callable[..., Any]:
+        return self._route("DELETE", path, access)
+
+    def admit(self, event: dict[str, Any]) -> None:
+        """Before the route: check what it needs and remember the caller (ServiceError if not)."""
+        _current.set(None)
+        method = str(event.get("httpMethod") or "").upper()
+        access = self.access.get((method, str(event.get("resource") or "")), SIGNED_IN)
+        active = licence.require_active() if access.licence else None
+        identity = None
+        if access.token:
+            token = bearer_token(event)
+            if token is None:
+                raise unauthorized("missing")
+            identity = verify_access_token(token, provider_for, api_audience=audience())
+        if access.capability and active is not None and not active.allows(access.capability):
+            raise ServiceError(
+                403,
+                "forbidden",
+                f"The licence does not include the capability {access.capability}.",
+                capability=access.capability,
+            )
+        if access.permission and identity is not None and not identity.holds(access.permission):
+            raise ServiceError(
+                403,
+                "forbidden",
+                f"The access token lacks the permission {access.permission}.",
+                permission=access.permission,
+            )
+        _current.set(Caller(identity, source_ip(event)))
+
+
+@lru_cache(maxsize=1)
+def _identity_providers() -> Any:
+    from mzpay.store.identity_providers import IdentityProviders
+
+    return IdentityProviders.from_env()
+
+
+def provider_for(issuer: str) -> Provider | None:
+    """The configured provider whose issuer is `issuer`: the stack's bootstrap provider, or an
+    `oidc` identity provider created through the API."""
+    configured = configured_provider()
+    if configured is not None and issuer == configured.issuer:
+        return configured
+    pointer = _identity_providers().by_issuer(issuer)
+    if pointer is None or pointer.get("type") != "oidc" or not pointer.get("jwks_uri"):
+        return None
+    return Provider(issuer, str(pointer["jwks_uri"]), str(pointer["idp_id"]))

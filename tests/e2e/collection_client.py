@@ -1,0 +1,124 @@
+"""The collection surface as a client meets it over HTTP: tokens of the local OIDC issuer,
+licences of the local licence issuer, and the full error shape asserted in one place."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+import jwt
+import requests
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from devstack.launcher import RunningStack
+from devstack.licence import issue_licence
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+ALL_SCOPES = (
+    "license:read license:write customer:read customer:write kyc:read kyc:write transaction:create "
+    "identity_provider:read identity_provider:write device:read device:write"
+)
+CHALLENGE = 'Bearer realm="mzpay-collection"'
+INVALID_TOKEN = 'Bearer realm="mzpay-collection", error="invalid_token"'
+
+
+class Collection:
+    """One region's collection API and the local issuers that serve it."""
+
+    def __init__(self, stack: RunningStack, region: str) -> None:
+        self.stack = stack
+        self.region = region
+        self.url = stack.state["regions"][region]["collection"]
+        self.oidc = stack.state["oidc"]
+        self.demo = stack.state["demo"][region]
+        self.token = self.demo["collection_token"]
+
+    # ---------------------------------------------------------------- tokens
+    def mint(
+        self,
+        realm: str = "mzpay",
+        *,
+        key: Any = None,
+        kid: str | None = None,
+        lifetime: int = 3600,
+        algorithm: str = "RS256",
+        **claims: Any,
+    ) -> str:
+        """An access token of `realm` (signed with its key unless `key` is given)."""
+        spec = self.oidc["realms"][realm]
+        now = int(time.time())
+        body = {
+            "iss": spec["issuer"],
+            "sub": "tester",
+            "aud": self.oidc["audience"],
+            "iat": now,
+            "exp": now + lifetime,
+            "jti": str(uuid.uuid4()),
+            "scope": ALL_SCOPES,
+            "account_id": self.demo["account_id"],
+        }
+        body.update(claims)
+        body = {k: v for k, v in body.items() if v is not None}
+        signing_key = key if key is not None else spec["signing_key"]
+        return jwt.encode(body, signing_key, algorithm=algorithm, headers={"kid": kid or spec["kid"]})
+
+    def licence(self, **options: Any) -> str:
+        """A licence key signed by the local stack's licence issuer."""
+        options.setdefault("issued_to", "Banco Teste")
+        return issue_licence(self.stack.state["licence_issuer"]["signing_key"], **options)
+
+    # ---------------------------------------------------------------- HTTP
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = "demo",
+        params: dict[str, Any] | None = None,
+    ) -> requests.Response:
+        headers = {}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {self.token if token == 'demo' else token}"
+        return requests.request(method, self.url + path, json=body, headers=headers, params=params, timeout=30)
+
+    def ensure_licence(self) -> None:
+        """The region's demo licence active again (tests that change it restore it)."""
+        if self.call("GET", "/v1/license").status_code == 404:
+            answer = self.call("POST", "/v1/license/activate", {"license_key": self.demo["license_key"]})
+            assert answer.status_code == 200, answer.text
+
+
+def random_rsa_key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def assert_error(
+    response: requests.Response,
+    status: int,
+    code: str,
+    message: str,
+    metadata: dict[str, Any] | None = None,
+    www_authenticate: str | None = None,
+) -> None:
+    """The collection surface's whole error answer."""
+    assert response.status_code == status, response.text
+    assert response.headers["Content-Type"] == "application/json"
+    request_id = response.headers["X-Request-ID"]
+    assert UUID.match(request_id)
+    assert response.json() == {
+        "code": code,
+        "message": message,
+        "request_id": f"req_{request_id}",
+        "metadata": metadata or {},
+    }
+    assert response.headers.get("WWW-Authenticate") == www_authenticate
+
+
+def assert_ok(response: requests.Response) -> dict[str, Any]:
+    assert response.status_code == 200, response.text
+    assert response.headers["Content-Type"] == "application/json"
+    assert UUID.match(response.headers["X-Request-ID"])
+    return response.json()  # type: ignore[no-any-return]

@@ -1,0 +1,75 @@
+"""Who may call a collection route: claims -> identity, route requirements, and every route of
+the collection function declaring what it needs."""
+
+from __future__ import annotations
+
+import pytest
+
+from devstack.modules import load_module
+from mzpay.domain.collection_access import (
+    OPEN,
+    SIGNED_IN,
+    InvalidClaims,
+    RouteAccess,
+    guarded,
+    identity_from_claims,
+    licence_admin,
+)
+from tests.unit.test_template import ROOT, template_routes
+
+
+def test_permissions_are_scope_and_the_permissions_array_together() -> None:
+    identity = identity_from_claims(
+        {"sub": "ana", "iss": "https://idp", "scope": "a:read  b:write", "permissions": ["c:read"], "account_id": "x"},
+        "configured",
+    )
+    assert identity.permissions == {"a:read", "b:write", "c:read"}
+    assert (identity.subject, identity.account_id, identity.provider) == ("ana", "x", "configured")
+    assert identity.actor() == {"subject": "ana", "issuer": "https://idp", "account_id": "x"}
+    assert identity_from_claims({"sub": "svc", "iss": "i"}, "idp_1").permissions == frozenset()
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"iss": "i"},
+        {"sub": "", "iss": "i"},
+        {"sub": "a", "iss": "i", "account_id": 7},
+        {"sub": "a", "iss": "i", "scope": ["x"]},
+        {"sub": "a", "iss": "i", "permissions": "x"},
+        {"sub": "a", "iss": "i", "permissions": [1]},
+    ],
+)
+def test_claims_that_name_no_identity_are_refused(claims: dict[str, object]) -> None:
+    with pytest.raises(InvalidClaims):
+        identity_from_claims(claims, "configured")
+
+
+def test_a_capability_needs_a_licence_and_a_permission_a_token() -> None:
+    with pytest.raises(ValueError):
+        RouteAccess(licence=False, capability="x")
+    with pytest.raises(ValueError):
+        RouteAccess(token=False, permission="x")
+    assert guarded("device:read") == RouteAccess(capability="device:read", permission="device:read")
+    assert licence_admin("license:write") == RouteAccess(licence=False, permission="license:write")
+
+
+def test_every_collection_route_declares_what_it_needs_and_only_health_and_version_are_open() -> None:
+    module = load_module(ROOT / "functions" / "collection" / "app.py", "access_check_collection")
+    declared = module.routes.access
+    assert set(declared) == template_routes("CollectionFunction")
+    assert {route for route, access in declared.items() if access == OPEN} == {
+        ("GET", "/health"),
+        ("GET", "/v1/version"),
+    }
+    assert {route for route, access in declared.items() if not access.licence} == {
+        ("GET", "/health"),
+        ("GET", "/v1/version"),
+        ("GET", "/v1/license"),
+        ("POST", "/v1/license/activate"),
+        ("POST", "/v1/license/deactivate"),
+        ("POST", "/v1/license/validate"),
+    }
+    assert declared[("GET", "/v1/system/config/supported-docs")] == SIGNED_IN
+    assert declared[("DELETE", "/v1/identity_providers")] == guarded("identity_provider:write")
+    assert declared[("POST", "/v1/devices/trust")] == guarded("device:write")
