@@ -9,5 +9,6 @@ from mzpay.observability import logger
 @logger.inject_lambda_context
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     swept = payments.expire_due()
-    logger.info("expiry sweep", extra=swept)
+    if swept["expired"]:  # a sweep that found nothing says nothing (it runs every minute)
+        logger.info("expiry sweep", extra=swept)
     return swept
