@@ -180,6 +180,13 @@ def select_name(lookup_id: str, body: Annotated[SelectCandidate, Body()]) -> dic
     return name_lookups.select(merchant(), lookup_id, body.candidate_id)
 
 
+@app.post("/checkout/<payment_id>/test/<outcome>")
+def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:
+    fields = checkout_page.form(app.current_event)
+    checkout_page.check_csrf(app.current_event, fields)
+    return checkout_page.page(payments.test_action(payment_id, outcome))
+
+
 @app.get("/v1/events")
 @requires("events:read")
 def list_events() -> dict[str, Any]:

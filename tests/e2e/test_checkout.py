@@ -244,3 +244,32 @@ def test_the_scheduled_sweep_expires_checkouts_nobody_touches(stack: RunningStac
     assert status == "expired"
     assert "expiry_shard" not in item["Item"]  # out of the expiry index
     assert events_of(stack, pid) == ["payment.created", "payment.expired"]
+
+
+def test_the_test_toolbar_plays_the_payer_in_test_mode_only(stack: RunningStack, shop: Merchant) -> None:
+    url = checkout(shop).json()["checkout_url"]
+    browser, page, token = open_page(url)
+    assert page.count("class='test-toolbar'") == 2
+    paid = browser.post(f"{url}/test/succeed", data={"csrf_token": token}, timeout=30)
+    assert (paid.status_code, status_on(paid.text)) == (200, "succeeded")
+    failing = checkout(shop).json()["checkout_url"]
+    browser, _, token = open_page(failing)
+    failed = browser.post(f"{failing}/test/fail", data={"csrf_token": token}, timeout=30)
+    assert status_on(failed.text) == "failed"
+    assert browser.post(f"{failing}/test/succeed", data={"csrf_token": token}, timeout=30).json() == problem(
+        409, "Conflict", "invalid_state", "Cannot pay a payment that is failed."
+    )
+
+    live = shop.call("POST", "/v1/payments", {"amount": "10.00", "currency": "MZN"}, key=shop.live_key).json()
+    browser, page, token = open_page(live["checkout_url"])
+    assert "test-toolbar" not in page and "Test mode" not in page
+    refused = browser.post(f"{live['checkout_url']}/test/succeed", data={"csrf_token": token}, timeout=30)
+    assert refused.json() == problem(403, "Forbidden", "live_payment", "Test actions are refused on live payments.")
+    assert shop.call("GET", f"/v1/payments/{live['provider_payment_id']}", key=shop.live_key).json()["status"] == (
+        "requires_payment_method"
+    )
+    unknown = checkout(shop).json()["checkout_url"]
+    browser, _, token = open_page(unknown)
+    assert browser.post(f"{unknown}/test/explode", data={"csrf_token": token}, timeout=30).json() == problem(
+        404, "Not Found", "not_found", "No such test action: explode (one of succeed, fail)."
+    )

@@ -563,6 +563,21 @@ def checkout_payment(provider_payment_id: str) -> dict[str, Any]:
     return _current(payment)
 
 
+# The test toolbar's payers: the documented simulator numbers that give each outcome.
+TEST_PAYERS = {"succeed": "+258840000000", "fail": "+258840000001"}
+
+
+def test_action(provider_payment_id: str, outcome: str) -> dict[str, Any]:
+    """The hosted page's test toolbar: pay a TEST checkout as a payer whose outcome is `outcome`
+    (succeed, fail). On a live payment: 403 live_payment."""
+    payment = checkout_payment(provider_payment_id)
+    if payment["mode"] != "test":
+        raise ServiceError(403, "live_payment", "Test actions are refused on live payments.")
+    if outcome not in TEST_PAYERS:
+        raise ServiceError(404, "not_found", f"No such test action: {outcome} (one of {', '.join(TEST_PAYERS)}).")
+    return pay_checkout(provider_payment_id, "mpesa", TEST_PAYERS[outcome])
+
+
 def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> dict[str, Any]:
     """The payer chose a mobile wallet on the hosted page: the charge goes through the same
     validation, ceilings, risk stage, routing, pilot rules and connector as POST /charges."""

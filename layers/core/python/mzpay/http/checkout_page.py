@@ -20,6 +20,8 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import NETWORK_NAMES
 
 CSRF_COOKIE = "mzpay_csrf"
+# The test toolbar's buttons (see mzpay.payments.test_action).
+TEST_ACTIONS = {"succeed": "Simulate a successful payment", "fail": "Simulate a failed payment"}
 
 _STATUS_TEXT = {
     "requires_payment_method": "Choose how to pay.",
@@ -93,6 +95,13 @@ def page(payment: dict[str, Any], status_code: int = 200, error: str | None = No
             "<label>Phone <input name='phone_number' type='tel' placeholder='+25884...' required></label>"
             "<button type='submit'>Pay</button></form>"
         )
+        if payment["mode"] == "test":  # the test toolbar: play the payer without a phone
+            for outcome, label in TEST_ACTIONS.items():
+                parts.append(
+                    f"<form class='test-toolbar' method='post' action='{action[: -len('/pay')]}/test/{outcome}'>"
+                    f"<input type='hidden' name='csrf_token' value='{token}'>"
+                    f"<button type='submit'>{escape(label)}</button></form>"
+                )
     return_url = payment.get("return_url")
     if return_url and status in ("succeeded", "failed", "canceled", "expired"):
         parts.append(f"<a href='{escape(return_url)}'>Back to the merchant</a>")
