@@ -31,10 +31,15 @@ class Operator:
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> requests.Response:
         return requests.request(method, self.url + path, json=body, headers=self.headers, timeout=30)
 
-    def account(self, name: str = "Loja Maputo") -> dict[str, Any]:
+    def created(self, name: str = "Loja Maputo") -> dict[str, Any]:
+        """The creation's whole answer: the account and its first webhook secrets."""
         response = self.call("POST", "/v1/accounts", {"name": name, "region": self.region})
         assert response.status_code == 201, response.text
         return response.json()  # type: ignore[no-any-return]
+
+    def account(self, name: str = "Loja Maputo") -> dict[str, Any]:
+        """A new account as GET /v1/accounts/{id} shows it (the secrets are answered once)."""
+        return {k: v for k, v in self.created(name).items() if k != "webhook_secrets"}
 
     def key(self, account_id: str, **options: Any) -> dict[str, Any]:
         response = self.call("POST", f"/v1/accounts/{account_id}/api-keys", {"mode": "test", **options})
@@ -344,8 +349,9 @@ def test_an_account_is_created_in_its_own_region(stack: RunningStack, mz: Operat
 
 # ---------------------------------------------------------------- management
 def test_account_creation_answers_the_account(mz: Operator) -> None:
-    account = mz.account("Farmácia Central")
+    account = mz.created("Farmácia Central")
     assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{26}", account["id"])
+    secrets = account.pop("webhook_secrets")
     assert account | {"id": None, "created_at": None, "updated_at": None} == {
         "id": None,
         "name": "Farmácia Central",
@@ -355,6 +361,10 @@ def test_account_creation_answers_the_account(mz: Operator) -> None:
         "created_at": None,
         "updated_at": None,
     }
+    assert sorted(secrets) == ["live", "test"]
+    for secret in secrets.values():
+        assert set(secret) == {"secret_id", "secret"} and secret["secret"].startswith("whsec_")
+    assert secrets["test"]["secret"] != secrets["live"]["secret"]
     assert account["created_at"] == account["updated_at"]
 
 
@@ -412,10 +422,10 @@ def test_reactivating_an_active_account_is_invalid_state(mz: Operator) -> None:
 
 
 def test_webhook_secret_roll_keeps_the_previous_secret_for_a_day(mz: Operator) -> None:
-    account = mz.account()
+    account = mz.created()
     path = f"/v1/accounts/{account['id']}/webhook-secrets/roll"
     first = mz.call("POST", path, {"mode": "live"}).json()
-    assert first["previous_secret_id"] is None and first["previous_expires_at"] is None
+    assert first["previous_secret_id"] == account["webhook_secrets"]["live"]["secret_id"]  # made with the account
     assert re.fullmatch(r"whsec_[A-Za-z0-9_-]{43}", first["secret"])
     second = mz.call("POST", path, {"mode": "live"}).json()
     assert second["secret"] != first["secret"]

@@ -104,16 +104,27 @@ def assert_lines(text: str, patterns: list[str]) -> None:
         assert re.fullmatch(pattern, line), f"{line!r} does not match {pattern!r}"
 
 
-def account_lines(account_id: str, name: str, region: str, status: str, reason: str) -> list[str]:
-    return [
-        rf"id:          {account_id}",
-        rf"name:        {re.escape(name)}",
-        rf"region:      {region}",
-        rf"status:      {status}",
-        rf"reason:      {re.escape(reason)}",
-        rf"created_at:  {TIMESTAMP}",
-        rf"updated_at:  {TIMESTAMP}",
+def account_lines(
+    account_id: str, name: str, region: str, status: str, reason: str, created: bool = False
+) -> list[str]:
+    """The account as the CLI prints it; a creation also prints the first webhook secrets, once."""
+    pad = " " * (len("webhook_secrets.test.secret_id:") - len("created_at:")) if created else ""
+    lines = [
+        rf"id:          {pad}{account_id}",
+        rf"name:        {pad}{re.escape(name)}",
+        rf"region:      {pad}{region}",
+        rf"status:      {pad}{status}",
+        rf"reason:      {pad}{re.escape(reason)}",
+        rf"created_at:  {pad}{TIMESTAMP}",
+        rf"updated_at:  {pad}{TIMESTAMP}",
     ]
+    if created:
+        for mode in ("test", "live"):
+            lines += [
+                rf"webhook_secrets\.{mode}\.secret_id:  {ULID}",
+                rf"webhook_secrets\.{mode}\.secret:     whsec_[A-Za-z0-9_-]{{43}}",
+            ]
+    return lines
 
 
 def create_account(admin: Admin, name: str, region: str = "mz") -> str:
@@ -162,10 +173,11 @@ def test_account_create_show_suspend_reactivate(admin: Admin) -> None:
     created = admin("accounts", "create", "--name", "Loja do Bairro, Lda", "--region", "mz")
     assert created.code == 0 and created.err == ""
     account_id = fields(created.out)["id"]
-    assert_lines(created.out, account_lines(ULID, "Loja do Bairro, Lda", "mz", "active", "-"))
+    assert_lines(created.out, account_lines(ULID, "Loja do Bairro, Lda", "mz", "active", "-", created=True))
 
-    shown = admin("accounts", "show", account_id)
-    assert (shown.code, shown.out, shown.err) == (0, created.out, "")
+    shown = admin("accounts", "show", account_id)  # the secrets were shown once, at creation
+    assert (shown.code, shown.err) == (0, "")
+    assert_lines(shown.out, account_lines(account_id, "Loja do Bairro, Lda", "mz", "active", "-"))
 
     suspended = admin("accounts", "suspend", account_id, "--reason", "KYC documents expired")
     assert suspended.code == 0 and suspended.err == ""
@@ -200,7 +212,7 @@ def test_json_prints_the_api_answer_as_is(admin: Admin) -> None:
 def test_control_characters_stay_on_their_line(admin: Admin) -> None:
     created = admin("accounts", "create", "--name", "Linha 1\nLinha 2\x1b[31m", "--region", "mz")
     assert created.code == 0
-    assert created.out.splitlines()[1] == r"name:        Linha 1\nLinha 2\x1b[31m"
+    assert created.out.splitlines()[1] == r"name:                            Linha 1\nLinha 2\x1b[31m"
     raw = admin("--json", "accounts", "show", fields(created.out)["id"])
     assert json.loads(raw.out)["name"] == "Linha 1\nLinha 2\x1b[31m"
 
@@ -324,7 +336,8 @@ def test_keys_create_validation_errors_name_the_fields(admin: Admin) -> None:
 
 # ---------------------------------------------------------------------------------------- webhook secrets
 def test_webhook_secret_roll_keeps_the_previous_one_for_the_overlap(admin: Admin) -> None:
-    account_id = create_account(admin, "Webhooks Lda")
+    created = admin("accounts", "create", "--name", "Webhooks Lda", "--region", "mz")
+    account_id, created_secret_id = fields(created.out)["id"], fields(created.out)["webhook_secrets.test.secret_id"]
     first = admin("webhook-secrets", "roll", account_id, "--mode", "test")
     assert first.code == 0 and first.err == SECRET_WARNING
     assert_lines(
@@ -334,8 +347,8 @@ def test_webhook_secret_roll_keeps_the_previous_one_for_the_overlap(admin: Admin
             r"mode:                 test",
             rf"secret_id:            {ULID}",
             r"secret:               whsec_\S+",
-            r"previous_secret_id:   -",
-            r"previous_expires_at:  -",
+            rf"previous_secret_id:   {created_secret_id}",  # the account's first, made with it
+            rf"previous_expires_at:  {TIMESTAMP}",
             r"region:               mz",
         ],
     )
@@ -422,7 +435,7 @@ def test_python_dash_m_entry_point_with_the_environment(local_stack: RunningStac
         [*command, "regional-sa"], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60
     )
     assert (created.returncode, created.stderr) == (0, "")
-    assert_lines(created.stdout, account_lines(ULID, "Subprocess SA", "regional-sa", "active", "-"))
+    assert_lines(created.stdout, account_lines(ULID, "Subprocess SA", "regional-sa", "active", "-", created=True))
 
     failed = subprocess.run(
         [sys.executable, "-m", "mzpay_admin", "accounts", "show", "NOPE"],

@@ -119,7 +119,7 @@ def test_a_wallet_payout_settles_to_paid_with_its_signed_webhook(stack: RunningS
 
 
 def stack_secret(stack: RunningStack, shop: Merchant) -> str:
-    """The account's test webhook secret: a new account gets its first one by a roll."""
+    """The account's current test webhook secret (rolled here, so the test knows its value)."""
     rolled = requests.post(
         f"{management(stack)}/v1/accounts/{shop.account['id']}/webhook-secrets/roll",
         json={"mode": "test"},

@@ -50,6 +50,9 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     reset_mzpay_caches()
     with mock_aws():
         create_directory_table(TABLE)
+        create_directory_table("accounts")  # same key schema: where new accounts' webhook secrets go
+        monkeypatch.setenv("ACCOUNTS_TABLE", "accounts")
+        monkeypatch.setenv("DATA_KEY_ID", boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"])
         boto3.client("secretsmanager", region_name=REGION).create_secret(Name=PEPPER_SECRET, SecretString=PEPPER)
         directory = Directory(TABLE)
         directory.create_account(account(ACCOUNT_ID, "mz"))

@@ -42,12 +42,17 @@ def _not_found(what: str) -> ServiceError:
 
 # ---------------------------------------------------------------- accounts (operators)
 def create_account(name: str, region: str) -> dict[str, Any]:
-    """A new active account homed in `region` (which must be this stack's region)."""
+    """A new active account homed in `region` (which must be this stack's region), with its first
+    webhook signing secret per mode, answered this once (webhooks are signed from the start)."""
     ensure_home(region, "management")
     now = iso(_now())
     account = Account(new_id(), name, region, account_rules.AccountStatus.ACTIVE, "", now, now)
     directory().create_account(account)
-    return account.public()
+    secrets = {mode: roll_webhook_secret(account.account_id, mode) for mode in ("test", "live")}
+    return {
+        **account.public(),
+        "webhook_secrets": {mode: {k: answer[k] for k in ("secret_id", "secret")} for mode, answer in secrets.items()},
+    }
 
 
 def _served_here(record: Served | None, what: str, api: str) -> Served:
