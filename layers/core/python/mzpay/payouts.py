@@ -275,6 +275,9 @@ def settle(provider_payout_id: str) -> str:
     payout = payouts().get(provider_payout_id)
     if payout is None or payout["status"] != Status.PENDING:
         return "nothing to do"
+    # Before anything moves: a connector that cannot be built fails this message (retried), not
+    # a payout left in transit that no provider was ever asked to pay.
+    connector = payout_connector(payout["account_id"], payout["mode"], payout["destination"])
     try:
         now = _now()
         changes: dict[str, Any] = {"status": Status.IN_TRANSIT, "updated_at": now}
@@ -289,7 +292,7 @@ def settle(provider_payout_id: str) -> str:
     call = PayoutCall(
         payout["provider_payout_id"], Decimal(payout["amount"]), payout["currency"], payout["destination"]
     )
-    result = payout_connector(payout["account_id"], payout["mode"], payout["destination"]).payout(call)
+    result = connector.payout(call)
     if result.status == ProviderStatus.PENDING:
         return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
     if result.status == ProviderStatus.SUCCEEDED:
