@@ -40,7 +40,7 @@ OPERATOR_SECRET = "OperatorTokenSecret"
 SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
 # What differs locally: webhook retries come at once (20 attempts take seconds, not 3 days), and
 # receivers on localhost may be called (set in the functions' environment, never in the template).
-LOCAL_PARAMETERS = {"WebhookRetryBaseSeconds": "0"}
+LOCAL_PARAMETERS = {"WebhookRetryBaseSeconds": "0", "ReconcileFirstSeconds": "1"}
 # The collection surface's identity provider is the local OIDC issuer on loopback, over http.
 LOCAL_ENVIRONMENT = {"WEBHOOK_ALLOW_LOOPBACK": "true", "OIDC_ALLOW_LOOPBACK": "true"}
 OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)

@@ -5,6 +5,7 @@ test traffic never reaches live credentials."""
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -220,3 +221,38 @@ def test_bindings_are_validated(
     expected = problem(status, title, code, detail, **({"errors": errors} if errors else {}))
     assert response.json() == expected
     assert requests.get(bindings_url(stack, shop), headers=operator(stack), timeout=30).json() == {"bindings": []}
+
+
+def test_a_live_payment_left_pending_is_reconciled_with_the_provider(stack: RunningStack) -> None:
+    from mzpay.connectors.mpesa import third_party_reference
+
+    with MpesaSandbox() as provider:  # its own: status queries must not mix with other tests' requests
+        shop = Merchant(stack)
+        assert bind(stack, shop, {"psp_id": "vodacom-mpesa", "credentials": provider.credentials()}).status_code == 200
+        completed = shop.charge(wallet("+258840010004"), key=shop.live_key).json()  # 503: outcome unknown
+        never_seen = shop.charge(wallet("+258840020004"), key=shop.live_key).json()
+        assert (completed["status"], never_seen["status"]) == ("pending", "pending")
+        assert (completed["expires_at"], never_seen["expires_at"]) == (None, None)  # live pending never expires
+        provider.statuses[third_party_reference(completed["provider_payment_id"])] = "Completed"
+
+        def status(payment: dict[str, Any]) -> dict[str, Any]:
+            return shop.call("GET", f"/v1/payments/{payment['provider_payment_id']}", key=shop.live_key).json()  # type: ignore[no-any-return]
+
+        deadline = time.monotonic() + 30  # first question after 1 s locally, the sweep every 5 s
+        while time.monotonic() < deadline and "pending" in (status(completed)["status"], status(never_seen)["status"]):
+            time.sleep(0.5)
+        done, missing = status(completed), status(never_seen)
+    assert (done["status"], done["captured_amount"], done["failure_code"]) == ("succeeded", "150.00", None)
+    assert (missing["status"], missing["failure_code"], missing["failure_message"]) == (
+        "failed",
+        "not_received",
+        "The provider never received the payment.",
+    )
+    queries = [r for r in provider.requests if r.path == "/ipg/v1x/queryTransactionStatus/"]
+    assert {q.query["input_QueryReference"] for q in queries} == {
+        third_party_reference(completed["provider_payment_id"]),
+        third_party_reference(never_seen["provider_payment_id"]),
+    }
+    assert all(q.api_key == provider.api_key for q in queries)
+    balance = shop.call("GET", "/v1/balance", key=shop.live_key).json()["balances"]
+    assert balance == [{"currency": "MZN", "available": "150.00", "held": "0.00"}]  # the ledger saw the capture

@@ -1,4 +1,5 @@
-"""A loopback HTTP server that plays Vodacom M-Pesa's C2B single-stage endpoint for tests.
+"""A loopback HTTP server that plays Vodacom M-Pesa's C2B single-stage and Query Transaction
+Status endpoints for tests, both on one port (not being 18352, the connector keeps it for queries).
 
 It holds its own RSA key pair: `public_key` (base64 DER, as the developer portal hands it out)
 goes into the connector's credentials, and every bearer token is decrypted with the private
@@ -18,6 +19,17 @@ four digits:
 
 A token that does not decrypt to `api_key` gets 401 INS-2 Invalid API Key; another path, 404.
 HTTP statuses follow the portal's response-code table.
+
+Every charge that reaches the API (not 0004's gateway page, not 0006's duplicate, not a bad
+token) is kept in `charges` (transaction reference -> status): "Pending" while it is being
+answered (0003 during its slow wait), then "Completed" for INS-0, "Cancelled" for INS-5 and
+"Failed" for any other refusal. GET /ipg/v1x/queryTransactionStatus/ (input_QueryReference: the
+transaction reference, third-party reference, conversation ID or transaction ID of a charge;
+input_ThirdPartyReference and input_ServiceProviderCode required too) answers 200 INS-0 with
+that status as output_ResponseTransactionStatus, or "N/A" when no charge matches. Tests may set
+`statuses[reference] = "Pending"` (any status; the key is the query reference or the charge's
+transaction reference) to override it, and `query_unavailable = True` to get the gateway's
+503 page for every query. A missing parameter gets 400 INS-20.
 """
 
 from __future__ import annotations
@@ -26,7 +38,8 @@ import base64
 import hashlib
 import json
 import threading
-from dataclasses import dataclass
+import urllib.parse
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -34,6 +47,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 C2B_PATH = "/ipg/v1x/c2bPayment/singleStage/"
+QUERY_PATH = "/ipg/v1x/queryTransactionStatus/"
+QUERY_PARAMETERS = ("input_QueryReference", "input_ThirdPartyReference", "input_ServiceProviderCode")
+MISSING_PARAMETERS = "Not All Parameters Provided. Please try again."  # INS-20
 
 # last four digits -> (HTTP status, output_ResponseCode, output_ResponseDesc)
 OUTCOMES: dict[str, tuple[int, str, str]] = {
@@ -47,6 +63,9 @@ OUTCOMES: dict[str, tuple[int, str, str]] = {
 OTHER = (401, "INS-6", "Transaction Failed")
 SLOW = "0003"
 UNAVAILABLE = "0004"
+DUPLICATE = "0006"
+# output_ResponseCode of a charge's answer -> output_ResponseTransactionStatus of a later query
+QUERY_STATUS = {"INS-0": "Completed", "INS-5": "Cancelled"}  # any other refusal: "Failed"
 
 
 def conversation_id(transaction_reference: str) -> str:
@@ -62,13 +81,15 @@ def transaction_id(transaction_reference: str) -> str:
 @dataclass(frozen=True)
 class Received:
     """One request as the sandbox saw it. `api_key` is the decrypted bearer token (None if it
-    did not decrypt); `headers` have lower-case names."""
+    did not decrypt); `headers` have lower-case names; `path` is without the query string,
+    whose parameters are in `query`."""
 
     method: str
     path: str
     headers: dict[str, str]
     body: dict[str, Any] | None
     api_key: str | None
+    query: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,6 +107,10 @@ class MpesaSandbox:
         self.slow_seconds = slow_seconds
         self.requests: list[Received] = []
         self.answers: list[Answered] = []
+        self.charges: dict[str, str] = {}  # transaction reference -> output_ResponseTransactionStatus
+        self.statuses: dict[str, str] = {}  # overrides for the status query (see the module docstring)
+        self.query_unavailable = False
+        self._aliases: dict[str, str] = {}  # third-party reference, conversation ID, transaction ID -> reference
         self._private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         der = self._private_key.public_key().public_bytes(
             serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
@@ -177,12 +202,19 @@ class MpesaSandbox:
             body = None
         api_key = self._decrypt(handler.headers.get("Authorization", ""))
         headers = {name.lower(): value for name, value in handler.headers.items()}
+        target = urllib.parse.urlsplit(handler.path)
+        query = dict(urllib.parse.parse_qsl(target.query, keep_blank_values=True))
         with self._lock:
-            self.requests.append(Received(handler.command, handler.path, headers, body, api_key))
+            self.requests.append(Received(handler.command, target.path, headers, body, api_key, query))
 
-        if handler.path != C2B_PATH or handler.command != "POST":
+        if (target.path, handler.command) == (C2B_PATH, "POST"):
+            self._charge(handler, api_key, body)
+        elif (target.path, handler.command) == (QUERY_PATH, "GET"):
+            self._query(handler, api_key, query)
+        else:
             self._send(handler, 404, None)
-            return
+
+    def _charge(self, handler: BaseHTTPRequestHandler, api_key: str | None, body: dict[str, Any] | None) -> None:
         if api_key != self.api_key:
             self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
             return
@@ -192,9 +224,20 @@ class MpesaSandbox:
         if digits == UNAVAILABLE:
             self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
             return
+        recorded = digits != DUPLICATE  # a duplicate leaves the earlier attempt's record alone
+        if recorded:
+            with self._lock:
+                self.charges[reference] = "Pending"
+                self._aliases[str(fields.get("input_ThirdPartyReference", ""))] = reference
+                self._aliases[conversation_id(reference)] = reference
         if digits == SLOW:
             self._stopping.wait(self.slow_seconds)
         status, code, description = OUTCOMES.get(digits, OTHER)
+        if recorded:  # before the answer is sent: whoever saw the answer sees the status too
+            with self._lock:
+                self.charges[reference] = QUERY_STATUS.get(code, "Failed")
+                if code == "INS-0":
+                    self._aliases[transaction_id(reference)] = reference
         answer = {
             "output_ConversationID": conversation_id(reference),
             "output_TransactionID": transaction_id(reference) if code == "INS-0" else "N/A",
@@ -203,6 +246,30 @@ class MpesaSandbox:
             "output_ThirdPartyReference": str(fields.get("input_ThirdPartyReference", "")),
         }
         self._send(handler, status, answer)
+
+    def _query(self, handler: BaseHTTPRequestHandler, api_key: str | None, query: dict[str, str]) -> None:
+        if api_key != self.api_key:
+            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+            return
+        if self.query_unavailable:
+            self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
+            return
+        if not all(query.get(name) for name in QUERY_PARAMETERS):
+            self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+            return
+        asked = query["input_QueryReference"]
+        with self._lock:
+            reference = asked if asked in self.charges else self._aliases.get(asked)
+            found = self.charges.get(reference, "N/A") if reference else "N/A"
+            status = self.statuses.get(asked) or (self.statuses.get(reference) if reference else None) or found
+        answer = {
+            "output_ConversationID": conversation_id("query:" + asked),
+            "output_ResponseCode": "INS-0",
+            "output_ResponseDesc": "Request processed successfully",
+            "output_ResponseTransactionStatus": status,
+            "output_ThirdPartyReference": query["input_ThirdPartyReference"],
+        }
+        self._send(handler, 200, answer)
 
     def _send(
         self,
@@ -214,7 +281,7 @@ class MpesaSandbox:
     ) -> None:
         payload = raw if raw is not None else json.dumps(answer).encode() if answer is not None else b""
         with self._answered:
-            self.answers.append(Answered(handler.path, status, answer))
+            self.answers.append(Answered(urllib.parse.urlsplit(handler.path).path, status, answer))
             self._answered.notify_all()
         try:
             handler.send_response(status)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from devstack.esm import rate_seconds
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.expiry import checkout_deadline, is_due, shard, waiting
+from mzpay.domain.expiry import checkout_deadline, is_due, reconcile_at, shard, waiting
 
 NOW = datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC)
 
@@ -17,15 +17,29 @@ def payment(status: str, mode: str = "test", **extra: object) -> dict[str, objec
     return {"provider_payment_id": "01JD0000000000000000000000", "status": status, "mode": mode, **extra}
 
 
+SHARD = shard("01JD0000000000000000000000")
+
+
 def test_a_test_payment_left_pending_expires_after_thirty_minutes() -> None:
     assert waiting(payment("pending"), NOW) == {
         "expires_at": "2026-11-21T10:30:00Z",
-        "expiry_shard": shard("01JD0000000000000000000000"),
+        "due_at": "2026-11-21T10:30:00Z",
+        "expiry_shard": SHARD,
     }
 
 
-def test_a_live_payment_left_pending_never_expires_by_the_clock() -> None:
-    assert waiting(payment("pending", "live"), NOW) == {"expires_at": None, "expiry_shard": None}
+def test_a_live_payment_left_pending_never_expires_but_is_asked_about_after_two_minutes() -> None:
+    pending = waiting(payment("pending", "live"), NOW)
+    assert pending == {"expires_at": None, "due_at": "2026-11-21T10:02:00Z", "expiry_shard": SHARD}
+    assert not is_due({**payment("pending", "live"), **pending}, NOW + timedelta(hours=1))
+
+
+def test_reconciliation_waits_double_up_to_an_hour_and_stop_after_three_days() -> None:
+    started = "2026-11-21T10:00:00Z"
+    assert reconcile_at(started, NOW + timedelta(minutes=2)) == "2026-11-21T10:04:00Z"
+    assert reconcile_at(started, NOW + timedelta(minutes=8)) == "2026-11-21T10:16:00Z"
+    assert reconcile_at(started, NOW + timedelta(hours=5)) == "2026-11-21T16:00:00Z"
+    assert reconcile_at(started, NOW + timedelta(hours=72)) is None
 
 
 def test_a_next_action_with_its_own_deadline_keeps_it() -> None:
@@ -40,6 +54,7 @@ def test_a_next_action_with_its_own_deadline_keeps_it() -> None:
 def test_a_payment_that_stops_waiting_leaves_the_index(status: str) -> None:
     assert waiting(payment(status, expires_at="2026-11-21T10:30:00Z"), NOW) == {
         "expires_at": None,
+        "due_at": None,
         "expiry_shard": None,
     }
 

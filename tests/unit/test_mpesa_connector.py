@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from mzpay.connectors import mpesa
-from mzpay.connectors.base import ProviderCall, ProviderResult
-from mzpay.connectors.mpesa import MpesaConnector, amount_text, msisdn, outcome
+from mzpay.connectors.base import ProviderCall, ProviderResult, Reconciling
+from mzpay.connectors.mpesa import MpesaConnector, amount_text, msisdn, outcome, query_base_url, status_outcome
 from mzpay.domain.errors import ServiceError
-from tests.providers.mpesa_sandbox import C2B_PATH, MpesaSandbox, conversation_id, transaction_id
+from tests.providers.mpesa_sandbox import C2B_PATH, QUERY_PATH, MpesaSandbox, conversation_id, transaction_id
 
 API_KEY = "aaaabbbbccccdddd0123456789abcdef"
 PAYMENT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
@@ -22,9 +22,9 @@ REFERENCE = "6Y8Q7T3Y5F0ZC9W3B2KX"  # its last 20 characters
 THIRD_PARTY = "5F0ZC9W3B2KX"  # its last 12
 
 
-def call(phone: str, amount: str = "150.00", currency: str = "MZN") -> ProviderCall:
+def call(phone: str, amount: str = "150.00", currency: str = "MZN", payment_id: str = PAYMENT_ID) -> ProviderCall:
     source = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": phone}}
-    return ProviderCall(PAYMENT_ID, Decimal(amount), currency, source)
+    return ProviderCall(payment_id, Decimal(amount), currency, source)
 
 
 @pytest.fixture
@@ -325,3 +325,258 @@ def test_logs_and_repr_carry_neither_secrets_nor_the_phone(
     assert lines[2][1]["error"] in {"TimeoutError", "URLError"}
     for secret in (API_KEY, token, "841230000", "841230004", "841230003"):
         assert secret not in text
+
+
+# ---------------------------------------------------------------- status queries (Reconciling)
+OTHER_PAYMENT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3ZZZZ"  # never charged
+
+
+def test_the_connector_is_reconciling() -> None:
+    connector = MpesaConnector({"api_key": "k", "public_key": "p", "service_provider_code": "171717"})
+    assert isinstance(connector, Reconciling)
+    assert connector.query_base_url == "https://api.vm.co.mz:18353"
+
+
+def test_status_settles_the_charge_the_sandbox_completed_after_the_client_gave_up(sandbox: MpesaSandbox) -> None:
+    connector = MpesaConnector(sandbox.credentials(), timeout=0.5)
+    payment = call("+258841230003")
+
+    assert connector.charge(payment) == ProviderResult("pending")
+    # Asked while the sandbox still holds the prompt: still unknown.
+    assert connector.status(payment) == ProviderResult("pending", extra={"provider_transaction_status": "Pending"})
+
+    sandbox.wait_for_answers(2, timeout=5)  # the query's answer and, later, the slow INS-0
+    assert sandbox.charges == {REFERENCE: "Completed"}
+    # The portal's status answer carries no transaction ID: provider_reference stays unknown.
+    assert connector.status(payment) == ProviderResult("succeeded", captured=True, extra={"provider_reference": None})
+
+
+def test_status_request_path_parameters_origin_and_token(sandbox: MpesaSandbox, connector: MpesaConnector) -> None:
+    assert connector.query_base_url == sandbox.base_url  # no port 18352 to replace: both calls on one port
+
+    connector.status(call("+258841230000"))
+
+    [received] = sandbox.requests
+    assert received.method == "GET"
+    assert received.path == QUERY_PATH
+    assert received.query == {
+        "input_QueryReference": THIRD_PARTY,
+        "input_ThirdPartyReference": THIRD_PARTY,
+        "input_ServiceProviderCode": "171717",
+    }
+    assert received.body is None
+    assert received.api_key == API_KEY  # the same bearer token as the charge: the encrypted API key
+    assert received.headers["authorization"].startswith("Bearer ")
+    assert received.headers["origin"] == "developer.mpesa.vm.co.mz"
+
+
+@pytest.mark.parametrize(
+    ("phone", "expected"),
+    [
+        ("+258841230000", ProviderResult("succeeded", captured=True, extra={"provider_reference": None})),
+        (
+            "+258851230002",
+            ProviderResult(
+                "failed",
+                None,
+                "payer_declined",
+                "M-Pesa says the payer cancelled the payment.",
+                extra={"provider_transaction_status": "Cancelled"},
+            ),
+        ),
+        (
+            "+258841230001",
+            ProviderResult(
+                "failed",
+                None,
+                "provider_declined",
+                "M-Pesa says the payment failed.",
+                extra={"provider_transaction_status": "Failed"},
+            ),
+        ),
+        (  # the gateway answered 503: the API never saw the charge
+            "+258841230004",
+            ProviderResult(
+                "failed",
+                None,
+                "not_received",
+                "The provider never received the payment.",
+                extra={"provider_transaction_status": "N/A"},
+            ),
+        ),
+    ],
+)
+def test_status_agrees_with_what_the_charge_was_answered(
+    sandbox: MpesaSandbox, connector: MpesaConnector, phone: str, expected: ProviderResult
+) -> None:
+    payment = call(phone)
+    connector.charge(payment)
+
+    assert connector.status(payment) == expected
+
+
+def test_an_unknown_reference_was_never_received(sandbox: MpesaSandbox, connector: MpesaConnector) -> None:
+    connector.charge(call("+258841230000"))  # another payment: not the one asked about
+
+    assert connector.status(call("+258841230000", payment_id=OTHER_PAYMENT_ID)) == ProviderResult(
+        "failed",
+        None,
+        "not_received",
+        "The provider never received the payment.",
+        extra={"provider_transaction_status": "N/A"},
+    )
+    assert sandbox.requests[-1].query["input_QueryReference"] == "5F0ZC9W3ZZZZ"
+
+
+def test_an_overridden_pending_status_stays_pending(sandbox: MpesaSandbox, connector: MpesaConnector) -> None:
+    payment = call("+258841230000")
+    assert connector.charge(payment).status == "succeeded"
+    sandbox.statuses[REFERENCE] = "Pending"
+
+    assert connector.status(payment) == ProviderResult("pending", extra={"provider_transaction_status": "Pending"})
+
+
+def test_an_expired_prompt_fails_as_expired(sandbox: MpesaSandbox, connector: MpesaConnector) -> None:
+    sandbox.statuses[THIRD_PARTY] = "Expired"  # keyed by the query reference this time
+
+    assert connector.status(call("+258841230000")) == ProviderResult(
+        "failed",
+        None,
+        "expired",
+        "The payer did not answer the payment prompt in time.",
+        extra={"provider_transaction_status": "Expired"},
+    )
+
+
+def test_an_unavailable_query_gateway_leaves_the_payment_pending(
+    sandbox: MpesaSandbox, connector: MpesaConnector
+) -> None:
+    connector.charge(call("+258841230000"))
+    sandbox.query_unavailable = True
+
+    assert connector.status(call("+258841230000")) == ProviderResult("pending", extra={"http_status": 503})
+
+
+def test_a_refused_query_leaves_the_payment_pending(sandbox: MpesaSandbox) -> None:
+    # A wrong key says nothing about the payment: it stays pending (and the code is kept).
+    connector = MpesaConnector(sandbox.credentials(api_key="not-the-key"), timeout=5)
+
+    assert connector.status(call("+258841230000")) == ProviderResult(
+        "pending", extra={"provider_response_code": "INS-2"}
+    )
+
+
+def test_no_answer_to_a_query_leaves_the_payment_pending(sandbox: MpesaSandbox) -> None:
+    credentials = sandbox.credentials()
+    sandbox.stop()
+
+    assert MpesaConnector(credentials, timeout=2).status(call("+258841230000")) == ProviderResult("pending")
+
+
+def test_an_unusable_public_key_sends_no_query(sandbox: MpesaSandbox) -> None:
+    connector = MpesaConnector(sandbox.credentials(public_key="QUJD"), timeout=5)
+
+    assert connector.status(call("+258841230000")) == ProviderResult("pending")
+    assert sandbox.requests == []
+
+
+def test_query_base_url() -> None:
+    assert query_base_url("https://api.vm.co.mz:18352") == "https://api.vm.co.mz:18353"
+    assert query_base_url("https://api.sandbox.vm.co.mz:18352/") == "https://api.sandbox.vm.co.mz:18353"
+    assert query_base_url("http://127.0.0.1:41234") == "http://127.0.0.1:41234"
+    assert query_base_url("https://proxy.example:183520") == "https://proxy.example:183520"
+    credentials = {"api_key": "k", "public_key": "p", "service_provider_code": "171717"}
+    assert MpesaConnector({**credentials, "base_url": "https://api.sandbox.vm.co.mz:18352"}).query_base_url == (
+        "https://api.sandbox.vm.co.mz:18353"
+    )
+    assert MpesaConnector({**credentials, "query_base_url": "https://q.example:9/"}).query_base_url == (
+        "https://q.example:9"
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "answer", "expected"),
+    [
+        (
+            200,
+            {
+                "output_ResponseCode": "INS-0",
+                "output_ResponseTransactionStatus": "Completed",
+                "output_TransactionID": "X1",
+            },
+            ProviderResult("succeeded", captured=True, extra={"provider_reference": "X1"}),
+        ),
+        (
+            200,
+            {
+                "output_ResponseCode": "INS-0",
+                "output_ResponseTransactionStatus": " completed ",
+                "output_TransactionID": "N/A",
+            },
+            ProviderResult("succeeded", captured=True, extra={"provider_reference": None}),
+        ),
+        (
+            200,
+            {"output_ResponseCode": "INS-0", "output_ResponseTransactionStatus": "Canceled"},
+            ProviderResult(
+                "failed",
+                None,
+                "payer_declined",
+                "M-Pesa says the payer cancelled the payment.",
+                extra={"provider_transaction_status": "Canceled"},
+            ),
+        ),
+        (
+            200,
+            {"output_ResponseCode": "INS-0", "output_ResponseTransactionStatus": "n/a"},
+            ProviderResult(
+                "failed",
+                None,
+                "not_received",
+                "The provider never received the payment.",
+                extra={"provider_transaction_status": "n/a"},
+            ),
+        ),
+        (  # a word it does not know decides nothing
+            200,
+            {"output_ResponseCode": "INS-0", "output_ResponseTransactionStatus": "Reversed"},
+            ProviderResult("pending", extra={"provider_transaction_status": "Reversed"}),
+        ),
+        (200, {"output_ResponseCode": "INS-0"}, ProviderResult("pending", extra={"provider_transaction_status": ""})),
+        (  # a status beside an error code is not trusted
+            400,
+            {"output_ResponseCode": "INS-23", "output_ResponseTransactionStatus": "N/A"},
+            ProviderResult("pending", extra={"provider_response_code": "INS-23"}),
+        ),
+        (400, {"output_ResponseCode": "INS-18"}, ProviderResult("pending", extra={"provider_response_code": "INS-18"})),
+        (404, {}, ProviderResult("pending", extra={"http_status": 404})),
+        (200, {}, ProviderResult("pending", extra={"http_status": 200})),
+    ],
+)
+def test_status_outcome_table(status: int, answer: dict[str, Any], expected: ProviderResult) -> None:
+    assert status_outcome(status, answer) == expected
+
+
+def test_status_logs_carry_no_secrets(
+    sandbox: MpesaSandbox, connector: MpesaConnector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines: list[tuple[str, dict[str, Any]]] = []
+
+    class Recorder:
+        def info(self, message: str, extra: dict[str, Any]) -> None:
+            lines.append((message, extra))
+
+        warning = info
+
+    monkeypatch.setattr(mpesa, "logger", Recorder())
+    connector.status(call("+258841230000"))
+
+    token = sandbox.requests[0].headers["authorization"].removeprefix("Bearer ")
+    [(message, extra)] = lines
+    assert (message, extra["response_code"], extra["transaction_status"]) == (
+        "M-Pesa status query answered",
+        "INS-0",
+        "N/A",
+    )
+    for secret in (API_KEY, token):
+        assert secret not in repr(lines)

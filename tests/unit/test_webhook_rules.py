@@ -262,4 +262,4 @@ def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
 
     assert "WEBHOOK_ALLOW_LOOPBACK" not in (ROOT / "template.yaml").read_text(encoding="utf-8")
     assert LOCAL_ENVIRONMENT == {"WEBHOOK_ALLOW_LOOPBACK": "true", "OIDC_ALLOW_LOOPBACK": "true"}
-    assert LOCAL_PARAMETERS == {"WebhookRetryBaseSeconds": "0"}
+    assert LOCAL_PARAMETERS == {"WebhookRetryBaseSeconds": "0", "ReconcileFirstSeconds": "1"}

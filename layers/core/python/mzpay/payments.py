@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, datetime
+import os
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NoReturn
 
 from mzpay.bindings import connector_for
-from mzpay.connectors.base import Connector, ProviderCall, ProviderResult
+from mzpay.connectors.base import Connector, ProviderCall, ProviderResult, Reconciling
 from mzpay.domain import expiry, ledger, risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
@@ -168,7 +169,7 @@ def _apply(
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     changes = {**_outcome_changes(payment, result, now, captured), **(extra or {})}
-    changes |= expiry.waiting({**payment, **changes}, datetime.now(UTC))
+    changes |= _waiting({**payment, **changes}, datetime.now(UTC))
     after = {**payment, **changes}
     events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
     entries = []
@@ -189,6 +190,12 @@ def _apply(
 def _kept(reservations: tuple[Reservation, ...], currency: str) -> list[dict[str, str]] | None:
     """The reservations as the payment keeps them, to give back what it does not take."""
     return [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None
+
+
+def _waiting(payment: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """expiry.waiting with this stack's first reconciliation delay (RECONCILE_FIRST_SECONDS)."""
+    first = os.environ.get("RECONCILE_FIRST_SECONDS")
+    return expiry.waiting(payment, now, timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST)
 
 
 def _taken(result: ProviderResult, captured: Decimal | None) -> Decimal | None:
@@ -244,7 +251,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "created_at": now,
         "updated_at": now,
     }
-    payment |= expiry.waiting(payment, datetime.now(UTC))
+    payment |= _waiting(payment, datetime.now(UTC))
     payment = {k: v for k, v in payment.items() if v is not None}
     events = [_event("payment.created", payment, now)]
     if request.source.type == "card":
@@ -460,18 +467,51 @@ def _current(payment: dict[str, Any]) -> dict[str, Any]:
 def _expire(payment: dict[str, Any]) -> dict[str, Any]:
     ensure_transition(payment["status"], "expire")
     now = _now()
-    changes: dict[str, Any] = {"status": Status.EXPIRED, "next_action": None, "updated_at": now, "expiry_shard": None}
+    changes: dict[str, Any] = {
+        "status": Status.EXPIRED,
+        "next_action": None,
+        "updated_at": now,
+        "expiry_shard": None,
+        "due_at": None,
+    }
     after = {**payment, **changes}
     return payments().transition(payment, changes, [_event("payment.expired", after, now)], taken=Decimal(0))
 
 
 def expire_due(limit: int = 100) -> dict[str, int]:
-    """The scheduled sweep: expire every waiting payment whose deadline passed (PaymentExpiryFunction)."""
-    expired = 0
+    """The scheduled sweep (PaymentExpiryFunction): expire every waiting payment whose deadline
+    passed, and ask the provider about live payments left pending."""
+    expired = reconciled = 0
     for payment in payments().due_for_expiry(expiry.iso(datetime.now(UTC)), expiry.SHARDS, limit):
-        if _current(payment)["status"] == Status.EXPIRED and payment["status"] != Status.EXPIRED:
+        if payment["status"] == Status.PENDING and payment["mode"] == "live":
+            reconciled += _reconcile(payment)
+        elif _current(payment)["status"] == Status.EXPIRED and payment["status"] != Status.EXPIRED:
             expired += 1
-    return {"expired": expired}
+    return {"expired": expired, "reconciled": reconciled}
+
+
+def _reconcile(payment: dict[str, Any]) -> int:
+    """Ask the provider what became of a live payment left pending: its answer is applied like a
+    charge's (1), or the next question is scheduled (0). Losing a race to another change is fine."""
+    now = datetime.now(UTC)
+    try:
+        connector = connector_of(payment)
+        result = connector.status(provider_call(payment)) if isinstance(connector, Reconciling) else None
+        if result is not None and result.status != Status.PENDING:
+            _apply(payment, result, _now())
+            return 1
+        first = os.environ.get("RECONCILE_FIRST_SECONDS")
+        next_at = expiry.reconcile_at(
+            payment["created_at"], now, timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST
+        )
+        changes: dict[str, Any] = {"due_at": next_at, "updated_at": payment["updated_at"]}
+        if next_at is None:  # 72 h without an answer: an operator's case now
+            changes |= {"expiry_shard": None, "reconciliation": "gave_up"}
+        payments().transition(payment, changes, [])
+    except ServiceError as lost:
+        if lost.code not in ("invalid_state", "no_connector_binding"):
+            raise
+    return 0
 
 
 # ---------------------------------------------------------------- hosted checkout
@@ -525,7 +565,7 @@ def create_checkout(principal: Principal, request: CheckoutRequest, base_url: st
         "created_at": stamp,
         "updated_at": stamp,
     }
-    payment |= expiry.waiting(payment, now)
+    payment |= _waiting(payment, now)
     payment = {k: v for k, v in payment.items() if v is not None}
     try:
         payments().create(payment, [_event("payment.created", payment, stamp)])
@@ -550,7 +590,13 @@ def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment["status"], "cancel")
     now = _now()
-    changes: dict[str, Any] = {"status": Status.CANCELED, "next_action": None, "updated_at": now, "expiry_shard": None}
+    changes: dict[str, Any] = {
+        "status": Status.CANCELED,
+        "next_action": None,
+        "updated_at": now,
+        "expiry_shard": None,
+        "due_at": None,
+    }
     after = {**payment, **changes}
     return snapshot(payments().transition(payment, changes, [_event("payment.canceled", after, now)], taken=Decimal(0)))
 
@@ -614,7 +660,7 @@ def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> d
         "updated_at": now,
         "expires_at": None,
     }
-    changes |= expiry.waiting({**payment, **changes}, datetime.now(UTC))
+    changes |= _waiting({**payment, **changes}, datetime.now(UTC))
     ttl = int(datetime.now(UTC).timestamp()) + COUNTER_TTL
     try:
         started = payments().transition(payment, changes, [], reservations=reservations, ttl=ttl)

@@ -61,3 +61,10 @@ class Refunding(Protocol):
     """A connector that can give a payer money back (not every provider's API can)."""
 
     def refund(self, call: ProviderCall, amount: Decimal) -> ProviderResult: ...
+
+
+@runtime_checkable
+class Reconciling(Protocol):
+    """A connector that can say what became of a payment whose outcome was unknown."""
+
+    def status(self, call: ProviderCall) -> ProviderResult: ...

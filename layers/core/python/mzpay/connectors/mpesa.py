@@ -6,6 +6,13 @@ token is the API key encrypted with the portal's RSA public key (PKCS#1 v1.5), b
 `output_ResponseCode` values are those of the developer portal's "Response Codes" table
 (developer.mpesa.vm.co.mz). The rule: report a failure only when the provider refused the
 payment outright; anything that may have moved money stays `pending`.
+
+A payment left `pending` is reconciled with the portal's "Query Transaction Status" call
+(`status`): a GET to `/ipg/v1x/queryTransactionStatus/` on port 18353 (the C2B call uses 18352)
+with input_QueryReference, input_ThirdPartyReference and input_ServiceProviderCode as query
+parameters, the same bearer token and Origin; its answer carries
+`output_ResponseTransactionStatus` (Completed, Pending, Cancelled, Expired, or N/A when M-Pesa
+has no such transaction).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import json
 import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from decimal import Decimal
 from typing import Any
@@ -29,6 +37,8 @@ PRODUCTION_BASE_URL = "https://api.vm.co.mz:18352"
 SANDBOX_BASE_URL = "https://api.sandbox.vm.co.mz:18352"
 DEFAULT_ORIGIN = "developer.mpesa.vm.co.mz"  # the Origin the portal's examples send
 C2B_PATH = "/ipg/v1x/c2bPayment/singleStage/"
+QUERY_PATH = "/ipg/v1x/queryTransactionStatus/"
+C2B_PORT, QUERY_PORT = 18352, 18353  # each OpenAPI operation has its own port on the same host
 
 TRANSACTION_REFERENCE_LENGTH = 20  # the API refuses longer (INS-17: "Length Should Be Between 1 and 20")
 THIRD_PARTY_REFERENCE_LENGTH = 12
@@ -57,6 +67,18 @@ FAILURES: dict[str, tuple[str, str]] = {
 }
 BAD_PUBLIC_KEY = "The connector's M-Pesa public key is not a usable RSA public key; the operator must rebind it."
 
+# Query Transaction Status: output_ResponseTransactionStatus (lower-cased) -> the payment's outcome.
+# Only an INS-0 answer carries a status worth acting on; any other answer leaves the payment pending.
+COMPLETED = "completed"
+NOT_FOUND = "n/a"  # M-Pesa has no transaction under the query reference
+NOT_RECEIVED = "The provider never received the payment."
+STATUS_FAILURES: dict[str, tuple[str, str]] = {
+    "cancelled": ("payer_declined", "M-Pesa says the payer cancelled the payment."),
+    "canceled": ("payer_declined", "M-Pesa says the payer cancelled the payment."),
+    "expired": ("expired", "The payer did not answer the payment prompt in time."),
+    "failed": ("provider_declined", "M-Pesa says the payment failed."),
+}
+
 
 def transaction_reference(provider_payment_id: str) -> str:
     """input_TransactionReference: the last 20 alphanumerics of the payment id (a ULID)."""
@@ -66,6 +88,14 @@ def transaction_reference(provider_payment_id: str) -> str:
 def third_party_reference(provider_payment_id: str) -> str:
     """input_ThirdPartyReference: the last 12 alphanumerics of the payment id (its random part)."""
     return re.sub(r"[^0-9A-Za-z]", "", provider_payment_id)[-THIRD_PARTY_REFERENCE_LENGTH:]
+
+
+def query_base_url(base_url: str) -> str:
+    """The Query Transaction Status base URL for a C2B base URL: port 18352 becomes 18353; a base
+    URL on another port (a proxy, the test sandbox) serves both calls and is kept as it is."""
+    parts = urllib.parse.urlsplit(base_url)
+    netloc = re.sub(rf":{C2B_PORT}\Z", f":{QUERY_PORT}", parts.netloc)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc)).rstrip("/")
 
 
 def amount_text(amount: Decimal) -> str:
@@ -111,7 +141,8 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 class MpesaConnector:
     """Vodacom M-Pesa C2B. Credentials: api_key, public_key, service_provider_code, and
-    optionally base_url (default production) and origin."""
+    optionally base_url (default production), origin and query_base_url (for status queries;
+    default: base_url with port 18352 replaced by 18353, see `query_base_url`)."""
 
     def __init__(self, credentials: dict[str, str], timeout: float = 20.0) -> None:
         missing = [k for k in ("api_key", "public_key", "service_provider_code") if not credentials.get(k)]
@@ -122,6 +153,7 @@ class MpesaConnector:
         self.service_provider_code = credentials["service_provider_code"]
         self.base_url = (credentials.get("base_url") or PRODUCTION_BASE_URL).rstrip("/")
         self.origin = credentials.get("origin") or DEFAULT_ORIGIN
+        self.query_base_url = (credentials.get("query_base_url") or query_base_url(self.base_url)).rstrip("/")
         self.timeout = timeout
         self._token: str | None = None
         self._opener = urllib.request.build_opener(_NoRedirect)
@@ -146,6 +178,32 @@ class MpesaConnector:
             "input_ThirdPartyReference": third_party_reference(call.provider_payment_id),
             "input_ServiceProviderCode": self.service_provider_code,
         }
+
+    def query_params(self, call: ProviderCall) -> dict[str, str]:
+        """The status query's parameters for `call`. The portal takes a transaction ID, a
+        conversation ID or the third-party reference as input_QueryReference: a charge that timed
+        out left us only the last, so it is the query reference, and the query's own
+        input_ThirdPartyReference too."""
+        reference = third_party_reference(call.provider_payment_id)
+        return {
+            "input_QueryReference": reference,
+            "input_ThirdPartyReference": reference,
+            "input_ServiceProviderCode": self.service_provider_code,
+        }
+
+    def _exchange(self, request: urllib.request.Request) -> tuple[int, bytes]:
+        """The HTTP status and body of the answer to `request`. Raises OSError or HTTPException
+        when no answer came (timeout, refused, reset)."""
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:  # a non-2xx answer still carries an INS code
+            try:
+                return error.code, error.read()
+            except (OSError, http.client.HTTPException):
+                return error.code, b""
+            finally:
+                error.close()
 
     def charge(self, call: ProviderCall) -> ProviderResult:
         wallet = call.source.get("mobile_wallet") or {}
@@ -174,15 +232,7 @@ class MpesaConnector:
         started = time.monotonic()
         log = {"provider": "mpesa", "provider_payment_id": call.provider_payment_id}
         try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                status, raw = response.status, response.read()
-        except urllib.error.HTTPError as error:  # a non-2xx answer still carries an INS code
-            try:
-                status, raw = error.code, error.read()
-            except (OSError, http.client.HTTPException):
-                status, raw = error.code, b""
-            finally:
-                error.close()
+            status, raw = self._exchange(request)
         except (OSError, http.client.HTTPException) as error:  # timeout, refused, reset: outcome unknown
             logger.warning(
                 "M-Pesa C2B call ended without an answer",
@@ -196,6 +246,41 @@ class MpesaConnector:
             extra={**log, "http_status": status, "response_code": code, "elapsed_ms": _elapsed(started)},
         )
         return outcome(status, answer)
+
+    def status(self, call: ProviderCall) -> ProviderResult:
+        """What became of `call`'s charge, from M-Pesa's Query Transaction Status (Reconciling)."""
+        log = {"provider": "mpesa", "provider_payment_id": call.provider_payment_id}
+        try:
+            token = self._bearer()
+        except ValueError:  # nothing can be asked: the outcome stays unknown
+            logger.warning("M-Pesa status query not sent: unusable public key", extra=log)
+            return ProviderResult(Status.PENDING)
+        request = urllib.request.Request(
+            f"{self.query_base_url}{QUERY_PATH}?{urllib.parse.urlencode(self.query_params(call))}",
+            method="GET",
+            headers={"Authorization": f"Bearer {token}", "Origin": self.origin, "User-Agent": "mzpay"},
+        )
+        started = time.monotonic()
+        try:
+            status, raw = self._exchange(request)
+        except (OSError, http.client.HTTPException) as error:
+            logger.warning(
+                "M-Pesa status query ended without an answer",
+                extra={**log, "error": type(error).__name__, "elapsed_ms": _elapsed(started)},
+            )
+            return ProviderResult(Status.PENDING)
+        answer = _json(raw)
+        logger.info(
+            "M-Pesa status query answered",
+            extra={
+                **log,
+                "http_status": status,
+                "response_code": str(answer.get("output_ResponseCode") or "") or None,
+                "transaction_status": str(answer.get("output_ResponseTransactionStatus") or "") or None,
+                "elapsed_ms": _elapsed(started),
+            },
+        )
+        return status_outcome(status, answer)
 
     def complete_action(self, call: ProviderCall, next_action: dict[str, Any], otp: str | None) -> ProviderResult:
         raise ServiceError(
@@ -250,6 +335,37 @@ def outcome(http_status: int, answer: dict[str, Any]) -> ProviderResult:
     return ProviderResult(
         Status.FAILED, None, "provider_declined", description or f"M-Pesa declined the payment ({code}).", extra=extra
     )
+
+
+def status_outcome(http_status: int, answer: dict[str, Any]) -> ProviderResult:
+    """The ProviderResult of a Query Transaction Status answer (HTTP status and parsed JSON body).
+    Only an INS-0 answer naming a final status decides; anything else (Pending, an unknown word,
+    another code, no code) leaves the payment pending."""
+    code = str(answer.get("output_ResponseCode") or "") or None
+    if code != "INS-0":
+        return ProviderResult(
+            Status.PENDING, extra={"provider_response_code": code} if code else {"http_status": http_status}
+        )
+    transaction_status = str(answer.get("output_ResponseTransactionStatus") or "").strip()
+    key = transaction_status.lower()
+    if key == COMPLETED:
+        return ProviderResult(Status.SUCCEEDED, captured=True, extra={"provider_reference": _transaction_id(answer)})
+    extra = {"provider_transaction_status": transaction_status}
+    if key == NOT_FOUND:
+        return ProviderResult(Status.FAILED, None, "not_received", NOT_RECEIVED, extra=extra)
+    if key in STATUS_FAILURES:
+        failure_code, message = STATUS_FAILURES[key]
+        return ProviderResult(Status.FAILED, None, failure_code, message, extra=extra)
+    return ProviderResult(Status.PENDING, extra=extra)
+
+
+def _transaction_id(answer: dict[str, Any]) -> str | None:
+    """The M-Pesa transaction ID, when a status answer carries one (the portal documents none)."""
+    for key in ("output_TransactionID", "output_OriginalTransactionID"):
+        value = str(answer.get(key) or "").strip()
+        if value and value.upper() != "N/A":
+            return value
+    return None
 
 
 def _json(raw: bytes) -> dict[str, Any]:

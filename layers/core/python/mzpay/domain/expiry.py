@@ -8,7 +8,8 @@ PaymentExpiryFunction act on them).
   expires_at, else 30 minutes after the action was asked for;
 - a pending test payment (the simulated provider timed out): 30 minutes after it started.
   A pending LIVE payment never expires by the clock: the provider may have moved the money,
-  so only the provider's answer (reconciliation) may end it.
+  so only the provider's answer may end it. The sweep asks the provider (reconciliation) 2
+  minutes after it went pending, then after waits that double up to an hour, for 72 hours.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ CHECKOUT_MAX = timedelta(days=7)
 CHECKOUT_MIN = {"live": timedelta(minutes=30), "test": timedelta(seconds=1)}
 ACTION_WINDOW = timedelta(minutes=30)
 PENDING_WINDOW = timedelta(minutes=30)
+RECONCILE_FIRST = timedelta(minutes=2)  # a live payment left pending is asked about after this
+RECONCILE_MAX = timedelta(hours=1)
+RECONCILE_GIVE_UP = timedelta(hours=72)
 
 
 def iso(moment: datetime) -> str:
@@ -50,10 +54,17 @@ def checkout_deadline(mode: str, expires_in: int | None, now: datetime) -> datet
     return now + timedelta(seconds=expires_in)
 
 
-def waiting(payment: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """The expiry attributes a payment carries after a change: expires_at and expiry_shard while
-    it waits in an expirable status, none (None: removed) once it stops waiting."""
+def waiting(payment: dict[str, Any], now: datetime, reconcile_first: timedelta = RECONCILE_FIRST) -> dict[str, Any]:
+    """The attributes that put a payment in the sweep's index after a change: while it waits in
+    an expirable status, expires_at and due_at (the same moment); while a LIVE payment is pending,
+    due_at alone (when to ask its provider again, see reconcile_at); none (None: removed) else."""
     status, mode = payment["status"], payment["mode"]
+    if status == Status.PENDING and mode == "live":
+        return {
+            "expires_at": None,
+            "due_at": iso(now + reconcile_first),
+            "expiry_shard": shard(payment["provider_payment_id"]),
+        }
     deadline: str | None = None
     if status == Status.REQUIRES_PAYMENT_METHOD:
         deadline = payment["expires_at"]
@@ -62,8 +73,21 @@ def waiting(payment: dict[str, Any], now: datetime) -> dict[str, Any]:
     elif status == Status.PENDING and mode == "test":
         deadline = payment.get("expires_at") or iso(now + PENDING_WINDOW)
     if deadline is None:
-        return {"expires_at": None, "expiry_shard": None}
-    return {"expires_at": _normalized(deadline), "expiry_shard": shard(payment["provider_payment_id"])}
+        return {"expires_at": None, "due_at": None, "expiry_shard": None}
+    deadline = _normalized(deadline)
+    return {"expires_at": deadline, "due_at": deadline, "expiry_shard": shard(payment["provider_payment_id"])}
+
+
+def reconcile_at(pending_since: str, now: datetime, first: timedelta = RECONCILE_FIRST) -> str | None:
+    """When to ask the provider again about a live payment pending since `pending_since`: the
+    wait doubles from RECONCILE_FIRST up to RECONCILE_MAX; after RECONCILE_GIVE_UP nothing more
+    is asked by itself (None) and the payment stays pending for an operator."""
+    started = datetime.fromisoformat(pending_since.replace("Z", "+00:00"))
+    age = now - started
+    if age >= RECONCILE_GIVE_UP:
+        return None
+    wait = min(max(age, first), RECONCILE_MAX)
+    return iso(now + wait)
 
 
 def _normalized(moment: str) -> str:
@@ -72,4 +96,6 @@ def _normalized(moment: str) -> str:
 
 
 def is_due(payment: dict[str, Any], now: datetime) -> bool:
-    return bool(payment.get("expiry_shard")) and payment.get("expires_at", "~") <= iso(now)
+    """Past its deadline while waiting in an expirable status (live pending payments are never
+    due to expire: they are reconciled)."""
+    return bool(payment.get("expiry_shard")) and (payment.get("expires_at") or "~") <= iso(now)

@@ -224,13 +224,13 @@ class Payments:
         return applied(payment, changes)
 
     def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[dict[str, Any]]:
-        """Payments whose expires_at has passed while they wait (the sparse `expiry` index holds
-        only payments in an expirable status), oldest first per shard."""
+        """Payments whose due_at has passed (the sparse `expiry` index holds only payments that
+        wait to expire or, live and pending, to be reconciled), oldest first per shard."""
         due: list[dict[str, Any]] = []
         for shard in range(shards):
             response = self.table.query(
                 IndexName="expiry",
-                KeyConditionExpression="expiry_shard = :shard AND expires_at <= :now",
+                KeyConditionExpression="expiry_shard = :shard AND due_at <= :now",
                 ExpressionAttributeValues={":shard": f"EXP#{shard}", ":now": now},
                 Limit=limit,
             )
