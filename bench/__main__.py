@@ -13,6 +13,13 @@ from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
+
+def latency_columns(label: str, unit: str, precision: str) -> list[Column]:
+    """The name column, then p50, p90, p99, mean and max in `unit` (ms or us)."""
+    stats = [Column(f"{stat}_{unit}", f"{stat} {unit}", precision) for stat in ("p50", "p90", "p99", "mean", "max")]
+    return [Column("name", label), *stats]
+
+
 SECTIONS: list[Section] = [
     Section(
         "cold_start",
@@ -32,79 +39,37 @@ SECTIONS: list[Section] = [
     Section(
         "warm_in_process",
         f"Warm latency in-process ({warm.ITERATIONS} calls after {warm.WARMUP} warm-up)",
-        [
-            Column("name", "route"),
-            Column("p50_us", "p50 us", ".1f"),
-            Column("p90_us", "p90 us", ".1f"),
-            Column("p99_us", "p99 us", ".1f"),
-            Column("mean_us", "mean us", ".1f"),
-            Column("max_us", "max us", ".1f"),
-        ],
+        latency_columns("route", "us", ".1f"),
         warm.run,
     ),
     Section(
         "local_stack_http",
         f"Through the local stack over HTTP ({through_stack.ITERATIONS} requests after {through_stack.WARMUP} warm-up)",
-        [
-            Column("name", "request"),
-            Column("p50_ms", "p50 ms", ".2f"),
-            Column("p90_ms", "p90 ms", ".2f"),
-            Column("p99_ms", "p99 ms", ".2f"),
-            Column("mean_ms", "mean ms", ".2f"),
-            Column("max_ms", "max ms", ".2f"),
-        ],
+        latency_columns("request", "ms", ".2f"),
         through_stack.run,
     ),
     Section(
         "payments_http",
         f"Payments through the local stack over HTTP ({payments.ITERATIONS} of each after 10 warm-up)",
-        [
-            Column("name", "request"),
-            Column("p50_ms", "p50 ms", ".2f"),
-            Column("p90_ms", "p90 ms", ".2f"),
-            Column("p99_ms", "p99 ms", ".2f"),
-            Column("mean_ms", "mean ms", ".2f"),
-            Column("max_ms", "max ms", ".2f"),
-        ],
+        latency_columns("request", "ms", ".2f"),
         payments.run_http,
     ),
     Section(
         "webhook_delivery",
         f"Webhook delivery through the local stack: event written -> receiver got it ({webhooks.CHARGES} charges)",
-        [
-            Column("name", "interval"),
-            Column("p50_ms", "p50 ms", ".1f"),
-            Column("p90_ms", "p90 ms", ".1f"),
-            Column("p99_ms", "p99 ms", ".1f"),
-            Column("mean_ms", "mean ms", ".1f"),
-            Column("max_ms", "max ms", ".1f"),
-        ],
+        latency_columns("interval", "ms", ".1f"),
         webhooks.run,
     ),
     Section(
         "money_out",
         f"Refunds and payouts through the local stack ({money_out.ITERATIONS} each, {money_out.WARMUP} warm-up)",
-        [
-            Column("name", "interval"),
-            Column("p50_ms", "p50 ms", ".1f"),
-            Column("p90_ms", "p90 ms", ".1f"),
-            Column("p99_ms", "p99 ms", ".1f"),
-            Column("mean_ms", "mean ms", ".1f"),
-            Column("max_ms", "max ms", ".1f"),
-        ],
+        latency_columns("interval", "ms", ".1f"),
         money_out.run,
     ),
     Section(
         "collection_signin",
         "Collection sign-in: token validation in-process (cold, cached JWKS) and a licensed route over HTTP",
-        [
-            Column("name", "measurement"),
-            Column("p50_ms", "p50 ms", ".3f"),
-            Column("p90_ms", "p90 ms", ".3f"),
-            Column("p99_ms", "p99 ms", ".3f"),
-            Column("mean_ms", "mean ms", ".3f"),
-            Column("max_ms", "max ms", ".3f"),
-        ],
+        latency_columns("measurement", "ms", ".3f"),
         collection.run,
     ),
     Section(

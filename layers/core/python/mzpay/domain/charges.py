@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.errors import FieldError, raise_field_errors
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.money import InvalidAmount, is_currency_code, minor_units, parse_amount
 from mzpay.domain.payments import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
@@ -220,15 +220,7 @@ def phone_network_error(network: str, phone: str) -> str | None:
 
 
 def _raise(errors: list[FieldError]) -> None:
-    if not errors:
-        return
-    codes = {error.code for error in errors}
-    code = codes.pop() if len(codes) == 1 else "invalid_request"
-    if len(errors) == 1:  # the detail says what is wrong (amount_too_low names the limit, ...)
-        detail = f"{errors[0].field}: {errors[0].message}."
-    else:
-        detail = f"The charge has invalid fields: {', '.join(error.field for error in errors)}."
-    raise ServiceError(400, code, detail, errors=errors)
+    raise_field_errors(errors, "charge")
 
 
 def check_charge(request: ChargeRequest, mode: str) -> None:

@@ -42,3 +42,18 @@ class ServiceError(Exception):
         self.errors = tuple(errors)
         self.headers = dict(headers or {})
         self.extensions = extensions
+
+
+def raise_field_errors(errors: list[FieldError], subject: str) -> None:
+    """400 for the rules across fields of a `subject` (charge, payout) that failed, if any: one
+    failed field answers its own code with its message as the detail (amount_too_low names the
+    limit, ...); several answer invalid_request listing them."""
+    if not errors:
+        return
+    codes = {error.code for error in errors}
+    code = codes.pop() if len(codes) == 1 else "invalid_request"
+    if len(errors) == 1:
+        detail = f"{errors[0].field}: {errors[0].message}."
+    else:
+        detail = f"The {subject} has invalid fields: {', '.join(error.field for error in errors)}."
+    raise ServiceError(400, code, detail, errors=errors)

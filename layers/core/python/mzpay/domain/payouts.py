@@ -24,7 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain import nib
 from mzpay.domain.charges import Money, PaymentDetails, Strict, phone_network_error
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.money import format_amount, minor_units
 from mzpay.domain.payments import NETWORK_PREFIXES, MethodLimits
@@ -337,15 +337,7 @@ class BankPayoutRequest(Strict):
 
 
 def _raise(errors: list[FieldError]) -> None:
-    if not errors:
-        return
-    codes = {error.code for error in errors}
-    code = codes.pop() if len(codes) == 1 else "invalid_request"
-    if len(errors) == 1:  # the detail says what is wrong (amount_too_low names the limit, ...)
-        detail = f"{errors[0].field}: {errors[0].message}."
-    else:
-        detail = f"The payout has invalid fields: {', '.join(error.field for error in errors)}."
-    raise ServiceError(400, code, detail, errors=errors)
+    raise_field_errors(errors, "payout")
 
 
 def check_payout(request: PayoutRequest | BankPayoutRequest) -> None:
