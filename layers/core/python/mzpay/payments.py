@@ -7,8 +7,6 @@ is then applied as a conditional transition with its event.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -21,7 +19,7 @@ from mzpay.domain import expiry, ledger, risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
-from mzpay.domain.ids import new_id
+from mzpay.domain.ids import new_id, request_fingerprint
 from mzpay.domain.limits import AccountLimits, business_day, check_ceilings, daily_ceiling_reached
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, TERMINAL, Status, ensure_transition
@@ -32,6 +30,7 @@ from mzpay.store.accounts import Limits
 from mzpay.store.directory import iso
 from mzpay.store.ledger import movement_items
 from mzpay.store.payments import CeilingReached, PaymentIdTaken, Payments, Reservation
+from mzpay.store.transitions import same_request
 
 COUNTER_TTL = 40 * 24 * 3600  # a month's window and then some
 
@@ -55,11 +54,6 @@ def connector_of(payment: dict[str, Any]) -> Connector:
 
 def _now() -> str:
     return iso(datetime.now(UTC))
-
-
-def _fingerprint(request: ChargeRequest) -> str:
-    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _stored_source(request: ChargeRequest) -> dict[str, Any]:
@@ -214,7 +208,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     """Validate, claim the payment_id, ask the provider, record its answer: a ChargeResult."""
     check_charge(request, principal.mode)
     account, mode = principal.acting_account_id, principal.mode
-    fingerprint = _fingerprint(request)
+    fingerprint = request_fingerprint(request.model_dump(mode="json"))
     existing = payments().by_payment_id(account, mode, request.payment_id)
     if existing is not None:
         return _replay(existing, fingerprint)
@@ -431,10 +425,12 @@ def set_psp_availability(psp_id: str, available: bool, reason: str) -> dict[str,
 
 
 def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
-    if existing["_claim"]["fingerprint"] != fingerprint:
-        raise ServiceError(
-            409, "payment_id_reused", "This payment_id belongs to another charge (different amount, source or details)."
-        )
+    same_request(
+        existing,
+        fingerprint,
+        "payment_id_reused",
+        "This payment_id belongs to another charge (different amount, source or details).",
+    )
     return charge_result(existing)
 
 
@@ -535,8 +531,7 @@ def create_checkout(principal: Principal, request: CheckoutRequest, base_url: st
     deadline = expiry.checkout_deadline(principal.mode, request.expires_in, now)
     account, mode = principal.acting_account_id, principal.mode
     payment_id = request.payment_id or new_id()
-    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    fingerprint = hashlib.sha256(b"checkout:" + canonical.encode()).hexdigest()
+    fingerprint = request_fingerprint(request.model_dump(mode="json"), "checkout")
     existing = payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
     if existing is not None:
         return _checkout_replay(existing, fingerprint)
@@ -577,10 +572,12 @@ def create_checkout(principal: Principal, request: CheckoutRequest, base_url: st
 
 
 def _checkout_replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
-    if existing["_claim"]["fingerprint"] != fingerprint:
-        raise ServiceError(
-            409, "payment_id_reused", "This payment_id belongs to another payment (different amount or details)."
-        )
+    same_request(
+        existing,
+        fingerprint,
+        "payment_id_reused",
+        "This payment_id belongs to another payment (different amount or details).",
+    )
     return snapshot(_current(existing))
 
 

@@ -6,7 +6,6 @@ canceled, rejected) when it ends. See docs/payouts.md."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from datetime import UTC, datetime
@@ -14,13 +13,14 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NoReturn
 
+from mzpay import payments as payment_cases
 from mzpay.connectors.base import Paying, PayoutCall
 from mzpay.connectors.registry import LIVE_CONNECTORS
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain import ledger
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
-from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import format_amount
 from mzpay.domain.payments import Status as ProviderStatus
 from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
@@ -38,10 +38,10 @@ from mzpay.http.principal import Principal, wrong_environment
 from mzpay.store.accounts import PayoutLimitsStore
 from mzpay.store.aws import client
 from mzpay.store.directory import iso
-from mzpay.store.ledger import movement_items
-from mzpay.store.payments import CeilingReached, Payments, Reservation
+from mzpay.store.ledger import BalanceTooLow, movement_items
+from mzpay.store.payments import CeilingReached, Reservation
 from mzpay.store.payouts import PayoutIdTaken, Payouts
-from mzpay.store.refunds import BalanceTooLow
+from mzpay.store.transitions import same_request
 
 COUNTER_TTL = 3 * 24 * 3600
 
@@ -119,8 +119,7 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     approval above the account's threshold); settlement follows through the queue."""
     check_payout(request)
     account, mode = principal.acting_account_id, principal.mode
-    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    fingerprint = hashlib.sha256(canonical.encode()).hexdigest()
+    fingerprint = request_fingerprint(request.model_dump(mode="json"))
     existing = payouts().by_payout_id(account, mode, request.payout_id)
     if existing is not None:
         return _replay(existing, fingerprint)
@@ -175,10 +174,12 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
 
 
 def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
-    if existing["_claim"]["fingerprint"] != fingerprint:
-        raise ServiceError(
-            409, "payout_id_reused", "This payout_id belongs to another payout (different amount or destination)."
-        )
+    same_request(
+        existing,
+        fingerprint,
+        "payout_id_reused",
+        "This payout_id belongs to another payout (different amount or destination).",
+    )
     return view(existing)
 
 
@@ -197,7 +198,7 @@ def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError)
             "created_at": now,
         }
     }
-    Payments.from_env().record_rejection(
+    payment_cases.payments().record_rejection(
         new_event(
             "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
         )

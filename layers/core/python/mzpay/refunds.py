@@ -8,8 +8,6 @@ refund.created event: one transaction), then the provider's answer settles it: s
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -23,13 +21,14 @@ from mzpay.domain import ledger
 from mzpay.domain.charges import Money
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
-from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Status
 from mzpay.http.principal import Principal
 from mzpay.store.directory import iso
-from mzpay.store.ledger import Ledger, movement_items
-from mzpay.store.refunds import BalanceTooLow, RefundIdTaken, Refunds, RemainderGone
+from mzpay.store.ledger import BalanceTooLow, Ledger, movement_items
+from mzpay.store.refunds import RefundIdTaken, Refunds, RemainderGone
+from mzpay.store.transitions import same_request
 
 
 class RefundBody(BaseModel):
@@ -151,7 +150,7 @@ def create_refund(
         "amount": money.model_dump() if money else None,
         "reason": reason,
     }
-    fingerprint = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    fingerprint = request_fingerprint(body)
     if refund_id is not None:
         existing = refunds().by_refund_id(account, mode, refund_id)
         if existing is not None:
@@ -242,10 +241,12 @@ def _settle(
 
 
 def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
-    if existing["_claim"]["fingerprint"] != fingerprint:
-        raise ServiceError(
-            409, "refund_id_reused", "This refund_id belongs to another refund (different payment, amount or reason)."
-        )
+    same_request(
+        existing,
+        fingerprint,
+        "refund_id_reused",
+        "This refund_id belongs to another refund (different payment, amount or reason).",
+    )
     return refund_result(existing)
 
 

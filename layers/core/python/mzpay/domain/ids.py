@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from typing import Any
 
 from ulid import ULID
 
@@ -32,3 +35,10 @@ def has_prefix(text: object, prefix: str) -> bool:
     if not isinstance(text, str) or not text.startswith(prefix + "_"):
         return False
     return is_ulid(text[len(prefix) + 1 :])
+
+
+def request_fingerprint(data: Any, kind: str = "") -> str:
+    """What a merchant's id (payment_id, refund_id, payout_id) was first used for: a hash of the
+    request's canonical JSON, so sending the id again with another body can be told apart."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256((f"{kind}:" if kind else "").encode() + canonical.encode()).hexdigest()

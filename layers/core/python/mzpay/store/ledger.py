@@ -12,6 +12,10 @@ from mzpay.domain.ledger import Movement
 from mzpay.store.aws import env, table
 
 
+class BalanceTooLow(Exception):
+    """The available balance does not cover what a movement needs (its condition failed)."""
+
+
 def movement_items(
     table_name: str,
     account_id: str,

@@ -10,8 +10,8 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
-from mzpay.store.refunds import BalanceTooLow
 from mzpay.store.transitions import applied, claimed, versioned_update
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import event_puts
 from mzpay.store.transitions import applied, claimed, versioned_update
 
@@ -22,10 +23,6 @@ class RefundIdTaken(Exception):
 
 class RemainderGone(Exception):
     """The payment is not succeeded any more, or the amount is above what is left to refund."""
-
-
-class BalanceTooLow(Exception):
-    """The merchant's available balance does not cover the refund."""
 
 
 class Refunds:

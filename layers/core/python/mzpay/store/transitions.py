@@ -54,3 +54,11 @@ def claimed(
         return None
     entity = get(claim[id_field])  # written with the claim, in one transaction
     return None if entity is None else {**entity, "_claim": dict(claim)}
+
+
+def same_request(existing: dict[str, Any], fingerprint: str, code: str, message: str) -> None:
+    """A claimed id sent again must carry the request it was claimed for; else 409 `code`."""
+    from mzpay.domain.errors import ServiceError
+
+    if existing["_claim"]["fingerprint"] != fingerprint:
+        raise ServiceError(409, code, message)
