@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import random
+import time
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -18,7 +20,10 @@ from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.store.identity_providers import LIST_KEY, Conflict, IdentityProviders, audit_partition
 
-UPDATE_ATTEMPTS = 3
+# Each lost round has one winner, so N concurrent writers need up to N attempts; a short
+# jittered wait spreads them so that a handful of concurrent edits all land.
+UPDATE_ATTEMPTS = 8
+UPDATE_BACKOFF_SECONDS = 0.02
 
 
 @lru_cache(maxsize=1)
@@ -193,6 +198,7 @@ def update(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
                 raise ServiceError(
                     409, "conflict", "The identity provider kept changing meanwhile; read it and retry."
                 ) from exc
+            time.sleep(random.uniform(0, UPDATE_BACKOFF_SECONDS * 2**attempt))
     raise AssertionError("unreachable")
 
 
