@@ -102,6 +102,9 @@ def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     if isinstance(value, dict) and value:
         for key, item in value.items():
             yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        for index, item in enumerate(value):  # a list of objects: one block per object, numbered
+            yield from _flatten(item, f"{prefix}.{index}" if prefix else str(index))
     else:
         yield prefix, value
 
