@@ -13,6 +13,7 @@ from mzpay.http.resolver import create_resolver, created, to_response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.http.schemas import (
     AccountLimitsIn,
+    ConnectAccount,
     ConnectorBindingIn,
     CreateAccount,
     CreateApiKey,
@@ -56,6 +57,21 @@ def suspend_account(account_id: str, body: Annotated[SuspendAccount, Body()]) ->
 @app.post("/v1/accounts/<account_id>/reactivate")
 def reactivate_account(account_id: str) -> dict[str, Any]:
     return access.change_account_status(account_id, "reactivate")
+
+
+@app.post("/v1/accounts/<account_id>/connected-accounts")
+def connect_account(account_id: str, body: Annotated[ConnectAccount, Body()]) -> Response[dict[str, Any]]:
+    return created(access.connect_account(account_id, body.account_id))
+
+
+@app.get("/v1/accounts/<account_id>/connected-accounts")
+def list_connected_accounts(account_id: str) -> dict[str, Any]:
+    return access.list_connections(account_id)
+
+
+@app.delete("/v1/accounts/<account_id>/connected-accounts/<connected_account_id>")
+def disconnect_account(account_id: str, connected_account_id: str) -> dict[str, Any]:
+    return access.disconnect_account(account_id, connected_account_id)
 
 
 @app.post("/v1/accounts/<account_id>/api-keys")

@@ -203,6 +203,9 @@ def test_naming_another_account_needs_accounts_write(stack: RunningStack, mz: Op
     )
     assert gateway(stack, "mz", plain, f"/v1/api-keys/current?account_id={account['id']}").status_code == 200
     platform = mz.key(account["id"], scopes=["accounts:write", "payments:read"])["key"]
+    unconnected = gateway(stack, "mz", platform, f"/v1/api-keys/current?account_id={other['id']}")
+    assert_problem(unconnected, 404, "Not Found", "not_found", "No such account.")
+    assert mz.call("POST", f"/v1/accounts/{account['id']}/connected-accounts", {"account_id": other["id"]}).ok
     assert gateway(stack, "mz", platform, f"/v1/api-keys/current?account_id={other['id']}").status_code == 200
 
 
@@ -269,6 +272,55 @@ def test_roll_with_no_overlap_expires_the_old_key_at_once(stack: RunningStack, m
     assert response.status_code == 201
     assert_problem(gateway(stack, "mz", unused["key"]), 401, "Unauthorized", "key_expired", "This API key has expired.")
     assert gateway(stack, "mz", response.json()["key"]).status_code == 200
+
+
+def test_a_restricted_key_management_key_cannot_take_over_the_full_key(stack: RunningStack, mz: Operator) -> None:
+    """Issue 11: a key whose only scope is api_keys:write, restricted to one customer and expiring,
+    tried to roll the account's full key with no overlap (receiving its secret, locking the owner out)."""
+    account = mz.account()
+    owner = mz.key(account["id"])
+    expires = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    narrow = mz.key(account["id"], scopes=["api_keys:write"], allowed_customers=["cus_001"], expires_at=expires)
+    response = gateway(stack, "mz", narrow["key"], f"/v1/api-keys/{owner['id']}/roll", "POST", {"overlap_seconds": 0})
+    assert_problem(
+        response,
+        403,
+        "Forbidden",
+        "insufficient_scope",
+        "This API key lacks the scope payments:read.",
+        missing_scope="payments:read",
+    )
+    kept = gateway(stack, "mz", owner["key"])
+    assert kept.status_code == 200
+    assert kept.json() == {k: v for k, v in owner.items() if k != "key"}  # still active, never rolled
+    customers = mz.key(account["id"], scopes=["api_keys:write"])  # same scopes, but for every customer
+    response = gateway(stack, "mz", narrow["key"], f"/v1/api-keys/{customers['id']}/roll", "POST")
+    assert_problem(
+        response,
+        403,
+        "Forbidden",
+        "insufficient_scope",
+        "This API key is restricted to customers the key to roll is not limited to (allowed_customers); "
+        "roll it with a key at least as broad, or ask an operator.",
+        restriction="allowed_customers",
+    )
+    assert gateway(stack, "mz", customers["key"]).json()["status"] == "active"
+    own = gateway(stack, "mz", narrow["key"], f"/v1/api-keys/{narrow['id']}/roll", "POST")  # itself: always
+    assert own.status_code == 201
+    assert (own.json()["scopes"], own.json()["allowed_customers"]) == (["api_keys:write"], ["cus_001"])
+
+
+def test_a_key_rolls_a_narrower_key_of_its_account(stack: RunningStack, mz: Operator) -> None:
+    account = mz.account()
+    admin = mz.key(account["id"], ip_allowlist=["127.0.0.0/8"])
+    reader = mz.key(account["id"], scopes=["payments:read"], ip_allowlist=["127.0.0.1/32"])
+    response = gateway(stack, "mz", admin["key"], f"/v1/api-keys/{reader['id']}/roll", "POST")
+    assert response.status_code == 201
+    assert (response.json()["scopes"], response.json()["ip_allowlist"]) == (["payments:read"], ["127.0.0.1/32"])
+    wider = mz.key(account["id"], scopes=["payments:read"])  # usable from anywhere
+    refused = gateway(stack, "mz", admin["key"], f"/v1/api-keys/{wider['id']}/roll", "POST")
+    assert refused.status_code == 403
+    assert (refused.json()["code"], refused.json()["restriction"]) == ("insufficient_scope", "ip_allowlist")
 
 
 def test_roll_validates_its_body(stack: RunningStack, mz: Operator) -> None:

@@ -335,6 +335,59 @@ def test_keys_create_validation_errors_name_the_fields(admin: Admin) -> None:
 
 
 # ---------------------------------------------------------------------------------------- webhook secrets
+def test_accounts_connect_list_and_disconnect(admin: Admin) -> None:
+    platform, shop = create_account(admin, "Plataforma"), create_account(admin, "Loja ligada")
+    connected = admin("accounts", "connect", platform, shop)
+    assert (connected.code, connected.err) == (0, "")
+    assert_lines(
+        connected.out,
+        [
+            rf"platform_account_id:   {platform}",
+            rf"connected_account_id:  {shop}",
+            r"region:                mz",
+            rf"created_at:            {TIMESTAMP}",
+        ],
+    )
+    listed = admin("accounts", "connections", platform)
+    assert listed.code == 0
+    assert_lines(
+        listed.out,
+        [
+            rf"connected_accounts\.0\.platform_account_id:   {platform}",
+            rf"connected_accounts\.0\.connected_account_id:  {shop}",
+            r"connected_accounts\.0\.region:                mz",
+            rf"connected_accounts\.0\.created_at:            {TIMESTAMP}",
+        ],
+    )
+    again = admin("accounts", "connect", platform, shop)
+    assert (again.code, again.out) == (1, "")
+    assert (
+        again.err == "error 409 already_connected: These accounts are already connected; remove the connection first.\n"
+    )
+    far = create_account(admin, "Loja Joanesburgo", region="regional-sa")
+    deadline = time.monotonic() + REPLICATION_WAIT_SECONDS
+    while True:  # the directory replicates asynchronously: 404 until the account reached mz
+        other_region = admin("accounts", "connect", platform, far)
+        if "404" not in other_region.err or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert other_region.code == 1
+    assert other_region.err == (
+        "error 400 invalid_request: Only accounts of one region can be connected: "
+        "the platform lives in mz, the account in regional-sa.\n"
+    )
+    removed = admin("--json", "accounts", "disconnect", platform, shop)
+    assert removed.code == 0
+    assert json.loads(removed.out) == {
+        "platform_account_id": platform,
+        "connected_account_id": shop,
+        "connected": False,
+    }
+    twice = admin("accounts", "disconnect", platform, shop)
+    assert (twice.code, twice.err) == (1, "error 404 not_found: No such connection.\n")
+    assert admin("accounts", "connections", platform).out == "connected_accounts:  -\n"
+
+
 def test_webhook_secret_roll_keeps_the_previous_one_for_the_overlap(admin: Admin) -> None:
     created = admin("accounts", "create", "--name", "Webhooks Lda", "--region", "mz")
     account_id, created_secret_id = fields(created.out)["id"], fields(created.out)["webhook_secrets.test.secret_id"]

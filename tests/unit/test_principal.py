@@ -193,13 +193,45 @@ def test_acting_for_another_account_needs_accounts_write() -> None:
 
 
 def test_acting_for_another_account_with_accounts_write() -> None:
-    admit(merchant_event({"account_id": "01JOTHER"}, scopes="payments:read accounts:write"), now=NOW)
+    asked: list[tuple[str, str]] = []
+    event = merchant_event({"account_id": "01JOTHER"}, scopes="payments:read accounts:write")
+    admit(event, now=NOW, may_act_for=lambda caller, named: asked.append((caller, named)))
     principal = merchant("payments:read")
     assert (principal.account_id, principal.acting_account_id) == ("01JACCOUNT0000000000000000", "01JOTHER")
+    assert asked == [("01JACCOUNT0000000000000000", "01JOTHER")]  # the connection is checked once
+
+
+def test_acting_for_an_account_that_is_not_connected_is_refused_before_any_route() -> None:
+    def not_connected(caller: str, named: str) -> None:
+        raise ServiceError(404, "not_found", "No such account.")
+
+    event = merchant_event({"account_id": "01JOTHER"}, scopes="payments:read accounts:write")
+    assert raised(admit, event, now=NOW, may_act_for=not_connected) == (
+        404,
+        "not_found",
+        "No such account.",
+        (),
+        {},
+        {},
+    )
+    assert raised(merchant)[:2] == (401, "unauthorized")  # no principal was admitted
+
+
+def test_the_scope_is_checked_before_the_connection_is_read() -> None:
+    def unread(caller: str, named: str) -> None:
+        raise AssertionError("the directory must not be read without accounts:write")
+
+    assert raised(admit, merchant_event({"account_id": "01JOTHER"}), now=NOW, may_act_for=unread)[:2] == (
+        403,
+        "insufficient_scope",
+    )
 
 
 def test_naming_the_own_account_needs_no_extra_scope() -> None:
-    admit(merchant_event({"account_id": "01JACCOUNT0000000000000000"}), now=NOW)
+    def unread(caller: str, named: str) -> None:
+        raise AssertionError("naming the own account reads nothing")
+
+    admit(merchant_event({"account_id": "01JACCOUNT0000000000000000"}), now=NOW, may_act_for=unread)
     assert merchant().acting_account_id == "01JACCOUNT0000000000000000"
 
 

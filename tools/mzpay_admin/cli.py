@@ -102,6 +102,9 @@ def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     if isinstance(value, dict) and value:
         for key, item in value.items():
             yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        for index, item in enumerate(value):  # a list of objects: one block per object, numbered
+            yield from _flatten(item, f"{prefix}.{index}" if prefix else str(index))
     else:
         yield prefix, value
 
@@ -163,6 +166,18 @@ def _accounts_suspend(client: ManagementClient, args: argparse.Namespace) -> Res
 
 def _accounts_reactivate(client: ManagementClient, args: argparse.Namespace) -> Response:
     return client.reactivate_account(args.account_id)
+
+
+def _accounts_connect(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.connect_account(args.account_id, args.connected_account_id)
+
+
+def _accounts_connections(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.connected_accounts(args.account_id)
+
+
+def _accounts_disconnect(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.disconnect_account(args.account_id, args.connected_account_id)
 
 
 def _keys_create(client: ManagementClient, args: argparse.Namespace) -> Response:
@@ -240,6 +255,24 @@ def build_parser() -> argparse.ArgumentParser:
     reactivate = accounts.add_parser("reactivate", parents=[json_option], help="reactivate a suspended account")
     reactivate.add_argument("account_id", metavar="ACCOUNT_ID")
     reactivate.set_defaults(handler=_accounts_reactivate)
+
+    connect = accounts.add_parser(
+        "connect",
+        parents=[json_option],
+        help="let a platform account act for another account of its region (?account_id= on the gateway)",
+    )
+    connect.add_argument("account_id", metavar="PLATFORM_ACCOUNT_ID")
+    connect.add_argument("connected_account_id", metavar="CONNECTED_ACCOUNT_ID")
+    connect.set_defaults(handler=_accounts_connect)
+    connections = accounts.add_parser(
+        "connections", parents=[json_option], help="the accounts a platform account may act for"
+    )
+    connections.add_argument("account_id", metavar="PLATFORM_ACCOUNT_ID")
+    connections.set_defaults(handler=_accounts_connections)
+    disconnect = accounts.add_parser("disconnect", parents=[json_option], help="remove a platform connection")
+    disconnect.add_argument("account_id", metavar="PLATFORM_ACCOUNT_ID")
+    disconnect.add_argument("connected_account_id", metavar="CONNECTED_ACCOUNT_ID")
+    disconnect.set_defaults(handler=_accounts_disconnect)
 
     keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")

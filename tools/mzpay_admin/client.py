@@ -125,6 +125,17 @@ class ManagementClient:
     def reactivate_account(self, account_id: str) -> Response:
         return self.request("POST", f"/v1/accounts/{_segment(account_id)}/reactivate")
 
+    def connect_account(self, platform_account_id: str, account_id: str) -> Response:
+        path = f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts"
+        return self.request("POST", path, {"account_id": account_id})
+
+    def connected_accounts(self, platform_account_id: str) -> Response:
+        return self.request("GET", f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts")
+
+    def disconnect_account(self, platform_account_id: str, account_id: str) -> Response:
+        path = f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts/{_segment(account_id)}"
+        return self.request("DELETE", path)
+
     def create_api_key(self, account_id: str, body: dict[str, Any]) -> Response:
         return self.request("POST", f"/v1/accounts/{_segment(account_id)}/api-keys", body)
 

@@ -10,13 +10,14 @@ from typing import Any, TypeVar
 from mzpay.config import settings
 from mzpay.domain import accounts as account_rules
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import new_id
-from mzpay.domain.keys import KeyStatus, generate_key, key_hash, redacted
+from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.keys import KeyGrant, KeyStatus, generate_key, key_hash, redacted, roll_refusal
 from mzpay.domain.webhook_secrets import SecretVersion, after_roll, generate_secret
+from mzpay.http.principal import WWW_AUTHENTICATE as WWW
 from mzpay.http.principal import Principal, wrong_environment
 from mzpay.http.residency import ensure_home
 from mzpay.store.accounts import WebhookSecrets
-from mzpay.store.directory import Account, ApiKey, Directory, iso
+from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection, Directory, iso, parse_iso
 from mzpay.store.secrets import key_pepper
 
 Served = TypeVar("Served", Account, ApiKey)
@@ -75,6 +76,62 @@ def change_account_status(account_id: str, action: str, reason: str = "") -> dic
     account = home_account(account_id)
     status = account_rules.next_status(account.status, action)
     return directory().change_account_status(account, status, reason, _now()).public()
+
+
+# ---------------------------------------------------------------- platform connections (operators)
+def connect_account(platform_account_id: str, connected_account_id: str) -> dict[str, Any]:
+    """Let the platform account act for the connected one (?account_id= on the gateway). Both
+    accounts must exist in this region; a connection is created once (409 already_connected)."""
+    platform = home_account(platform_account_id)  # 404 unknown, 421 homed elsewhere
+    connected = directory().get_account(connected_account_id) if is_ulid(connected_account_id) else None
+    if connected is None:
+        raise _not_found("account")
+    account_rules.connection_refusal(
+        platform.account_id, connected.account_id, platform.home_region, connected.home_region
+    )
+    connection = Connection(platform.account_id, connected.account_id, platform.home_region, iso(_now()))
+    try:
+        directory().connect(connection)
+    except AlreadyConnected:
+        raise ServiceError(
+            409, "already_connected", "These accounts are already connected; remove the connection first."
+        ) from None
+    return connection.public()
+
+
+def list_connections(platform_account_id: str) -> dict[str, Any]:
+    """The accounts a platform account may act for."""
+    platform = home_account(platform_account_id)
+    return {"connected_accounts": [c.public() for c in directory().connections(platform.account_id)]}
+
+
+def disconnect_account(platform_account_id: str, connected_account_id: str) -> dict[str, Any]:
+    """Remove a connection: from the next request on, the platform's ?account_id= for it is 404."""
+    platform = home_account(platform_account_id)
+    if not is_ulid(connected_account_id) or not directory().disconnect(platform.account_id, connected_account_id):
+        raise _not_found("connection")
+    return {
+        "platform_account_id": platform.account_id,
+        "connected_account_id": connected_account_id,
+        "connected": False,
+    }
+
+
+def ensure_may_act_for(caller_account_id: str, account_id: str) -> None:
+    """Before any route: a key with accounts:write naming another account reaches it only if it is
+    connected to the caller's account, in this region, and active (see domain.accounts)."""
+    connected, account = (
+        (False, None) if not is_ulid(account_id) else directory().acting_target(caller_account_id, account_id)
+    )
+    refusal = account_rules.acting_refusal(
+        connected,
+        account.status if account else None,
+        account.reason if account else "",
+        account.home_region if account else None,
+        settings().service_region,
+    )
+    if refusal is not None:
+        raise refusal
 
 
 # ---------------------------------------------------------------- API keys
@@ -136,14 +193,33 @@ def current_api_key(principal: Principal) -> dict[str, Any]:
     return key.public()
 
 
+def _grant(key: ApiKey) -> KeyGrant:
+    return KeyGrant(
+        key.key_id,
+        frozenset(key.scopes),
+        frozenset(key.allowed_customers),
+        tuple(key.ip_allowlist),
+        parse_iso(key.expires_at),
+    )
+
+
 def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> dict[str, Any]:
-    """Replace a key of the caller's account: the new secret is answered once; the old key
-    keeps working for `overlap_seconds`, then answers key_expired."""
+    """Replace a key of the caller's own account: the new secret is answered once; the old key
+    keeps working for `overlap_seconds`, then answers key_expired. A key rolls itself, or a key
+    no broader than itself (domain.keys.roll_refusal). Keys are not reached through a platform
+    connection: a connected account's keys are 404 to the platform, like any other account's."""
     key = directory().get_key(key_id)
-    if key is None or key.account_id != principal.acting_account_id:
+    if key is None or key.account_id != principal.account_id or key.account_id != principal.acting_account_id:
         raise _not_found("API key")  # another account's key is not visible
     if key.mode != principal.mode:
         raise wrong_environment(principal.mode, key.mode)
+    if key.key_id != principal.key_id:  # never more than the caller has (checked before any state)
+        caller = directory().get_key(principal.key_id)
+        if caller is None:
+            raise ServiceError(401, "unauthorized", "An API key is required.", headers={"WWW-Authenticate": WWW})
+        refusal = roll_refusal(_grant(caller), _grant(key))
+        if refusal is not None:
+            raise refusal
     if key.status != KeyStatus.ACTIVE:
         raise ServiceError(409, "already_rolled", "This key was already rolled or revoked.")
     account = home_account(key.account_id, "gateway")

@@ -26,3 +26,38 @@ def next_status(current: str, action: str) -> str:
         return TRANSITIONS[(current, action)]
     except KeyError:
         raise ServiceError(409, "invalid_state", f"Cannot {action} an account that is {current}.") from None
+
+
+def suspended_message(reason: str) -> str:
+    """The detail of 403 account_suspended (the reason is shown to keys that may act for it)."""
+    return f"This account is suspended: {reason}" if reason else "This account is suspended."
+
+
+def connection_refusal(platform_id: str, connected_id: str, platform_region: str, connected_region: str) -> None:
+    """Operators connect two distinct accounts of one region (a platform acts only where its
+    connected account's data lives); else 400 invalid_request naming the problem."""
+    if platform_id == connected_id:
+        raise ServiceError(400, "invalid_request", "An account cannot be connected to itself.")
+    if platform_region != connected_region:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            f"Only accounts of one region can be connected: the platform lives in {platform_region}, "
+            f"the account in {connected_region}.",
+        )
+
+
+def acting_refusal(
+    connected: bool, target_status: str | None, target_reason: str, target_region: str | None, service_region: str
+) -> ServiceError | None:
+    """Why a platform may not act for the account it names with ?account_id=, or None if it may.
+
+    Only an account connected to the caller's account, existing and homed in this region; anything
+    else is 404 not_found whatever the reason (never confirm that an account exists). A connected
+    account that is suspended is 403 account_suspended: its suspension applies to acting for it.
+    """
+    if not connected or target_status is None or target_region != service_region:
+        return ServiceError(404, "not_found", "No such account.")
+    if target_status == AccountStatus.SUSPENDED:
+        return ServiceError(403, "account_suspended", suspended_message(target_reason))
+    return None

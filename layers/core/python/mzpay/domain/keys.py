@@ -13,6 +13,9 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.network import parse_allowlist
+
 PREFIX = "mzp"
 MODES = ("test", "live")
 RANDOM_LENGTH = 32
@@ -111,3 +114,60 @@ def key_hash(token: str, pepper: str) -> str:
     import hmac
 
     return hmac.new(pepper.encode(), token.encode(), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class KeyGrant:
+    """What a key may do: its scopes and restrictions (empty restriction = unrestricted)."""
+
+    key_id: str
+    scopes: frozenset[str]
+    allowed_customers: frozenset[str] = frozenset()
+    ip_allowlist: tuple[str, ...] = ()
+    expires_at: datetime | None = None
+
+
+def _inside(target: tuple[str, ...], caller: tuple[str, ...]) -> bool:
+    """Every network of `target` lies inside one network of `caller` (same IP version)."""
+    outer = parse_allowlist(",".join(caller))
+    return all(
+        any(net.version == out.version and net.subnet_of(out) for out in outer)  # type: ignore[arg-type]
+        for net in parse_allowlist(",".join(target))
+    )
+
+
+def roll_refusal(caller: KeyGrant, target: KeyGrant) -> ServiceError | None:
+    """Why `caller` may not roll `target` (a key of the same account and mode), or None.
+
+    A key may always roll itself. Another key only when the roll cannot give the caller more than
+    it has: the target's scopes are a subset of the caller's, and each restriction of the caller
+    binds the target at least as tightly: restricted customers -> the target is restricted to a
+    non-empty subset of them; an IP allowlist -> every target network lies inside it; an expiry
+    -> the target expires no later. Otherwise 403 insufficient_scope: `missing_scope` names the
+    first scope (in SCOPES order) the caller lacks, or `restriction` names the field it fails.
+    """
+    if target.key_id == caller.key_id:
+        return None
+    for scope in sorted(target.scopes, key=lambda s: (SCOPES.index(s) if s in SCOPES else len(SCOPES), s)):
+        if scope not in caller.scopes:
+            return ServiceError(
+                403, "insufficient_scope", f"This API key lacks the scope {scope}.", missing_scope=scope
+            )
+    if caller.allowed_customers and not (
+        target.allowed_customers and target.allowed_customers <= caller.allowed_customers
+    ):
+        return _restricted("allowed_customers", "is restricted to customers the key to roll is not limited to")
+    if caller.ip_allowlist and not (target.ip_allowlist and _inside(target.ip_allowlist, caller.ip_allowlist)):
+        return _restricted("ip_allowlist", "has an IP allowlist the key to roll is not confined to")
+    if caller.expires_at is not None and (target.expires_at is None or target.expires_at > caller.expires_at):
+        return _restricted("expires_at", "expires before the key to roll")
+    return None
+
+
+def _restricted(field: str, why: str) -> ServiceError:
+    return ServiceError(
+        403,
+        "insufficient_scope",
+        f"This API key {why} ({field}); roll it with a key at least as broad, or ask an operator.",
+        restriction=field,
+    )

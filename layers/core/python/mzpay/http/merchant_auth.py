@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from mzpay.config import settings
-from mzpay.domain.accounts import AccountStatus
+from mzpay.domain.accounts import AccountStatus, suspended_message
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import key_hash, key_mode, key_use, looks_like_key
 from mzpay.domain.network import ip_allowed, parse_allowlist
@@ -62,7 +62,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
         return refuse(
             event,
             key.key_id,
-            ServiceError(403, "account_suspended", _suspended(account.reason)),
+            ServiceError(403, "account_suspended", suspended_message(account.reason)),
         )
     return allow(
         event,
@@ -76,7 +76,3 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "expires_at": key.expires_at or "",
         },
     )
-
-
-def _suspended(reason: str) -> str:
-    return f"This account is suspended: {reason}" if reason else "This account is suspended."

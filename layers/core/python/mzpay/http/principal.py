@@ -1,5 +1,6 @@
 """Who is calling the gateway, as the authorizer established it, and the per-request rules
-that a cached authorizer answer cannot decide (expiry, ?mode=, ?account_id=, ?customer_id=).
+that a cached authorizer answer cannot decide (expiry, ?mode=, ?account_id= with its
+connection, ?customer_id=).
 
 Handlers call `merchant(scope)` and never parse keys.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -82,9 +84,13 @@ def _refusal(text: str) -> ServiceError:
     )
 
 
-def admit(event: dict[str, Any], now: datetime | None = None) -> None:
+def admit(
+    event: dict[str, Any], now: datetime | None = None, may_act_for: Callable[[str, str], None] | None = None
+) -> None:
     """Before any route runs: answer the authorizer's refusal, or check the request against
-    the merchant's key and remember the principal for `merchant()`."""
+    the merchant's key and remember the principal for `merchant()`. `may_act_for(caller account,
+    named account)` raises unless the caller may act for the account it names with ?account_id=
+    (default: `mzpay.access.ensure_may_act_for`, a connected account of this region, active)."""
     _current.set(None)
     context = (event.get("requestContext") or {}).get("authorizer") or {}
     if context.get("refusal"):
@@ -104,6 +110,11 @@ def admit(event: dict[str, Any], now: datetime | None = None) -> None:
     account_id = query.get("account_id")
     if account_id is not None and account_id != principal.account_id:
         principal.require("accounts:write")
+        if may_act_for is None:
+            from mzpay.access import ensure_may_act_for  # the directory, read only when one is named
+
+            may_act_for = ensure_may_act_for
+        may_act_for(principal.account_id, account_id)
         principal = Principal(**{**principal.__dict__, "acting_account_id": account_id})
     customer_id = query.get("customer_id")
     if customer_id is not None:

@@ -28,6 +28,10 @@ class CreateAccount(Strict):
     region: Region
 
 
+class ConnectAccount(Strict):
+    account_id: str = Field(min_length=1, max_length=64, description="the account the platform may act for")
+
+
 class SuspendAccount(Strict):
     reason: str = Field(min_length=1, max_length=500)
 

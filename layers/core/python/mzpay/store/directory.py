@@ -5,6 +5,8 @@ Items (pk, sk):
   ACCOUNT#<id>, ACCOUNT    the account: name, home_region, status, reason, version
   KEY#<key_id>, KEY        an API key's properties and the keyed hash of its secret
   KEYHASH#<hash>, KEY      pointer from the hash to the key id (what the authorizer looks up)
+  ACCOUNT#<platform>, CONNECTED#<account>   a connection: the platform may act for the account
+  ACCOUNT#<account>, PLATFORM#<platform>    its mirror (which platforms may act for an account)
 """
 
 from __future__ import annotations
@@ -118,6 +120,40 @@ class ApiKey:
         }
 
 
+@dataclass(frozen=True)
+class Connection:
+    """A platform account may act for a connected account (same region), made by an operator."""
+
+    platform_account_id: str
+    connected_account_id: str
+    region: str
+    created_at: str
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> Connection:
+        return cls(item["platform_account_id"], item["connected_account_id"], item["region"], item["created_at"])
+
+    def items(self) -> list[dict[str, Any]]:
+        """The connection item and its mirror."""
+        data = dict(self.__dict__)
+        return [
+            {"pk": f"ACCOUNT#{self.platform_account_id}", "sk": f"CONNECTED#{self.connected_account_id}", **data},
+            {"pk": f"ACCOUNT#{self.connected_account_id}", "sk": f"PLATFORM#{self.platform_account_id}", **data},
+        ]
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "platform_account_id": self.platform_account_id,
+            "connected_account_id": self.connected_account_id,
+            "region": self.region,
+            "created_at": self.created_at,
+        }
+
+
+class AlreadyConnected(Exception):
+    """The connection exists already."""
+
+
 class Directory:
     """Repository of the directory table (conditional writes; one transaction per change)."""
 
@@ -172,6 +208,97 @@ class Directory:
                 "version": account.version + 1,
             }
         )
+
+    # ------------------------------------------------------------------ connections
+    def connect(self, connection: Connection) -> None:
+        """The connection and its mirror, created once, and only while both accounts exist in the
+        connection's region (checked in the same transaction). AlreadyConnected if it exists;
+        ServiceError 409 invalid_state if an account vanished or moved meanwhile."""
+        checks = [
+            {
+                "ConditionCheck": {
+                    "TableName": self.name,
+                    "Key": {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"},
+                    "ConditionExpression": "attribute_exists(pk) AND home_region = :region",
+                    "ExpressionAttributeValues": {":region": connection.region},
+                }
+            }
+            for account_id in (connection.platform_account_id, connection.connected_account_id)
+        ]
+        puts = [
+            {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+            for item in connection.items()
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=[*puts, *checks])
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
+            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+                raise AlreadyConnected() from exc
+            raise ServiceError(409, "invalid_state", "An account changed meanwhile; read it and retry.") from exc
+
+    def disconnect(self, platform_account_id: str, connected_account_id: str) -> bool:
+        """Remove the connection and its mirror; False if there was none (a concurrent removal)."""
+        keys = [
+            {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{connected_account_id}"},
+            {"pk": f"ACCOUNT#{connected_account_id}", "sk": f"PLATFORM#{platform_account_id}"},
+        ]
+        try:
+            self.client.transact_write_items(
+                TransactItems=[
+                    {"Delete": {"TableName": self.name, "Key": key, "ConditionExpression": "attribute_exists(pk)"}}
+                    for key in keys
+                ]
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
+
+    def connections(self, platform_account_id: str) -> list[Connection]:
+        """The accounts `platform_account_id` may act for (one Query; a connection's a small item)."""
+        from boto3.dynamodb.conditions import Key
+
+        found: list[Connection] = []
+        query: dict[str, Any] = {
+            "KeyConditionExpression": Key("pk").eq(f"ACCOUNT#{platform_account_id}")
+            & Key("sk").begins_with("CONNECTED#"),
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self.table.query(**query)
+            found += [Connection.from_item(item) for item in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                return found
+            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def acting_target(self, platform_account_id: str, account_id: str) -> tuple[bool, Account | None]:
+        """(is `account_id` connected to the platform, the account): one BatchGetItem, consistent."""
+        keys = [
+            {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{account_id}"},
+            {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"},
+        ]
+        items: list[dict[str, Any]] = []
+        request: dict[str, Any] = {self.name: {"Keys": keys, "ConsistentRead": True}}
+        for _ in range(3):  # unprocessed keys (throttling) are asked again, as AWS advises
+            answer = self.client.batch_get_item(RequestItems=request)
+            items += answer.get("Responses", {}).get(self.name, [])
+            request = answer.get("UnprocessedKeys") or {}
+            if not request:
+                break
+        else:
+            raise ServiceError(
+                503,
+                "service_unavailable",
+                "A dependency of the service is unavailable; retry with the same Idempotency-Key.",
+                headers={"Retry-After": "1"},
+            )
+        connected = any(item["sk"] == f"CONNECTED#{account_id}" for item in items)
+        account = next((Account.from_item(item) for item in items if item["sk"] == "ACCOUNT"), None)
+        return connected, account
 
     # ------------------------------------------------------------------ keys
     def create_key(self, key: ApiKey) -> None:

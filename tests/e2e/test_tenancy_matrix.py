@@ -1,0 +1,477 @@
+"""The tenancy matrix (issue 11): every gateway route, reached with another account's resource ids,
+with the other mode's resource ids, and acting (?account_id=) for an unrelated account, a suspended
+connected account, another region's account and an id that does not exist. Each answer is asserted
+whole, and nothing of the accounts touched changes. The positive case: a connected active account is
+reachable and what is created is ITS.
+
+The route list comes from the gateway's resolvers (devstack.openapi, the same source as the committed
+OpenAPI document): a new route without an entry in ROUTES fails `test_every_gateway_route_is_in_the_matrix`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import requests
+from ulid import ULID
+
+from devstack.launcher import RunningStack
+from devstack.openapi import documents
+from tests.expected import problem
+
+pytestmark = pytest.mark.e2e
+
+ALL_SCOPES = [
+    "payments:read",
+    "payments:write",
+    "refunds:write",
+    "payouts:read",
+    "payouts:write",
+    "events:read",
+    "balance:read",
+    "api_keys:write",
+    "accounts:write",
+]
+NOWHERE = "01JN0SXCHACC0XNT0000000000"  # a well-formed account id that no region knows
+PHONE = "+258840000000"
+AMBIGUOUS_NIB = "0001 0000 0000 0002 8000 2"  # the simulated bank answers three candidates
+
+
+def wallet() -> dict[str, Any]:
+    return {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": PHONE}}
+
+
+# ---------------------------------------------------------------- the tenants
+class Operator:
+    def __init__(self, stack: RunningStack, region: str) -> None:
+        self.url = stack.state["regions"][region]["management"]
+        self.headers = {"Authorization": f"Bearer {stack.state['operator_token']}"}
+        self.region = region
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> requests.Response:
+        return requests.request(method, self.url + path, json=body, headers=self.headers, timeout=30)
+
+    def ok(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = self.call(method, path, body)
+        assert response.status_code in (200, 201), response.text
+        return response.json()  # type: ignore[no-any-return]
+
+
+@dataclass
+class Resources:
+    """Ids of one account's resources of one mode."""
+
+    payment: str = ""
+    refund: str = ""
+    payout: str = ""
+    event: str = ""
+    lookup: str = ""
+    key: str = ""  # an API key id of the account (of this mode)
+
+
+@dataclass
+class Tenant:
+    stack: RunningStack
+    operator: Operator
+    account_id: str
+    keys: dict[str, dict[str, Any]] = field(default_factory=dict)  # mode -> created key (id, key)
+    test: Resources = field(default_factory=Resources)
+
+    @classmethod
+    def create(cls, stack: RunningStack, operator: Operator, name: str, scopes: list[str] | None = None) -> Tenant:
+        account = operator.ok("POST", "/v1/accounts", {"name": name, "region": operator.region})
+        tenant = cls(stack, operator, account["id"])
+        for mode in ("test", "live"):
+            body: dict[str, Any] = {"mode": mode, **({"scopes": scopes} if scopes else {})}
+            tenant.keys[mode] = operator.ok("POST", f"/v1/accounts/{account['id']}/api-keys", body)
+        return tenant
+
+    def call(self, method: str, path: str, body: Any = None, mode: str = "test", query: str = "") -> requests.Response:
+        headers = {"Authorization": f"Bearer {self.keys[mode]['key']}", "Idempotency-Key": str(uuid.uuid4())}
+        url = self.stack.state["regions"][self.operator.region]["gateway"] + path + query
+        return requests.request(method, url, json=body, headers=headers, timeout=30)
+
+    def furnish(self, query: str = "") -> Resources:
+        """Test-mode resources of every kind (made by this tenant, or for it by a platform: `query`)."""
+        made = Resources(key=self.keys["test"]["id"])
+        charge = self.call("POST", "/charges", charge_body("1000.00"), query=query)
+        assert charge.status_code == 200 and charge.json()["status"] == "succeeded", charge.text
+        made.payment = charge.json()["provider_payment_id"]
+        refund = self.call("POST", f"/v1/payments/{made.payment}/refund", refund_body("10.00"), query=query)
+        assert refund.status_code == 200, refund.text
+        made.refund = refund.json()["provider_refund_id"]
+        payout = self.call("POST", "/payouts", payout_body(), query=query)
+        assert payout.status_code == 200, payout.text
+        made.payout = payout.json()["provider_payout_id"]
+        settled = eventually(
+            lambda: self.call("GET", f"/v1/payouts/{made.payout}", query=query).json()["status"],
+            lambda status: status in ("paid", "failed"),
+        )
+        assert settled == "paid"  # settled through the queue: nothing moves by itself afterwards
+        lookup = self.call("POST", "/v1/name-lookups", lookup_body(), query=query)
+        assert lookup.status_code == 200 and lookup.json()["status"] == "ambiguous", lookup.text
+        made.lookup = lookup.json()["lookup_id"]
+        events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
+        assert events.status_code == 200, events.text
+        made.event = events.json()["data"][0]["id"]
+        return made
+
+    def snapshot(self) -> dict[str, Any]:
+        """What this tenant can see of itself (its own key, test mode): must not move under attack."""
+        reads = {
+            "balance": "/v1/balance",
+            "payment": f"/v1/payments/{self.test.payment}",
+            "refund": f"/v1/refunds/{self.test.refund}",
+            "payout": f"/v1/payouts/{self.test.payout}",
+            "events": "/v1/events?limit=100",
+            "key": "/v1/api-keys/current",
+        }
+        seen = {}
+        for name, path in reads.items():
+            response = self.call("GET", path)
+            assert response.status_code == 200, response.text
+            seen[name] = response.json()
+        return seen
+
+
+def eventually(call: Callable[[], Any], done: Callable[[Any], bool], timeout: float = 20) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        result = call()
+        if done(result) or time.monotonic() > deadline:
+            return result
+        time.sleep(0.2)
+
+
+def charge_body(amount: str = "25.00") -> dict[str, Any]:
+    return {
+        "payment_id": str(ULID()),
+        "money": {"amount": amount, "currency": "MZN"},
+        "source": wallet(),
+        "country": "MZ",
+    }
+
+
+def refund_body(amount: str = "1.00") -> dict[str, Any]:
+    return {"refund_id": str(ULID()), "amount": {"amount": amount, "currency": "MZN"}}
+
+
+def payout_body() -> dict[str, Any]:
+    return {"payout_id": str(ULID()), "money": {"amount": "100.00", "currency": "MZN"}, "destination": wallet()}
+
+
+def lookup_body() -> dict[str, Any]:
+    return {"type": "bank_transfer", "bank_transfer": {"account": AMBIGUOUS_NIB}}
+
+
+@dataclass
+class World:
+    victim: Tenant  # an unrelated account with resources
+    platform: Tenant  # the caller: every scope, accounts:write included
+    connected: Tenant  # connected to the platform, active
+    suspended: Tenant  # connected to the platform, then suspended
+    far: Tenant  # an account of the other region
+    baseline: dict[str, Any] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def world(stack: RunningStack) -> World:
+    mz, sa = Operator(stack, "mz"), Operator(stack, "regional-sa")
+    victim = Tenant.create(stack, mz, "Vítima Lda")
+    platform = Tenant.create(stack, mz, "Plataforma SA", ALL_SCOPES)
+    connected = Tenant.create(stack, mz, "Loja ligada")
+    suspended = Tenant.create(stack, mz, "Loja suspensa")
+    far = Tenant.create(stack, sa, "Loja Joanesburgo")
+    for tenant in (connected, suspended):
+        mz.ok("POST", f"/v1/accounts/{platform.account_id}/connected-accounts", {"account_id": tenant.account_id})
+    victim.test = victim.furnish()
+    platform.test = platform.furnish()
+    suspended.test = suspended.furnish()
+    far.test = far.furnish()
+    mz.ok("POST", f"/v1/accounts/{suspended.account_id}/suspend", {"reason": "KYC review"})
+    world = World(victim, platform, connected, suspended, far)
+    world.baseline = {
+        "victim": victim.snapshot(),
+        "far": far.snapshot(),
+        "suspended": storage_of(stack, suspended.account_id),
+        "nowhere": storage_of(stack, NOWHERE),
+    }
+    return world
+
+
+# ---------------------------------------------------------------- the routes
+@dataclass(frozen=True)
+class Route:
+    """How to call one gateway route against a tenant's resources (`ids`): the path and body."""
+
+    path: Callable[[Resources], str]
+    body: Callable[[Resources], Any] = lambda ids: None
+    resource: str = ""  # the detail of the 404 when the route names another account's resource
+    other_mode: bool = True  # the route names a resource whose mode can differ
+
+    def call(self, tenant: Tenant, method: str, ids: Resources, mode: str = "test", query: str = "") -> Any:
+        return tenant.call(method, self.path(ids), self.body(ids), mode=mode, query=query)
+
+
+PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capability) and the health check
+    ("GET", "/health"),
+    ("GET", "/checkout/{payment_id}"),
+    ("POST", "/checkout/{payment_id}/pay"),
+    ("POST", "/checkout/{payment_id}/test/{outcome}"),
+}
+ROUTES: dict[tuple[str, str], Route] = {
+    ("GET", "/v1/api-keys/current"): Route(lambda r: "/v1/api-keys/current"),
+    ("POST", "/v1/api-keys/{key_id}/roll"): Route(
+        lambda r: f"/v1/api-keys/{r.key}/roll", lambda r: {"overlap_seconds": 0}, "API key"
+    ),
+    ("GET", "/methods"): Route(lambda r: "/methods"),
+    ("POST", "/charges"): Route(lambda r: "/charges", lambda r: charge_body()),
+    ("POST", "/charges/{payment_id}/capture"): Route(lambda r: f"/charges/{r.payment}/capture", resource="payment"),
+    ("POST", "/charges/{payment_id}/void"): Route(lambda r: f"/charges/{r.payment}/void", resource="payment"),
+    ("POST", "/charges/{payment_id}/complete-action"): Route(
+        lambda r: f"/charges/{r.payment}/complete-action", lambda r: {"otp": "123456"}, "payment"
+    ),
+    ("GET", "/payments/{payment_id}"): Route(lambda r: f"/payments/{r.payment}", resource="payment"),
+    ("GET", "/v1/payments/{payment_id}"): Route(lambda r: f"/v1/payments/{r.payment}", resource="payment"),
+    ("POST", "/v1/payments"): Route(
+        lambda r: "/v1/payments", lambda r: {"amount": "10.00", "currency": "MZN"}, other_mode=False
+    ),
+    ("POST", "/v1/payments/{payment_id}/cancel"): Route(
+        lambda r: f"/v1/payments/{r.payment}/cancel", resource="payment"
+    ),
+    ("POST", "/refunds"): Route(
+        lambda r: "/refunds", lambda r: {**refund_body(), "provider_payment_id": r.payment}, "payment"
+    ),
+    ("POST", "/v1/payments/{payment_id}/refund"): Route(
+        lambda r: f"/v1/payments/{r.payment}/refund", lambda r: refund_body(), "payment"
+    ),
+    ("GET", "/v1/refunds/{refund_id}"): Route(lambda r: f"/v1/refunds/{r.refund}", resource="refund"),
+    ("GET", "/v1/balance"): Route(lambda r: "/v1/balance"),
+    ("POST", "/payouts"): Route(lambda r: "/payouts", lambda r: payout_body()),
+    ("POST", "/v1/payouts"): Route(
+        lambda r: "/v1/payouts",
+        lambda r: {
+            "payout_id": str(ULID()),
+            "money": {"amount": "100.00", "currency": "MZN"},
+            "method": "bank",
+            "beneficiary": {"name": "Ana Machava", "account": "0003 0108 0016 3671 0237 1"},
+        },
+    ),
+    ("GET", "/payouts/{payout_id}"): Route(lambda r: f"/payouts/{r.payout}", resource="payout"),
+    ("GET", "/v1/payouts/{payout_id}"): Route(lambda r: f"/v1/payouts/{r.payout}", resource="payout"),
+    ("POST", "/v1/payouts/{payout_id}/cancel"): Route(lambda r: f"/v1/payouts/{r.payout}/cancel", resource="payout"),
+    ("POST", "/v1/name-lookups"): Route(lambda r: "/v1/name-lookups", lambda r: lookup_body()),
+    ("POST", "/v1/name-lookups/{lookup_id}/select"): Route(
+        lambda r: f"/v1/name-lookups/{r.lookup}/select", lambda r: {"candidate_id": "cand_1"}, "name lookup"
+    ),
+    ("GET", "/v1/events"): Route(lambda r: "/v1/events"),
+    ("GET", "/v1/events/{event_id}"): Route(lambda r: f"/v1/events/{r.event}", resource="event"),
+    ("POST", "/v1/admin/webhooks/verify"): Route(lambda r: "/v1/admin/webhooks/verify", lambda r: {"id": "evt"}),
+}
+WITH_RESOURCE = sorted(key for key, route in ROUTES.items() if route.resource)
+KEYED = sorted(ROUTES)
+
+
+def gateway_routes() -> set[tuple[str, str]]:
+    paths = documents()["gateway"]["paths"]
+    return {(method.upper(), path) for path, item in paths.items() for method in item}
+
+
+def test_every_gateway_route_is_in_the_matrix() -> None:
+    assert gateway_routes() == set(ROUTES) | PUBLIC
+
+
+def assert_problem(response: requests.Response, status: int, title: str, code: str, detail: str, **ext: Any) -> None:
+    assert response.status_code == status, (response.request.method, response.request.url, response.text)
+    assert response.headers["Content-Type"] == "application/problem+json"
+    assert response.json() == problem(status, title, code, detail, **ext)
+
+
+# ---------------------------------------------------------------- another account's resources
+@pytest.mark.parametrize(("method", "path"), WITH_RESOURCE)
+def test_another_accounts_resource_is_not_found(world: World, method: str, path: str) -> None:
+    route = ROUTES[(method, path)]
+    before = world.victim.snapshot()
+    response = route.call(world.platform, method, world.victim.test)
+    assert_problem(response, 404, "Not Found", "not_found", f"No such {route.resource}.")
+    assert world.victim.snapshot() == before
+
+
+@pytest.mark.parametrize(("method", "path"), WITH_RESOURCE)
+def test_a_connected_accounts_resource_is_not_found_without_naming_it(world: World, method: str, path: str) -> None:
+    """A connection lets the platform act for the account when it says so, never implicitly."""
+    route = ROUTES[(method, path)]
+    response = route.call(world.platform, method, world.suspended.test)
+    assert_problem(response, 404, "Not Found", "not_found", f"No such {route.resource}.")
+
+
+# ---------------------------------------------------------------- the other mode's resources
+@pytest.mark.parametrize(("method", "path"), [key for key in WITH_RESOURCE if ROUTES[key].other_mode])
+def test_the_other_modes_resource_is_the_wrong_environment(world: World, method: str, path: str) -> None:
+    """The platform's own test resources, named with its live key: 401 wrong_environment (README: Modes)."""
+    route = ROUTES[(method, path)]
+    before = world.platform.snapshot()
+    response = route.call(world.platform, method, world.platform.test, mode="live")
+    assert_problem(
+        response, 401, "Unauthorized", "wrong_environment", "A live key cannot reach test data; use a test key."
+    )
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="mzpay"'
+    assert world.platform.snapshot() == before
+
+
+# ---------------------------------------------------------------- ?account_id=
+def target_of(world: World, which: str) -> tuple[str, Resources]:
+    """(the account id named, the resource ids the request uses)."""
+    if which == "unrelated":
+        return world.victim.account_id, world.victim.test
+    if which == "other region":
+        return world.far.account_id, world.far.test
+    if which == "nonexistent":
+        return NOWHERE, world.victim.test
+    return world.suspended.account_id, world.suspended.test
+
+
+def storage_of(stack: RunningStack, account_id: str) -> list[dict[str, Any]]:
+    """Every item of the mz payments, events and idempotency tables that mentions `account_id`."""
+    found = []
+    for table in ("PaymentsTable", "EventsTable", "IdempotencyTable"):
+        client = stack.aws("dynamodb")
+        pages = client.get_paginator("scan").paginate(TableName=stack.state["resources"]["mz"][table])
+        found += [item for page in pages for item in page["Items"] if account_id in str(item)]
+    return sorted(found, key=str)
+
+
+@pytest.mark.parametrize("which", ["unrelated", "other region", "nonexistent", "suspended"])
+@pytest.mark.parametrize(("method", "path"), KEYED)
+def test_acting_for_an_account_that_is_not_connected_and_active(
+    stack: RunningStack, world: World, method: str, path: str, which: str
+) -> None:
+    account_id, ids = target_of(world, which)
+    route = ROUTES[(method, path)]
+    before = storage_of(stack, account_id)
+    response = route.call(world.platform, method, ids, query=f"?account_id={account_id}")
+    if which == "suspended":
+        assert_problem(response, 403, "Forbidden", "account_suspended", "This account is suspended: KYC review")
+    else:
+        assert_problem(response, 404, "Not Found", "not_found", "No such account.")
+    assert storage_of(stack, account_id) == before
+
+
+def test_nothing_of_the_targets_changed(stack: RunningStack, world: World) -> None:
+    """After the whole matrix: what each attacked tenant sees of itself (balance, payment, refund,
+    payout, events, key) is what it saw before it, and storage holds nothing new for the others."""
+    assert world.victim.snapshot() == world.baseline["victim"]
+    assert world.far.snapshot() == world.baseline["far"]
+    assert storage_of(stack, world.suspended.account_id) == world.baseline["suspended"]
+    assert storage_of(stack, NOWHERE) == world.baseline["nowhere"] == []
+    assert world.baseline["victim"]["key"]["status"] == "active"  # never rolled by the platform
+
+
+# ---------------------------------------------------------------- the positive case
+def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world: World) -> None:
+    platform, shop = world.platform, world.connected
+    acting = f"?account_id={shop.account_id}"
+    made = shop.furnish(query=acting)  # charge, refund, payout, name lookup, events: all for the shop
+    own = shop.call("GET", f"/v1/payments/{made.payment}")
+    assert own.status_code == 200 and own.json()["provider_payment_id"] == made.payment
+    assert platform.call("GET", f"/v1/payments/{made.payment}", query=acting).json() == own.json()
+    assert_problem(
+        platform.call("GET", f"/v1/payments/{made.payment}"), 404, "Not Found", "not_found", "No such payment."
+    )
+    assert shop.call("GET", f"/v1/refunds/{made.refund}").status_code == 200
+    assert shop.call("GET", f"/v1/payouts/{made.payout}").status_code == 200
+    extra = platform.call("POST", "/charges", charge_body("7.00"), query=acting)
+    assert extra.status_code == 200 and extra.json()["status"] == "succeeded"
+    balance = {"object": "balance", "mode": "test", "balances": [{"currency": "MZN", "held": "0.00"}]}
+
+    def available(amount: str) -> dict[str, Any]:
+        return {**balance, "balances": [{**balance["balances"][0], "available": amount}]}  # type: ignore[index]
+
+    assert shop.call("GET", "/v1/balance").json() == available("897.00")  # 1000 - 10 - 100 + 7: the shop's
+    assert platform.call("GET", "/v1/balance", query=acting).json() == available("897.00")
+    assert platform.call("GET", "/v1/balance").json() == available("890.00")  # the platform's own, untouched
+    event = shop.call("GET", f"/v1/events/{made.event}")
+    assert event.status_code == 200 and event.json()["id"] == made.event
+    # keys are not reached through a connection (a secret would outlive the connection)
+    roll = platform.call("POST", f"/v1/api-keys/{made.key}/roll", {"overlap_seconds": 0}, query=acting)
+    assert_problem(roll, 404, "Not Found", "not_found", "No such API key.")
+    assert shop.call("GET", "/v1/api-keys/current").json()["status"] == "active"
+
+
+def test_an_idempotency_key_is_the_acting_accounts(world: World) -> None:
+    """The same Idempotency-Key and body, for the platform and then for its connected account:
+    two payments, one each, never a replay of the other's."""
+    platform, shop = world.platform, world.connected
+    body = charge_body()
+    key = str(uuid.uuid4())
+    url = platform.stack.state["regions"]["mz"]["gateway"] + "/charges"
+    headers = {"Authorization": f"Bearer {platform.keys['test']['key']}", "Idempotency-Key": key}
+    mine = requests.post(url, json=body, headers=headers, timeout=30)
+    theirs = requests.post(f"{url}?account_id={shop.account_id}", json=body, headers=headers, timeout=30)
+    assert (mine.status_code, theirs.status_code) == (200, 200), theirs.text
+    assert mine.json()["provider_payment_id"] != theirs.json()["provider_payment_id"]
+    assert shop.call("GET", f"/v1/payments/{theirs.json()['provider_payment_id']}").status_code == 200
+    assert platform.call("GET", f"/v1/payments/{mine.json()['provider_payment_id']}").status_code == 200
+    assert shop.call("GET", f"/v1/payments/{mine.json()['provider_payment_id']}").status_code == 404
+
+
+def test_a_removed_connection_is_not_found_from_the_next_request(world: World) -> None:
+    mz = world.platform.operator
+    extra = Tenant.create(world.platform.stack, mz, "Loja temporária")
+    path = f"/v1/accounts/{world.platform.account_id}/connected-accounts"
+    made = mz.ok("POST", path, {"account_id": extra.account_id})
+    assert made == {
+        "platform_account_id": world.platform.account_id,
+        "connected_account_id": extra.account_id,
+        "region": "mz",
+        "created_at": made["created_at"],
+    }
+    acting = f"?account_id={extra.account_id}"
+    assert world.platform.call("GET", "/v1/balance", query=acting).status_code == 200
+    assert mz.ok("DELETE", f"{path}/{extra.account_id}") == {
+        "platform_account_id": world.platform.account_id,
+        "connected_account_id": extra.account_id,
+        "connected": False,
+    }
+    assert_problem(
+        world.platform.call("GET", "/v1/balance", query=acting), 404, "Not Found", "not_found", "No such account."
+    )
+    assert_problem(
+        mz.call("DELETE", f"{path}/{extra.account_id}"), 404, "Not Found", "not_found", "No such connection."
+    )
+
+
+def test_connections_are_made_between_accounts_of_one_region_once(world: World) -> None:
+    mz = world.platform.operator
+    path = f"/v1/accounts/{world.platform.account_id}/connected-accounts"
+    assert_problem(
+        mz.call("POST", path, {"account_id": world.far.account_id}),
+        400,
+        "Bad Request",
+        "invalid_request",
+        "Only accounts of one region can be connected: the platform lives in mz, the account in regional-sa.",
+    )
+    assert_problem(
+        mz.call("POST", path, {"account_id": world.connected.account_id}),
+        409,
+        "Conflict",
+        "already_connected",
+        "These accounts are already connected; remove the connection first.",
+    )
+    assert_problem(mz.call("POST", path, {"account_id": NOWHERE}), 404, "Not Found", "not_found", "No such account.")
+    assert_problem(
+        mz.call("POST", path, {"account_id": world.platform.account_id}),
+        400,
+        "Bad Request",
+        "invalid_request",
+        "An account cannot be connected to itself.",
+    )
+    listed = mz.ok("GET", path)["connected_accounts"]
+    assert sorted(c["connected_account_id"] for c in listed) == sorted(
+        [world.connected.account_id, world.suspended.account_id]
+    )
