@@ -167,6 +167,8 @@ def replay(message_id: str) -> dict[str, Any]:
                 events = [_replay_image(image) for image in _stream_images(body)]
             except StreamExpired:
                 events = [_outcome(None, None, "expired")]
+            except ValueError:
+                raise ServiceError(409, "invalid_state", "This message names no readable stream records.") from None
         if all(e["outcome"] != "skipped" for e in events):
             _queue().delete(message)
             removed = True

@@ -106,7 +106,10 @@ def stream_records(stream_arn: str, shard_id: str, start: str, end: str) -> list
     """The stream records of `shard_id` from sequence number `start` to `end` (inclusive), as
     GetRecords answers them; StreamExpired when the stream no longer has them."""
     streams = client("dynamodbstreams")
-    first, last = int(start), int(end)
+    try:
+        first, last = int(start), int(end)
+    except ValueError:
+        raise ValueError(f"not a stream range: {shard_id} {start}-{end}") from None
     try:
         iterator = streams.get_shard_iterator(
             StreamArn=stream_arn, ShardId=shard_id, ShardIteratorType="AT_SEQUENCE_NUMBER", SequenceNumber=start
@@ -127,7 +130,10 @@ def stream_records(stream_arn: str, shard_id: str, start: str, end: str) -> list
             iterator = page.get("NextShardIterator")
         return found
     except Exception as exc:
-        code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
-        if code in _EXPIRED_CODES:
+        if type(exc).__name__ == "ParamValidationError":  # not a shard id or sequence number at all
+            raise ValueError(f"not a stream range: {shard_id} {start}-{end}") from exc
+        response = getattr(exc, "response", None) or {}
+        code = response.get("Error", {}).get("Code", "")
+        if code in _EXPIRED_CODES or response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
             raise StreamExpired(f"{shard_id} {start}-{end}: {code}") from exc
         raise
