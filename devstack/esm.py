@@ -4,7 +4,8 @@ SQS: messages a batch reports as failed (ReportBatchItemFailures), or a whole ba
 invocation failed, are left on the queue; SQS (moto) makes them visible again after the
 visibility timeout and moves them to the dead-letter queue past maxReceiveCount.
 Streams: records are delivered in order per shard; a failed batch is retried from the first
-failed record (or whole) until MaximumRetryAttempts, then skipped, like Lambda.
+failed record, or bisected (BisectBatchOnFunctionError), until MaximumRetryAttempts or
+MaximumRecordAgeInSeconds, then described to the OnFailure destination and skipped, like Lambda.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -204,8 +206,16 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 class DynamoDBStreamEventSource(_Poller):
-    """DynamoDB stream -> function."""
+    """DynamoDB stream -> function, with Lambda's error handling for streams: a batch whose
+    invocation failed is split in two (BisectBatchOnFunctionError) and each half retried on its
+    own; a partial batch response checkpoints before the first failed record; records past
+    MaximumRetryAttempts retries, or older than MaximumRecordAgeInSeconds, are discarded and
+    described to the OnFailure destination (an SQS message shaped like Lambda's)."""
 
     def __init__(
         self,
@@ -219,16 +229,24 @@ class DynamoDBStreamEventSource(_Poller):
         report_batch_item_failures: bool = False,
         filters: Sequence[Mapping[str, Any]] = (),
         maximum_retry_attempts: int = -1,
+        maximum_record_age_seconds: int = -1,
+        bisect_on_error: bool = False,
+        on_failure_queue_url: str | None = None,
         retry_delay: float = 0.5,
     ):
         super().__init__(f"stream:{stream_arn.split('/')[1]}->{runtime.spec.logical_id}", runtime, session, endpoint)
         self.streams = session.client("dynamodbstreams", endpoint_url=endpoint)
+        self.sqs = session.client("sqs", endpoint_url=endpoint)
         self.stream_arn = stream_arn
         self.batch_size = max(1, min(int(batch_size), 1000))
         self.report_failures = report_batch_item_failures
         self.filters = list(filters)
         self.maximum_retry_attempts = int(maximum_retry_attempts)
+        self.maximum_record_age = int(maximum_record_age_seconds)
+        self.bisect = bool(bisect_on_error)
+        self.on_failure_queue_url = on_failure_queue_url
         self.retry_delay = retry_delay
+        self.discarded = 0
         shards = self.streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
         self.iterators = {
             shard["ShardId"]: self.streams.get_shard_iterator(
@@ -248,14 +266,33 @@ class DynamoDBStreamEventSource(_Poller):
             records = [r for r in records if passes_filters(self.filters, r)]
             if records:
                 busy = True
-                self.deliver(records)
+                self.deliver(records, shard_id)
         if not busy:
             self.stopping.wait(0.2)
 
-    def deliver(self, records: list[dict[str, Any]]) -> None:
+    def deliver(self, records: list[dict[str, Any]], shard_id: str = "shardId-local") -> None:
+        """Play `records` (in order) to the function until each is done or discarded."""
+        batches = [records]
+        while batches and not self.stopping.is_set():
+            halves = self._deliver_batch(batches.pop(0), shard_id)
+            batches[0:0] = halves  # a bisected batch: its halves, in order, before the rest
+
+    def _expired(self, record: dict[str, Any]) -> bool:
+        created = record.get("dynamodb", {}).get("ApproximateCreationDateTime")
+        return self.maximum_record_age >= 0 and created is not None and time.time() - created > self.maximum_record_age
+
+    def _deliver_batch(self, records: list[dict[str, Any]], shard_id: str) -> list[list[dict[str, Any]]]:
+        """Invoke on `records` until done; the halves to play next when the batch is bisected."""
         attempts = 0
         while records and not self.stopping.is_set():
+            old = [r for r in records if self._expired(r)]
+            if old:  # Lambda discards records past their maximum age before invoking
+                self.discard(old, shard_id, "RecordAgeExceeded", attempts, None)
+                records = [r for r in records if r not in old]
+                if not records:
+                    return []
             self.deliveries += 1
+            error: str | None = None
             try:
                 result = self.runtime.invoke({"Records": records})
                 failed = (
@@ -265,17 +302,58 @@ class DynamoDBStreamEventSource(_Poller):
                 )
             except InvocationError as exc:
                 log.warning("%s: batch failed (%s)", self.name, exc)
-                failed = None
+                failed, error = None, "Unhandled"
             if failed == set():
-                return
+                return []
+            if failed is None and self.bisect and len(records) > 1:
+                middle = len(records) // 2
+                log.warning("%s: bisecting a failed batch of %d records", self.name, len(records))
+                return [records[:middle], records[middle:]]
             if failed is not None:  # checkpoint before the first failed record, retry from it
                 first = next(i for i, r in enumerate(records) if r["dynamodb"]["SequenceNumber"] in failed)
                 records = records[first:]
             attempts += 1
             if 0 <= self.maximum_retry_attempts < attempts:
                 log.error("%s: dropping %d records after %d retries", self.name, len(records), attempts - 1)
-                return
+                self.discard(records, shard_id, "RetryAttemptsExhausted", attempts, error)
+                return []
             self.stopping.wait(min(self.retry_delay * 2 ** (attempts - 1), 5.0))
+        return []
+
+    def discard(
+        self, records: list[dict[str, Any]], shard_id: str, condition: str, invokes: int, error: str | None
+    ) -> None:
+        """Describe discarded records to the OnFailure destination, as Lambda does (no data, only
+        where they are in the stream); without a destination they are just dropped."""
+        self.discarded += len(records)
+        if self.on_failure_queue_url is None:
+            return
+        arrivals = [r["dynamodb"].get("ApproximateCreationDateTime") or time.time() for r in records]
+        message = {
+            "requestContext": {
+                "requestId": str(uuid.uuid4()),
+                "functionArn": self.runtime.spec.arn,
+                "condition": condition,
+                "approximateInvokeCount": invokes,
+            },
+            "responseContext": {
+                "statusCode": 200,
+                "executedVersion": "$LATEST",
+                **({"functionError": error} if error else {}),
+            },
+            "version": "1.0",
+            "timestamp": _iso(time.time()),
+            "DDBStreamBatchInfo": {
+                "shardId": shard_id,
+                "startSequenceNumber": records[0]["dynamodb"]["SequenceNumber"],
+                "endSequenceNumber": records[-1]["dynamodb"]["SequenceNumber"],
+                "approximateArrivalOfFirstRecord": _iso(arrivals[0]).replace(".000Z", "Z"),
+                "approximateArrivalOfLastRecord": _iso(arrivals[-1]).replace(".000Z", "Z"),
+                "batchSize": len(records),
+                "streamArn": self.stream_arn,
+            },
+        }
+        self.sqs.send_message(QueueUrl=self.on_failure_queue_url, MessageBody=json.dumps(message))
 
 
 # ---------------------------------------------------------------- schedules

@@ -38,11 +38,18 @@ ROOT = Path(__file__).resolve().parent.parent
 API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
 OPERATOR_SECRET = "OperatorTokenSecret"
 SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
-# What differs locally: webhook retries come at once (20 attempts take seconds, not 3 days), and
+# What differs locally: webhook retries keep the production schedule (base 300 s, full jitter)
+# with time scaled, a minute of schedule per second (WEBHOOK_RETRY_TIME_SCALE, docs/webhooks.md:
+# 20 attempts take about an hour, not 3 days; a receiver back within seconds gets the event), and
 # receivers on localhost may be called (set in the functions' environment, never in the template).
-LOCAL_PARAMETERS = {"WebhookRetryBaseSeconds": "0", "ReconcileFirstSeconds": "1"}
+LOCAL_PARAMETERS = {"ReconcileFirstSeconds": "1"}
+LOCAL_WEBHOOK_TIME_SCALE = 1 / 60
 # The collection surface's identity provider is the local OIDC issuer on loopback, over http.
-LOCAL_ENVIRONMENT = {"WEBHOOK_ALLOW_LOOPBACK": "true", "OIDC_ALLOW_LOOPBACK": "true"}
+LOCAL_ENVIRONMENT = {
+    "WEBHOOK_ALLOW_LOOPBACK": "true",
+    "OIDC_ALLOW_LOOPBACK": "true",
+    "WEBHOOK_RETRY_TIME_SCALE": repr(LOCAL_WEBHOOK_TIME_SCALE),
+}
 OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)
 COLLECTION_AUDIENCE = "mzpay-collection"
 
@@ -221,6 +228,9 @@ def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_
                     filters=filters,
                 )
             elif kind == "DynamoDB":
+                on_failure = ((props.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
+                if on_failure is not None and on_failure not in queues:
+                    raise NotImplementedError(f"{logical}: only an SQS queue of the stack is emulated as OnFailure")
                 poller = DynamoDBStreamEventSource(
                     runtime,
                     session,
@@ -231,6 +241,9 @@ def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_
                     report_batch_item_failures=report,
                     filters=filters,
                     maximum_retry_attempts=props.get("MaximumRetryAttempts", -1),
+                    maximum_record_age_seconds=props.get("MaximumRecordAgeInSeconds", -1),
+                    bisect_on_error=props.get("BisectBatchOnFunctionError", False),
+                    on_failure_queue_url=queues[on_failure] if on_failure else None,
                 )
             elif kind == "Schedule":
                 poller = ScheduleEventSource(runtime, session, aws_endpoint, schedule=props["Schedule"])

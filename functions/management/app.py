@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay import access, bindings, payments, payouts, webhook_deliveries
+from mzpay import access, bindings, dispatch_failures, payments, payouts, webhook_deliveries
 from mzpay.collection import identity_providers
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
@@ -111,6 +111,16 @@ def list_webhook_deliveries(
 @app.post("/v1/webhook-deliveries/<delivery_id>/replay")
 def replay_webhook_delivery(delivery_id: str) -> Response[dict[str, Any]]:
     return to_response(webhook_deliveries.replay(delivery_id), 202)
+
+
+@app.get("/v1/webhook-dispatch-failures")
+def list_webhook_dispatch_failures(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> dict[str, Any]:
+    return dispatch_failures.failures(limit)
+
+
+@app.post("/v1/webhook-dispatch-failures/<message_id>/replay")
+def replay_webhook_dispatch_failure(message_id: str) -> dict[str, Any]:
+    return dispatch_failures.replay(message_id)
 
 
 @app.put("/v1/accounts/<account_id>/limits")

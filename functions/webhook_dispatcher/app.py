@@ -1,6 +1,10 @@
 """The outbox dispatcher: new events (EventsTable stream, INSERT only) become webhook deliveries,
 each with one message on WebhookQueue, and new settleable payouts one PayoutSettlementQueue
-message. Records it could not handle are reported, and played again by the event source mapping."""
+message. A record that can never succeed (malformed, over the delivery bounds, refused by
+DynamoDB or SQS as it is) is skipped into WebhookDispatchFailureQueue (alarmed) instead of
+blocking its shard; a transient fault fails the record (partial batch response), which the
+event source mapping plays again (bisecting a failed batch, bounded, then its on-failure
+destination: the same queue). See docs/webhooks.md, "Poison records"."""
 
 from typing import Any
 
@@ -11,18 +15,34 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from mzpay import payouts
 from mzpay.observability import logger
 from mzpay.webhooks import outbox
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
+def _stream(record: DynamoDBRecord) -> dict[str, Any]:
+    raw = record.raw_event
+    return {
+        "event_source_arn": raw.get("eventSourceARN"),
+        "event_id": raw.get("eventID"),
+        "sequence_number": (raw.get("dynamodb") or {}).get("SequenceNumber"),
+    }
+
+
 def record_handler(record: DynamoDBRecord) -> None:
     # The event source mapping passes INSERTs only; a replayed or hand-made event may not.
-    if record.event_name is DynamoDBRecordEventName.INSERT and record.dynamodb and record.dynamodb.new_image:
-        outbox.dispatch(record.dynamodb.new_image)
-        payouts.dispatch_settlement(record.dynamodb.new_image)
+    if record.event_name is not DynamoDBRecordEventName.INSERT or not record.dynamodb:
+        return
+    try:
+        image = record.dynamodb.new_image
+    except Exception as exc:  # an image that does not deserialise never will
+        outbox.skip(None, outbox.Skip("webhook", "malformed_image", repr(exc)[:200]), _stream(record))
+        return
+    if not image:
+        return
+    for skipped in outbox.dispatch_event(image).skipped:
+        outbox.skip(image, skipped, _stream(record))
 
 
 @logger.inject_lambda_context(clear_state=True)

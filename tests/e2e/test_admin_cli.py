@@ -499,3 +499,17 @@ def test_python_dash_m_entry_point_with_the_environment(local_stack: RunningStac
         timeout=60,
     )
     assert (failed.returncode, failed.stdout, failed.stderr) == (1, "", "error 404 not_found: No such account.\n")
+
+
+# ---------------------------------------------------------------------------------------- dispatch failures
+def test_dispatch_failures_list_and_a_replay_of_an_unknown_message(admin: Admin) -> None:
+    listed = admin("dispatch-failures", "list", "--limit", "5", "--json")
+    assert listed.code == 0, listed.err
+    answer = json.loads(listed.out)
+    assert answer["object"] == "list" and isinstance(answer["data"], list) and len(answer["data"]) <= 5
+    assert all(f["object"] == "webhook_dispatch_failure" for f in answer["data"])
+    missing = admin("dispatch-failures", "replay", "00000000-0000-4000-8000-000000000000")
+    assert (missing.code, missing.out) == (1, "")
+    assert missing.err == "error 404 not_found: No such webhook dispatch failure (replayed already?).\n"
+    bad = admin("dispatch-failures", "list", "--limit", "0")
+    assert bad.code == 1 and bad.err.startswith("error 400 invalid_request:")

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import base64
+import json
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import requests
@@ -153,3 +156,80 @@ def test_stream_delivers_filtered_inserts_and_gives_up_on_a_poison_record(fixtur
     keys = sink_keys(fixture_stack)
     assert "poison-attempt#poison#4" not in keys
     assert {k for k in keys if k.startswith("stream#")} == {"stream#a", "stream#after"}
+
+
+def test_a_failed_stream_batch_is_bisected_and_its_poison_record_goes_to_the_on_failure_destination(
+    fixture_stack: RunningStack,
+) -> None:
+    """BisectBatchOnFunctionError, MaximumRetryAttempts 1 and an SQS OnFailure destination, as
+    Lambda plays them: a batch of 4 with one poison record is split until the poison record is
+    alone, the others are processed, and the poison one, after its retry, is described to the
+    queue (shard and sequence numbers, no data) in Lambda's shape."""
+    dynamodb = fixture_stack.aws("dynamodb")
+    resources = fixture_stack.state["resources"]["mz"]
+    source = resources["BisectSourceTable"]
+
+    def calls() -> list[list[str]]:
+        table = resources["SinkTable"]
+        items = dynamodb.scan(TableName=table, ConsistentRead=True)["Items"]
+        ordered = sorted((i["pk"]["S"], i["keys"]["S"]) for i in items if i["pk"]["S"].startswith("bisect-call#"))
+        return [keys.split(",") for _, keys in ordered]
+
+    dynamodb.put_item(TableName=source, Item={"pk": {"S": "gate"}, "gate": {"BOOL": True}})
+    eventually(lambda: calls() == [["gate"]])  # the function is busy on it for 1.5 s...
+    for key in ("b1", "poison", "b2", "b3"):  # ...so these arrive as one batch
+        item = {"pk": {"S": key}, **({"poison": {"BOOL": True}} if key == "poison" else {})}
+        dynamodb.put_item(TableName=source, Item=item)
+    eventually(lambda: {"bisect#b1", "bisect#b2", "bisect#b3"} <= sink_keys(fixture_stack), timeout=30)
+
+    sqs = fixture_stack.aws("sqs")
+    messages: list[dict[str, Any]] = []
+    eventually(
+        lambda: bool(
+            messages.extend(sqs.receive_message(QueueUrl=resources["StreamFailureQueue"]).get("Messages", []))
+            or messages
+        )
+    )
+    assert calls() == [
+        ["gate"],
+        ["b1", "poison", "b2", "b3"],  # fails: bisected
+        ["b1", "poison"],  # fails: bisected
+        ["b1"],
+        ["poison"],  # fails alone...
+        ["poison"],  # ...and once more (MaximumRetryAttempts 1), then discarded
+        ["b2", "b3"],
+    ]
+    assert "bisect#poison" not in sink_keys(fixture_stack)
+    (message,) = messages
+    body = json.loads(message["Body"])
+    streams = fixture_stack.aws("dynamodbstreams")
+    stream_arn = dynamodb.describe_table(TableName=source)["Table"]["LatestStreamArn"]
+    (shard,) = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
+    iterator = streams.get_shard_iterator(
+        StreamArn=stream_arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+    )
+    records = streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]
+    (poison,) = [r for r in records if r["dynamodb"]["Keys"]["pk"]["S"] == "poison"]
+    sequence = poison["dynamodb"]["SequenceNumber"]
+    arrival = poison["dynamodb"]["ApproximateCreationDateTime"].astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert body == {
+        "requestContext": {
+            "requestId": body["requestContext"]["requestId"],
+            "functionArn": "arn:aws:lambda:af-south-1:123456789012:function:fixture-mz-BisectFunction",
+            "condition": "RetryAttemptsExhausted",
+            "approximateInvokeCount": 2,
+        },
+        "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
+        "version": "1.0",
+        "timestamp": body["timestamp"],
+        "DDBStreamBatchInfo": {
+            "shardId": shard["ShardId"],
+            "startSequenceNumber": sequence,
+            "endSequenceNumber": sequence,
+            "approximateArrivalOfFirstRecord": arrival,
+            "approximateArrivalOfLastRecord": arrival,
+            "batchSize": 1,
+            "streamArn": stream_arn,
+        },
+    }
+    assert abs(datetime.fromisoformat(body["timestamp"].replace("Z", "+00:00")).timestamp() - time.time()) < 60

@@ -2,20 +2,24 @@
 terminal payment event, retries until the receiver answers, dead letters and replays, 410, the
 address rule, and an outage between the payment's write and the queue that loses nothing.
 
-The local stack runs the production schedule's shape with WebhookRetryBaseSeconds=0 (devstack
-sets it), so the 20 attempts of a delivery take about a second instead of about 3 days, with the
-production maxReceiveCount, dead-letter queue and handlers."""
+The local stack waits the production schedule (base 300 s, full jitter) scaled to a second per
+minute (WEBHOOK_RETRY_TIME_SCALE, set by devstack), with the production maxReceiveCount,
+dead-letter queue and handlers. A test that must run out of attempts quickly asks for a receiver
+URL with devstack_retry_scale=0 (honoured by the local stack only): its 20 attempts take about a
+second."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -25,7 +29,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.domain.events import ENVELOPE_FIELDS
-from mzpay.domain.webhooks import MAX_ATTEMPTS, delivery_id_for
+from mzpay.domain.webhooks import MAX_ATTEMPTS, delivery_id_for, retry_ceiling
 from mzpay.webhooks import verify
 from tests.expected import problem
 
@@ -50,15 +54,16 @@ class Receiver(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.arrivals: list[Arrival] = []
         self.scripts: dict[str, list[int]] = {}
         self.changed = threading.Condition()
 
-    def endpoint(self, *statuses: int) -> str:
-        """A fresh callback URL answering `statuses` (then the last one for ever)."""
-        path = f"/hooks/{uuid.uuid4().hex}"
+    def endpoint(self, *statuses: int, fast: bool = False) -> str:
+        """A fresh callback URL answering `statuses` (then the last one for ever); `fast`: its
+        retries come at once (the local stack's devstack_retry_scale=0)."""
+        path = f"/hooks/{uuid.uuid4().hex}" + ("?devstack_retry_scale=0" if fast else "")
         self.scripts[path] = list(statuses or (200,))
         return f"http://127.0.0.1:{self.server_address[1]}{path}"
 
@@ -271,7 +276,7 @@ def test_a_receiver_failing_twice_gets_it_on_the_third_attempt(shop: Shop, recei
 
 
 def test_a_receiver_that_always_fails_is_dead_lettered_and_a_replay_delivers_it(shop: Shop, receiver: Receiver) -> None:
-    url = receiver.endpoint(503)
+    url = receiver.endpoint(503, fast=True)
     charge = shop.charge(SUCCEEDS, url)
     delivery_id = delivery_id_for(shop.event(charge["provider_payment_id"], "payment.succeeded")["id"], url)
     failed = shop.delivery_once(delivery_id, lambda d: d["status"] == "failed")
@@ -384,3 +389,51 @@ def test_an_outage_between_the_payment_write_and_the_queue_loses_nothing(
     assert arrival.headers["Service-Delivery-Id"] == delivery_id
     delivered = shop.delivery_once(delivery_id, lambda d: d["status"] == "delivered")
     assert attempts(delivered) == [(200, None, 0)]
+
+
+# ---------------------------------------------------------------- retries that mean something
+def test_a_receiver_down_for_seconds_after_the_first_attempt_gets_the_event_once_when_back(shop: Shop) -> None:
+    """The local stack waits the production schedule at a second per minute (full jitter, base
+    300 s: the next attempt within 5 s, then 10 s, 20 s...). The receiver answers 503, is down
+    (connection refused) for 4 s, and is back: it receives the event once, signed, and every
+    attempt came no sooner than the wait recorded before it."""
+    first = Receiver()
+    port = first.server_address[1]
+    threading.Thread(target=first.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    url = first.endpoint(503)
+    charge = shop.charge(SUCCEEDS, url)
+    (refused,) = first.wait_for(url, 1, settle=0)
+    first.shutdown()
+    first.server_close()  # down: connections are refused
+    time.sleep(max(0.0, refused.at + 4.0 - time.time()))
+    back = Receiver(port)  # the same endpoint on the same port, answering 200
+    back.script(url, 200)
+    back_at = time.time()
+    threading.Thread(target=back.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        (arrival,) = back.wait_for(url, 1, timeout=120, settle=3.0)  # once, and nothing after it
+    finally:
+        back.shutdown()
+        back.server_close()
+    assert arrival.body == refused.body
+    assert arrival.headers["Service-Event-Id"] == refused.headers["Service-Event-Id"]
+    verify(arrival.body, arrival.headers["Service-Signature"], [shop.secret])
+
+    event = shop.event(charge["provider_payment_id"], "payment.succeeded")
+    delivery = shop.delivery_once(delivery_id_for(event["id"], url), lambda d: d["status"] == "delivered")
+    tried = delivery["attempts"]
+    assert attempts(delivery)[0] == (503, None, 0) and attempts(delivery)[-1] == (200, None, 0)
+    assert all(a[:2] == (None, "connection_error") for a in attempts(delivery)[1:-1])
+    assert len(tried) >= 2 and delivery["attempt_count"] == len(tried)
+    scale = 1 / 60
+    for number, (previous, following) in enumerate(itertools.pairwise(tried), start=1):
+        due = iso_seconds(previous["next_attempt_at"])
+        waited = due - iso_seconds(previous["at"])
+        assert -0.01 <= waited <= retry_ceiling(number) * scale + 1.0  # the schedule's wait, scaled
+        assert iso_seconds(following["at"]) >= due - 0.5  # and it was honoured
+    assert tried[-1]["next_attempt_at"] is None
+    assert iso_seconds(tried[-1]["at"]) >= back_at - 0.5  # delivered after the receiver came back
+
+
+def iso_seconds(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()

@@ -304,3 +304,101 @@ def test_parameter_values_apply_defaults_overrides_and_allowed_values() -> None:
         parameter_values(template, {})
     with pytest.raises(ValueError, match="lacks"):
         parameter_values(template, {"ServiceRegion": "mz", "Typo": "x"})
+
+
+class _FakeRuntime:
+    """A function that fails (raises) on any batch holding a key in `poison`."""
+
+    def __init__(self, poison: set[str]) -> None:
+        self.poison = poison
+        self.calls: list[list[str]] = []
+        self.spec = type("Spec", (), {"arn": "arn:aws:lambda:af-south-1:123456789012:function:f"})()
+
+    def invoke(self, event: dict[str, Any]) -> Any:
+        from devstack.lambdas import InvocationError
+
+        keys = [r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]]
+        self.calls.append(keys)
+        if self.poison & set(keys):
+            raise InvocationError("RuntimeError", "poison")
+        return {"batchItemFailures": []}
+
+
+class _FakeSqs:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def send_message(self, QueueUrl: str, MessageBody: str) -> None:
+        import json
+
+        self.sent.append({"queue": QueueUrl, **json.loads(MessageBody)})
+
+
+def _stream_source(runtime: _FakeRuntime, **settings: Any) -> Any:
+    import threading
+
+    from devstack.esm import DynamoDBStreamEventSource
+
+    source = DynamoDBStreamEventSource.__new__(DynamoDBStreamEventSource)
+    threading.Thread.__init__(source, name="test", daemon=True)
+    source.runtime, source.sqs, source.stopping = runtime, _FakeSqs(), threading.Event()
+    source.deliveries, source.discarded = 0, 0
+    source.stream_arn = "arn:aws:dynamodb:af-south-1:123456789012:table/t/stream/2026"
+    source.report_failures, source.retry_delay = True, 0.0
+    source.maximum_retry_attempts = settings.get("retries", -1)
+    source.maximum_record_age = settings.get("age", -1)
+    source.bisect = settings.get("bisect", False)
+    source.on_failure_queue_url = settings.get("queue")
+    return source
+
+
+def _records(*keys: str, created: float) -> list[dict[str, Any]]:
+    return [
+        {"dynamodb": {"Keys": {"pk": {"S": k}}, "SequenceNumber": str(100 + i), "ApproximateCreationDateTime": created}}
+        for i, k in enumerate(keys)
+    ]
+
+
+def test_stream_records_past_their_maximum_age_are_discarded_to_the_on_failure_destination() -> None:
+    import time
+
+    runtime = _FakeRuntime(set())
+    source = _stream_source(runtime, age=60, queue="q")
+    old, fresh = _records("old1", "old2", created=time.time() - 120), _records("new", created=time.time())
+    fresh[0]["dynamodb"]["SequenceNumber"] = "102"
+    source.deliver(old + fresh, "shard-1")
+    assert runtime.calls == [["new"]]  # the old records never reach the function
+    (message,) = source.sqs.sent
+    assert message["requestContext"]["condition"] == "RecordAgeExceeded"
+    assert message["requestContext"]["approximateInvokeCount"] == 0
+    assert "functionError" not in message["responseContext"]
+    info = message["DDBStreamBatchInfo"]
+    assert (info["shardId"], info["startSequenceNumber"], info["endSequenceNumber"], info["batchSize"]) == (
+        "shard-1",
+        "100",
+        "101",
+        2,
+    )
+
+
+def test_without_bisect_a_failed_batch_is_retried_whole_then_discarded_whole() -> None:
+    runtime = _FakeRuntime({"p"})
+    source = _stream_source(runtime, retries=2, queue="q")
+    source.deliver(_records("a", "p", "b", created=0), "shard-1")
+    assert runtime.calls == [["a", "p", "b"]] * 3
+    (message,) = source.sqs.sent
+    assert message["DDBStreamBatchInfo"]["batchSize"] == 3
+    assert message["requestContext"] | {"requestId": None} == {
+        "requestId": None,
+        "functionArn": "arn:aws:lambda:af-south-1:123456789012:function:f",
+        "condition": "RetryAttemptsExhausted",
+        "approximateInvokeCount": 3,
+    }
+
+
+def test_without_an_on_failure_destination_discarded_records_are_dropped() -> None:
+    runtime = _FakeRuntime({"p"})
+    source = _stream_source(runtime, retries=0, bisect=True)
+    source.deliver(_records("a", "p", created=0), "shard-1")
+    assert runtime.calls == [["a", "p"], ["a"], ["p"]]
+    assert source.sqs.sent == [] and source.discarded == 1

@@ -260,6 +260,12 @@ def test_a_public_address_embedded_in_ipv6_is_judged_by_its_ipv4() -> None:
 def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
     from devstack.stack import LOCAL_ENVIRONMENT, LOCAL_PARAMETERS
 
-    assert "WEBHOOK_ALLOW_LOOPBACK" not in (ROOT / "template.yaml").read_text(encoding="utf-8")
-    assert LOCAL_ENVIRONMENT == {"WEBHOOK_ALLOW_LOOPBACK": "true", "OIDC_ALLOW_LOOPBACK": "true"}
-    assert LOCAL_PARAMETERS == {"WebhookRetryBaseSeconds": "0", "ReconcileFirstSeconds": "1"}
+    template = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    assert "WEBHOOK_ALLOW_LOOPBACK" not in template
+    assert "WEBHOOK_RETRY_TIME_SCALE" not in template  # production waits the schedule as it is
+    assert {
+        "WEBHOOK_ALLOW_LOOPBACK": "true",
+        "OIDC_ALLOW_LOOPBACK": "true",
+        "WEBHOOK_RETRY_TIME_SCALE": repr(1 / 60),  # a minute of the schedule is a second locally
+    } == LOCAL_ENVIRONMENT
+    assert LOCAL_PARAMETERS == {"ReconcileFirstSeconds": "1"}  # the production retry base, 300 s

@@ -201,6 +201,14 @@ def _webhook_secrets_roll(client: ManagementClient, args: argparse.Namespace) ->
     return client.roll_webhook_secret(args.account_id, args.mode)
 
 
+def _dispatch_failures_list(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.dispatch_failures(args.limit)
+
+
+def _dispatch_failures_replay(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.replay_dispatch_failure(args.message_id)
+
+
 # ---------------------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -302,6 +310,18 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("account_id", metavar="ACCOUNT_ID")
     roll.add_argument("--mode", required=True, choices=MODES)
     roll.set_defaults(handler=_webhook_secrets_roll, secret_field="secret")
+
+    failures = commands.add_parser(
+        "dispatch-failures", help="events the webhook dispatcher skipped or gave up on (docs/webhooks.md)"
+    ).add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = failures.add_parser("list", parents=[json_option], help="what is in the dispatch failure queue")
+    listing.add_argument("--limit", type=int, default=50, help="at most this many, 1 to 100 (default 50)")
+    listing.set_defaults(handler=_dispatch_failures_list)
+    replay = failures.add_parser(
+        "replay", parents=[json_option], help="dispatch a message's events again (after the cause is repaired)"
+    )
+    replay.add_argument("message_id", metavar="MESSAGE_ID")
+    replay.set_defaults(handler=_dispatch_failures_replay)
     return parser
 
 

@@ -145,6 +145,12 @@ class ManagementClient:
     def roll_webhook_secret(self, account_id: str, mode: str) -> Response:
         return self.request("POST", f"/v1/accounts/{_segment(account_id)}/webhook-secrets/roll", {"mode": mode})
 
+    def dispatch_failures(self, limit: int) -> Response:
+        return self.request("GET", f"/v1/webhook-dispatch-failures?limit={int(limit)}")
+
+    def replay_dispatch_failure(self, message_id: str) -> Response:
+        return self.request("POST", f"/v1/webhook-dispatch-failures/{_segment(message_id)}/replay")
+
 
 def _segment(value: str) -> str:
     """An id as one path segment (an id with '/' or '?' must not reach another route)."""

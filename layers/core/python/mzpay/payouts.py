@@ -7,7 +7,6 @@ canceled, rejected) when it ends. See docs/payouts.md."""
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -36,7 +35,7 @@ from mzpay.domain.payouts import (
 from mzpay.domain.payouts import payout_view as view
 from mzpay.http.principal import Principal, wrong_environment
 from mzpay.store.accounts import PayoutLimitsStore
-from mzpay.store.aws import client
+from mzpay.store.aws import client, env
 from mzpay.store.directory import iso
 from mzpay.store.ledger import BalanceTooLow, movement_items
 from mzpay.store.payments import CeilingReached, Reservation
@@ -315,9 +314,14 @@ def dispatch_settlement(image: dict[str, Any]) -> bool:
     status = ((image.get("data") or {}).get("object") or {}).get("status")
     if not (kind == "payout.approved" or (kind == CREATED_EVENT and status == Status.PENDING)):
         return False
+    resource_id = image.get("resource_id")
+    if not isinstance(resource_id, str) or not is_ulid(resource_id):
+        from mzpay.webhooks.outbox import PoisonRecord
+
+        raise PoisonRecord("malformed_event", "a payout event without a payout id")
     client("sqs").send_message(
-        QueueUrl=os.environ["PAYOUT_SETTLEMENT_QUEUE_URL"],
-        MessageBody=json.dumps({"provider_payout_id": image["resource_id"]}),
+        QueueUrl=env("PAYOUT_SETTLEMENT_QUEUE_URL"),
+        MessageBody=json.dumps({"provider_payout_id": resource_id}),
     )
     return True
 

@@ -36,7 +36,7 @@ _FIELDS = (
     "replayed_at",
     "last_error",
 )
-_ATTEMPT_FIELDS = ("at", "status_code", "latency_ms", "error", "round")
+_ATTEMPT_FIELDS = ("at", "status_code", "latency_ms", "error", "round", "next_attempt_at")
 
 
 @lru_cache(maxsize=1)

@@ -21,6 +21,11 @@ class Events:
         item = self.table.get_item(Key={"pk": f"ACC#{account_id}#{mode}", "sk": f"EVT#{event_id}"}).get("Item")
         return dict(item) if item else None
 
+    def by_key(self, pk: str, sk: str) -> dict[str, Any] | None:
+        """The stored item under (pk, sk), read consistently (operators' replays)."""
+        item = self.table.get_item(Key={"pk": pk, "sk": sk}, ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
     def page(
         self,
         account_id: str,

@@ -164,18 +164,25 @@ class WebhookDeliveries:
         status: DeliveryStatus,
         now: str,
         next_attempt_at: str | None,
+        keep: int | None = None,
     ) -> dict[str, Any] | None:
         """Record one attempt and its consequence (still pending, delivered, stopped, failed),
-        if this attempt still holds the lease."""
+        if this attempt still holds the lease. With `keep`, only the `keep` most recent attempts
+        stay on the item (the lease makes this attempt the only writer of the list)."""
+        attempts = [*delivery.get("attempts", []), attempt]
+        if keep is not None and len(attempts) > keep:
+            append, new_list = "attempts = :attempts", attempts[-keep:]
+        else:
+            append, new_list = "attempts = list_append(attempts, :attempt)", None
         sets = [
-            "attempts = list_append(attempts, :attempt)",
+            append,
             "attempt_count = attempt_count + :one",
             "updated_at = :now",
             "#status = :status",
             f"{_STATUS_KEY} = :status_key",
         ]
         values: dict[str, Any] = {
-            ":attempt": [attempt],
+            **({":attempts": new_list} if new_list is not None else {":attempt": [attempt]}),
             ":one": 1,
             ":now": now,
             ":status": status.value,

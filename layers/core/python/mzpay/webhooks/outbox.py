@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import simplejson
+from ulid import ULID
 
 from mzpay.domain import webhooks as rules
 from mzpay.domain.events import envelope_of
@@ -33,6 +35,7 @@ from mzpay.domain.webhooks import RETENTION_SECONDS, DeliveryStatus, Outcome
 from mzpay.observability import logger
 from mzpay.store.accounts import WebhookSecrets
 from mzpay.store.aws import client
+from mzpay.store.dispatch_failures import DispatchFailureQueue
 from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries, iso
 from mzpay.webhooks import transport
 from mzpay.webhooks.signing import sign
@@ -41,6 +44,14 @@ ENQUEUE_LEASE_SECONDS = 30  # a dispatcher run that dies holding it is taken ove
 ATTEMPT_LEASE_SECONDS = 60  # longer than the sender's timeout: a running attempt never loses it
 VISIBILITY_MARGIN_SECONDS = 60  # SQS counts its 12 h visibility cap from the receive
 MAX_PARALLEL_POSTS = 10
+
+# What a delivery stores is bounded, so that its item stays far below DynamoDB's 400 KB by
+# construction (docs/webhooks.md, "Poison records"): the URL, the payload (the event envelope)
+# and the attempts (the most recent ones, each with a short error text).
+MAX_URL_LENGTH = 2_048
+MAX_PAYLOAD_BYTES = 256 * 1024
+MAX_ATTEMPTS_KEPT = 50  # attempt_count still counts them all
+MAX_ERROR_CHARS = 200
 
 
 @lru_cache(maxsize=1)
@@ -59,8 +70,28 @@ def secrets_store() -> WebhookSecrets:
 
 
 def retry_base() -> int:
-    """WEBHOOK_RETRY_BASE_SECONDS (template parameter WebhookRetryBaseSeconds; 0 on the local stack)."""
+    """WEBHOOK_RETRY_BASE_SECONDS (template parameter WebhookRetryBaseSeconds; 300 by default)."""
     return int(os.environ.get("WEBHOOK_RETRY_BASE_SECONDS", rules.DEFAULT_RETRY_BASE_SECONDS))
+
+
+LOCAL_SCALE_PARAMETER = "devstack_retry_scale"  # a callback URL's query parameter, local stack only
+
+
+def retry_time_scale(url: str = "") -> float:
+    """Seconds waited per second of the retry schedule: 1 in production (WEBHOOK_RETRY_TIME_SCALE
+    unset). The local stack sets 1/60 (a minute of schedule is a second). Only there, a callback
+    URL with the query parameter devstack_retry_scale=<scale> (e.g. 0) has its own scale, so a
+    test can run out of attempts in seconds while the others keep the schedule."""
+    local = os.environ.get("WEBHOOK_RETRY_TIME_SCALE")
+    if not local:
+        return 1.0
+    query = parse_qs(urlsplit(url).query)
+    chosen = (query.get(LOCAL_SCALE_PARAMETER) or [local])[-1]
+    try:
+        scale = float(chosen)
+    except ValueError:
+        scale = float(local)
+    return scale if 0 <= scale <= 1 else float(local)
 
 
 def allow_loopback() -> bool:
@@ -78,6 +109,68 @@ class DispatchInProgress(Exception):
     """Another run is queueing this delivery right now; play the record again later."""
 
 
+class PoisonRecord(Exception):
+    """A record that can never be dispatched as it is (playing it again cannot help): the
+    dispatcher skips it into WebhookDispatchFailureQueue instead of blocking its shard."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+# AWS error codes that say "this request can never succeed" (the item, message or parameters are
+# refused as they are); everything else (throttling, timeouts, 5xx, access, a missing resource)
+# may pass on a later play and is retried.
+PERMANENT_ERROR_CODES = frozenset(
+    {
+        "ValidationException",  # DynamoDB: item over 400 KB, empty key, bad attribute value
+        "SerializationException",
+        "InvalidParameterValue",  # SQS: message too long or with characters it refuses
+        "InvalidMessageContents",
+    }
+)
+
+
+def is_permanent(exc: BaseException) -> bool:
+    """True when a record whose dispatch raised `exc` is poison: skip it, never retry it."""
+    if isinstance(exc, PoisonRecord):
+        return True
+    if type(exc).__name__ == "ParamValidationError":  # botocore refused the request before sending it
+        return True
+    response = getattr(exc, "response", None)
+    code = response.get("Error", {}).get("Code", "") if isinstance(response, dict) else ""
+    return code in PERMANENT_ERROR_CODES
+
+
+def poison_reason(exc: BaseException) -> str:
+    """The reason a failure-queue message gives for a permanent fault."""
+    if isinstance(exc, PoisonRecord):
+        return exc.reason
+    if type(exc).__name__ == "ParamValidationError":
+        return "invalid_request_parameters"
+    code = str(exc.response["Error"]["Code"])  # type: ignore[attr-defined]
+    return "rejected_by_dynamodb" if code in ("ValidationException", "SerializationException") else "rejected_by_sqs"
+
+
+def _envelope(image: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        envelope = envelope_of(image)
+        ULID.from_str(str(envelope["id"]))
+    except (KeyError, ValueError, TypeError) as exc:
+        raise PoisonRecord("malformed_event", f"not an event envelope: {exc!r}"[:200]) from None
+    return envelope
+
+
+def bounded(url: str, payload: str) -> None:
+    """Raise PoisonRecord when a delivery of `payload` to `url` would store more than allowed."""
+    if len(url) > MAX_URL_LENGTH:
+        raise PoisonRecord("callback_url_too_long", f"{len(url)} characters, at most {MAX_URL_LENGTH}")
+    size = len(payload.encode())
+    if size > MAX_PAYLOAD_BYTES:
+        raise PoisonRecord("payload_too_large", f"{size} bytes, at most {MAX_PAYLOAD_BYTES}")
+
+
 def dispatch(
     image: Mapping[str, Any],
     *,
@@ -92,8 +185,11 @@ def dispatch(
     url = image.get("callback_url")
     if not rules.is_deliverable(image.get("type"), url):
         return None
-    envelope = envelope_of(image)
-    delivery_id = rules.delivery_id_for(envelope["id"], str(url))
+    envelope = _envelope(image)
+    url = str(url)
+    payload = payload_of(envelope)
+    bounded(url, payload)
+    delivery_id = rules.delivery_id_for(envelope["id"], url)
     now = clock()
     token = uuid.uuid4().hex
     created = deliveries().create(
@@ -106,7 +202,7 @@ def dispatch(
             "resource": envelope["resource"],
             "resource_id": envelope["resource_id"],
             "url": url,
-            "payload": payload_of(envelope),
+            "payload": payload,
             "status": DeliveryStatus.PENDING.value,
             "round": 0,
             "attempts": [],
@@ -151,6 +247,95 @@ def _enqueue(delivery_id: str, token: str, clock: Callable[[], float]) -> None:
             deliveries().release_enqueue_lease(delivery_id, token)
         raise
     deliveries().mark_enqueued(delivery_id, token, iso(clock()))
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One step of an event's dispatch that can never succeed as the event is."""
+
+    step: str  # "webhook" or "settlement"
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    """What the outbox did for one event: its delivery (None: nothing to deliver) and the steps
+    it skipped as poison."""
+
+    delivery_id: str | None
+    skipped: tuple[Skip, ...]
+
+
+def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
+    """Everything the outbox does for a new event item: its webhook delivery and its settlement
+    message. A permanent fault of one step is returned as a Skip (the other step still runs); a
+    transient one raises, so that the record is played again (both steps are idempotent)."""
+    from mzpay import payouts  # the settlement use case; imported late (it imports much)
+
+    skipped: list[Skip] = []
+    delivery_id = None
+    try:
+        delivery_id = dispatch(image)
+    except Exception as exc:
+        if not is_permanent(exc):
+            raise
+        skipped.append(Skip("webhook", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
+    try:
+        payouts.dispatch_settlement(dict(image))
+    except Exception as exc:
+        if not is_permanent(exc):
+            raise
+        skipped.append(Skip("settlement", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
+    return Dispatched(delivery_id, tuple(skipped))
+
+
+@lru_cache(maxsize=1)
+def failure_queue() -> DispatchFailureQueue:
+    return DispatchFailureQueue.from_env()
+
+
+SKIP_SOURCE = "webhook_dispatcher"
+_KEY_CHARS = 1_024
+
+
+def _text(value: Any, limit: int = 200) -> str | None:
+    return None if value is None else str(value)[:limit]
+
+
+def skip_message(
+    image: Mapping[str, Any] | None, skip: Skip, stream: Mapping[str, Any], clock: Callable[[], float] = time.time
+) -> dict[str, Any]:
+    """The failure-queue message of a skipped event: why, and the event's key in the events
+    table (every string bounded, so the message always fits SQS's 256 KB)."""
+    image = image or {}
+    return {
+        "source": SKIP_SOURCE,
+        "step": skip.step,
+        "reason": skip.reason,
+        "detail": skip.detail[:MAX_ERROR_CHARS],
+        "event_key": {"pk": _text(image.get("pk"), _KEY_CHARS), "sk": _text(image.get("sk"), _KEY_CHARS)},
+        "event_id": _text(image.get("id")),
+        "event_type": _text(image.get("type")),
+        "account_id": _text(image.get("account_id")),
+        "mode": _text(image.get("mode")),
+        "stream": {name: _text(value, _KEY_CHARS) for name, value in stream.items()},
+        "skipped_at": iso(clock()),
+    }
+
+
+def skip(image: Mapping[str, Any] | None, skipped: Skip, stream: Mapping[str, Any]) -> None:
+    """Put a poison event in WebhookDispatchFailureQueue (alarmed) and say so in the log. If the
+    queue cannot be reached this raises, and the record is played again."""
+    message = skip_message(image, skipped, stream)
+    failure_queue().send(message)
+    logger.error(
+        "webhook dispatch skipped a poison event",
+        reason=skipped.reason,
+        step=skipped.step,
+        event_id=message["event_id"],
+        account_id=message["account_id"],
+    )
 
 
 # ---------------------------------------------------------------- sender
@@ -220,23 +405,25 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
         return True
     result = _post(delivery, clock)
     outcome = rules.outcome_of(result.status_code, result.error)
-    record = {
-        "at": iso(now),
-        "status_code": result.status_code,
-        "latency_ms": result.latency_ms,
-        "error": result.error,
-        "round": message.round,
-    }
     delay: int | None = None
     next_attempt_at: str | None = None
     if outcome is Outcome.RETRY:
         status = DeliveryStatus.PENDING
-        delay = rules.retry_delay(message.receive_count, retry_base())
-        if delay is not None:
+        scheduled = rules.retry_delay(message.receive_count, retry_base())
+        if scheduled is not None:  # the schedule's wait, scaled on the local stack only
+            delay = max(0, round(scheduled * retry_time_scale(delivery["url"])))
             next_attempt_at = iso(clock() + delay)
     else:
         status = _FINAL_STATUS.get(outcome, DeliveryStatus.FAILED)
-    if store.finish_attempt(delivery, token, record, status, iso(clock()), next_attempt_at) is None:
+    record = {
+        "at": iso(now),
+        "status_code": result.status_code,
+        "latency_ms": result.latency_ms,
+        "error": result.error[:MAX_ERROR_CHARS] if result.error else result.error,
+        "round": message.round,
+        "next_attempt_at": next_attempt_at,  # when the next attempt is due (null: none)
+    }
+    if store.finish_attempt(delivery, token, record, status, iso(clock()), next_attempt_at, MAX_ATTEMPTS_KEPT) is None:
         raise RuntimeError(f"delivery {message.delivery_id} lost its attempt lease")
     logger.info(
         "webhook attempt",
