@@ -10,7 +10,6 @@ request id.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
@@ -76,20 +75,6 @@ class ExactResponseValidation(OpenAPIResponseValidationMiddleware):
 RETRY_AFTER_SECONDS = 1
 _PYDANTIC_ERROR_TYPES = frozenset(ErrorType.__args__)  # type: ignore[attr-defined]
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
-_RETRYABLE_AWS_CODES = frozenset(
-    {
-        "ThrottlingException",
-        "Throttling",
-        "ProvisionedThroughputExceededException",
-        "RequestLimitExceeded",
-        "ServiceUnavailable",
-        "InternalServerError",
-        "InternalFailure",
-        "LimitExceededException",
-        "TransactionInProgressException",
-        "KMSInternalException",
-    }
-)
 
 
 def field_path(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -135,18 +120,11 @@ def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ServiceE
 
 
 def is_dependency_fault(exc: BaseException) -> bool:
-    """True for a failure of AWS (unreachable, throttled, 5xx): retryable, never a 500."""
-    botocore_exceptions = sys.modules.get("botocore.exceptions")
-    if botocore_exceptions is None:
-        return False
-    if isinstance(exc, (botocore_exceptions.ConnectionError, botocore_exceptions.HTTPClientError)):
-        return True
-    if isinstance(exc, botocore_exceptions.ClientError):
-        response = exc.response
-        code = response.get("Error", {}).get("Code", "")
-        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        return code in _RETRYABLE_AWS_CODES or status >= 500
-    return False
+    """True for a failure of AWS (unreachable, timed out, throttled, 5xx): retryable, never a 500
+    (decided in one place, mzpay.store.aws)."""
+    from mzpay.store import aws
+
+    return aws.is_dependency_fault(exc)
 
 
 def error_body(error: ServiceError, surface: Surface) -> tuple[str, str]:

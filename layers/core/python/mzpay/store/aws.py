@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from functools import cache
 from typing import Any
 
@@ -40,12 +41,75 @@ def env(name: str) -> str:
     return value
 
 
+def _error_response(exc: BaseException) -> dict[str, Any]:
+    """The AWS error response a botocore exception carries; {} for those that carry none (a
+    timeout or a connection error has no `response`, or, requests-style, `response = None`)."""
+    response = getattr(exc, "response", None)
+    return response if isinstance(response, dict) else {}
+
+
+def error_code(exc: BaseException) -> str:
+    """The AWS error code of `exc` ('' when it is not an AWS error answer)."""
+    error = _error_response(exc).get("Error")
+    return str(error.get("Code", "")) if isinstance(error, dict) else ""
+
+
 def is_conditional_failure(exc: BaseException) -> bool:
     """True for a lost conditional write (single item or inside a transaction)."""
-    code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
+    code = error_code(exc)
     if code == "ConditionalCheckFailedException":
         return True
     if code == "TransactionCanceledException":
-        reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
-        return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons)
+        reasons = _error_response(exc).get("CancellationReasons") or []
+        return any(isinstance(r, dict) and r.get("Code") == "ConditionalCheckFailed" for r in reasons)
+    return False
+
+
+# AWS answers that mean "not now": retrying later can succeed.
+RETRYABLE_ERROR_CODES = frozenset(
+    {
+        "ThrottlingException",
+        "Throttling",
+        "ThrottledException",
+        "TooManyRequestsException",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "SlowDown",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "LimitExceededException",
+        "ServiceUnavailable",
+        "ServiceUnavailableException",
+        "InternalServerError",
+        "InternalFailure",
+        "InternalError",
+        "TransactionInProgressException",
+        "TransactionConflict",
+        "KMSInternalException",
+        "KeyUnavailableException",
+        "DependencyTimeoutException",
+        "RequestTimeout",
+        "RequestTimeoutException",
+    }
+)
+
+
+def is_dependency_fault(exc: BaseException) -> bool:
+    """True for a failure of AWS rather than of the request or the code: unreachable (connect or
+    read timeout, connection refused or reset), throttled, or a 5xx. The caller answers 503 with
+    Retry-After, never 500. A transaction cancelled only by conflicts (no condition failed) is
+    one too. The one place that decides it: the resolver and every store ask here."""
+    botocore_exceptions = sys.modules.get("botocore.exceptions")
+    if botocore_exceptions is None:
+        return False
+    if isinstance(exc, (botocore_exceptions.ConnectionError, botocore_exceptions.HTTPClientError)):
+        return True  # connect/read timeouts, refused or reset connections, proxy errors
+    if isinstance(exc, botocore_exceptions.ClientError):
+        code = error_code(exc)
+        if code == "TransactionCanceledException":
+            reasons = _error_response(exc).get("CancellationReasons") or []
+            codes = {r.get("Code") for r in reasons if isinstance(r, dict)} - {"None", None}
+            return bool(codes) and codes <= {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+        status = _error_response(exc).get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        return code in RETRYABLE_ERROR_CODES or (isinstance(status, int) and status >= 500)
     return False
