@@ -12,7 +12,7 @@ from mzpay.domain.name_lookups import NameLookupRequest
 from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.http import checkout_page
 from mzpay.http.errors import Surface
-from mzpay.http.idempotency import idempotent
+from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
@@ -84,6 +84,8 @@ def read_payment(payment_id: str) -> dict[str, Any]:
 @requires("payments:write")
 @idempotent(app)
 def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[str, Any]]:
+    if body.payment_id is None:  # a retry with the same key after a fault names the same payment
+        body = body.model_copy(update={"payment_id": derived_id("payment")})
     return created(payments.create_checkout(merchant(), body, checkout_page.public_base_url(app.current_event)))
 
 
@@ -116,7 +118,8 @@ def checkout_pay(payment_id: str) -> Response[str]:
 @requires("refunds:write")
 @idempotent(app)
 def create_refund(body: Annotated[refunds.RefundRequest, Body()]) -> dict[str, Any]:
-    return refunds.create_refund(merchant(), body.provider_payment_id, body.refund_id, body.amount, body.reason)
+    refund_id = body.refund_id or derived_id("refund")  # a retry after a fault names the same refund
+    return refunds.create_refund(merchant(), body.provider_payment_id, refund_id, body.amount, body.reason)
 
 
 @app.post("/v1/payments/<payment_id>/refund")
@@ -124,7 +127,8 @@ def create_refund(body: Annotated[refunds.RefundRequest, Body()]) -> dict[str, A
 @idempotent(app)
 def refund_payment(payment_id: str, body: Annotated[refunds.RefundBody | None, Body()] = None) -> dict[str, Any]:
     request = body or refunds.RefundBody()
-    return refunds.create_refund(merchant(), payment_id, request.refund_id, request.amount, request.reason)
+    refund_id = request.refund_id or derived_id("refund")
+    return refunds.create_refund(merchant(), payment_id, refund_id, request.amount, request.reason)
 
 
 @app.get("/v1/refunds/<refund_id>")

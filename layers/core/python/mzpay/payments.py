@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, NoReturn
 
 from mzpay.bindings import connector_for
-from mzpay.connectors.base import Connector, ProviderCall, ProviderResult, Reconciling
+from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
 from mzpay.domain import expiry, ledger, risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
@@ -162,7 +162,7 @@ def _apply(
     captured: Decimal | None = None,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    changes = {**_outcome_changes(payment, result, now, captured), **(extra or {})}
+    changes = {**_outcome_changes(payment, result, now, captured), **(extra or {}), "submit_lease_until": None}
     changes |= _waiting({**payment, **changes}, datetime.now(UTC))
     after = {**payment, **changes}
     events = [] if result.status == Status.PENDING else [_event(EVENT_OF_STATUS[result.status], after, now)]
@@ -246,6 +246,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         "updated_at": now,
     }
     payment |= _waiting(payment, datetime.now(UTC))
+    payment |= _submitting(payment)
     payment = {k: v for k, v in payment.items() if v is not None}
     events = [_event("payment.created", payment, now)]
     if request.source.type == "card":
@@ -260,6 +261,46 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         return _replay(winner, fingerprint)
     result = connector.charge(provider_call(payment))
     return charge_result(_apply(payment, result, _now()))
+
+
+def _submitting(payment: dict[str, Any]) -> dict[str, Any]:
+    """The submission lease a charge is written with (expiry.SUBMIT_LEASE): the sweep looks at
+    it again when the lease ends, in case its creating request never reached the provider."""
+    lease = expiry.submission_lease(payment["mode"], datetime.now(UTC))
+    return {"submit_lease_until": lease, "due_at": min(lease, payment.get("due_at") or lease)}
+
+
+def resume(payment: dict[str, Any], submit: bool = True) -> dict[str, Any]:
+    """Finish a charge whose creating request wrote it but never recorded a provider answer (a
+    fault after the write, or a request that died), once its submission lease has ended.
+
+    One conditional write claims the submission (a concurrent retry or sweep loses it and sees
+    the payment as it is). A connector that can be asked (live M-Pesa) is asked first, so a call
+    that did reach the provider is never repeated; only an answer that it never received the
+    charge lets `submit` send it now. The simulator is deterministic: it is simply called."""
+    now = datetime.now(UTC)
+    if not expiry.abandoned(payment, now):
+        return payment
+    claim = {"submit_lease_until": expiry.submission_lease(payment["mode"], now), "updated_at": _now()}
+    try:
+        claimed = payments().transition(payment, claim, [])
+    except ServiceError as lost:
+        if lost.code != "invalid_state":
+            raise
+        return payments().get(payment["provider_payment_id"]) or payment
+    connector = connector_of(claimed)
+    call = provider_call(claimed)
+    if isinstance(connector, Reconciling):
+        result = connector.status(call)
+        if result.status == Status.PENDING:
+            return claimed  # unknown yet: asked again when this lease ends
+        if submit and result.status == Status.FAILED and result.failure_code == NOT_RECEIVED:
+            result = connector.charge(call)
+    elif submit:
+        result = connector.charge(call)
+    else:
+        result = ProviderResult(Status.FAILED, None, NOT_RECEIVED, "The charge never reached the provider.")
+    return _apply(claimed, result, _now())
 
 
 def _admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> tuple[Psp, tuple[Reservation, ...]]:
@@ -425,13 +466,16 @@ def set_psp_availability(psp_id: str, available: bool, reason: str) -> dict[str,
 
 
 def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    """The charge a payment_id was claimed for; one its creating request left unsubmitted is
+    submitted now (`resume`), so retrying a request that met a fault finishes it."""
     same_request(
         existing,
         fingerprint,
         "payment_id_reused",
         "This payment_id belongs to another charge (different amount, source or details).",
     )
-    return charge_result(existing)
+    existing = {k: v for k, v in existing.items() if k != "_claim"}
+    return charge_result(resume(existing))
 
 
 # ---------------------------------------------------------------- read
@@ -477,13 +521,32 @@ def _expire(payment: dict[str, Any]) -> dict[str, Any]:
 def expire_due(limit: int = 100) -> dict[str, int]:
     """The scheduled sweep (PaymentExpiryFunction): expire every waiting payment whose deadline
     passed, and ask the provider about live payments left pending."""
-    expired = reconciled = 0
+    from mzpay import refunds as refund_cases  # the sweep also finishes refunds left unsubmitted
+
+    expired = reconciled = resumed = 0
     for payment in payments().due_for_expiry(expiry.iso(datetime.now(UTC)), expiry.SHARDS, limit):
-        if payment["status"] == Status.PENDING and payment["mode"] == "live":
+        if payment.get("sk") == "REFUND":
+            resumed += refund_cases.resume_refund(payment)
+        elif expiry.abandoned(payment, datetime.now(UTC)):
+            resumed += _resume_abandoned(payment)
+        elif payment["status"] == Status.PENDING and payment["mode"] == "live":
             reconciled += _reconcile(payment)
         elif _current(payment)["status"] == Status.EXPIRED and payment["status"] != Status.EXPIRED:
             expired += 1
-    return {"expired": expired, "reconciled": reconciled}
+    return {"expired": expired, "reconciled": reconciled, "resumed": resumed}
+
+
+def _resume_abandoned(payment: dict[str, Any]) -> int:
+    """The sweep's share of `resume`: a test charge is submitted to the simulator (its outcome is
+    the request's own); a live one is never pushed to a payer minutes later: the provider is
+    asked, and a charge it never received fails with failure_code not_received."""
+    try:
+        after = resume({k: v for k, v in payment.items() if k not in ("pk", "sk")}, submit=payment["mode"] == "test")
+    except ServiceError as refused:
+        if refused.code not in ("invalid_state", "no_connector_binding"):
+            raise
+        return 0
+    return int(after.get("status") != Status.PENDING or "submit_lease_until" not in after)
 
 
 def _reconcile(payment: dict[str, Any]) -> int:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mzpay import payments as payment_cases
 from mzpay.connectors.base import Refunding
-from mzpay.domain import ledger
+from mzpay.domain import expiry, ledger
 from mzpay.domain.charges import Money
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
@@ -168,8 +168,9 @@ def create_refund(
         )
     now = _now()
     currency = payment["currency"]
+    provider_refund_id = new_id()
     refund: dict[str, Any] = {
-        "provider_refund_id": new_id(),
+        "provider_refund_id": provider_refund_id,
         "refund_id": refund_id or new_id(),
         "provider_payment_id": payment["provider_payment_id"],
         "account_id": account,
@@ -183,6 +184,7 @@ def create_refund(
         "fingerprint": fingerprint,
         "created_at": now,
         "updated_at": now,
+        **_submitting(mode, provider_refund_id),
     }
     refund = {k: v for k, v in refund.items() if v is not None}
     created = _event("refund.created", refund, now)
@@ -216,11 +218,17 @@ def create_refund(
 def _settle(
     refund: dict[str, Any], status: str, failure_code: str | None, failure_message: str | None
 ) -> dict[str, Any]:
-    if status == Status.PENDING:
-        return refund
     now = _now()
+    if status == Status.PENDING:  # the provider has it: never submitted again, nothing left to sweep
+        return refunds().settle(refund, {**_SUBMITTED, "updated_at": now}, [], [], Decimal(0))
     amount = Decimal(refund["amount"])
-    changes = {"status": status, "failure_code": failure_code, "failure_message": failure_message, "updated_at": now}
+    changes = {
+        "status": status,
+        "failure_code": failure_code,
+        "failure_message": failure_message,
+        "updated_at": now,
+        **_SUBMITTED,
+    }
     after = {**refund, **{k: v for k, v in changes.items() if v is not None}}
     event = _event(f"refund.{status}", after, now)
     if status == Status.SUCCEEDED:
@@ -240,14 +248,63 @@ def _settle(
     return refunds().settle(refund, changes, [event], entries, give_back)
 
 
+# A refund's submission lease and its place in the sweep's index, cleared by the provider's answer.
+_SUBMITTED: dict[str, Any] = {"submit_lease_until": None, "expiry_shard": None, "due_at": None}
+
+
+def _submitting(mode: str, provider_refund_id: str) -> dict[str, Any]:
+    """Written with a new refund: the lease of its creating request (expiry.SUBMIT_LEASE), and the
+    sweep's index entry that finds it if that request never reaches the provider."""
+    lease = expiry.submission_lease(mode, datetime.now(UTC))
+    return {"submit_lease_until": lease, "due_at": lease, "expiry_shard": expiry.shard(provider_refund_id)}
+
+
+def resume(refund: dict[str, Any]) -> dict[str, Any]:
+    """Finish a refund whose creating request wrote it (the money held) but never recorded the
+    provider's answer, once its submission lease ended: one conditional write claims it (a
+    concurrent retry or sweep loses and sees it as it is), then the provider is asked to refund."""
+    now = datetime.now(UTC)
+    if not expiry.abandoned(refund, now):
+        return refund
+    lease = expiry.submission_lease(refund["mode"], now)
+    try:
+        claimed = refunds().settle(refund, {"submit_lease_until": lease, "due_at": lease}, [], [], Decimal(0))
+    except ServiceError as lost:
+        if lost.code != "invalid_state":
+            raise
+        return refunds().get(refund["provider_refund_id"]) or refund
+    payment = payment_cases.payments().get(refund["provider_payment_id"])
+    if payment is None:
+        raise RuntimeError(f"refund {refund['provider_refund_id']} has no payment")
+    connector = payment_cases.connector_of(payment)
+    if not isinstance(connector, Refunding):  # checked at creation; a binding changed since
+        return _settle(claimed, Status.FAILED, "not_supported", "The provider can no longer refund this payment.")
+    result = connector.refund(payment_cases.provider_call(payment), Decimal(refund["amount"]))
+    return _settle(claimed, result.status, result.failure_code, result.failure_message)
+
+
+def resume_refund(item: dict[str, Any]) -> int:
+    """The sweep: a refund its creating request left unsubmitted is submitted (1 when it was)."""
+    refund = {k: v for k, v in item.items() if k not in ("pk", "sk")}
+    try:
+        after = resume(refund)
+    except ServiceError as refused:
+        if refused.code not in ("invalid_state", "no_connector_binding"):
+            raise
+        return 0
+    return int(after.get("version") != refund.get("version"))
+
+
 def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    """The refund a refund_id was claimed for; one its creating request left unsubmitted is
+    submitted now (`resume`), so retrying a request that met a fault finishes it."""
     same_request(
         existing,
         fingerprint,
         "refund_id_reused",
         "This refund_id belongs to another refund (different payment, amount or reason).",
     )
-    return refund_result(existing)
+    return refund_result(resume({k: v for k, v in existing.items() if k != "_claim"}))
 
 
 def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]:

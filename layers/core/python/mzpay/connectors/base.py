@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
+# failure_code of a charge its provider has no record of (it never reached the provider).
+NOT_RECEIVED = "not_received"
+
 
 @dataclass(frozen=True)
 class ProviderCall:

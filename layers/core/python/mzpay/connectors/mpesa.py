@@ -28,6 +28,7 @@ import urllib.request
 from decimal import Decimal
 from typing import Any
 
+from mzpay.connectors.base import NOT_RECEIVED as NOT_RECEIVED_CODE
 from mzpay.connectors.base import ProviderCall, ProviderResult
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import Status
@@ -352,7 +353,7 @@ def status_outcome(http_status: int, answer: dict[str, Any]) -> ProviderResult:
         return ProviderResult(Status.SUCCEEDED, captured=True, extra={"provider_reference": _transaction_id(answer)})
     extra = {"provider_transaction_status": transaction_status}
     if key == NOT_FOUND:
-        return ProviderResult(Status.FAILED, None, "not_received", NOT_RECEIVED, extra=extra)
+        return ProviderResult(Status.FAILED, None, NOT_RECEIVED_CODE, NOT_RECEIVED, extra=extra)
     if key in STATUS_FAILURES:
         failure_code, message = STATUS_FAILURES[key]
         return ProviderResult(Status.FAILED, None, failure_code, message, extra=extra)

@@ -30,6 +30,11 @@ PENDING_WINDOW = timedelta(minutes=30)
 RECONCILE_FIRST = timedelta(minutes=2)  # a live payment left pending is asked about after this
 RECONCILE_MAX = timedelta(hours=1)
 RECONCILE_GIVE_UP = timedelta(hours=72)
+# Between a charge's (or refund's) creating write and its provider call, the creating request
+# holds a submission lease: longer than the gateway function's 28 s timeout for a live provider,
+# a few seconds for the simulator, which answers at once. After it, nobody is submitting: a retry
+# of the same request, or the sweep, takes the submission over (see docs/payments.md).
+SUBMIT_LEASE = {"live": timedelta(seconds=35), "test": timedelta(seconds=5)}
 
 
 def iso(moment: datetime) -> str:
@@ -99,3 +104,15 @@ def is_due(payment: dict[str, Any], now: datetime) -> bool:
     """Past its deadline while waiting in an expirable status (live pending payments are never
     due to expire: they are reconciled)."""
     return bool(payment.get("expiry_shard")) and (payment.get("expires_at") or "~") <= iso(now)
+
+
+def submission_lease(mode: str, now: datetime) -> str:
+    """When the submission lease of a charge or refund created now ends."""
+    return iso(now + SUBMIT_LEASE[mode])
+
+
+def abandoned(entity: dict[str, Any], now: datetime) -> bool:
+    """A pending charge or refund whose creating request wrote it but never recorded a provider
+    answer, and whose submission lease has ended: nobody is submitting it any more."""
+    lease = entity.get("submit_lease_until")
+    return bool(lease) and entity.get("status") == Status.PENDING and str(lease) <= iso(now)

@@ -17,10 +17,12 @@ key on raw, case-sensitive header names.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import hashlib
 import json
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,9 @@ WAIT_SECONDS = 2.0
 POLL_SECONDS = 0.1
 REPLAYED_HEADER = "Idempotent-Replayed"
 _store: IdempotencyStore | None = None
+_current_key: contextvars.ContextVar[str | None] = contextvars.ContextVar("idempotency_key", default=None)
+# Names the ids derived from an Idempotency-Key (uuid5 needs a namespace of its own).
+_DERIVED_IDS = uuid.UUID("5b0f8f0e-6d1c-4f4e-9a53-6d7a79706179")
 
 
 def store() -> IdempotencyStore:
@@ -48,6 +53,17 @@ def store() -> IdempotencyStore:
 def merchant_scope() -> str:
     principal = merchant()
     return f"{principal.acting_account_id}#{principal.mode}"
+
+
+def derived_id(kind: str) -> str:
+    """An id for a resource the merchant did not name (a refund without refund_id, a checkout
+    without payment_id), derived from the request's scope and Idempotency-Key: a retry with the
+    same key after a fault names the same resource, so its creation is replayed or finished,
+    never made twice. A UUID, like the ids merchants send."""
+    key = _current_key.get()
+    if key is None:
+        raise RuntimeError("derived_id needs an @idempotent route")
+    return str(uuid.uuid5(_DERIVED_IDS, f"{kind}#{merchant_scope()}#{key}"))
 
 
 def fingerprint(method: str, path: str, body: str | None) -> str:
@@ -114,7 +130,11 @@ def idempotent(
                     status_code=record.response_status or 200, headers=headers, body=record.response_body or ""
                 )
             assert claim.token is not None
-            return _run(app, route, pk, claim.token, args, kwargs)
+            reset = _current_key.set(key)
+            try:
+                return _run(app, route, pk, claim.token, args, kwargs)
+            finally:
+                _current_key.reset(reset)
 
         return run_once
 
