@@ -32,6 +32,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from pydantic_core.core_schema import ErrorType
 
 from mzpay.http import request_id as rid
+from mzpay.http.body import screen as screen_body
 from mzpay.http.errors import (
     JSON_CONTENT_TYPE,
     PROBLEM_CONTENT_TYPE,
@@ -241,6 +242,9 @@ def lambda_handler(
             admit(event)  # the authorizer's refusal, or the per-request rules of the merchant's key
             if admit_more is not None:
                 admit_more(event)
+            refusal = screen_body(event)  # bytes no route could read: 400 before any work
+            if refusal is not None:
+                raise refusal
             response = app.resolve(event, context)
         except ServiceError as error:
             response = _proxy_error(error, surface)

@@ -1,0 +1,101 @@
+"""Bytes screened before any work (every API, before any route, validation or idempotency record):
+a body must be what its content type says, decodable, and bounded in depth. What is not gets
+400 invalid_request in the surface's shape, instead of a crash deep inside a library.
+
+- a base64 body (binary media types) that is not base64;
+- a text body that is not UTF-8, or holds a lone surrogate (raw, or escaped in JSON as "\\ud800":
+  no store can keep it, so retrying could never succeed);
+- JSON nested deeper than MAX_JSON_DEPTH;
+- multipart/form-data without a boundary.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from email.message import Message
+from typing import Any
+
+from mzpay.domain.errors import ServiceError
+
+MAX_JSON_DEPTH = 32  # objects and arrays inside each other; no request of the API needs more than 6
+
+
+def _refusal(message: str) -> ServiceError:
+    return ServiceError(400, "invalid_request", message)
+
+
+def _content_type(event: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    headers = event.get("headers") or {}
+    value = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
+    message = Message()
+    message["content-type"] = value or "application/octet-stream"
+    params = {str(k).lower(): str(v) for k, v in message.get_params(failobj=[])[1:]}
+    return (value.split(";", 1)[0].strip().lower(), params)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _screen_json(value: Any) -> str | None:
+    """Why a parsed JSON document is refused (depth, lone surrogates), or None; iterative, so a
+    deep document cannot exhaust the stack here."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth > MAX_JSON_DEPTH:
+                return f"The JSON body is nested deeper than {MAX_JSON_DEPTH} levels."
+            for key, inner in item.items():
+                if _has_surrogate(key):
+                    return "The JSON body holds a lone surrogate (\\ud800-\\udfff), which is not text."
+                stack.append((inner, depth + 1))
+        elif isinstance(item, list):
+            if depth > MAX_JSON_DEPTH:
+                return f"The JSON body is nested deeper than {MAX_JSON_DEPTH} levels."
+            stack.extend((inner, depth + 1) for inner in item)
+        elif isinstance(item, str) and _has_surrogate(item):
+            return "The JSON body holds a lone surrogate (\\ud800-\\udfff), which is not text."
+    return None
+
+
+def screen(event: dict[str, Any]) -> ServiceError | None:
+    """The refusal of the request's body, or None when it may be read."""
+    body = event.get("body")
+    if body is None or body == "":
+        return None
+    media, params = _content_type(event)
+    if media.startswith("multipart/") and not params.get("boundary"):
+        return _refusal("A multipart body needs a boundary parameter in its Content-Type.")
+    if event.get("isBase64Encoded"):
+        try:
+            raw = base64.b64decode(str(body), validate=True)
+        except (binascii.Error, ValueError):
+            return _refusal("The request body is not valid base64.")
+        if media.startswith("multipart/"):
+            return None  # binary parts are the point of multipart
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _refusal("The request body is not valid UTF-8.")
+    else:
+        text = str(body)
+    if _has_surrogate(text):
+        return _refusal("The request body is not valid UTF-8 (it holds a lone surrogate).")
+    if media == "application/json" or media.endswith("+json") or (not media and text.lstrip()[:1] in ("{", "[")):
+        try:
+            document = json.loads(text)
+        except RecursionError:
+            return _refusal(f"The JSON body is nested deeper than {MAX_JSON_DEPTH} levels.")
+        except ValueError:
+            return None  # not JSON: the resolver answers that in its own words
+        reason = _screen_json(document)
+        if reason is not None:
+            return _refusal(reason)
+    return None

@@ -1,0 +1,122 @@
+"""Bytes no route could read are 400 invalid_request on every API, in the API's error shape, with
+X-Request-ID, before any route runs (mzpay.http.body)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Annotated, Any
+
+import pytest
+from aws_lambda_powertools.event_handler.openapi.params import Body
+from pydantic import BaseModel
+
+from mzpay.http.body import MAX_JSON_DEPTH
+from mzpay.http.errors import Surface
+from mzpay.http.resolver import create_resolver, lambda_handler
+
+RAN: list[str] = []
+
+
+class Thing(BaseModel):
+    name: str
+
+
+def build(surface: Surface) -> Any:
+    app = create_resolver(surface)
+
+    @app.post("/v1/things")
+    def create_thing(thing: Annotated[Thing, Body()]) -> dict[str, Any]:
+        RAN.append(thing.name)
+        return {"name": thing.name}
+
+    @app.post("/v1/form")
+    def form() -> dict[str, Any]:
+        RAN.append("form")
+        return {"ok": True}
+
+    return lambda_handler(app)
+
+
+def event(body: str | None, content_type: str = "application/json", base64_encoded: bool = False) -> dict[str, Any]:
+    headers = {"Content-Type": content_type}
+    path = "/v1/form" if content_type.startswith(("multipart", "application/x-www")) else "/v1/things"
+    return {
+        "resource": path,
+        "path": path,
+        "httpMethod": "POST",
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": None,
+        "multiValueQueryStringParameters": None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {"requestId": "rid-bytes", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
+        "body": body,
+        "isBase64Encoded": base64_encoded,
+    }
+
+
+def b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def deep(levels: int) -> str:
+    return '{"name":"x","a":' + "[" * levels + "]" * levels + "}"
+
+
+BAD = {
+    "not utf-8": event(b64(b'{"name":"caf\xe9"}'), base64_encoded=True),
+    "not utf-8, no content type": event(b64(b"\xff\xfe\xfd"), "", base64_encoded=True),
+    "not base64": event("%%%not-base64%%%", base64_encoded=True),
+    "escaped lone surrogate": event('{"name":"\\ud800"}'),
+    "escaped lone surrogate in a key": event('{"name":"x","\\udfff":1}'),
+    "raw lone surrogate": event('{"name":"\ud800"}'),
+    "nested 5,000 deep": event(deep(5000)),
+    "nested one level too deep": event(deep(MAX_JSON_DEPTH)),
+    "multipart without boundary": event(b64(b"--x\r\n\r\n--x--"), "multipart/form-data", base64_encoded=True),
+}
+
+
+@pytest.mark.parametrize("surface", list(Surface))
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bytes_no_route_could_read_are_400_before_any_work(surface: Surface, case: str) -> None:
+    RAN.clear()
+    response = build(surface)(BAD[case], None)
+    body = json.loads(response["body"])
+    assert response["statusCode"] == 400
+    assert response["multiValueHeaders"]["X-Request-ID"] == ["rid-bytes"]
+    assert body["code"] == "invalid_request"
+    if surface is Surface.COLLECTION:
+        assert set(body) == {"code", "message", "request_id", "metadata"}
+    else:
+        assert response["multiValueHeaders"]["Content-Type"] == ["application/problem+json"]
+        assert (body["status"], body["title"], body["error"]["code"]) == (400, "Bad Request", "invalid_request")
+    assert RAN == []
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        event('{"name":"Ol\\u00e1 \\ud83d\\ude00"}'),  # an escaped surrogate PAIR is one character
+        event(b64('{"name":"Olá"}'.encode()), base64_encoded=True),
+        event(deep(MAX_JSON_DEPTH - 2)),
+    ],
+)
+def test_well_formed_bodies_still_reach_the_route(good: dict[str, Any]) -> None:
+    RAN.clear()
+    response = build(Surface.GATEWAY)(good, None)
+    assert response["statusCode"] == 200, response["body"]
+    assert len(RAN) == 1
+
+
+def test_forms_and_multipart_with_a_boundary_pass() -> None:
+    RAN.clear()
+    form = build(Surface.GATEWAY)(
+        event("network=mpesa&phone_number=%2B258840000000", "application/x-www-form-urlencoded"), None
+    )
+    multipart = build(Surface.COLLECTION)(
+        event(b64(b"--b\r\n\r\n\xff\x00--b--"), "multipart/form-data; boundary=b", base64_encoded=True), None
+    )
+    assert (form["statusCode"], multipart["statusCode"]) == (200, 200)
+    assert RAN == ["form", "form"]
