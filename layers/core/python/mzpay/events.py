@@ -10,6 +10,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from mzpay.domain.bounds import MAX_CODE, MAX_ID
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import envelope_of
 from mzpay.domain.ids import is_ulid
@@ -50,6 +51,9 @@ def _token(key: dict[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
 
 
+MAX_CURSOR = 1024  # far above any cursor this list gives
+
+
 def list_events(
     principal: Principal, limit: str | None, cursor: str | None, event_type: str | None, resource_id: str | None
 ) -> dict[str, Any]:
@@ -60,6 +64,11 @@ def list_events(
         raise _invalid("limit", f"an integer from 1 to {MAX_LIMIT}") from exc
     if not 1 <= size <= MAX_LIMIT:
         raise _invalid("limit", f"an integer from 1 to {MAX_LIMIT}")
+    for name, value, most in (("type", event_type, MAX_CODE), ("resource_id", resource_id, MAX_ID)):
+        if value is not None and len(value) > most:
+            raise _invalid(name, f"at most {most} characters")
+    if cursor is not None and len(cursor) > MAX_CURSOR:
+        raise _invalid("starting_after", "a cursor this list gave")
     items, last = events().page(
         principal.acting_account_id, principal.mode, size, _cursor(cursor), event_type or None, resource_id or None
     )

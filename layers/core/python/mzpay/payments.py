@@ -19,7 +19,7 @@ from mzpay.domain import expiry, ledger, risk
 from mzpay.domain.charges import TEST_CARDS, ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
-from mzpay.domain.ids import new_id, request_fingerprint
+from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.limits import AccountLimits, business_day, check_ceilings, daily_ceiling_reached
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import EVENT_OF_STATUS, METHODS, TERMINAL, Status, ensure_transition
@@ -482,7 +482,7 @@ def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
 def visible_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     """The payment if it belongs to the caller's account (else 404) and mode (else 401); one
     past its deadline is expired first, so nobody acts on a payment that has run out of time."""
-    payment = payments().get(provider_payment_id) if provider_payment_id else None
+    payment = payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
     if payment is None or payment["account_id"] != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such payment.")
     if payment["mode"] != principal.mode:
@@ -663,7 +663,7 @@ def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
 
 def checkout_payment(provider_payment_id: str) -> dict[str, Any]:
     """The checkout behind a hosted page (no key: the page is the payer's); 404 unless one."""
-    payment = payments().get(provider_payment_id) if provider_payment_id else None
+    payment = payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
     if payment is None or not payment.get("checkout"):
         raise ServiceError(404, "not_found", "No such checkout.")
     return _current(payment)

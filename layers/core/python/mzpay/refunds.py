@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mzpay import payments as payment_cases
 from mzpay.connectors.base import Refunding
 from mzpay.domain import expiry, ledger
+from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.charges import Money
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import new_event
@@ -44,7 +45,7 @@ class RefundRequest(RefundBody):
     """POST /refunds (spec RefundRequest)."""
 
     refund_id: str = Field(min_length=1, max_length=64)  # type: ignore[assignment]
-    provider_payment_id: str
+    provider_payment_id: str = Field(max_length=MAX_ID)
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, holds_card_number, url_problem
 from mzpay.domain.errors import FieldError, raise_field_errors
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.money import InvalidAmount, is_currency_code, minor_units, parse_amount
@@ -22,6 +23,7 @@ from mzpay.domain.payments import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
 MAX_METADATA_KEYS = 50
 MAX_METADATA_KEY_LENGTH = 100
 MAX_METADATA_VALUE_LENGTH = 500
+RAW_CARD_DATA = "gateway.raw_card_data_not_accepted"
 CARD_TOKEN = re.compile(r"tok_[A-Za-z0-9_]{6,64}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _COUNTRY = re.compile(r"[A-Z]{2}")
@@ -47,8 +49,11 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+MAX_AMOUNT_LENGTH = 32  # '9999999999999999999999.99' and then some
+
+
 def _amount_rule(cls: type, value: Any) -> str:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or len(value) > MAX_AMOUNT_LENGTH:
         raise _custom("invalid_amount", "amount must be a decimal string such as '150.00'")
     try:
         parse_amount(value)
@@ -76,13 +81,13 @@ class Money(Strict):
 
 
 class MobileWallet(Strict):
-    network: str | None = None
-    phone_number: str | None = None
+    network: Code | None = None
+    phone_number: Phone | None = None
 
 
 class Card(Strict):
-    token: str | None = None  # the acquirer's tokenizer reference: what merchants send
-    number: str | None = None  # test mode only, documented test numbers
+    token: Id | None = None  # the acquirer's tokenizer reference: what merchants send
+    number: Code | None = None  # test mode only, documented test numbers
 
 
 class Source(Strict):
@@ -91,17 +96,35 @@ class Source(Strict):
     type: Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
     mobile_wallet: MobileWallet | None = None
     card: Card | None = None
-    bank_transfer: dict[str, str] | None = None
-    reference: dict[str, str] | None = None
-    ussd: dict[str, str] | None = None
-    qr: dict[str, str] | None = None
-    bnpl: dict[str, str] | None = None
+    bank_transfer: SubObject | None = None
+    reference: SubObject | None = None
+    ussd: SubObject | None = None
+    qr: SubObject | None = None
+    bnpl: SubObject | None = None
+
+    @field_validator("bank_transfer", "reference", "ussd", "qr", "bnpl")
+    @classmethod
+    def _no_card_numbers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value is not None and any(holds_card_number(item) for item in value.values()):
+            raise _raw_card_data()
+        return value
+
+
+def _raw_card_data() -> PydanticCustomError:
+    return _custom(RAW_CARD_DATA, "a card number is never accepted here: send the acquirer's card token")
 
 
 class Customer(Strict):
     id: str | None = Field(default=None, max_length=100)
-    email: str | None = Field(default=None, max_length=254)
-    name: str | None = Field(default=None, max_length=200)
+    email: Email | None = None
+    name: Name | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and holds_card_number(value):
+            raise _raw_card_data()
+        return value
 
 
 def _payment_id_rule(cls: type, value: str | None) -> str | None:
@@ -120,15 +143,19 @@ class PaymentDetails(Strict):
     @field_validator("callback_url")
     @classmethod
     def _callback_url(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"https?://[^\s/]+", value):
-            raise _custom("invalid_callback_url", "callback_url must be an absolute http:// or https:// URL")
+        problem = url_problem(value) if value is not None else None
+        if problem is not None:
+            raise _custom("invalid_callback_url", f"callback_url must be {problem}")
         return value
 
     @field_validator("return_url")
     @classmethod
     def _return_url(cls, value: str | None) -> str | None:
-        if value is not None and not (re.match(r"https?://[^\s/]+", value) or value.startswith("/")):
-            raise _custom("invalid_return_url", "return_url must be an absolute http(s) URL or a path starting with /")
+        problem = url_problem(value, allow_path=True) if value is not None else None
+        if problem is not None:
+            scheme = problem == "an absolute http:// or https:// URL"
+            detail = "an absolute http(s) URL or a path starting with /" if scheme else problem
+            raise _custom("invalid_return_url", f"return_url must be {detail}")
         return value
 
     @field_validator("metadata")
@@ -147,6 +174,8 @@ class PaymentDetails(Strict):
                     f"metadata keys are at most {MAX_METADATA_KEY_LENGTH} characters and values at most "
                     f"{MAX_METADATA_VALUE_LENGTH} ({key[:20]!r} is longer)",
                 )
+            if holds_card_number(item) or holds_card_number(key):
+                raise _raw_card_data()
         return value
 
 
@@ -157,9 +186,9 @@ class ChargeRequest(PaymentDetails):
     country: str
     customer: Customer | None = None
     open_amount: bool = False
-    min_amount: str | None = None
-    max_amount: str | None = None
-    suggested_amounts: list[str] | None = Field(default=None, max_length=10)
+    min_amount: Code | None = None
+    max_amount: Code | None = None
+    suggested_amounts: list[Code] | None = Field(default=None, max_length=10)
 
     _payment_id = field_validator("payment_id")(_payment_id_rule)
 
@@ -279,7 +308,7 @@ def _card_errors(card: Card, mode: str) -> list[FieldError]:
     number = (card.number or "").replace(" ", "")
     raw = FieldError(
         "source.card.number",
-        "gateway.raw_card_data_not_accepted",
+        RAW_CARD_DATA,
         "send the acquirer's card token, never the card number",
     )
     if mode == "live":

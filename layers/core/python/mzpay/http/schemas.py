@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from mzpay.domain.bounds import MAX_CODE, Code
 from mzpay.domain.keys import DEFAULT_SCOPES, MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS, unknown_scopes
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
@@ -71,8 +72,8 @@ class RollApiKey(Strict):
 
 
 class CaptureMoney(Strict):
-    amount: str
-    currency: str | None = None
+    amount: Code
+    currency: Code | None = None
 
 
 class Capture(Strict):
@@ -81,7 +82,7 @@ class Capture(Strict):
 
 class CompleteAction(Strict):
     otp: str | None = Field(default=None, max_length=12)
-    amount: str | None = None  # open-amount payments: what the payer chose
+    amount: Code | None = None  # open-amount payments: what the payer chose
 
 
 class PspAvailability(Strict):
@@ -92,6 +93,8 @@ class PspAvailability(Strict):
 def _ceilings(values: dict[str, str]) -> dict[str, str]:
     """Ceilings per currency: ISO 4217 keys, positive decimal-string amounts."""
     for currency, amount in values.items():
+        if len(amount) > MAX_CODE:
+            raise PydanticCustomError("invalid_amount", "ceilings are positive decimal strings")
         if not is_currency_code(currency):
             raise PydanticCustomError("invalid_currency", "keys are 3 upper-case letters (ISO 4217)")
         try:
@@ -131,9 +134,9 @@ class AccountLimitsIn(Strict):
 class PilotSettingsIn(Strict):
     merchant_ids: list[str] = Field(min_length=1, max_length=1000)
     currencies: list[str] = Field(min_length=1, max_length=20)
-    per_transaction: dict[str, str]
-    daily: dict[str, str]
-    monthly: dict[str, str]
+    per_transaction: dict[Code, Code]
+    daily: dict[Code, Code]
+    monthly: dict[Code, Code]
 
     @field_validator("currencies")
     @classmethod

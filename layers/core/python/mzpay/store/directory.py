@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import KeyStatus
 from mzpay.store.aws import env, is_conditional_failure, table
@@ -172,6 +173,8 @@ class Directory:
         self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
 
     def get_account(self, account_id: str) -> Account | None:
+        if len(account_id) > MAX_ID:  # no such id was ever made: DynamoDB would refuse the key
+            return None
         item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}, ConsistentRead=True).get(
             "Item"
         )
@@ -323,6 +326,8 @@ class Directory:
         )
 
     def get_key(self, key_id: str) -> ApiKey | None:
+        if len(key_id) > MAX_ID:
+            return None
         item = self.table.get_item(Key={"pk": f"KEY#{key_id}", "sk": "KEY"}, ConsistentRead=True).get("Item")
         return ApiKey.from_item(item) if item else None
 

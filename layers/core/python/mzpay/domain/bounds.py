@@ -1,0 +1,93 @@
+"""The documented maximum of every kind of string a request may carry, and the rules every stored
+URL and free text pass (docs/conventions.md, "Limits"). Nothing a request stores can outgrow a
+DynamoDB item (400 KB) by construction: the largest request body that passes these is far below.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from pydantic import Field, StringConstraints
+
+MAX_URL = 2048
+MAX_ID = 128  # merchant-chosen ids and references of other systems
+MAX_CODE = 64  # network names, enum-like values, tokens' kinds
+MAX_NAME = 200  # names of people, businesses, things
+MAX_TEXT = 500  # descriptions, reasons, free text
+MAX_PHONE = 32
+MAX_EMAIL = 254  # RFC 5321
+MAX_SECRET = 8192
+MAX_SUB_OBJECT_KEYS = 20  # the keys of a free-form source sub-object (bank_transfer, reference, ...)
+
+Id = Annotated[str, StringConstraints(max_length=MAX_ID)]
+Code = Annotated[str, StringConstraints(max_length=MAX_CODE)]
+Name = Annotated[str, StringConstraints(max_length=MAX_NAME)]
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
+Phone = Annotated[str, StringConstraints(max_length=MAX_PHONE)]
+Email = Annotated[str, StringConstraints(max_length=MAX_EMAIL)]
+Url = Annotated[str, StringConstraints(max_length=MAX_URL)]
+SubObject = Annotated[dict[Code, Text], Field(max_length=MAX_SUB_OBJECT_KEYS)]
+
+_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+_PAN = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
+
+
+def allow_loopback() -> bool:
+    """Only the local stack sets WEBHOOK_ALLOW_LOOPBACK=true (its receivers run on localhost)."""
+    return os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "").lower() == "true"
+
+
+def url_problem(value: str, allow_path: bool = False) -> str | None:
+    """Why `value` cannot be stored as a URL the service will call or send a payer to, or None:
+    at most 2,048 characters, no whitespace or control characters, http or https with a host
+    (or, with `allow_path`, a path starting with /), and no literal IP host that is not public
+    (loopback only where the local stack allows it). The send-time SSRF guard still checks
+    what a name resolves to."""
+    if len(value) > MAX_URL:
+        return f"at most {MAX_URL} characters"
+    if _CONTROL_OR_SPACE.search(value):
+        return "no whitespace or control characters"
+    if allow_path and value.startswith("/") and not value.startswith("//"):
+        return None
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return "not a URL"
+    if parts.scheme not in ("http", "https") or not host:
+        return "an absolute http:// or https:// URL"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name: resolved and checked when it is called
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_loopback and allow_loopback():
+        return None
+    if not address.is_global or address.is_multicast:
+        return "a public host (not a loopback, private, link-local or reserved address)"
+    return None
+
+
+def luhn_valid(digits: str) -> bool:
+    """The Luhn check of a string of digits."""
+    total = 0
+    for index, digit in enumerate(reversed(digits)):
+        value = int(digit) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def holds_card_number(text: str) -> bool:
+    """True when free text holds what looks like a card number (13 to 19 digits, optionally
+    separated by spaces or dashes, passing Luhn): it must never be stored."""
+    for match in _PAN.finditer(text):
+        digits = re.sub(r"[ -]", "", match.group())
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+            return True
+    return False
