@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access, events, name_lookups, payments, payouts, refunds
+from mzpay import access, events, name_lookups, payments, payouts, rate_limits, refunds
 from mzpay.domain.charges import ChargeRequest, CheckoutRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.name_lookups import NameLookupRequest
@@ -13,7 +13,7 @@ from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.http import checkout_page
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
-from mzpay.http.principal import merchant, requires
+from mzpay.http.principal import current_merchant, merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.http.schemas import Capture, CompleteAction, RollApiKey, SelectCandidate
@@ -220,4 +220,4 @@ def verify_webhook_signature() -> Response[dict[str, Any]]:
     return Response(200, "application/json", answer)
 
 
-lambda_handler = handler_for(app)
+lambda_handler = handler_for(app, admit_more=lambda _event: rate_limits.enforce(current_merchant()))

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay import access, bindings, dispatch_failures, payments, payouts, webhook_deliveries
+from mzpay import access, bindings, dispatch_failures, payments, payouts, rate_limits, webhook_deliveries
 from mzpay.collection import identity_providers
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
@@ -20,6 +20,7 @@ from mzpay.http.schemas import (
     PayoutLimitsIn,
     PilotIn,
     PspAvailability,
+    RateLimitsIn,
     RejectPayout,
     RollWebhookSecret,
     SuspendAccount,
@@ -121,6 +122,11 @@ def list_webhook_dispatch_failures(limit: Annotated[int, Query(ge=1, le=100)] = 
 @app.post("/v1/webhook-dispatch-failures/<message_id>/replay")
 def replay_webhook_dispatch_failure(message_id: str) -> dict[str, Any]:
     return dispatch_failures.replay(message_id)
+
+
+@app.put("/v1/accounts/<account_id>/rate-limits")
+def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> dict[str, Any]:
+    return rate_limits.set_rate_limits(account_id, body.limits())
 
 
 @app.put("/v1/accounts/<account_id>/limits")

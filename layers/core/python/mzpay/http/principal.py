@@ -128,6 +128,11 @@ def ensure_customer_allowed(principal: Principal, customer_id: str) -> None:
         raise ServiceError(403, "customer_not_allowed", "This API key is restricted to other customers.")
 
 
+def current_merchant() -> Principal | None:
+    """The calling merchant after `admit`, or None on a route without one (health, checkout)."""
+    return _current.get()
+
+
 def merchant(scope: str | None = None) -> Principal:
     """The calling merchant (after `admit`), holding `scope` if one is named."""
     principal = _current.get()

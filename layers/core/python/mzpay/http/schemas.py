@@ -15,6 +15,7 @@ from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
 from mzpay.domain.network import parse_allowlist
 from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.pilot import PilotSettings
+from mzpay.domain.rate_limits import MAX_RATE, RateLimits
 
 Mode = Literal["test", "live"]
 Region = Literal["mz", "regional-sa"]
@@ -207,3 +208,13 @@ class RejectPayout(Strict):
 
 class SelectCandidate(Strict):
     candidate_id: str = Field(min_length=1, max_length=64)
+
+
+class RateLimitsIn(Strict):
+    """An account's own rate limits, requests per second (docs/access.md, "Rate limits")."""
+
+    per_key: int = Field(ge=1, le=MAX_RATE)
+    per_account: int = Field(ge=1, le=MAX_RATE)
+
+    def limits(self) -> RateLimits:
+        return RateLimits(self.per_key, self.per_account)

@@ -1,0 +1,69 @@
+"""Rate limits of the gateway: every authenticated request is counted against its API key and its
+account before any route runs (one conditional write); over either, 429 rate_limited. Operators
+override the stack's defaults per account on the management API."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from mzpay.domain.rate_limits import RateLimits, rate_limited, stack_defaults, window
+from mzpay.http.principal import Principal
+from mzpay.observability import logger
+from mzpay.store.aws import is_dependency_fault
+from mzpay.store.directory import iso
+from mzpay.store.rate_limits import RateCounters
+
+OVERRIDE_CACHE_SECONDS = 10  # an operator's change reaches every execution environment within this
+_overrides: dict[str, tuple[float, RateLimits | None]] = {}
+
+
+@lru_cache(maxsize=1)
+def counters() -> RateCounters:
+    return RateCounters.from_env()
+
+
+def reset() -> None:
+    """Forget cached overrides (tests)."""
+    _overrides.clear()
+    counters.cache_clear()
+
+
+def limits_of(account_id: str, now: float) -> RateLimits:
+    cached = _overrides.get(account_id)
+    if cached is None or cached[0] <= now:
+        if len(_overrides) > 10_000:
+            _overrides.clear()
+        cached = (now + OVERRIDE_CACHE_SECONDS, counters().read_override(account_id))
+        _overrides[account_id] = cached
+    return cached[1] or stack_defaults()
+
+
+def enforce(principal: Principal | None) -> None:
+    """Count the request of `principal` (None: not a merchant route, not counted); raise 429 over
+    a limit. A fault of the counter store lets the request through (logged): the limiter
+    protects the service, it must not take it down; API Gateway's stage throttle still holds."""
+    if principal is None:
+        return
+    now = time.time()
+    try:
+        limits = limits_of(principal.account_id, now)
+        over = counters().take(principal.account_id, principal.key_id, window(now), limits)
+    except Exception as exc:
+        if not is_dependency_fault(exc):
+            raise
+        logger.warning("rate limiter unavailable: request let through", exc_info=exc)
+        return
+    if over is not None:
+        raise rate_limited(over, limits.per_key if over == "key" else limits.per_account)
+
+
+def set_rate_limits(account_id: str, limits: RateLimits) -> dict[str, object]:
+    """Operators: the account's own limits (replacing the stack's defaults for it)."""
+    from mzpay.access import home_account
+
+    account = home_account(account_id)
+    counters().write_override(account.account_id, limits, iso(datetime.now(UTC)))
+    _overrides.pop(account.account_id, None)
+    return {"account_id": account.account_id, **limits.public()}

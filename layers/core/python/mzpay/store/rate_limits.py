@@ -1,0 +1,62 @@
+"""Rate-limit counters and per-account overrides.
+
+Counters (payments table): pk RATE#<account>#<window second>, sk RATE, attributes `total` (the
+account's requests in that second) and `k_<key_id>` (each key's), raised by ONE conditional
+UpdateItem for both limits, so a request is counted against both or neither. Items expire by TTL
+a minute later. Overrides (accounts table): pk ACCOUNT#<id>, sk RATELIMITS.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.domain.rate_limits import RateLimits
+from mzpay.store.aws import env, is_conditional_failure, table
+
+COUNTER_TTL_SECONDS = 60
+
+
+class RateCounters:
+    def __init__(self, payments_table: str, accounts_table: str) -> None:
+        self.counters = table(payments_table)
+        self.overrides = table(accounts_table)
+
+    @classmethod
+    def from_env(cls) -> RateCounters:
+        return cls(env("PAYMENTS_TABLE"), env("ACCOUNTS_TABLE"))
+
+    def take(self, account_id: str, key_id: str, second: int, limits: RateLimits) -> str | None:
+        """Count one request of `key_id` in `second`; the limit it would pass ("key" or
+        "account", and then nothing is counted), or None."""
+        try:
+            self.counters.update_item(
+                Key={"pk": f"RATE#{account_id}#{second}", "sk": "RATE"},
+                UpdateExpression="ADD #total :one, #key :one SET #ttl = :ttl",
+                ConditionExpression="(attribute_not_exists(#total) OR #total < :account_limit) AND "
+                "(attribute_not_exists(#key) OR #key < :key_limit)",
+                ExpressionAttributeNames={"#total": "total", "#key": f"k_{key_id}", "#ttl": "ttl"},
+                ExpressionAttributeValues={
+                    ":one": 1,
+                    ":account_limit": limits.per_account,
+                    ":key_limit": limits.per_key,
+                    ":ttl": second + COUNTER_TTL_SECONDS,
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            old: dict[str, Any] = (getattr(exc, "response", None) or {}).get("Item") or {}
+            total = old.get("total")
+            count = int(total["N"] if isinstance(total, dict) else total or 0)  # the error's item is raw JSON
+            return "account" if count >= limits.per_account else "key"
+        return None
+
+    def read_override(self, account_id: str) -> RateLimits | None:
+        item = self.overrides.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": "RATELIMITS"}).get("Item")
+        return RateLimits(int(item["per_key"]), int(item["per_account"])) if item else None
+
+    def write_override(self, account_id: str, limits: RateLimits, now: str) -> None:
+        self.overrides.put_item(
+            Item={"pk": f"ACCOUNT#{account_id}", "sk": "RATELIMITS", **limits.public(), "updated_at": now}
+        )

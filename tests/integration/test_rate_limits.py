@@ -1,0 +1,83 @@
+"""Per-tenant rate limits against in-process moto: one conditional write counts a request against
+its key and its account, so racing requests admit exactly the limit; a fault of the counter
+store lets requests through."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from botocore.exceptions import ReadTimeoutError
+
+from devstack.moto_server import atomic_dynamodb
+from devstack.provision import ProvisionedStack
+from mzpay import rate_limits
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.rate_limits import RateLimits
+from mzpay.http.principal import Principal
+from tests.integration.races import race
+from tests.integration.support import provisioned_stack
+
+ACCOUNT = "01JACCOUNT0000000000000000"
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
+    with provisioned_stack() as provisioned:
+        for name, value in provisioned.functions["GatewayFunction"].environment.items():
+            monkeypatch.setenv(name, value)
+        rate_limits.reset()
+        yield provisioned
+        rate_limits.reset()
+
+
+def caller(key_id: str) -> Principal:
+    return Principal(ACCOUNT, "test", frozenset(), key_id, frozenset(), None, ACCOUNT)
+
+
+def outcomes(results: list[tuple[str, object]]) -> list[str]:
+    return sorted(
+        "ok" if kind == "ok" else f"{value.status} {value.code}"  # type: ignore[attr-defined]
+        for kind, value in results
+    )
+
+
+def test_racing_requests_of_one_key_admit_exactly_its_limit(stack: ProvisionedStack) -> None:
+    rate_limits.counters().write_override(ACCOUNT, RateLimits(per_key=5, per_account=100), "2026-01-01T00:00:00Z")
+    second = 1_900_000_000
+    with atomic_dynamodb():
+        results = race(12, lambda _: rate_limits.counters().take(ACCOUNT, "KEY1", second, RateLimits(5, 100)))
+    assert sorted(str(value) for _, value in results) == ["None"] * 5 + ["key"] * 7
+
+
+def test_the_account_limit_spans_its_keys(stack: ProvisionedStack) -> None:
+    second = 1_900_000_001
+    limits = RateLimits(per_key=10, per_account=6)
+    with atomic_dynamodb():
+        results = race(10, lambda i: rate_limits.counters().take(ACCOUNT, f"KEY{i % 2}", second, limits))
+    assert sorted(str(value) for _, value in results) == ["None"] * 6 + ["account"] * 4
+    assert rate_limits.counters().take(ACCOUNT, "KEY0", second + 1, limits) is None  # a new window
+
+
+def test_over_the_limit_is_429_rate_limited_with_retry_after(
+    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rate_limits.counters().write_override(ACCOUNT, RateLimits(per_key=2, per_account=100), "2026-01-01T00:00:00Z")
+    monkeypatch.setattr(rate_limits, "window", lambda now: 1_900_000_005)  # one window for the whole race
+    with atomic_dynamodb():
+        results = race(6, lambda _: rate_limits.enforce(caller("KEY9")))
+    assert outcomes(results) == ["429 rate_limited"] * 4 + ["ok"] * 2
+    refused = next(value for kind, value in results if kind == "error")
+    assert isinstance(refused, ServiceError)
+    assert (refused.headers, refused.extensions) == ({"Retry-After": "1"}, {"rule": "rate_per_key", "limit": 2})
+
+
+def test_a_fault_of_the_counter_store_lets_requests_through(
+    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def timing_out(*_: object, **__: object) -> None:
+        raise ReadTimeoutError(endpoint_url="https://dynamodb.af-south-1.amazonaws.com")
+
+    monkeypatch.setattr(rate_limits.counters(), "take", timing_out)
+    rate_limits.enforce(caller("KEY1"))  # no exception: let through, logged
+    assert rate_limits.enforce(None) is None  # not a merchant route: never counted
