@@ -1,5 +1,6 @@
 # make run   - the local stack (both regions) with demo credentials, in the foreground
 # make test  - install everything, lint, validate the template, run every test
+# make fuzz  - schemathesis over the three OpenAPI documents against the local stack (bigger budget)
 # make bench - cold start, warm latency, through-the-stack latency
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -12,10 +13,10 @@ PY := $(VENV)/bin/python
 # This machine's pip configuration names index folders that do not exist; hide that noise.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: help install run test lint validate unit integration e2e bench openapi clean
+.PHONY: help install run test lint validate unit integration e2e bench openapi fuzz clean
 
 help:
-	@echo "make run | make test | make bench | make openapi | make lint | make validate | make clean"
+	@echo "make run | make test | make fuzz | make bench | make openapi | make lint | make validate | make clean"
 
 $(VENV)/.installed: pyproject.toml layers/core/requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,6 +54,11 @@ e2e: $(VENV)/.installed
 
 test: install lint validate
 	$(PY) -m pytest -q
+
+# The fuzz harness with a bigger budget than make test's (FUZZ_EXAMPLES per operation; docs/testing.md).
+FUZZ_EXAMPLES ?= 200
+fuzz: $(VENV)/.installed
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/e2e/test_fuzz.py -q -p no:cacheprovider
 
 bench: $(VENV)/.installed
 	$(PY) -m bench

@@ -1,0 +1,130 @@
+"""The fuzz harness (`make fuzz`; a bounded run is part of `make test`): schemathesis generates
+requests from the three committed OpenAPI documents and sends them to the local stack over HTTP,
+with real credentials; then raw bytes no schema describes go to every POST and PUT route.
+
+Fails on any 5xx, and on a response that contradicts the document (its JSON schema or its content
+type, where the document declares the status). Status-code conformance is not checked: the
+documents do not list the 4xx problem responses yet (issue 19), so every documented refusal would
+count as a failure. Budget: FUZZ_EXAMPLES examples per operation (default 5, deterministic), FUZZ_SEED.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, Phase, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+
+from devstack.launcher import RunningStack
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "5"))
+SEED = int(os.environ.get("FUZZ_SEED", "20261122"))
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+# Operations that would change what the other tests of the session rely on (the demo licence).
+DESTRUCTIVE = {("collection", "POST", "/v1/license/deactivate"), ("collection", "POST", "/v1/license/activate")}
+FUZZ_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
+
+
+def schema(api: str) -> Any:
+    return schemathesis.openapi.from_path(ROOT / "docs" / "openapi" / f"{api}.json")
+
+
+GATEWAY, COLLECTION, MANAGEMENT = schema("gateway"), schema("collection"), schema("management")
+
+
+def credentials(stack: RunningStack, api: str) -> tuple[str, dict[str, str]]:
+    region, demo = stack.state["regions"]["mz"], stack.state["demo"]["mz"]
+    token = {
+        "gateway": demo["test_key"],
+        "collection": demo["collection_token"],
+        "management": stack.state["operator_token"],
+    }[api]
+    return region[api], {"Authorization": f"Bearer {token}", "Idempotency-Key": str(uuid.uuid4())}
+
+
+def fuzz(stack: RunningStack, api: str, case: Any) -> None:
+    if (api, case.method.upper(), case.path) in DESTRUCTIVE:
+        pytest.skip("keeps the session's demo licence active")
+    base_url, headers = credentials(stack, api)
+    case.call_and_validate(base_url=base_url, headers=headers, checks=CHECKS, timeout=30)
+
+
+@GATEWAY.parametrize()
+@FUZZ_SETTINGS
+def test_fuzz_gateway(case: Any, stack: RunningStack) -> None:
+    fuzz(stack, "gateway", case)
+
+
+@COLLECTION.parametrize()
+@FUZZ_SETTINGS
+def test_fuzz_collection(case: Any, stack: RunningStack) -> None:
+    fuzz(stack, "collection", case)
+
+
+@MANAGEMENT.parametrize()
+@FUZZ_SETTINGS
+def test_fuzz_management(case: Any, stack: RunningStack) -> None:
+    fuzz(stack, "management", case)
+
+
+# ---------------------------------------------------------------- raw bytes
+BYTES: dict[str, tuple[bytes, str]] = {
+    "not utf-8": (b'{"a":"\xff\xfe"}', "application/json"),
+    "latin-1 text": ('{"name":"S\u00e3o"}'.encode("latin-1"), "application/json"),
+    "escaped lone surrogate": (b'{"a":"\\udc00"}', "application/json"),
+    "deep nesting": (("[" * 3000 + "]" * 3000).encode(), "application/json"),
+    "multipart without boundary": (b"--b\r\n\r\nx\r\n--b--", "multipart/form-data"),
+    "binary as text": (bytes(range(256)), "text/plain"),
+    "truncated json": (b'{"a": [1, 2', "application/json"),
+}
+
+
+def write_routes(api: str) -> list[str]:
+    document = json.loads((ROOT / "docs" / "openapi" / f"{api}.json").read_text())
+    routes = []
+    for path, item in document["paths"].items():
+        for method in ("post", "put", "patch"):
+            if method in item and (api, method.upper(), path) not in DESTRUCTIVE:
+                concrete = path
+                for name in [p for p in path.split("/") if p.startswith("{")]:
+                    concrete = concrete.replace(name, "01JFUZZ0000000000000000000")
+                routes.append(f"{method.upper()} {concrete}")
+    return routes
+
+
+@pytest.mark.parametrize("api", ["gateway", "collection", "management"])
+def test_raw_bytes_never_answer_5xx(stack: RunningStack, api: str) -> None:
+    base_url, headers = credentials(stack, api)
+    failures = []
+    for route in write_routes(api):
+        method, path = route.split(" ", 1)
+        for name, (body, content_type) in BYTES.items():
+            answer = requests.request(
+                method,
+                base_url + path,
+                data=body,
+                headers={**headers, "Idempotency-Key": str(uuid.uuid4()), "Content-Type": content_type},
+                timeout=30,
+            )
+            if answer.status_code >= 500 or "X-Request-ID" not in answer.headers:
+                failures.append(f"{route} {name}: {answer.status_code} {answer.text[:120]}")
+    assert failures == []
