@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-file", type=Path, default=ROOT / ".local" / "stack.json")
     parser.add_argument("--moto-log", type=Path, default=ROOT / ".local" / "moto.log")
     parser.add_argument("--no-warm", action="store_true", help="start execution environments on first use")
+    parser.add_argument(
+        "--function-aws-endpoint", help="where the functions reach AWS (default: moto itself; tests put a proxy here)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     args.moto_log.parent.mkdir(parents=True, exist_ok=True)
@@ -37,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         state_file=args.state_file,
         moto_log=args.moto_log,
         warm=not args.no_warm,
+        function_aws_endpoint=args.function_aws_endpoint,
     )
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -89,9 +89,12 @@ def start(
     template: Path | None = None,
     samconfig: Path | None = None,
     warm: bool = True,
+    ports: tuple[int, int] | None = None,
+    function_aws_endpoint: str | None = None,
 ) -> RunningStack:
-    """Start `python -m devstack` on free ports; return once stack.json is written."""
-    moto_port, port_base = free_ports(len(envs.split(",")))
+    """Start `python -m devstack` on free ports (or `ports`: moto's and the base); return once
+    stack.json is written. `function_aws_endpoint`: where the functions reach AWS (a fault proxy)."""
+    moto_port, port_base = ports or free_ports(len(envs.split(",")))
     state_file, log_file = workdir / "stack.json", workdir / "stack.log"
     command = [
         sys.executable,
@@ -114,6 +117,8 @@ def start(
         command += ["--samconfig", str(samconfig)]
     if not warm:
         command.append("--no-warm")
+    if function_aws_endpoint:
+        command += ["--function-aws-endpoint", function_aws_endpoint]
     environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     with log_file.open("wb") as output:
         process = subprocess.Popen(

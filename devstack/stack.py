@@ -124,6 +124,7 @@ def build_region(
     aws_endpoint: str,
     local_overrides: dict[str, str],
     seed_secrets: dict[str, str],
+    function_endpoint: str | None = None,
 ) -> RegionStack:
     """Create `env`'s resources and runtimes (nothing served yet)."""
     template = load_template(template_path)
@@ -155,7 +156,9 @@ def build_region(
     )
     for spec in provisioned.functions.values():
         spec.environment.update(LOCAL_ENVIRONMENT)
-    runtimes = {logical: FunctionRuntime(spec, aws_endpoint) for logical, spec in provisioned.functions.items()}
+    # The functions may reach AWS through another endpoint (a test's fault proxy in front of moto).
+    endpoint = function_endpoint or aws_endpoint
+    runtimes = {logical: FunctionRuntime(spec, endpoint) for logical, spec in provisioned.functions.items()}
     return RegionStack(env=env, provisioned=provisioned, runtimes=runtimes)
 
 
@@ -268,8 +271,10 @@ class LocalStack:
         state_file: Path,
         moto_log: Path | None = None,
         warm: bool = True,
+        function_aws_endpoint: str | None = None,
     ):
         self.envs = list(envs)
+        self.function_aws_endpoint = function_aws_endpoint
         self.template = template
         self.samconfig = samconfig
         self.host = host
@@ -324,6 +329,7 @@ class LocalStack:
                 aws_endpoint=self.aws_endpoint,
                 local_overrides=local_overrides,
                 seed_secrets={OPERATOR_SECRET: self.operator_token},
+                function_endpoint=self.function_aws_endpoint,
             )
             self.regions[env] = stack
             session = boto3.session.Session(

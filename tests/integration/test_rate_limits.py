@@ -15,6 +15,7 @@ from mzpay import rate_limits
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.rate_limits import RateLimits
 from mzpay.http.principal import Principal
+from mzpay.store import aws
 from tests.integration.races import race
 from tests.integration.support import provisioned_stack
 
@@ -72,12 +73,16 @@ def test_over_the_limit_is_429_rate_limited_with_retry_after(
     assert (refused.headers, refused.extensions) == ({"Retry-After": "1"}, {"rule": "rate_per_key", "limit": 2})
 
 
-def test_a_fault_of_the_counter_store_lets_requests_through(
+def test_a_fault_of_the_counter_store_is_a_dependency_fault_answered_503(
     stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    timeout = ReadTimeoutError(endpoint_url="https://dynamodb.af-south-1.amazonaws.com")
+
     def timing_out(*_: object, **__: object) -> None:
-        raise ReadTimeoutError(endpoint_url="https://dynamodb.af-south-1.amazonaws.com")
+        raise timeout
 
     monkeypatch.setattr(rate_limits.counters(), "take", timing_out)
-    rate_limits.enforce(caller("KEY1"))  # no exception: let through, logged
+    with pytest.raises(ReadTimeoutError):
+        rate_limits.enforce(caller("KEY1"))
+    assert aws.is_dependency_fault(timeout)  # so the handler answers 503 + Retry-After, not 500
     assert rate_limits.enforce(None) is None  # not a merchant route: never counted

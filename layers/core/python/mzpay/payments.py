@@ -258,7 +258,9 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     except PaymentIdTaken:  # a concurrent request with the same payment_id won
         winner = payments().by_payment_id(account, mode, request.payment_id)
         assert winner is not None
-        return _replay(winner, fingerprint)
+        if winner["provider_payment_id"] != payment["provider_payment_id"]:
+            return _replay(winner, fingerprint)
+        # else it is this very creation, landed on an attempt whose answer was lost: submit it
     result = connector.charge(provider_call(payment))
     return charge_result(_apply(payment, result, _now()))
 
@@ -475,6 +477,8 @@ def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
         "This payment_id belongs to another charge (different amount, source or details).",
     )
     existing = {k: v for k, v in existing.items() if k != "_claim"}
+    if expiry.being_submitted(existing, datetime.now(UTC)):
+        raise expiry.in_progress()
     return charge_result(resume(existing))
 
 
@@ -630,7 +634,8 @@ def create_checkout(principal: Principal, request: CheckoutRequest, base_url: st
     except PaymentIdTaken:
         winner = payments().by_payment_id(account, mode, payment_id)
         assert winner is not None
-        return _checkout_replay(winner, fingerprint)
+        if winner["provider_payment_id"] != payment["provider_payment_id"]:  # else our own write landed
+            return _checkout_replay(winner, fingerprint)
     return snapshot(payment)
 
 

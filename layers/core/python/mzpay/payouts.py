@@ -168,7 +168,8 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     except PayoutIdTaken:
         winner = payouts().by_payout_id(account, mode, request.payout_id)
         assert winner is not None
-        return _replay(winner, fingerprint)
+        if winner["provider_payout_id"] != payout["provider_payout_id"]:  # else our own write landed
+            return _replay(winner, fingerprint)
     return view(payout)
 
 

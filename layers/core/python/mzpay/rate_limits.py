@@ -10,8 +10,6 @@ from functools import lru_cache
 
 from mzpay.domain.rate_limits import RateLimits, rate_limited, stack_defaults, window
 from mzpay.http.principal import Principal
-from mzpay.observability import logger
-from mzpay.store.aws import is_dependency_fault
 from mzpay.store.directory import iso
 from mzpay.store.rate_limits import RateCounters
 
@@ -42,19 +40,14 @@ def limits_of(account_id: str, now: float) -> RateLimits:
 
 def enforce(principal: Principal | None) -> None:
     """Count the request of `principal` (None: not a merchant route, not counted); raise 429 over
-    a limit. A fault of the counter store lets the request through (logged): the limiter
-    protects the service, it must not take it down; API Gateway's stage throttle still holds."""
+    a limit. A fault of the counter store is the fault of every route's own store (the same
+    table): it answers 503 + Retry-After at once, rather than let the route spend the rest of the
+    function's time on the same fault and end in a gateway timeout."""
     if principal is None:
         return
     now = time.time()
-    try:
-        limits = limits_of(principal.account_id, now)
-        over = counters().take(principal.account_id, principal.key_id, window(now), limits)
-    except Exception as exc:
-        if not is_dependency_fault(exc):
-            raise
-        logger.warning("rate limiter unavailable: request let through", exc_info=exc)
-        return
+    limits = limits_of(principal.account_id, now)
+    over = counters().take(principal.account_id, principal.key_id, window(now), limits)
     if over is not None:
         raise rate_limited(over, limits.per_key if over == "key" else limits.per_account)
 

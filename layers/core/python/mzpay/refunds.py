@@ -211,7 +211,9 @@ def create_refund(
     except RefundIdTaken:
         winner = refunds().by_refund_id(account, mode, refund["refund_id"])
         assert winner is not None
-        return _replay(winner, fingerprint)
+        if winner["provider_refund_id"] != refund["provider_refund_id"]:
+            return _replay(winner, fingerprint)
+        # else it is this very creation, landed on an attempt whose answer was lost: submit it
     result = connector.refund(payment_cases.provider_call(payment), amount)
     return refund_result(_settle(refund, result.status, result.failure_code, result.failure_message))
 
@@ -305,7 +307,10 @@ def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
         "refund_id_reused",
         "This refund_id belongs to another refund (different payment, amount or reason).",
     )
-    return refund_result(resume({k: v for k, v in existing.items() if k != "_claim"}))
+    refund = {k: v for k, v in existing.items() if k != "_claim"}
+    if expiry.being_submitted(refund, datetime.now(UTC)):
+        raise expiry.in_progress()
+    return refund_result(resume(refund))
 
 
 def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]:

@@ -116,3 +116,20 @@ def abandoned(entity: dict[str, Any], now: datetime) -> bool:
     answer, and whose submission lease has ended: nobody is submitting it any more."""
     lease = entity.get("submit_lease_until")
     return bool(lease) and entity.get("status") == Status.PENDING and str(lease) <= iso(now)
+
+
+def being_submitted(entity: dict[str, Any], now: datetime) -> bool:
+    """A pending charge or refund whose creating request may be submitting it right now (its
+    submission lease runs): a duplicate must wait rather than answer or act on it."""
+    lease = entity.get("submit_lease_until")
+    return bool(lease) and entity.get("status") == Status.PENDING and str(lease) > iso(now)
+
+
+def in_progress() -> ServiceError:
+    """409 request_in_progress: the same request is still being submitted; retry shortly."""
+    return ServiceError(
+        409,
+        "request_in_progress",
+        "This request is still being submitted to the provider; retry shortly with the same Idempotency-Key.",
+        headers={"Retry-After": "1"},
+    )

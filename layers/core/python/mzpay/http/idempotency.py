@@ -11,7 +11,7 @@ key on raw, case-sensitive header names.
 - a duplicate arriving while the first runs waits up to WAIT_SECONDS, then 409
   request_in_progress with Retry-After: 1;
 - store unreachable: 503 idempotency_unavailable with Retry-After: 1, and nothing runs;
-- an answer of 5xx (or a crash) does not pin the key: the next attempt runs again.
+- an answer of 5xx, 409 request_in_progress (or a crash) does not pin the key: the next attempt runs again.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from mzpay.domain.errors import ServiceError
 from mzpay.http.principal import merchant
+from mzpay.store.aws import is_dependency_fault
 from mzpay.store.idempotency import COMPLETED, IdempotencyStore, IdempotencyUnavailable
 
 HEADER = "Idempotency-Key"
@@ -148,8 +149,14 @@ def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kw
         response = to_response(route(*args, **kwargs))
     except ServiceError as error:
         response = error_response(error, app.mzpay_surface)
-    except BaseException:
-        _forget(pk, token)
+        if error.code == "request_in_progress":  # transient, like a 5xx: the retry must run again
+            _forget(pk, token)
+            return response
+    except BaseException as crash:
+        # After a fault of AWS the store is most likely unreachable too: waiting for it again could
+        # outlast the function; the record's lock expires by itself (request_in_progress until then).
+        if not is_dependency_fault(crash):
+            _forget(pk, token)
         raise
     if response.status_code >= 500:
         _forget(pk, token)

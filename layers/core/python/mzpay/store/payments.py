@@ -15,7 +15,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
-from mzpay.store.transitions import applied, claimed, versioned_update
+from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
 
 class PaymentIdTaken(Exception):
@@ -198,11 +198,16 @@ class Payments:
         settled payment did not take (`taken`), or raises new ones (a checkout being paid:
         CeilingReached when one would pass its ceiling), with `extra_items` (ledger entries)."""
         raises = self._raises(reservations, ttl)
+        token = write_token()
         try:
             self.client.transact_write_items(
                 TransactItems=[
                     versioned_update(
-                        self.name, {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"}, payment, changes
+                        self.name,
+                        {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
+                        payment,
+                        changes,
+                        token,
                     ),
                     *raises,
                     *self._event_puts(events),
@@ -213,6 +218,10 @@ class Payments:
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
+            fresh = self.get(payment["provider_payment_id"])
+            if own_write(fresh, token):  # an earlier attempt of this very write landed
+                assert fresh is not None
+                return fresh
             reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
             if reasons[:1] != ["ConditionalCheckFailed"]:
                 for reservation, reason in zip(reservations, reasons[1:], strict=False):

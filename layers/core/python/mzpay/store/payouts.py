@@ -12,7 +12,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
-from mzpay.store.transitions import applied, claimed, versioned_update
+from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
 
 class PayoutIdTaken(Exception):
@@ -95,10 +95,11 @@ class Payouts:
         (else 409 invalid_state), with its events, ledger entry and, when it ends without
         paying (`release`), its daily totals given back."""
         releases = counter_releases(self.name, payout, Decimal(0)) if release else []
+        token = write_token()
         try:
             self.client.transact_write_items(
                 TransactItems=[
-                    versioned_update(self.name, _key(payout["provider_payout_id"]), payout, changes),
+                    versioned_update(self.name, _key(payout["provider_payout_id"]), payout, changes, token),
                     *event_puts(self.events_name, events),
                     *(ledger_items or []),
                     *releases,
@@ -106,6 +107,10 @@ class Payouts:
             )
         except Exception as exc:
             if is_conditional_failure(exc):
+                fresh = self.get(payout["provider_payout_id"])
+                if own_write(fresh, token):  # an earlier attempt of this very write landed
+                    assert fresh is not None
+                    return fresh
                 raise ServiceError(
                     409, "invalid_state", "The payout changed meanwhile (another request moved it first)."
                 ) from exc

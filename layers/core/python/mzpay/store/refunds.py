@@ -14,7 +14,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import event_puts
-from mzpay.store.transitions import applied, claimed, versioned_update
+from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
 
 class RefundIdTaken(Exception):
@@ -117,8 +117,11 @@ class Refunds:
     ) -> dict[str, Any]:
         """The provider's answer: the refund moved on condition of its status and version, its
         event, its ledger entry, and (when it failed) the payment's refunded total given back."""
+        token = write_token()
         items: list[dict[str, Any]] = [
-            versioned_update(self.name, {"pk": f"REF#{refund['provider_refund_id']}", "sk": "REFUND"}, refund, changes),
+            versioned_update(
+                self.name, {"pk": f"REF#{refund['provider_refund_id']}", "sk": "REFUND"}, refund, changes, token
+            ),
             *ledger_items,
             *self._events(events),
         ]
@@ -138,6 +141,10 @@ class Refunds:
             self.client.transact_write_items(TransactItems=items)
         except Exception as exc:
             if is_conditional_failure(exc):
+                fresh = self.get(refund["provider_refund_id"])
+                if own_write(fresh, token):  # an earlier attempt of this very write landed
+                    assert fresh is not None
+                    return fresh
                 raise ServiceError(409, "invalid_state", "The refund changed meanwhile.") from exc
             raise
         return applied(refund, changes)

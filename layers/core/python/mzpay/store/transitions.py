@@ -3,15 +3,33 @@ version it was read with (a lost race is a ConditionalCheckFailed, answered 409 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import Any
 
+WRITE_TOKEN = "write_token"
+
+
+def write_token() -> str:
+    """A token a transition writes with its changes, to recognise its own write afterwards: the
+    SDK retries a request whose answer was lost, and the retry then fails the condition that the
+    first attempt, which did land, has just changed (see `own_write`)."""
+    return secrets.token_hex(8)
+
+
+def own_write(fresh: dict[str, Any] | None, token: str) -> bool:
+    """True when `fresh` (the entity read after a lost condition) carries this transition's token."""
+    return fresh is not None and fresh.get(WRITE_TOKEN) == token
+
 
 def versioned_update(
-    table_name: str, key: dict[str, str], entity: dict[str, Any], changes: dict[str, Any]
+    table_name: str, key: dict[str, str], entity: dict[str, Any], changes: dict[str, Any], token: str | None = None
 ) -> dict[str, Any]:
     """A TransactItem applying `changes` (None removes the attribute) and raising the version, on
-    condition that `entity` still has the status and version it was read with."""
+    condition that `entity` still has the status and version it was read with; `token` is kept as
+    the entity's write_token (see `own_write`)."""
+    if token is not None:
+        changes = {**changes, WRITE_TOKEN: token}
     removed = [name for name, value in changes.items() if value is None]
     kept = {name: value for name, value in changes.items() if value is not None}
     names = {f"#f{i}": name for i, name in enumerate(kept)} | {f"#r{i}": name for i, name in enumerate(removed)}
