@@ -334,6 +334,16 @@ def test_keys_create_validation_errors_name_the_fields(admin: Admin) -> None:
     assert (past.code, past.err) == (1, "error 400 invalid_request: expires_at must be in the future.\n")
 
 
+def test_accounts_rate_limits_set_and_refuse_out_of_range(admin: Admin) -> None:
+    account_id = create_account(admin, "Limitada Lda")
+    done = admin("--json", "accounts", "rate-limits", account_id, "--per-key", "5", "--per-account", "8")
+    assert (done.code, done.err) == (0, "")
+    assert json.loads(done.out) == {"account_id": account_id, "per_key": 5, "per_account": 8}
+    refused = admin("accounts", "rate-limits", account_id, "--per-key", "0", "--per-account", "8")
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err.splitlines()[0] == "error 400 invalid_request: The request has invalid fields: per_key."
+
+
 # ---------------------------------------------------------------------------------------- webhook secrets
 def test_accounts_connect_list_and_disconnect(admin: Admin) -> None:
     platform, shop = create_account(admin, "Plataforma"), create_account(admin, "Loja ligada")

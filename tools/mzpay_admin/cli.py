@@ -172,6 +172,10 @@ def _accounts_connect(client: ManagementClient, args: argparse.Namespace) -> Res
     return client.connect_account(args.account_id, args.connected_account_id)
 
 
+def _accounts_rate_limits(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.set_rate_limits(args.account_id, args.per_key, args.per_account)
+
+
 def _accounts_connections(client: ManagementClient, args: argparse.Namespace) -> Response:
     return client.connected_accounts(args.account_id)
 
@@ -281,6 +285,14 @@ def build_parser() -> argparse.ArgumentParser:
     disconnect.add_argument("account_id", metavar="PLATFORM_ACCOUNT_ID")
     disconnect.add_argument("connected_account_id", metavar="CONNECTED_ACCOUNT_ID")
     disconnect.set_defaults(handler=_accounts_disconnect)
+
+    rate_limits = accounts.add_parser(
+        "rate-limits", parents=[json_option], help="set an account's own requests per second (per key, per account)"
+    )
+    rate_limits.add_argument("account_id", metavar="ACCOUNT_ID")
+    rate_limits.add_argument("--per-key", type=int, required=True, metavar="N")
+    rate_limits.add_argument("--per-account", type=int, required=True, metavar="N")
+    rate_limits.set_defaults(handler=_accounts_rate_limits)
 
     keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")

@@ -129,6 +129,10 @@ class ManagementClient:
         path = f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts"
         return self.request("POST", path, {"account_id": account_id})
 
+    def set_rate_limits(self, account_id: str, per_key: int, per_account: int) -> Response:
+        path = f"/v1/accounts/{_segment(account_id)}/rate-limits"
+        return self.request("PUT", path, {"per_key": per_key, "per_account": per_account})
+
     def connected_accounts(self, platform_account_id: str) -> Response:
         return self.request("GET", f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts")
 
