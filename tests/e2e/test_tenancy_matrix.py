@@ -22,21 +22,12 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from devstack.openapi import documents
+from mzpay.domain.keys import SCOPES
 from tests.expected import problem
 
 pytestmark = pytest.mark.e2e
 
-ALL_SCOPES = [
-    "payments:read",
-    "payments:write",
-    "refunds:write",
-    "payouts:read",
-    "payouts:write",
-    "events:read",
-    "balance:read",
-    "api_keys:write",
-    "accounts:write",
-]
+ALL_SCOPES = list(SCOPES)
 NOWHERE = "01JN0SXCHACC0XNT0000000000"  # a well-formed account id that no region knows
 PHONE = "+258840000000"
 AMBIGUOUS_NIB = "0001 0000 0000 0002 8000 2"  # the simulated bank answers three candidates
