@@ -327,10 +327,42 @@ def test_410_gone_stops_the_retries(shop: Shop, receiver: Receiver) -> None:
 @pytest.mark.parametrize(
     "url", ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.7:8080/hooks", "http://[fd00::7]/hooks"]
 )
-def test_a_callback_on_a_private_address_is_refused_without_retries(shop: Shop, url: str) -> None:
-    charge = shop.charge(SUCCEEDS, url)
-    delivery_id = delivery_id_for(shop.event(charge["provider_payment_id"], "payment.succeeded")["id"], url)
-    failed = shop.delivery_once(delivery_id, lambda d: d["status"] == "failed")
+def test_a_callback_on_a_private_address_is_refused_at_creation_and_never_called(
+    shop: Shop, receiver: Receiver, url: str
+) -> None:
+    body = {
+        "payment_id": str(ULID()),
+        "money": {"amount": "150.00", "currency": "MZN"},
+        "source": {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": SUCCEEDS}},
+        "country": "MZ",
+        "callback_url": url,
+    }
+    headers = {"Authorization": f"Bearer {shop.key}", "Idempotency-Key": str(uuid.uuid4())}
+    refused = requests.post(shop.gateway + "/charges", json=body, headers=headers, timeout=30)
+    assert refused.status_code == 400
+    assert (refused.json()["code"], refused.json()["errors"][0]["field"]) == ("invalid_callback_url", "callback_url")
+
+    # The send-time guard stays: an event that names such a URL (stored before the rule, or by
+    # any other path) is refused without retries when it would be posted.
+    charge = shop.charge(SUCCEEDS, receiver.endpoint(200))
+    model = shop.event(charge["provider_payment_id"], "payment.succeeded")
+    table = shop.stack.state["resources"]["mz"]["EventsTable"]
+    dynamodb = shop.stack.aws("dynamodb")
+    (item,) = [
+        i
+        for i in dynamodb.query(
+            TableName=table,
+            IndexName="gsi1",
+            KeyConditionExpression="gsi1pk = :r",
+            ExpressionAttributeValues={":r": {"S": f"RES#{charge['provider_payment_id']}"}},
+        )["Items"]
+        if i["id"]["S"] == model["id"]
+    ]
+    event_id = str(ULID())
+    item |= {"id": {"S": event_id}, "sk": {"S": f"EVT#{event_id}"}, "gsi1sk": {"S": f"EVT#{event_id}"}}
+    item["callback_url"] = {"S": url}
+    dynamodb.put_item(TableName=table, Item=item)
+    failed = shop.delivery_once(delivery_id_for(event_id, url), lambda d: d["status"] == "failed")
     assert attempts(failed) == [(None, "ssrf_blocked", 0)]
     assert failed["last_error"] == "ssrf_blocked"
 

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, StringConstraints
 
+from mzpay.domain.webhooks import address_allowed
+
 MAX_URL = 2048
 MAX_ID = 128  # merchant-chosen ids and references of other systems
 MAX_CODE = 64  # network names, enum-like values, tokens' kinds
@@ -65,11 +67,7 @@ def url_problem(value: str, allow_path: bool = False) -> str | None:
         address = ipaddress.ip_address(host)
     except ValueError:
         return None  # a name: resolved and checked when it is called
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if address.is_loopback and allow_loopback():
-        return None
-    if not address.is_global or address.is_multicast:
+    if not address_allowed(address, allow_loopback()):  # the sender's own rule, applied early
         return "a public host (not a loopback, private, link-local or reserved address)"
     return None
 

@@ -29,6 +29,7 @@ import simplejson
 from ulid import ULID
 
 from mzpay.domain import webhooks as rules
+from mzpay.domain.bounds import allow_loopback
 from mzpay.domain.events import envelope_of
 from mzpay.domain.webhook_secrets import valid_versions
 from mzpay.domain.webhooks import RETENTION_SECONDS, DeliveryStatus, Outcome
@@ -92,11 +93,6 @@ def retry_time_scale(url: str = "") -> float:
     except ValueError:
         scale = float(local)
     return scale if 0 <= scale <= 1 else float(local)
-
-
-def allow_loopback() -> bool:
-    """Only the local stack sets WEBHOOK_ALLOW_LOOPBACK=true (its receivers run on localhost)."""
-    return os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "").lower() == "true"
 
 
 def payload_of(envelope: Mapping[str, Any]) -> str:
