@@ -262,22 +262,14 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(payment, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
-        return charge_result(_answer_of(resume(payment)))
+        return charge_result(expiry.settled_or_wait(resume(payment)))
     result = connector.charge(provider_call(payment))
     try:
         return charge_result(_apply(payment, result, _now()))
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
-        return charge_result(_answer_of(payments().get(payment["provider_payment_id"]) or payment))
-
-
-def _answer_of(payment: dict[str, Any]) -> dict[str, Any]:
-    """The payment a creator answers with once another request drives it: as it is, unless that
-    request is still submitting it (then 409 request_in_progress, retried with the same key)."""
-    if expiry.being_submitted(payment, datetime.now(UTC)) or expiry.abandoned(payment, datetime.now(UTC)):
-        raise expiry.in_progress()
-    return payment
+        return charge_result(expiry.settled_or_wait(payments().get(payment["provider_payment_id"]) or payment))
 
 
 def _submitting(payment: dict[str, Any]) -> dict[str, Any]:

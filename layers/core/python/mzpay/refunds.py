@@ -215,22 +215,14 @@ def create_refund(
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(refund, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
-        return refund_result(_answer_of(resume(refund)))
+        return refund_result(expiry.settled_or_wait(resume(refund)))
     result = connector.refund(payment_cases.provider_call(payment), amount)
     try:
         return refund_result(_settle(refund, result.status, result.failure_code, result.failure_message))
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
-        return refund_result(_answer_of(refunds().get(refund["provider_refund_id"]) or refund))
-
-
-def _answer_of(refund: dict[str, Any]) -> dict[str, Any]:
-    """The refund a creator answers with once another request drives it: as it is, unless that
-    request is still submitting it (then 409 request_in_progress, retried with the same key)."""
-    if expiry.being_submitted(refund, datetime.now(UTC)) or expiry.abandoned(refund, datetime.now(UTC)):
-        raise expiry.in_progress()
-    return refund
+        return refund_result(expiry.settled_or_wait(refunds().get(refund["provider_refund_id"]) or refund))
 
 
 def _settle(

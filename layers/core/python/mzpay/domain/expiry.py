@@ -133,3 +133,13 @@ def in_progress() -> ServiceError:
         "This request is still being submitted to the provider; retry shortly with the same Idempotency-Key.",
         headers={"Retry-After": "1"},
     )
+
+
+def settled_or_wait(entity: dict[str, Any]) -> dict[str, Any]:
+    """A charge or refund as its creator answers once another request drives it: as it is,
+    unless it is still (or again) to be submitted: then 409 request_in_progress, retried with
+    the same Idempotency-Key."""
+    now = datetime.now(UTC)
+    if being_submitted(entity, now) or abandoned(entity, now):
+        raise in_progress()
+    return entity
