@@ -108,12 +108,12 @@ def _gateway_handler() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
 
 
 def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    from mzpay import deps
     from mzpay.store import aws
 
-    for cached in (aws._session_and_config, aws.table, aws.client):
-        cached.cache_clear()
+    deps.reset()
     counts: Counter[str] = Counter()
-    session, _ = aws._session_and_config()
+    session, _ = aws.session_and_config()
     session.events.register(
         "before-send.dynamodb",
         lambda request, **_: counts.update([request.headers.get("X-Amz-Target", b"").decode().split(".")[-1]]),

@@ -29,7 +29,7 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.version import health_report, version_info
 
 app = create_resolver(Surface.COLLECTION)
-routes = CollectionRoutes(app)
+routes = CollectionRoutes(app, licence.require_active)
 
 
 @routes.get("/health", OPEN)

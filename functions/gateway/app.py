@@ -5,7 +5,8 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay import access, events, name_lookups, payments, payouts, rate_limits, refunds
+from mzpay.cases import access, charges, events, name_lookups, payouts, rate_limits, refunds
+from mzpay.cases import checkout as hosted
 from mzpay.domain.charges import ChargeRequest, CheckoutRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.name_lookups import NameLookupRequest
@@ -41,14 +42,14 @@ def roll_api_key(key_id: str, body: Annotated[RollApiKey | None, Body()] = None)
 @app.get("/methods")
 def list_methods() -> dict[str, Any]:
     merchant()
-    return payments.methods()
+    return charges.methods()
 
 
 @app.post("/charges")
 @requires("payments:write")
 @idempotent(app)
 def create_charge(body: Annotated[ChargeRequest, Body()]) -> dict[str, Any]:
-    return payments.create_charge(merchant(), body)
+    return charges.create_charge(merchant(), body)
 
 
 @app.post("/charges/<payment_id>/capture")
@@ -56,28 +57,28 @@ def create_charge(body: Annotated[ChargeRequest, Body()]) -> dict[str, Any]:
 @idempotent(app)
 def capture_charge(payment_id: str, body: Annotated[Capture | None, Body()] = None) -> dict[str, Any]:
     money = (body or Capture()).amount
-    return payments.capture(merchant(), payment_id, money.amount if money else None, money.currency if money else None)
+    return charges.capture(merchant(), payment_id, money.amount if money else None, money.currency if money else None)
 
 
 @app.post("/charges/<payment_id>/void")
 @requires("payments:write")
 @idempotent(app)
 def void_charge(payment_id: str) -> dict[str, Any]:
-    return payments.void(merchant(), payment_id)
+    return charges.void(merchant(), payment_id)
 
 
 @app.post("/charges/<payment_id>/complete-action")
 @requires("payments:write")
 def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body()] = None) -> dict[str, Any]:
     step = body or CompleteAction()
-    return payments.complete_action(merchant(), payment_id, step.otp, step.amount)
+    return charges.complete_action(merchant(), payment_id, step.otp, step.amount)
 
 
 @app.get("/payments/<payment_id>")
 @app.get("/v1/payments/<payment_id>")
 @requires("payments:read")
 def read_payment(payment_id: str) -> dict[str, Any]:
-    return payments.read_payment(merchant(), payment_id)
+    return charges.read_payment(merchant(), payment_id)
 
 
 @app.post("/v1/payments")
@@ -86,19 +87,19 @@ def read_payment(payment_id: str) -> dict[str, Any]:
 def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[str, Any]]:
     if body.payment_id is None:  # a retry with the same key after a fault names the same payment
         body = body.model_copy(update={"payment_id": derived_id("payment")})
-    return created(payments.create_checkout(merchant(), body, checkout_page.public_base_url(app.current_event)))
+    return created(hosted.create_checkout(merchant(), body, checkout_page.public_base_url(app.current_event)))
 
 
 @app.post("/v1/payments/<payment_id>/cancel")
 @requires("payments:write")
 @idempotent(app)
 def cancel_payment(payment_id: str) -> dict[str, Any]:
-    return payments.cancel(merchant(), payment_id)
+    return hosted.cancel(merchant(), payment_id)
 
 
 @app.get("/checkout/<payment_id>")
 def checkout(payment_id: str) -> Response[str]:
-    return checkout_page.page(payments.checkout_payment(payment_id))
+    return checkout_page.page(hosted.checkout_payment(payment_id))
 
 
 @app.post("/checkout/<payment_id>/pay")
@@ -106,11 +107,11 @@ def checkout_pay(payment_id: str) -> Response[str]:
     fields = checkout_page.form(app.current_event)
     checkout_page.check_csrf(app.current_event, fields)
     try:
-        paid = payments.pay_checkout(payment_id, fields.get("network", ""), fields.get("phone_number", ""))
+        paid = hosted.pay_checkout(payment_id, fields.get("network", ""), fields.get("phone_number", ""))
     except ServiceError as refused:
         if refused.status >= 500 or refused.code in ("not_found", "invalid_state"):
             raise
-        return checkout_page.page(payments.checkout_payment(payment_id), refused.status, refused.message)
+        return checkout_page.page(hosted.checkout_payment(payment_id), refused.status, refused.message)
     return checkout_page.page(paid)
 
 
@@ -188,7 +189,7 @@ def select_name(lookup_id: str, body: Annotated[SelectCandidate, Body()]) -> dic
 def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:
     fields = checkout_page.form(app.current_event)
     checkout_page.check_csrf(app.current_event, fields)
-    return checkout_page.page(payments.test_action(payment_id, outcome))
+    return checkout_page.page(hosted.test_action(payment_id, outcome))
 
 
 @app.get("/v1/events")
@@ -220,4 +221,6 @@ def verify_webhook_signature() -> Response[dict[str, Any]]:
     return Response(200, "application/json", answer)
 
 
-lambda_handler = handler_for(app, admit_more=lambda _event: rate_limits.enforce(current_merchant()))
+lambda_handler = handler_for(
+    app, admit_more=lambda _event: rate_limits.enforce(current_merchant()), may_act_for=access.ensure_may_act_for
+)

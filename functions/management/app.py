@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay import access, bindings, dispatch_failures, payments, payouts, rate_limits, webhook_deliveries
+from mzpay.cases import access, bindings, dispatch_failures, payouts, psps, rate_limits, webhook_deliveries
 from mzpay.collection import identity_providers
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
@@ -131,22 +131,22 @@ def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> d
 
 @app.put("/v1/accounts/<account_id>/limits")
 def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> dict[str, Any]:
-    return payments.set_account_limits(account_id, body.mode, body.limits())
+    return psps.set_account_limits(account_id, body.mode, body.limits())
 
 
 @app.get("/v1/psps")
 def list_psps() -> dict[str, Any]:
-    return payments.psps()
+    return psps.psps()
 
 
 @app.put("/v1/psps/<psp_id>/availability")
 def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> dict[str, Any]:
-    return payments.set_psp_availability(psp_id, body.available, body.reason)
+    return psps.set_psp_availability(psp_id, body.available, body.reason)
 
 
 @app.put("/v1/psps/<psp_id>/pilot")
 def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, Any]:
-    return payments.set_psp_pilot(psp_id, body.in_pilot, body.settings.settings() if body.settings else None)
+    return psps.set_psp_pilot(psp_id, body.in_pilot, body.settings.settings() if body.settings else None)
 
 
 @app.put("/v1/accounts/<account_id>/payout-limits")

@@ -2,13 +2,13 @@
 
 from typing import Any
 
-from mzpay import payments
+from mzpay.cases import expiry
 from mzpay.observability import logger
 
 
 @logger.inject_lambda_context
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
-    swept = payments.expire_due()
+    swept = expiry.expire_due()
     if swept["expired"]:  # a sweep that found nothing says nothing (it runs every minute)
         logger.info("expiry sweep", extra=swept)
     return swept

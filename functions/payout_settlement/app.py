@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from mzpay import payouts
+from mzpay.cases import payouts
 from mzpay.observability import logger
 
 processor = BatchProcessor(event_type=EventType.SQS)

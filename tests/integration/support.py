@@ -6,32 +6,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from aws_lambda_powertools.utilities import parameters
 from moto import mock_aws
 
 from devstack.provision import ProvisionedStack, provision
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
-from mzpay import access, config
-from mzpay.http import merchant_auth, operator_auth
-from mzpay.store import aws
+from mzpay import deps
 
 REGION = "af-south-1"
 
 
 def reset_mzpay_caches() -> None:
-    """Forget every client, table, secret and setting that mzpay cached per execution environment."""
-    parameters.clear_caches()
-    for cached in (
-        aws._session_and_config,
-        aws.table,
-        aws.client,
-        config.settings,
-        merchant_auth._directory,
-        access.directory,
-        access.webhook_secrets,
-        operator_auth._allowlist,
-    ):
-        cached.cache_clear()
+    """Forget every client, table, store, secret and setting mzpay built (mzpay.deps.reset)."""
+    deps.reset()
 
 
 def create_directory_table(name: str) -> None:

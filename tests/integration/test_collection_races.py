@@ -24,8 +24,6 @@ ADMIN = Identity("admin", "https://idp", "acc_1", frozenset(), "configured")
 
 def reset_collection_caches() -> None:
     reset_mzpay_caches()
-    for cached in (licence._store, licence._verified, identity_providers._store, devices._store):
-        cached.cache_clear()
     signin.KEY_SETS.clear()
 
 

@@ -11,7 +11,7 @@ import pytest
 from moto import mock_aws
 
 from devstack.moto_server import atomic_dynamodb
-from mzpay import access
+from mzpay.cases import access
 from mzpay.domain.errors import ServiceError
 from mzpay.store.directory import AlreadyConnected, Connection, Directory
 from tests.integration.races import race

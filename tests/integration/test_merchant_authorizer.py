@@ -16,7 +16,7 @@ import pytest
 from moto import mock_aws
 
 from devstack.modules import load_module
-from mzpay import access
+from mzpay.cases import access
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
 from mzpay.http import merchant_auth

@@ -12,7 +12,6 @@ import pytest
 from moto import mock_aws
 
 from devstack.modules import load_module
-from mzpay.http import operator_auth
 from tests.expected import problem
 from tests.integration.support import reset_mzpay_caches
 
@@ -90,7 +89,7 @@ def test_ip_allowlist_is_enforced_before_the_token(
     authorizer: Any, monkeypatch: pytest.MonkeyPatch, source_ip: str, allowed: bool
 ) -> None:
     monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "10.0.0.0/8, 2001:db8::/32")
-    operator_auth._allowlist.cache_clear()
+    reset_mzpay_caches()
     answer = authorizer(auth_event(f"Bearer {TOKEN}", source_ip), None)
     statement = answer["policyDocument"]["Statement"][0]
     if allowed:

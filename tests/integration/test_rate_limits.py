@@ -11,10 +11,11 @@ from botocore.exceptions import ReadTimeoutError
 
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
-from mzpay import rate_limits
+from mzpay import deps
+from mzpay.cases import rate_limits
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.principal import Principal
 from mzpay.domain.rate_limits import RateLimits
-from mzpay.http.principal import Principal
 from mzpay.store import aws
 from tests.integration.races import race
 from tests.integration.support import provisioned_stack
@@ -27,9 +28,9 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
     with provisioned_stack() as provisioned:
         for name, value in provisioned.functions["GatewayFunction"].environment.items():
             monkeypatch.setenv(name, value)
-        rate_limits.reset()
+        deps.reset()
         yield provisioned
-        rate_limits.reset()
+        deps.reset()
 
 
 def caller(key_id: str) -> Principal:
@@ -44,10 +45,10 @@ def outcomes(results: list[tuple[str, object]]) -> list[str]:
 
 
 def test_racing_requests_of_one_key_admit_exactly_its_limit(stack: ProvisionedStack) -> None:
-    rate_limits.counters().write_override(ACCOUNT, RateLimits(per_key=5, per_account=100), "2026-01-01T00:00:00Z")
+    deps.rate_counters().write_override(ACCOUNT, RateLimits(per_key=5, per_account=100), "2026-01-01T00:00:00Z")
     second = 1_900_000_000
     with atomic_dynamodb():
-        results = race(12, lambda _: rate_limits.counters().take(ACCOUNT, "KEY1", second, RateLimits(5, 100)))
+        results = race(12, lambda _: deps.rate_counters().take(ACCOUNT, "KEY1", second, RateLimits(5, 100)))
     assert sorted(str(value) for _, value in results) == ["None"] * 5 + ["key"] * 7
 
 
@@ -55,15 +56,15 @@ def test_the_account_limit_spans_its_keys(stack: ProvisionedStack) -> None:
     second = 1_900_000_001
     limits = RateLimits(per_key=10, per_account=6)
     with atomic_dynamodb():
-        results = race(10, lambda i: rate_limits.counters().take(ACCOUNT, f"KEY{i % 2}", second, limits))
+        results = race(10, lambda i: deps.rate_counters().take(ACCOUNT, f"KEY{i % 2}", second, limits))
     assert sorted(str(value) for _, value in results) == ["None"] * 6 + ["account"] * 4
-    assert rate_limits.counters().take(ACCOUNT, "KEY0", second + 1, limits) is None  # a new window
+    assert deps.rate_counters().take(ACCOUNT, "KEY0", second + 1, limits) is None  # a new window
 
 
 def test_over_the_limit_is_429_rate_limited_with_retry_after(
     stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rate_limits.counters().write_override(ACCOUNT, RateLimits(per_key=2, per_account=100), "2026-01-01T00:00:00Z")
+    deps.rate_counters().write_override(ACCOUNT, RateLimits(per_key=2, per_account=100), "2026-01-01T00:00:00Z")
     monkeypatch.setattr(rate_limits, "window", lambda now: 1_900_000_005)  # one window for the whole race
     with atomic_dynamodb():
         results = race(6, lambda _: rate_limits.enforce(caller("KEY9")))
@@ -81,7 +82,7 @@ def test_a_fault_of_the_counter_store_is_a_dependency_fault_answered_503(
     def timing_out(*_: object, **__: object) -> None:
         raise timeout
 
-    monkeypatch.setattr(rate_limits.counters(), "take", timing_out)
+    monkeypatch.setattr(deps.rate_counters(), "take", timing_out)
     with pytest.raises(ReadTimeoutError):
         rate_limits.enforce(caller("KEY1"))
     assert aws.is_dependency_fault(timeout)  # so the handler answers 503 + Retry-After, not 500

@@ -15,14 +15,17 @@ from ulid import ULID
 
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
-from mzpay import payments, refunds
+from mzpay import deps
+from mzpay.cases import charges, refunds
+from mzpay.cases import expiry as sweep
 from mzpay.connectors.base import NOT_RECEIVED, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain import expiry
 from mzpay.domain.charges import ChargeRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import Status
-from mzpay.http.principal import Principal
+from mzpay.domain.principal import Principal
+from mzpay.steps import payments as payment_steps
 from mzpay.store import aws
 from tests.integration.races import race
 from tests.integration.support import provisioned_stack
@@ -31,10 +34,7 @@ TIMEOUT = ReadTimeoutError(endpoint_url="https://dynamodb.af-south-1.amazonaws.c
 
 
 def _clear() -> None:
-    payments.payments.cache_clear()
-    payments.limits.cache_clear()
-    refunds.refunds.cache_clear()
-    refunds.ledger_store.cache_clear()
+    deps.reset()
 
 
 @pytest.fixture
@@ -111,8 +111,8 @@ def half_made_charge(calls: Calls, payment_id: str) -> dict[str, Any]:
     """A charge whose write landed while its request met a fault before the provider call."""
     calls.fail_next = True
     with pytest.raises(ReadTimeoutError):
-        payments.create_charge(merchant(), charge_request(payment_id))
-    stored = payments.payments().by_payment_id(merchant().account_id, "test", payment_id)
+        charges.create_charge(merchant(), charge_request(payment_id))
+    stored = deps.payments().by_payment_id(merchant().account_id, "test", payment_id)
     assert stored is not None and stored["status"] == Status.PENDING and stored["submit_lease_until"]
     return stored
 
@@ -123,7 +123,7 @@ def kinds(outcomes: list[tuple[str, Any]]) -> set[str]:
 
 
 def events_of(resource_id: str) -> list[str]:
-    table = aws.table(payments.payments().events_name)
+    table = aws.table(deps.payments().events_name)
     items = table.query(
         IndexName="gsi1", KeyConditionExpression="gsi1pk = :pk", ExpressionAttributeValues={":pk": f"RES#{resource_id}"}
     )["Items"]
@@ -137,7 +137,7 @@ def test_a_retry_within_the_lease_is_asked_to_wait_and_one_after_it_finishes_the
     payment_id = str(ULID())
     stored = half_made_charge(calls, payment_id)
     with pytest.raises(ServiceError) as early:  # the creator might still be submitting it
-        payments.create_charge(merchant(), charge_request(payment_id))
+        charges.create_charge(merchant(), charge_request(payment_id))
     assert (early.value.status, early.value.code, early.value.headers) == (
         409,
         "request_in_progress",
@@ -145,13 +145,13 @@ def test_a_retry_within_the_lease_is_asked_to_wait_and_one_after_it_finishes_the
     )
     assert calls.charges == 0
     lease_ended(monkeypatch)
-    finished = payments.create_charge(merchant(), charge_request(payment_id))
+    finished = charges.create_charge(merchant(), charge_request(payment_id))
     assert finished["provider_payment_id"] == stored["provider_payment_id"]
     assert (finished["status"], finished["captured_amount"], calls.charges) == ("succeeded", "150.00", 1)
     assert events_of(stored["provider_payment_id"]) == ["payment.created", "payment.succeeded"]
-    again = payments.create_charge(merchant(), charge_request(payment_id))
+    again = charges.create_charge(merchant(), charge_request(payment_id))
     assert (again["status"], calls.charges) == ("succeeded", 1)
-    assert "submit_lease_until" not in (payments.payments().get(stored["provider_payment_id"]) or {})
+    assert "submit_lease_until" not in (deps.payments().get(stored["provider_payment_id"]) or {})
 
 
 def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
@@ -162,10 +162,10 @@ def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
     stored = half_made_charge(calls, payment_id)
     lease_ended(monkeypatch)
     with atomic_dynamodb():
-        outcomes = race(6, lambda _: payments.create_charge(merchant(), charge_request(payment_id)))
+        outcomes = race(6, lambda _: charges.create_charge(merchant(), charge_request(payment_id)))
     assert kinds(outcomes) <= {"ok", "request_in_progress"} and "ok" in kinds(outcomes), outcomes
     assert calls.charges == 1
-    final = payments.payments().get(stored["provider_payment_id"])
+    final = deps.payments().get(stored["provider_payment_id"])
     assert final is not None and final["status"] == "succeeded"
     assert events_of(stored["provider_payment_id"]) == ["payment.created", "payment.succeeded"]
 
@@ -175,12 +175,12 @@ def test_the_sweep_submits_a_test_charge_its_request_abandoned(
 ) -> None:
     calls = Calls(monkeypatch)
     stored = half_made_charge(calls, str(ULID()))
-    assert payments.expire_due()["resumed"] == 0  # the lease still runs: nobody takes it over
+    assert sweep.expire_due()["resumed"] == 0  # the lease still runs: nobody takes it over
     lease_ended(monkeypatch)
-    assert payments.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1}
-    final = payments.payments().get(stored["provider_payment_id"])
+    assert sweep.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1}
+    final = deps.payments().get(stored["provider_payment_id"])
     assert final is not None and (final["status"], calls.charges) == ("succeeded", 1)
-    assert payments.expire_due()["resumed"] == 0
+    assert sweep.expire_due()["resumed"] == 0
 
 
 class AskedConnector:
@@ -206,22 +206,22 @@ def test_a_provider_that_can_be_asked_is_asked_first_retry_submits_the_sweep_fai
     retried = half_made_charge(calls, str(ULID()))
     swept = half_made_charge(calls, str(ULID()))
     provider = AskedConnector()
-    monkeypatch.setattr(payments, "connector_of", lambda payment: provider)
+    monkeypatch.setattr(payment_steps, "connector_of", lambda payment: provider)
     lease_ended(monkeypatch)
-    after_retry = payments.resume({k: v for k, v in retried.items() if k != "_claim"})
+    after_retry = payment_steps.resume({k: v for k, v in retried.items() if k != "_claim"})
     assert (after_retry["status"], provider.asked, provider.charged) == ("succeeded", 1, 1)
-    after_sweep = payments.resume({k: v for k, v in swept.items() if k != "_claim"}, submit=False)
+    after_sweep = payment_steps.resume({k: v for k, v in swept.items() if k != "_claim"}, submit=False)
     assert (after_sweep["status"], after_sweep["failure_code"]) == ("failed", NOT_RECEIVED)
     assert (provider.asked, provider.charged) == (2, 1)  # never submitted minutes later by the sweep
     assert events_of(swept["provider_payment_id"]) == ["payment.created", "payment.failed"]
 
 
 def half_made_refund(calls: Calls, refund_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    paid = payments.create_charge(merchant(), charge_request(str(ULID())))
+    paid = charges.create_charge(merchant(), charge_request(str(ULID())))
     calls.fail_next = True
     with pytest.raises(ReadTimeoutError):
         refunds.create_refund(merchant(), paid["provider_payment_id"], refund_id, None, "requested_by_customer")
-    stored = refunds.refunds().by_refund_id(merchant().account_id, "test", refund_id)
+    stored = deps.refunds().by_refund_id(merchant().account_id, "test", refund_id)
     assert stored is not None and stored["status"] == Status.PENDING and stored["submit_lease_until"]
     return paid, stored
 
@@ -246,11 +246,11 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
     assert refunds.balance(merchant())["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
 
     other_paid, abandoned = half_made_refund(calls, str(ULID()))
-    assert payments.expire_due()["resumed"] == 0  # its lease still runs
+    assert sweep.expire_due()["resumed"] == 0  # its lease still runs
     lease_ended(monkeypatch)
-    assert payments.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1}
-    final = refunds.refunds().get(abandoned["provider_refund_id"])
+    assert sweep.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1}
+    final = deps.refunds().get(abandoned["provider_refund_id"])
     assert final is not None and (final["status"], calls.refunds) == ("succeeded", 2)
     assert "due_at" not in final and "submit_lease_until" not in final
-    assert payments.expire_due()["resumed"] == 0
+    assert sweep.expire_due()["resumed"] == 0
     assert other_paid["status"] == "succeeded"

@@ -20,7 +20,8 @@ import pytest
 
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
-from mzpay import access, webhook_deliveries
+from mzpay import deps
+from mzpay.cases import access, webhook_deliveries
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.webhook_secrets import SecretVersion, generate_secret
@@ -37,15 +38,6 @@ ACCOUNT = "01JACC0000000000000000000A"
 
 def _clear_caches() -> None:
     reset_mzpay_caches()
-    for cached in (
-        outbox.deliveries,
-        outbox.delivery_queue,
-        outbox.secrets_store,
-        webhook_deliveries._store,
-        webhook_deliveries._queue,
-    ):
-        cached.cache_clear()
-    outbox._SECRET_CACHE.clear()
 
 
 @pytest.fixture
@@ -64,7 +56,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
 
 # ---------------------------------------------------------------- helpers
 def stored(delivery_id: str) -> dict[str, Any]:
-    item = outbox.deliveries().get(delivery_id)
+    item = deps.deliveries().get(delivery_id)
     assert item is not None
     return item
 
@@ -77,7 +69,7 @@ def all_deliveries() -> list[dict[str, Any]]:
 def receive(visibility: int = 30) -> list[dict[str, Any]]:
     """Messages on WebhookQueue as Lambda's SQS event source hands them to the sender."""
     messages = boto3.client("sqs", region_name=REGION).receive_message(
-        QueueUrl=outbox.delivery_queue().url,
+        QueueUrl=deps.delivery_queue().url,
         MaxNumberOfMessages=10,
         AttributeNames=["All"],
         VisibilityTimeout=visibility,
@@ -229,19 +221,19 @@ def test_a_run_that_could_not_queue_fails_and_the_next_play_queues_once(
     stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     image = event_image()
-    real_send = outbox.delivery_queue().send
+    real_send = deps.delivery_queue().send
 
     def unavailable(*args: Any) -> None:
         raise ConnectionError("SQS is unreachable")
 
-    monkeypatch.setattr(outbox.delivery_queue(), "send", unavailable)
+    monkeypatch.setattr(deps.delivery_queue(), "send", unavailable)
     with pytest.raises(ConnectionError):
         outbox.dispatch(image)
     delivery_id = delivery_id_for(image["id"], image["callback_url"])
     left = stored(delivery_id)
     assert left["status"] == "pending" and left["attempts"] == []
     assert "enqueued_at" not in left and "enqueue_lease" not in left  # the lease was given back
-    monkeypatch.setattr(outbox.delivery_queue(), "send", real_send)
+    monkeypatch.setattr(deps.delivery_queue(), "send", real_send)
     assert outbox.dispatch(image, wait_seconds=0) == delivery_id  # no waiting: nobody holds it
     assert queued_bodies() == [{"delivery_id": delivery_id, "round": 0}]
     assert len(all_deliveries()) == 1
@@ -259,7 +251,7 @@ def test_a_run_that_died_holding_the_lease_is_taken_over_once_it_expires(
         raise Died
 
     with monkeypatch.context() as patched:
-        patched.setattr(outbox.delivery_queue(), "send", die)
+        patched.setattr(deps.delivery_queue(), "send", die)
         with pytest.raises(Died):
             outbox.dispatch(image)
     delivery_id = delivery_id_for(image["id"], image["callback_url"])
@@ -408,7 +400,7 @@ def test_a_replay_whose_message_cannot_be_queued_is_undone(
         raise ConnectionError("SQS is unreachable")
 
     with monkeypatch.context() as patched:
-        patched.setattr(webhook_deliveries._queue(), "send", unavailable)
+        patched.setattr(deps.delivery_queue(), "send", unavailable)
         with pytest.raises(ConnectionError):
             webhook_deliveries.replay(delivery_id)
     item = stored(delivery_id)

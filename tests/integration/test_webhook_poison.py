@@ -13,6 +13,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from devstack.provision import ProvisionedStack
+from mzpay import deps
 from mzpay.domain.webhooks import delivery_id_for
 from mzpay.webhooks import outbox
 from tests.integration.support import REGION
@@ -30,13 +31,13 @@ from tests.integration.test_webhook_outbox import (  # noqa: F401 - fixtures
 def dispatcher(stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch) -> ProvisionedStack:  # noqa: F811
     for name, value in stack.functions["WebhookDispatcherFunction"].environment.items():
         monkeypatch.setenv(name, value)
-    outbox.failure_queue.cache_clear()
+    deps.reset()
     return stack
 
 
 def failure_messages() -> list[dict[str, Any]]:
     answer = boto3.client("sqs", region_name=REGION).receive_message(
-        QueueUrl=outbox.failure_queue().url, MaxNumberOfMessages=10
+        QueueUrl=deps.dispatch_failures().url, MaxNumberOfMessages=10
     )
     return [json.loads(m["Body"]) for m in answer.get("Messages", [])]
 
@@ -51,7 +52,7 @@ def test_an_item_dynamodb_refuses_is_skipped_with_its_key_and_no_delivery(
     assert result.delivery_id is None
     (skip,) = result.skipped
     assert (skip.step, skip.reason) == ("webhook", "rejected_by_dynamodb")  # moto's own ValidationException
-    assert outbox.deliveries().get(delivery_id_for(image["id"], image["callback_url"])) is None
+    assert deps.deliveries().get(delivery_id_for(image["id"], image["callback_url"])) is None
     outbox.skip(image, skip, {"sequence_number": "42"})
     (message,) = failure_messages()
     assert message["event_key"] == {"pk": image["pk"], "sk": image["sk"]}
@@ -70,7 +71,7 @@ def test_an_over_long_url_is_skipped_before_anything_is_written(dispatcher: Prov
         None,
         [("webhook", "callback_url_too_long")],
     )
-    assert outbox.deliveries().get(delivery_id_for(image["id"], image["callback_url"])) is None
+    assert deps.deliveries().get(delivery_id_for(image["id"], image["callback_url"])) is None
 
 
 def test_a_transient_fault_raises_so_that_the_record_is_played_again(
@@ -79,7 +80,7 @@ def test_a_transient_fault_raises_so_that_the_record_is_played_again(
     def throttled(delivery: dict[str, Any]) -> bool:
         raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException"}}, "PutItem")
 
-    monkeypatch.setattr(outbox.deliveries(), "create", throttled)
+    monkeypatch.setattr(deps.deliveries(), "create", throttled)
     with pytest.raises(ClientError):
         outbox.dispatch_event(event_image())
     assert failure_messages() == []

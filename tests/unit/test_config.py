@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from mzpay.config import Settings, parse_peer_region_urls, settings
+from mzpay import deps
+from mzpay.config import Settings, parse_peer_region_urls
+from mzpay.deps import settings
 
 STACK_VARIABLES = ("SERVICE_REGION", "STAGE", "PEER_REGION_URLS", "GIT_COMMIT", "BUILD_DATE")
 
@@ -16,9 +18,9 @@ STACK_VARIABLES = ("SERVICE_REGION", "STAGE", "PEER_REGION_URLS", "GIT_COMMIT", 
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     for name in STACK_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    settings.cache_clear()
+    deps.reset()
     yield monkeypatch
-    settings.cache_clear()
+    deps.reset()
 
 
 # ---------------------------------------------------------------- PeerRegionUrls
@@ -126,12 +128,12 @@ def test_settings_defaults_stage_peers_and_build(clean_env: pytest.MonkeyPatch) 
     )
 
 
-def test_settings_are_read_once_until_the_cache_is_cleared(clean_env: pytest.MonkeyPatch) -> None:
+def test_settings_are_read_once_until_the_dependencies_are_reset(clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("SERVICE_REGION", "mz")
     first = settings()
     clean_env.setenv("SERVICE_REGION", "regional-sa")
     assert settings() is first
-    settings.cache_clear()
+    deps.reset()
     assert settings().service_region == "regional-sa"
 
 

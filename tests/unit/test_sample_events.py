@@ -16,6 +16,7 @@ import pytest
 
 import mzpay
 import mzpay.config
+import mzpay.deps
 from devstack.modules import load_module
 from devstack.template import load_template
 
@@ -93,9 +94,9 @@ def expected_platform() -> str:
 def stack_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for key, value in ENVIRONMENT.items():
         monkeypatch.setenv(key, value)
-    mzpay.config.settings.cache_clear()
+    mzpay.deps.reset()
     yield
-    mzpay.config.settings.cache_clear()
+    mzpay.deps.reset()
 
 
 def invoke(group: str, event_name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -243,12 +244,12 @@ def test_management_authorizer_event_is_allowed_for_the_whole_api_with_the_opera
     token = event["headers"]["Authorization"].removeprefix("Bearer ")
     monkeypatch.setattr(operator_auth, "operator_token", lambda: token)
     monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "198.51.100.0/24")
-    operator_auth._allowlist.cache_clear()
+    mzpay.deps.reset()
     try:
         module = load_function("management_authorizer", monkeypatch)
         answer = module.lambda_handler(event, None)
     finally:
-        operator_auth._allowlist.cache_clear()
+        mzpay.deps.reset()
     api_id = event["requestContext"]["apiId"]
     assert answer == {
         "principalId": "operator",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from urllib.parse import urlsplit
 
 SERVICE_REGIONS = ("mz", "regional-sa")
@@ -42,9 +41,8 @@ def parse_peer_region_urls(text: str) -> dict[str, dict[str, str]]:
     return peers
 
 
-@lru_cache(maxsize=1)
-def settings() -> Settings:
-    """The settings of this execution environment (cached: the environment never changes)."""
+def read_settings() -> Settings:
+    """The settings of this execution environment, validated (mzpay.deps.settings keeps them)."""
     region = os.environ.get("SERVICE_REGION", "")
     if region not in SERVICE_REGIONS:
         raise RuntimeError(f"SERVICE_REGION must be one of {SERVICE_REGIONS}, got {region!r}")

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from mzpay import __version__
-from mzpay.config import settings
+from mzpay.deps import settings
 
 
 def runtime_version() -> str:

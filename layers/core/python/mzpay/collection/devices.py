@@ -5,19 +5,13 @@ trust wins, trusting it again for the same user is answered the same, and for an
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
+from mzpay import deps
 from mzpay.domain.collection_devices import canonical_device_id, is_device_id
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.store.devices import Devices
 
 _FIELDS = ("device_id", "user_id", "device_name", "manufacturer", "model", "os", "ip_address", "created_at")
-
-
-@lru_cache(maxsize=1)
-def _store() -> Devices:
-    return Devices.from_env()
 
 
 def _device_id(text: str) -> str:
@@ -32,7 +26,7 @@ def trust(account_id: str, device: dict[str, Any]) -> dict[str, Any]:
     record = {name: device.get(name) for name in _FIELDS}
     record["device_id"] = _device_id(str(device["device_id"]))
     record["trusted_at"] = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    stored = _store().trust(account_id, record)
+    stored = deps.devices().trust(account_id, record)
     if stored["user_id"] != record["user_id"]:
         raise ServiceError(409, "already_exists", "This device is trusted for another user of the account.")
     return {"object": "device", "trusted": record["device_id"]}
@@ -40,4 +34,4 @@ def trust(account_id: str, device: dict[str, Any]) -> dict[str, Any]:
 
 def exists(account_id: str, device_id: str) -> dict[str, Any]:
     """Whether the account trusts the device: `{object: device, device_exists}`."""
-    return {"object": "device", "device_exists": _store().get(account_id, _device_id(device_id)) is not None}
+    return {"object": "device", "device_exists": deps.devices().get(account_id, _device_id(device_id)) is not None}

@@ -9,26 +9,21 @@ import json
 import random
 import time
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
+from mzpay import deps
 from mzpay.collection.fetch import FetchError, fetch_json, loopback_allowed
 from mzpay.collection.signin import configured_provider
 from mzpay.domain import collection_idp as rules
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_prefixed_id
-from mzpay.store.identity_providers import LIST_KEY, Conflict, IdentityProviders, audit_partition
+from mzpay.store.identity_providers import LIST_KEY, Conflict, audit_partition
 
 # Each lost round has one winner, so N concurrent writers need up to N attempts; a short
 # jittered wait spreads them so that a handful of concurrent edits all land.
 UPDATE_ATTEMPTS = 8
 UPDATE_BACKOFF_SECONDS = 0.02
-
-
-@lru_cache(maxsize=1)
-def _store() -> IdentityProviders:
-    return IdentityProviders.from_env()
 
 
 def _now() -> str:
@@ -44,7 +39,7 @@ def _not_found() -> ServiceError:
 
 
 def _found(idp_id: str) -> dict[str, Any]:
-    record = _store().get(idp_id) if rules.is_idp_id(idp_id) else None
+    record = deps.identity_providers().get(idp_id) if rules.is_idp_id(idp_id) else None
     if record is None:
         raise _not_found()
     return record
@@ -85,7 +80,7 @@ def _seal_secrets(record: dict[str, Any], given: dict[str, Any]) -> set[str]:
     sealed = set()
     for name in rules.SECRET_FIELDS:
         if name in given:
-            record[f"{name}_ciphertext"] = _store().encrypt(given[name], record["id"], name)
+            record[f"{name}_ciphertext"] = deps.identity_providers().encrypt(given[name], record["id"], name)
             record[f"{name}_hint"] = rules.secret_hint(given[name])
             sealed.add(name)
         record.pop(name, None)
@@ -137,7 +132,7 @@ def create(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
     sealed = _seal_secrets(record, fields)
     audit = _audit(record["id"], "created", identity, ip, now, rules.changes({}, record, sealed))
     try:
-        _store().create(record, audit)
+        deps.identity_providers().create(record, audit)
     except Conflict as exc:
         raise _issuer_taken() from exc
     return _answer(record)
@@ -177,7 +172,7 @@ def _updated(before: dict[str, Any], given: dict[str, Any], identity: Identity, 
     after["updated_ip"] = given.get("updated_ip") or ip
     sealed = _seal_secrets(after, provided)
     audit = _audit(before["id"], "updated", identity, ip, now, rules.changes(before, after, sealed))
-    _store().update(before, after, audit)
+    deps.identity_providers().update(before, after, audit)
     return after
 
 
@@ -205,7 +200,7 @@ def update(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
 def delete(idp_id: str, identity: Identity, ip: str) -> dict[str, Any]:
     record = _found(idp_id)
     try:
-        _store().delete(record, _audit(record["id"], "deleted", identity, ip, _now(), {}))
+        deps.identity_providers().delete(record, _audit(record["id"], "deleted", identity, ip, _now(), {}))
     except Conflict as exc:
         raise _not_found() from exc
     return {"object": "idp", "error": None}
@@ -242,7 +237,7 @@ def _is_list_key(key: dict[str, str]) -> bool:
 
 def page(page_size: int, page_token: str | None) -> dict[str, Any]:
     """Providers in creation order, `page_size` at a time (cursor pagination)."""
-    found = _store().page(page_size, _start_key(page_token, _is_list_key, "validation_error"))
+    found = deps.identity_providers().page(page_size, _start_key(page_token, _is_list_key, "validation_error"))
     return {
         "object": "list",
         "data": [rules.view(item) for item in found.items],
@@ -269,7 +264,7 @@ def audit_records(idp_id: str, page_size: int, page_token: str | None) -> dict[s
         return set(key) == {"pk", "sk"} and key["pk"] == audit_partition(idp_id)
 
     start = _start_key(page_token, valid, "invalid_request")
-    found = _store().audit_page(idp_id, page_size, start)
+    found = deps.identity_providers().audit_page(idp_id, page_size, start)
     if not found.items and start is None:
         raise _not_found()
     return {

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
+from mzpay import deps
+from mzpay.deps import remembered
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.licence import (
     IssuerKeyError,
@@ -21,15 +22,9 @@ from mzpay.domain.licence import (
     load_issuer_key,
     verify_licence_key,
 )
-from mzpay.store.licence import Licences
 
 DEFAULT_ISSUER = "mzpay-licensing"
 _EPOCH = datetime.fromtimestamp(0, UTC)
-
-
-@lru_cache(maxsize=1)
-def _store() -> Licences:
-    return Licences.from_env()
 
 
 def _issuer_key_text() -> str:
@@ -40,7 +35,7 @@ def _issuer() -> str:
     return os.environ.get("LICENCE_ISSUER") or DEFAULT_ISSUER
 
 
-@lru_cache(maxsize=256)
+@remembered(maxsize=256)
 def _verified(license_key: str, key_text: str, issuer: str) -> Verdict:
     """The verdict on a key regardless of time (expiry is applied by `verdict`); cached,
     because the activated key is verified on every licensed request."""
@@ -86,13 +81,13 @@ def activate(license_key: str, subject: str, source_ip: str, now: datetime | Non
         "activated_by": subject,
         "activated_ip": source_ip,
     }
-    if not _store().activate(record, int(now.timestamp()), fingerprint):
+    if not deps.licences().activate(record, int(now.timestamp()), fingerprint):
         raise ServiceError(409, "already_exists", "A licence is already active; deactivate it first.")
     return {"object": "license_key", "license_key": license_key, "license": licence.view(LicenceStatus.ACTIVE)}
 
 
 def _activated(now: datetime) -> Verdict | None:
-    item = _store().read()
+    item = deps.licences().read()
     return None if item is None else verdict(str(item["license_key"]), now)
 
 
@@ -112,7 +107,7 @@ def current(now: datetime | None = None) -> dict[str, Any]:
 
 def deactivate() -> dict[str, Any]:
     """Remove the activated licence; 404 not_found when none is (of two at once, one wins)."""
-    if _store().deactivate() is None:
+    if deps.licences().deactivate() is None:
         raise _none_active()
     return {"object": "bool", "success": True}
 

@@ -18,6 +18,7 @@ import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.payments import Status
 
@@ -35,11 +36,6 @@ RECONCILE_GIVE_UP = timedelta(hours=72)
 # a few seconds for the simulator, which answers at once. After it, nobody is submitting: a retry
 # of the same request, or the sweep, takes the submission over (see docs/payments.md).
 SUBMIT_LEASE = {"live": timedelta(seconds=35), "test": timedelta(seconds=5)}
-
-
-def iso(moment: datetime) -> str:
-    """UTC ISO 8601 to the second with a Z: the one format, so deadlines compare as strings."""
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def shard(provider_payment_id: str) -> str:

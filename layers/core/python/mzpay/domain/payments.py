@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.money import format_amount
 
 
 class Status:
@@ -119,3 +121,49 @@ METHODS: dict[str, Method] = {
     "qr": Method("qr", (), {"MZN": MethodLimits(Decimal("1.00"), Decimal("125000.00"))}),
     "bnpl": Method("bnpl", (), {"MZN": MethodLimits(Decimal("500.00"), Decimal("100000.00"))}),
 }
+
+
+def money_view(amount: str, currency: str) -> dict[str, str]:
+    return {"amount": amount, "currency": currency}
+
+
+def view(payment: dict[str, Any]) -> dict[str, Any]:
+    view = {
+        "payment_id": payment["payment_id"],
+        "provider_payment_id": payment["provider_payment_id"],
+        "status": payment["status"],
+        "money": money_view(payment["amount"], payment["currency"]),
+        "source": payment.get("source"),
+        "checkout_url": payment.get("checkout_url"),
+        "expires_at": payment.get("expires_at") if payment["status"] not in TERMINAL else None,
+        "next_action": payment.get("next_action"),
+        "authorized_amount": payment["authorized_amount"],
+        "captured_amount": payment["captured_amount"],
+        "refunded_amount": format_amount(Decimal(payment.get("refunded_amount", 0)), payment["currency"]),
+        "failure_code": payment.get("failure_code"),
+        "failure_message": payment.get("failure_message"),
+    }
+    if payment.get("open_amount"):
+        view |= {
+            "open_amount": True,
+            "min_amount": payment.get("min_amount"),
+            "max_amount": payment.get("max_amount"),
+            "suggested_amounts": payment.get("suggested_amounts"),
+        }
+    return view
+
+
+def charge_result(payment: dict[str, Any]) -> dict[str, Any]:
+    """ChargeResult (answers of charge, capture, void, complete-action)."""
+    return {**view(payment), "processed_at": payment["updated_at"]}
+
+
+def snapshot(payment: dict[str, Any]) -> dict[str, Any]:
+    """PaymentSnapshot (answer of GET /payments/{id})."""
+    return {**view(payment), "last_updated_at": payment["updated_at"]}
+
+
+def amount_error(field: str, message: str) -> ServiceError:
+    return ServiceError(
+        400, "invalid_amount", f"{field}: {message}", errors=[FieldError(field, "invalid_amount", message)]
+    )

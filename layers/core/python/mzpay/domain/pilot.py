@@ -16,7 +16,7 @@ from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.limits import MAPUTO
-from mzpay.domain.routing import refusal
+from mzpay.domain.routing import Psp, refusal
 
 PILOT_RULES = ("settings_missing", "merchant_not_allowed", "currency", "per_transaction", "daily", "monthly")
 
@@ -139,4 +139,17 @@ def window_reached(psp_id: str, window: PilotWindow, currency: str, rejection_id
         window.rule,
         f"{psp_id} is in pilot: its {window.rule} total ({window.ceiling:f} {currency} a {period}) would be exceeded.",
         rejection_id,
+    )
+
+
+def pilot_state(psp: Psp, stored: dict[str, Any] | None) -> PilotState:
+    """What an operator wrote for the PSP, else the matrix's default (in pilot, no settings)."""
+    if stored is None:
+        return PilotState(psp.psp_id, psp.pilot, None)
+    settings = stored.get("settings")
+    return PilotState(
+        psp.psp_id,
+        bool(stored["in_pilot"]),
+        PilotSettings.from_public(settings) if settings else None,
+        stored.get("updated_at"),
     )

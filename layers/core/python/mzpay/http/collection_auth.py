@@ -11,12 +11,11 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
-from mzpay.collection import licence
+from mzpay import deps
 from mzpay.collection.signin import Provider, audience, configured_provider, unauthorized, verify_access_token
 from mzpay.domain.collection_access import SIGNED_IN, Identity, RouteAccess
 from mzpay.domain.errors import ServiceError
@@ -63,8 +62,11 @@ def _resource(path: str) -> str:
 class CollectionRoutes:
     """Declares routes on the resolver together with what each needs."""
 
-    def __init__(self, app: APIGatewayRestResolver) -> None:
+    def __init__(self, app: APIGatewayRestResolver, require_licence: Callable[[], Any]) -> None:
+        """`require_licence()` answers the active licence or raises (the licence use case's
+        `require_active`, wired by the function)."""
         self.app = app
+        self.require_licence = require_licence
         self.access: dict[tuple[str, str], RouteAccess] = {}
 
     def _route(self, method: str, path: str, access: RouteAccess) -> Callable[..., Any]:
@@ -88,7 +90,7 @@ class CollectionRoutes:
         _current.set(None)
         method = str(event.get("httpMethod") or "").upper()
         access = self.access.get((method, str(event.get("resource") or "")), SIGNED_IN)
-        active = licence.require_active() if access.licence else None
+        active = self.require_licence() if access.licence else None
         identity = None
         if access.token:
             token = bearer_token(event)
@@ -112,20 +114,13 @@ class CollectionRoutes:
         _current.set(Caller(identity, source_ip(event)))
 
 
-@lru_cache(maxsize=1)
-def _identity_providers() -> Any:
-    from mzpay.store.identity_providers import IdentityProviders
-
-    return IdentityProviders.from_env()
-
-
 def provider_for(issuer: str) -> Provider | None:
     """The configured provider whose issuer is `issuer`: the stack's bootstrap provider, or an
     `oidc` identity provider created through the API."""
     configured = configured_provider()
     if configured is not None and issuer == configured.issuer:
         return configured
-    pointer = _identity_providers().by_issuer(issuer)
+    pointer = deps.identity_providers().by_issuer(issuer)
     if pointer is None or pointer.get("type") != "oidc" or not pointer.get("jwks_uri"):
         return None
     return Provider(issuer, str(pointer["jwks_uri"]), str(pointer["idp_id"]))

@@ -28,27 +28,20 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
+from mzpay import deps
 from mzpay.domain.errors import ServiceError
 from mzpay.http.principal import merchant
 from mzpay.store.aws import is_dependency_fault
-from mzpay.store.idempotency import COMPLETED, IdempotencyStore, IdempotencyUnavailable
+from mzpay.store.idempotency import COMPLETED, IdempotencyUnavailable
 
 HEADER = "Idempotency-Key"
 MAX_KEY_BYTES = 255
 WAIT_SECONDS = 2.0
 POLL_SECONDS = 0.1
 REPLAYED_HEADER = "Idempotent-Replayed"
-_store: IdempotencyStore | None = None
 _current_key: contextvars.ContextVar[str | None] = contextvars.ContextVar("idempotency_key", default=None)
 # Names the ids derived from an Idempotency-Key (uuid5 needs a namespace of its own).
 _DERIVED_IDS = uuid.UUID("5b0f8f0e-6d1c-4f4e-9a53-6d7a79706179")
-
-
-def store() -> IdempotencyStore:
-    global _store
-    if _store is None:
-        _store = IdempotencyStore.from_env()
-    return _store
 
 
 def merchant_scope() -> str:
@@ -102,7 +95,7 @@ def idempotent(
             request_print = fingerprint(event.http_method, event.path, event.body)
             remaining = app.lambda_context.get_remaining_time_in_millis() / 1000 if app.lambda_context else 30
             try:
-                claim = store().claim(pk, request_print, lock_seconds=remaining + 1)
+                claim = deps.idempotency().claim(pk, request_print, lock_seconds=remaining + 1)
                 deadline = time.monotonic() + WAIT_SECONDS
                 while claim.existing is not None and claim.existing.status != COMPLETED:
                     if claim.existing.fingerprint != request_print:
@@ -115,7 +108,7 @@ def idempotent(
                             headers={"Retry-After": "1"},
                         )
                     time.sleep(POLL_SECONDS)
-                    claim = store().claim(pk, request_print, lock_seconds=remaining + 1)
+                    claim = deps.idempotency().claim(pk, request_print, lock_seconds=remaining + 1)
             except IdempotencyUnavailable as exc:
                 raise _unavailable() from exc
             if claim.existing is not None:
@@ -169,10 +162,10 @@ def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kw
     # If this write fails the answer still stands; a retry after the lock expires runs into
     # the resource's own conditional writes, which are the real guard against doing it twice.
     with contextlib.suppress(IdempotencyUnavailable):
-        store().complete(pk, token, response.status_code, headers, str(response.body or ""))
+        deps.idempotency().complete(pk, token, response.status_code, headers, str(response.body or ""))
     return response
 
 
 def _forget(pk: str, token: str) -> None:
     with contextlib.suppress(IdempotencyUnavailable):  # else the lock expires by itself
-        store().release(pk, token)
+        deps.idempotency().release(pk, token)

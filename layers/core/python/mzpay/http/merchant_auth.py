@@ -4,24 +4,19 @@ the account's state and its home region. Cached by API Gateway per (Authorizatio
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
-from mzpay.config import settings
+from mzpay import deps
+from mzpay.deps import settings
 from mzpay.domain.accounts import AccountStatus, suspended_message
+from mzpay.domain.clock import parse_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import key_hash, key_mode, key_use, looks_like_key
 from mzpay.domain.network import ip_allowed, parse_allowlist
+from mzpay.domain.residency import wrong_region
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
 from mzpay.http.principal import WWW_AUTHENTICATE
-from mzpay.http.residency import wrong_region
-from mzpay.store.directory import Directory, parse_iso
 from mzpay.store.secrets import key_pepper
-
-
-@lru_cache(maxsize=1)
-def _directory() -> Directory:
-    return Directory.from_env()
 
 
 def _unauthenticated(code: str, message: str) -> ServiceError:
@@ -40,7 +35,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "anonymous",
             _unauthenticated("invalid_api_key", "The API key is malformed or mistyped (its checksum does not match)."),
         )
-    key = _directory().key_by_hash(key_hash(token, key_pepper()))
+    key = deps.directory().key_by_hash(key_hash(token, key_pepper()))
     now = now or datetime.now(UTC)
     if key is None:
         raise Unauthorized()
@@ -55,7 +50,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
         return refuse(
             event, key.key_id, ServiceError(403, "ip_not_allowed", "This API key may not be used from this address.")
         )
-    account = _directory().get_account(key.account_id)
+    account = deps.directory().get_account(key.account_id)
     if account is None:
         raise Unauthorized()
     if account.status == AccountStatus.SUSPENDED:

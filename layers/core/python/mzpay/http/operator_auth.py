@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import hmac
 import os
-from functools import lru_cache
 from typing import Any
 
+from mzpay.deps import once
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
 from mzpay.store.secrets import operator_token
 
 
-@lru_cache(maxsize=1)
+@once
 def _allowlist() -> tuple[IpNetwork, ...]:
     return parse_allowlist(os.environ.get("OPERATOR_IP_ALLOWLIST", ""))
 

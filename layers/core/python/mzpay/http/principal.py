@@ -10,58 +10,18 @@ from __future__ import annotations
 import contextvars
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.principal import (
+    WWW_AUTHENTICATE,
+    Principal,
+    ensure_customer_allowed,
+    wrong_environment,
+)
 
-WWW_AUTHENTICATE = 'Bearer realm="mzpay"'
 _current: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("principal", default=None)
-
-
-@dataclass(frozen=True)
-class Principal:
-    """The merchant behind a request: account, mode and what the key may do."""
-
-    account_id: str
-    mode: str
-    scopes: frozenset[str]
-    key_id: str
-    allowed_customers: frozenset[str]
-    expires_at: datetime | None
-    acting_account_id: str  # the account the request acts for (another one with accounts:write)
-
-    @classmethod
-    def from_context(cls, context: dict[str, Any]) -> Principal:
-        expires = context.get("expires_at") or ""
-        return cls(
-            account_id=str(context["account_id"]),
-            mode=str(context["mode"]),
-            scopes=frozenset(str(context.get("scopes") or "").split()),
-            key_id=str(context["key_id"]),
-            allowed_customers=frozenset(filter(None, str(context.get("allowed_customers") or "").split(","))),
-            expires_at=datetime.fromisoformat(expires.replace("Z", "+00:00")) if expires else None,
-            acting_account_id=str(context["account_id"]),
-        )
-
-    def require(self, scope: str) -> Principal:
-        if scope not in self.scopes:
-            raise insufficient_scope(scope)
-        return self
-
-
-def wrong_environment(key_mode: str, data_mode: str) -> ServiceError:
-    return ServiceError(
-        401,
-        "wrong_environment",
-        f"A {key_mode} key cannot reach {data_mode} data; use a {data_mode} key.",
-        headers={"WWW-Authenticate": WWW_AUTHENTICATE},
-    )
-
-
-def insufficient_scope(scope: str) -> ServiceError:
-    return ServiceError(403, "insufficient_scope", f"This API key lacks the scope {scope}.", missing_scope=scope)
 
 
 def refusal_context(error: ServiceError) -> str:
@@ -90,7 +50,8 @@ def admit(
     """Before any route runs: answer the authorizer's refusal, or check the request against
     the merchant's key and remember the principal for `merchant()`. `may_act_for(caller account,
     named account)` raises unless the caller may act for the account it names with ?account_id=
-    (default: `mzpay.access.ensure_may_act_for`, a connected account of this region, active)."""
+    (the gateway wires `mzpay.cases.access.ensure_may_act_for`: a connected account of this
+    region, active; without it no other account is reachable)."""
     _current.set(None)
     context = (event.get("requestContext") or {}).get("authorizer") or {}
     if context.get("refusal"):
@@ -110,22 +71,14 @@ def admit(
     account_id = query.get("account_id")
     if account_id is not None and account_id != principal.account_id:
         principal.require("accounts:write")
-        if may_act_for is None:
-            from mzpay.access import ensure_may_act_for  # the directory, read only when one is named
-
-            may_act_for = ensure_may_act_for
+        if may_act_for is None:  # a surface that wired no connections reaches no other account
+            raise ServiceError(404, "not_found", "No such account.")
         may_act_for(principal.account_id, account_id)
         principal = Principal(**{**principal.__dict__, "acting_account_id": account_id})
     customer_id = query.get("customer_id")
     if customer_id is not None:
         ensure_customer_allowed(principal, customer_id)
     _current.set(principal)
-
-
-def ensure_customer_allowed(principal: Principal, customer_id: str) -> None:
-    """A key restricted to some customers may act only for them."""
-    if principal.allowed_customers and customer_id not in principal.allowed_customers:
-        raise ServiceError(403, "customer_not_allowed", "This API key is restricted to other customers.")
 
 
 def current_merchant() -> Principal | None:

@@ -227,11 +227,14 @@ def _with_request_id(response: dict[str, Any], request_id: str) -> dict[str, Any
 
 
 def lambda_handler(
-    app: APIGatewayRestResolver, admit_more: Callable[[dict[str, Any]], None] | None = None
+    app: APIGatewayRestResolver,
+    admit_more: Callable[[dict[str, Any]], None] | None = None,
+    may_act_for: Callable[[str, str], None] | None = None,
 ) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point for `app`: request id in, X-Request-ID out, never a raw crash.
     `admit_more(event)` runs after `admit`, before any route (and its validation): a surface's
-    own access checks (the collection surface's licence and token), raising ServiceError."""
+    own access checks (the collection surface's licence and token), raising ServiceError.
+    `may_act_for` is handed to `admit` (who may act for which account with ?account_id=)."""
     surface: Surface = app.mzpay_surface  # type: ignore[attr-defined]
 
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -239,7 +242,9 @@ def lambda_handler(
         rid.set_current(request_id)
         logger.append_keys(request_id=request_id)
         try:
-            admit(event)  # the authorizer's refusal, or the per-request rules of the merchant's key
+            admit(
+                event, may_act_for=may_act_for
+            )  # the authorizer's refusal, or the per-request rules of the merchant's key
             if admit_more is not None:
                 admit_more(event)
             refusal = screen_body(event)  # bytes no route could read: 400 before any work

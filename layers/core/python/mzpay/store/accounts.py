@@ -7,12 +7,12 @@ import base64
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.clock import iso, parse_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.webhook_secrets import SecretVersion
 from mzpay.store.aws import client, env, is_conditional_failure, table
-from mzpay.store.directory import iso, parse_iso
 
 
 class WebhookSecrets:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import cache
 from typing import Any
 
+from mzpay.deps import once
 
-@cache
-def _session_and_config() -> tuple[Any, Any]:
+
+@once
+def session_and_config() -> tuple[Any, Any]:
     # Imported on first use: a request that never touches AWS keeps boto3 off the cold start.
     import boto3
     from botocore.config import Config
@@ -19,17 +20,17 @@ def _session_and_config() -> tuple[Any, Any]:
     return boto3.session.Session(), config
 
 
-@cache
+@once
 def client(service: str) -> Any:
     """A boto3 client for `service` (AWS_ENDPOINT_URL, if set, points it at the local stack)."""
-    session, config = _session_and_config()
+    session, config = session_and_config()
     return session.client(service, config=config)
 
 
-@cache
+@once
 def table(name: str) -> Any:
     """A DynamoDB Table resource."""
-    session, config = _session_and_config()
+    session, config = session_and_config()
     return session.resource("dynamodb", config=config).Table(name)
 
 

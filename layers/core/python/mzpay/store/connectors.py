@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import base64
 import json
-from functools import lru_cache
 from typing import Any
 
+from mzpay.deps import remembered
 from mzpay.store.aws import client, env, table
 
 
@@ -17,7 +17,7 @@ def _context(account_id: str, mode: str, method: str) -> dict[str, str]:
     return {"account_id": account_id, "mode": mode, "binding_method": method}
 
 
-@lru_cache(maxsize=256)
+@remembered(maxsize=256)
 def _decrypt(ciphertext: str, account_id: str, mode: str, method: str) -> str:
     """One KMS call per binding version and warm environment (the blob changes when rebound)."""
     plaintext = client("kms").decrypt(

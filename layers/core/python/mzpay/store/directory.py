@@ -12,22 +12,14 @@ Items (pk, sk):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from mzpay.domain.bounds import MAX_ID
+from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import KeyStatus
 from mzpay.store.aws import env, is_conditional_failure, table
-
-
-def iso(moment: datetime) -> str:
-    """UTC ISO 8601 with a Z, whatever offset `moment` came with."""
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def parse_iso(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 
 @dataclass

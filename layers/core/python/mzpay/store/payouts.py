@@ -5,11 +5,12 @@ condition that the available balance covers it), the daily totals it raises and 
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import client, env, is_conditional_failure, table
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
@@ -116,3 +117,19 @@ class Payouts:
                 ) from exc
             raise
         return applied(payout, changes)
+
+
+class SettlementQueue:
+    """PayoutSettlementQueue: one message per payout to settle (a duplicate is harmless)."""
+
+    def __init__(self, queue_url: str) -> None:
+        self.queue_url = queue_url
+
+    @classmethod
+    def from_env(cls) -> SettlementQueue:
+        return cls(env("PAYOUT_SETTLEMENT_QUEUE_URL"))
+
+    def send(self, provider_payout_id: str) -> None:
+        client("sqs").send_message(
+            QueueUrl=self.queue_url, MessageBody=json.dumps({"provider_payout_id": provider_payout_id})
+        )

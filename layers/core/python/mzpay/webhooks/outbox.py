@@ -21,23 +21,21 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import simplejson
 from ulid import ULID
 
+from mzpay import deps
 from mzpay.domain import webhooks as rules
 from mzpay.domain.bounds import allow_loopback
 from mzpay.domain.events import envelope_of
 from mzpay.domain.webhook_secrets import valid_versions
 from mzpay.domain.webhooks import RETENTION_SECONDS, DeliveryStatus, Outcome
 from mzpay.observability import logger
-from mzpay.store.accounts import WebhookSecrets
 from mzpay.store.aws import client
-from mzpay.store.dispatch_failures import DispatchFailureQueue
-from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries, iso
+from mzpay.store.webhook_deliveries import iso
 from mzpay.webhooks import transport
 from mzpay.webhooks.signing import sign
 
@@ -53,21 +51,6 @@ MAX_URL_LENGTH = 2_048
 MAX_PAYLOAD_BYTES = 256 * 1024
 MAX_ATTEMPTS_KEPT = 50  # attempt_count still counts them all
 MAX_ERROR_CHARS = 200
-
-
-@lru_cache(maxsize=1)
-def deliveries() -> WebhookDeliveries:
-    return WebhookDeliveries.from_env()
-
-
-@lru_cache(maxsize=1)
-def delivery_queue() -> DeliveryQueue:
-    return DeliveryQueue.from_env()
-
-
-@lru_cache(maxsize=1)
-def secrets_store() -> WebhookSecrets:
-    return WebhookSecrets.from_env()
 
 
 def retry_base() -> int:
@@ -188,7 +171,7 @@ def dispatch(
     delivery_id = rules.delivery_id_for(envelope["id"], url)
     now = clock()
     token = uuid.uuid4().hex
-    created = deliveries().create(
+    created = deps.deliveries().create(
         {
             "delivery_id": delivery_id,
             "event_id": envelope["id"],
@@ -217,7 +200,7 @@ def dispatch(
     # Played before: done, or queued by a run still under way, or by one that died.
     deadline = clock() + wait_seconds
     while True:
-        existing = deliveries().get(delivery_id)
+        existing = deps.deliveries().get(delivery_id)
         if existing is None:
             raise RuntimeError(f"delivery {delivery_id} vanished")
         if existing.get("enqueued_at") or existing["status"] != DeliveryStatus.PENDING:
@@ -225,7 +208,7 @@ def dispatch(
         seen, until = existing.get("enqueue_lease"), existing.get("enqueue_lease_until")
         if seen is None or until is None or until <= clock():
             token = uuid.uuid4().hex
-            if deliveries().take_enqueue_lease(delivery_id, seen, token, int(clock()) + ENQUEUE_LEASE_SECONDS):
+            if deps.deliveries().take_enqueue_lease(delivery_id, seen, token, int(clock()) + ENQUEUE_LEASE_SECONDS):
                 logger.info("taking over the queueing of a delivery", delivery_id=delivery_id)
                 _enqueue(delivery_id, token, clock)
                 return delivery_id
@@ -237,12 +220,12 @@ def dispatch(
 
 def _enqueue(delivery_id: str, token: str, clock: Callable[[], float]) -> None:
     try:
-        delivery_queue().send(delivery_id, 0)
+        deps.delivery_queue().send(delivery_id, 0)
     except Exception:
         with suppress(Exception):  # a retry of the record then need not wait for the lease
-            deliveries().release_enqueue_lease(delivery_id, token)
+            deps.deliveries().release_enqueue_lease(delivery_id, token)
         raise
-    deliveries().mark_enqueued(delivery_id, token, iso(clock()))
+    deps.deliveries().mark_enqueued(delivery_id, token, iso(clock()))
 
 
 @dataclass(frozen=True)
@@ -267,7 +250,7 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
     """Everything the outbox does for a new event item: its webhook delivery and its settlement
     message. A permanent fault of one step is returned as a Skip (the other step still runs); a
     transient one raises, so that the record is played again (both steps are idempotent)."""
-    from mzpay import payouts  # the settlement use case; imported late (it imports much)
+    from mzpay.steps.settlement import dispatch_settlement  # imported late (it imports much)
 
     skipped: list[Skip] = []
     delivery_id = None
@@ -278,17 +261,12 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
             raise
         skipped.append(Skip("webhook", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
     try:
-        payouts.dispatch_settlement(dict(image))
+        dispatch_settlement(dict(image))
     except Exception as exc:
         if not is_permanent(exc):
             raise
         skipped.append(Skip("settlement", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
     return Dispatched(delivery_id, tuple(skipped))
-
-
-@lru_cache(maxsize=1)
-def failure_queue() -> DispatchFailureQueue:
-    return DispatchFailureQueue.from_env()
 
 
 SKIP_SOURCE = "webhook_dispatcher"
@@ -324,7 +302,7 @@ def skip(image: Mapping[str, Any] | None, skipped: Skip, stream: Mapping[str, An
     """Put a poison event in WebhookDispatchFailureQueue (alarmed) and say so in the log. If the
     queue cannot be reached this raises, and the record is played again."""
     message = skip_message(image, skipped, stream)
-    failure_queue().send(message)
+    deps.dispatch_failures().send(message)
     logger.error(
         "webhook dispatch skipped a poison event",
         reason=skipped.reason,
@@ -358,11 +336,12 @@ class Received:
 
 
 _SECRET_CACHE: dict[tuple[str, str], str] = {}  # (account, ciphertext) -> secret, per environment
+deps.on_reset(_SECRET_CACHE.clear)
 
 
 def signing_secrets(account_id: str, mode: str) -> list[str]:
     """The account's secrets valid now for `mode`, newest first: one v1= each."""
-    store = secrets_store()
+    store = deps.webhook_secrets()
     versions, _ = store.read(account_id, mode)
     secrets = []
     for version in valid_versions(versions, datetime.now(UTC)):
@@ -390,7 +369,7 @@ _FINAL_STATUS = {Outcome.DELIVERED: DeliveryStatus.DELIVERED, Outcome.STOPPED: D
 def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
     """One delivery attempt for `message`. True: the message is done (delete it); False: it comes
     back for the next attempt (its visibility is set to the backoff)."""
-    store = deliveries()
+    store = deps.deliveries()
     now = clock()
     token = uuid.uuid4().hex
     delivery = store.begin_attempt(
@@ -434,7 +413,7 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
     # After the last attempt: visible at once, so that the next receive moves it to the DLQ.
     visibility = 0 if delay is None else min(delay, rules.MAX_DELAY_SECONDS - VISIBILITY_MARGIN_SECONDS)
     try:
-        delivery_queue().retry_after(message.receipt_handle, visibility)
+        deps.delivery_queue().retry_after(message.receipt_handle, visibility)
     except Exception:  # it comes back after the queue's visibility timeout instead
         logger.exception("could not schedule the next attempt", delivery_id=message.delivery_id)
     return False
@@ -456,7 +435,13 @@ def _attempt_record(record: Mapping[str, Any]) -> bool:
 def send_batch(records: list[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
     """Attempt every message of an SQS batch in parallel (one slow receiver does not hold up the
     others); the partial batch response names those to receive again."""
-    deliveries(), delivery_queue(), secrets_store(), client("kms"), client("sqs")  # made before threads share them
+    (
+        deps.deliveries(),
+        deps.delivery_queue(),
+        deps.webhook_secrets(),
+        client("kms"),
+        client("sqs"),
+    )  # made before threads share them
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_POSTS, len(records)))) as pool:
         done = list(pool.map(_attempt_record, records))
     return {
@@ -474,11 +459,11 @@ def dead_letter(body: str, clock: Callable[[], float] = time.time) -> None:
     except (ValueError, KeyError, TypeError):
         logger.error("unreadable dead letter dropped")
         return
-    delivery = deliveries().get(delivery_id)
+    delivery = deps.deliveries().get(delivery_id)
     if delivery is None:
         logger.error("dead letter of an unknown delivery", delivery_id=delivery_id)
         return
-    if deliveries().dead_letter(delivery_id, delivery["account_id"], round_, iso(clock())) is None:
+    if deps.deliveries().dead_letter(delivery_id, delivery["account_id"], round_, iso(clock())) is None:
         logger.info("dead letter of a delivery no longer pending in its round", delivery_id=delivery_id)
         return
     logger.warning(

@@ -6,26 +6,16 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from functools import lru_cache
 
+from mzpay import deps
+from mzpay.domain.clock import iso
+from mzpay.domain.principal import Principal
 from mzpay.domain.rate_limits import RateLimits, rate_limited, stack_defaults, window
-from mzpay.http.principal import Principal
-from mzpay.store.directory import iso
-from mzpay.store.rate_limits import RateCounters
+from mzpay.steps.accounts import home_account
 
 OVERRIDE_CACHE_SECONDS = 10  # an operator's change reaches every execution environment within this
 _overrides: dict[str, tuple[float, RateLimits | None]] = {}
-
-
-@lru_cache(maxsize=1)
-def counters() -> RateCounters:
-    return RateCounters.from_env()
-
-
-def reset() -> None:
-    """Forget cached overrides (tests)."""
-    _overrides.clear()
-    counters.cache_clear()
+deps.on_reset(_overrides.clear)
 
 
 def limits_of(account_id: str, now: float) -> RateLimits:
@@ -33,7 +23,7 @@ def limits_of(account_id: str, now: float) -> RateLimits:
     if cached is None or cached[0] <= now:
         if len(_overrides) > 10_000:
             _overrides.clear()
-        cached = (now + OVERRIDE_CACHE_SECONDS, counters().read_override(account_id))
+        cached = (now + OVERRIDE_CACHE_SECONDS, deps.rate_counters().read_override(account_id))
         _overrides[account_id] = cached
     return cached[1] or stack_defaults()
 
@@ -47,16 +37,14 @@ def enforce(principal: Principal | None) -> None:
         return
     now = time.time()
     limits = limits_of(principal.account_id, now)
-    over = counters().take(principal.account_id, principal.key_id, window(now), limits)
+    over = deps.rate_counters().take(principal.account_id, principal.key_id, window(now), limits)
     if over is not None:
         raise rate_limited(over, limits.per_key if over == "key" else limits.per_account)
 
 
 def set_rate_limits(account_id: str, limits: RateLimits) -> dict[str, object]:
     """Operators: the account's own limits (replacing the stack's defaults for it)."""
-    from mzpay.access import home_account
-
     account = home_account(account_id)
-    counters().write_override(account.account_id, limits, iso(datetime.now(UTC)))
+    deps.rate_counters().write_override(account.account_id, limits, iso(datetime.now(UTC)))
     _overrides.pop(account.account_id, None)
     return {"account_id": account.account_id, **limits.public()}

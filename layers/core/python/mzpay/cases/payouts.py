@@ -6,17 +6,14 @@ canceled, rejected) when it ends. See docs/payouts.md."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any, NoReturn
 
-from mzpay import payments as payment_cases
-from mzpay.connectors.base import Paying, PayoutCall
-from mzpay.connectors.registry import LIVE_CONNECTORS
-from mzpay.connectors.simulated import SimulatedConnector
+from mzpay import deps
+from mzpay.connectors.base import PayoutCall
 from mzpay.domain import ledger
+from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
@@ -33,53 +30,19 @@ from mzpay.domain.payouts import (
     stored_destination,
 )
 from mzpay.domain.payouts import payout_view as view
-from mzpay.http.principal import Principal, wrong_environment
-from mzpay.store.accounts import PayoutLimitsStore
-from mzpay.store.aws import client, env
-from mzpay.store.directory import iso
+from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.steps.accounts import home_account
+from mzpay.steps.connectors import payout_connector
 from mzpay.store.ledger import BalanceTooLow, movement_items
 from mzpay.store.payments import CeilingReached, Reservation
-from mzpay.store.payouts import PayoutIdTaken, Payouts
+from mzpay.store.payouts import PayoutIdTaken
 from mzpay.store.transitions import same_request
 
 COUNTER_TTL = 3 * 24 * 3600
 
 
-@lru_cache(maxsize=1)
-def payouts() -> Payouts:
-    return Payouts.from_env()
-
-
-@lru_cache(maxsize=1)
-def limits_store() -> PayoutLimitsStore:
-    return PayoutLimitsStore.from_env()
-
-
 def _now() -> str:
     return iso(datetime.now(UTC))
-
-
-def _method(destination: dict[str, Any]) -> str:
-    """The connector binding a payout uses: the wallet's network, else the destination type."""
-    if destination["type"] == "mobile_wallet":
-        return str(destination["mobile_wallet"]["network"])
-    return str(destination["type"])
-
-
-def payout_connector(account_id: str, mode: str, destination: dict[str, Any]) -> Paying:
-    """The simulator for test payouts; for live ones the connector bound for the method, which
-    must be able to pay out (else 422 not_supported, rule operation)."""
-    if mode == "test":
-        return SimulatedConnector()
-    from mzpay.bindings import bindings, no_binding
-
-    bound = bindings().credentials(account_id, mode, _method(destination))
-    if bound is None or bound[0] not in LIVE_CONNECTORS:
-        raise no_binding()
-    connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
-    if not isinstance(connector, Paying):
-        raise ServiceError(422, "not_supported", "The bound provider cannot pay out through the API.", rule="operation")
-    return connector
 
 
 def _event(kind: str, payout: dict[str, Any], now: str) -> dict[str, Any]:
@@ -101,7 +64,7 @@ def _entries(
     payout: dict[str, Any], movement: ledger.Movement, event: dict[str, Any], now: str
 ) -> list[dict[str, Any]]:
     return movement_items(
-        payouts().name,
+        deps.payouts().name,
         payout["account_id"],
         payout["mode"],
         payout["currency"],
@@ -119,7 +82,7 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     check_payout(request)
     account, mode = principal.acting_account_id, principal.mode
     fingerprint = request_fingerprint(request.model_dump(mode="json"))
-    existing = payouts().by_payout_id(account, mode, request.payout_id)
+    existing = deps.payouts().by_payout_id(account, mode, request.payout_id)
     if existing is not None:
         return _replay(existing, fingerprint)
     destination = stored_destination(request.destination)
@@ -127,7 +90,7 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     currency, amount = request.money.currency, request.money.value
     now_moment = datetime.now(UTC)
     rejection_id = new_id()
-    limits: PayoutLimits = limits_store().read(account, mode)
+    limits: PayoutLimits = deps.payout_limits().read(account, mode)
     nib = (destination.get("bank_transfer") or {}).get("account")
     try:
         windows = check_payout_limits(limits, account, mode, currency, amount, nib, now_moment, rejection_id)
@@ -159,14 +122,14 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     created = _event(CREATED_EVENT, payout, now)
     held = _entries(payout, ledger.hold(CREATED_EVENT, amount), created, now)
     try:
-        payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
+        deps.payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
     except BalanceTooLow:
         raise ledger.insufficient_balance(currency, amount) from None
     except CeilingReached as reached:
         window = PayoutWindow(reached.reservation.name, reached.reservation.key, reached.reservation.ceiling)
         _reject(principal, request, window_refusal(window, currency, rejection_id))
     except PayoutIdTaken:
-        winner = payouts().by_payout_id(account, mode, request.payout_id)
+        winner = deps.payouts().by_payout_id(account, mode, request.payout_id)
         assert winner is not None
         if winner["provider_payout_id"] != payout["provider_payout_id"]:  # else our own write landed
             return _replay(winner, fingerprint)
@@ -198,7 +161,7 @@ def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError)
             "created_at": now,
         }
     }
-    payment_cases.payments().record_rejection(
+    deps.payments().record_rejection(
         new_event(
             "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
         )
@@ -208,7 +171,7 @@ def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError)
 
 # ---------------------------------------------------------------- read
 def visible_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
-    payout = payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
+    payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
     if payout is None or payout["account_id"] != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such payout.")
     if payout["mode"] != principal.mode:
@@ -230,7 +193,7 @@ def _end_without_paying(
     after = {**payout, **changes}
     event = _event(event_kind(action, status), after, now)
     entries = _entries(payout, ledger.released(event["type"], Decimal(payout["amount"])), event, now)
-    return payouts().transition(payout, changes, [event], entries, release=True)
+    return deps.payouts().transition(payout, changes, [event], entries, release=True)
 
 
 def cancel(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
@@ -241,11 +204,9 @@ def cancel(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
 
 
 def _operator_payout(provider_payout_id: str) -> dict[str, Any]:
-    payout = payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
+    payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
     if payout is None:
         raise ServiceError(404, "not_found", "No such payout.")
-    from mzpay.access import home_account
-
     home_account(payout["account_id"])  # served by the account's home region only
     return payout
 
@@ -257,7 +218,7 @@ def approve(provider_payout_id: str) -> dict[str, Any]:
     now = _now()
     changes = {"status": Status.PENDING, "updated_at": now}
     event = _event(event_kind("approve", Status.PENDING), {**payout, **changes}, now)
-    return view(payouts().transition(payout, changes, [event]))
+    return view(deps.payouts().transition(payout, changes, [event]))
 
 
 def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
@@ -273,7 +234,7 @@ def settle(provider_payout_id: str) -> str:
     """One settlement message: pending -> in_transit -> (provider claimed) -> paid | failed.
     Each step is conditional, so duplicate messages and cancels racing it are harmless, and the
     provider is called at most once (never again once `submitted`). Returns what happened."""
-    payout = payouts().get(provider_payout_id)
+    payout = deps.payouts().get(provider_payout_id)
     if payout is None or payout["status"] != Status.PENDING:
         return "nothing to do"
     # Before anything moves: a connector that cannot be built fails this message (retried), not
@@ -282,10 +243,10 @@ def settle(provider_payout_id: str) -> str:
     try:
         now = _now()
         changes: dict[str, Any] = {"status": Status.IN_TRANSIT, "updated_at": now}
-        payout = payouts().transition(payout, changes, [_event("payout.in_transit", {**payout, **changes}, now)])
+        payout = deps.payouts().transition(payout, changes, [_event("payout.in_transit", {**payout, **changes}, now)])
         now = _now()
         changes = {"submitted": True, "updated_at": now}
-        payout = payouts().transition(payout, changes, [_event("payout.submitted", {**payout, **changes}, now)])
+        payout = deps.payouts().transition(payout, changes, [_event("payout.submitted", {**payout, **changes}, now)])
     except ServiceError as lost:
         if lost.code == "invalid_state":
             return "moved meanwhile"
@@ -301,36 +262,15 @@ def settle(provider_payout_id: str) -> str:
         changes = {"status": Status.PAID, "updated_at": now}
         event = _event("payout.paid", {**payout, **changes}, now)
         entries = _entries(payout, ledger.paid_out("payout.paid", Decimal(payout["amount"])), event, now)
-        payouts().transition(payout, changes, [event], entries)
+        deps.payouts().transition(payout, changes, [event], entries)
         return Status.PAID
     extra = {"failure_code": result.failure_code, "failure_message": result.failure_message}
     _end_without_paying(payout, "complete", Status.FAILED, extra)
     return Status.FAILED
 
 
-def dispatch_settlement(image: dict[str, Any]) -> bool:
-    """The outbox for settlement: a new payout.created (pending) or payout.approved event sends
-    one message to PayoutSettlementQueue. A duplicate message is harmless (settle is conditional)."""
-    kind = image.get("type")
-    status = ((image.get("data") or {}).get("object") or {}).get("status")
-    if not (kind == "payout.approved" or (kind == CREATED_EVENT and status == Status.PENDING)):
-        return False
-    resource_id = image.get("resource_id")
-    if not isinstance(resource_id, str) or not is_ulid(resource_id):
-        from mzpay.webhooks.outbox import PoisonRecord
-
-        raise PoisonRecord("malformed_event", "a payout event without a payout id")
-    client("sqs").send_message(
-        QueueUrl=env("PAYOUT_SETTLEMENT_QUEUE_URL"),
-        MessageBody=json.dumps({"provider_payout_id": resource_id}),
-    )
-    return True
-
-
 def set_payout_limits(account_id: str, mode: str, limits: PayoutLimits) -> dict[str, Any]:
     """Operators: an account's payout limits in a mode (replacing the previous ones)."""
-    from mzpay.access import home_account
-
     account = home_account(account_id)
-    limits_store().write(account.account_id, mode, limits)
+    deps.payout_limits().write(account.account_id, mode, limits)
     return {"account_id": account.account_id, "mode": mode, **limits.public()}

@@ -4,41 +4,26 @@ they apply the domain rules and persist through the stores."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
-from mzpay.config import settings
+from mzpay import deps
+from mzpay.deps import settings
 from mzpay.domain import accounts as account_rules
+from mzpay.domain.clock import iso, parse_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.keys import KeyGrant, KeyStatus, generate_key, key_hash, redacted, roll_refusal
+from mzpay.domain.principal import WWW_AUTHENTICATE as WWW
+from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.residency import ensure_home
 from mzpay.domain.webhook_secrets import SecretVersion, after_roll, generate_secret
-from mzpay.http.principal import WWW_AUTHENTICATE as WWW
-from mzpay.http.principal import Principal, wrong_environment
-from mzpay.http.residency import ensure_home
-from mzpay.store.accounts import WebhookSecrets
-from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection, Directory, iso, parse_iso
+from mzpay.steps.accounts import home_account, not_found, served_here
+from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection
 from mzpay.store.secrets import key_pepper
-
-Served = TypeVar("Served", Account, ApiKey)
-
-
-@lru_cache(maxsize=1)
-def directory() -> Directory:
-    return Directory.from_env()
-
-
-@lru_cache(maxsize=1)
-def webhook_secrets() -> WebhookSecrets:
-    return WebhookSecrets.from_env()
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _not_found(what: str) -> ServiceError:
-    return ServiceError(404, "not_found", f"No such {what}.")
 
 
 # ---------------------------------------------------------------- accounts (operators)
@@ -48,24 +33,12 @@ def create_account(name: str, region: str) -> dict[str, Any]:
     ensure_home(region, "management")
     now = iso(_now())
     account = Account(new_id(), name, region, account_rules.AccountStatus.ACTIVE, "", now, now)
-    directory().create_account(account)
+    deps.directory().create_account(account)
     secrets = {mode: roll_webhook_secret(account.account_id, mode) for mode in ("test", "live")}
     return {
         **account.public(),
         "webhook_secrets": {mode: {k: answer[k] for k in ("secret_id", "secret")} for mode, answer in secrets.items()},
     }
-
-
-def _served_here(record: Served | None, what: str, api: str) -> Served:
-    """`record` if it exists (else 404) and its tenant lives here (else 421 naming its region)."""
-    if record is None:
-        raise _not_found(what)
-    ensure_home(record.home_region, api)
-    return record
-
-
-def home_account(account_id: str, api: str = "management") -> Account:
-    return _served_here(directory().get_account(account_id), "account", api)
 
 
 def get_account(account_id: str) -> dict[str, Any]:
@@ -75,7 +48,7 @@ def get_account(account_id: str) -> dict[str, Any]:
 def change_account_status(account_id: str, action: str, reason: str = "") -> dict[str, Any]:
     account = home_account(account_id)
     status = account_rules.next_status(account.status, action)
-    return directory().change_account_status(account, status, reason, _now()).public()
+    return deps.directory().change_account_status(account, status, reason, _now()).public()
 
 
 # ---------------------------------------------------------------- platform connections (operators)
@@ -83,15 +56,15 @@ def connect_account(platform_account_id: str, connected_account_id: str) -> dict
     """Let the platform account act for the connected one (?account_id= on the gateway). Both
     accounts must exist in this region; a connection is created once (409 already_connected)."""
     platform = home_account(platform_account_id)  # 404 unknown, 421 homed elsewhere
-    connected = directory().get_account(connected_account_id) if is_ulid(connected_account_id) else None
+    connected = deps.directory().get_account(connected_account_id) if is_ulid(connected_account_id) else None
     if connected is None:
-        raise _not_found("account")
+        raise not_found("account")
     account_rules.connection_refusal(
         platform.account_id, connected.account_id, platform.home_region, connected.home_region
     )
     connection = Connection(platform.account_id, connected.account_id, platform.home_region, iso(_now()))
     try:
-        directory().connect(connection)
+        deps.directory().connect(connection)
     except AlreadyConnected:
         raise ServiceError(
             409, "already_connected", "These accounts are already connected; remove the connection first."
@@ -102,14 +75,14 @@ def connect_account(platform_account_id: str, connected_account_id: str) -> dict
 def list_connections(platform_account_id: str) -> dict[str, Any]:
     """The accounts a platform account may act for."""
     platform = home_account(platform_account_id)
-    return {"connected_accounts": [c.public() for c in directory().connections(platform.account_id)]}
+    return {"connected_accounts": [c.public() for c in deps.directory().connections(platform.account_id)]}
 
 
 def disconnect_account(platform_account_id: str, connected_account_id: str) -> dict[str, Any]:
     """Remove a connection: from the next request on, the platform's ?account_id= for it is 404."""
     platform = home_account(platform_account_id)
-    if not is_ulid(connected_account_id) or not directory().disconnect(platform.account_id, connected_account_id):
-        raise _not_found("connection")
+    if not is_ulid(connected_account_id) or not deps.directory().disconnect(platform.account_id, connected_account_id):
+        raise not_found("connection")
     return {
         "platform_account_id": platform.account_id,
         "connected_account_id": connected_account_id,
@@ -121,7 +94,7 @@ def ensure_may_act_for(caller_account_id: str, account_id: str) -> None:
     """Before any route: a key with accounts:write naming another account reaches it only if it is
     connected to the caller's account, in this region, and active (see domain.accounts)."""
     connected, account = (
-        (False, None) if not is_ulid(account_id) else directory().acting_target(caller_account_id, account_id)
+        (False, None) if not is_ulid(account_id) else deps.directory().acting_target(caller_account_id, account_id)
     )
     refusal = account_rules.acting_refusal(
         connected,
@@ -174,17 +147,17 @@ def create_api_key(
     if expires_at is not None and expires_at <= _now():
         raise ServiceError(400, "invalid_request", "expires_at must be in the future.")
     key, secret = _new_key(account, mode, scopes, expires_at, ip_allowlist, allowed_customers)
-    directory().create_key(key)
+    deps.directory().create_key(key)
     return {**key.public(), "key": secret}
 
 
 def _home_key(key_id: str, api: str) -> ApiKey:
-    return _served_here(directory().get_key(key_id), "API key", api)
+    return served_here(deps.directory().get_key(key_id), "API key", api)
 
 
 def revoke_api_key(key_id: str) -> dict[str, Any]:
     key = _home_key(key_id, "management")
-    return directory().revoke_key(key).public()
+    return deps.directory().revoke_key(key).public()
 
 
 def current_api_key(principal: Principal) -> dict[str, Any]:
@@ -208,13 +181,13 @@ def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> dic
     keeps working for `overlap_seconds`, then answers key_expired. A key rolls itself, or a key
     no broader than itself (domain.keys.roll_refusal). Keys are not reached through a platform
     connection: a connected account's keys are 404 to the platform, like any other account's."""
-    key = directory().get_key(key_id)
+    key = deps.directory().get_key(key_id)
     if key is None or key.account_id != principal.account_id or key.account_id != principal.acting_account_id:
-        raise _not_found("API key")  # another account's key is not visible
+        raise not_found("API key")  # another account's key is not visible
     if key.mode != principal.mode:
         raise wrong_environment(principal.mode, key.mode)
     if key.key_id != principal.key_id:  # never more than the caller has (checked before any state)
-        caller = directory().get_key(principal.key_id)
+        caller = deps.directory().get_key(principal.key_id)
         if caller is None:
             raise ServiceError(401, "unauthorized", "An API key is required.", headers={"WWW-Authenticate": WWW})
         refusal = roll_refusal(_grant(caller), _grant(key))
@@ -235,7 +208,7 @@ def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> dic
         key.ip_allowlist,
         key.allowed_customers,
     )
-    directory().roll_key(key, new, iso(old_expires))
+    deps.directory().roll_key(key, new, iso(old_expires))
     return {**new.public(), "key": secret, "rolled": {"id": key.key_id, "expires_at": iso(old_expires)}}
 
 
@@ -243,7 +216,7 @@ def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> dic
 def roll_webhook_secret(account_id: str, mode: str) -> dict[str, Any]:
     """A new signing secret for (account, mode); the previous one stays valid for the overlap."""
     account = home_account(account_id)
-    store = webhook_secrets()
+    store = deps.webhook_secrets()
     versions, read_version = store.read(account.account_id, mode)
     now = _now()
     secret = generate_secret()

@@ -9,40 +9,14 @@ bound to (account, live, method); with none bound it is 409 no_connector_binding
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
-from mzpay.connectors.base import Connector
+from mzpay import deps
 from mzpay.connectors.registry import LIVE_CONNECTORS
-from mzpay.connectors.simulated import SimulatedConnector
+from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.routing import BINDING_METHODS, PSPS
-from mzpay.store.connectors import Bindings
-from mzpay.store.directory import iso
-
-
-@lru_cache(maxsize=1)
-def bindings() -> Bindings:
-    return Bindings.from_env()
-
-
-def no_binding() -> ServiceError:
-    return ServiceError(
-        409,
-        "no_connector_binding",
-        "No live connector is bound to this account for this method; ask your operator to bind one.",
-    )
-
-
-def connector_for(account_id: str, mode: str, method: str, psp_id: str) -> Connector:
-    """The simulator for test traffic; for live traffic the connector bound to the account for
-    `method`, which must be the PSP routing chose."""
-    if mode == "test":
-        return SimulatedConnector()
-    bound = bindings().credentials(account_id, mode, method)
-    if bound is None or bound[0] != psp_id or psp_id not in LIVE_CONNECTORS:
-        raise no_binding()
-    return LIVE_CONNECTORS[psp_id].build(bound[1])
+from mzpay.steps.accounts import home_account
 
 
 def _refuse(field: str, reason: str, message: str) -> ServiceError:
@@ -51,8 +25,6 @@ def _refuse(field: str, reason: str, message: str) -> ServiceError:
 
 def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str]) -> dict[str, Any]:
     """Bind a live PSP's connector, with its credentials, to an account's method."""
-    from mzpay.access import home_account
-
     account = home_account(account_id)
     if mode != "live":
         raise _refuse("mode", "invalid_value", "Test traffic always goes to the simulator; bind live connectors only.")
@@ -72,19 +44,15 @@ def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict
         raise ServiceError(
             400, "invalid_request", f"The credentials of {psp_id} are incomplete or wrong.", errors=errors
         )
-    return bindings().bind(account.account_id, mode, method, psp_id, credentials, iso(datetime.now(UTC)))
+    return deps.bindings().bind(account.account_id, mode, method, psp_id, credentials, iso(datetime.now(UTC)))
 
 
 def list_bindings(account_id: str) -> dict[str, Any]:
-    from mzpay.access import home_account
-
-    return {"bindings": bindings().of_account(home_account(account_id).account_id)}
+    return {"bindings": deps.bindings().of_account(home_account(account_id).account_id)}
 
 
 def unbind(account_id: str, mode: str, method: str) -> dict[str, Any]:
-    from mzpay.access import home_account
-
     account = home_account(account_id)
-    if not bindings().unbind(account.account_id, mode, method):
+    if not deps.bindings().unbind(account.account_id, mode, method):
         raise ServiceError(404, "not_found", "Nothing is bound for this mode and method.")
     return {"account_id": account.account_id, "mode": mode, "method": method, "bound": False}

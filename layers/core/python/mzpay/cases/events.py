@@ -7,24 +7,18 @@ import base64
 import binascii
 import json
 import time
-from functools import lru_cache
 from typing import Any
 
+from mzpay import deps
 from mzpay.domain.bounds import MAX_CODE, MAX_ID
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.events import envelope_of
 from mzpay.domain.ids import is_ulid
-from mzpay.http.principal import Principal, wrong_environment
-from mzpay.store.events import Events
+from mzpay.domain.principal import Principal, wrong_environment
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 OTHER_MODE = {"test": "live", "live": "test"}
-
-
-@lru_cache(maxsize=1)
-def events() -> Events:
-    return Events.from_env()
 
 
 def _invalid(field: str, message: str) -> ServiceError:
@@ -69,7 +63,7 @@ def list_events(
             raise _invalid(name, f"at most {most} characters")
     if cursor is not None and len(cursor) > MAX_CURSOR:
         raise _invalid("starting_after", "a cursor this list gave")
-    items, last = events().page(
+    items, last = deps.events().page(
         principal.acting_account_id, principal.mode, size, _cursor(cursor), event_type or None, resource_id or None
     )
     token = _token(last)
@@ -85,10 +79,10 @@ def read_event(principal: Principal, event_id: str) -> dict[str, Any]:
     """One event of the caller's account: 404 for another's, 401 wrong_environment for the other mode's."""
     if not is_ulid(event_id):
         raise ServiceError(404, "not_found", "No such event.")
-    item = events().get(principal.acting_account_id, principal.mode, event_id)
+    item = deps.events().get(principal.acting_account_id, principal.mode, event_id)
     if item is not None:
         return envelope_of(item)
-    if events().get(principal.acting_account_id, OTHER_MODE[principal.mode], event_id) is not None:
+    if deps.events().get(principal.acting_account_id, OTHER_MODE[principal.mode], event_id) is not None:
         raise wrong_environment(principal.mode, OTHER_MODE[principal.mode])
     raise ServiceError(404, "not_found", "No such event.")
 

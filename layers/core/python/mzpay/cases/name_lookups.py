@@ -6,9 +6,10 @@ candidates; selecting one is a conditional write (only one selection wins)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
+from mzpay import deps
+from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.name_lookups import (
@@ -20,18 +21,8 @@ from mzpay.domain.name_lookups import (
     simulated_lookup,
     upstream_error,
 )
-from mzpay.http.principal import Principal, wrong_environment
-from mzpay.store.aws import env, is_conditional_failure, table
-from mzpay.store.directory import iso
-
-
-@lru_cache(maxsize=1)
-def _table() -> Any:
-    return table(env("PAYMENTS_TABLE"))
-
-
-def _key(lookup_id: str) -> dict[str, str]:
-    return {"pk": f"LOOKUP#{lookup_id}", "sk": "LOOKUP"}
+from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.store.name_lookups import SelectionLost
 
 
 def view(item: dict[str, Any]) -> dict[str, Any]:
@@ -55,8 +46,7 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
         raise upstream_error() from None
     now = iso(datetime.now(UTC))
     item = {
-        **_key(lookup_id := new_id()),
-        "lookup_id": lookup_id,
+        "lookup_id": new_id(),
         "account_id": principal.acting_account_id,
         "mode": principal.mode,
         "type": request.type,
@@ -67,14 +57,12 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
         "created_at": now,
         "updated_at": now,
     }
-    _table().put_item(
-        Item={k: v for k, v in item.items() if v is not None}, ConditionExpression="attribute_not_exists(pk)"
-    )
+    deps.name_lookups().create(item)
     return view(item)
 
 
 def _visible(principal: Principal, lookup_id: str) -> dict[str, Any]:
-    item = _table().get_item(Key=_key(lookup_id), ConsistentRead=True).get("Item") if is_ulid(lookup_id) else None
+    item = deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None
     if item is None or item["account_id"] != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such name lookup.")
     if item["mode"] != principal.mode:
@@ -96,27 +84,7 @@ def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str,
         )
     now = iso(datetime.now(UTC))
     try:
-        _table().update_item(
-            Key=_key(lookup_id),
-            UpdateExpression="SET #status = :selected, #name = :name, #updated = :now, #version = #version + :one",
-            ConditionExpression="#status = :ambiguous AND #version = :version",
-            ExpressionAttributeNames={
-                "#status": "status",
-                "#name": "name",
-                "#updated": "updated_at",
-                "#version": "version",
-            },
-            ExpressionAttributeValues={
-                ":selected": LookupStatus.SELECTED,
-                ":ambiguous": LookupStatus.AMBIGUOUS,
-                ":name": chosen["name"],
-                ":now": now,
-                ":one": 1,
-                ":version": item["version"],
-            },
-        )
-    except Exception as exc:
-        if is_conditional_failure(exc):
-            raise ServiceError(409, "invalid_state", "Cannot select a name lookup that is selected.") from exc
-        raise
+        deps.name_lookups().select(item, LookupStatus.AMBIGUOUS, LookupStatus.SELECTED, chosen["name"], now)
+    except SelectionLost as exc:
+        raise ServiceError(409, "invalid_state", "Cannot select a name lookup that is selected.") from exc
     return view({**item, "status": LookupStatus.SELECTED, "name": chosen["name"], "updated_at": now})

@@ -7,14 +7,14 @@ import base64
 import binascii
 import json
 import time
-from functools import lru_cache
 from typing import Any
 
-from mzpay.access import home_account
+from mzpay import deps
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
-from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries, iso
+from mzpay.steps.accounts import home_account
+from mzpay.store.webhook_deliveries import iso
 
 _FIELDS = (
     "event_id",
@@ -39,16 +39,6 @@ _FIELDS = (
 _ATTEMPT_FIELDS = ("at", "status_code", "latency_ms", "error", "round", "next_attempt_at")
 
 
-@lru_cache(maxsize=1)
-def _store() -> WebhookDeliveries:
-    return WebhookDeliveries.from_env()
-
-
-@lru_cache(maxsize=1)
-def _queue() -> DeliveryQueue:
-    return DeliveryQueue.from_env()
-
-
 def view(item: dict[str, Any], attempts: bool = True) -> dict[str, Any]:
     """WebhookDelivery: what operators see of a delivery (never its lease bookkeeping)."""
     public: dict[str, Any] = {"object": "webhook_delivery", "id": item["delivery_id"]}
@@ -59,7 +49,7 @@ def view(item: dict[str, Any], attempts: bool = True) -> dict[str, Any]:
 
 
 def _found(delivery_id: str) -> dict[str, Any]:
-    item = _store().get(delivery_id) if is_ulid(delivery_id) else None
+    item = deps.deliveries().get(delivery_id) if is_ulid(delivery_id) else None
     if item is None:
         raise ServiceError(404, "not_found", "No such webhook delivery.")
     return item
@@ -96,7 +86,7 @@ def account_deliveries(
     index_key = "gsi2pk" if status else "gsi1pk"
     expected = f"ACC#{account.account_id}#{status.value}" if status else f"ACC#{account.account_id}"
     start = _start_key(page_token, index_key, expected)
-    items, after = _store().page(account.account_id, status, page_size, start)
+    items, after = deps.deliveries().page(account.account_id, status, page_size, start)
     return {
         "object": "list",
         "data": [view(item, attempts=False) for item in items],
@@ -115,10 +105,10 @@ def replay(delivery_id: str) -> dict[str, Any]:
             409, "invalid_state", f"Only a failed delivery can be replayed; this one is {item['status']}."
         )
     now = time.time()
-    replayed = _store().replay(item, iso(now), int(now) + RETENTION_SECONDS)
+    replayed = deps.deliveries().replay(item, iso(now), int(now) + RETENTION_SECONDS)
     try:
-        _queue().send(delivery_id, replayed["round"])
+        deps.delivery_queue().send(delivery_id, replayed["round"])
     except Exception:
-        _store().undo_replay(replayed, item.get("failed_at") or iso(now), iso(time.time()))
+        deps.deliveries().undo_replay(replayed, item.get("failed_at") or iso(now), iso(time.time()))
         raise
     return view(replayed)

@@ -14,25 +14,14 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
+from mzpay import deps
 from mzpay.domain.errors import ServiceError
-from mzpay.store.dispatch_failures import DispatchFailureQueue, StreamExpired, stream_records
-from mzpay.store.events import Events
+from mzpay.store.dispatch_failures import StreamExpired, stream_records
 from mzpay.webhooks import outbox
 
 _MESSAGE_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
-
-
-@lru_cache(maxsize=1)
-def _queue() -> DispatchFailureQueue:
-    return DispatchFailureQueue.from_env()
-
-
-@lru_cache(maxsize=1)
-def _events() -> Events:
-    return Events.from_env()
 
 
 def _body(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -99,7 +88,7 @@ def view(message: dict[str, Any]) -> dict[str, Any]:
 
 def failures(limit: int) -> dict[str, Any]:
     """Up to `limit` messages of the queue, oldest first (they stay on it)."""
-    messages = _queue().peek(limit)
+    messages = deps.dispatch_failures().peek(limit)
     return {"object": "list", "data": [view(m) for m in messages], "has_more": len(messages) >= limit}
 
 
@@ -145,7 +134,7 @@ def replay(message_id: str) -> dict[str, Any]:
     """Dispatch the events of one message again. The message leaves the queue when nothing more
     can be done for them (each dispatched, not found or expired); when one is skipped again it
     stays (visible again), to be replayed after a further repair."""
-    message = _queue().hold(message_id) if _MESSAGE_ID.match(message_id) else None
+    message = deps.dispatch_failures().hold(message_id) if _MESSAGE_ID.match(message_id) else None
     if message is None:
         raise ServiceError(404, "not_found", "No such webhook dispatch failure (replayed already?).")
     removed = False
@@ -157,7 +146,11 @@ def replay(message_id: str) -> dict[str, Any]:
         events: list[dict[str, Any]] = []
         if kind == "skipped":
             key = body["event_key"]
-            item = _events().by_key(str(key.get("pk")), str(key.get("sk"))) if key.get("pk") and key.get("sk") else None
+            item = (
+                deps.events().by_key(str(key.get("pk")), str(key.get("sk")))
+                if key.get("pk") and key.get("sk")
+                else None
+            )
             if item is None:
                 events.append(_outcome(body.get("event_id"), body.get("event_type"), "not_found"))
             else:
@@ -170,9 +163,9 @@ def replay(message_id: str) -> dict[str, Any]:
             except ValueError:
                 raise ServiceError(409, "invalid_state", "This message names no readable stream records.") from None
         if all(e["outcome"] != "skipped" for e in events):
-            _queue().delete(message)
+            deps.dispatch_failures().delete(message)
             removed = True
         return {**view(message), "object": "webhook_dispatch_replay", "removed": removed, "events": events}
     finally:
         if not removed:
-            _queue().release(message)
+            deps.dispatch_failures().release(message)

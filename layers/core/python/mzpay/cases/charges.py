@@ -1,0 +1,207 @@
+"""Charge use cases: create a charge, read it, capture, void, complete the payer's action.
+
+A charge is claimed (payment + payment_id uniqueness + its event, one transaction) BEFORE the
+provider is called, so one payment_id can never reach a provider twice; the provider's answer
+is then applied as a conditional transition with its event."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import expiry
+from mzpay.domain.charges import ChargeRequest, check_charge
+from mzpay.domain.clock import now_iso
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import new_id, request_fingerprint
+from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments import (
+    METHODS,
+    Status,
+    amount_error,
+    charge_result,
+    ensure_transition,
+    snapshot,
+)
+from mzpay.domain.principal import Principal
+from mzpay.domain.routing import binding_method
+from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, network_of, reject, stored_source
+from mzpay.steps.connectors import connector_for
+from mzpay.steps.payments import (
+    apply_outcome,
+    connector_of,
+    kept,
+    payment_event,
+    provider_call,
+    resume,
+    visible_payment,
+    waiting,
+)
+from mzpay.store.payments import CeilingReached, PaymentIdTaken
+from mzpay.store.transitions import same_request
+
+
+def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any]:
+    """Validate, claim the payment_id, ask the provider, record its answer: a ChargeResult."""
+    check_charge(request, principal.mode)
+    account, mode = principal.acting_account_id, principal.mode
+    fingerprint = request_fingerprint(request.model_dump(mode="json"))
+    existing = deps.payments().by_payment_id(account, mode, request.payment_id)
+    if existing is not None:
+        return _replay(existing, fingerprint)
+    now = now_iso()
+    rejection_id = new_id()
+    psp, reservations = admit(principal, request, rejection_id)
+    connector = connector_for(account, mode, binding_method(request.source.type, network_of(request)), psp.psp_id)
+    currency = request.money.currency
+    payment: dict[str, Any] = {
+        "provider_payment_id": new_id(),
+        "payment_id": request.payment_id,
+        "account_id": account,
+        "mode": mode,
+        "key_id": principal.key_id,
+        "psp_id": psp.psp_id,
+        "reservations": kept(reservations, currency),
+        "status": Status.PENDING,
+        "version": 1,
+        "amount": format_amount(request.money.value, currency),
+        "currency": currency,
+        "source": stored_source(request),
+        "country": request.country,
+        "customer": request.customer.model_dump(exclude_none=True) if request.customer else None,
+        "callback_url": request.callback_url,
+        "return_url": request.return_url,
+        "metadata": request.metadata,
+        "open_amount": request.open_amount,
+        "min_amount": request.min_amount,
+        "max_amount": request.max_amount,
+        "suggested_amounts": request.suggested_amounts,
+        "authorized_amount": format_amount(Decimal(0), currency),
+        "captured_amount": format_amount(Decimal(0), currency),
+        "fingerprint": fingerprint,
+        "created_at": now,
+        "updated_at": now,
+    }
+    payment |= waiting(payment, datetime.now(UTC))
+    payment |= _submitting(payment)
+    payment = {k: v for k, v in payment.items() if v is not None}
+    events = [payment_event("payment.created", payment, now)]
+    if request.source.type == "card":
+        events.append(payment_event("transaction.card.tokenized", payment, now))
+    try:
+        deps.payments().create(payment, events, reservations, ttl=int(datetime.now(UTC).timestamp()) + COUNTER_TTL)
+    except CeilingReached as reached:
+        reject(principal, request, ceiling_refusal(psp, reached.reservation, currency, rejection_id))
+    except PaymentIdTaken:  # a concurrent request with the same payment_id won
+        winner = deps.payments().by_payment_id(account, mode, request.payment_id)
+        assert winner is not None
+        if winner["provider_payment_id"] != payment["provider_payment_id"]:
+            return _replay(winner, fingerprint)
+        # else it is this very creation, landed on an attempt whose answer was lost: submit it
+    if expiry.abandoned(payment, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
+        return charge_result(expiry.settled_or_wait(resume(payment)))
+    result = connector.charge(provider_call(payment))
+    try:
+        return charge_result(apply_outcome(payment, result, now_iso()))
+    except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
+        if lost.code != "invalid_state":
+            raise
+        return charge_result(expiry.settled_or_wait(deps.payments().get(payment["provider_payment_id"]) or payment))
+
+
+def _submitting(payment: dict[str, Any]) -> dict[str, Any]:
+    """The submission lease a charge is written with (expiry.SUBMIT_LEASE): the sweep looks at
+    it again when the lease ends, in case its creating request never reached the provider."""
+    lease = expiry.submission_lease(payment["mode"], datetime.now(UTC))
+    return {"submit_lease_until": lease, "due_at": min(lease, payment.get("due_at") or lease)}
+
+
+def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    """The charge a payment_id was claimed for; one its creating request left unsubmitted is
+    submitted now (`resume`), so retrying a request that met a fault finishes it."""
+    same_request(
+        existing,
+        fingerprint,
+        "payment_id_reused",
+        "This payment_id belongs to another charge (different amount, source or details).",
+    )
+    existing = {k: v for k, v in existing.items() if k != "_claim"}
+    if expiry.being_submitted(existing, datetime.now(UTC)):
+        raise expiry.in_progress()
+    return charge_result(resume(existing))
+
+
+def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    return snapshot(visible_payment(principal, provider_payment_id))
+
+
+def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> dict[str, Any]:
+    """Capture held funds, all or part (a partial capture releases the rest)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "capture")
+    authorized = Decimal(payment["authorized_amount"])
+    value = authorized
+    if amount is not None:
+        if currency is not None and currency != payment["currency"]:
+            raise ServiceError(
+                400,
+                "invalid_currency",
+                "Capture in the payment's currency.",
+                errors=[FieldError("amount.currency", "invalid_currency", f"use {payment['currency']}")],
+            )
+        try:
+            value = parse_amount(amount, payment["currency"])
+        except InvalidAmount as exc:
+            raise amount_error("amount.amount", str(exc)) from exc
+        if value <= 0 or value > authorized:
+            raise amount_error("amount.amount", f"capture between 0 and the authorized {payment['authorized_amount']}")
+    result = connector_of(payment).capture(provider_call(payment), value)
+    return charge_result(apply_outcome(payment, result, now_iso(), captured=value))
+
+
+def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    """Release held funds (only while authorized)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "void")
+    result = connector_of(payment).void(provider_call(payment))
+    return charge_result(apply_outcome(payment, result, now_iso()))
+
+
+def complete_action(
+    principal: Principal, provider_payment_id: str, otp: str | None, amount: str | None
+) -> dict[str, Any]:
+    """The payer finished the step next_action asked for (redirect, OTP, prompt, QR)."""
+    payment = visible_payment(principal, provider_payment_id)
+    ensure_transition(payment["status"], "complete_action")
+    chosen = None
+    if payment.get("open_amount"):
+        chosen = _open_amount(payment, amount)
+    result = connector_of(payment).complete_action(provider_call(payment), payment.get("next_action") or {}, otp)
+    extra = {"amount": format_amount(chosen, payment["currency"])} if chosen is not None else None
+    return charge_result(apply_outcome(payment, result, now_iso(), captured=chosen, extra=extra))
+
+
+def _open_amount(payment: dict[str, Any], amount: str | None) -> Decimal:
+    if amount is None:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            "An open-amount payment completes with the amount the payer chose.",
+            errors=[FieldError("amount", "required", "the payer's amount")],
+        )
+    try:
+        value = parse_amount(amount, payment["currency"])
+    except InvalidAmount as exc:
+        raise amount_error("amount", str(exc)) from exc
+    low = Decimal(payment.get("min_amount") or "0")
+    high = Decimal(payment["max_amount"]) if payment.get("max_amount") else None
+    if value <= 0 or value < low or (high is not None and value > high):
+        raise amount_error("amount", "the amount lies outside min_amount and max_amount")
+    return value
+
+
+def methods() -> dict[str, Any]:
+    """What GET /methods lists: methods, networks, currencies, limits."""
+    return {"methods": [method.public() for method in METHODS.values()]}

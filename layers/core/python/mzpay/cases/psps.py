@@ -1,0 +1,63 @@
+"""Operators' PSP operations: the capability matrix with availability and pilots, putting a PSP in
+pilot or graduating it, its availability, and an account's charge ceilings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.clock import now_iso
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.limits import AccountLimits
+from mzpay.domain.pilot import PilotSettings, PilotState, pilot_state
+from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS
+from mzpay.steps.accounts import home_account
+
+
+def psps() -> dict[str, Any]:
+    """The capability matrix with each PSP's availability and pilot (for operators)."""
+    statuses, pilots = deps.payments().routing_state([psp.psp_id for psp in CAPABILITY_MATRIX])
+    return {
+        "psps": [
+            {
+                **psp.public(),
+                **_availability(statuses[psp.psp_id]),
+                "pilot": pilot_state(psp, pilots.get(psp.psp_id)).public(),
+            }
+            for psp in CAPABILITY_MATRIX
+        ]
+    }
+
+
+def set_psp_pilot(psp_id: str, in_pilot: bool, settings: PilotSettings | None) -> dict[str, Any]:
+    """Operators: put a PSP in pilot (with the settings its live traffic must keep) or graduate it."""
+    psp = PSPS.get(psp_id)
+    if psp is None:
+        raise ServiceError(404, "not_found", "No such PSP.")
+    if psp.simulated:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            "The simulator carries test traffic only; pilots apply to live PSPs.",
+            errors=[FieldError("psp_id", "invalid_value", "a live PSP")],
+        )
+    state = PilotState(psp_id, in_pilot, settings, now_iso())
+    deps.payments().set_pilot(psp_id, state.public())
+    return state.public()
+
+
+def _availability(status: dict[str, Any]) -> dict[str, Any]:
+    return {"available": status["available"], "reason": status["reason"], "updated_at": status["updated_at"]}
+
+
+def set_account_limits(account_id: str, mode: str, limits_in: AccountLimits) -> dict[str, Any]:
+    """Operators: the ceilings of an account in a mode (replacing the previous ones)."""
+    account = home_account(account_id)
+    deps.limits().write(account.account_id, mode, limits_in)
+    return {"account_id": account.account_id, "mode": mode, **limits_in.public()}
+
+
+def set_psp_availability(psp_id: str, available: bool, reason: str) -> dict[str, Any]:
+    if psp_id not in PSP_IDS:
+        raise ServiceError(404, "not_found", "No such PSP.")
+    return deps.payments().set_psp_availability(psp_id, available, reason, now_iso())

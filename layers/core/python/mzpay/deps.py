@@ -1,0 +1,219 @@
+"""The one place that builds what the code depends on: the stack's settings, every store and
+queue, each made once per execution environment on first use. A function therefore builds
+only what its routes touch, and nothing talks to AWS at import time.
+
+`reset()` forgets all of it (and every cache registered with `once` or `remembered`), for
+tests that move between fake AWS environments or change the environment; nothing else
+reaches into a module's cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from mzpay.config import Settings
+    from mzpay.store.accounts import Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.connectors import Bindings
+    from mzpay.store.devices import Devices
+    from mzpay.store.directory import Directory
+    from mzpay.store.dispatch_failures import DispatchFailureQueue
+    from mzpay.store.events import Events
+    from mzpay.store.idempotency import IdempotencyStore
+    from mzpay.store.identity_providers import IdentityProviders
+    from mzpay.store.ledger import Ledger
+    from mzpay.store.licence import Licences
+    from mzpay.store.name_lookups import NameLookups
+    from mzpay.store.payments import Payments
+    from mzpay.store.payouts import Payouts, SettlementQueue
+    from mzpay.store.rate_limits import RateCounters
+    from mzpay.store.refunds import Refunds
+    from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
+
+Built = TypeVar("Built")
+_forget: list[Callable[[], None]] = []
+
+
+def once(factory: Callable[..., Built]) -> Callable[..., Built]:
+    """`factory`'s result, built on first use and kept (per arguments) until `reset()`."""
+    cached = functools.cache(factory)
+    _forget.append(cached.cache_clear)
+    return cached
+
+
+def remembered(maxsize: int) -> Callable[[Callable[..., Built]], Callable[..., Built]]:
+    """A bounded memo (lru_cache) that `reset()` also forgets."""
+
+    def decorate(function: Callable[..., Built]) -> Callable[..., Built]:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+        _forget.append(cached.cache_clear)
+        return cached
+
+    return decorate
+
+
+def on_reset(forget: Callable[[], None]) -> None:
+    """Have `reset()` also call `forget` (a module's own memo, e.g. cached overrides)."""
+    _forget.append(forget)
+
+
+def reset() -> None:
+    """Forget every built dependency and registered cache (and Powertools' parameter cache)."""
+    for forget in _forget:
+        forget()
+    parameters = sys.modules.get("aws_lambda_powertools.utilities.parameters")
+    if parameters is not None:
+        parameters.clear_caches()
+
+
+# ---------------------------------------------------------------- settings
+@once
+def settings() -> Settings:
+    """The stack's settings, read and validated from the function's environment once."""
+    from mzpay.config import read_settings
+
+    return read_settings()
+
+
+# ---------------------------------------------------------------- stores and queues
+@once
+def directory() -> Directory:
+    from mzpay.store.directory import Directory
+
+    return Directory.from_env()
+
+
+@once
+def webhook_secrets() -> WebhookSecrets:
+    from mzpay.store.accounts import WebhookSecrets
+
+    return WebhookSecrets.from_env()
+
+
+@once
+def payments() -> Payments:
+    from mzpay.store.payments import Payments
+
+    return Payments.from_env()
+
+
+@once
+def limits() -> Limits:
+    from mzpay.store.accounts import Limits
+
+    return Limits.from_env()
+
+
+@once
+def refunds() -> Refunds:
+    from mzpay.store.refunds import Refunds
+
+    return Refunds.from_env()
+
+
+@once
+def ledger() -> Ledger:
+    from mzpay.store.ledger import Ledger
+
+    return Ledger.from_env()
+
+
+@once
+def payouts() -> Payouts:
+    from mzpay.store.payouts import Payouts
+
+    return Payouts.from_env()
+
+
+@once
+def settlement_queue() -> SettlementQueue:
+    from mzpay.store.payouts import SettlementQueue
+
+    return SettlementQueue.from_env()
+
+
+@once
+def payout_limits() -> PayoutLimitsStore:
+    from mzpay.store.accounts import PayoutLimitsStore
+
+    return PayoutLimitsStore.from_env()
+
+
+@once
+def events() -> Events:
+    from mzpay.store.events import Events
+
+    return Events.from_env()
+
+
+@once
+def deliveries() -> WebhookDeliveries:
+    from mzpay.store.webhook_deliveries import WebhookDeliveries
+
+    return WebhookDeliveries.from_env()
+
+
+@once
+def delivery_queue() -> DeliveryQueue:
+    from mzpay.store.webhook_deliveries import DeliveryQueue
+
+    return DeliveryQueue.from_env()
+
+
+@once
+def dispatch_failures() -> DispatchFailureQueue:
+    from mzpay.store.dispatch_failures import DispatchFailureQueue
+
+    return DispatchFailureQueue.from_env()
+
+
+@once
+def bindings() -> Bindings:
+    from mzpay.store.connectors import Bindings
+
+    return Bindings.from_env()
+
+
+@once
+def name_lookups() -> NameLookups:
+    from mzpay.store.name_lookups import NameLookups
+
+    return NameLookups.from_env()
+
+
+@once
+def rate_counters() -> RateCounters:
+    from mzpay.store.rate_limits import RateCounters
+
+    return RateCounters.from_env()
+
+
+@once
+def idempotency() -> IdempotencyStore:
+    from mzpay.store.idempotency import IdempotencyStore
+
+    return IdempotencyStore.from_env()
+
+
+@once
+def licences() -> Licences:
+    from mzpay.store.licence import Licences
+
+    return Licences.from_env()
+
+
+@once
+def identity_providers() -> IdentityProviders:
+    from mzpay.store.identity_providers import IdentityProviders
+
+    return IdentityProviders.from_env()
+
+
+@once
+def devices() -> Devices:
+    from mzpay.store.devices import Devices
+
+    return Devices.from_env()

@@ -1,0 +1,29 @@
+"""The tenant behind an operator's or a merchant's call: it must exist (else 404) and live in
+this stack's region (else 421 wrong_region naming its home)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from mzpay import deps
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.residency import ensure_home
+from mzpay.store.directory import Account, ApiKey
+
+Served = TypeVar("Served", Account, ApiKey)
+
+
+def not_found(what: str) -> ServiceError:
+    return ServiceError(404, "not_found", f"No such {what}.")
+
+
+def served_here(record: Served | None, what: str, api: str) -> Served:
+    """`record` if it exists (else 404) and its tenant lives here (else 421 naming its region)."""
+    if record is None:
+        raise not_found(what)
+    ensure_home(record.home_region, api)
+    return record
+
+
+def home_account(account_id: str, api: str = "management") -> Account:
+    return served_here(deps.directory().get_account(account_id), "account", api)

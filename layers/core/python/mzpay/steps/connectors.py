@@ -1,0 +1,53 @@
+"""Which connector carries a payment or a payout: the simulator for test traffic; for live
+traffic the connector an operator bound to the account for the method (KMS-sealed credentials),
+else 409 no_connector_binding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.connectors.base import Connector, Paying
+from mzpay.connectors.registry import LIVE_CONNECTORS
+from mzpay.connectors.simulated import SimulatedConnector
+from mzpay.domain.errors import ServiceError
+
+
+def no_binding() -> ServiceError:
+    return ServiceError(
+        409,
+        "no_connector_binding",
+        "No live connector is bound to this account for this method; ask your operator to bind one.",
+    )
+
+
+def connector_for(account_id: str, mode: str, method: str, psp_id: str) -> Connector:
+    """The simulator for test traffic; for live traffic the connector bound to the account for
+    `method`, which must be the PSP routing chose."""
+    if mode == "test":
+        return SimulatedConnector()
+    bound = deps.bindings().credentials(account_id, mode, method)
+    if bound is None or bound[0] != psp_id or psp_id not in LIVE_CONNECTORS:
+        raise no_binding()
+    return LIVE_CONNECTORS[psp_id].build(bound[1])
+
+
+def payout_method(destination: dict[str, Any]) -> str:
+    """The binding method a payout destination goes through (a wallet's network, else its type)."""
+    if destination["type"] == "mobile_wallet":
+        return str(destination["mobile_wallet"]["network"])
+    return str(destination["type"])
+
+
+def payout_connector(account_id: str, mode: str, destination: dict[str, Any]) -> Paying:
+    """The simulator for test payouts; for live ones the connector bound for the method, which
+    must be able to pay out (else 422 not_supported, rule operation)."""
+    if mode == "test":
+        return SimulatedConnector()
+    bound = deps.bindings().credentials(account_id, mode, payout_method(destination))
+    if bound is None or bound[0] not in LIVE_CONNECTORS:
+        raise no_binding()
+    connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
+    if not isinstance(connector, Paying):
+        raise ServiceError(422, "not_supported", "The bound provider cannot pay out through the API.", rule="operation")
+    return connector

@@ -1,0 +1,208 @@
+"""Steps every payment use case shares: the payment as its connector sees it, the provider's
+answer applied as one conditional transition (with its event and ledger movement), finishing a
+charge its creating request left unsubmitted (`resume`), and the tenancy and deadline checks of
+reading one (`visible_payment`, `current`)."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
+from mzpay.domain import expiry, ledger
+from mzpay.domain.clock import now_iso
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import new_event
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.money import format_amount
+from mzpay.domain.payments import (
+    EVENT_OF_STATUS,
+    Status,
+    ensure_transition,
+    snapshot,
+)
+from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.routing import binding_method
+from mzpay.steps.connectors import connector_for
+from mzpay.store.ledger import movement_items
+from mzpay.store.payments import Reservation
+
+
+def connector_of(payment: dict[str, Any]) -> Connector:
+    """The connector the payment was made through (the simulator for test payments)."""
+    source = payment["source"]
+    method = binding_method(source["type"], (source.get("mobile_wallet") or {}).get("network"))
+    return connector_for(payment["account_id"], payment["mode"], method, payment["psp_id"])
+
+
+def provider_call(payment: dict[str, Any]) -> ProviderCall:
+    """The payment as its connector sees it."""
+    return ProviderCall(
+        payment["provider_payment_id"],
+        Decimal(payment["amount"]),
+        payment["currency"],
+        payment["source"],
+        payment.get("return_url"),
+        bool(payment.get("open_amount")),
+    )
+
+
+def payment_event(kind: str, payment: dict[str, Any], now: str) -> dict[str, Any]:
+    event = new_event(
+        kind,
+        payment["account_id"],
+        payment["mode"],
+        "payment",
+        payment["provider_payment_id"],
+        {"object": snapshot(payment)},
+        now,
+    )
+    if payment.get("callback_url"):  # where the outbox delivers it (kept beside the envelope, not in it)
+        event["callback_url"] = payment["callback_url"]
+    return event
+
+
+def outcome_changes(
+    payment: dict[str, Any], result: ProviderResult, now: str, captured: Decimal | None = None
+) -> dict[str, Any]:
+    currency = payment["currency"]
+    amount = Decimal(payment["amount"]) if captured is None else captured
+    changes: dict[str, Any] = {
+        "status": result.status,
+        "next_action": result.next_action,
+        "failure_code": result.failure_code,
+        "failure_message": result.failure_message,
+        "updated_at": now,
+    }
+    if result.status == Status.AUTHORIZED:
+        changes["authorized_amount"] = format_amount(amount, currency)
+    if result.captured:
+        changes["captured_amount"] = format_amount(amount, currency)
+        if Decimal(payment["authorized_amount"]) == 0:
+            changes["authorized_amount"] = format_amount(amount, currency)
+    return changes
+
+
+def apply_outcome(
+    payment: dict[str, Any],
+    result: ProviderResult,
+    now: str,
+    captured: Decimal | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    changes = {**outcome_changes(payment, result, now, captured), **(extra or {}), "submit_lease_until": None}
+    changes |= waiting({**payment, **changes}, datetime.now(UTC))
+    after = {**payment, **changes}
+    events = [] if result.status == Status.PENDING else [payment_event(EVENT_OF_STATUS[result.status], after, now)]
+    entries = []
+    if result.captured:  # money moved: the merchant's available balance grows by what was captured
+        entries = movement_items(
+            deps.payments().name,
+            payment["account_id"],
+            payment["mode"],
+            payment["currency"],
+            ledger.captured(Decimal(changes["captured_amount"])),
+            events[0]["id"],
+            payment["provider_payment_id"],
+            now,
+        )
+    return deps.payments().transition(payment, changes, events, taken=_taken(result, captured), extra_items=entries)
+
+
+def kept(reservations: tuple[Reservation, ...], currency: str) -> list[dict[str, str]] | None:
+    """The reservations as the payment keeps them, to give back what it does not take."""
+    return [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None
+
+
+def waiting(payment: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """expiry.waiting with this stack's first reconciliation delay (RECONCILE_FIRST_SECONDS)."""
+    first = os.environ.get("RECONCILE_FIRST_SECONDS")
+    return expiry.waiting(payment, now, timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST)
+
+
+def _taken(result: ProviderResult, captured: Decimal | None) -> Decimal | None:
+    """How much of its reservations (daily ceiling, pilot windows) a payment ends up taking, when
+    this outcome settles it: nothing when it failed or was voided, the captured amount after a
+    partial capture or an open amount's completion; None while it is not settled."""
+    if result.status in (Status.FAILED, Status.CANCELED, Status.EXPIRED):
+        return Decimal(0)
+    if result.status == Status.SUCCEEDED and captured is not None:
+        return captured
+    return None
+
+
+def resume(payment: dict[str, Any], submit: bool = True) -> dict[str, Any]:
+    """Finish a charge whose creating request wrote it but never recorded a provider answer (a
+    fault after the write, or a request that died), once its submission lease has ended.
+
+    One conditional write claims the submission (a concurrent retry or sweep loses it and sees
+    the payment as it is). A connector that can be asked (live M-Pesa) is asked first, so a call
+    that did reach the provider is never repeated; only an answer that it never received the
+    charge lets `submit` send it now. The simulator is deterministic: it is simply called."""
+    now = datetime.now(UTC)
+    if not expiry.abandoned(payment, now):
+        return payment
+    claim = {"submit_lease_until": expiry.submission_lease(payment["mode"], now), "updated_at": now_iso()}
+    try:
+        claimed = deps.payments().transition(payment, claim, [])
+    except ServiceError as lost:
+        if lost.code != "invalid_state":
+            raise
+        return deps.payments().get(payment["provider_payment_id"]) or payment
+    connector = connector_of(claimed)
+    call = provider_call(claimed)
+    if isinstance(connector, Reconciling):
+        result = connector.status(call)
+        if result.status == Status.PENDING:
+            return claimed  # unknown yet: asked again when this lease ends
+        if submit and result.status == Status.FAILED and result.failure_code == NOT_RECEIVED:
+            result = connector.charge(call)
+    elif submit:
+        result = connector.charge(call)
+    else:
+        result = ProviderResult(Status.FAILED, None, NOT_RECEIVED, "The charge never reached the provider.")
+    return apply_outcome(claimed, result, now_iso())
+
+
+def visible_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    """The payment if it belongs to the caller's account (else 404) and mode (else 401); one
+    past its deadline is expired first, so nobody acts on a payment that has run out of time."""
+    payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
+    if payment is None or payment["account_id"] != principal.acting_account_id:
+        raise ServiceError(404, "not_found", "No such payment.")
+    if payment["mode"] != principal.mode:
+        raise wrong_environment(principal.mode, payment["mode"])
+    return current(payment)
+
+
+def current(payment: dict[str, Any]) -> dict[str, Any]:
+    """The payment, expired now if its deadline passed (whoever expires it first wins)."""
+    if not expiry.is_due(payment, datetime.now(UTC)):
+        return payment
+    try:
+        return _expire(payment)
+    except ServiceError as lost:
+        if lost.code != "invalid_state":
+            raise
+        fresh = deps.payments().get(payment["provider_payment_id"])
+        assert fresh is not None
+        return fresh
+
+
+def _expire(payment: dict[str, Any]) -> dict[str, Any]:
+    ensure_transition(payment["status"], "expire")
+    now = now_iso()
+    changes: dict[str, Any] = {
+        "status": Status.EXPIRED,
+        "next_action": None,
+        "updated_at": now,
+        "expiry_shard": None,
+        "due_at": None,
+    }
+    after = {**payment, **changes}
+    return deps.payments().transition(
+        payment, changes, [payment_event("payment.expired", after, now)], taken=Decimal(0)
+    )

@@ -1,0 +1,26 @@
+"""The outbox's share of payouts: a new payout.created (pending) or payout.approved event sends
+one message to PayoutSettlementQueue, where PayoutSettlementFunction settles the payout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.payouts import CREATED_EVENT, Status
+
+
+def dispatch_settlement(image: dict[str, Any]) -> bool:
+    """The outbox for settlement: a new payout.created (pending) or payout.approved event sends
+    one message to PayoutSettlementQueue. A duplicate message is harmless (settle is conditional)."""
+    kind = image.get("type")
+    status = ((image.get("data") or {}).get("object") or {}).get("status")
+    if not (kind == "payout.approved" or (kind == CREATED_EVENT and status == Status.PENDING)):
+        return False
+    resource_id = image.get("resource_id")
+    if not isinstance(resource_id, str) or not is_ulid(resource_id):
+        from mzpay.webhooks.outbox import PoisonRecord
+
+        raise PoisonRecord("malformed_event", "a payout event without a payout id")
+    deps.settlement_queue().send(resource_id)
+    return True
