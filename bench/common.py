@@ -50,7 +50,7 @@ class FunctionInfo:
 
     @property
     def group(self) -> str:
-        """functions/gateway/ -> gateway."""
+        """functions/gateway_payments/ -> gateway_payments."""
         return self.code_dir.name
 
     @property

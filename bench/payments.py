@@ -92,7 +92,7 @@ def run_round_trips() -> list[dict[str, Any]]:
                 conditions=template["Conditions"],
             )
             stack = provision(template, intrinsics, region="af-south-1", stack_name="bench", endpoint=None, root=ROOT)
-            os.environ.update(stack.functions["GatewayFunction"].environment)
+            os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
             return _count(_gateway_handler())
     finally:
         os.environ.clear()
@@ -103,7 +103,7 @@ def _gateway_handler() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     from bench.common import template_functions
     from bench.warm import load_module
 
-    gateway = next(f for f in template_functions() if f.logical_id == "GatewayFunction")
+    gateway = next(f for f in template_functions() if f.logical_id == "GatewayPaymentsFunction")
     return getattr(load_module(gateway), gateway.attribute)  # type: ignore[no-any-return]
 
 

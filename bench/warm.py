@@ -50,9 +50,9 @@ class RouteCase:
 
 
 CASES: list[RouteCase] = [
-    RouteCase("GatewayFunction", "GET", "/health"),
-    RouteCase("CollectionFunction", "GET", "/v1/version"),
-    RouteCase("ManagementFunction", "GET", "/health"),
+    RouteCase("GatewayAccessFunction", "GET", "/health"),
+    RouteCase("CollectionSystemFunction", "GET", "/v1/version"),
+    RouteCase("ManagementAccountsFunction", "GET", "/health"),
 ]
 
 

@@ -30,7 +30,7 @@ def reset_collection_caches() -> None:
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
     with provisioned_stack({"OperatorTokenSecret": "t"}) as provisioned:
-        environment = provisioned.functions["CollectionFunction"].environment
+        environment = provisioned.functions["CollectionIdentityFunction"].environment
         for name in ("COLLECTION_TABLE", "DATA_KEY_ID"):
             monkeypatch.setenv(name, environment[name])
         monkeypatch.setenv("LICENCE_ISSUER_PUBLIC_KEY", one_line(PUBLIC))

@@ -83,14 +83,14 @@ def test_operator_secret_is_seeded_and_wired_to_the_authorizer(stack: Provisione
 
 
 def test_functions_get_globals_merged_with_their_own_settings(stack: ProvisionedStack) -> None:
-    gateway = stack.functions["GatewayFunction"]
+    gateway = stack.functions["GatewayPaymentsFunction"]
     assert gateway.environment["SERVICE_REGION"] == "mz"
     assert gateway.environment["POWERTOOLS_SERVICE_NAME"] == "gateway"
     assert gateway.environment["PEER_REGION_URLS"].startswith("regional-sa.gateway=https://")
     assert gateway.timeout == 28 and gateway.memory == 512  # its own timeout, the global memory
-    assert stack.functions["CollectionFunction"].timeout == 10  # the global timeout
+    assert stack.functions["CollectionSystemFunction"].timeout == 10  # the global timeout
     assert gateway.layer_paths == [ROOT / "layers" / "core" / "python"]
-    assert gateway.code_dir == ROOT / "functions" / "gateway"
+    assert gateway.code_dir == ROOT / "functions" / "gateway_payments"
 
 
 def test_uploads_bucket_is_private_and_encrypted(stack: ProvisionedStack) -> None:

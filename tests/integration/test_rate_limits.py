@@ -26,7 +26,7 @@ ACCOUNT = "01JACCOUNT0000000000000000"
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
     with provisioned_stack() as provisioned:
-        for name, value in provisioned.functions["GatewayFunction"].environment.items():
+        for name, value in provisioned.functions["GatewayPaymentsFunction"].environment.items():
             monkeypatch.setenv(name, value)
         deps.reset()
         yield provisioned

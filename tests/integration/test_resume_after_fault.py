@@ -41,7 +41,7 @@ def _clear() -> None:
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
     with provisioned_stack() as provisioned:
         environment = {
-            **provisioned.functions["GatewayFunction"].environment,
+            **provisioned.functions["GatewayPaymentsFunction"].environment,
             **provisioned.functions["PaymentExpiryFunction"].environment,
         }
         for name, value in environment.items():

@@ -44,7 +44,7 @@ def _clear_caches() -> None:
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
     with provisioned_stack() as provisioned:
         sender = provisioned.functions["WebhookSenderFunction"].environment
-        management = provisioned.functions["ManagementFunction"].environment
+        management = provisioned.functions["ManagementWebhooksFunction"].environment
         for name, value in {**management, **sender}.items():
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("WEBHOOK_RETRY_BASE_SECONDS", "0")

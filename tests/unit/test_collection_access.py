@@ -55,9 +55,11 @@ def test_a_capability_needs_a_licence_and_a_permission_a_token() -> None:
 
 
 def test_every_collection_route_declares_what_it_needs_and_only_health_and_version_are_open() -> None:
-    module = load_module(ROOT / "functions" / "collection" / "app.py", "access_check_collection")
-    declared = module.routes.access
-    assert set(declared) == template_routes("CollectionFunction")
+    declared = {}
+    for group in ("collection_system", "collection_identity"):
+        module = load_module(ROOT / "functions" / group / "app.py", f"access_check_{group}")
+        declared |= module.routes.access
+    assert set(declared) == template_routes("CollectionSystemFunction") | template_routes("CollectionIdentityFunction")
     assert {route for route, access in declared.items() if access == OPEN} == {
         ("GET", "/health"),
         ("GET", "/v1/version"),

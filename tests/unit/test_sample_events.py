@@ -35,9 +35,9 @@ ENVIRONMENT = {
 
 # event file -> (function directory, template function, template API)
 PROXY_EVENTS = {
-    "gateway_health.json": ("gateway", "GatewayFunction", "GatewayApi"),
-    "collection_version.json": ("collection", "CollectionFunction", "CollectionApi"),
-    "management_system_info.json": ("management", "ManagementFunction", "ManagementApi"),
+    "gateway_health.json": ("gateway_access", "GatewayAccessFunction", "GatewayApi"),
+    "collection_version.json": ("collection_system", "CollectionSystemFunction", "CollectionApi"),
+    "management_system_info.json": ("management_accounts", "ManagementAccountsFunction", "ManagementApi"),
 }
 AUTHORIZER_EVENT = "management_authorizer.json"
 GATEWAY_AUTHORIZER_EVENT = "gateway_authorizer.json"  # a mistyped key: answered without any AWS call
@@ -183,7 +183,7 @@ def test_authorizer_event_is_the_request_authorizer_call_of_the_system_info_requ
 
 @pytest.mark.usefixtures("stack_env")
 def test_gateway_health_event_answers_ok_with_the_platform_request_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    event, response = invoke("gateway", "gateway_health.json", monkeypatch)
+    event, response = invoke("gateway_access", "gateway_health.json", monkeypatch)
     assert response["statusCode"] == 200
     assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
     assert json.loads(response["body"]) == {
@@ -196,7 +196,7 @@ def test_gateway_health_event_answers_ok_with_the_platform_request_id(monkeypatc
 
 @pytest.mark.usefixtures("stack_env")
 def test_collection_version_event_answers_the_build_and_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
-    event, response = invoke("collection", "collection_version.json", monkeypatch)
+    event, response = invoke("collection_system", "collection_version.json", monkeypatch)
     runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
     assert response["statusCode"] == 200
     assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
@@ -213,7 +213,7 @@ def test_collection_version_event_answers_the_build_and_runtime(monkeypatch: pyt
 
 @pytest.mark.usefixtures("stack_env")
 def test_management_system_info_event_answers_region_stage_peers_and_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    event, response = invoke("management", "management_system_info.json", monkeypatch)
+    event, response = invoke("management_accounts", "management_system_info.json", monkeypatch)
     runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
     assert response["statusCode"] == 200
     assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]

@@ -12,12 +12,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from mzpay import deps
 from mzpay.connectors.base import Refunding
 from mzpay.domain import expiry, ledger
-from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.charges import Money
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
@@ -36,22 +33,6 @@ from mzpay.steps.refunds import refund_event, refund_result, resume, settle, sub
 from mzpay.store.ledger import BalanceTooLow, movement_items
 from mzpay.store.refunds import RefundIdTaken, RemainderGone
 from mzpay.store.transitions import same_request
-
-
-class RefundBody(BaseModel):
-    """POST /v1/payments/{id}/refund: the payment is in the path."""
-
-    model_config = ConfigDict(extra="forbid")
-    refund_id: str | None = Field(default=None, min_length=1, max_length=64)
-    amount: Money | None = None  # omitted: everything not refunded yet
-    reason: str | None = Field(default=None, max_length=500)
-
-
-class RefundRequest(RefundBody):
-    """POST /refunds (spec RefundRequest)."""
-
-    refund_id: str = Field(min_length=1, max_length=64)  # type: ignore[assignment]
-    provider_payment_id: str = Field(max_length=MAX_ID)
 
 
 def _amount(payment: dict[str, Any], money: Money | None) -> Decimal:

@@ -11,12 +11,13 @@ import re
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, holds_card_number, url_problem
 from mzpay.domain.errors import FieldError, raise_field_errors
 from mzpay.domain.ids import is_ulid
+from mzpay.domain.model import Strict
 from mzpay.domain.money import InvalidAmount, is_currency_code, minor_units, parse_amount
 from mzpay.domain.payments import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
 
@@ -43,10 +44,6 @@ TEST_CARDS: dict[str, str] = {
 
 def _custom(code: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(code, message)
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 MAX_AMOUNT_LENGTH = 32  # '9999999999999999999999.99' and then some

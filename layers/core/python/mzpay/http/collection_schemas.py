@@ -6,18 +6,15 @@ from __future__ import annotations
 import ipaddress
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
 from mzpay.domain.licence import MAX_KEY_LENGTH
+from mzpay.domain.model import StrictText as Strict
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048)]
 Secret = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
 LongText = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
 class LicenseKey(Strict):

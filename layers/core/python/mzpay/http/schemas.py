@@ -5,12 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AwareDatetime, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.bounds import MAX_CODE, Code
-from mzpay.domain.keys import DEFAULT_SCOPES, MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS, unknown_scopes
+from mzpay.domain.keys import DEFAULT_SCOPES, unknown_scopes
 from mzpay.domain.limits import AccountLimits
+from mzpay.domain.model import StrictText as Strict
 from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
 from mzpay.domain.network import parse_allowlist
 from mzpay.domain.payout_limits import PayoutLimits
@@ -19,10 +20,6 @@ from mzpay.domain.rate_limits import MAX_RATE, RateLimits
 
 Mode = Literal["test", "live"]
 Region = Literal["mz", "regional-sa"]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
 class CreateAccount(Strict):
@@ -66,24 +63,6 @@ class CreateApiKey(Strict):
 
 class RollWebhookSecret(Strict):
     mode: Mode
-
-
-class RollApiKey(Strict):
-    overlap_seconds: int = Field(default=ROLL_OVERLAP_SECONDS, ge=0, le=MAX_ROLL_OVERLAP_SECONDS)
-
-
-class CaptureMoney(Strict):
-    amount: Code
-    currency: Code | None = None
-
-
-class Capture(Strict):
-    amount: CaptureMoney | None = None
-
-
-class CompleteAction(Strict):
-    otp: str | None = Field(default=None, max_length=12)
-    amount: Code | None = None  # open-amount payments: what the payer chose
 
 
 class PspAvailability(Strict):
@@ -204,10 +183,6 @@ class PayoutLimitsIn(Strict):
 
 class RejectPayout(Strict):
     reason: str = Field(min_length=1, max_length=500)
-
-
-class SelectCandidate(Strict):
-    candidate_id: str = Field(min_length=1, max_length=64)
 
 
 class RateLimitsIn(Strict):

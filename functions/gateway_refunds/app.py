@@ -1,0 +1,47 @@
+"""Gateway API: refunds and the balance."""
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+from mzpay.cases import refunds
+from mzpay.domain.refunds import RefundBody, RefundRequest
+from mzpay.entry import gateway_handler
+from mzpay.http.errors import Surface
+from mzpay.http.idempotency import derived_id, idempotent
+from mzpay.http.principal import merchant, requires
+from mzpay.http.resolver import create_resolver
+
+app = create_resolver(Surface.GATEWAY)
+
+
+@app.post("/refunds")
+@requires("refunds:write")
+@idempotent(app)
+def create_refund(body: Annotated[RefundRequest, Body()]) -> dict[str, Any]:
+    refund_id = body.refund_id or derived_id("refund")  # a retry after a fault names the same refund
+    return refunds.create_refund(merchant(), body.provider_payment_id, refund_id, body.amount, body.reason)
+
+
+@app.post("/v1/payments/<payment_id>/refund")
+@requires("refunds:write")
+@idempotent(app)
+def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] = None) -> dict[str, Any]:
+    request = body or RefundBody()
+    refund_id = request.refund_id or derived_id("refund")
+    return refunds.create_refund(merchant(), payment_id, refund_id, request.amount, request.reason)
+
+
+@app.get("/v1/refunds/<refund_id>")
+@requires("payments:read")
+def read_refund(refund_id: str) -> dict[str, Any]:
+    return refunds.read_refund(merchant(), refund_id)
+
+
+@app.get("/v1/balance")
+@requires("balance:read")
+def read_balance() -> dict[str, Any]:
+    return refunds.balance(merchant())
+
+
+lambda_handler = gateway_handler(app)
