@@ -74,8 +74,14 @@ SECTIONS: list[Section] = [
     ),
     Section(
         "dynamodb_round_trips",
-        "DynamoDB round trips per operation (gateway function, in-process moto)",
-        [Column("name", "operation"), Column("round_trips", "round trips"), Column("by_operation", "requests")],
+        "DynamoDB round trips per operation, warm (gateway payments function, in-process moto)",
+        [
+            Column("name", "operation"),
+            Column("round_trips", "round trips"),
+            Column("rate_limiter", "+ rate limiter"),
+            Column("total", "total"),
+            Column("by_operation", "the operation's requests"),
+        ],
         payments.run_round_trips,
     ),
 ]

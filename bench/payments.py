@@ -3,12 +3,13 @@ and the DynamoDB round trips each operation makes (counted in-process against mo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import requests
@@ -66,8 +67,21 @@ def run_http() -> list[dict[str, Any]]:
 
 
 def run_round_trips() -> list[dict[str, Any]]:
-    """DynamoDB requests per operation of the gateway function (the authorizer's cached answer
-    is given, as API Gateway would), counted on its boto3 session against in-process moto."""
+    """DynamoDB requests per operation of the gateway payments function (the authorizer's cached
+    answer is given, as API Gateway would), counted on its boto3 session against in-process moto,
+    warm. The rate limiter's request (every gateway request pays it before any route) and the
+    authorizer's lookups on a cache miss are reported apart from the operation's own."""
+    with _bench_stack() as stack:
+        os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
+        rows = _count(_gateway_handler())
+        os.environ.update(stack.functions["GatewayAuthorizerFunction"].environment)
+        rows.append(_authorizer_row())
+        return rows
+
+
+@contextlib.contextmanager
+def _bench_stack() -> Iterator[Any]:
+    """The mz stack of template.yaml provisioned in in-process moto, the environment restored after."""
     from moto import mock_aws
 
     from devstack.provision import provision
@@ -91,9 +105,7 @@ def run_round_trips() -> list[dict[str, Any]]:
                 },
                 conditions=template["Conditions"],
             )
-            stack = provision(template, intrinsics, region="af-south-1", stack_name="bench", endpoint=None, root=ROOT)
-            os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
-            return _count(_gateway_handler())
+            yield provision(template, intrinsics, region="af-south-1", stack_name="bench", endpoint=None, root=ROOT)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -107,17 +119,41 @@ def _gateway_handler() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     return getattr(load_module(gateway), gateway.attribute)  # type: ignore[no-any-return]
 
 
-def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:
-    from mzpay import deps
-    from mzpay.store import aws
+RATE_LIMITER = ("RATE#", "RATELIMITS")  # the keys of the rate counters and overrides
 
-    deps.reset()
-    counts: Counter[str] = Counter()
-    session, _ = aws.session_and_config()
-    session.events.register(
-        "before-send.dynamodb",
-        lambda request, **_: counts.update([request.headers.get("X-Amz-Target", b"").decode().split(".")[-1]]),
-    )
+
+class _Requests:
+    """DynamoDB requests on mzpay's session, as (phase, operation): phase `rate limiter` for the
+    counters and overrides, else `operation`."""
+
+    def __init__(self) -> None:
+        from mzpay import deps
+        from mzpay.store import aws
+
+        deps.reset()
+        self.counts: Counter[tuple[str, str]] = Counter()
+        session, _ = aws.session_and_config()
+        session.events.register("before-send.dynamodb", self._seen)
+
+    def _seen(self, request: Any, **_: Any) -> None:
+        operation = request.headers.get("X-Amz-Target", b"").decode().split(".")[-1]
+        body = (request.body or b"").decode() if isinstance(request.body, bytes) else str(request.body or "")
+        phase = "rate limiter" if any(marker in body for marker in RATE_LIMITER) else "operation"
+        self.counts[(phase, operation)] += 1
+
+    def row(self) -> dict[str, Any]:
+        own = {op: n for (phase, op), n in self.counts.items() if phase == "operation"}
+        limiter = sum(n for (phase, _), n in self.counts.items() if phase == "rate limiter")
+        return {
+            "round_trips": sum(own.values()),
+            "rate_limiter": limiter,
+            "total": sum(own.values()) + limiter,
+            "by_operation": ", ".join(f"{k} {v}" for k, v in sorted(own.items())),
+        }
+
+
+def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    requests = _Requests()
     authorizer = {
         "principalId": "bench",
         "account_id": "01BENCHACCOUNT0000000000000",
@@ -128,8 +164,8 @@ def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dic
         "expires_at": "",
     }
 
-    def invoke(method: str, path: str, resource: str, body: Any = None) -> tuple[dict[str, Any], dict[str, int]]:
-        counts.clear()
+    def invoke(method: str, path: str, resource: str, body: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        requests.counts.clear()
         event = rest_event(
             method,
             path,
@@ -142,23 +178,49 @@ def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dic
         response = handler(event, LambdaContext("bench-gateway", 10))
         if response["statusCode"] != 200:
             raise RuntimeError(f"{method} {path}: {response['statusCode']} {response['body']}")
-        return json.loads(response["body"]), dict(counts)
+        return json.loads(response["body"]), requests.row()
 
+    invoke("POST", "/charges", "/charges", _charge_body(WALLET_OK))  # warm: clients made, overrides cached
     rows = []
     _, created = invoke("POST", "/charges", "/charges", _charge_body(WALLET_OK))
-    rows.append({"name": "POST /charges (immediate success)", **_row(created)})
+    rows.append({"name": "POST /charges (immediate success)", **created})
     held, held_counts = invoke("POST", "/charges", "/charges", _charge_body(CARD_AUTHORIZE))
-    rows.append({"name": "POST /charges (card, authorized)", **_row(held_counts)})
+    rows.append({"name": "POST /charges (card, authorized)", **held_counts})
     pid = held["provider_payment_id"]
     _, captured = invoke("POST", f"/charges/{pid}/capture", "/charges/{payment_id}/capture")
-    rows.append({"name": "POST /charges/{id}/capture", **_row(captured)})
+    rows.append({"name": "POST /charges/{id}/capture", **captured})
     _, read = invoke("GET", f"/payments/{pid}", "/payments/{payment_id}")
-    rows.append({"name": "GET /payments/{id}", **_row(read)})
+    rows.append({"name": "GET /payments/{id}", **read})
     return rows
 
 
-def _row(counts: dict[str, int]) -> dict[str, Any]:
-    return {
-        "round_trips": sum(counts.values()),
-        "by_operation": ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+def _authorizer_row() -> dict[str, Any]:
+    """The gateway authorizer on a cache miss (API Gateway keeps its answer 60 s per key and
+    address): the lookups of a real key of a real account."""
+    from mzpay.cases import access
+
+    account = access.create_account("Bench", "mz")
+    key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], [])["key"]
+    module = load_module_file(ROOT / "functions" / "gateway_authorizer" / "app.py")
+    requests = _Requests()
+    event = {
+        "type": "REQUEST",
+        "methodArn": "arn:aws:execute-api:af-south-1:123456789012:bench/v1/GET/payments/x",
+        "resource": "/payments/{payment_id}",
+        "path": "/payments/x",
+        "httpMethod": "GET",
+        "headers": {"Authorization": f"Bearer {key}"},
+        "requestContext": {"identity": {"sourceIp": "198.51.100.7"}, "stage": "v1"},
     }
+    module.lambda_handler(event, None)  # warm: the pepper secret is read once per environment
+    requests.counts.clear()
+    answer = module.lambda_handler(event, None)
+    if (answer.get("context") or {}).get("refusal"):
+        raise RuntimeError(f"the authorizer refused the bench key: {answer['context']['refusal']}")
+    return {"name": "gateway authorizer (cache miss)", **requests.row()}
+
+
+def load_module_file(path: Any) -> Any:
+    from devstack.modules import load_module
+
+    return load_module(path, f"bench_{uuid.uuid4().hex}")

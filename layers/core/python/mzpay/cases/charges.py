@@ -27,7 +27,15 @@ from mzpay.domain.payments import (
 )
 from mzpay.domain.principal import Principal
 from mzpay.domain.routing import binding_method
-from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, network_of, reject, stored_source
+from mzpay.steps.admission import (
+    COUNTER_TTL,
+    admission_state,
+    admit,
+    ceiling_refusal,
+    network_of,
+    reject,
+    stored_source,
+)
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import (
     apply_outcome,
@@ -48,12 +56,13 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     check_charge(request, principal.mode)
     account, mode = principal.acting_account_id, principal.mode
     fingerprint = request_fingerprint(request.model_dump(mode="json"))
-    existing = deps.payments().by_payment_id(account, mode, request.payment_id)
+    state = admission_state(principal, request, request.payment_id)  # one read: the claim, ceilings, routing
+    existing = deps.payments().claimed_payment(state.claim) if state.claim is not None else None
     if existing is not None:
         return _replay(existing, fingerprint)
     now = now_iso()
     rejection_id = new_id()
-    psp, reservations = admit(principal, request, rejection_id)
+    psp, reservations = admit(principal, request, rejection_id, state)
     connector = connector_for(account, mode, binding_method(request.source.type, network_of(request)), psp.psp_id)
     currency = request.money.currency
     payment: dict[str, Any] = {
@@ -104,7 +113,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
         return charge_result(expiry.settled_or_wait(resume(payment)))
     result = connector.charge(provider_call(payment))
     try:
-        return charge_result(apply_outcome(payment, result, now_iso()))
+        return charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result))
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
@@ -158,7 +167,7 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
         if value <= 0 or value > authorized:
             raise amount_error("amount.amount", f"capture between 0 and the authorized {payment['authorized_amount']}")
     result = connector_of(payment).capture(provider_call(payment), value)
-    return charge_result(apply_outcome(payment, result, now_iso(), captured=value))
+    return charge_result(apply_outcome(payment, result, now_iso(), captured=value, answer=charge_result))
 
 
 def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
@@ -166,7 +175,7 @@ def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment["status"], "void")
     result = connector_of(payment).void(provider_call(payment))
-    return charge_result(apply_outcome(payment, result, now_iso()))
+    return charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result))
 
 
 def complete_action(

@@ -32,7 +32,7 @@ from mzpay import deps
 from mzpay.domain.errors import ServiceError
 from mzpay.http.principal import merchant
 from mzpay.store.aws import is_dependency_fault
-from mzpay.store.idempotency import COMPLETED, IdempotencyUnavailable
+from mzpay.store.idempotency import COMPLETED, Answer, Completion, IdempotencyUnavailable, completing
 
 HEADER = "Idempotency-Key"
 MAX_KEY_BYTES = 255
@@ -135,11 +135,32 @@ def idempotent(
     return decorate
 
 
-def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kwargs: Any) -> Response:
-    from mzpay.http.resolver import dumps, error_response, to_response
+def _answer(response: Response) -> Answer:
+    """What a replay of `response` sends: status, headers and the exact body text."""
+    from mzpay.http.resolver import dumps
 
+    if not isinstance(response.body, str):  # the answer is kept as the exact text that was sent
+        response.body = dumps(response.body)
+    headers = {k: v if isinstance(v, str) else ",".join(v) for k, v in response.headers.items()}
+    if response.content_type:
+        headers["Content-Type"] = response.content_type
+    return response.status_code, headers, str(response.body or "")
+
+
+def _rendered(result: Any) -> Answer:
+    """A use case's answer as this route sends it (a plain result: 200 JSON)."""
+    from mzpay.http.resolver import to_response
+
+    return _answer(to_response(result))
+
+
+def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kwargs: Any) -> Response:
+    from mzpay.http.resolver import error_response, to_response
+
+    completion = Completion(deps.idempotency().name, pk, token, _rendered)
     try:
-        response = to_response(route(*args, **kwargs))
+        with completing(completion):  # the use case's last write may complete the record with its outcome
+            response = to_response(route(*args, **kwargs))
     except ServiceError as error:
         response = error_response(error, app.mzpay_surface)
         if error.code == "request_in_progress":  # transient, like a 5xx: the retry must run again
@@ -148,21 +169,19 @@ def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kw
     except BaseException as crash:
         # After a fault of AWS the store is most likely unreachable too: waiting for it again could
         # outlast the function; the record's lock expires by itself (request_in_progress until then).
-        if not is_dependency_fault(crash):
+        if not is_dependency_fault(crash) and completion.written is None:
             _forget(pk, token)
         raise
     if response.status_code >= 500:
         _forget(pk, token)
         return response
-    if not isinstance(response.body, str):  # the answer is kept as the exact text that was sent
-        response.body = dumps(response.body)
-    headers = {k: v if isinstance(v, str) else ",".join(v) for k, v in response.headers.items()}
-    if response.content_type:
-        headers["Content-Type"] = response.content_type
+    answer = _answer(response)
+    if completion.written == answer:  # completed in the same transaction as the outcome
+        return response
     # If this write fails the answer still stands; a retry after the lock expires runs into
     # the resource's own conditional writes, which are the real guard against doing it twice.
     with contextlib.suppress(IdempotencyUnavailable):
-        deps.idempotency().complete(pk, token, response.status_code, headers, str(response.body or ""))
+        deps.idempotency().complete(pk, token, *answer, replace=completion.written is not None)
     return response
 
 

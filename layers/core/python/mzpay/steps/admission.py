@@ -24,7 +24,7 @@ from mzpay.domain.pilot import (
 )
 from mzpay.domain.principal import Principal
 from mzpay.domain.routing import Psp, choose, eligible
-from mzpay.store.payments import Reservation
+from mzpay.store.payments import Admission, Reservation
 
 COUNTER_TTL = 40 * 24 * 3600  # a month's window and then some
 
@@ -40,15 +40,38 @@ def stored_source(request: ChargeRequest) -> dict[str, Any]:
     return source
 
 
-def admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> tuple[Psp, tuple[Reservation, ...]]:
+def admission_state(principal: Principal, request: ChargeRequest, payment_id: str | None) -> Admission:
+    """One read of what admitting `request` needs: the claim of `payment_id` (None: not asked),
+    the account's ceilings and the state of the PSPs routing may choose among."""
+    try:
+        candidates = eligible(
+            request.source.type,
+            network_of(request),
+            request.money.currency,
+            request.country,
+            request.money.value,
+            principal.mode,
+            "",
+        )
+    except ServiceError:  # no PSP can carry it: `admit` refuses it in its turn
+        candidates = []
+    psp_ids = [p.psp_id for p in candidates]
+    return deps.payments().admission(deps.limits(), principal.acting_account_id, principal.mode, payment_id, psp_ids)
+
+
+def admit(
+    principal: Principal, request: ChargeRequest, rejection_id: str, state: Admission | None = None
+) -> tuple[Psp, tuple[Reservation, ...]]:
     """The account's ceilings, the risk stage, routing, then the chosen PSP's pilot rules; the
-    totals to raise with the payment. A refusal is recorded as transaction.rejected."""
+    totals to raise with the payment. A refusal is recorded as transaction.rejected. `state`:
+    what `admission_state` read for it (read now when not given)."""
     source, network = request.source, network_of(request)
     currency, amount = request.money.currency, request.money.value
     now = datetime.now(UTC)
     reservations: list[Reservation] = []
+    state = state or admission_state(principal, request, None)
     try:
-        ceilings = deps.limits().read(principal.acting_account_id, principal.mode)
+        ceilings = state.limits
         check_ceilings(ceilings, currency, amount, rejection_id)
         ceiling = ceilings.daily.get(currency)
         if ceiling is not None and not request.open_amount:
@@ -58,7 +81,7 @@ def admit(principal: Principal, request: ChargeRequest, rejection_id: str) -> tu
             reservations.append(Reservation("daily", key, amount, ceiling))
         _risk_stage(principal, request, rejection_id)
         candidates = eligible(source.type, network, currency, request.country, amount, principal.mode, rejection_id)
-        statuses, pilots = deps.payments().routing_state([p.psp_id for p in candidates])
+        statuses, pilots = state.statuses, state.pilots
         psp = choose(candidates, {p for p, status in statuses.items() if not status["available"]}, rejection_id)
         if principal.mode == "live":
             reservations += _pilot_windows(psp, pilots.get(psp.psp_id), request, now, rejection_id)

@@ -6,6 +6,7 @@ reading one (`visible_payment`, `current`)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -92,7 +93,11 @@ def apply_outcome(
     now: str,
     captured: Decimal | None = None,
     extra: dict[str, Any] | None = None,
+    answer: Callable[[dict[str, Any]], Any] | None = None,
 ) -> dict[str, Any]:
+    """The provider's `result` applied as one conditional transition, with its event and, when
+    money moved, its ledger movement; `answer` is what the request answers with the payment
+    after it (its idempotency record is completed with it in the same transaction)."""
     changes = {**outcome_changes(payment, result, now, captured), **(extra or {}), "submit_lease_until": None}
     changes |= waiting({**payment, **changes}, datetime.now(UTC))
     after = {**payment, **changes}
@@ -109,7 +114,8 @@ def apply_outcome(
             payment["provider_payment_id"],
             now,
         )
-    return deps.payments().transition(payment, changes, events, taken=_taken(result, captured), extra_items=entries)
+    taken = _taken(result, captured)
+    return deps.payments().transition(payment, changes, events, taken=taken, extra_items=entries, answer=answer)
 
 
 def kept(reservations: tuple[Reservation, ...], currency: str) -> list[dict[str, str]] | None:

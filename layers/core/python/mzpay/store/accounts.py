@@ -86,13 +86,22 @@ class Limits:
 
     def __init__(self, table_name: str) -> None:
         self.table = table(table_name)
+        self.name = table_name
 
     @classmethod
     def from_env(cls) -> Limits:
         return cls(env("ACCOUNTS_TABLE"))
 
+    @staticmethod
+    def key(account_id: str, mode: str) -> dict[str, str]:
+        return {"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}"}
+
     def read(self, account_id: str, mode: str) -> AccountLimits:
-        item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}"}).get("Item")
+        return self.parse(self.table.get_item(Key=self.key(account_id, mode)).get("Item"))
+
+    @staticmethod
+    def parse(item: dict[str, Any] | None) -> AccountLimits:
+        """The ceilings an item holds (none: no ceilings)."""
         if item is None:
             return AccountLimits()
         currencies = item.get("currencies")

@@ -3,13 +3,21 @@
 pk = <account>#<mode>#<Idempotency-Key>. A record is `in_progress` (owned by one request, with
 a lock that expires when that request's Lambda would have timed out) or `completed` (holding
 the original status, headers and body). Records expire after 24 h through DynamoDB TTL.
+
+A request whose last write is one transaction (a charge's or a capture's outcome) completes its
+record inside that transaction (`Completion`, `completion_item`): one round trip fewer, and a
+function that dies after the write still leaves the answer for the retry.
 """
 
 from __future__ import annotations
 
+import contextvars
 import secrets
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
 
 from mzpay.store.aws import env, is_conditional_failure, table
 
@@ -41,9 +49,68 @@ class Claim:
     existing: Record | None
 
 
+Answer = tuple[int, dict[str, str], str]  # status, headers, body: what a replay sends
+
+
+@dataclass
+class Completion:
+    """The record the current request owns, to be completed in the transaction of its last
+    write: `render` turns the use case's answer into what the HTTP layer would send; `written`
+    is what such a transaction stored (None until one landed)."""
+
+    table_name: str
+    pk: str
+    token: str
+    render: Callable[[Any], Answer]
+    written: Answer | None = field(default=None)
+
+
+_pending: contextvars.ContextVar[Completion | None] = contextvars.ContextVar("idempotency_completion", default=None)
+
+
+@contextmanager
+def completing(completion: Completion) -> Iterator[Completion]:
+    """Within this block, a store's final write may complete `completion` (see `completion_item`)."""
+    reset = _pending.set(completion)
+    try:
+        yield completion
+    finally:
+        _pending.reset(reset)
+
+
+def pending() -> Completion | None:
+    """The completion of the current request, while it still waits to be written."""
+    completion = _pending.get()
+    return completion if completion is not None and completion.written is None else None
+
+
+def completion_item(completion: Completion, answer: Answer) -> dict[str, Any]:
+    """A TransactItem completing `completion` with `answer` (only while its owner holds it)."""
+    status, headers, body = answer
+    return {
+        "Update": {
+            "TableName": completion.table_name,
+            "Key": {"pk": completion.pk},
+            "UpdateExpression": "SET #s = :completed, response_status = :status, response_headers = :headers, "
+            "response_body = :body REMOVE lock_expires_at",
+            "ConditionExpression": "#s = :in_progress AND #o = :token",
+            "ExpressionAttributeNames": {"#s": "status", "#o": "owner"},
+            "ExpressionAttributeValues": {
+                ":completed": COMPLETED,
+                ":status": status,
+                ":headers": headers,
+                ":body": body,
+                ":in_progress": IN_PROGRESS,
+                ":token": completion.token,
+            },
+        }
+    }
+
+
 class IdempotencyStore:
     def __init__(self, table_name: str) -> None:
         self.table = table(table_name)
+        self.name = table_name
 
     @classmethod
     def from_env(cls) -> IdempotencyStore:
@@ -92,14 +159,21 @@ class IdempotencyStore:
             response_body=item.get("response_body"),
         )
 
-    def complete(self, pk: str, token: str, status: int, headers: dict[str, str], body: str) -> None:
-        """Keep the answer for replays (only the owner may; a lost lock is not overwritten)."""
+    def complete(
+        self, pk: str, token: str, status: int, headers: dict[str, str], body: str, replace: bool = False
+    ) -> None:
+        """Keep the answer for replays (only the owner may; a lost lock is not overwritten).
+        `replace`: also over an answer this owner already completed the record with."""
         try:
             self.table.update_item(
                 Key={"pk": pk},
                 UpdateExpression="SET #s = :completed, response_status = :status, response_headers = :headers, "
                 "response_body = :body REMOVE lock_expires_at",
-                ConditionExpression="#s = :in_progress AND #o = :token",
+                ConditionExpression=(
+                    "#o = :token AND (#s = :in_progress OR #s = :completed)"
+                    if replace
+                    else "#s = :in_progress AND #o = :token"
+                ),
                 ExpressionAttributeNames={"#s": "status", "#o": "owner"},
                 ExpressionAttributeValues={
                     ":completed": COMPLETED,

@@ -9,12 +9,16 @@ TransactWriteItems with the event(s) it records.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.limits import AccountLimits
+from mzpay.store.accounts import Limits
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
 
@@ -110,6 +114,30 @@ def counter_releases(table_name: str, entity: dict[str, Any], taken: Decimal | N
     ]
 
 
+@dataclass(frozen=True)
+class Admission:
+    """What `Payments.admission` read for a new charge."""
+
+    claim: dict[str, Any] | None  # the payment_id's claim item, when the id was used before
+    limits: AccountLimits
+    statuses: dict[str, dict[str, Any]]
+    pilots: dict[str, dict[str, Any]]
+
+
+def _psp_keys(psp_ids: list[str]) -> list[dict[str, str]]:
+    return [{"pk": f"PSP#{psp_id}", "sk": sk} for psp_id in sorted(set(psp_ids)) for sk in ("STATUS", "PILOT")]
+
+
+def _routing(
+    psp_ids: list[str], items: list[dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    statuses = {i["psp_id"]: _public(i) for i in items if i["sk"] == "STATUS"}
+    for psp_id in psp_ids:
+        statuses.setdefault(psp_id, {"psp_id": psp_id, "available": True, "reason": "", "updated_at": None})
+    pilots = {i["psp_id"]: _public(i) for i in items if i["sk"] == "PILOT"}
+    return statuses, pilots
+
+
 class Payments:
     def __init__(self, payments_table: str, events_table: str) -> None:
         self.table = table(payments_table)
@@ -191,38 +219,52 @@ class Payments:
         reservations: tuple[Reservation, ...] = (),
         ttl: int = 0,
         extra_items: list[dict[str, Any]] | None = None,
+        answer: Callable[[dict[str, Any]], Any] | None = None,
     ) -> dict[str, Any]:
         """Apply `changes` if the payment is still in the status and version it was read with;
         else 409 invalid_state (a concurrent request changed it first). A change to None
         removes the attribute. The same transaction gives back what of its reservations a
         settled payment did not take (`taken`), or raises new ones (a checkout being paid:
-        CeilingReached when one would pass its ceiling), with `extra_items` (ledger entries)."""
+        CeilingReached when one would pass its ceiling), with `extra_items` (ledger entries).
+        `answer(payment after)`: what the request answers with this outcome; the request's
+        idempotency record, if it has one pending, is completed with it in the same transaction."""
+        after = applied(payment, changes)
+        completion = pending() if answer is not None else None
+        rendered = completion.render(answer(after)) if completion is not None and answer is not None else None
+        final = completion_item(completion, rendered) if completion is not None and rendered is not None else None
         raises = self._raises(reservations, ttl)
         token = write_token()
+        items = [
+            versioned_update(
+                self.name,
+                {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
+                payment,
+                changes,
+                token,
+            ),
+            *raises,
+            *self._event_puts(events),
+            *self._releases(payment, taken),
+            *(extra_items or []),
+        ]
         try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    versioned_update(
-                        self.name,
-                        {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
-                        payment,
-                        changes,
-                        token,
-                    ),
-                    *raises,
-                    *self._event_puts(events),
-                    *self._releases(payment, taken),
-                    *(extra_items or []),
-                ]
-            )
+            self.client.transact_write_items(TransactItems=[*items, *([final] if final else [])])
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            if (
+                final is not None
+                and reasons[-1:] == ["ConditionalCheckFailed"]
+                and not any(reason not in (None, "None") for reason in reasons[:-1])
+            ):  # only the idempotency record refused (its lock was lost): write the outcome alone
+                return self.transition(payment, changes, events, taken, reservations, ttl, extra_items)
             fresh = self.get(payment["provider_payment_id"])
             if own_write(fresh, token):  # an earlier attempt of this very write landed
                 assert fresh is not None
+                if completion is not None:
+                    completion.written = rendered
                 return fresh
-            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
             if reasons[:1] != ["ConditionalCheckFailed"]:
                 for reservation, reason in zip(reservations, reasons[1:], strict=False):
                     if reason == "ConditionalCheckFailed":
@@ -230,7 +272,9 @@ class Payments:
             raise ServiceError(
                 409, "invalid_state", "The payment changed meanwhile (another request moved it first)."
             ) from exc
-        return applied(payment, changes)
+        if completion is not None:
+            completion.written = rendered
+        return after
 
     def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[dict[str, Any]]:
         """Payments whose due_at has passed (the sparse `expiry` index holds only payments that
@@ -252,14 +296,41 @@ class Payments:
         a PSP without an availability item is available."""
         if not psp_ids:
             return {}, {}
-        keys = [{"pk": f"PSP#{psp_id}", "sk": sk} for psp_id in sorted(set(psp_ids)) for sk in ("STATUS", "PILOT")]
-        response = self.client.batch_get_item(RequestItems={self.name: {"Keys": keys, "ConsistentRead": True}})
-        items = response.get("Responses", {}).get(self.name, [])
-        statuses = {i["psp_id"]: _public(i) for i in items if i["sk"] == "STATUS"}
-        for psp_id in psp_ids:
-            statuses.setdefault(psp_id, {"psp_id": psp_id, "available": True, "reason": "", "updated_at": None})
-        pilots = {i["psp_id"]: _public(i) for i in items if i["sk"] == "PILOT"}
-        return statuses, pilots
+        items = self._batch_get({self.name: {"Keys": _psp_keys(psp_ids), "ConsistentRead": True}})
+        return _routing(psp_ids, items[self.name])
+
+    def admission(
+        self, limits: Limits, account_id: str, mode: str, payment_id: str | None, psp_ids: list[str]
+    ) -> Admission:
+        """Everything a new charge is admitted on, in one BatchGetItem: the claim of its
+        payment_id (if it was used), the account's ceilings in `limits` and the routing state of
+        the PSPs that may carry it."""
+        keys = _psp_keys(psp_ids)
+        claim_key = {"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"} if payment_id else None
+        request: dict[str, Any] = {limits.name: {"Keys": [Limits.key(account_id, mode)]}}
+        if keys or claim_key:
+            request[self.name] = {"Keys": [*keys, *([claim_key] if claim_key else [])], "ConsistentRead": True}
+        items = self._batch_get(request)
+        mine = items.get(self.name, [])
+        statuses, pilots = _routing(psp_ids, [i for i in mine if i["sk"] != "PAYID"]) if psp_ids else ({}, {})
+        claims = [i for i in mine if i["sk"] == "PAYID"]
+        ceilings = limits.parse(items[limits.name][0] if items.get(limits.name) else None)
+        return Admission(dict(claims[0]) if claims else None, ceilings, statuses, pilots)
+
+    def claimed_payment(self, claim: dict[str, Any]) -> dict[str, Any] | None:
+        """The payment a payment_id claim names, with the claim under `_claim` (see `by_payment_id`)."""
+        entity = self.get(claim["provider_payment_id"])
+        return None if entity is None else {**entity, "_claim": claim}
+
+    def _batch_get(self, request: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """BatchGetItem of `request`, asking again for any keys DynamoDB left unprocessed."""
+        found: dict[str, list[dict[str, Any]]] = {name: [] for name in request}
+        while request:
+            response = self.client.batch_get_item(RequestItems=request)
+            for name, items in response.get("Responses", {}).items():
+                found[name] += items
+            request = response.get("UnprocessedKeys") or {}
+        return found
 
     def pilot(self, psp_id: str) -> dict[str, Any] | None:
         item = self.table.get_item(Key={"pk": f"PSP#{psp_id}", "sk": "PILOT"}, ConsistentRead=True).get("Item")
