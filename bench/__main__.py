@@ -84,6 +84,21 @@ SECTIONS: list[Section] = [
         ],
         payments.run_round_trips,
     ),
+    Section(
+        "throughput_in_process",
+        f"Throughput in-process: the gateway's own CPU per request, one process, warm, the test "
+        f"connector; in-process moto's CPU measured apart ({payments.THROUGHPUT_ITERATIONS} of each "
+        f"after {payments.THROUGHPUT_WARMUP} warm-up)",
+        [
+            Column("name", "operation"),
+            Column("per_core_second", "per core-second", ".1f"),
+            Column("cpu_ms_each", "core ms each", ".2f"),
+            Column("p50_ms", "p50 core ms", ".2f"),
+            Column("p99_ms", "p99 core ms", ".2f"),
+            Column("moto_ms_each", "moto ms each", ".1f"),
+        ],
+        payments.run_throughput,
+    ),
 ]
 
 

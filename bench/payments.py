@@ -224,3 +224,116 @@ def load_module_file(path: Any) -> Any:
     from devstack.modules import load_module
 
     return load_module(path, f"bench_{uuid.uuid4().hex}")
+
+
+THROUGHPUT_ITERATIONS = 60
+THROUGHPUT_WARMUP = 10
+
+
+@contextlib.contextmanager
+def _emulator_cpu() -> Iterator[list[float]]:
+    """The CPU seconds spent inside moto answering requests, accumulated in the one-element list
+    it yields. Moto's TransactWriteItems deep-copies every table to roll back on failure, so its
+    cost grows with the table; the gateway's own cost is the process CPU minus this."""
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    spent = [0.0]
+    original = BotocoreStubber.__call__
+
+    def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.process_time()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            spent[0] += time.process_time() - started
+
+    BotocoreStubber.__call__ = timed  # type: ignore[method-assign]
+    try:
+        yield spent
+    finally:
+        BotocoreStubber.__call__ = original  # type: ignore[method-assign]
+
+
+def run_throughput() -> list[dict[str, Any]]:
+    """Charge creations and captures per core-second of the gateway's own CPU: one process, warm,
+    the test connector, in-process moto whose CPU is measured apart and subtracted (it is the
+    emulator, not the product, and grows with the table). Each request is the gateway payments
+    function's handler with a fresh Idempotency-Key. Reported, not asserted."""
+    with _bench_stack() as stack, _emulator_cpu() as emulator:
+        os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
+        from mzpay import deps
+
+        deps.reset()
+        handler = _gateway_handler()
+        context = LambdaContext("bench-gateway", 10)
+
+        def call(method: str, path: str, resource: str, body: Any = None) -> dict[str, Any]:
+            event = rest_event(
+                method,
+                path,
+                request_id=str(uuid.uuid4()),
+                resource=resource,
+                headers={"Idempotency-Key": str(uuid.uuid4()), "Content-Type": "application/json"},
+                body=json.dumps(body) if body is not None else None,
+            )
+            event["requestContext"]["authorizer"] = _BENCH_PRINCIPAL
+            response = handler(event, context)
+            if response["statusCode"] != 200:
+                raise RuntimeError(f"{method} {path}: {response['statusCode']} {response['body']}")
+            return json.loads(response["body"])  # type: ignore[no-any-return]
+
+        def measure(
+            name: str, work: Callable[[int], None], prepare: Callable[[int], None] | None = None
+        ) -> dict[str, Any]:
+            for index in range(THROUGHPUT_WARMUP):
+                if prepare:
+                    prepare(-1 - index)
+                work(-1 - index)
+            own: list[float] = []
+            moto_ms = 0.0
+            for index in range(THROUGHPUT_ITERATIONS):
+                if prepare:
+                    prepare(index)
+                started_cpu, started_moto = time.process_time(), emulator[0]
+                work(index)
+                in_moto = emulator[0] - started_moto
+                own.append((time.process_time() - started_cpu - in_moto) * 1000)
+                moto_ms += in_moto * 1000
+            summary = latency_summary(own, "ms")
+            return {
+                "name": name,
+                "per_core_second": 1000 * THROUGHPUT_ITERATIONS / sum(own),
+                "cpu_ms_each": sum(own) / THROUGHPUT_ITERATIONS,
+                "p50_ms": summary["p50_ms"],
+                "p99_ms": summary["p99_ms"],
+                "moto_ms_each": moto_ms / THROUGHPUT_ITERATIONS,
+                "n": THROUGHPUT_ITERATIONS,
+            }
+
+        held: dict[int, str] = {}
+
+        def charge() -> None:
+            call("POST", "/charges", "/charges", _charge_body(WALLET_OK))
+
+        def authorize(index: int) -> None:
+            held[index] = call("POST", "/charges", "/charges", _charge_body(CARD_AUTHORIZE))["provider_payment_id"]
+
+        def capture(index: int) -> None:
+            pid = held.pop(index)
+            call("POST", f"/charges/{pid}/capture", "/charges/{payment_id}/capture")
+
+        return [
+            measure("POST /charges (immediate success)", lambda _: charge()),
+            measure("POST /charges/{id}/capture", capture, prepare=authorize),
+        ]
+
+
+_BENCH_PRINCIPAL = {
+    "principalId": "bench",
+    "account_id": "01BENCHACCOUNT0000000000000",
+    "mode": "test",
+    "scopes": "payments:read payments:write",
+    "key_id": "01BENCHKEY000000000000000000",
+    "allowed_customers": "",
+    "expires_at": "",
+}
