@@ -162,9 +162,10 @@ def test_a_record_whose_lock_was_lost_never_blocks_the_outcome(handler: Callable
     table.put_item(Item={"pk": "lost", "status": "in_progress", "fingerprint": "f", "owner": "someone-else"})
     completion = Completion(deps.idempotency().name, "lost", "my-token", lambda result: (200, {}, json.dumps(result)))
     with completing(completion):
-        after = deps.payments().transition(payment, {"status": Status.CANCELED}, [], answer=lambda p: p["status"])
-    assert after["status"] == Status.CANCELED
-    assert (deps.payments().get(held["provider_payment_id"]) or {})["status"] == Status.CANCELED
+        after = deps.payments().transition(payment, {"status": Status.CANCELED}, [], answer=lambda p: p.status)
+    assert after.status == Status.CANCELED
+    stored = deps.payments().get(held["provider_payment_id"])
+    assert stored is not None and stored.status == Status.CANCELED
     assert completion.written is None  # not completed: the http layer's own write then finds the lock lost
     assert table.get_item(Key={"pk": "lost"})["Item"]["owner"] == "someone-else"
 

@@ -23,8 +23,9 @@ from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain import expiry
 from mzpay.domain.charges import ChargeRequest
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.payments import Status
+from mzpay.domain.payments import Payment, Status
 from mzpay.domain.principal import Principal
+from mzpay.domain.refunds import Refund
 from mzpay.steps import payments as payment_steps
 from mzpay.store import aws
 from tests.integration.races import race
@@ -107,13 +108,15 @@ def lease_ended(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(expiry, "iso", lambda moment: on_time(moment + timedelta(hours=1)))
 
 
-def half_made_charge(calls: Calls, payment_id: str) -> dict[str, Any]:
+def half_made_charge(calls: Calls, payment_id: str) -> Payment:
     """A charge whose write landed while its request met a fault before the provider call."""
     calls.fail_next = True
     with pytest.raises(ReadTimeoutError):
         charges.create_charge(merchant(), charge_request(payment_id))
-    stored = deps.payments().by_payment_id(merchant().account_id, "test", payment_id)
-    assert stored is not None and stored["status"] == Status.PENDING and stored["submit_lease_until"]
+    claimed = deps.payments().by_payment_id(merchant().account_id, "test", payment_id)
+    assert claimed is not None
+    stored = claimed.entity
+    assert stored.status == Status.PENDING and stored.submit_lease_until
     return stored
 
 
@@ -146,12 +149,13 @@ def test_a_retry_within_the_lease_is_asked_to_wait_and_one_after_it_finishes_the
     assert calls.charges == 0
     lease_ended(monkeypatch)
     finished = charges.create_charge(merchant(), charge_request(payment_id))
-    assert finished["provider_payment_id"] == stored["provider_payment_id"]
+    assert finished["provider_payment_id"] == stored.provider_payment_id
     assert (finished["status"], finished["captured_amount"], calls.charges) == ("succeeded", "150.00", 1)
-    assert events_of(stored["provider_payment_id"]) == ["payment.created", "payment.succeeded"]
+    assert events_of(stored.provider_payment_id) == ["payment.created", "payment.succeeded"]
     again = charges.create_charge(merchant(), charge_request(payment_id))
     assert (again["status"], calls.charges) == ("succeeded", 1)
-    assert "submit_lease_until" not in (deps.payments().get(stored["provider_payment_id"]) or {})
+    final = deps.payments().get(stored.provider_payment_id)
+    assert final is not None and final.submit_lease_until is None
 
 
 def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
@@ -165,9 +169,9 @@ def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
         outcomes = race(6, lambda _: charges.create_charge(merchant(), charge_request(payment_id)))
     assert kinds(outcomes) <= {"ok", "request_in_progress"} and "ok" in kinds(outcomes), outcomes
     assert calls.charges == 1
-    final = deps.payments().get(stored["provider_payment_id"])
-    assert final is not None and final["status"] == "succeeded"
-    assert events_of(stored["provider_payment_id"]) == ["payment.created", "payment.succeeded"]
+    final = deps.payments().get(stored.provider_payment_id)
+    assert final is not None and final.status == "succeeded"
+    assert events_of(stored.provider_payment_id) == ["payment.created", "payment.succeeded"]
 
 
 def test_the_sweep_submits_a_test_charge_its_request_abandoned(
@@ -178,8 +182,8 @@ def test_the_sweep_submits_a_test_charge_its_request_abandoned(
     assert sweep.expire_due()["resumed"] == 0  # the lease still runs: nobody takes it over
     lease_ended(monkeypatch)
     assert sweep.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1}
-    final = deps.payments().get(stored["provider_payment_id"])
-    assert final is not None and (final["status"], calls.charges) == ("succeeded", 1)
+    final = deps.payments().get(stored.provider_payment_id)
+    assert final is not None and (final.status, calls.charges) == ("succeeded", 1)
     assert sweep.expire_due()["resumed"] == 0
 
 
@@ -208,21 +212,23 @@ def test_a_provider_that_can_be_asked_is_asked_first_retry_submits_the_sweep_fai
     provider = AskedConnector()
     monkeypatch.setattr(payment_steps, "connector_of", lambda payment: provider)
     lease_ended(monkeypatch)
-    after_retry = payment_steps.resume({k: v for k, v in retried.items() if k != "_claim"})
-    assert (after_retry["status"], provider.asked, provider.charged) == ("succeeded", 1, 1)
-    after_sweep = payment_steps.resume({k: v for k, v in swept.items() if k != "_claim"}, submit=False)
-    assert (after_sweep["status"], after_sweep["failure_code"]) == ("failed", NOT_RECEIVED)
+    after_retry = payment_steps.resume(retried)
+    assert (after_retry.status, provider.asked, provider.charged) == ("succeeded", 1, 1)
+    after_sweep = payment_steps.resume(swept, submit=False)
+    assert (after_sweep.status, after_sweep.failure_code) == ("failed", NOT_RECEIVED)
     assert (provider.asked, provider.charged) == (2, 1)  # never submitted minutes later by the sweep
-    assert events_of(swept["provider_payment_id"]) == ["payment.created", "payment.failed"]
+    assert events_of(swept.provider_payment_id) == ["payment.created", "payment.failed"]
 
 
-def half_made_refund(calls: Calls, refund_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def half_made_refund(calls: Calls, refund_id: str) -> tuple[dict[str, Any], Refund]:
     paid = charges.create_charge(merchant(), charge_request(str(ULID())))
     calls.fail_next = True
     with pytest.raises(ReadTimeoutError):
         refunds.create_refund(merchant(), paid["provider_payment_id"], refund_id, None, "requested_by_customer")
-    stored = deps.refunds().by_refund_id(merchant().account_id, "test", refund_id)
-    assert stored is not None and stored["status"] == Status.PENDING and stored["submit_lease_until"]
+    claimed = deps.refunds().by_refund_id(merchant().account_id, "test", refund_id)
+    assert claimed is not None
+    stored = claimed.entity
+    assert stored.status == Status.PENDING and stored.submit_lease_until
     return paid, stored
 
 
@@ -242,15 +248,15 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
         )
     assert kinds(outcomes) <= {"ok", "request_in_progress"} and "ok" in kinds(outcomes), outcomes
     assert calls.refunds == 1
-    assert events_of(stored["provider_refund_id"]) == ["refund.created", "refund.succeeded"]
+    assert events_of(stored.provider_refund_id) == ["refund.created", "refund.succeeded"]
     assert refunds.balance(merchant())["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
 
     other_paid, abandoned = half_made_refund(calls, str(ULID()))
     assert sweep.expire_due()["resumed"] == 0  # its lease still runs
     lease_ended(monkeypatch)
     assert sweep.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1}
-    final = deps.refunds().get(abandoned["provider_refund_id"])
-    assert final is not None and (final["status"], calls.refunds) == ("succeeded", 2)
-    assert "due_at" not in final and "submit_lease_until" not in final
+    final = deps.refunds().get(abandoned.provider_refund_id)
+    assert final is not None and (final.status, calls.refunds) == ("succeeded", 2)
+    assert final.due_at is None and final.submit_lease_until is None
     assert sweep.expire_due()["resumed"] == 0
     assert other_paid["status"] == "succeeded"

@@ -9,12 +9,31 @@ import pytest
 from devstack.esm import rate_seconds
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.expiry import checkout_deadline, is_due, reconcile_at, shard, waiting
+from mzpay.domain.payments import Payment
 
 NOW = datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC)
 
 
-def payment(status: str, mode: str = "test", **extra: object) -> dict[str, object]:
-    return {"provider_payment_id": "01JD0000000000000000000000", "status": status, "mode": mode, **extra}
+def payment(status: str, mode: str = "test", **extra: object) -> Payment:
+    return Payment.model_validate(
+        {
+            "provider_payment_id": "01JD0000000000000000000000",
+            "payment_id": "order-1",
+            "account_id": "01JD0000000000000000000001",
+            "status": status,
+            "version": 1,
+            "mode": mode,
+            "amount": "150.00",
+            "currency": "MZN",
+            "country": "MZ",
+            "authorized_amount": "0.00",
+            "captured_amount": "0.00",
+            "fingerprint": "f",
+            "created_at": "2026-11-21T10:00:00Z",
+            "updated_at": "2026-11-21T10:00:00Z",
+            **extra,
+        }
+    )
 
 
 SHARD = shard("01JD0000000000000000000000")
@@ -31,7 +50,7 @@ def test_a_test_payment_left_pending_expires_after_thirty_minutes() -> None:
 def test_a_live_payment_left_pending_never_expires_but_is_asked_about_after_two_minutes() -> None:
     pending = waiting(payment("pending", "live"), NOW)
     assert pending == {"expires_at": None, "due_at": "2026-11-21T10:02:00Z", "expiry_shard": SHARD}
-    assert not is_due({**payment("pending", "live"), **pending}, NOW + timedelta(hours=1))
+    assert not is_due(payment("pending", "live").with_changes(pending), NOW + timedelta(hours=1))
 
 
 def test_reconciliation_waits_double_up_to_an_hour_and_stop_after_three_days() -> None:
@@ -74,9 +93,9 @@ def test_checkout_deadlines_and_their_bounds() -> None:
 
 
 def test_due_only_with_an_index_entry_and_a_passed_deadline() -> None:
-    assert is_due({"expiry_shard": "EXP#1", "expires_at": "2026-11-21T10:00:00Z"}, NOW)
-    assert not is_due({"expiry_shard": "EXP#1", "expires_at": "2026-11-21T10:00:01Z"}, NOW)
-    assert not is_due({"expires_at": "2026-11-21T09:00:00Z"}, NOW)
+    assert is_due(payment("pending", expiry_shard="EXP#1", expires_at="2026-11-21T10:00:00Z"), NOW)
+    assert not is_due(payment("pending", expiry_shard="EXP#1", expires_at="2026-11-21T10:00:01Z"), NOW)
+    assert not is_due(payment("pending", expires_at="2026-11-21T09:00:00Z"), NOW)
 
 
 def test_shards_spread_payments_over_four_keys() -> None:

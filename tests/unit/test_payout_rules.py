@@ -14,6 +14,7 @@ from mzpay.domain.payouts import (
     EVENT_OF_STATUS,
     TERMINAL,
     BankPayoutRequest,
+    Payout,
     PayoutRequest,
     Status,
     check_payout,
@@ -669,6 +670,7 @@ def item(destination: dict[str, Any], **fields: Any) -> dict[str, Any]:
         "destination": destination,
         "created_at": "2026-05-01T10:00:00Z",
         "updated_at": "2026-05-01T10:00:05Z",
+        "fingerprint": "f",
         **fields,
     }
 
@@ -676,7 +678,7 @@ def item(destination: dict[str, Any], **fields: Any) -> dict[str, Any]:
 def test_the_view_masks_the_bank_account_but_its_last_four_digits() -> None:
     stored = stored_destination(PayoutRequest.model_validate(payout(bank())).destination)
     kept = item(stored)
-    assert payout_view(kept) == {
+    assert payout_view(Payout.model_validate(kept)) == {
         "payout_id": PAYOUT_ID,
         "provider_payout_id": "01JD3M7Z0000000000000000AA",
         "status": "paid",
@@ -696,12 +698,14 @@ def test_the_view_masks_the_bank_account_but_its_last_four_digits() -> None:
 def test_the_view_shows_a_wallet_phone_in_full_and_the_failure() -> None:
     stored = stored_destination(PayoutRequest.model_validate(payout(wallet())).destination)
     view = payout_view(
-        item(
-            stored,
-            status=Status.FAILED,
-            failure_code="invalid_phone",
-            failure_message="The number is not registered.",
-            amount=2500,  # a number read back from DynamoDB
+        Payout.model_validate(
+            item(
+                stored,
+                status=Status.FAILED,
+                failure_code="invalid_phone",
+                failure_message="The number is not registered.",
+                amount=2500,  # a number read back from DynamoDB
+            )
         )
     )
     assert (view["destination"], view["status"], view["failure_code"], view["failure_message"], view["money"]) == (

@@ -16,9 +16,11 @@ from mzpay.domain.charges import ChargeRequest, check_charge
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_id, request_fingerprint
+from mzpay.domain.model import Claimed
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import (
     METHODS,
+    Payment,
     Status,
     amount_error,
     charge_result,
@@ -65,37 +67,36 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     psp, reservations = admit(principal, request, rejection_id, state)
     connector = connector_for(account, mode, binding_method(request.source.type, network_of(request)), psp.psp_id)
     currency = request.money.currency
-    payment: dict[str, Any] = {
-        "provider_payment_id": new_id(),
-        "payment_id": request.payment_id,
-        "account_id": account,
-        "mode": mode,
-        "key_id": principal.key_id,
-        "psp_id": psp.psp_id,
-        "reservations": kept(reservations, currency),
-        "status": Status.PENDING,
-        "version": 1,
-        "amount": format_amount(request.money.value, currency),
-        "currency": currency,
-        "source": stored_source(request),
-        "country": request.country,
-        "customer": request.customer.model_dump(exclude_none=True) if request.customer else None,
-        "callback_url": request.callback_url,
-        "return_url": request.return_url,
-        "metadata": request.metadata,
-        "open_amount": request.open_amount,
-        "min_amount": request.min_amount,
-        "max_amount": request.max_amount,
-        "suggested_amounts": request.suggested_amounts,
-        "authorized_amount": format_amount(Decimal(0), currency),
-        "captured_amount": format_amount(Decimal(0), currency),
-        "fingerprint": fingerprint,
-        "created_at": now,
-        "updated_at": now,
-    }
-    payment |= waiting(payment, datetime.now(UTC))
-    payment |= _submitting(payment)
-    payment = {k: v for k, v in payment.items() if v is not None}
+    payment = Payment(
+        provider_payment_id=new_id(),
+        payment_id=request.payment_id,
+        account_id=account,
+        mode=mode,
+        key_id=principal.key_id,
+        psp_id=psp.psp_id,
+        reservations=kept(reservations, currency),
+        status=Status.PENDING,
+        version=1,
+        amount=format_amount(request.money.value, currency),
+        currency=currency,
+        source=stored_source(request),
+        country=request.country,
+        customer=request.customer.model_dump(exclude_none=True) if request.customer else None,
+        callback_url=request.callback_url,
+        return_url=request.return_url,
+        metadata=request.metadata,
+        open_amount=request.open_amount,
+        min_amount=request.min_amount,
+        max_amount=request.max_amount,
+        suggested_amounts=request.suggested_amounts,
+        authorized_amount=format_amount(Decimal(0), currency),
+        captured_amount=format_amount(Decimal(0), currency),
+        fingerprint=fingerprint,
+        created_at=now,
+        updated_at=now,
+    )
+    payment = payment.with_changes(waiting(payment, datetime.now(UTC)))
+    payment = payment.with_changes(_submitting(payment))
     events = [payment_event("payment.created", payment, now)]
     if request.source.type == "card":
         events.append(payment_event("transaction.card.tokenized", payment, now))
@@ -106,7 +107,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     except PaymentIdTaken:  # a concurrent request with the same payment_id won
         winner = deps.payments().by_payment_id(account, mode, request.payment_id)
         assert winner is not None
-        if winner["provider_payment_id"] != payment["provider_payment_id"]:
+        if winner.entity.provider_payment_id != payment.provider_payment_id:
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(payment, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
@@ -117,26 +118,26 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
-        return charge_result(expiry.settled_or_wait(deps.payments().get(payment["provider_payment_id"]) or payment))
+        return charge_result(expiry.settled_or_wait(deps.payments().get(payment.provider_payment_id) or payment))
 
 
-def _submitting(payment: dict[str, Any]) -> dict[str, Any]:
+def _submitting(payment: Payment) -> dict[str, Any]:
     """The submission lease a charge is written with (expiry.SUBMIT_LEASE): the sweep looks at
     it again when the lease ends, in case its creating request never reached the provider."""
-    lease = expiry.submission_lease(payment["mode"], datetime.now(UTC))
-    return {"submit_lease_until": lease, "due_at": min(lease, payment.get("due_at") or lease)}
+    lease = expiry.submission_lease(payment.mode, datetime.now(UTC))
+    return {"submit_lease_until": lease, "due_at": min(lease, payment.due_at or lease)}
 
 
-def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+def _replay(claimed: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
     """The charge a payment_id was claimed for; one its creating request left unsubmitted is
     submitted now (`resume`), so retrying a request that met a fault finishes it."""
     same_request(
-        existing,
+        claimed,
         fingerprint,
         "payment_id_reused",
         "This payment_id belongs to another charge (different amount, source or details).",
     )
-    existing = {k: v for k, v in existing.items() if k != "_claim"}
+    existing = claimed.entity
     if expiry.being_submitted(existing, datetime.now(UTC)):
         raise expiry.in_progress()
     return charge_result(resume(existing))
@@ -149,23 +150,23 @@ def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, An
 def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> dict[str, Any]:
     """Capture held funds, all or part (a partial capture releases the rest)."""
     payment = visible_payment(principal, provider_payment_id)
-    ensure_transition(payment["status"], "capture")
-    authorized = Decimal(payment["authorized_amount"])
+    ensure_transition(payment.status, "capture")
+    authorized = Decimal(payment.authorized_amount)
     value = authorized
     if amount is not None:
-        if currency is not None and currency != payment["currency"]:
+        if currency is not None and currency != payment.currency:
             raise ServiceError(
                 400,
                 "invalid_currency",
                 "Capture in the payment's currency.",
-                errors=[FieldError("amount.currency", "invalid_currency", f"use {payment['currency']}")],
+                errors=[FieldError("amount.currency", "invalid_currency", f"use {payment.currency}")],
             )
         try:
-            value = parse_amount(amount, payment["currency"])
+            value = parse_amount(amount, payment.currency)
         except InvalidAmount as exc:
             raise amount_error("amount.amount", str(exc)) from exc
         if value <= 0 or value > authorized:
-            raise amount_error("amount.amount", f"capture between 0 and the authorized {payment['authorized_amount']}")
+            raise amount_error("amount.amount", f"capture between 0 and the authorized {payment.authorized_amount}")
     result = connector_of(payment).capture(provider_call(payment), value)
     return charge_result(apply_outcome(payment, result, now_iso(), captured=value, answer=charge_result))
 
@@ -173,7 +174,7 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
 def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     """Release held funds (only while authorized)."""
     payment = visible_payment(principal, provider_payment_id)
-    ensure_transition(payment["status"], "void")
+    ensure_transition(payment.status, "void")
     result = connector_of(payment).void(provider_call(payment))
     return charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result))
 
@@ -183,16 +184,16 @@ def complete_action(
 ) -> dict[str, Any]:
     """The payer finished the step next_action asked for (redirect, OTP, prompt, QR)."""
     payment = visible_payment(principal, provider_payment_id)
-    ensure_transition(payment["status"], "complete_action")
+    ensure_transition(payment.status, "complete_action")
     chosen = None
-    if payment.get("open_amount"):
+    if payment.open_amount:
         chosen = _open_amount(payment, amount)
-    result = connector_of(payment).complete_action(provider_call(payment), payment.get("next_action") or {}, otp)
-    extra = {"amount": format_amount(chosen, payment["currency"])} if chosen is not None else None
+    result = connector_of(payment).complete_action(provider_call(payment), payment.next_action or {}, otp)
+    extra = {"amount": format_amount(chosen, payment.currency)} if chosen is not None else None
     return charge_result(apply_outcome(payment, result, now_iso(), captured=chosen, extra=extra))
 
 
-def _open_amount(payment: dict[str, Any], amount: str | None) -> Decimal:
+def _open_amount(payment: Payment, amount: str | None) -> Decimal:
     if amount is None:
         raise ServiceError(
             400,
@@ -201,11 +202,11 @@ def _open_amount(payment: dict[str, Any], amount: str | None) -> Decimal:
             errors=[FieldError("amount", "required", "the payer's amount")],
         )
     try:
-        value = parse_amount(amount, payment["currency"])
+        value = parse_amount(amount, payment.currency)
     except InvalidAmount as exc:
         raise amount_error("amount", str(exc)) from exc
-    low = Decimal(payment.get("min_amount") or "0")
-    high = Decimal(payment["max_amount"]) if payment.get("max_amount") else None
+    low = Decimal(payment.min_amount or "0")
+    high = Decimal(payment.max_amount) if payment.max_amount else None
     if value <= 0 or value < low or (high is not None and value > high):
         raise amount_error("amount", "the amount lies outside min_amount and max_amount")
     return value

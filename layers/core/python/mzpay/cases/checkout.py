@@ -13,9 +13,11 @@ from mzpay.domain.charges import ChargeRequest, CheckoutRequest, MobileWallet, S
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.model import Claimed
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import (
     METHODS,
+    Payment,
     Status,
     amount_error,
     ensure_transition,
@@ -63,56 +65,55 @@ def create_checkout(principal: Principal, request: CheckoutRequest, base_url: st
         return _checkout_replay(existing, fingerprint)
     provider_payment_id = new_id()
     stamp = now_iso()
-    payment: dict[str, Any] = {
-        "provider_payment_id": provider_payment_id,
-        "payment_id": payment_id,
-        "account_id": account,
-        "mode": mode,
-        "key_id": principal.key_id,
-        "status": Status.REQUIRES_PAYMENT_METHOD,
-        "version": 1,
-        "checkout": True,
-        "checkout_url": f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",
-        "amount": amount,
-        "currency": currency,
-        "country": "MZ",
-        "callback_url": request.callback_url,
-        "return_url": request.return_url,
-        "metadata": request.metadata,
-        "authorized_amount": format_amount(Decimal(0), currency),
-        "captured_amount": format_amount(Decimal(0), currency),
-        "fingerprint": fingerprint,
-        "expires_at": expiry.iso(deadline),
-        "created_at": stamp,
-        "updated_at": stamp,
-    }
-    payment |= waiting(payment, now)
-    payment = {k: v for k, v in payment.items() if v is not None}
+    payment = Payment(
+        provider_payment_id=provider_payment_id,
+        payment_id=payment_id,
+        account_id=account,
+        mode=mode,
+        key_id=principal.key_id,
+        status=Status.REQUIRES_PAYMENT_METHOD,
+        version=1,
+        checkout=True,
+        checkout_url=f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",
+        amount=amount,
+        currency=currency,
+        country="MZ",
+        callback_url=request.callback_url,
+        return_url=request.return_url,
+        metadata=request.metadata,
+        authorized_amount=format_amount(Decimal(0), currency),
+        captured_amount=format_amount(Decimal(0), currency),
+        fingerprint=fingerprint,
+        expires_at=expiry.iso(deadline),
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    payment = payment.with_changes(waiting(payment, now))
     try:
         deps.payments().create(payment, [payment_event("payment.created", payment, stamp)])
     except PaymentIdTaken:
         winner = deps.payments().by_payment_id(account, mode, payment_id)
         assert winner is not None
-        if winner["provider_payment_id"] != payment["provider_payment_id"]:  # else our own write landed
+        if winner.entity.provider_payment_id != payment.provider_payment_id:  # else our own write landed
             return _checkout_replay(winner, fingerprint)
     return snapshot(payment)
 
 
-def _checkout_replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+def _checkout_replay(existing: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
     same_request(
         existing,
         fingerprint,
         "payment_id_reused",
         "This payment_id belongs to another payment (different amount or details).",
     )
-    return snapshot(current(existing))
+    return snapshot(current(existing.entity))
 
 
 def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     """POST /v1/payments/{id}/cancel: while the payer has not paid (a checkout, or a payment
     waiting for the payer's action)."""
     payment = visible_payment(principal, provider_payment_id)
-    ensure_transition(payment["status"], "cancel")
+    ensure_transition(payment.status, "cancel")
     now = now_iso()
     changes: dict[str, Any] = {
         "status": Status.CANCELED,
@@ -121,16 +122,16 @@ def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
         "expiry_shard": None,
         "due_at": None,
     }
-    after = {**payment, **changes}
+    after = payment.with_changes(changes)
     return snapshot(
         deps.payments().transition(payment, changes, [payment_event("payment.canceled", after, now)], taken=Decimal(0))
     )
 
 
-def checkout_payment(provider_payment_id: str) -> dict[str, Any]:
+def checkout_payment(provider_payment_id: str) -> Payment:
     """The checkout behind a hosted page (no key: the page is the payer's); 404 unless one."""
     payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None or not payment.get("checkout"):
+    if payment is None or not payment.checkout:
         raise ServiceError(404, "not_found", "No such checkout.")
     return current(payment)
 
@@ -139,58 +140,58 @@ def checkout_payment(provider_payment_id: str) -> dict[str, Any]:
 TEST_PAYERS = {"succeed": "+258840000000", "fail": "+258840000001"}
 
 
-def test_action(provider_payment_id: str, outcome: str) -> dict[str, Any]:
+def test_action(provider_payment_id: str, outcome: str) -> Payment:
     """The hosted page's test toolbar: pay a TEST checkout as a payer whose outcome is `outcome`
     (succeed, fail). On a live payment: 403 live_payment."""
     payment = checkout_payment(provider_payment_id)
-    if payment["mode"] != "test":
+    if payment.mode != "test":
         raise ServiceError(403, "live_payment", "Test actions are refused on live payments.")
     if outcome not in TEST_PAYERS:
         raise ServiceError(404, "not_found", f"No such test action: {outcome} (one of {', '.join(TEST_PAYERS)}).")
     return pay_checkout(provider_payment_id, "mpesa", TEST_PAYERS[outcome])
 
 
-def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> dict[str, Any]:
+def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> Payment:
     """The payer chose a mobile wallet on the hosted page: the charge goes through the same
     validation, ceilings, risk stage, routing, pilot rules and connector as POST /charges."""
     payment = checkout_payment(provider_payment_id)
-    ensure_transition(payment["status"], "pay")
+    ensure_transition(payment.status, "pay")
     request = ChargeRequest(
-        payment_id=payment["payment_id"],
-        money={"amount": payment["amount"], "currency": payment["currency"]},  # type: ignore[arg-type]
+        payment_id=payment.payment_id,
+        money={"amount": payment.amount, "currency": payment.currency},  # type: ignore[arg-type]
         source=Source(type="mobile_wallet", mobile_wallet=MobileWallet(network=network, phone_number=phone_number)),
-        country=payment["country"],
-        callback_url=payment.get("callback_url"),
-        return_url=payment.get("return_url"),
-        metadata=payment.get("metadata"),
+        country=payment.country,
+        callback_url=payment.callback_url,
+        return_url=payment.return_url,
+        metadata=payment.metadata,
     )
-    check_charge(request, payment["mode"])
+    check_charge(request, payment.mode)
     payer = Principal(
-        account_id=payment["account_id"],
-        mode=payment["mode"],
+        account_id=payment.account_id,
+        mode=payment.mode,
         scopes=frozenset(),
-        key_id=payment["key_id"],
+        key_id=payment.key_id or "",
         allowed_customers=frozenset(),
         expires_at=None,
-        acting_account_id=payment["account_id"],
+        acting_account_id=payment.account_id,
     )
     rejection_id = new_id()
     psp, reservations = admit(payer, request, rejection_id)
-    connector = connector_for(payment["account_id"], payment["mode"], network, psp.psp_id)
+    connector = connector_for(payment.account_id, payment.mode, network, psp.psp_id)
     now = now_iso()
     changes: dict[str, Any] = {
         "status": Status.PENDING,
         "source": stored_source(request),
         "psp_id": psp.psp_id,
-        "reservations": kept(reservations, payment["currency"]),
+        "reservations": kept(reservations, payment.currency),
         "updated_at": now,
         "expires_at": None,
     }
-    changes |= waiting({**payment, **changes}, datetime.now(UTC))
+    changes |= waiting(payment.with_changes(changes), datetime.now(UTC))
     ttl = int(datetime.now(UTC).timestamp()) + COUNTER_TTL
     try:
         started = deps.payments().transition(payment, changes, [], reservations=reservations, ttl=ttl)
     except CeilingReached as reached:
-        reject(payer, request, ceiling_refusal(psp, reached.reservation, payment["currency"], rejection_id))
+        reject(payer, request, ceiling_refusal(psp, reached.reservation, payment.currency, rejection_id))
     result = connector.charge(provider_call(started))
     return apply_outcome(started, result, now_iso())

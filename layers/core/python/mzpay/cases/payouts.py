@@ -7,7 +7,6 @@ canceled, rejected) when it ends. See docs/payouts.md."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any, NoReturn
 
 from mzpay import deps
@@ -17,11 +16,13 @@ from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.model import Claimed, Reserved
 from mzpay.domain.money import format_amount
 from mzpay.domain.payments import Status as ProviderStatus
 from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
 from mzpay.domain.payouts import (
     CREATED_EVENT,
+    Payout,
     PayoutRequest,
     Status,
     check_payout,
@@ -33,7 +34,7 @@ from mzpay.domain.payouts import payout_view as view
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector
-from mzpay.store.ledger import BalanceTooLow, movement_items
+from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation
 from mzpay.store.payouts import PayoutIdTaken
 from mzpay.store.transitions import same_request
@@ -45,33 +46,24 @@ def _now() -> str:
     return iso(datetime.now(UTC))
 
 
-def _event(kind: str, payout: dict[str, Any], now: str) -> dict[str, Any]:
+def _event(kind: str, payout: Payout, now: str) -> dict[str, Any]:
     event = new_event(
         kind,
-        payout["account_id"],
-        payout["mode"],
+        payout.account_id,
+        payout.mode,
         "payout",
-        payout["provider_payout_id"],
+        payout.provider_payout_id,
         {"object": view(payout)},
         now,
     )
-    if payout.get("callback_url"):
-        event["callback_url"] = payout["callback_url"]
+    if payout.callback_url:
+        event["callback_url"] = payout.callback_url
     return event
 
 
-def _entries(
-    payout: dict[str, Any], movement: ledger.Movement, event: dict[str, Any], now: str
-) -> list[dict[str, Any]]:
-    return movement_items(
-        deps.payouts().name,
-        payout["account_id"],
-        payout["mode"],
-        payout["currency"],
-        movement,
-        event["id"],
-        payout["provider_payout_id"],
-        now,
+def _entry(payout: Payout, movement: ledger.Movement, event: dict[str, Any], now: str) -> ledger.Entry:
+    return ledger.Entry(
+        payout.account_id, payout.mode, payout.currency, movement, event["id"], payout.provider_payout_id, now
     )
 
 
@@ -98,29 +90,28 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
         _reject(principal, request, refusal)
     reservations = tuple(Reservation(w.rule, w.key, amount, w.ceiling) for w in windows)
     now = iso(now_moment)
-    payout: dict[str, Any] = {
-        "provider_payout_id": new_id(),
-        "payout_id": request.payout_id,
-        "account_id": account,
-        "mode": mode,
-        "key_id": principal.key_id,
-        "status": Status.WAITING_FOR_APPROVAL if needs_approval(limits, currency, amount) else Status.PENDING,
-        "version": 1,
-        "submitted": False,
-        "amount": format_amount(amount, currency),
-        "currency": currency,
-        "destination": destination,
-        "callback_url": request.callback_url,
-        "metadata": request.metadata,
-        "description": request.description,
-        "reservations": [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None,
-        "fingerprint": fingerprint,
-        "created_at": now,
-        "updated_at": now,
-    }
-    payout = {k: v for k, v in payout.items() if v is not None}
+    payout = Payout(
+        provider_payout_id=new_id(),
+        payout_id=request.payout_id,
+        account_id=account,
+        mode=mode,
+        key_id=principal.key_id,
+        status=Status.WAITING_FOR_APPROVAL if needs_approval(limits, currency, amount) else Status.PENDING,
+        version=1,
+        submitted=False,
+        amount=format_amount(amount, currency),
+        currency=currency,
+        destination=destination,
+        callback_url=request.callback_url,
+        metadata=request.metadata,
+        description=request.description,
+        reservations=tuple(Reserved(key=r.key, amount=format_amount(r.amount, currency)) for r in reservations) or None,
+        fingerprint=fingerprint,
+        created_at=now,
+        updated_at=now,
+    )
     created = _event(CREATED_EVENT, payout, now)
-    held = _entries(payout, ledger.hold(CREATED_EVENT, amount), created, now)
+    held = _entry(payout, ledger.hold(CREATED_EVENT, amount), created, now)
     try:
         deps.payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
     except BalanceTooLow:
@@ -131,19 +122,19 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     except PayoutIdTaken:
         winner = deps.payouts().by_payout_id(account, mode, request.payout_id)
         assert winner is not None
-        if winner["provider_payout_id"] != payout["provider_payout_id"]:  # else our own write landed
+        if winner.entity.provider_payout_id != payout.provider_payout_id:  # else our own write landed
             return _replay(winner, fingerprint)
     return view(payout)
 
 
-def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+def _replay(existing: Claimed[Payout], fingerprint: str) -> dict[str, Any]:
     same_request(
         existing,
         fingerprint,
         "payout_id_reused",
         "This payout_id belongs to another payout (different amount or destination).",
     )
-    return view(existing)
+    return view(existing.entity)
 
 
 def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError) -> NoReturn:
@@ -170,12 +161,12 @@ def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError)
 
 
 # ---------------------------------------------------------------- read
-def visible_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
+def visible_payout(principal: Principal, provider_payout_id: str) -> Payout:
     payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
-    if payout is None or payout["account_id"] != principal.acting_account_id:
+    if payout is None or payout.account_id != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such payout.")
-    if payout["mode"] != principal.mode:
-        raise wrong_environment(principal.mode, payout["mode"])
+    if payout.mode != principal.mode:
+        raise wrong_environment(principal.mode, payout.mode)
     return payout
 
 
@@ -184,47 +175,44 @@ def read_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]
 
 
 # ---------------------------------------------------------------- lifecycle
-def _end_without_paying(
-    payout: dict[str, Any], action: str, status: str, extra: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def _end_without_paying(payout: Payout, action: str, status: str, extra: dict[str, Any] | None = None) -> Payout:
     """Canceled, rejected or failed: the held money and the daily totals come back."""
     now = _now()
     changes = {"status": status, "updated_at": now, **(extra or {})}
-    after = {**payout, **changes}
-    event = _event(event_kind(action, status), after, now)
-    entries = _entries(payout, ledger.released(event["type"], Decimal(payout["amount"])), event, now)
-    return deps.payouts().transition(payout, changes, [event], entries, release=True)
+    event = _event(event_kind(action, status), payout.with_changes(changes), now)
+    entry = _entry(payout, ledger.released(event["type"], payout.value), event, now)
+    return deps.payouts().transition(payout, changes, [event], entry, release=True)
 
 
 def cancel(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
     """The merchant cancels while pending, or in transit before the provider was called."""
     payout = visible_payout(principal, provider_payout_id)
-    ensure_transition(payout["status"], "cancel", bool(payout.get("submitted")))
+    ensure_transition(payout.status, "cancel", payout.submitted)
     return view(_end_without_paying(payout, "cancel", Status.CANCELED))
 
 
-def _operator_payout(provider_payout_id: str) -> dict[str, Any]:
+def _operator_payout(provider_payout_id: str) -> Payout:
     payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
     if payout is None:
         raise ServiceError(404, "not_found", "No such payout.")
-    home_account(payout["account_id"])  # served by the account's home region only
+    home_account(payout.account_id)  # served by the account's home region only
     return payout
 
 
 def approve(provider_payout_id: str) -> dict[str, Any]:
     """Operators: a payout waiting for approval goes on to settlement."""
     payout = _operator_payout(provider_payout_id)
-    ensure_transition(payout["status"], "approve")
+    ensure_transition(payout.status, "approve")
     now = _now()
     changes = {"status": Status.PENDING, "updated_at": now}
-    event = _event(event_kind("approve", Status.PENDING), {**payout, **changes}, now)
+    event = _event(event_kind("approve", Status.PENDING), payout.with_changes(changes), now)
     return view(deps.payouts().transition(payout, changes, [event]))
 
 
 def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
     """Operators: a payout waiting for approval is refused; its money comes back."""
     payout = _operator_payout(provider_payout_id)
-    ensure_transition(payout["status"], "reject")
+    ensure_transition(payout.status, "reject")
     return view(
         _end_without_paying(payout, "reject", Status.REJECTED, {"failure_code": "rejected", "failure_message": reason})
     )
@@ -235,34 +223,36 @@ def settle(provider_payout_id: str) -> str:
     Each step is conditional, so duplicate messages and cancels racing it are harmless, and the
     provider is called at most once (never again once `submitted`). Returns what happened."""
     payout = deps.payouts().get(provider_payout_id)
-    if payout is None or payout["status"] != Status.PENDING:
+    if payout is None or payout.status != Status.PENDING:
         return "nothing to do"
     # Before anything moves: a connector that cannot be built fails this message (retried), not
     # a payout left in transit that no provider was ever asked to pay.
-    connector = payout_connector(payout["account_id"], payout["mode"], payout["destination"])
+    connector = payout_connector(payout.account_id, payout.mode, payout.destination)
     try:
         now = _now()
         changes: dict[str, Any] = {"status": Status.IN_TRANSIT, "updated_at": now}
-        payout = deps.payouts().transition(payout, changes, [_event("payout.in_transit", {**payout, **changes}, now)])
+        payout = deps.payouts().transition(
+            payout, changes, [_event("payout.in_transit", payout.with_changes(changes), now)]
+        )
         now = _now()
         changes = {"submitted": True, "updated_at": now}
-        payout = deps.payouts().transition(payout, changes, [_event("payout.submitted", {**payout, **changes}, now)])
+        payout = deps.payouts().transition(
+            payout, changes, [_event("payout.submitted", payout.with_changes(changes), now)]
+        )
     except ServiceError as lost:
         if lost.code == "invalid_state":
             return "moved meanwhile"
         raise
-    call = PayoutCall(
-        payout["provider_payout_id"], Decimal(payout["amount"]), payout["currency"], payout["destination"]
-    )
+    call = PayoutCall(payout.provider_payout_id, payout.value, payout.currency, payout.destination)
     result = connector.payout(call)
     if result.status == ProviderStatus.PENDING:
         return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
     if result.status == ProviderStatus.SUCCEEDED:
         now = _now()
         changes = {"status": Status.PAID, "updated_at": now}
-        event = _event("payout.paid", {**payout, **changes}, now)
-        entries = _entries(payout, ledger.paid_out("payout.paid", Decimal(payout["amount"])), event, now)
-        deps.payouts().transition(payout, changes, [event], entries)
+        event = _event("payout.paid", payout.with_changes(changes), now)
+        entry = _entry(payout, ledger.paid_out("payout.paid", payout.value), event, now)
+        deps.payouts().transition(payout, changes, [event], entry)
         return Status.PAID
     extra = {"failure_code": result.failure_code, "failure_message": result.failure_message}
     _end_without_paying(payout, "complete", Status.FAILED, extra)

@@ -19,25 +19,25 @@ from mzpay.domain.charges import Money
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.model import Claimed
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import (
-    Status,
-)
-from mzpay.domain.principal import Principal
+from mzpay.domain.payments import Payment, Status
+from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.refunds import Refund
 from mzpay.steps.payments import (
     connector_of,
     provider_call,
     visible_payment,
 )
 from mzpay.steps.refunds import refund_event, refund_result, resume, settle, submitting
-from mzpay.store.ledger import BalanceTooLow, movement_items
+from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.refunds import RefundIdTaken, RemainderGone
 from mzpay.store.transitions import same_request
 
 
-def _amount(payment: dict[str, Any], money: Money | None) -> Decimal:
-    currency = payment["currency"]
-    remaining = Decimal(payment["captured_amount"]) - Decimal(payment.get("refunded_amount", 0))
+def _amount(payment: Payment, money: Money | None) -> Decimal:
+    currency = payment.currency
+    remaining = payment.refundable
     if money is None:
         return remaining
     if money.currency != currency:
@@ -66,9 +66,9 @@ def _amount(payment: dict[str, Any], money: Money | None) -> Decimal:
     return value
 
 
-def _exceeds(payment: dict[str, Any], amount: Decimal) -> ServiceError:
-    remaining = Decimal(payment["captured_amount"]) - Decimal(payment.get("refunded_amount", 0))
-    currency = payment["currency"]
+def _exceeds(payment: Payment, amount: Decimal) -> ServiceError:
+    remaining = payment.refundable
+    currency = payment.currency
     return ServiceError(
         422,
         "amount_exceeds_remaining",
@@ -100,10 +100,10 @@ def create_refund(
         if existing is not None:
             return _replay(existing, fingerprint)
     payment = visible_payment(principal, provider_payment_id)
-    if payment["status"] != Status.SUCCEEDED:
-        raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {payment['status']}.")
+    if payment.status != Status.SUCCEEDED:
+        raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {payment.status}.")
     amount = _amount(payment, money)
-    if amount <= 0 or amount > Decimal(payment["captured_amount"]) - Decimal(payment.get("refunded_amount", 0)):
+    if amount <= 0 or amount > payment.refundable:
         raise _exceeds(payment, amount)
     connector = connector_of(payment)
     if not isinstance(connector, Refunding):
@@ -111,50 +111,42 @@ def create_refund(
             422, "not_supported", "This payment's provider cannot refund through the API.", rule="operation"
         )
     now = now_iso()
-    currency = payment["currency"]
+    currency = payment.currency
     provider_refund_id = new_id()
-    refund: dict[str, Any] = {
-        "provider_refund_id": provider_refund_id,
-        "refund_id": refund_id or new_id(),
-        "provider_payment_id": payment["provider_payment_id"],
-        "account_id": account,
-        "mode": mode,
-        "status": Status.PENDING,
-        "version": 1,
-        "amount": format_amount(amount, currency),
-        "currency": currency,
-        "reason": reason,
-        "callback_url": payment.get("callback_url"),
-        "fingerprint": fingerprint,
-        "created_at": now,
-        "updated_at": now,
+    refund = Refund(
+        provider_refund_id=provider_refund_id,
+        refund_id=refund_id or new_id(),
+        provider_payment_id=payment.provider_payment_id,
+        account_id=account,
+        mode=mode,
+        status=Status.PENDING,
+        version=1,
+        amount=format_amount(amount, currency),
+        currency=currency,
+        reason=reason,
+        callback_url=payment.callback_url,
+        fingerprint=fingerprint,
+        created_at=now,
+        updated_at=now,
         **submitting(mode, provider_refund_id),
-    }
-    refund = {k: v for k, v in refund.items() if v is not None}
+    )
     created = refund_event("refund.created", refund, now)
-    held = movement_items(
-        deps.refunds().name,
-        account,
-        mode,
-        currency,
-        ledger.hold("refund.created", amount),
-        created["id"],
-        refund["provider_refund_id"],
-        now,
+    held = ledger.Entry(
+        account, mode, currency, ledger.hold("refund.created", amount), created["id"], provider_refund_id, now
     )
     try:
         deps.refunds().create(refund, payment, [created], held)
     except RemainderGone:
         fresh = deps.payments().get(provider_payment_id) or payment
-        if fresh["status"] != Status.SUCCEEDED:
-            raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {fresh['status']}.") from None
+        if fresh.status != Status.SUCCEEDED:
+            raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {fresh.status}.") from None
         raise _exceeds(fresh, amount) from None
     except BalanceTooLow:
         raise ledger.insufficient_balance(currency, amount) from None
     except RefundIdTaken:
-        winner = deps.refunds().by_refund_id(account, mode, refund["refund_id"])
+        winner = deps.refunds().by_refund_id(account, mode, refund.refund_id)
         assert winner is not None
-        if winner["provider_refund_id"] != refund["provider_refund_id"]:
+        if winner.entity.provider_refund_id != refund.provider_refund_id:
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(refund, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
@@ -165,10 +157,10 @@ def create_refund(
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
-        return refund_result(expiry.settled_or_wait(deps.refunds().get(refund["provider_refund_id"]) or refund))
+        return refund_result(expiry.settled_or_wait(deps.refunds().get(refund.provider_refund_id) or refund))
 
 
-def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+def _replay(existing: Claimed[Refund], fingerprint: str) -> dict[str, Any]:
     """The refund a refund_id was claimed for; one its creating request left unsubmitted is
     submitted now (`resume`), so retrying a request that met a fault finishes it."""
     same_request(
@@ -177,7 +169,7 @@ def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
         "refund_id_reused",
         "This refund_id belongs to another refund (different payment, amount or reason).",
     )
-    refund = {k: v for k, v in existing.items() if k != "_claim"}
+    refund = existing.entity
     if expiry.being_submitted(refund, datetime.now(UTC)):
         raise expiry.in_progress()
     return refund_result(resume(refund))
@@ -185,12 +177,10 @@ def _replay(existing: dict[str, Any], fingerprint: str) -> dict[str, Any]:
 
 def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]:
     refund = deps.refunds().get(provider_refund_id) if is_ulid(provider_refund_id) else None
-    if refund is None or refund["account_id"] != principal.acting_account_id:
+    if refund is None or refund.account_id != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such refund.")
-    if refund["mode"] != principal.mode:
-        from mzpay.domain.principal import wrong_environment
-
-        raise wrong_environment(principal.mode, refund["mode"])
+    if refund.mode != principal.mode:
+        raise wrong_environment(principal.mode, refund.mode)
     return refund_result(refund)
 
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import zlib
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.payments import Status
+from mzpay.domain.payments import Payment, Status
 
 SHARDS = 4  # the expiry index is spread over this many partition keys
 CHECKOUT_DEFAULT = timedelta(hours=24)
@@ -55,28 +55,28 @@ def checkout_deadline(mode: str, expires_in: int | None, now: datetime) -> datet
     return now + timedelta(seconds=expires_in)
 
 
-def waiting(payment: dict[str, Any], now: datetime, reconcile_first: timedelta = RECONCILE_FIRST) -> dict[str, Any]:
+def waiting(payment: Payment, now: datetime, reconcile_first: timedelta = RECONCILE_FIRST) -> dict[str, Any]:
     """The attributes that put a payment in the sweep's index after a change: while it waits in
     an expirable status, expires_at and due_at (the same moment); while a LIVE payment is pending,
     due_at alone (when to ask its provider again, see reconcile_at); none (None: removed) else."""
-    status, mode = payment["status"], payment["mode"]
+    status, mode = payment.status, payment.mode
     if status == Status.PENDING and mode == "live":
         return {
             "expires_at": None,
             "due_at": iso(now + reconcile_first),
-            "expiry_shard": shard(payment["provider_payment_id"]),
+            "expiry_shard": shard(payment.provider_payment_id),
         }
     deadline: str | None = None
     if status == Status.REQUIRES_PAYMENT_METHOD:
-        deadline = payment["expires_at"]
+        deadline = payment.expires_at
     elif status == Status.REQUIRES_ACTION:
-        deadline = (payment.get("next_action") or {}).get("expires_at") or iso(now + ACTION_WINDOW)
+        deadline = (payment.next_action or {}).get("expires_at") or iso(now + ACTION_WINDOW)
     elif status == Status.PENDING and mode == "test":
-        deadline = payment.get("expires_at") or iso(now + PENDING_WINDOW)
+        deadline = payment.expires_at or iso(now + PENDING_WINDOW)
     if deadline is None:
         return {"expires_at": None, "due_at": None, "expiry_shard": None}
     deadline = _normalized(deadline)
-    return {"expires_at": deadline, "due_at": deadline, "expiry_shard": shard(payment["provider_payment_id"])}
+    return {"expires_at": deadline, "due_at": deadline, "expiry_shard": shard(payment.provider_payment_id)}
 
 
 def reconcile_at(pending_since: str, now: datetime, first: timedelta = RECONCILE_FIRST) -> str | None:
@@ -96,10 +96,10 @@ def _normalized(moment: str) -> str:
     return iso(datetime.fromisoformat(moment.replace("Z", "+00:00")))
 
 
-def is_due(payment: dict[str, Any], now: datetime) -> bool:
+def is_due(payment: Payment, now: datetime) -> bool:
     """Past its deadline while waiting in an expirable status (live pending payments are never
     due to expire: they are reconciled)."""
-    return bool(payment.get("expiry_shard")) and (payment.get("expires_at") or "~") <= iso(now)
+    return bool(payment.expiry_shard) and (payment.expires_at or "~") <= iso(now)
 
 
 def submission_lease(mode: str, now: datetime) -> str:
@@ -107,18 +107,31 @@ def submission_lease(mode: str, now: datetime) -> str:
     return iso(now + SUBMIT_LEASE[mode])
 
 
-def abandoned(entity: dict[str, Any], now: datetime) -> bool:
+class Leased(Protocol):
+    """A charge or refund: submitted to its provider under its creating request's lease."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def submit_lease_until(self) -> str | None: ...
+
+
+L = TypeVar("L", bound=Leased)
+
+
+def abandoned(entity: Leased, now: datetime) -> bool:
     """A pending charge or refund whose creating request wrote it but never recorded a provider
     answer, and whose submission lease has ended: nobody is submitting it any more."""
-    lease = entity.get("submit_lease_until")
-    return bool(lease) and entity.get("status") == Status.PENDING and str(lease) <= iso(now)
+    lease = entity.submit_lease_until
+    return bool(lease) and entity.status == Status.PENDING and str(lease) <= iso(now)
 
 
-def being_submitted(entity: dict[str, Any], now: datetime) -> bool:
+def being_submitted(entity: Leased, now: datetime) -> bool:
     """A pending charge or refund whose creating request may be submitting it right now (its
     submission lease runs): a duplicate must wait rather than answer or act on it."""
-    lease = entity.get("submit_lease_until")
-    return bool(lease) and entity.get("status") == Status.PENDING and str(lease) > iso(now)
+    lease = entity.submit_lease_until
+    return bool(lease) and entity.status == Status.PENDING and str(lease) > iso(now)
 
 
 def in_progress() -> ServiceError:
@@ -131,7 +144,7 @@ def in_progress() -> ServiceError:
     )
 
 
-def settled_or_wait(entity: dict[str, Any]) -> dict[str, Any]:
+def settled_or_wait(entity: L) -> L:
     """A charge or refund as its creator answers once another request drives it: as it is,
     unless it is still (or again) to be submitted: then 409 request_in_progress, retried with
     the same Idempotency-Key."""

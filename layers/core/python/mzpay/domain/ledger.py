@@ -38,6 +38,20 @@ class Movement:
         return {"available": self.available, "held": self.held, "clearing": self.clearing}
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One movement in the ledger of (account, mode, currency), caused by `event_id` about
+    `resource_id`: what a store writes in the same transaction as the state change it records."""
+
+    account_id: str
+    mode: str
+    currency: str
+    movement: Movement
+    event_id: str
+    resource_id: str
+    at: str
+
+
 def captured(amount: Decimal) -> Movement:
     return Movement("payment.captured", amount, Decimal(0))
 

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.model import Entity, Reserved
 from mzpay.domain.money import format_amount
 
 
@@ -123,44 +124,96 @@ METHODS: dict[str, Method] = {
 }
 
 
+class Payment(Entity):
+    """A payment: a charge (POST /charges) or a hosted checkout (POST /v1/payments). Amounts are
+    decimal strings in the currency's exponent; `refunded_amount` is the running total refunds
+    raise within `captured_amount`."""
+
+    provider_payment_id: str
+    payment_id: str
+    account_id: str
+    mode: str
+    key_id: str | None = None
+    psp_id: str | None = None  # chosen at admission (a checkout: when the payer pays)
+    reservations: tuple[Reserved, ...] | None = None
+    amount: str
+    currency: str
+    source: dict[str, Any] | None = None  # as stored: never a card number
+    country: str
+    customer: dict[str, Any] | None = None
+    callback_url: str | None = None
+    return_url: str | None = None
+    metadata: dict[str, Any] | None = None
+    open_amount: bool | None = None
+    min_amount: str | None = None
+    max_amount: str | None = None
+    suggested_amounts: list[str] | None = None
+    checkout: bool | None = None
+    checkout_url: str | None = None
+    next_action: dict[str, Any] | None = None
+    authorized_amount: str
+    captured_amount: str
+    refunded_amount: Decimal = Decimal(0)
+    failure_code: str | None = None
+    failure_message: str | None = None
+    fingerprint: str
+    created_at: str
+    updated_at: str
+    # the sweep's index (see domain.expiry) and the creating request's submission lease
+    expires_at: str | None = None
+    due_at: str | None = None
+    expiry_shard: str | None = None
+    submit_lease_until: str | None = None
+    reconciliation: str | None = None  # "gave_up": 72 h pending without an answer
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.amount)
+
+    @property
+    def refundable(self) -> Decimal:
+        """What of the captured amount is not refunded yet."""
+        return Decimal(self.captured_amount) - self.refunded_amount
+
+
 def money_view(amount: str, currency: str) -> dict[str, str]:
     return {"amount": amount, "currency": currency}
 
 
-def view(payment: dict[str, Any]) -> dict[str, Any]:
-    view = {
-        "payment_id": payment["payment_id"],
-        "provider_payment_id": payment["provider_payment_id"],
-        "status": payment["status"],
-        "money": money_view(payment["amount"], payment["currency"]),
-        "source": payment.get("source"),
-        "checkout_url": payment.get("checkout_url"),
-        "expires_at": payment.get("expires_at") if payment["status"] not in TERMINAL else None,
-        "next_action": payment.get("next_action"),
-        "authorized_amount": payment["authorized_amount"],
-        "captured_amount": payment["captured_amount"],
-        "refunded_amount": format_amount(Decimal(payment.get("refunded_amount", 0)), payment["currency"]),
-        "failure_code": payment.get("failure_code"),
-        "failure_message": payment.get("failure_message"),
+def view(payment: Payment) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "payment_id": payment.payment_id,
+        "provider_payment_id": payment.provider_payment_id,
+        "status": payment.status,
+        "money": money_view(payment.amount, payment.currency),
+        "source": payment.source,
+        "checkout_url": payment.checkout_url,
+        "expires_at": payment.expires_at if payment.status not in TERMINAL else None,
+        "next_action": payment.next_action,
+        "authorized_amount": payment.authorized_amount,
+        "captured_amount": payment.captured_amount,
+        "refunded_amount": format_amount(payment.refunded_amount, payment.currency),
+        "failure_code": payment.failure_code,
+        "failure_message": payment.failure_message,
     }
-    if payment.get("open_amount"):
+    if payment.open_amount:
         view |= {
             "open_amount": True,
-            "min_amount": payment.get("min_amount"),
-            "max_amount": payment.get("max_amount"),
-            "suggested_amounts": payment.get("suggested_amounts"),
+            "min_amount": payment.min_amount,
+            "max_amount": payment.max_amount,
+            "suggested_amounts": payment.suggested_amounts,
         }
     return view
 
 
-def charge_result(payment: dict[str, Any]) -> dict[str, Any]:
+def charge_result(payment: Payment) -> dict[str, Any]:
     """ChargeResult (answers of charge, capture, void, complete-action)."""
-    return {**view(payment), "processed_at": payment["updated_at"]}
+    return {**view(payment), "processed_at": payment.updated_at}
 
 
-def snapshot(payment: dict[str, Any]) -> dict[str, Any]:
+def snapshot(payment: Payment) -> dict[str, Any]:
     """PaymentSnapshot (answer of GET /payments/{id})."""
-    return {**view(payment), "last_updated_at": payment["updated_at"]}
+    return {**view(payment), "last_updated_at": payment.updated_at}
 
 
 def amount_error(field: str, message: str) -> ServiceError:

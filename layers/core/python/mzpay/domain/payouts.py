@@ -26,6 +26,7 @@ from mzpay.domain import nib
 from mzpay.domain.charges import Money, PaymentDetails, Strict, phone_network_error
 from mzpay.domain.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.ids import is_ulid
+from mzpay.domain.model import Entity, Reserved
 from mzpay.domain.money import format_amount, minor_units
 from mzpay.domain.payments import NETWORK_PREFIXES, MethodLimits
 
@@ -401,19 +402,52 @@ def shown_destination(destination: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def payout_view(item: Mapping[str, Any]) -> dict[str, Any]:
-    """The payout as answered, from its stored item (amount kept as the decimal string)."""
-    amount = item["amount"]
-    if not isinstance(amount, str):  # a number read back from DynamoDB
-        amount = format_amount(Decimal(amount), item["currency"])
+class Payout(Entity):
+    """A payout: money held from the merchant's available balance and paid to a destination.
+    `submitted`: the provider has been called (never again, and no cancel after it)."""
+
+    provider_payout_id: str
+    payout_id: str
+    account_id: str
+    mode: str
+    key_id: str | None = None
+    submitted: bool = False
+    currency: str
+    amount: str  # a decimal string in the currency's exponent
+    destination: dict[str, Any]
+    callback_url: str | None = None
+    metadata: dict[str, Any] | None = None
+    description: str | None = None
+    reservations: tuple[Reserved, ...] | None = None
+    failure_code: str | None = None
+    failure_message: str | None = None
+    fingerprint: str
+    created_at: str
+    updated_at: str
+
+    @field_validator("amount", mode="before")
+    @classmethod
+    def _decimal_string(cls, value: Any, info: ValidationInfo) -> Any:
+        """A number read back from DynamoDB becomes the decimal string it was written as."""
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            return format_amount(Decimal(str(value)), info.data.get("currency", "MZN"))
+        return value
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.amount)
+
+
+def payout_view(payout: Payout) -> dict[str, Any]:
+    """The payout as answered."""
     return {
-        "payout_id": item["payout_id"],
-        "provider_payout_id": item["provider_payout_id"],
-        "status": item["status"],
-        "money": {"amount": amount, "currency": item["currency"]},
-        "destination": shown_destination(item["destination"]),
-        "failure_code": item.get("failure_code"),
-        "failure_message": item.get("failure_message"),
-        "created_at": item["created_at"],
-        "processed_at": item["updated_at"],
+        "payout_id": payout.payout_id,
+        "provider_payout_id": payout.provider_payout_id,
+        "status": payout.status,
+        "money": {"amount": payout.amount, "currency": payout.currency},
+        "destination": shown_destination(payout.destination),
+        "failure_code": payout.failure_code,
+        "failure_message": payout.failure_message,
+        "created_at": payout.created_at,
+        "processed_at": payout.updated_at,
     }

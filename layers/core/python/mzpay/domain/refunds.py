@@ -1,12 +1,14 @@
-"""Refund requests: POST /refunds and POST /v1/payments/{id}/refund."""
+"""Refunds: the requests (POST /refunds and POST /v1/payments/{id}/refund) and the entity."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from pydantic import Field
 
 from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.charges import Money
-from mzpay.domain.model import Strict
+from mzpay.domain.model import Entity, Strict
 
 
 class RefundBody(Strict):
@@ -22,3 +24,31 @@ class RefundRequest(RefundBody):
 
     refund_id: str = Field(min_length=1, max_length=64)  # type: ignore[assignment]
     provider_payment_id: str = Field(max_length=MAX_ID)
+
+
+class Refund(Entity):
+    """A refund of (part of) a succeeded payment; statuses are the payment's pending, succeeded
+    and failed. `amount` is a decimal string in the currency's exponent."""
+
+    provider_refund_id: str
+    refund_id: str
+    provider_payment_id: str
+    account_id: str
+    mode: str
+    amount: str
+    currency: str
+    reason: str | None = None
+    callback_url: str | None = None
+    failure_code: str | None = None
+    failure_message: str | None = None
+    fingerprint: str
+    created_at: str
+    updated_at: str
+    # the creating request's submission lease and the sweep's index entry (see domain.expiry)
+    submit_lease_until: str | None = None
+    due_at: str | None = None
+    expiry_shard: str | None = None
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.amount)

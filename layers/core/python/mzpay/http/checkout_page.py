@@ -17,10 +17,10 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.payments import NETWORK_NAMES
+from mzpay.domain.payments import NETWORK_NAMES, Payment
 
 CSRF_COOKIE = "mzpay_csrf"
-# The test toolbar's buttons (see mzpay.payments.test_action).
+# The test toolbar's buttons (see mzpay.cases.checkout.test_action).
 TEST_ACTIONS = {"succeed": "Simulate a successful payment", "fail": "Simulate a failed payment"}
 
 _STATUS_TEXT = {
@@ -67,27 +67,27 @@ def _cookie(event: Any, name: str) -> str | None:
     return None
 
 
-def page(payment: dict[str, Any], status_code: int = 200, error: str | None = None) -> Response[str]:
+def page(payment: Payment, status_code: int = 200, error: str | None = None) -> Response[str]:
     """The page for the checkout's state, with a fresh CSRF token when the payer can still pay."""
     token = secrets.token_urlsafe(24)
-    status = payment["status"]
-    amount = f"{escape(payment['amount'])} {escape(payment['currency'])}"
+    status = payment.status
+    amount = f"{escape(payment.amount)} {escape(payment.currency)}"
     parts = [
         "<!doctype html><html lang='pt'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<title>mzpay checkout</title></head><body>",
         f"<main data-status='{escape(status)}'><h1>{amount}</h1>",
     ]
-    if payment["mode"] == "test":
+    if payment.mode == "test":
         parts.append("<p class='test-mode'>Test mode: no real money moves.</p>")
     parts.append(f"<p class='status'>{escape(_STATUS_TEXT.get(status, status))}</p>")
     if error:
         parts.append(f"<p class='error' role='alert'>{escape(error)}</p>")
-    if payment.get("failure_message"):
-        parts.append(f"<p class='failure'>{escape(payment['failure_message'])}</p>")
+    if payment.failure_message:
+        parts.append(f"<p class='failure'>{escape(payment.failure_message)}</p>")
     if status == "requires_payment_method":
         options = "".join(f"<option value='{n}'>{escape(name)}</option>" for n, name in NETWORK_NAMES.items())
-        action = f"/checkout/{escape(payment['provider_payment_id'])}/pay"
+        action = f"/checkout/{escape(payment.provider_payment_id)}/pay"
         parts.append(
             f"<form method='post' action='{action}'>"
             f"<input type='hidden' name='csrf_token' value='{token}'>"
@@ -95,18 +95,18 @@ def page(payment: dict[str, Any], status_code: int = 200, error: str | None = No
             "<label>Phone <input name='phone_number' type='tel' placeholder='+25884...' required></label>"
             "<button type='submit'>Pay</button></form>"
         )
-        if payment["mode"] == "test":  # the test toolbar: play the payer without a phone
+        if payment.mode == "test":  # the test toolbar: play the payer without a phone
             for outcome, label in TEST_ACTIONS.items():
                 parts.append(
                     f"<form class='test-toolbar' method='post' action='{action[: -len('/pay')]}/test/{outcome}'>"
                     f"<input type='hidden' name='csrf_token' value='{token}'>"
                     f"<button type='submit'>{escape(label)}</button></form>"
                 )
-    return_url = payment.get("return_url")
+    return_url = payment.return_url
     if return_url and status in ("succeeded", "failed", "canceled", "expired"):
         parts.append(f"<a href='{escape(return_url)}'>Back to the merchant</a>")
     parts.append("</main></body></html>")
-    secure = payment["checkout_url"].startswith("https://")
+    secure = (payment.checkout_url or "").startswith("https://")
     cookie = Cookie(CSRF_COOKIE, token, path="/checkout", secure=secure, http_only=True, same_site=SameSite.STRICT_MODE)
     return Response(
         status_code,

@@ -18,9 +18,11 @@ from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.ids import is_ulid
+from mzpay.domain.model import Reserved
 from mzpay.domain.money import format_amount
 from mzpay.domain.payments import (
     EVENT_OF_STATUS,
+    Payment,
     Status,
     ensure_transition,
     snapshot,
@@ -28,49 +30,50 @@ from mzpay.domain.payments import (
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.domain.routing import binding_method
 from mzpay.steps.connectors import connector_for
-from mzpay.store.ledger import movement_items
 from mzpay.store.payments import Reservation
 
 
-def connector_of(payment: dict[str, Any]) -> Connector:
+def connector_of(payment: Payment) -> Connector:
     """The connector the payment was made through (the simulator for test payments)."""
-    source = payment["source"]
+    source, psp_id = payment.source, payment.psp_id
+    if source is None or psp_id is None:  # a checkout nobody has paid yet was sent to no provider
+        raise RuntimeError(f"payment {payment.provider_payment_id} has no provider yet")
     method = binding_method(source["type"], (source.get("mobile_wallet") or {}).get("network"))
-    return connector_for(payment["account_id"], payment["mode"], method, payment["psp_id"])
+    return connector_for(payment.account_id, payment.mode, method, psp_id)
 
 
-def provider_call(payment: dict[str, Any]) -> ProviderCall:
+def provider_call(payment: Payment) -> ProviderCall:
     """The payment as its connector sees it."""
     return ProviderCall(
-        payment["provider_payment_id"],
-        Decimal(payment["amount"]),
-        payment["currency"],
-        payment["source"],
-        payment.get("return_url"),
-        bool(payment.get("open_amount")),
+        payment.provider_payment_id,
+        payment.value,
+        payment.currency,
+        payment.source or {},
+        payment.return_url,
+        bool(payment.open_amount),
     )
 
 
-def payment_event(kind: str, payment: dict[str, Any], now: str) -> dict[str, Any]:
+def payment_event(kind: str, payment: Payment, now: str) -> dict[str, Any]:
     event = new_event(
         kind,
-        payment["account_id"],
-        payment["mode"],
+        payment.account_id,
+        payment.mode,
         "payment",
-        payment["provider_payment_id"],
+        payment.provider_payment_id,
         {"object": snapshot(payment)},
         now,
     )
-    if payment.get("callback_url"):  # where the outbox delivers it (kept beside the envelope, not in it)
-        event["callback_url"] = payment["callback_url"]
+    if payment.callback_url:  # where the outbox delivers it (kept beside the envelope, not in it)
+        event["callback_url"] = payment.callback_url
     return event
 
 
 def outcome_changes(
-    payment: dict[str, Any], result: ProviderResult, now: str, captured: Decimal | None = None
+    payment: Payment, result: ProviderResult, now: str, captured: Decimal | None = None
 ) -> dict[str, Any]:
-    currency = payment["currency"]
-    amount = Decimal(payment["amount"]) if captured is None else captured
+    currency = payment.currency
+    amount = payment.value if captured is None else captured
     changes: dict[str, Any] = {
         "status": result.status,
         "next_action": result.next_action,
@@ -82,48 +85,47 @@ def outcome_changes(
         changes["authorized_amount"] = format_amount(amount, currency)
     if result.captured:
         changes["captured_amount"] = format_amount(amount, currency)
-        if Decimal(payment["authorized_amount"]) == 0:
+        if Decimal(payment.authorized_amount) == 0:
             changes["authorized_amount"] = format_amount(amount, currency)
     return changes
 
 
 def apply_outcome(
-    payment: dict[str, Any],
+    payment: Payment,
     result: ProviderResult,
     now: str,
     captured: Decimal | None = None,
     extra: dict[str, Any] | None = None,
-    answer: Callable[[dict[str, Any]], Any] | None = None,
-) -> dict[str, Any]:
+    answer: Callable[[Payment], Any] | None = None,
+) -> Payment:
     """The provider's `result` applied as one conditional transition, with its event and, when
     money moved, its ledger movement; `answer` is what the request answers with the payment
     after it (its idempotency record is completed with it in the same transaction)."""
     changes = {**outcome_changes(payment, result, now, captured), **(extra or {}), "submit_lease_until": None}
-    changes |= waiting({**payment, **changes}, datetime.now(UTC))
-    after = {**payment, **changes}
+    changes |= waiting(payment.with_changes(changes), datetime.now(UTC))
+    after = payment.with_changes(changes)
     events = [] if result.status == Status.PENDING else [payment_event(EVENT_OF_STATUS[result.status], after, now)]
-    entries = []
+    entry = None
     if result.captured:  # money moved: the merchant's available balance grows by what was captured
-        entries = movement_items(
-            deps.payments().name,
-            payment["account_id"],
-            payment["mode"],
-            payment["currency"],
+        entry = ledger.Entry(
+            payment.account_id,
+            payment.mode,
+            payment.currency,
             ledger.captured(Decimal(changes["captured_amount"])),
             events[0]["id"],
-            payment["provider_payment_id"],
+            payment.provider_payment_id,
             now,
         )
     taken = _taken(result, captured)
-    return deps.payments().transition(payment, changes, events, taken=taken, extra_items=entries, answer=answer)
+    return deps.payments().transition(payment, changes, events, taken=taken, entry=entry, answer=answer)
 
 
-def kept(reservations: tuple[Reservation, ...], currency: str) -> list[dict[str, str]] | None:
+def kept(reservations: tuple[Reservation, ...], currency: str) -> tuple[Reserved, ...] | None:
     """The reservations as the payment keeps them, to give back what it does not take."""
-    return [{"key": r.key, "amount": format_amount(r.amount, currency)} for r in reservations] or None
+    return tuple(Reserved(key=r.key, amount=format_amount(r.amount, currency)) for r in reservations) or None
 
 
-def waiting(payment: dict[str, Any], now: datetime) -> dict[str, Any]:
+def waiting(payment: Payment, now: datetime) -> dict[str, Any]:
     """expiry.waiting with this stack's first reconciliation delay (RECONCILE_FIRST_SECONDS)."""
     first = os.environ.get("RECONCILE_FIRST_SECONDS")
     return expiry.waiting(payment, now, timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST)
@@ -140,7 +142,7 @@ def _taken(result: ProviderResult, captured: Decimal | None) -> Decimal | None:
     return None
 
 
-def resume(payment: dict[str, Any], submit: bool = True) -> dict[str, Any]:
+def resume(payment: Payment, submit: bool = True) -> Payment:
     """Finish a charge whose creating request wrote it but never recorded a provider answer (a
     fault after the write, or a request that died), once its submission lease has ended.
 
@@ -151,13 +153,13 @@ def resume(payment: dict[str, Any], submit: bool = True) -> dict[str, Any]:
     now = datetime.now(UTC)
     if not expiry.abandoned(payment, now):
         return payment
-    claim = {"submit_lease_until": expiry.submission_lease(payment["mode"], now), "updated_at": now_iso()}
+    claim = {"submit_lease_until": expiry.submission_lease(payment.mode, now), "updated_at": now_iso()}
     try:
         claimed = deps.payments().transition(payment, claim, [])
     except ServiceError as lost:
         if lost.code != "invalid_state":
             raise
-        return deps.payments().get(payment["provider_payment_id"]) or payment
+        return deps.payments().get(payment.provider_payment_id) or payment
     connector = connector_of(claimed)
     call = provider_call(claimed)
     if isinstance(connector, Reconciling):
@@ -173,18 +175,18 @@ def resume(payment: dict[str, Any], submit: bool = True) -> dict[str, Any]:
     return apply_outcome(claimed, result, now_iso())
 
 
-def visible_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+def visible_payment(principal: Principal, provider_payment_id: str) -> Payment:
     """The payment if it belongs to the caller's account (else 404) and mode (else 401); one
     past its deadline is expired first, so nobody acts on a payment that has run out of time."""
     payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None or payment["account_id"] != principal.acting_account_id:
+    if payment is None or payment.account_id != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such payment.")
-    if payment["mode"] != principal.mode:
-        raise wrong_environment(principal.mode, payment["mode"])
+    if payment.mode != principal.mode:
+        raise wrong_environment(principal.mode, payment.mode)
     return current(payment)
 
 
-def current(payment: dict[str, Any]) -> dict[str, Any]:
+def current(payment: Payment) -> Payment:
     """The payment, expired now if its deadline passed (whoever expires it first wins)."""
     if not expiry.is_due(payment, datetime.now(UTC)):
         return payment
@@ -193,13 +195,13 @@ def current(payment: dict[str, Any]) -> dict[str, Any]:
     except ServiceError as lost:
         if lost.code != "invalid_state":
             raise
-        fresh = deps.payments().get(payment["provider_payment_id"])
+        fresh = deps.payments().get(payment.provider_payment_id)
         assert fresh is not None
         return fresh
 
 
-def _expire(payment: dict[str, Any]) -> dict[str, Any]:
-    ensure_transition(payment["status"], "expire")
+def _expire(payment: Payment) -> Payment:
+    ensure_transition(payment.status, "expire")
     now = now_iso()
     changes: dict[str, Any] = {
         "status": Status.EXPIRED,
@@ -208,7 +210,7 @@ def _expire(payment: dict[str, Any]) -> dict[str, Any]:
         "expiry_shard": None,
         "due_at": None,
     }
-    after = {**payment, **changes}
+    after = payment.with_changes(changes)
     return deps.payments().transition(
         payment, changes, [payment_event("payment.expired", after, now)], taken=Decimal(0)
     )

@@ -14,50 +14,46 @@ from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
-from mzpay.domain.payments import (
-    Status,
-)
+from mzpay.domain.payments import Status
+from mzpay.domain.refunds import Refund
 from mzpay.steps.payments import connector_of, provider_call
-from mzpay.store.ledger import movement_items
 
 
-def refund_result(refund: dict[str, Any]) -> dict[str, Any]:
+def refund_result(refund: Refund) -> dict[str, Any]:
     """RefundResult."""
     return {
-        "refund_id": refund["refund_id"],
-        "provider_refund_id": refund["provider_refund_id"],
-        "provider_payment_id": refund["provider_payment_id"],
-        "status": refund["status"],
-        "money": {"amount": refund["amount"], "currency": refund["currency"]},
-        "reason": refund.get("reason"),
-        "failure_code": refund.get("failure_code"),
-        "failure_message": refund.get("failure_message"),
-        "processed_at": refund["updated_at"],
+        "refund_id": refund.refund_id,
+        "provider_refund_id": refund.provider_refund_id,
+        "provider_payment_id": refund.provider_payment_id,
+        "status": refund.status,
+        "money": {"amount": refund.amount, "currency": refund.currency},
+        "reason": refund.reason,
+        "failure_code": refund.failure_code,
+        "failure_message": refund.failure_message,
+        "processed_at": refund.updated_at,
     }
 
 
-def refund_event(kind: str, refund: dict[str, Any], now: str) -> dict[str, Any]:
+def refund_event(kind: str, refund: Refund, now: str) -> dict[str, Any]:
     event = new_event(
         kind,
-        refund["account_id"],
-        refund["mode"],
+        refund.account_id,
+        refund.mode,
         "refund",
-        refund["provider_refund_id"],
+        refund.provider_refund_id,
         {"object": refund_result(refund)},
         now,
     )
-    if refund.get("callback_url"):
-        event["callback_url"] = refund["callback_url"]
+    if refund.callback_url:
+        event["callback_url"] = refund.callback_url
     return event
 
 
-def settle(
-    refund: dict[str, Any], status: str, failure_code: str | None, failure_message: str | None
-) -> dict[str, Any]:
+def settle(refund: Refund, status: str, failure_code: str | None, failure_message: str | None) -> Refund:
     now = now_iso()
     if status == Status.PENDING:  # the provider has it: never submitted again, nothing left to sweep
-        return deps.refunds().settle(refund, {**SUBMITTED, "updated_at": now}, [], [], Decimal(0))
-    amount = Decimal(refund["amount"])
+        return deps.refunds().settle(refund, {**SUBMITTED, "updated_at": now}, [], None, Decimal(0))
+    amount = refund.value
     changes = {
         "status": status,
         "failure_code": failure_code,
@@ -65,23 +61,16 @@ def settle(
         "updated_at": now,
         **SUBMITTED,
     }
-    after = {**refund, **{k: v for k, v in changes.items() if v is not None}}
+    after = refund.with_changes(changes)
     event = refund_event(f"refund.{status}", after, now)
     if status == Status.SUCCEEDED:
         movement, give_back = ledger.paid_out("refund.succeeded", amount), Decimal(0)
     else:
         movement, give_back = ledger.released("refund.failed", amount), amount
-    entries = movement_items(
-        deps.refunds().name,
-        refund["account_id"],
-        refund["mode"],
-        refund["currency"],
-        movement,
-        event["id"],
-        refund["provider_refund_id"],
-        now,
+    entry = ledger.Entry(
+        refund.account_id, refund.mode, refund.currency, movement, event["id"], refund.provider_refund_id, now
     )
-    return deps.refunds().settle(refund, changes, [event], entries, give_back)
+    return deps.refunds().settle(refund, changes, [event], entry, give_back)
 
 
 # A refund's submission lease and its place in the sweep's index, cleared by the provider's answer.
@@ -95,37 +84,36 @@ def submitting(mode: str, provider_refund_id: str) -> dict[str, Any]:
     return {"submit_lease_until": lease, "due_at": lease, "expiry_shard": expiry.shard(provider_refund_id)}
 
 
-def resume(refund: dict[str, Any]) -> dict[str, Any]:
+def resume(refund: Refund) -> Refund:
     """Finish a refund whose creating request wrote it (the money held) but never recorded the
     provider's answer, once its submission lease ended: one conditional write claims it (a
     concurrent retry or sweep loses and sees it as it is), then the provider is asked to refund."""
     now = datetime.now(UTC)
     if not expiry.abandoned(refund, now):
         return refund
-    lease = expiry.submission_lease(refund["mode"], now)
+    lease = expiry.submission_lease(refund.mode, now)
     try:
-        claimed = deps.refunds().settle(refund, {"submit_lease_until": lease, "due_at": lease}, [], [], Decimal(0))
+        claimed = deps.refunds().settle(refund, {"submit_lease_until": lease, "due_at": lease}, [], None, Decimal(0))
     except ServiceError as lost:
         if lost.code != "invalid_state":
             raise
-        return deps.refunds().get(refund["provider_refund_id"]) or refund
-    payment = deps.payments().get(refund["provider_payment_id"])
+        return deps.refunds().get(refund.provider_refund_id) or refund
+    payment = deps.payments().get(refund.provider_payment_id)
     if payment is None:
-        raise RuntimeError(f"refund {refund['provider_refund_id']} has no payment")
+        raise RuntimeError(f"refund {refund.provider_refund_id} has no payment")
     connector = connector_of(payment)
     if not isinstance(connector, Refunding):  # checked at creation; a binding changed since
         return settle(claimed, Status.FAILED, "not_supported", "The provider can no longer refund this payment.")
-    result = connector.refund(provider_call(payment), Decimal(refund["amount"]))
+    result = connector.refund(provider_call(payment), refund.value)
     return settle(claimed, result.status, result.failure_code, result.failure_message)
 
 
-def resume_refund(item: dict[str, Any]) -> int:
+def resume_refund(refund: Refund) -> int:
     """The sweep: a refund its creating request left unsubmitted is submitted (1 when it was)."""
-    refund = {k: v for k, v in item.items() if k not in ("pk", "sk")}
     try:
         after = resume(refund)
     except ServiceError as refused:
         if refused.code not in ("invalid_state", "no_connector_binding"):
             raise
         return 0
-    return int(after.get("version") != refund.get("version"))
+    return int(after.version != refund.version)

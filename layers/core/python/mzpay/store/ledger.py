@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.ids import new_id
-from mzpay.domain.ledger import Movement
+from mzpay.domain.ledger import Entry
 from mzpay.store.aws import env, table
 
 
@@ -16,18 +16,12 @@ class BalanceTooLow(Exception):
     """The available balance does not cover what a movement needs (its condition failed)."""
 
 
-def movement_items(
-    table_name: str,
-    account_id: str,
-    mode: str,
-    currency: str,
-    movement: Movement,
-    event_id: str,
-    resource_id: str,
-    now: str,
-) -> list[dict[str, Any]]:
+def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
     """TransactItems for one entry: the balance raised or lowered (on condition that available
-    covers what the movement needs) and the entry itself."""
+    covers what the movement needs, the first item) and the entry itself. None: no items."""
+    if entry is None:
+        return []
+    account_id, mode, currency, movement = entry.account_id, entry.mode, entry.currency, entry.movement
     update: dict[str, Any] = {
         "TableName": table_name,
         "Key": {"pk": f"BAL#{account_id}#{mode}", "sk": f"CUR#{currency}"},
@@ -42,18 +36,18 @@ def movement_items(
     if movement.needs_available is not None:
         update["ConditionExpression"] = "#available >= :needed"
         update["ExpressionAttributeValues"][":needed"] = movement.needs_available
-    entry = {
+    kept = {
         "pk": f"LEDGER#{account_id}#{mode}#{currency}",
         "sk": f"ENT#{new_id()}",
         "kind": movement.kind,
-        "event_id": event_id,
-        "resource_id": resource_id,
+        "event_id": entry.event_id,
+        "resource_id": entry.resource_id,
         "legs": {name: amount for name, amount in movement.legs().items() if amount},
-        "created_at": now,
+        "created_at": entry.at,
     }
     return [
         {"Update": update},
-        {"Put": {"TableName": table_name, "Item": entry, "ConditionExpression": "attribute_not_exists(pk)"}},
+        {"Put": {"TableName": table_name, "Item": kept, "ConditionExpression": "attribute_not_exists(pk)"}},
     ]
 
 

@@ -15,11 +15,16 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.ledger import Entry
 from mzpay.domain.limits import AccountLimits
+from mzpay.domain.model import Claimed, Reserved
+from mzpay.domain.payments import Payment
+from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.idempotency import completion_item, pending
-from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
+from mzpay.store.ledger import entry_items
+from mzpay.store.transitions import applied, claim_of, claimed, own_write, versioned_update, write_token
 
 
 class PaymentIdTaken(Exception):
@@ -44,6 +49,10 @@ class Reservation:
     key: str
     amount: Decimal
     ceiling: Decimal
+
+
+def _key(provider_payment_id: str) -> dict[str, str]:
+    return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
 
 
 def _counter_key(key: str) -> dict[str, str]:
@@ -93,12 +102,14 @@ def counter_raises(table_name: str, reservations: tuple[Reservation, ...], ttl: 
     ]
 
 
-def counter_releases(table_name: str, entity: dict[str, Any], taken: Decimal | None) -> list[dict[str, Any]]:
+def counter_releases(
+    table_name: str, reserved: tuple[Reserved, ...] | None, taken: Decimal | None
+) -> list[dict[str, Any]]:
     """Give back what of each of its reservations an entity (payment, payout) did not take
     (`taken`: None while it is unsettled)."""
     if taken is None:
         return []
-    unused = [(r["key"], Decimal(r["amount"]) - taken) for r in entity.get("reservations") or ()]
+    unused = [(r.key, Decimal(r.amount) - taken) for r in reserved or ()]
     return [
         {
             "Update": {
@@ -155,12 +166,12 @@ class Payments:
     def _raises(self, reservations: tuple[Reservation, ...], ttl: int) -> list[dict[str, Any]]:
         return counter_raises(self.name, reservations, ttl)
 
-    def _releases(self, payment: dict[str, Any], taken: Decimal | None) -> list[dict[str, Any]]:
-        return counter_releases(self.name, payment, taken)
+    def _releases(self, payment: Payment, taken: Decimal | None) -> list[dict[str, Any]]:
+        return counter_releases(self.name, payment.reservations, taken)
 
     def create(
         self,
-        payment: dict[str, Any],
+        payment: Payment,
         events: list[dict[str, Any]],
         reservations: tuple[Reservation, ...] = (),
         ttl: int = 0,
@@ -168,16 +179,16 @@ class Payments:
         """The payment, its payment_id claim, its events and the totals it raises (each within
         its ceiling): all or nothing. PaymentIdTaken or CeilingReached otherwise."""
         claim = {
-            "pk": f"PAYID#{payment['account_id']}#{payment['mode']}#{payment['payment_id']}",
+            "pk": f"PAYID#{payment.account_id}#{payment.mode}#{payment.payment_id}",
             "sk": "PAYID",
-            "provider_payment_id": payment["provider_payment_id"],
-            "fingerprint": payment["fingerprint"],
+            "provider_payment_id": payment.provider_payment_id,
+            "fingerprint": payment.fingerprint,
         }
         items: list[dict[str, Any]] = [
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT", **payment},
+                    "Item": {**_key(payment.provider_payment_id), **payment.item()},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -200,52 +211,44 @@ class Payments:
         item = self.table.get_item(Key=_counter_key(key), ConsistentRead=True).get("Item")
         return Decimal(item["total"]) if item else Decimal(0)
 
-    def get(self, provider_payment_id: str) -> dict[str, Any] | None:
-        item = self.table.get_item(Key={"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}, ConsistentRead=True).get(
-            "Item"
-        )
-        return dict(item) if item else None
+    def get(self, provider_payment_id: str) -> Payment | None:
+        item = self.table.get_item(Key=_key(provider_payment_id), ConsistentRead=True).get("Item")
+        return Payment.model_validate(item) if item else None
 
-    def by_payment_id(self, account_id: str, mode: str, payment_id: str) -> dict[str, Any] | None:
+    def by_payment_id(self, account_id: str, mode: str, payment_id: str) -> Claimed[Payment] | None:
         key = {"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"}
         return claimed(self.table, key, "provider_payment_id", self.get)
 
     def transition(
         self,
-        payment: dict[str, Any],
+        payment: Payment,
         changes: dict[str, Any],
         events: list[dict[str, Any]],
         taken: Decimal | None = None,
         reservations: tuple[Reservation, ...] = (),
         ttl: int = 0,
-        extra_items: list[dict[str, Any]] | None = None,
-        answer: Callable[[dict[str, Any]], Any] | None = None,
-    ) -> dict[str, Any]:
+        entry: Entry | None = None,
+        answer: Callable[[Payment], Any] | None = None,
+    ) -> Payment:
         """Apply `changes` if the payment is still in the status and version it was read with;
         else 409 invalid_state (a concurrent request changed it first). A change to None
         removes the attribute. The same transaction gives back what of its reservations a
         settled payment did not take (`taken`), or raises new ones (a checkout being paid:
-        CeilingReached when one would pass its ceiling), with `extra_items` (ledger entries).
+        CeilingReached when one would pass its ceiling), with its ledger `entry` (money moved).
         `answer(payment after)`: what the request answers with this outcome; the request's
         idempotency record, if it has one pending, is completed with it in the same transaction."""
-        after = applied(payment, changes)
+        token = write_token()
+        after = applied(payment, changes, token)
         completion = pending() if answer is not None else None
         rendered = completion.render(answer(after)) if completion is not None and answer is not None else None
         final = completion_item(completion, rendered) if completion is not None and rendered is not None else None
         raises = self._raises(reservations, ttl)
-        token = write_token()
         items = [
-            versioned_update(
-                self.name,
-                {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
-                payment,
-                changes,
-                token,
-            ),
+            versioned_update(self.name, _key(payment.provider_payment_id), payment, changes, token),
             *raises,
             *self._event_puts(events),
             *self._releases(payment, taken),
-            *(extra_items or []),
+            *entry_items(self.name, entry),
         ]
         try:
             self.client.transact_write_items(TransactItems=[*items, *([final] if final else [])])
@@ -258,8 +261,8 @@ class Payments:
                 and reasons[-1:] == ["ConditionalCheckFailed"]
                 and not any(reason not in (None, "None") for reason in reasons[:-1])
             ):  # only the idempotency record refused (its lock was lost): write the outcome alone
-                return self.transition(payment, changes, events, taken, reservations, ttl, extra_items)
-            fresh = self.get(payment["provider_payment_id"])
+                return self.transition(payment, changes, events, taken, reservations, ttl, entry)
+            fresh = self.get(payment.provider_payment_id)
             if own_write(fresh, token):  # an earlier attempt of this very write landed
                 assert fresh is not None
                 if completion is not None:
@@ -276,10 +279,11 @@ class Payments:
             completion.written = rendered
         return after
 
-    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[dict[str, Any]]:
+    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[Payment | Refund]:
         """Payments whose due_at has passed (the sparse `expiry` index holds only payments that
-        wait to expire or, live and pending, to be reconciled), oldest first per shard."""
-        due: list[dict[str, Any]] = []
+        wait to expire or, live and pending, to be reconciled), and refunds whose creating
+        request's lease ended, oldest first per shard."""
+        due: list[Payment | Refund] = []
         for shard in range(shards):
             response = self.table.query(
                 IndexName="expiry",
@@ -287,7 +291,10 @@ class Payments:
                 ExpressionAttributeValues={":shard": f"EXP#{shard}", ":now": now},
                 Limit=limit,
             )
-            due += [dict(item) for item in response.get("Items", [])]
+            due += [
+                Refund.model_validate(item) if item["sk"] == "REFUND" else Payment.model_validate(item)
+                for item in response.get("Items", [])
+            ]
         return due
 
     # ------------------------------------------------------------------ routing state
@@ -317,10 +324,9 @@ class Payments:
         ceilings = limits.parse(items[limits.name][0] if items.get(limits.name) else None)
         return Admission(dict(claims[0]) if claims else None, ceilings, statuses, pilots)
 
-    def claimed_payment(self, claim: dict[str, Any]) -> dict[str, Any] | None:
-        """The payment a payment_id claim names, with the claim under `_claim` (see `by_payment_id`)."""
-        entity = self.get(claim["provider_payment_id"])
-        return None if entity is None else {**entity, "_claim": claim}
+    def claimed_payment(self, claim: dict[str, Any]) -> Claimed[Payment] | None:
+        """The payment a payment_id claim (read by `admission`) names, with its fingerprint."""
+        return claim_of(claim, "provider_payment_id", self.get)
 
     def _batch_get(self, request: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """BatchGetItem of `request`, asking again for any keys DynamoDB left unprocessed."""

@@ -10,8 +10,11 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.ledger import Entry
+from mzpay.domain.model import Claimed
+from mzpay.domain.payouts import Payout
 from mzpay.store.aws import client, env, is_conditional_failure, table
-from mzpay.store.ledger import BalanceTooLow
+from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
@@ -37,29 +40,29 @@ class Payouts:
 
     def create(
         self,
-        payout: dict[str, Any],
+        payout: Payout,
         events: list[dict[str, Any]],
-        ledger_items: list[dict[str, Any]],
+        held: Entry,
         reservations: tuple[Reservation, ...],
         ttl: int,
     ) -> None:
         """PayoutIdTaken, BalanceTooLow or CeilingReached when a condition stops it."""
         claim = {
-            "pk": f"POID#{payout['account_id']}#{payout['mode']}",
-            "sk": payout["payout_id"],
-            "provider_payout_id": payout["provider_payout_id"],
-            "fingerprint": payout["fingerprint"],
+            "pk": f"POID#{payout.account_id}#{payout.mode}",
+            "sk": payout.payout_id,
+            "provider_payout_id": payout.provider_payout_id,
+            "fingerprint": payout.fingerprint,
         }
         items = [
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {**_key(payout["provider_payout_id"]), **payout},
+                    "Item": {**_key(payout.provider_payout_id), **payout.item()},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
             {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
-            *ledger_items,  # [2] the balance update (conditional), [3] the entry
+            *entry_items(self.name, held),  # [2] the balance update (conditional), [3] the entry
             *counter_raises(self.name, reservations, ttl),
             *event_puts(self.events_name, events),
         ]
@@ -77,38 +80,38 @@ class Payouts:
                 raise CeilingReached(reservations[first - 4]) from exc
             raise PayoutIdTaken() from exc
 
-    def get(self, provider_payout_id: str) -> dict[str, Any] | None:
+    def get(self, provider_payout_id: str) -> Payout | None:
         item = self.table.get_item(Key=_key(provider_payout_id), ConsistentRead=True).get("Item")
-        return dict(item) if item else None
+        return Payout.model_validate(item) if item else None
 
-    def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> dict[str, Any] | None:
+    def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> Claimed[Payout] | None:
         return claimed(self.table, {"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, "provider_payout_id", self.get)
 
     def transition(
         self,
-        payout: dict[str, Any],
+        payout: Payout,
         changes: dict[str, Any],
         events: list[dict[str, Any]],
-        ledger_items: list[dict[str, Any]] | None = None,
+        entry: Entry | None = None,
         release: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Payout:
         """Apply `changes` if the payout is still in the status and version it was read with
         (else 409 invalid_state), with its events, ledger entry and, when it ends without
         paying (`release`), its daily totals given back."""
-        releases = counter_releases(self.name, payout, Decimal(0)) if release else []
+        releases = counter_releases(self.name, payout.reservations, Decimal(0)) if release else []
         token = write_token()
         try:
             self.client.transact_write_items(
                 TransactItems=[
-                    versioned_update(self.name, _key(payout["provider_payout_id"]), payout, changes, token),
+                    versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
                     *event_puts(self.events_name, events),
-                    *(ledger_items or []),
+                    *entry_items(self.name, entry),
                     *releases,
                 ]
             )
         except Exception as exc:
             if is_conditional_failure(exc):
-                fresh = self.get(payout["provider_payout_id"])
+                fresh = self.get(payout.provider_payout_id)
                 if own_write(fresh, token):  # an earlier attempt of this very write landed
                     assert fresh is not None
                     return fresh
@@ -116,7 +119,7 @@ class Payouts:
                     409, "invalid_state", "The payout changed meanwhile (another request moved it first)."
                 ) from exc
             raise
-        return applied(payout, changes)
+        return applied(payout, changes, token)
 
 
 class SettlementQueue:

@@ -11,8 +11,12 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.ledger import Entry
+from mzpay.domain.model import Claimed
+from mzpay.domain.payments import Payment
+from mzpay.domain.refunds import Refund
 from mzpay.store.aws import env, is_conditional_failure, table
-from mzpay.store.ledger import BalanceTooLow
+from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import event_puts
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
@@ -23,6 +27,10 @@ class RefundIdTaken(Exception):
 
 class RemainderGone(Exception):
     """The payment is not succeeded any more, or the amount is above what is left to refund."""
+
+
+def _key(provider_refund_id: str) -> dict[str, str]:
+    return {"pk": f"REF#{provider_refund_id}", "sk": "REFUND"}
 
 
 class Refunds:
@@ -39,20 +47,15 @@ class Refunds:
     def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return event_puts(self.events_name, events)
 
-    def create(
-        self,
-        refund: dict[str, Any],
-        payment: dict[str, Any],
-        events: list[dict[str, Any]],
-        ledger_items: list[dict[str, Any]],
-    ) -> None:
-        amount = Decimal(refund["amount"])
-        room = Decimal(payment["captured_amount"]) - amount
+    def create(self, refund: Refund, payment: Payment, events: list[dict[str, Any]], held: Entry) -> None:
+        """RefundIdTaken, RemainderGone or BalanceTooLow when a condition stops it."""
+        amount = refund.value
+        room = Decimal(payment.captured_amount) - amount
         items = [
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {"pk": f"REF#{refund['provider_refund_id']}", "sk": "REFUND", **refund},
+                    "Item": {**_key(refund.provider_refund_id), **refund.item()},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -60,10 +63,10 @@ class Refunds:
                 "Put": {
                     "TableName": self.name,
                     "Item": {
-                        "pk": f"REFID#{refund['account_id']}#{refund['mode']}",
-                        "sk": refund["refund_id"],
-                        "provider_refund_id": refund["provider_refund_id"],
-                        "fingerprint": refund["fingerprint"],
+                        "pk": f"REFID#{refund.account_id}#{refund.mode}",
+                        "sk": refund.refund_id,
+                        "provider_refund_id": refund.provider_refund_id,
+                        "fingerprint": refund.fingerprint,
                     },
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
@@ -71,7 +74,7 @@ class Refunds:
             {
                 "Update": {
                     "TableName": self.name,
-                    "Key": {"pk": f"PAY#{payment['provider_payment_id']}", "sk": "PAYMENT"},
+                    "Key": {"pk": f"PAY#{payment.provider_payment_id}", "sk": "PAYMENT"},
                     "UpdateExpression": "ADD #refunded :amount",
                     "ConditionExpression": (
                         "#status = :succeeded AND (attribute_not_exists(#refunded) OR #refunded <= :room)"
@@ -80,7 +83,7 @@ class Refunds:
                     "ExpressionAttributeValues": {":amount": amount, ":room": room, ":succeeded": "succeeded"},
                 }
             },
-            *ledger_items,
+            *entry_items(self.name, held),  # [3] the balance update (conditional), [4] the entry
             *self._events(events),
         ]
         try:
@@ -96,33 +99,29 @@ class Refunds:
                 raise BalanceTooLow() from exc
             raise RefundIdTaken() from exc
 
-    def get(self, provider_refund_id: str) -> dict[str, Any] | None:
-        item = self.table.get_item(Key={"pk": f"REF#{provider_refund_id}", "sk": "REFUND"}, ConsistentRead=True).get(
-            "Item"
-        )
-        return dict(item) if item else None
+    def get(self, provider_refund_id: str) -> Refund | None:
+        item = self.table.get_item(Key=_key(provider_refund_id), ConsistentRead=True).get("Item")
+        return Refund.model_validate(item) if item else None
 
-    def by_refund_id(self, account_id: str, mode: str, refund_id: str) -> dict[str, Any] | None:
+    def by_refund_id(self, account_id: str, mode: str, refund_id: str) -> Claimed[Refund] | None:
         return claimed(
             self.table, {"pk": f"REFID#{account_id}#{mode}", "sk": refund_id}, "provider_refund_id", self.get
         )
 
     def settle(
         self,
-        refund: dict[str, Any],
+        refund: Refund,
         changes: dict[str, Any],
         events: list[dict[str, Any]],
-        ledger_items: list[dict[str, Any]],
+        entry: Entry | None,
         give_back: Decimal,
-    ) -> dict[str, Any]:
+    ) -> Refund:
         """The provider's answer: the refund moved on condition of its status and version, its
         event, its ledger entry, and (when it failed) the payment's refunded total given back."""
         token = write_token()
         items: list[dict[str, Any]] = [
-            versioned_update(
-                self.name, {"pk": f"REF#{refund['provider_refund_id']}", "sk": "REFUND"}, refund, changes, token
-            ),
-            *ledger_items,
+            versioned_update(self.name, _key(refund.provider_refund_id), refund, changes, token),
+            *entry_items(self.name, entry),
             *self._events(events),
         ]
         if give_back:
@@ -130,7 +129,7 @@ class Refunds:
                 {
                     "Update": {
                         "TableName": self.name,
-                        "Key": {"pk": f"PAY#{refund['provider_payment_id']}", "sk": "PAYMENT"},
+                        "Key": {"pk": f"PAY#{refund.provider_payment_id}", "sk": "PAYMENT"},
                         "UpdateExpression": "ADD #refunded :back",
                         "ExpressionAttributeNames": {"#refunded": "refunded_amount"},
                         "ExpressionAttributeValues": {":back": -give_back},
@@ -141,10 +140,10 @@ class Refunds:
             self.client.transact_write_items(TransactItems=items)
         except Exception as exc:
             if is_conditional_failure(exc):
-                fresh = self.get(refund["provider_refund_id"])
+                fresh = self.get(refund.provider_refund_id)
                 if own_write(fresh, token):  # an earlier attempt of this very write landed
                     assert fresh is not None
                     return fresh
                 raise ServiceError(409, "invalid_state", "The refund changed meanwhile.") from exc
             raise
-        return applied(refund, changes)
+        return applied(refund, changes, token)

@@ -4,10 +4,14 @@ version it was read with (a lost race is a ConditionalCheckFailed, answered 409 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.model import Claimed, Entity
 
 WRITE_TOKEN = "write_token"
+E = TypeVar("E", bound=Entity)
 
 
 def write_token() -> str:
@@ -17,17 +21,18 @@ def write_token() -> str:
     return secrets.token_hex(8)
 
 
-def own_write(fresh: dict[str, Any] | None, token: str) -> bool:
+def own_write(fresh: Entity | None, token: str) -> bool:
     """True when `fresh` (the entity read after a lost condition) carries this transition's token."""
-    return fresh is not None and fresh.get(WRITE_TOKEN) == token
+    return fresh is not None and fresh.write_token == token
 
 
 def versioned_update(
-    table_name: str, key: dict[str, str], entity: dict[str, Any], changes: dict[str, Any], token: str | None = None
+    table_name: str, key: dict[str, str], entity: Entity, changes: Mapping[str, Any], token: str | None = None
 ) -> dict[str, Any]:
     """A TransactItem applying `changes` (None removes the attribute) and raising the version, on
     condition that `entity` still has the status and version it was read with; `token` is kept as
     the entity's write_token (see `own_write`)."""
+    entity.ensure_fields(changes)
     if token is not None:
         changes = {**changes, WRITE_TOKEN: token}
     removed = [name for name, value in changes.items() if value is None]
@@ -47,36 +52,31 @@ def versioned_update(
             "ExpressionAttributeValues": {
                 **values,
                 ":one": 1,
-                ":expected_status": entity["status"],
-                ":expected_version": entity["version"],
+                ":expected_status": entity.status,
+                ":expected_version": entity.version,
             },
         }
     }
 
 
-def applied(entity: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+def applied(entity: E, changes: Mapping[str, Any], token: str | None = None) -> E:
     """The entity as `versioned_update` leaves it."""
-    after = {**entity, **{k: v for k, v in changes.items() if v is not None}, "version": int(entity["version"]) + 1}
-    for name in (k for k, v in changes.items() if v is None):
-        after.pop(name, None)
-    return after
+    return entity.changed({**changes, WRITE_TOKEN: token} if token is not None else changes)
 
 
-def claimed(
-    table: Any, claim_key: dict[str, str], id_field: str, get: Callable[[str], dict[str, Any] | None]
-) -> dict[str, Any] | None:
-    """The entity a merchant's id (payment_id, refund_id, payout_id) was claimed for, with the
-    claim under `_claim` (its request fingerprint); None when the id was never used."""
+def claimed(table: Any, claim_key: dict[str, str], id_field: str, get: Callable[[str], E | None]) -> Claimed[E] | None:
+    """The entity a merchant's id (payment_id, refund_id, payout_id) was claimed for, with its
+    request's fingerprint; None when the id was never used."""
     claim = table.get_item(Key=claim_key, ConsistentRead=True).get("Item")
-    if claim is None:
-        return None
+    return None if claim is None else claim_of(claim, id_field, get)
+
+
+def claim_of(claim: Mapping[str, Any], id_field: str, get: Callable[[str], E | None]) -> Claimed[E] | None:
     entity = get(claim[id_field])  # written with the claim, in one transaction
-    return None if entity is None else {**entity, "_claim": dict(claim)}
+    return None if entity is None else Claimed(entity, claim["fingerprint"])
 
 
-def same_request(existing: dict[str, Any], fingerprint: str, code: str, message: str) -> None:
+def same_request(existing: Claimed[Any], fingerprint: str, code: str, message: str) -> None:
     """A claimed id sent again must carry the request it was claimed for; else 409 `code`."""
-    from mzpay.domain.errors import ServiceError
-
-    if existing["_claim"]["fingerprint"] != fingerprint:
+    if existing.fingerprint != fingerprint:
         raise ServiceError(409, code, message)
