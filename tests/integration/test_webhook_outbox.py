@@ -26,8 +26,10 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.webhook_secrets import SecretVersion, generate_secret
 from mzpay.domain.webhooks import DeliveryStatus, delivery_id_for
+from mzpay.store import aws
 from mzpay.store.accounts import WebhookSecrets
 from mzpay.store.payments import event_item
+from mzpay.store.webhook_deliveries import delivery_key, plain
 from mzpay.webhooks import outbox, verify
 from tests.integration.races import race
 from tests.integration.support import REGION, provisioned_stack, reset_mzpay_caches
@@ -56,9 +58,10 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
 
 # ---------------------------------------------------------------- helpers
 def stored(delivery_id: str) -> dict[str, Any]:
-    item = deps.deliveries().get(delivery_id)
-    assert item is not None
-    return item
+    """The delivery's item as stored (the table's own attributes, numbers as ints)."""
+    item = aws.table(deps.deliveries().table.name).get_item(Key=delivery_key(delivery_id), ConsistentRead=True)
+    assert "Item" in item
+    return plain(item["Item"])  # type: ignore[no-any-return]
 
 
 def all_deliveries() -> list[dict[str, Any]]:
@@ -103,9 +106,8 @@ def event_image(
         "01JPAY0000000000000000000A",
         {"object": {"status": "succeeded", "money": {"amount": "150.00", "currency": "MZN"}, "attempt": Decimal(2)}},
         "2026-11-21T07:38:59Z",
+        callback_url,
     )
-    if callback_url:
-        event["callback_url"] = callback_url
     return event_item(event)
 
 

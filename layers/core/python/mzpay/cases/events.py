@@ -12,7 +12,6 @@ from typing import Any
 from mzpay import deps
 from mzpay.domain.bounds import MAX_CODE, MAX_ID
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.events import envelope_of
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.principal import Principal, wrong_environment
 
@@ -69,7 +68,7 @@ def list_events(
     token = _token(last)
     return {
         "object": "list",
-        "data": [envelope_of(i) for i in items],
+        "data": [event.envelope() for event in items],
         "has_more": token is not None,
         "next_cursor": token,
     }
@@ -79,9 +78,9 @@ def read_event(principal: Principal, event_id: str) -> dict[str, Any]:
     """One event of the caller's account: 404 for another's, 401 wrong_environment for the other mode's."""
     if not is_ulid(event_id):
         raise ServiceError(404, "not_found", "No such event.")
-    item = deps.events().get(principal.acting_account_id, principal.mode, event_id)
-    if item is not None:
-        return envelope_of(item)
+    event = deps.events().get(principal.acting_account_id, principal.mode, event_id)
+    if event is not None:
+        return event.envelope()
     if deps.events().get(principal.acting_account_id, OTHER_MODE[principal.mode], event_id) is not None:
         raise wrong_environment(principal.mode, OTHER_MODE[principal.mode])
     raise ServiceError(404, "not_found", "No such event.")

@@ -14,7 +14,7 @@ from mzpay.connectors.base import PayoutCall
 from mzpay.domain import ledger
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
+from mzpay.domain.events import Event, new_event
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.model import Claimed, Reserved
 from mzpay.domain.money import format_amount
@@ -46,8 +46,8 @@ def _now() -> str:
     return iso(datetime.now(UTC))
 
 
-def _event(kind: str, payout: Payout, now: str) -> dict[str, Any]:
-    event = new_event(
+def _event(kind: str, payout: Payout, now: str) -> Event:
+    return new_event(
         kind,
         payout.account_id,
         payout.mode,
@@ -55,15 +55,13 @@ def _event(kind: str, payout: Payout, now: str) -> dict[str, Any]:
         payout.provider_payout_id,
         {"object": view(payout)},
         now,
+        payout.callback_url,
     )
-    if payout.callback_url:
-        event["callback_url"] = payout.callback_url
-    return event
 
 
-def _entry(payout: Payout, movement: ledger.Movement, event: dict[str, Any], now: str) -> ledger.Entry:
+def _entry(payout: Payout, movement: ledger.Movement, event: Event, now: str) -> ledger.Entry:
     return ledger.Entry(
-        payout.account_id, payout.mode, payout.currency, movement, event["id"], payout.provider_payout_id, now
+        payout.account_id, payout.mode, payout.currency, movement, event.id, payout.provider_payout_id, now
     )
 
 
@@ -180,7 +178,7 @@ def _end_without_paying(payout: Payout, action: str, status: str, extra: dict[st
     now = _now()
     changes = {"status": status, "updated_at": now, **(extra or {})}
     event = _event(event_kind(action, status), payout.with_changes(changes), now)
-    entry = _entry(payout, ledger.released(event["type"], payout.value), event, now)
+    entry = _entry(payout, ledger.released(event.type, payout.value), event, now)
     return deps.payouts().transition(payout, changes, [event], entry, release=True)
 
 

@@ -132,7 +132,7 @@ def create_refund(
     )
     created = refund_event("refund.created", refund, now)
     held = ledger.Entry(
-        account, mode, currency, ledger.hold("refund.created", amount), created["id"], provider_refund_id, now
+        account, mode, currency, ledger.hold("refund.created", amount), created.id, provider_refund_id, now
     )
     try:
         deps.refunds().create(refund, payment, [created], held)

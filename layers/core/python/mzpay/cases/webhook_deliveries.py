@@ -12,7 +12,7 @@ from typing import Any
 from mzpay import deps
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
-from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
+from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, Delivery, DeliveryStatus
 from mzpay.steps.accounts import home_account
 from mzpay.store.webhook_deliveries import iso
 
@@ -39,16 +39,16 @@ _FIELDS = (
 _ATTEMPT_FIELDS = ("at", "status_code", "latency_ms", "error", "round", "next_attempt_at")
 
 
-def view(item: dict[str, Any], attempts: bool = True) -> dict[str, Any]:
+def view(delivery: Delivery, attempts: bool = True) -> dict[str, Any]:
     """WebhookDelivery: what operators see of a delivery (never its lease bookkeeping)."""
-    public: dict[str, Any] = {"object": "webhook_delivery", "id": item["delivery_id"]}
-    public |= {name: item.get(name) for name in _FIELDS}
+    public: dict[str, Any] = {"object": "webhook_delivery", "id": delivery.delivery_id}
+    public |= delivery.model_dump(mode="json", include=set(_FIELDS))
     if attempts:
-        public["attempts"] = [{name: a.get(name) for name in _ATTEMPT_FIELDS} for a in item.get("attempts", [])]
+        public["attempts"] = [a.model_dump(mode="json", include=set(_ATTEMPT_FIELDS)) for a in delivery.attempts]
     return public
 
 
-def _found(delivery_id: str) -> dict[str, Any]:
+def _found(delivery_id: str) -> Delivery:
     item = deps.deliveries().get(delivery_id) if is_ulid(delivery_id) else None
     if item is None:
         raise ServiceError(404, "not_found", "No such webhook delivery.")
@@ -100,15 +100,13 @@ def replay(delivery_id: str) -> dict[str, Any]:
     concurrent replays wins; the others, and a replay of a delivery that is not failed, are
     409 invalid_state."""
     item = _found(delivery_id)
-    if DeliveryStatus(item["status"]) not in REPLAYABLE:
-        raise ServiceError(
-            409, "invalid_state", f"Only a failed delivery can be replayed; this one is {item['status']}."
-        )
+    if item.status not in REPLAYABLE:
+        raise ServiceError(409, "invalid_state", f"Only a failed delivery can be replayed; this one is {item.status}.")
     now = time.time()
     replayed = deps.deliveries().replay(item, iso(now), int(now) + RETENTION_SECONDS)
     try:
-        deps.delivery_queue().send(delivery_id, replayed["round"])
+        deps.delivery_queue().send(delivery_id, replayed.round)
     except Exception:
-        deps.deliveries().undo_replay(replayed, item.get("failed_at") or iso(now), iso(time.time()))
+        deps.deliveries().undo_replay(replayed, item.failed_at or iso(now), iso(time.time()))
         raise
     return view(replayed)

@@ -4,33 +4,58 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from mzpay.domain.ids import new_id
 
 API_VERSION = "2026-11-01"
-
-
-def new_event(
-    event_type: str, account_id: str, mode: str, resource: str, resource_id: str, data: dict[str, Any], now: str
-) -> dict[str, Any]:
-    """{id, type, created_at, account_id, mode, api_version, resource, resource_id, data}."""
-    return {
-        "id": new_id(),
-        "type": event_type,
-        "created_at": now,
-        "account_id": account_id,
-        "mode": mode,
-        "api_version": API_VERSION,
-        "resource": resource,
-        "resource_id": resource_id,
-        "data": data,
-    }
-
-
 ENVELOPE_FIELDS = ("id", "type", "created_at", "account_id", "mode", "api_version", "resource", "resource_id", "data")
 
 
+@dataclass(frozen=True)
+class Event:
+    """One immutable event: the envelope, and where the outbox delivers it (`callback_url`, kept
+    beside the envelope, never in it)."""
+
+    id: str
+    type: str
+    created_at: str
+    account_id: str
+    mode: str
+    api_version: str
+    resource: str
+    resource_id: str
+    data: dict[str, Any]
+    callback_url: str | None = None
+
+    def envelope(self) -> dict[str, Any]:
+        """{id, type, created_at, account_id, mode, api_version, resource, resource_id, data}."""
+        return envelope_of(asdict(self))
+
+    def item(self) -> dict[str, Any]:
+        """The attributes as stored (no callback_url when there is none)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> Event:
+        return cls(**{name: item[name] for name in ENVELOPE_FIELDS}, callback_url=item.get("callback_url"))
+
+
+def new_event(
+    event_type: str,
+    account_id: str,
+    mode: str,
+    resource: str,
+    resource_id: str,
+    data: dict[str, Any],
+    now: str,
+    callback_url: str | None = None,
+) -> Event:
+    return Event(new_id(), event_type, now, account_id, mode, API_VERSION, resource, resource_id, data, callback_url)
+
+
 def envelope_of(item: Mapping[str, Any]) -> dict[str, Any]:
-    """The event envelope of a stored event item, in envelope order (no keys, no delivery target)."""
+    """The event envelope of a stored event item or stream image, in envelope order (no keys,
+    no delivery target)."""
     return {name: item[name] for name in ENVELOPE_FIELDS}

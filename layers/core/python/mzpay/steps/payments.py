@@ -16,7 +16,7 @@ from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, Provide
 from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
+from mzpay.domain.events import Event, new_event
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.model import Reserved
 from mzpay.domain.money import format_amount
@@ -54,8 +54,8 @@ def provider_call(payment: Payment) -> ProviderCall:
     )
 
 
-def payment_event(kind: str, payment: Payment, now: str) -> dict[str, Any]:
-    event = new_event(
+def payment_event(kind: str, payment: Payment, now: str) -> Event:
+    return new_event(
         kind,
         payment.account_id,
         payment.mode,
@@ -63,10 +63,8 @@ def payment_event(kind: str, payment: Payment, now: str) -> dict[str, Any]:
         payment.provider_payment_id,
         {"object": snapshot(payment)},
         now,
+        payment.callback_url,
     )
-    if payment.callback_url:  # where the outbox delivers it (kept beside the envelope, not in it)
-        event["callback_url"] = payment.callback_url
-    return event
 
 
 def outcome_changes(
@@ -112,7 +110,7 @@ def apply_outcome(
             payment.mode,
             payment.currency,
             ledger.captured(Decimal(changes["captured_amount"])),
-            events[0]["id"],
+            events[0].id,
             payment.provider_payment_id,
             now,
         )

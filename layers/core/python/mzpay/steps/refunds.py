@@ -13,7 +13,7 @@ from mzpay.connectors.base import Refunding
 from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
+from mzpay.domain.events import Event, new_event
 from mzpay.domain.payments import Status
 from mzpay.domain.refunds import Refund
 from mzpay.steps.payments import connector_of, provider_call
@@ -34,8 +34,8 @@ def refund_result(refund: Refund) -> dict[str, Any]:
     }
 
 
-def refund_event(kind: str, refund: Refund, now: str) -> dict[str, Any]:
-    event = new_event(
+def refund_event(kind: str, refund: Refund, now: str) -> Event:
+    return new_event(
         kind,
         refund.account_id,
         refund.mode,
@@ -43,10 +43,8 @@ def refund_event(kind: str, refund: Refund, now: str) -> dict[str, Any]:
         refund.provider_refund_id,
         {"object": refund_result(refund)},
         now,
+        refund.callback_url,
     )
-    if refund.callback_url:
-        event["callback_url"] = refund.callback_url
-    return event
 
 
 def settle(refund: Refund, status: str, failure_code: str | None, failure_message: str | None) -> Refund:
@@ -68,7 +66,7 @@ def settle(refund: Refund, status: str, failure_code: str | None, failure_messag
     else:
         movement, give_back = ledger.released("refund.failed", amount), amount
     entry = ledger.Entry(
-        refund.account_id, refund.mode, refund.currency, movement, event["id"], refund.provider_refund_id, now
+        refund.account_id, refund.mode, refund.currency, movement, event.id, refund.provider_refund_id, now
     )
     return deps.refunds().settle(refund, changes, [event], entry, give_back)
 

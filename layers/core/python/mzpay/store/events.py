@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mzpay.domain.events import Event
 from mzpay.store.aws import env, table
 
 
@@ -17,12 +18,13 @@ class Events:
     def from_env(cls) -> Events:
         return cls(env("EVENTS_TABLE"))
 
-    def get(self, account_id: str, mode: str, event_id: str) -> dict[str, Any] | None:
+    def get(self, account_id: str, mode: str, event_id: str) -> Event | None:
         item = self.table.get_item(Key={"pk": f"ACC#{account_id}#{mode}", "sk": f"EVT#{event_id}"}).get("Item")
-        return dict(item) if item else None
+        return Event.from_item(item) if item else None
 
     def by_key(self, pk: str, sk: str) -> dict[str, Any] | None:
-        """The stored item under (pk, sk), read consistently (operators' replays)."""
+        """The raw stored item under (pk, sk), read consistently: operators replay it to the
+        outbox as the stream image it was (see cases.dispatch_failures)."""
         item = self.table.get_item(Key={"pk": pk, "sk": sk}, ConsistentRead=True).get("Item")
         return dict(item) if item else None
 
@@ -34,7 +36,7 @@ class Events:
         after: dict[str, Any] | None,
         event_type: str | None = None,
         resource_id: str | None = None,
-    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    ) -> tuple[list[Event], dict[str, Any] | None]:
         """Newest first; `after` is the previous page's last key. Filters apply within the
         partition read, so a filtered page may hold fewer than `limit` events and still go on."""
         names: dict[str, str] = {}
@@ -60,4 +62,4 @@ class Events:
         if after:
             query["ExclusiveStartKey"] = after
         response = self.table.query(**query, ExpressionAttributeValues=values, ScanIndexForward=False, Limit=limit)
-        return [dict(i) for i in response.get("Items", [])], response.get("LastEvaluatedKey")
+        return [Event.from_item(i) for i in response.get("Items", [])], response.get("LastEvaluatedKey")

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.model import Claimed, Reserved
@@ -63,17 +64,17 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if k not in ("pk", "sk")}
 
 
-def event_item(event: dict[str, Any]) -> dict[str, Any]:
+def event_item(event: Event) -> dict[str, Any]:
     return {
-        "pk": f"ACC#{event['account_id']}#{event['mode']}",
-        "sk": f"EVT#{event['id']}",
-        "gsi1pk": f"RES#{event['resource_id']}",
-        "gsi1sk": f"EVT#{event['id']}",
-        **event,
+        "pk": f"ACC#{event.account_id}#{event.mode}",
+        "sk": f"EVT#{event.id}",
+        "gsi1pk": f"RES#{event.resource_id}",
+        "gsi1sk": f"EVT#{event.id}",
+        **event.item(),
     }
 
 
-def event_puts(events_table: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def event_puts(events_table: str, events: list[Event]) -> list[dict[str, Any]]:
     """TransactItems writing immutable events (never over an existing one)."""
     return [
         {"Put": {"TableName": events_table, "Item": event_item(e), "ConditionExpression": "attribute_not_exists(pk)"}}
@@ -160,7 +161,7 @@ class Payments:
     def from_env(cls) -> Payments:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
 
-    def _event_puts(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _event_puts(self, events: list[Event]) -> list[dict[str, Any]]:
         return event_puts(self.events_name, events)
 
     def _raises(self, reservations: tuple[Reservation, ...], ttl: int) -> list[dict[str, Any]]:
@@ -172,7 +173,7 @@ class Payments:
     def create(
         self,
         payment: Payment,
-        events: list[dict[str, Any]],
+        events: list[Event],
         reservations: tuple[Reservation, ...] = (),
         ttl: int = 0,
     ) -> None:
@@ -223,7 +224,7 @@ class Payments:
         self,
         payment: Payment,
         changes: dict[str, Any],
-        events: list[dict[str, Any]],
+        events: list[Event],
         taken: Decimal | None = None,
         reservations: tuple[Reservation, ...] = (),
         ttl: int = 0,
@@ -373,6 +374,6 @@ class Payments:
             raise
         return True
 
-    def record_rejection(self, event: dict[str, Any]) -> None:
+    def record_rejection(self, event: Event) -> None:
         """A refusal before any provider call leaves its event and nothing else."""
         self.client.put_item(TableName=self.events_name, Item=event_item(event))

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.model import Claimed
 from mzpay.domain.payouts import Payout
@@ -41,7 +42,7 @@ class Payouts:
     def create(
         self,
         payout: Payout,
-        events: list[dict[str, Any]],
+        events: list[Event],
         held: Entry,
         reservations: tuple[Reservation, ...],
         ttl: int,
@@ -91,7 +92,7 @@ class Payouts:
         self,
         payout: Payout,
         changes: dict[str, Any],
-        events: list[dict[str, Any]],
+        events: list[Event],
         entry: Entry | None = None,
         release: bool = False,
     ) -> Payout:

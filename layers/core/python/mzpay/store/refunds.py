@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.model import Claimed
 from mzpay.domain.payments import Payment
@@ -44,10 +45,10 @@ class Refunds:
     def from_env(cls) -> Refunds:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
 
-    def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _events(self, events: list[Event]) -> list[dict[str, Any]]:
         return event_puts(self.events_name, events)
 
-    def create(self, refund: Refund, payment: Payment, events: list[dict[str, Any]], held: Entry) -> None:
+    def create(self, refund: Refund, payment: Payment, events: list[Event], held: Entry) -> None:
         """RefundIdTaken, RemainderGone or BalanceTooLow when a condition stops it."""
         amount = refund.value
         room = Decimal(payment.captured_amount) - amount
@@ -112,7 +113,7 @@ class Refunds:
         self,
         refund: Refund,
         changes: dict[str, Any],
-        events: list[dict[str, Any]],
+        events: list[Event],
         entry: Entry | None,
         give_back: Decimal,
     ) -> Refund:

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.domain.webhooks import Attempt, Delivery, DeliveryStatus
 from mzpay.store.aws import client, env, is_conditional_failure, table
 
 SK = "DELIVERY"
@@ -55,7 +55,7 @@ class WebhookDeliveries:
     def from_env(cls) -> WebhookDeliveries:
         return cls(env("WEBHOOK_DELIVERIES_TABLE"))
 
-    def _update(self, delivery_id: str, **kwargs: Any) -> dict[str, Any] | None:
+    def _update(self, delivery_id: str, **kwargs: Any) -> Delivery | None:
         """A conditional update; the item after it, or None when the condition failed."""
         names = {k: v for k, v in _NAMES.items() if k in kwargs["UpdateExpression"] + kwargs["ConditionExpression"]}
         try:
@@ -69,19 +69,18 @@ class WebhookDeliveries:
             if is_conditional_failure(exc):
                 return None
             raise
-        return plain(answer["Attributes"])  # type: ignore[no-any-return]
+        return Delivery.model_validate(plain(answer["Attributes"]))
 
     # ------------------------------------------------------------ dispatcher
-    def create(self, delivery: dict[str, Any]) -> bool:
+    def create(self, delivery: Delivery) -> bool:
         """Store a new delivery; False when it already exists (the same event and URL)."""
-        status = DeliveryStatus(delivery["status"])
         item = {
-            **delivery_key(delivery["delivery_id"]),
-            "gsi1pk": f"ACC#{delivery['account_id']}",
-            "gsi1sk": delivery["delivery_id"],
-            _STATUS_KEY: _status_index(delivery["account_id"], status),
-            "gsi2sk": delivery["delivery_id"],
-            **delivery,
+            **delivery_key(delivery.delivery_id),
+            "gsi1pk": f"ACC#{delivery.account_id}",
+            "gsi1sk": delivery.delivery_id,
+            _STATUS_KEY: _status_index(delivery.account_id, delivery.status),
+            "gsi2sk": delivery.delivery_id,
+            **delivery.item(),  # attempts included even empty: list_append needs the list
         }
         try:
             self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
@@ -91,9 +90,9 @@ class WebhookDeliveries:
             raise
         return True
 
-    def get(self, delivery_id: str) -> dict[str, Any] | None:
+    def get(self, delivery_id: str) -> Delivery | None:
         item = self.table.get_item(Key=delivery_key(delivery_id), ConsistentRead=True).get("Item")
-        return plain(item) if item else None
+        return Delivery.model_validate(plain(item)) if item else None
 
     def take_enqueue_lease(self, delivery_id: str, seen: str | None, token: str, until: int) -> bool:
         """Take over enqueueing a delivery that is not enqueued yet, if its lease is still `seen`."""
@@ -134,7 +133,7 @@ class WebhookDeliveries:
     # ------------------------------------------------------------ sender
     def begin_attempt(
         self, delivery_id: str, round_: int, owner: str, token: str, until: int, now: int
-    ) -> dict[str, Any] | None:
+    ) -> Delivery | None:
         """Lease a pending delivery of round `round_` for one attempt by the message `owner`
         (the first message that leases a round owns it; copies of others are ignored). None when
         it is not pending in that round, another message owns it, or an attempt is under way."""
@@ -158,18 +157,19 @@ class WebhookDeliveries:
 
     def finish_attempt(
         self,
-        delivery: dict[str, Any],
+        delivery: Delivery,
         token: str,
-        attempt: dict[str, Any],
+        attempt: Attempt,
         status: DeliveryStatus,
         now: str,
         next_attempt_at: str | None,
         keep: int | None = None,
-    ) -> dict[str, Any] | None:
+    ) -> Delivery | None:
         """Record one attempt and its consequence (still pending, delivered, stopped, failed),
         if this attempt still holds the lease. With `keep`, only the `keep` most recent attempts
         stay on the item (the lease makes this attempt the only writer of the list)."""
-        attempts = [*delivery.get("attempts", []), attempt]
+        record = attempt.model_dump(mode="json")
+        attempts = [*(a.model_dump(mode="json") for a in delivery.attempts), record]
         if keep is not None and len(attempts) > keep:
             append, new_list = "attempts = :attempts", attempts[-keep:]
         else:
@@ -182,18 +182,18 @@ class WebhookDeliveries:
             f"{_STATUS_KEY} = :status_key",
         ]
         values: dict[str, Any] = {
-            **({":attempts": new_list} if new_list is not None else {":attempt": [attempt]}),
+            **({":attempts": new_list} if new_list is not None else {":attempt": [record]}),
             ":one": 1,
             ":now": now,
             ":status": status.value,
-            ":status_key": _status_index(delivery["account_id"], status),
+            ":status_key": _status_index(delivery.account_id, status),
             ":token": token,
             ":pending": DeliveryStatus.PENDING.value,
         }
         removes = ["lease_token", "lease_until"]
         if status is not DeliveryStatus.DELIVERED:  # why it did not get through, for operators
             sets.append("last_error = :error")
-            values[":error"] = attempt["error"] or f"http_{attempt['status_code']}"
+            values[":error"] = attempt.error or f"http_{attempt.status_code}"
         if next_attempt_at is not None:
             sets.append("next_attempt_at = :next")
             values[":next"] = next_attempt_at
@@ -202,13 +202,13 @@ class WebhookDeliveries:
         if status is not DeliveryStatus.PENDING:
             sets.append(f"{status.value}_at = :now")
         return self._update(
-            delivery["delivery_id"],
+            delivery.delivery_id,
             UpdateExpression=f"SET {', '.join(sets)} REMOVE {', '.join(removes)}",
             ConditionExpression="lease_token = :token AND #status = :pending",
             ExpressionAttributeValues=values,
         )
 
-    def dead_letter(self, delivery_id: str, account_id: str, round_: int, now: str) -> dict[str, Any] | None:
+    def dead_letter(self, delivery_id: str, account_id: str, round_: int, now: str) -> Delivery | None:
         """pending -> failed for the round whose message reached the dead-letter queue."""
         failed = DeliveryStatus.FAILED
         return self._update(
@@ -228,12 +228,12 @@ class WebhookDeliveries:
         )
 
     # ------------------------------------------------------------ operators
-    def replay(self, delivery: dict[str, Any], now: str, ttl: int) -> dict[str, Any]:
+    def replay(self, delivery: Delivery, now: str, ttl: int) -> Delivery:
         """failed -> pending in a new round; 409 invalid_state when another replay won or the
         delivery is no longer failed."""
         pending = DeliveryStatus.PENDING
         updated = self._update(
-            delivery["delivery_id"],
+            delivery.delivery_id,
             UpdateExpression=(
                 f"SET #status = :pending, {_STATUS_KEY} = :status_key, #round = #round + :one,"
                 " replayed_at = :now, updated_at = :now, next_attempt_at = :now, #ttl = :ttl"
@@ -242,23 +242,23 @@ class WebhookDeliveries:
             ConditionExpression="#status = :failed AND #round = :round",
             ExpressionAttributeValues={
                 ":pending": pending.value,
-                ":status_key": _status_index(delivery["account_id"], pending),
+                ":status_key": _status_index(delivery.account_id, pending),
                 ":one": 1,
                 ":now": now,
                 ":ttl": ttl,
                 ":failed": DeliveryStatus.FAILED.value,
-                ":round": delivery["round"],
+                ":round": delivery.round,
             },
         )
         if updated is None:
             raise ServiceError(409, "invalid_state", "The delivery is not failed (anymore): it cannot be replayed.")
         return updated
 
-    def undo_replay(self, delivery: dict[str, Any], failed_at: str, now: str) -> None:
+    def undo_replay(self, delivery: Delivery, failed_at: str, now: str) -> None:
         """Put back a replay whose message could not be queued (its round not yet started)."""
         failed = DeliveryStatus.FAILED
         self._update(
-            delivery["delivery_id"],
+            delivery.delivery_id,
             UpdateExpression=(
                 f"SET #status = :failed, {_STATUS_KEY} = :status_key, failed_at = :failed_at, updated_at = :now"
                 " REMOVE next_attempt_at"
@@ -266,17 +266,17 @@ class WebhookDeliveries:
             ConditionExpression="#status = :pending AND #round = :round AND attribute_not_exists(#owner)",
             ExpressionAttributeValues={
                 ":failed": failed.value,
-                ":status_key": _status_index(delivery["account_id"], failed),
+                ":status_key": _status_index(delivery.account_id, failed),
                 ":failed_at": failed_at,
                 ":now": now,
                 ":pending": DeliveryStatus.PENDING.value,
-                ":round": delivery["round"],
+                ":round": delivery.round,
             },
         )
 
     def page(
         self, account_id: str, status: DeliveryStatus | None, limit: int, start: dict[str, str] | None
-    ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+    ) -> tuple[list[Delivery], dict[str, str] | None]:
         """Up to `limit` deliveries of an account, newest first, and where the next page starts."""
         index, key = ("gsi2", _status_index(account_id, status)) if status else ("gsi1", f"ACC#{account_id}")
         hash_key = "gsi2pk" if status else "gsi1pk"
@@ -289,11 +289,12 @@ class WebhookDeliveries:
             Limit=limit + 1,  # one more tells whether there is a next page
             **({"ExclusiveStartKey": start} if start else {}),
         )
-        items = [plain(item) for item in answer.get("Items", [])]
+        items = answer.get("Items", [])
+        found = [Delivery.model_validate(plain(item)) for item in items[:limit]]
         if len(items) <= limit:
-            return items, None
+            return found, None
         last = items[limit - 1]
-        return items[:limit], {name: last[name] for name in ("pk", "sk", hash_key, sort_key)}
+        return found, {name: str(last[name]) for name in ("pk", "sk", hash_key, sort_key)}
 
 
 class DeliveryQueue:

@@ -32,7 +32,7 @@ from mzpay.domain import webhooks as rules
 from mzpay.domain.bounds import allow_loopback
 from mzpay.domain.events import envelope_of
 from mzpay.domain.webhook_secrets import valid_versions
-from mzpay.domain.webhooks import RETENTION_SECONDS, DeliveryStatus, Outcome
+from mzpay.domain.webhooks import RETENTION_SECONDS, Attempt, Delivery, DeliveryStatus, Outcome
 from mzpay.observability import logger
 from mzpay.store.aws import client
 from mzpay.store.webhook_deliveries import iso
@@ -172,27 +172,26 @@ def dispatch(
     now = clock()
     token = uuid.uuid4().hex
     created = deps.deliveries().create(
-        {
-            "delivery_id": delivery_id,
-            "event_id": envelope["id"],
-            "event_type": envelope["type"],
-            "account_id": envelope["account_id"],
-            "mode": envelope["mode"],
-            "resource": envelope["resource"],
-            "resource_id": envelope["resource_id"],
-            "url": url,
-            "payload": payload,
-            "status": DeliveryStatus.PENDING.value,
-            "round": 0,
-            "attempts": [],
-            "attempt_count": 0,
-            "created_at": iso(now),
-            "updated_at": iso(now),
-            "next_attempt_at": iso(now),
-            "enqueue_lease": token,
-            "enqueue_lease_until": int(now) + ENQUEUE_LEASE_SECONDS,
-            "ttl": int(now) + RETENTION_SECONDS,
-        }
+        Delivery(
+            delivery_id=delivery_id,
+            event_id=str(envelope["id"]),
+            event_type=str(envelope["type"]),
+            account_id=str(envelope["account_id"]),
+            mode=str(envelope["mode"]),
+            resource=str(envelope["resource"]),
+            resource_id=str(envelope["resource_id"]),
+            url=url,
+            payload=payload,
+            status=DeliveryStatus.PENDING,
+            round=0,
+            attempt_count=0,
+            created_at=iso(now),
+            updated_at=iso(now),
+            next_attempt_at=iso(now),
+            enqueue_lease=token,
+            enqueue_lease_until=int(now) + ENQUEUE_LEASE_SECONDS,
+            ttl=int(now) + RETENTION_SECONDS,
+        )
     )
     if created:
         _enqueue(delivery_id, token, clock)
@@ -203,9 +202,9 @@ def dispatch(
         existing = deps.deliveries().get(delivery_id)
         if existing is None:
             raise RuntimeError(f"delivery {delivery_id} vanished")
-        if existing.get("enqueued_at") or existing["status"] != DeliveryStatus.PENDING:
+        if existing.enqueued_at or existing.status != DeliveryStatus.PENDING:
             return delivery_id
-        seen, until = existing.get("enqueue_lease"), existing.get("enqueue_lease_until")
+        seen, until = existing.enqueue_lease, existing.enqueue_lease_until
         if seen is None or until is None or until <= clock():
             token = uuid.uuid4().hex
             if deps.deliveries().take_enqueue_lease(delivery_id, seen, token, int(clock()) + ENQUEUE_LEASE_SECONDS):
@@ -354,13 +353,13 @@ def signing_secrets(account_id: str, mode: str) -> list[str]:
     return secrets
 
 
-def _post(delivery: Mapping[str, Any], clock: Callable[[], float]) -> transport.PostResult:
-    secrets = signing_secrets(delivery["account_id"], delivery["mode"])
+def _post(delivery: Delivery, clock: Callable[[], float]) -> transport.PostResult:
+    secrets = signing_secrets(delivery.account_id, delivery.mode)
     if not secrets:  # nothing to sign with: retried, an operator can roll a secret meanwhile
         return transport.PostResult(None, 0, "no_signing_secret")
-    body = delivery["payload"].encode()
-    headers = rules.delivery_headers(sign(body, secrets, int(clock())), delivery["event_id"], delivery["delivery_id"])
-    return transport.post(delivery["url"], body, headers, allow_loopback=allow_loopback())
+    body = delivery.payload.encode()
+    headers = rules.delivery_headers(sign(body, secrets, int(clock())), delivery.event_id, delivery.delivery_id)
+    return transport.post(delivery.url, body, headers, allow_loopback=allow_loopback())
 
 
 _FINAL_STATUS = {Outcome.DELIVERED: DeliveryStatus.DELIVERED, Outcome.STOPPED: DeliveryStatus.STOPPED}
@@ -386,18 +385,18 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
         status = DeliveryStatus.PENDING
         scheduled = rules.retry_delay(message.receive_count, retry_base())
         if scheduled is not None:  # the schedule's wait, scaled on the local stack only
-            delay = max(0, round(scheduled * retry_time_scale(delivery["url"])))
+            delay = max(0, round(scheduled * retry_time_scale(delivery.url)))
             next_attempt_at = iso(clock() + delay)
     else:
         status = _FINAL_STATUS.get(outcome, DeliveryStatus.FAILED)
-    record = {
-        "at": iso(now),
-        "status_code": result.status_code,
-        "latency_ms": result.latency_ms,
-        "error": result.error[:MAX_ERROR_CHARS] if result.error else result.error,
-        "round": message.round,
-        "next_attempt_at": next_attempt_at,  # when the next attempt is due (null: none)
-    }
+    record = Attempt(
+        at=iso(now),
+        status_code=result.status_code,
+        latency_ms=result.latency_ms,
+        error=result.error[:MAX_ERROR_CHARS] if result.error else result.error,
+        round=message.round,
+        next_attempt_at=next_attempt_at,
+    )
     if store.finish_attempt(delivery, token, record, status, iso(clock()), next_attempt_at, MAX_ATTEMPTS_KEPT) is None:
         raise RuntimeError(f"delivery {message.delivery_id} lost its attempt lease")
     logger.info(
@@ -463,13 +462,13 @@ def dead_letter(body: str, clock: Callable[[], float] = time.time) -> None:
     if delivery is None:
         logger.error("dead letter of an unknown delivery", delivery_id=delivery_id)
         return
-    if deps.deliveries().dead_letter(delivery_id, delivery["account_id"], round_, iso(clock())) is None:
+    if deps.deliveries().dead_letter(delivery_id, delivery.account_id, round_, iso(clock())) is None:
         logger.info("dead letter of a delivery no longer pending in its round", delivery_id=delivery_id)
         return
     logger.warning(
         "webhook delivery failed: out of attempts",
         delivery_id=delivery_id,
-        account_id=delivery["account_id"],
-        event_id=delivery["event_id"],
+        account_id=delivery.account_id,
+        event_id=delivery.event_id,
         round=round_,
     )
