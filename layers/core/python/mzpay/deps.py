@@ -4,15 +4,17 @@ only what its routes touch, and nothing talks to AWS at import time.
 
 `reset()` forgets all of it (and every cache registered with `once` or `remembered`), for
 tests that move between fake AWS environments or change the environment; nothing else
-reaches into a module's cache.
+reaches into a module's cache. `substitute(name=fake)` has a dependency built here answered
+by an in-memory fake for the length of a `with` block (use-case tests without moto).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from mzpay.config import Settings
@@ -35,13 +37,39 @@ if TYPE_CHECKING:
 
 Built = TypeVar("Built")
 _forget: list[Callable[[], None]] = []
+_substitutes: dict[str, Any] = {}
 
 
 def once(factory: Callable[..., Built]) -> Callable[..., Built]:
     """`factory`'s result, built on first use and kept (per arguments) until `reset()`."""
     cached = functools.cache(factory)
     _forget.append(cached.cache_clear)
-    return cached
+    if factory.__module__ != __name__:
+        return cached
+    name = factory.__name__
+
+    @functools.wraps(factory)
+    def provided(*args: Any) -> Built:
+        if _substitutes and name in _substitutes:
+            return _substitutes[name]  # type: ignore[no-any-return]
+        return cached(*args)
+
+    return provided
+
+
+@contextlib.contextmanager
+def substitute(**fakes: Any) -> Iterator[None]:
+    """Within the block, `deps.<name>()` answers `fakes[name]` (e.g. an in-memory store)."""
+    unknown = [name for name in fakes if not callable(globals().get(name))]
+    if unknown:
+        raise KeyError(f"no dependency named {', '.join(unknown)}")
+    saved = dict(_substitutes)
+    _substitutes.update(fakes)
+    try:
+        yield
+    finally:
+        _substitutes.clear()
+        _substitutes.update(saved)
 
 
 def remembered(maxsize: int) -> Callable[[Callable[..., Built]], Callable[..., Built]]:

@@ -14,6 +14,7 @@ from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.name_lookups import (
     LookupStatus,
+    NameLookup,
     NameLookupRequest,
     ProviderUnavailable,
     candidates,
@@ -25,18 +26,6 @@ from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.store.name_lookups import SelectionLost
 
 
-def view(item: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "lookup_id": item["lookup_id"],
-        "type": item["type"],
-        "status": item["status"],
-        "name": item.get("name"),
-        "candidates": item.get("candidates") or [],
-        "created_at": item["created_at"],
-        "updated_at": item["updated_at"],
-    }
-
-
 def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str, Any]:
     if principal.mode != "test":
         raise ServiceError(422, "not_supported", "No live provider answers name lookups yet.", rule="operation")
@@ -45,36 +34,36 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
     except ProviderUnavailable:
         raise upstream_error() from None
     now = iso(datetime.now(UTC))
-    item = {
-        "lookup_id": new_id(),
-        "account_id": principal.acting_account_id,
-        "mode": principal.mode,
-        "type": request.type,
-        "status": status,
-        "name": names[0] if status == LookupStatus.RESOLVED else None,
-        "candidates": candidates(names),
-        "version": 1,
-        "created_at": now,
-        "updated_at": now,
-    }
-    deps.name_lookups().create(item)
-    return view(item)
+    lookup = NameLookup(
+        lookup_id=new_id(),
+        account_id=principal.acting_account_id,
+        mode=principal.mode,
+        type=request.type,
+        status=status,
+        version=1,
+        name=names[0] if status == LookupStatus.RESOLVED else None,
+        candidates=candidates(names),
+        created_at=now,
+        updated_at=now,
+    )
+    deps.name_lookups().create(lookup)
+    return lookup.view()
 
 
-def _visible(principal: Principal, lookup_id: str) -> dict[str, Any]:
-    item = deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None
-    if item is None or item["account_id"] != principal.acting_account_id:
+def _visible(principal: Principal, lookup_id: str) -> NameLookup:
+    lookup = deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None
+    if lookup is None or lookup.account_id != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such name lookup.")
-    if item["mode"] != principal.mode:
-        raise wrong_environment(principal.mode, item["mode"])
-    return dict(item)
+    if lookup.mode != principal.mode:
+        raise wrong_environment(principal.mode, lookup.mode)
+    return lookup
 
 
 def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str, Any]:
     """Choose the holder among an ambiguous lookup's candidates (once)."""
-    item = _visible(principal, lookup_id)
-    ensure_transition(item["status"], "select")
-    chosen = next((c for c in item.get("candidates") or [] if c["candidate_id"] == candidate_id), None)
+    lookup = _visible(principal, lookup_id)
+    ensure_transition(lookup.status, "select")
+    chosen = next((c for c in lookup.candidates if c["candidate_id"] == candidate_id), None)
     if chosen is None:
         raise ServiceError(
             400,
@@ -83,8 +72,8 @@ def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str,
             errors=[FieldError("candidate_id", "invalid_value", "not a candidate of this lookup")],
         )
     now = iso(datetime.now(UTC))
+    changes = {"status": LookupStatus.SELECTED, "name": chosen["name"], "updated_at": now}
     try:
-        deps.name_lookups().select(item, LookupStatus.AMBIGUOUS, LookupStatus.SELECTED, chosen["name"], now)
+        return deps.name_lookups().transition(lookup, changes).view()
     except SelectionLost as exc:
         raise ServiceError(409, "invalid_state", "Cannot select a name lookup that is selected.") from exc
-    return view({**item, "status": LookupStatus.SELECTED, "name": chosen["name"], "updated_at": now})

@@ -28,6 +28,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mzpay.domain.charges import Strict
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.model import Entity
 from mzpay.domain.payouts import (
     MobileWalletDestination,
     documented_required,
@@ -118,6 +119,31 @@ def simulated_lookup(kind: str, identifier: str) -> tuple[str, list[str]]:
 def candidates(names: list[str]) -> list[dict[str, Any]]:
     """The names as candidates, with deterministic ids in their order: cand_1, cand_2, ..."""
     return [{"candidate_id": f"cand_{index}", "name": name} for index, name in enumerate(names, start=1)]
+
+
+class NameLookup(Entity):
+    """Who holds a wallet or bank account, as the provider answered: resolved (name), ambiguous
+    (candidates, one to select), selected or not_found."""
+
+    lookup_id: str
+    account_id: str
+    mode: str
+    type: str
+    name: str | None = None
+    candidates: list[dict[str, Any]] = Field(default_factory=list)
+    created_at: str
+    updated_at: str
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "lookup_id": self.lookup_id,
+            "type": self.type,
+            "status": self.status,
+            "name": self.name,
+            "candidates": self.candidates,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
 
 
 def upstream_error() -> ServiceError:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mzpay.domain.name_lookups import NameLookup
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.transitions import applied, versioned_update
 
 
 class SelectionLost(Exception):
@@ -19,43 +21,29 @@ def _key(lookup_id: str) -> dict[str, str]:
 class NameLookups:
     def __init__(self, table_name: str) -> None:
         self.table = table(table_name)
+        self.name = table_name
 
     @classmethod
     def from_env(cls) -> NameLookups:
         return cls(env("PAYMENTS_TABLE"))
 
-    def create(self, lookup: dict[str, Any]) -> None:
-        item = {**_key(lookup["lookup_id"]), **{k: v for k, v in lookup.items() if v is not None}}
-        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+    def create(self, lookup: NameLookup) -> None:
+        self.table.put_item(
+            Item={**_key(lookup.lookup_id), **lookup.item()}, ConditionExpression="attribute_not_exists(pk)"
+        )
 
-    def get(self, lookup_id: str) -> dict[str, Any] | None:
+    def get(self, lookup_id: str) -> NameLookup | None:
         item = self.table.get_item(Key=_key(lookup_id), ConsistentRead=True).get("Item")
-        return None if item is None else {k: v for k, v in item.items() if k not in ("pk", "sk")}
+        return None if item is None else NameLookup.model_validate(item)
 
-    def select(self, lookup: dict[str, Any], expected_status: str, status: str, name: str, now: str) -> None:
-        """Move `lookup` from `expected_status` to `status` naming `name`; SelectionLost if it
-        is no longer the version that was read."""
+    def transition(self, lookup: NameLookup, changes: dict[str, Any]) -> NameLookup:
+        """Apply `changes` if the lookup is still in the status and version it was read with;
+        SelectionLost otherwise."""
+        update = versioned_update(self.name, _key(lookup.lookup_id), lookup, changes)["Update"]
         try:
-            self.table.update_item(
-                Key=_key(lookup["lookup_id"]),
-                UpdateExpression="SET #status = :selected, #name = :name, #updated = :now, #version = #version + :one",
-                ConditionExpression="#status = :expected AND #version = :version",
-                ExpressionAttributeNames={
-                    "#status": "status",
-                    "#name": "name",
-                    "#updated": "updated_at",
-                    "#version": "version",
-                },
-                ExpressionAttributeValues={
-                    ":selected": status,
-                    ":expected": expected_status,
-                    ":name": name,
-                    ":now": now,
-                    ":one": 1,
-                    ":version": lookup["version"],
-                },
-            )
+            self.table.meta.client.update_item(**update)
         except Exception as exc:
             if is_conditional_failure(exc):
                 raise SelectionLost() from exc
             raise
+        return applied(lookup, changes)
