@@ -1,10 +1,9 @@
 """Collection API: identity providers and trusted devices."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay.collection import devices, identity_providers, licence
 from mzpay.domain.collection_access import (
     DEVICE_READ,
     DEVICE_WRITE,
@@ -17,6 +16,14 @@ from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, Identity
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.collection import devices, identity_providers, licence
+else:  # each route's use case is loaded when a request first needs it
+    devices = deferred("mzpay.collection.devices")
+    identity_providers = deferred("mzpay.collection.identity_providers")
+    licence = deferred("mzpay.collection.licence")
 
 app = create_resolver(Surface.COLLECTION)
 routes = CollectionRoutes(app, licence.require_active)

@@ -1,10 +1,9 @@
 """Collection API: health, version, licence and system reference data."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.collection import licence
 from mzpay.domain import collection_reference
 from mzpay.domain.collection_access import (
     LICENSE_READ,
@@ -18,7 +17,13 @@ from mzpay.http.collection_schemas import Empty, LicenseKey
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
 from mzpay.version import health_report, version_info
+
+if TYPE_CHECKING:
+    from mzpay.collection import licence
+else:  # each route's use case is loaded when a request first needs it
+    licence = deferred("mzpay.collection.licence")
 
 app = create_resolver(Surface.COLLECTION)
 routes = CollectionRoutes(app, licence.require_active)

@@ -1,17 +1,22 @@
 """Gateway API: health and the caller's API keys (current, roll)."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.cases import access
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import RollApiKey
 from mzpay.http.principal import merchant
 from mzpay.http.resolver import create_resolver, created
+from mzpay.lazy import deferred
 from mzpay.version import health_report
+
+if TYPE_CHECKING:
+    from mzpay.cases import access
+else:  # each route's use case is loaded when a request first needs it
+    access = deferred("mzpay.cases.access")
 
 app = create_resolver(Surface.GATEWAY)
 

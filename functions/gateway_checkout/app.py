@@ -1,11 +1,10 @@
 """Gateway API: hosted checkout (POST /v1/payments, cancel) and the payer's page."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.cases import checkout as hosted
 from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.entry import gateway_handler
@@ -14,6 +13,12 @@ from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import checkout as hosted
+else:  # each route's use case is loaded when a request first needs it
+    hosted = deferred("mzpay.cases.checkout")
 
 app = create_resolver(Surface.GATEWAY)
 

@@ -1,14 +1,19 @@
 """Gateway API: events and the webhook signature check."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from mzpay.cases import events
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import events
+else:  # each route's use case is loaded when a request first needs it
+    events = deferred("mzpay.cases.events")
 
 app = create_resolver(Surface.GATEWAY)
 

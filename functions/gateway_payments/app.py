@@ -1,10 +1,9 @@
 """Gateway API: methods, charges (create, capture, void, complete-action) and payment reads."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.cases import charges
 from mzpay.domain.charges import ChargeRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
@@ -12,6 +11,12 @@ from mzpay.http.gateway_schemas import Capture, CompleteAction
 from mzpay.http.idempotency import idempotent
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import charges
+else:  # each route's use case is loaded when a request first needs it
+    charges = deferred("mzpay.cases.charges")
 
 app = create_resolver(Surface.GATEWAY)
 

@@ -1,10 +1,9 @@
 """Gateway API: payouts and name lookups."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.cases import name_lookups, payouts
 from mzpay.domain.name_lookups import NameLookupRequest
 from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.entry import gateway_handler
@@ -13,6 +12,13 @@ from mzpay.http.gateway_schemas import SelectCandidate
 from mzpay.http.idempotency import idempotent
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import name_lookups, payouts
+else:  # each route's use case is loaded when a request first needs it
+    name_lookups = deferred("mzpay.cases.name_lookups")
+    payouts = deferred("mzpay.cases.payouts")
 
 app = create_resolver(Surface.GATEWAY)
 

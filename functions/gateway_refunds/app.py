@@ -1,16 +1,21 @@
 """Gateway API: refunds and the balance."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.cases import refunds
 from mzpay.domain.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import refunds
+else:  # each route's use case is loaded when a request first needs it
+    refunds = deferred("mzpay.cases.refunds")
 
 app = create_resolver(Surface.GATEWAY)
 

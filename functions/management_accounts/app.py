@@ -1,11 +1,10 @@
 """Management API: health, system info, accounts, connections, API keys, webhook secrets, rate limits."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.cases import access, rate_limits
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
@@ -17,7 +16,14 @@ from mzpay.http.schemas import (
     RollWebhookSecret,
     SuspendAccount,
 )
+from mzpay.lazy import deferred
 from mzpay.version import health_report, stack_info
+
+if TYPE_CHECKING:
+    from mzpay.cases import access, rate_limits
+else:  # each route's use case is loaded when a request first needs it
+    access = deferred("mzpay.cases.access")
+    rate_limits = deferred("mzpay.cases.rate_limits")
 
 app = create_resolver(Surface.MANAGEMENT)
 

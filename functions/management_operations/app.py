@@ -1,11 +1,9 @@
 """Management API: account and payout limits, payout approvals, PSPs, connector bindings, identity provider audit."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from mzpay.cases import bindings, payouts, psps
-from mzpay.collection import identity_providers
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
@@ -17,6 +15,16 @@ from mzpay.http.schemas import (
     PspAvailability,
     RejectPayout,
 )
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import bindings, payouts, psps
+    from mzpay.collection import identity_providers
+else:  # each route's use case is loaded when a request first needs it
+    bindings = deferred("mzpay.cases.bindings")
+    payouts = deferred("mzpay.cases.payouts")
+    psps = deferred("mzpay.cases.psps")
+    identity_providers = deferred("mzpay.collection.identity_providers")
 
 app = create_resolver(Surface.MANAGEMENT)
 

@@ -1,15 +1,21 @@
 """Management API: webhook deliveries and dispatch failures."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from mzpay.cases import dispatch_failures, webhook_deliveries
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, to_response
 from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import dispatch_failures, webhook_deliveries
+else:  # each route's use case is loaded when a request first needs it
+    dispatch_failures = deferred("mzpay.cases.dispatch_failures")
+    webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
 
 app = create_resolver(Surface.MANAGEMENT)
 

@@ -14,9 +14,9 @@ from mzpay import deps
 from mzpay.domain import expiry
 from mzpay.domain.charges import ChargeRequest, check_charge
 from mzpay.domain.clock import now_iso
+from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_id, request_fingerprint
-from mzpay.domain.model import Claimed
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import (
     METHODS,

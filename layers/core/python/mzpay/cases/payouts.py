@@ -13,10 +13,10 @@ from mzpay import deps
 from mzpay.connectors.base import PayoutCall
 from mzpay.domain import ledger
 from mzpay.domain.clock import iso
+from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.model import Claimed, Reserved
 from mzpay.domain.money import format_amount
 from mzpay.domain.payments import Status as ProviderStatus
 from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal

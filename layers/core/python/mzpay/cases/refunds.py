@@ -17,9 +17,9 @@ from mzpay.connectors.base import Refunding
 from mzpay.domain import expiry, ledger
 from mzpay.domain.charges import Money
 from mzpay.domain.clock import now_iso
+from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.model import Claimed
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status
 from mzpay.domain.principal import Principal, wrong_environment

@@ -10,9 +10,10 @@ import time
 from typing import Any
 
 from mzpay import deps
+from mzpay.domain.deliveries import Delivery
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
-from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, Delivery, DeliveryStatus
+from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
 from mzpay.steps.accounts import home_account
 from mzpay.store.webhook_deliveries import iso
 

@@ -1,13 +1,8 @@
-"""The base models: `Strict` for every request body (unknown fields are refused) and `Entity` for
-every stored entity with a lifecycle (payment, refund, payout: immutable, changed by versioned
-writes). A model's validator is built on first use rather than at import (`defer_build`), so a
-function pays only for the models its routes use."""
+"""The one strict base model of every request body: unknown fields are refused (`extra="forbid"`),
+and a model's validator is built on first use rather than at import (`defer_build`), so a
+function pays only for the models its routes use. Stored entities: domain.entity."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,58 +15,3 @@ class StrictText(Strict):
     """Strict, with surrounding whitespace of every string stripped (operator and collection bodies)."""
 
     model_config = ConfigDict(str_strip_whitespace=True)
-
-
-class Entity(BaseModel):
-    """A stored entity with a lifecycle (payment, refund, payout): what a store reads and writes.
-    Immutable: a change is `changed(changes)`, the entity as the store's versioned update leaves
-    it (the version raised; a change to None removes the attribute). Storage keys (pk, sk, index
-    keys) are the store's business and are dropped on reading."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
-
-    status: str
-    version: int
-    write_token: str | None = None  # the last transition's own token (see store.transitions.own_write)
-
-    def changed(self, changes: Mapping[str, Any]) -> Self:
-        """The entity after `changes` are applied as one versioned write."""
-        self.ensure_fields(changes)
-        return self.model_copy(update={**changes, "version": self.version + 1})
-
-    def with_changes(self, changes: Mapping[str, Any]) -> Self:
-        """The entity with `changes` and the same version (a preview: the event a change records)."""
-        self.ensure_fields(changes)
-        return self.model_copy(update=dict(changes))
-
-    @classmethod
-    def ensure_fields(cls, changes: Mapping[str, Any]) -> None:
-        unknown = set(changes) - set(cls.model_fields)
-        if unknown:
-            raise ValueError(f"{cls.__name__} has no {', '.join(sorted(unknown))}")
-
-    def item(self) -> dict[str, Any]:
-        """The attributes as stored (absent, not null, when unset)."""
-        return self.model_dump(exclude_none=True)
-
-
-E = TypeVar("E", bound=Entity)
-
-
-@dataclass(frozen=True)
-class Claimed(Generic[E]):
-    """An entity found through the merchant's own id (payment_id, refund_id, payout_id), with the
-    fingerprint of the request that claimed the id."""
-
-    entity: E
-    fingerprint: str
-
-
-class Reserved(BaseModel):
-    """What an entity took of a total with a ceiling (a daily total, a pilot window), kept with it
-    so that what it does not end up taking is given back when it settles."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
-
-    key: str
-    amount: str

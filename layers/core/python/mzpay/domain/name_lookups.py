@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator, model_validator
 
 from mzpay.domain.charges import Strict
+from mzpay.domain.entity import Entity
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.model import Entity
 from mzpay.domain.payouts import (
     MobileWalletDestination,
     documented_required,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.entity import Entity, Reserved
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.model import Entity, Reserved
 from mzpay.domain.money import format_amount
 
 

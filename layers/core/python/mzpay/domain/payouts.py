@@ -24,9 +24,9 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain import nib
 from mzpay.domain.charges import Money, PaymentDetails, Strict, phone_network_error
+from mzpay.domain.entity import Entity, Reserved
 from mzpay.domain.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.ids import is_ulid
-from mzpay.domain.model import Entity, Reserved
 from mzpay.domain.money import format_amount, minor_units
 from mzpay.domain.payments import NETWORK_PREFIXES, MethodLimits
 

@@ -8,7 +8,8 @@ from pydantic import Field
 
 from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.charges import Money
-from mzpay.domain.model import Entity, Strict
+from mzpay.domain.entity import Entity
+from mzpay.domain.model import Strict
 
 
 class RefundBody(Strict):

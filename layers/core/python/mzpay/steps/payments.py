@@ -15,10 +15,10 @@ from mzpay import deps
 from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
 from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
+from mzpay.domain.entity import Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
 from mzpay.domain.ids import is_ulid
-from mzpay.domain.model import Reserved
 from mzpay.domain.money import format_amount
 from mzpay.domain.payments import (
     EVENT_OF_STATUS,

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.limits import AccountLimits
-from mzpay.domain.model import Claimed, Reserved
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits

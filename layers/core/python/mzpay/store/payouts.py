@@ -9,10 +9,10 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.domain.model import Claimed
 from mzpay.domain.payouts import Payout
 from mzpay.store.aws import client, env, is_conditional_failure, table
 from mzpay.store.ledger import BalanceTooLow, entry_items

@@ -10,10 +10,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.domain.model import Claimed
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
 from mzpay.store.aws import env, is_conditional_failure, table

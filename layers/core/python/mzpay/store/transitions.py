@@ -7,8 +7,8 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from mzpay.domain.entity import Claimed, Entity
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.model import Claimed, Entity
 
 WRITE_TOKEN = "write_token"
 E = TypeVar("E", bound=Entity)

@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.deliveries import Attempt, Delivery
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.webhooks import Attempt, Delivery, DeliveryStatus
+from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.store.aws import client, env, is_conditional_failure, table
 
 SK = "DELIVERY"

@@ -30,9 +30,10 @@ from ulid import ULID
 from mzpay import deps
 from mzpay.domain import webhooks as rules
 from mzpay.domain.bounds import allow_loopback
+from mzpay.domain.deliveries import Attempt, Delivery
 from mzpay.domain.events import envelope_of
 from mzpay.domain.webhook_secrets import valid_versions
-from mzpay.domain.webhooks import RETENTION_SECONDS, Attempt, Delivery, DeliveryStatus, Outcome
+from mzpay.domain.webhooks import RETENTION_SECONDS, DeliveryStatus, Outcome
 from mzpay.observability import logger
 from mzpay.store.aws import client
 from mzpay.store.webhook_deliveries import iso
