@@ -13,8 +13,8 @@ from mzpay.domain.collection_access import (
     licence_admin,
 )
 from mzpay.http.collection_auth import CollectionRoutes, caller
-from mzpay.http.collection_schemas import Empty, LicenseKey
 from mzpay.http.errors import Surface
+from mzpay.http.licence_schemas import Empty, LicenseKey
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred

@@ -7,7 +7,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
-from mzpay.http.gateway_schemas import RollApiKey
+from mzpay.http.key_schemas import RollApiKey
 from mzpay.http.principal import merchant
 from mzpay.http.resolver import create_resolver, created
 from mzpay.lazy import deferred

@@ -5,10 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.http.errors import Surface
-from mzpay.http.resolver import create_resolver, created
-from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.http.schemas import (
+from mzpay.http.account_schemas import (
     ConnectAccount,
     CreateAccount,
     CreateApiKey,
@@ -16,6 +13,9 @@ from mzpay.http.schemas import (
     RollWebhookSecret,
     SuspendAccount,
 )
+from mzpay.http.errors import Surface
+from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 from mzpay.version import health_report, stack_info
 

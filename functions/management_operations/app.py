@@ -5,9 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from mzpay.http.errors import Surface
-from mzpay.http.resolver import create_resolver
-from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.http.schemas import (
+from mzpay.http.operations_schemas import (
     AccountLimitsIn,
     ConnectorBindingIn,
     PayoutLimitsIn,
@@ -15,6 +13,8 @@ from mzpay.http.schemas import (
     PspAvailability,
     RejectPayout,
 )
+from mzpay.http.resolver import create_resolver
+from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ import pytest
 from ulid import ULID
 
 from devstack.template import load_template
+from mzpay.domain import network
 from mzpay.domain import webhooks as rules
 from mzpay.domain.events import ENVELOPE_FIELDS, envelope_of
 from mzpay.domain.webhooks import DeliveryStatus, Outcome
@@ -236,25 +237,25 @@ LOOPBACK = ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]
 
 @pytest.mark.parametrize("address", PUBLIC)
 def test_public_addresses_may_be_called(address: str) -> None:
-    assert rules.address_allowed(address)
-    assert rules.address_allowed(ipaddress.ip_address(address))
+    assert network.address_allowed(address)
+    assert network.address_allowed(ipaddress.ip_address(address))
 
 
 @pytest.mark.parametrize("address", REFUSED)
 def test_private_link_local_multicast_and_reserved_addresses_are_refused(address: str) -> None:
-    assert not rules.address_allowed(address)
-    assert not rules.address_allowed(address, allow_loopback=True)
+    assert not network.address_allowed(address)
+    assert not network.address_allowed(address, allow_loopback=True)
 
 
 @pytest.mark.parametrize("address", LOOPBACK)
 def test_loopback_is_refused_unless_the_local_stack_allows_it(address: str) -> None:
-    assert not rules.address_allowed(address)
-    assert rules.address_allowed(address, allow_loopback=True)
+    assert not network.address_allowed(address)
+    assert network.address_allowed(address, allow_loopback=True)
 
 
 def test_a_public_address_embedded_in_ipv6_is_judged_by_its_ipv4() -> None:
-    assert rules.address_allowed("::ffff:8.8.8.8")
-    assert rules.address_allowed("64:ff9b::808:808")
+    assert network.address_allowed("::ffff:8.8.8.8")
+    assert network.address_allowed("64:ff9b::808:808")
 
 
 def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:

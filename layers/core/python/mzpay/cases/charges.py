@@ -17,16 +17,9 @@ from mzpay.domain.clock import now_iso
 from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_id, request_fingerprint
+from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import (
-    METHODS,
-    Payment,
-    Status,
-    amount_error,
-    charge_result,
-    ensure_transition,
-    snapshot,
-)
+from mzpay.domain.payments import Payment, Status, amount_error, charge_result, ensure_transition, snapshot
 from mzpay.domain.principal import Principal
 from mzpay.domain.routing import binding_method
 from mzpay.steps.admission import (

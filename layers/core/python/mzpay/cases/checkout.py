@@ -14,15 +14,9 @@ from mzpay.domain.clock import now_iso
 from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import (
-    METHODS,
-    Payment,
-    Status,
-    amount_error,
-    ensure_transition,
-    snapshot,
-)
+from mzpay.domain.payments import Payment, Status, amount_error, ensure_transition, snapshot
 from mzpay.domain.principal import Principal
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
 from mzpay.steps.connectors import connector_for

@@ -1,6 +1,6 @@
 """Fetching an identity provider's JSON documents (OIDC discovery, JWKS) without letting a
 configured URL reach what it must not: https only, every resolved address public (not private,
-loopback, link-local...: mzpay.domain.webhooks.address_allowed), the connection pinned to a
+loopback, link-local...: mzpay.domain.network.address_allowed), the connection pinned to a
 vetted address, no redirects, a short timeout and a bounded body. Standard library only.
 
 The local stack runs its identity provider on loopback over http: it sets OIDC_ALLOW_LOOPBACK,
@@ -18,7 +18,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from mzpay.domain.webhooks import address_allowed
+from mzpay.domain.network import address_allowed
 from mzpay.webhooks.transport import PinnedHTTPConnection, PinnedHTTPSConnection
 
 TIMEOUT_SECONDS = 3.0

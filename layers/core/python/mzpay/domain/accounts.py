@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from mzpay.domain.errors import ServiceError
 
 
@@ -61,3 +63,8 @@ def acting_refusal(
     if target_status == AccountStatus.SUSPENDED:
         return ServiceError(403, "account_suspended", suspended_message(target_reason))
     return None
+
+
+# The two modes of every account's data, and the service regions an account is homed in.
+Mode = Literal["test", "live"]
+Region = Literal["mz", "regional-sa"]

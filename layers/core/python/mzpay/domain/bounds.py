@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, StringConstraints
 
-from mzpay.domain.webhooks import address_allowed
+from mzpay.domain.network import address_allowed
 
 MAX_URL = 2048
 MAX_ID = 128  # merchant-chosen ids and references of other systems

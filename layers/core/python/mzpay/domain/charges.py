@@ -17,9 +17,9 @@ from pydantic_core import PydanticCustomError
 from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, holds_card_number, url_problem
 from mzpay.domain.errors import FieldError, raise_field_errors
 from mzpay.domain.ids import is_ulid
+from mzpay.domain.methods import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
 from mzpay.domain.model import Strict
 from mzpay.domain.money import InvalidAmount, is_currency_code, minor_units, parse_amount
-from mzpay.domain.payments import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
 
 MAX_METADATA_KEYS = 50
 MAX_METADATA_KEY_LENGTH = 100

@@ -27,8 +27,8 @@ from mzpay.domain.charges import Money, PaymentDetails, Strict, phone_network_er
 from mzpay.domain.entity import Entity, Reserved
 from mzpay.domain.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.ids import is_ulid
+from mzpay.domain.methods import NETWORK_PREFIXES, MethodLimits
 from mzpay.domain.money import format_amount, minor_units
-from mzpay.domain.payments import NETWORK_PREFIXES, MethodLimits
 
 # ---------------------------------------------------------------- statuses and transitions
 

@@ -4,7 +4,6 @@ the retry schedule and which callback addresses may be reached. Pure: no AWS, no
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -151,34 +150,3 @@ def delivery_headers(signature: str, event_id: str, delivery_id: str) -> dict[st
         "Service-Event-Id": event_id,
         "Service-Delivery-Id": delivery_id,
     }
-
-
-# ---------------------------------------------------------------- callback addresses (SSRF)
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def address_allowed(address: str | ipaddress.IPv4Address | ipaddress.IPv6Address, allow_loopback: bool = False) -> bool:
-    """True when a callback host that resolves to `address` may be reached: public unicast only.
-    Private, loopback (unless `allow_loopback`, the local stack), link-local, multicast,
-    unspecified, reserved, shared (100.64/10) and documentation ranges are refused, also when
-    embedded in IPv6 (IPv4-mapped, 6to4, NAT64)."""
-    if isinstance(address, str):
-        address = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone id
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None:
-            return address_allowed(embedded, allow_loopback)
-    if address.is_loopback:
-        return allow_loopback
-    if (
-        address.is_multicast
-        or address.is_unspecified
-        or address.is_link_local
-        or address.is_private
-        or address.is_reserved
-        or getattr(address, "is_site_local", False)  # IPv6 fec0::/10
-    ):
-        return False
-    return address.is_global

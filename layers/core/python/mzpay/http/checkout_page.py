@@ -10,14 +10,17 @@ import hmac
 import os
 import secrets
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.payments import NETWORK_NAMES, Payment
+from mzpay.domain.methods import NETWORK_NAMES
+
+if TYPE_CHECKING:
+    from mzpay.domain.payments import Payment
 
 CSRF_COOKIE = "mzpay_csrf"
 # The test toolbar's buttons (see mzpay.cases.checkout.test_action).

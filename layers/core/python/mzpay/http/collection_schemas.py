@@ -1,5 +1,5 @@
-"""Request bodies of the collection surface's licence, identity-provider and device routes
-(pydantic: validation and the OpenAPI document)."""
+"""Request bodies of the collection surface's identity-provider and device routes (pydantic:
+validation and the OpenAPI document); the licence routes' are in http.licence_schemas."""
 
 from __future__ import annotations
 
@@ -8,21 +8,12 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
-from mzpay.domain.licence import MAX_KEY_LENGTH
 from mzpay.domain.model import StrictText as Strict
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048)]
 Secret = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
 LongText = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
-
-
-class LicenseKey(Strict):
-    license_key: str = Field(min_length=1, max_length=MAX_KEY_LENGTH)
-
-
-class Empty(Strict):
-    """`{}`: the body of POST /v1/license/deactivate (optional)."""
 
 
 class _IdentityProviderFields(Strict):

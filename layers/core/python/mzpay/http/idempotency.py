@@ -24,15 +24,21 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response
 
 from mzpay import deps
 from mzpay.domain.errors import ServiceError
 from mzpay.http.principal import merchant
+from mzpay.lazy import deferred
 from mzpay.store.aws import is_dependency_fault
-from mzpay.store.idempotency import COMPLETED, Answer, Completion, IdempotencyUnavailable, completing
+
+if TYPE_CHECKING:
+    from mzpay.store import idempotency as records
+    from mzpay.store.idempotency import Answer
+else:  # loaded by the first idempotent request: a function's reads never need it
+    records = deferred("mzpay.store.idempotency")
 
 HEADER = "Idempotency-Key"
 MAX_KEY_BYTES = 255
@@ -97,7 +103,7 @@ def idempotent(
             try:
                 claim = deps.idempotency().claim(pk, request_print, lock_seconds=remaining + 1)
                 deadline = time.monotonic() + WAIT_SECONDS
-                while claim.existing is not None and claim.existing.status != COMPLETED:
+                while claim.existing is not None and claim.existing.status != records.COMPLETED:
                     if claim.existing.fingerprint != request_print:
                         break
                     if time.monotonic() >= deadline:
@@ -109,7 +115,7 @@ def idempotent(
                         )
                     time.sleep(POLL_SECONDS)
                     claim = deps.idempotency().claim(pk, request_print, lock_seconds=remaining + 1)
-            except IdempotencyUnavailable as exc:
+            except records.IdempotencyUnavailable as exc:
                 raise _unavailable() from exc
             if claim.existing is not None:
                 record = claim.existing
@@ -157,9 +163,9 @@ def _rendered(result: Any) -> Answer:
 def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kwargs: Any) -> Response:
     from mzpay.http.resolver import error_response, to_response
 
-    completion = Completion(deps.idempotency().name, pk, token, _rendered)
+    completion = records.Completion(deps.idempotency().name, pk, token, _rendered)
     try:
-        with completing(completion):  # the use case's last write may complete the record with its outcome
+        with records.completing(completion):  # the use case's last write may complete the record with its outcome
             response = to_response(route(*args, **kwargs))
     except ServiceError as error:
         response = error_response(error, app.mzpay_surface)
@@ -180,11 +186,11 @@ def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kw
         return response
     # If this write fails the answer still stands; a retry after the lock expires runs into
     # the resource's own conditional writes, which are the real guard against doing it twice.
-    with contextlib.suppress(IdempotencyUnavailable):
+    with contextlib.suppress(records.IdempotencyUnavailable):
         deps.idempotency().complete(pk, token, *answer, replace=completion.written is not None)
     return response
 
 
 def _forget(pk: str, token: str) -> None:
-    with contextlib.suppress(IdempotencyUnavailable):  # else the lock expires by itself
+    with contextlib.suppress(records.IdempotencyUnavailable):  # else the lock expires by itself
         deps.idempotency().release(pk, token)

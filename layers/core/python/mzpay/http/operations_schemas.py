@@ -1,73 +1,20 @@
-"""Request bodies of the access routes (pydantic: validation and the OpenAPI document)."""
+"""Request bodies of the management operations group: account and payout limits, PSP availability
+and pilots, connector bindings, payout decisions (pydantic: validation and the OpenAPI document)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
 
-from pydantic import AwareDatetime, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from mzpay.domain.accounts import Mode
 from mzpay.domain.bounds import MAX_CODE, Code
-from mzpay.domain.keys import DEFAULT_SCOPES, unknown_scopes
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.model import StrictText as Strict
 from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
-from mzpay.domain.network import parse_allowlist
 from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.pilot import PilotSettings
-from mzpay.domain.rate_limits import MAX_RATE, RateLimits
-
-Mode = Literal["test", "live"]
-Region = Literal["mz", "regional-sa"]
-
-
-class CreateAccount(Strict):
-    name: str = Field(min_length=1, max_length=200)
-    region: Region
-
-
-class ConnectAccount(Strict):
-    account_id: str = Field(min_length=1, max_length=64, description="the account the platform may act for")
-
-
-class SuspendAccount(Strict):
-    reason: str = Field(min_length=1, max_length=500)
-
-
-class CreateApiKey(Strict):
-    mode: Mode
-    scopes: list[str] = Field(default_factory=lambda: list(DEFAULT_SCOPES), min_length=1, max_length=20)
-    expires_at: AwareDatetime | None = None
-    ip_allowlist: list[str] = Field(default_factory=list, max_length=50)
-    allowed_customers: list[str] = Field(default_factory=list, max_length=500)
-
-    @field_validator("scopes")
-    @classmethod
-    def _known_scopes(cls, scopes: list[str]) -> list[str]:
-        unknown = unknown_scopes(scopes)
-        if unknown:
-            raise PydanticCustomError("invalid_scope", "unknown scopes: {unknown}", {"unknown": ", ".join(unknown)})
-        return sorted(set(scopes))
-
-    @field_validator("ip_allowlist")
-    @classmethod
-    def _cidrs(cls, cidrs: list[str]) -> list[str]:
-        try:
-            return [str(network) for network in parse_allowlist(",".join(cidrs))]
-        except ValueError as exc:
-            raise PydanticCustomError(
-                "invalid_cidr", "not an IPv4 or IPv6 address or CIDR: {error}", {"error": str(exc)}
-            ) from exc
-
-
-class RollWebhookSecret(Strict):
-    mode: Mode
-
-
-class PspAvailability(Strict):
-    available: bool
-    reason: str = Field(default="", max_length=500)
 
 
 def _ceilings(values: dict[str, str]) -> dict[str, str]:
@@ -83,6 +30,11 @@ def _ceilings(values: dict[str, str]) -> dict[str, str]:
         except InvalidAmount as exc:
             raise PydanticCustomError("invalid_amount", "ceilings are positive decimal strings") from exc
     return values
+
+
+class PspAvailability(Strict):
+    available: bool
+    reason: str = Field(default="", max_length=500)
 
 
 class AccountLimitsIn(Strict):
@@ -183,13 +135,3 @@ class PayoutLimitsIn(Strict):
 
 class RejectPayout(Strict):
     reason: str = Field(min_length=1, max_length=500)
-
-
-class RateLimitsIn(Strict):
-    """An account's own rate limits, requests per second (docs/access.md, "Rate limits")."""
-
-    per_key: int = Field(ge=1, le=MAX_RATE)
-    per_account: int = Field(ge=1, le=MAX_RATE)
-
-    def limits(self) -> RateLimits:
-        return RateLimits(self.per_key, self.per_account)

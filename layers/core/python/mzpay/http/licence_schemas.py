@@ -1,0 +1,16 @@
+"""Request bodies of the collection surface's licence routes (system group)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from mzpay.domain.licence import MAX_KEY_LENGTH
+from mzpay.domain.model import StrictText as Strict
+
+
+class LicenseKey(Strict):
+    license_key: str = Field(min_length=1, max_length=MAX_KEY_LENGTH)
+
+
+class Empty(Strict):
+    """`{}`: the body of POST /v1/license/deactivate (optional)."""
