@@ -1,6 +1,8 @@
 """Demo material of the collection surface for `make run`: per region, a client of the local
 OIDC issuer's bootstrap realm acting for the region's demo account, an access token of it, and
-a licence activated through the region's collection API as an administrator would."""
+a licence activated through the region's collection API as an administrator would; access tokens
+of three fresh business accounts whose onboarding has just been initialized (pending), and a
+reviewer's token (permission account:review, acting for no business)."""
 
 from __future__ import annotations
 
@@ -8,19 +10,22 @@ import json
 import urllib.error
 import urllib.request
 
+from ulid import ULID
+
 from devstack.licence import issue_licence
 from devstack.oidc import OidcIssuer
-from mzpay.domain.collection_access import KNOWN_CAPABILITIES, LICENSE_READ, LICENSE_WRITE
+from mzpay.domain.collection_access import ACCOUNT_REVIEW, KNOWN_CAPABILITIES, LICENSE_READ, LICENSE_WRITE
 
 LICENCE_ROUTE = ("POST", "/v1/license/activate")  # a region whose collection API has it gets a licence
 BOOTSTRAP_REALM = "mzpay"
 DEMO_SCOPES = (LICENSE_READ, LICENSE_WRITE, *KNOWN_CAPABILITIES)
 DEMO_TOKEN_LIFETIME_SECONDS = 24 * 3600  # `make run` sessions last; fresh ones: the token endpoint
+ONBOARDING_ACCOUNTS = 3  # the happy path, one to reject, one to suspend
 
 
 def seed_collection(
     region: str, collection_url: str, issuer: OidcIssuer, licence_signing_key: str, account_id: str | None
-) -> dict[str, str]:
+) -> dict[str, object]:
     """Register the region's demo client, activate a licence; what stack.json's demo block says."""
     claims = {"account_id": account_id} if account_id else {}
     client = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-demo-{region}", DEMO_SCOPES, claims)
@@ -28,9 +33,32 @@ def seed_collection(
     licence_key = issue_licence(
         licence_signing_key, issued_to=f"Demo installation ({region})", metadata={"region": region}
     )
+    _post(f"{collection_url}/v1/license/activate", token, {"license_key": licence_key}, "licence activation")
+    onboarding_tokens = []
+    for index in range(1, ONBOARDING_ACCOUNTS + 1):
+        business = issuer.register_client(
+            BOOTSTRAP_REALM, f"mzpay-onboarding-{region}-{index}", DEMO_SCOPES, {"account_id": str(ULID())}
+        )
+        business_token = issuer.token_for(BOOTSTRAP_REALM, business.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
+        _post(f"{collection_url}/v1/account/onboarding/initialize", business_token, None, "onboarding")
+        onboarding_tokens.append(business_token)
+    reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (*DEMO_SCOPES, ACCOUNT_REVIEW))
+    return {
+        "collection_token": token,
+        "collection_client_id": client.client_id,
+        "collection_client_secret": client.client_secret,
+        "license_key": licence_key,
+        "onboarding_tokens": onboarding_tokens,
+        "collection_reviewer_token": issuer.token_for(
+            BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS
+        ),
+    }
+
+
+def _post(url: str, token: str, body: dict[str, str] | None, what: str) -> None:
     request = urllib.request.Request(
-        f"{collection_url}/v1/license/activate",
-        data=json.dumps({"license_key": licence_key}).encode(),
+        url,
+        data=json.dumps(body or {}).encode(),
         method="POST",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
@@ -38,10 +66,4 @@ def seed_collection(
         with urllib.request.urlopen(request, timeout=30):
             pass
     except urllib.error.HTTPError as error:
-        raise RuntimeError(f"licence activation failed: {error.code}: {error.read().decode()}") from error
-    return {
-        "collection_token": token,
-        "collection_client_id": client.client_id,
-        "collection_client_secret": client.client_secret,
-        "license_key": licence_key,
-    }
+        raise RuntimeError(f"{what} failed: {error.code}: {error.read().decode()}") from error

@@ -287,7 +287,7 @@ class LocalStack:
         self.moto: subprocess.Popen[bytes] | None = None
         self.regions: dict[str, RegionStack] = {}
         self.replicators: list[GlobalTableReplicator] = []
-        self.demo: dict[str, dict[str, str]] = {}
+        self.demo: dict[str, dict[str, Any]] = {}
         self.oidc: OidcIssuer | None = None
         self.licence_signing_key, self.licence_public_key = generate_issuer_key()
 

@@ -21,9 +21,11 @@ from mzpay.version import health_report, stack_info
 
 if TYPE_CHECKING:
     from mzpay.cases import access, rate_limits
+    from mzpay.collection import onboarding
 else:  # each route's use case is loaded when a request first needs it
     access = deferred("mzpay.cases.access")
     rate_limits = deferred("mzpay.cases.rate_limits")
+    onboarding = deferred("mzpay.collection.onboarding")
 
 app = create_resolver(Surface.MANAGEMENT)
 
@@ -46,6 +48,12 @@ def create_account(body: Annotated[CreateAccount, Body()]) -> Response[dict[str,
 @app.get("/v1/accounts/<account_id>")
 def get_account(account_id: str) -> dict[str, Any]:
     return access.get_account(account_id)
+
+
+@app.get("/v1/accounts/<account_id>/onboarding-reviews")
+def business_account_reviews(account_id: str) -> dict[str, Any]:
+    """Reviewers' decisions on the business account (collection surface), newest first."""
+    return onboarding.reviews(account_id)
 
 
 @app.post("/v1/accounts/<account_id>/suspend")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.store.accounts import Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.business_accounts import BusinessAccounts
     from mzpay.store.connectors import Bindings
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
@@ -245,3 +246,10 @@ def devices() -> Devices:
     from mzpay.store.devices import Devices
 
     return Devices.from_env()
+
+
+@once
+def business_accounts() -> BusinessAccounts:
+    from mzpay.store.business_accounts import BusinessAccounts
+
+    return BusinessAccounts.from_env()

@@ -26,6 +26,9 @@ IDENTITY_PROVIDER_READ = "identity_provider:read"
 IDENTITY_PROVIDER_WRITE = "identity_provider:write"
 DEVICE_READ = "device:read"
 DEVICE_WRITE = "device:write"
+# A reviewer of business accounts (approve, reject, suspend, reactivate): a token permission only,
+# no licence capability (docs/onboarding.md).
+ACCOUNT_REVIEW = "account:review"
 # Capabilities the spec shows on licences, and the ones this surface's routes need so far.
 KNOWN_CAPABILITIES = (
     "customer:read",

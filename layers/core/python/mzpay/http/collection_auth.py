@@ -69,21 +69,22 @@ class CollectionRoutes:
         self.require_licence = require_licence
         self.access: dict[tuple[str, str], RouteAccess] = {}
 
-    def _route(self, method: str, path: str, access: RouteAccess) -> Callable[..., Any]:
+    def _route(self, method: str, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
+        """`options` go to the resolver's route (e.g. `responses` for the OpenAPI document)."""
         self.access[(method, _resource(path))] = access
-        return getattr(self.app, method.lower())(path)  # type: ignore[no-any-return]
+        return getattr(self.app, method.lower())(path, **options)  # type: ignore[no-any-return]
 
-    def get(self, path: str, access: RouteAccess) -> Callable[..., Any]:
-        return self._route("GET", path, access)
+    def get(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
+        return self._route("GET", path, access, **options)
 
-    def post(self, path: str, access: RouteAccess) -> Callable[..., Any]:
-        return self._route("POST", path, access)
+    def post(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
+        return self._route("POST", path, access, **options)
 
-    def put(self, path: str, access: RouteAccess) -> Callable[..., Any]:
-        return self._route("PUT", path, access)
+    def put(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
+        return self._route("PUT", path, access, **options)
 
-    def delete(self, path: str, access: RouteAccess) -> Callable[..., Any]:
-        return self._route("DELETE", path, access)
+    def delete(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
+        return self._route("DELETE", path, access, **options)
 
     def admit(self, event: dict[str, Any]) -> None:
         """Before the route: check what it needs and remember the caller (ServiceError if not)."""

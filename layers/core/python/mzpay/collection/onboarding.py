@@ -1,0 +1,221 @@
+"""Business onboarding and reviewer decisions (docs/onboarding.md).
+
+A business (the account its access token names) initializes its onboarding, gives its details,
+and finishes: pending -> pending_review. Reviewers (permission account:review) approve, reject,
+suspend and reactivate; each decision is audited in its own transaction. Of two racing changes
+of one account exactly one lands; the other is answered as if it came after it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.business import (
+    EDITABLE,
+    INVALID_FORMAT,
+    NOT_FOUND,
+    VERIFICATION_FAILED,
+    AccountStatus,
+    BusinessAccount,
+    check_details,
+    missing_for_finish,
+    next_status,
+)
+from mzpay.domain.clock import now_iso
+from mzpay.domain.collection_access import Identity
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import new_prefixed_id
+from mzpay.store.business_accounts import AccountChanged
+
+MAX_REASON = 500
+MAX_ACCOUNT_ID = 128
+MAX_REVIEW_ERRORS = 50
+REVIEW_ERROR_CODES = (INVALID_FORMAT, NOT_FOUND, VERIFICATION_FAILED)
+
+
+def _not_initialized() -> ServiceError:
+    return ServiceError(
+        404, "not_found", "This account has not started onboarding: POST /v1/account/onboarding/initialize first."
+    )
+
+
+def _account(account_id: str) -> BusinessAccount:
+    if len(account_id) > MAX_ACCOUNT_ID:  # no such id was ever stored
+        raise _not_initialized()
+    account = deps.business_accounts().get(account_id)
+    if account is None:
+        raise _not_initialized()
+    return account
+
+
+def _changed(account_id: str, change: Callable[[BusinessAccount], BusinessAccount]) -> BusinessAccount:
+    """`change` applied to the account as read; when another change lands first, `change` is
+    judged again on the account as that change left it (so a lost race answers like a later
+    request: refused if the move is no longer allowed)."""
+    for _attempt in range(3):
+        try:
+            return change(_account(account_id))
+        except AccountChanged:
+            continue
+    raise ServiceError(503, "processing_error", "The account keeps changing; retry.", headers={"Retry-After": "1"})
+
+
+# ---------------------------------------------------------------- the business
+def read_account(account_id: str) -> dict[str, Any]:
+    return _account(account_id).view()
+
+
+def initialize(account_id: str) -> None:
+    """Start onboarding (pending); a second call changes nothing."""
+    if len(account_id) > MAX_ACCOUNT_ID:
+        raise ServiceError(
+            403, "forbidden", f"The access token's account_id is longer than {MAX_ACCOUNT_ID} characters."
+        )
+    now = now_iso()
+    account = BusinessAccount(
+        account_id=account_id, status=AccountStatus.PENDING, version=1, created_at=now, updated_at=now
+    )
+    deps.business_accounts().create(account)
+
+
+def onboarding_status(account_id: str) -> dict[str, Any]:
+    account = _account(account_id)
+    return {"status": account.status, "reason": account.reason}
+
+
+def read_details(account_id: str) -> dict[str, Any]:
+    return _account(account_id).onboarding()
+
+
+def put_details(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Replace the details: `object: account` and the three sections in full (tax_details
+    optional); only while pending or rejected. Nothing is stored unless all of it passes."""
+    kind = body.get("object")
+    if kind is None:
+        error = FieldError("object", "REQUIRED", "required: account")
+        raise ServiceError(400, "missing_field", "The request has missing fields: object.", errors=[error])
+    if kind != "account":
+        error = FieldError("object", INVALID_FORMAT, "the constant account")
+        raise ServiceError(400, "validation_error", "The request has invalid fields: object.", errors=[error])
+    details = check_details(
+        {k: v for k, v in body.items() if k != "object"}, ("bank_details", "person_of_contact", "business_details")
+    )
+
+    def change(account: BusinessAccount) -> BusinessAccount:
+        if account.status not in EDITABLE:
+            raise ServiceError(
+                400,
+                "invalid_request",
+                f"The details of an account that is {account.status} cannot change.",
+                account_status=account.status,
+            )
+        return deps.business_accounts().transition(account, {"details": details, "updated_at": now_iso()})
+
+    return _changed(account_id, change).onboarding()
+
+
+def finish(account_id: str) -> dict[str, Any]:
+    """Submit for review: pending (or rejected) -> pending_review, once every required detail is there."""
+
+    def change(account: BusinessAccount) -> BusinessAccount:
+        target = next_status(account.status, "finish")
+        missing = missing_for_finish(account.details)
+        if missing:
+            names = ", ".join(m.field for m in missing)
+            raise ServiceError(400, "missing_field", f"Onboarding still needs: {names}.", errors=missing)
+        now = now_iso()
+        changes = {"status": target, "reason": "", "errors": [], "submitted_at": now, "updated_at": now}
+        return deps.business_accounts().transition(account, changes)
+
+    return _changed(account_id, change).view()
+
+
+def require_active(account_id: str) -> BusinessAccount:
+    """The account, if it may issue collection requests and receive payments (active); else 403
+    forbidden saying why (not onboarded, under review, rejected, suspended)."""
+    account = deps.business_accounts().get(account_id)
+    if account is None or account.status != AccountStatus.ACTIVE:
+        status = account.status if account else "not_onboarded"
+        raise ServiceError(
+            403,
+            "forbidden",
+            f"The business account is {status}: only an active account may do this.",
+            account_status=status,
+        )
+    return account
+
+
+# ---------------------------------------------------------------- reviewers
+def _review_errors(errors: list[dict[str, Any]] | None) -> list[dict[str, str]]:
+    """The field problems a rejection lists, as ValidationError items."""
+    problems: list[FieldError] = []
+    kept: list[dict[str, str]] = []
+    for index, item in enumerate(errors or []):
+        code = item.get("code")
+        if code not in REVIEW_ERROR_CODES:
+            problems.append(
+                FieldError(f"errors.{index}.code", INVALID_FORMAT, f"one of {', '.join(REVIEW_ERROR_CODES)}")
+            )
+            continue
+        kept.append({"field": str(item.get("field") or ""), "message": str(item.get("message") or ""), "code": code})
+    if problems:
+        raise ServiceError(400, "validation_error", "The rejection's errors have problems.", errors=problems)
+    return kept
+
+
+def decide(
+    reviewer: Identity,
+    source_ip: str,
+    account_id: str,
+    action: str,
+    reason: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A reviewer's decision: approve, reject (reason required), suspend, reactivate. A reviewer
+    never decides on the account its own token acts for (403 forbidden)."""
+    if reviewer.account_id == account_id:
+        raise ServiceError(403, "forbidden", "A reviewer cannot decide on its own account.")
+    if action == "reject" and not (reason and reason.strip()):
+        error = FieldError("reason", "REQUIRED", "a rejection says why")
+        raise ServiceError(400, "missing_field", "The request has missing fields: reason.", errors=[error])
+    listed = _review_errors(errors) if action == "reject" else []
+    text = (reason or "").strip()
+    if action == "suspend" and not text:
+        text = "Suspended by a reviewer."
+
+    def change(account: BusinessAccount) -> BusinessAccount:
+        target = next_status(account.status, action)
+        now = now_iso()
+        changes: dict[str, Any] = {"status": target, "updated_at": now, "decided_at": now}
+        changes |= (
+            {"reason": text, "errors": listed} if action in ("reject", "suspend") else {"reason": "", "errors": []}
+        )
+        audit = {
+            "id": new_prefixed_id("rev"),
+            "account_id": account.account_id,
+            "action": action,
+            "from_status": account.status,
+            "to_status": target,
+            "reason": changes["reason"],
+            "errors": changes["errors"],
+            "reviewer": reviewer.actor(),
+            "source_ip": source_ip,
+            "at": now,
+        }
+        return deps.business_accounts().transition(account, changes, audit)
+
+    return _changed(account_id, change).view()
+
+
+MAX_REVIEWS = 100
+
+
+def reviews(account_id: str) -> dict[str, Any]:
+    """Operators: an account's last MAX_REVIEWS reviewer decisions, newest first (who, when, from
+    which address, the status before and after, the reason and field problems); 404 for an
+    account that never started onboarding."""
+    if len(account_id) > MAX_ACCOUNT_ID or deps.business_accounts().get(account_id) is None:
+        raise ServiceError(404, "not_found", "No such business account.")
+    items, _ = deps.business_accounts().reviews(account_id, MAX_REVIEWS, None)
+    return {"object": "list", "data": items}

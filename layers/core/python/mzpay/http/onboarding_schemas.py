@@ -1,0 +1,34 @@
+"""Request bodies of the collection surface's onboarding and reviewer routes. The details'
+fields are checked by domain.business (with the spec's ValidationError codes), so the sections
+are declared as objects here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from mzpay.domain.model import StrictText as Strict
+
+
+class OnboardingDetailsIn(Strict):
+    object: str | None = Field(default=None, max_length=32)  # the constant "account" (required)
+    bank_details: dict[str, Any] | None = Field(default=None, max_length=10)
+    person_of_contact: dict[str, Any] | None = Field(default=None, max_length=10)
+    business_details: dict[str, Any] | None = Field(default=None, max_length=10)
+    tax_details: dict[str, Any] | None = Field(default=None, max_length=10)
+
+
+class ReviewError(Strict):
+    field: str = Field(min_length=1, max_length=200)
+    message: str = Field(default="", max_length=500)
+    code: str = Field(max_length=32)  # INVALID_FORMAT, NOT_FOUND or VERIFICATION_FAILED
+
+
+class RejectAccount(Strict):
+    reason: str | None = Field(default=None, max_length=500)  # required: answered missing_field
+    errors: list[ReviewError] = Field(default_factory=list, max_length=50)
+
+
+class SuspendAccount(Strict):
+    reason: str | None = Field(default=None, max_length=500)

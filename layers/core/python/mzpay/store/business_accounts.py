@@ -1,0 +1,89 @@
+"""Business accounts of the collection surface in CollectionTable: pk BIZ#<account_id>, sk ACCOUNT
+(the account, with status and version), and sk REVIEW#<ulid> (one audit record per reviewer
+decision, written in the decision's transaction). Every change is conditioned on the status and
+version it was read with: of two racing changes exactly one lands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.domain.business import BusinessAccount
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.transitions import applied, versioned_update
+
+
+class AccountChanged(Exception):
+    """The account moved (or was created) since it was read."""
+
+
+def _partition(account_id: str) -> str:
+    return f"BIZ#{account_id}"
+
+
+def _key(account_id: str) -> dict[str, str]:
+    return {"pk": _partition(account_id), "sk": "ACCOUNT"}
+
+
+class BusinessAccounts:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> BusinessAccounts:
+        return cls(env("COLLECTION_TABLE"))
+
+    def get(self, account_id: str) -> BusinessAccount | None:
+        item = self.table.get_item(Key=_key(account_id), ConsistentRead=True).get("Item")
+        return None if item is None else BusinessAccount.model_validate(item)
+
+    def create(self, account: BusinessAccount) -> bool:
+        """Store a new account; False when the account already exists (nothing is changed)."""
+        try:
+            self.table.put_item(
+                Item={**_key(account.account_id), **account.item()}, ConditionExpression="attribute_not_exists(pk)"
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
+
+    def transition(
+        self, account: BusinessAccount, changes: dict[str, Any], audit: dict[str, Any] | None = None
+    ) -> BusinessAccount:
+        """Apply `changes` if the account still has the status and version it was read with, with
+        its audit record (REVIEW#<audit id>) in the same transaction; AccountChanged otherwise."""
+        update = versioned_update(self.name, _key(account.account_id), account, changes)
+        items = [update]
+        if audit is not None:
+            record = {"pk": _partition(account.account_id), "sk": f"REVIEW#{audit['id']}", **audit}
+            items.append(
+                {"Put": {"TableName": self.name, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"}}
+            )
+        try:
+            if len(items) == 1:
+                self.client.update_item(**update["Update"])
+            else:
+                self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise AccountChanged() from exc
+            raise
+        return applied(account, changes)
+
+    def reviews(
+        self, account_id: str, limit: int, start: dict[str, str] | None
+    ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+        """An account's audit records, newest first."""
+        answer = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :review)",
+            ExpressionAttributeValues={":pk": _partition(account_id), ":review": "REVIEW#"},
+            ScanIndexForward=False,
+            Limit=limit,
+            ConsistentRead=True,
+            **({"ExclusiveStartKey": start} if start else {}),
+        )
+        items = [{k: v for k, v in item.items() if k not in ("pk", "sk")} for item in answer.get("Items", [])]
+        return items, answer.get("LastEvaluatedKey")

@@ -1,0 +1,314 @@
+"""Business onboarding over HTTP (mz): a business signs in, initializes, gives details (refused
+once with field errors, then accepted), finishes; a reviewer rejects, the business corrects and
+resubmits, the reviewer approves, suspends and reactivates. Every answer whole; refusals store
+nothing; another business never sees or moves this one; the demo block's onboarding tokens work."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import requests
+from ulid import ULID
+
+from devstack.launcher import RunningStack
+from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.unit.test_business_rules import details
+
+pytestmark = pytest.mark.e2e
+
+DETAILS: dict[str, Any] = {"object": "account", **details()}
+del DETAILS["tax_details"]  # the optional section: left out here
+DETAILS["business_details"]["country"] = "MZ"
+STORED_DETAILS = {
+    "bank_details": {**DETAILS["bank_details"], "nib": "000301080016367102371"},
+    "person_of_contact": DETAILS["person_of_contact"],
+    "business_details": DETAILS["business_details"],
+    "tax_details": None,
+}
+
+
+@pytest.fixture(scope="module")
+def mz(stack: RunningStack) -> Collection:
+    client = Collection(stack, "mz")
+    client.ensure_licence()
+    return client
+
+
+def business(mz: Collection) -> str:
+    """An access token of a fresh business account (nothing stored for it yet)."""
+    return mz.mint(account_id=str(ULID()), sub=f"owner-{ULID()}")
+
+
+def reviewer(mz: Collection) -> str:
+    return mz.mint(account_id=None, sub="reviewer-1", scope="account:review")
+
+
+def account_view(account_id: str, status: str, reason: str = "", errors: Any = None) -> dict[str, Any]:
+    return {
+        "object": "account",
+        "id": account_id,
+        "name": "Loja Machava Lda",
+        "status": status,
+        "reason": reason,
+        "details": STORED_DETAILS,
+        "errors": errors or [],
+        "logo": None,
+    }
+
+
+def claims_account(mz: Collection, token: str) -> str:
+    import jwt
+
+    return str(jwt.decode(token, options={"verify_signature": False})["account_id"])
+
+
+def test_a_business_walks_onboarding_to_approval_and_back(mz: Collection) -> None:
+    token = business(mz)
+    account_id = claims_account(mz, token)
+    assert_error(
+        mz.call("GET", "/v1/account", token=token),
+        404,
+        "not_found",
+        "This account has not started onboarding: POST /v1/account/onboarding/initialize first.",
+    )
+    first = mz.call("POST", "/v1/account/onboarding/initialize", token=token)
+    assert (first.status_code, first.text) == (200, "")
+    assert mz.call("POST", "/v1/account/onboarding/initialize", token=token).status_code == 200  # harmless
+    assert assert_ok(mz.call("GET", "/v1/account/onboarding", token=token)) == {"status": "pending", "reason": ""}
+
+    broken = copy.deepcopy(DETAILS)
+    broken["bank_details"]["nib"] = "000301080016367102372"
+    broken["business_details"]["country"] = "ZZ"
+    assert_error(
+        mz.call("PUT", "/v1/account/onboarding/details", broken, token=token),
+        400,
+        "validation_error",
+        "The onboarding details have problems: bank_details.nib, business_details.country.",
+        {
+            "errors": [
+                {
+                    "field": "bank_details.nib",
+                    "code": "VERIFICATION_FAILED",
+                    "message": "a NIB has 21 digits whose MOD 97-10 check digits hold",
+                },
+                {
+                    "field": "business_details.country",
+                    "code": "NOT_FOUND",
+                    "message": "an ISO 3166-1 alpha-2 country code, e.g. MZ",
+                },
+            ]
+        },
+    )
+    assert assert_ok(mz.call("GET", "/v1/account/onboarding/details", token=token)) == {
+        "object": "onboarding",
+        "bank_details": None,
+        "person_of_contact": None,
+        "business_details": None,
+        "tax_details": None,
+    }  # nothing stored
+    assert_error(
+        mz.call("POST", "/v1/account/onboarding/finish", token=token),
+        400,
+        "missing_field",
+        "Onboarding still needs: bank_details.nuib, bank_details.nib, bank_details.account_number, "
+        "bank_details.bank_name, bank_details.account_holder_name, person_of_contact.first_name, "
+        "person_of_contact.last_name, business_details.legal_name, business_details.country, "
+        "business_details.state_province, business_details.registration_number, business_details.vat_number.",
+        {
+            "errors": [
+                {"field": field, "code": "REQUIRED", "message": "required before finishing onboarding"}
+                for field in (
+                    "bank_details.nuib",
+                    "bank_details.nib",
+                    "bank_details.account_number",
+                    "bank_details.bank_name",
+                    "bank_details.account_holder_name",
+                    "person_of_contact.first_name",
+                    "person_of_contact.last_name",
+                    "business_details.legal_name",
+                    "business_details.country",
+                    "business_details.state_province",
+                    "business_details.registration_number",
+                    "business_details.vat_number",
+                )
+            ]
+        },
+    )
+
+    saved = assert_ok(mz.call("PUT", "/v1/account/onboarding/details", DETAILS, token=token))
+    assert saved == {"object": "onboarding", **STORED_DETAILS}
+    submitted = assert_ok(mz.call("POST", "/v1/account/onboarding/finish", token=token))
+    assert submitted == account_view(account_id, "pending_review")
+    assert_error(
+        mz.call("PUT", "/v1/account/onboarding/details", DETAILS, token=token),
+        400,
+        "invalid_request",
+        "The details of an account that is pending_review cannot change.",
+        {"account_status": "pending_review"},
+    )
+
+    review = reviewer(mz)
+    problems = [{"field": "bank_details.nib", "message": "The bank does not know this NIB.", "code": "NOT_FOUND"}]
+    rejected = assert_ok(
+        mz.call(
+            "POST",
+            f"/v1/accounts/{account_id}/reject",
+            {"reason": "The NIB is not the business's.", "errors": problems},
+            token=review,
+        )
+    )
+    assert rejected == account_view(account_id, "rejected", "The NIB is not the business's.", problems)
+    assert assert_ok(mz.call("GET", "/v1/account/onboarding", token=token)) == {
+        "status": "rejected",
+        "reason": "The NIB is not the business's.",
+    }
+    assert_ok(mz.call("PUT", "/v1/account/onboarding/details", DETAILS, token=token))  # corrected
+    assert assert_ok(mz.call("POST", "/v1/account/onboarding/finish", token=token))["status"] == "pending_review"
+
+    approved = assert_ok(mz.call("POST", f"/v1/accounts/{account_id}/approve", token=review))
+    assert approved == account_view(account_id, "active")
+    suspended = assert_ok(
+        mz.call("POST", f"/v1/accounts/{account_id}/suspend", {"reason": "Chargebacks."}, token=review)
+    )
+    assert suspended == account_view(account_id, "suspended", "Chargebacks.")
+    assert_error(
+        mz.call("POST", f"/v1/accounts/{account_id}/approve", token=review),
+        400,
+        "invalid_request",
+        "Cannot approve an account that is suspended.",
+        {"account_status": "suspended", "action": "approve"},
+    )
+    reactivated = assert_ok(mz.call("POST", f"/v1/accounts/{account_id}/reactivate", token=review))
+    assert reactivated == account_view(account_id, "active")
+    assert assert_ok(mz.call("GET", "/v1/account", token=token)) == account_view(account_id, "active")
+
+    audit = requests.get(
+        f"{mz.stack.state['regions']['mz']['management']}/v1/accounts/{account_id}/onboarding-reviews",
+        headers={"Authorization": f"Bearer {mz.stack.state['operator_token']}"},
+        timeout=30,
+    )
+    assert audit.status_code == 200, audit.text
+    records = audit.json()["data"]
+    assert [(r["action"], r["from_status"], r["to_status"]) for r in records] == [
+        ("reactivate", "suspended", "active"),
+        ("suspend", "active", "suspended"),
+        ("approve", "pending_review", "active"),
+        ("reject", "pending_review", "rejected"),
+    ]
+    assert records[3]["reason"] == "The NIB is not the business's." and records[3]["errors"] == problems
+    assert all(r["reviewer"]["subject"] == "reviewer-1" and r["source_ip"] for r in records)
+    assert all(r["id"].startswith("rev_") and r["account_id"] == account_id for r in records)
+
+
+def test_reviewer_routes_need_the_reviewer_permission_and_never_the_own_account(mz: Collection) -> None:
+    token = business(mz)
+    account_id = claims_account(mz, token)
+    mz.call("POST", "/v1/account/onboarding/initialize", token=token)
+    mz.call("PUT", "/v1/account/onboarding/details", DETAILS, token=token)
+    mz.call("POST", "/v1/account/onboarding/finish", token=token)
+    assert_error(  # the business itself: a token without account:review
+        mz.call("POST", f"/v1/accounts/{account_id}/approve", token=token),
+        403,
+        "forbidden",
+        "The access token lacks the permission account:review.",
+        {"permission": "account:review"},
+    )
+    own = mz.mint(account_id=account_id, sub="insider", scope="account:review")
+    assert_error(
+        mz.call("POST", f"/v1/accounts/{account_id}/approve", token=own),
+        403,
+        "forbidden",
+        "A reviewer cannot decide on its own account.",
+    )
+    assert_error(
+        mz.call("POST", f"/v1/accounts/{account_id}/reject", {"errors": []}, token=reviewer(mz)),
+        400,
+        "missing_field",
+        "The request has missing fields: reason.",
+        {"errors": [{"field": "reason", "code": "REQUIRED", "message": "a rejection says why"}]},
+    )
+    assert_error(
+        mz.call("POST", f"/v1/accounts/{'x' * 300}/approve", token=reviewer(mz)),
+        404,
+        "not_found",
+        "This account has not started onboarding: POST /v1/account/onboarding/initialize first.",
+    )
+    unknown = str(ULID())
+    assert_error(
+        mz.call("POST", f"/v1/accounts/{unknown}/approve", token=reviewer(mz)),
+        404,
+        "not_found",
+        "This account has not started onboarding: POST /v1/account/onboarding/initialize first.",
+    )
+    assert assert_ok(mz.call("GET", "/v1/account/onboarding", token=token))["status"] == "pending_review"
+
+
+def test_another_business_sees_and_moves_only_its_own_account(mz: Collection) -> None:
+    mine, theirs = business(mz), business(mz)
+    mz.call("POST", "/v1/account/onboarding/initialize", token=mine)
+    assert_ok(mz.call("PUT", "/v1/account/onboarding/details", DETAILS, token=mine))
+    # the other business has no account of its own yet: every route answers for its own (none)
+    for method, path, body in (
+        ("GET", "/v1/account", None),
+        ("GET", "/v1/account/onboarding", None),
+        ("GET", "/v1/account/onboarding/details", None),
+        ("PUT", "/v1/account/onboarding/details", DETAILS),
+        ("POST", "/v1/account/onboarding/finish", None),
+    ):
+        assert mz.call(method, path, body, token=theirs).status_code == 404, path
+    assert assert_ok(mz.call("GET", "/v1/account/onboarding", token=mine)) == {"status": "pending", "reason": ""}
+    no_account = mz.mint(account_id=None)
+    assert_error(
+        mz.call("GET", "/v1/account", token=no_account),
+        403,
+        "forbidden",
+        "The access token names no account (claim account_id).",
+    )
+
+
+def test_bad_bodies_are_refused_and_store_nothing(mz: Collection) -> None:
+    token = business(mz)
+    mz.call("POST", "/v1/account/onboarding/initialize", token=token)
+    without_object = {k: v for k, v in DETAILS.items() if k != "object"}
+    assert_error(
+        mz.call("PUT", "/v1/account/onboarding/details", without_object, token=token),
+        400,
+        "missing_field",
+        "The request has missing fields: object.",
+        {"errors": [{"field": "object", "code": "REQUIRED", "message": "required: account"}]},
+    )
+    assert_error(
+        mz.call("PUT", "/v1/account/onboarding/details", {**DETAILS, "object": "onboarding"}, token=token),
+        400,
+        "validation_error",
+        "The request has invalid fields: object.",
+        {"errors": [{"field": "object", "code": "INVALID_FORMAT", "message": "the constant account"}]},
+    )
+    partial = {**DETAILS}
+    del partial["person_of_contact"]
+    assert_error(
+        mz.call("PUT", "/v1/account/onboarding/details", partial, token=token),
+        400,
+        "missing_field",
+        "The onboarding details have problems: person_of_contact.",
+        {"errors": [{"field": "person_of_contact", "code": "REQUIRED", "message": "this section is required"}]},
+    )
+    assert assert_ok(mz.call("GET", "/v1/account/onboarding/details", token=token))["bank_details"] is None
+
+
+@pytest.mark.parametrize("region", ["mz", "regional-sa"])
+def test_the_demo_block_has_three_pending_businesses_and_a_reviewer(stack: RunningStack, region: str) -> None:
+    client = Collection(stack, region)
+    demo = stack.state["demo"][region]
+    assert len(demo["onboarding_tokens"]) >= 3
+    for token in demo["onboarding_tokens"]:  # no test moves these: they are the newcomer's
+        assert assert_ok(client.call("GET", "/v1/account/onboarding", token=token)) == {
+            "status": "pending",
+            "reason": "",
+        }
+    answer = client.call(
+        "POST", f"/v1/accounts/{ULID()}/approve", token=demo["collection_reviewer_token"]
+    )  # the reviewer token passes the permission check: an unknown account is then 404
+    assert answer.status_code == 404 and answer.json()["code"] == "not_found"
