@@ -1,5 +1,6 @@
 """Collection API: business accounts, their onboarding, and reviewers' decisions."""
 
+import base64
 from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -14,8 +15,9 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.collection import licence, onboarding
+    from mzpay.collection import files, licence, onboarding
 else:  # each route's use case is loaded when a request first needs it
+    files = deferred("mzpay.collection.files")
     licence = deferred("mzpay.collection.licence")
     onboarding = deferred("mzpay.collection.onboarding")
 
@@ -57,6 +59,23 @@ def put_onboarding_details(body: Annotated[OnboardingDetailsIn, Body()]) -> dict
 @routes.post("/v1/account/onboarding/finish", SIGNED_IN)
 def finish_onboarding() -> dict[str, Any]:
     return onboarding.finish(caller().account_id())
+
+
+@routes.post(
+    "/v1/files",
+    SIGNED_IN,
+    responses={
+        200: {
+            "description": "UploadedFile",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        }
+    },
+)
+def upload_file() -> dict[str, Any]:
+    event = app.current_event
+    body = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode()
+    content_type = next((str(v) for k, v in (event.headers or {}).items() if k.lower() == "content-type"), "")
+    return files.upload(caller().account_id(), body, content_type)
 
 
 @routes.post("/v1/accounts/<account_id>/approve", REVIEWER)

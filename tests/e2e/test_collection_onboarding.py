@@ -312,3 +312,111 @@ def test_the_demo_block_has_three_pending_businesses_and_a_reviewer(stack: Runni
         "POST", f"/v1/accounts/{ULID()}/approve", token=demo["collection_reviewer_token"]
     )  # the reviewer token passes the permission check: an unknown account is then 404
     assert answer.status_code == 404 and answer.json()["code"] == "not_found"
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+PDF = b"%PDF-1.7\n" + b"0" * 64
+
+
+def upload(mz: Collection, token: str, content: bytes, file_type: str | None, name: str = "f") -> requests.Response:
+    data = {"file_type": file_type} if file_type is not None else {}
+    return requests.post(
+        mz.url + "/v1/files",
+        headers={"Authorization": f"Bearer {token}"},
+        files={"file": (name, content, "application/octet-stream")},
+        data=data,
+        timeout=30,
+    )
+
+
+def stored_objects(mz: Collection, account_id: str) -> list[str]:
+    import boto3
+
+    state = mz.stack.state
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=state["aws_endpoint"],
+        region_name=state["aws_regions"]["mz"],
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    bucket = state["resources"]["mz"]["UploadsBucket"]
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix=f"accounts/{account_id}/")
+    return [item["Key"] for item in listed.get("Contents", [])]
+
+
+def test_files_are_checked_kept_per_account_and_a_logo_is_one_of_them(mz: Collection) -> None:
+    token = business(mz)
+    account_id = claims_account(mz, token)
+    mz.call("POST", "/v1/account/onboarding/initialize", token=token)
+    answer = upload(mz, token, PNG, "png", "logo.png")
+    uploaded = assert_ok(answer)
+    bucket = mz.stack.state["resources"]["mz"]["UploadsBucket"]
+    assert uploaded == {
+        "object": "uploaded_file",
+        "id": uploaded["id"],
+        "file_type": "png",
+        "file_size": len(PNG),
+        "file": {"file_id": uploaded["id"], "bucket": bucket},
+    }
+    assert uploaded["id"].startswith("file_")
+    assert stored_objects(mz, account_id) == [f"accounts/{account_id}/files/{uploaded['id']}"]
+    assert assert_ok(upload(mz, token, PDF, "pdf"))["file_type"] == "pdf"
+
+    for content, file_type, field, code, message in (
+        (PDF, "png", "file", "VERIFICATION_FAILED", "the content is not a png file"),
+        (PNG, "gif", "file_type", "INVALID_FORMAT", "one of png, jpg, jpeg, pdf"),
+        (b"", "png", "file", "INVALID_FORMAT", "the file is empty"),
+        (PNG + b"\x00" * (4 * 1024 * 1024), "png", "file", "INVALID_FORMAT", "at most 4194304 bytes"),
+    ):
+        refused = upload(mz, token, content, file_type)
+        metadata: dict[str, Any] = {"errors": [{"field": field, "code": code, "message": message}]}
+        if "at most" in message:
+            metadata["max_bytes"] = 4 * 1024 * 1024
+        assert_error(refused, 400, "validation_error", f"{field}: {message}", metadata)
+    assert_error(
+        upload(mz, token, PNG, None),
+        400,
+        "missing_field",
+        "file_type: the file's extension: png, jpg, jpeg or pdf",
+        {
+            "errors": [
+                {"field": "file_type", "code": "REQUIRED", "message": "the file's extension: png, jpg, jpeg or pdf"}
+            ]
+        },
+    )
+    assert_error(
+        mz.call("POST", "/v1/files", {"file_type": "png"}, token=token),
+        400,
+        "invalid_request",
+        "The body must be multipart/form-data.",
+    )
+    assert len(stored_objects(mz, account_id)) == 2  # the refusals stored nothing
+
+    other = business(mz)
+    theirs = assert_ok(upload(mz, other, PNG, "png"))
+    saved = assert_ok(
+        mz.call("PUT", "/v1/account/onboarding/details", {**DETAILS, "logo": {"file_id": uploaded["id"]}}, token=token)
+    )
+    assert saved == {"object": "onboarding", **STORED_DETAILS}
+    assert assert_ok(mz.call("GET", "/v1/account", token=token))["logo"] == {
+        "file_id": uploaded["id"],
+        "bucket": bucket,
+    }
+    for file_id in (theirs["id"], "file_nope"):
+        assert_error(
+            mz.call("PUT", "/v1/account/onboarding/details", {**DETAILS, "logo": {"file_id": file_id}}, token=token),
+            400,
+            "validation_error",
+            "The request has invalid fields: logo.file_id.",
+            {
+                "errors": [
+                    {
+                        "field": "logo.file_id",
+                        "code": "NOT_FOUND",
+                        "message": "no image (png, jpg) of this account has this id",
+                    }
+                ]
+            },
+        )
+    assert assert_ok(mz.call("GET", "/v1/account", token=token))["logo"]["file_id"] == uploaded["id"]

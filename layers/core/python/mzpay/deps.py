@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
     from mzpay.store.events import Events
+    from mzpay.store.files import Files
     from mzpay.store.idempotency import IdempotencyStore
     from mzpay.store.identity_providers import IdentityProviders
     from mzpay.store.ledger import Ledger
@@ -253,3 +254,10 @@ def business_accounts() -> BusinessAccounts:
     from mzpay.store.business_accounts import BusinessAccounts
 
     return BusinessAccounts.from_env()
+
+
+@once
+def files() -> Files:
+    from mzpay.store.files import Files
+
+    return Files.from_env()

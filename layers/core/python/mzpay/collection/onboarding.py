@@ -25,11 +25,13 @@ from mzpay.domain.business import (
 from mzpay.domain.clock import now_iso
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.files import IMAGE_TYPES
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.store.business_accounts import AccountChanged
 
 MAX_REASON = 500
 MAX_ACCOUNT_ID = 128
+MAX_FILE_ID = 64
 MAX_REVIEW_ERRORS = 50
 REVIEW_ERROR_CODES = (INVALID_FORMAT, NOT_FOUND, VERIFICATION_FAILED)
 
@@ -99,8 +101,12 @@ def put_details(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
         error = FieldError("object", INVALID_FORMAT, "the constant account")
         raise ServiceError(400, "validation_error", "The request has invalid fields: object.", errors=[error])
     details = check_details(
-        {k: v for k, v in body.items() if k != "object"}, ("bank_details", "person_of_contact", "business_details")
+        {k: v for k, v in body.items() if k not in ("object", "logo")},
+        ("bank_details", "person_of_contact", "business_details"),
     )
+    changes: dict[str, Any] = {"details": details}
+    if body.get("logo") is not None:
+        changes["logo"] = _logo(account_id, body["logo"])
 
     def change(account: BusinessAccount) -> BusinessAccount:
         if account.status not in EDITABLE:
@@ -110,9 +116,23 @@ def put_details(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
                 f"The details of an account that is {account.status} cannot change.",
                 account_status=account.status,
             )
-        return deps.business_accounts().transition(account, {"details": details, "updated_at": now_iso()})
+        return deps.business_accounts().transition(account, {**changes, "updated_at": now_iso()})
 
     return _changed(account_id, change).onboarding()
+
+
+def _logo(account_id: str, logo: Any) -> dict[str, str]:
+    """The account's logo `{file_id, bucket}` from `{file_id}`: an image the account uploaded
+    (POST /v1/files); 400 validation_error (NOT_FOUND) for any other file, another account's too."""
+    file_id = logo.get("file_id") if isinstance(logo, dict) else None
+    if not isinstance(file_id, str) or not file_id or len(file_id) > MAX_FILE_ID:
+        error = FieldError("logo.file_id", INVALID_FORMAT, "the id of a file this account uploaded")
+        raise ServiceError(400, "validation_error", "The request has invalid fields: logo.file_id.", errors=[error])
+    record = deps.files().get(account_id, file_id)
+    if record is None or record["file_type"] not in IMAGE_TYPES:
+        error = FieldError("logo.file_id", NOT_FOUND, "no image (png, jpg) of this account has this id")
+        raise ServiceError(400, "validation_error", "The request has invalid fields: logo.file_id.", errors=[error])
+    return {"file_id": file_id, "bucket": str(record["bucket"])}
 
 
 def finish(account_id: str) -> dict[str, Any]:

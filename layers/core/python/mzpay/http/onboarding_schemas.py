@@ -17,6 +17,7 @@ class OnboardingDetailsIn(Strict):
     person_of_contact: dict[str, Any] | None = Field(default=None, max_length=10)
     business_details: dict[str, Any] | None = Field(default=None, max_length=10)
     tax_details: dict[str, Any] | None = Field(default=None, max_length=10)
+    logo: dict[str, Any] | None = Field(default=None, max_length=1)  # {file_id}: an image POST /v1/files gave
 
 
 class ReviewError(Strict):

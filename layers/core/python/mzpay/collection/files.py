@@ -1,0 +1,30 @@
+"""Uploaded files (POST /v1/files): a business's logo, later its KYC documents. A file is
+checked (type, first bytes, size) before anything is stored, kept under its account, and found
+only through that account (docs/onboarding.md, "Files")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.clock import now_iso
+from mzpay.domain.files import check_upload, form_parts
+from mzpay.domain.ids import new_prefixed_id
+
+
+def view(record: dict[str, Any]) -> dict[str, Any]:
+    """UploadedFile (spec)."""
+    return {
+        "object": "uploaded_file",
+        "id": record["file_id"],
+        "file_type": record["file_type"],
+        "file_size": int(record["file_size"]),
+        "file": {"file_id": record["file_id"], "bucket": record["bucket"]},
+    }
+
+
+def upload(account_id: str, body: bytes, content_type: str) -> dict[str, Any]:
+    """Store the multipart body's `file` part as a file of `file_type` of the account."""
+    fields, files = form_parts(body, content_type)
+    checked = check_upload(fields.get("file_type"), files.get("file"))
+    return view(deps.files().save(account_id, new_prefixed_id("file"), checked, now_iso()))
