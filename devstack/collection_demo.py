@@ -2,13 +2,15 @@
 OIDC issuer's bootstrap realm acting for the region's demo account, an access token of it, and
 a licence activated through the region's collection API as an administrator would; access tokens
 of three fresh business accounts whose onboarding has just been initialized (pending), and a
-reviewer's token (permission account:review, acting for no business)."""
+reviewer's token (permission account:review, acting for no business); three customers of the
+demo account with a KYC verification each, awaiting review."""
 
 from __future__ import annotations
 
 import json
 import urllib.error
 import urllib.request
+from typing import Any
 
 from ulid import ULID
 
@@ -42,6 +44,12 @@ def seed_collection(
         business_token = issuer.token_for(BOOTSTRAP_REALM, business.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
         _post(f"{collection_url}/v1/account/onboarding/initialize", business_token, None, "onboarding")
         onboarding_tokens.append(business_token)
+    verifications = []
+    for name, document in (("Ana Machava", "bi"), ("Carlos Nhantumbo", "passport"), ("Rita Sitoe", "dire")):
+        customer = _post(
+            f"{collection_url}/v1/customers", token, {"name": name, "document_type": document}, "customers"
+        )
+        verifications.append({"customer_id": customer["id"], "kyc_id": customer["kyc"]["kyc_id"]})
     reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (*DEMO_SCOPES, ACCOUNT_REVIEW))
     return {
         "collection_token": token,
@@ -49,13 +57,16 @@ def seed_collection(
         "collection_client_secret": client.client_secret,
         "license_key": licence_key,
         "onboarding_tokens": onboarding_tokens,
+        "customer_id": verifications[0]["customer_id"],
+        "kyc_verifications": verifications,
         "collection_reviewer_token": issuer.token_for(
             BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS
         ),
     }
 
 
-def _post(url: str, token: str, body: dict[str, str] | None, what: str) -> None:
+def _post(url: str, token: str, body: dict[str, str] | None, what: str) -> Any:
+    """POST `body` as JSON; the answer's JSON (None for an empty body)."""
     request = urllib.request.Request(
         url,
         data=json.dumps(body or {}).encode(),
@@ -63,7 +74,8 @@ def _post(url: str, token: str, body: dict[str, str] | None, what: str) -> None:
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=30):
-            pass
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            text = answer.read()
     except urllib.error.HTTPError as error:
         raise RuntimeError(f"{what} failed: {error.code}: {error.read().decode()}") from error
+    return json.loads(text) if text else None

@@ -57,6 +57,8 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
             "license_key",
             "onboarding_tokens",
             "collection_reviewer_token",
+            "customer_id",
+            "kyc_verifications",
         }
         assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{26}", demo["account_id"])
         assert re.fullmatch(r"mzp_test_[0-9A-Za-z]{38}", demo["test_key"])

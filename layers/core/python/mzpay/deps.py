@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from mzpay.store.files import Files
     from mzpay.store.idempotency import IdempotencyStore
     from mzpay.store.identity_providers import IdentityProviders
+    from mzpay.store.kyc import KycStore
     from mzpay.store.ledger import Ledger
     from mzpay.store.licence import Licences
     from mzpay.store.name_lookups import NameLookups
@@ -261,3 +262,10 @@ def files() -> Files:
     from mzpay.store.files import Files
 
     return Files.from_env()
+
+
+@once
+def kyc() -> KycStore:
+    from mzpay.store.kyc import KycStore
+
+    return KycStore.from_env()

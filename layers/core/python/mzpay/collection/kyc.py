@@ -1,0 +1,199 @@
+"""KYC of a business's customers (docs/kyc.md): register a customer with its verification,
+read it and its log, comment on it, record a document's expiry date, signal that uploads are
+complete, and review it. Customers and verifications belong to the business account the caller
+acts for: another account's are 404 (customer_not_found, not_found)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.clock import now_iso
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.kyc import (
+    DOCUMENT_TYPES,
+    MAX_TEXT,
+    REVIEWABLE,
+    Customer,
+    KycStatus,
+    KycVerification,
+    check_review,
+    invalid,
+    next_status,
+    review_message,
+)
+from mzpay.store.kyc import VerificationChanged
+
+MAX_ID = 64
+
+
+def _customer(account_id: str, customer_id: str) -> Customer:
+    customer = deps.kyc().customer(customer_id) if len(customer_id) <= MAX_ID else None
+    if customer is None or customer.account_id != account_id:
+        raise ServiceError(404, "customer_not_found", "No such customer.")
+    return customer
+
+
+def _verification(account_id: str, kyc_id: str, customer_id: str | None = None) -> KycVerification:
+    verification = deps.kyc().verification(kyc_id) if len(kyc_id) <= MAX_ID else None
+    if (
+        verification is None
+        or verification.account_id != account_id
+        or (customer_id is not None and verification.customer_id != customer_id)
+    ):
+        raise ServiceError(404, "not_found", "No such KYC verification.")
+    return verification
+
+
+def _changed(
+    account_id: str, kyc_id: str, change: Callable[[KycVerification], dict[str, Any]], customer_id: str | None = None
+) -> KycVerification:
+    """`change(verification)` (the changes to write) applied to the verification as read; when
+    another change lands first, judged again on the verification as it left it."""
+    for _attempt in range(3):
+        verification = _verification(account_id, kyc_id, customer_id)
+        try:
+            return deps.kyc().transition(verification, change(verification))
+        except VerificationChanged:
+            continue
+    raise ServiceError(503, "processing_error", "The verification keeps changing; retry.", headers={"Retry-After": "1"})
+
+
+def register(account_id: str, name: str, document_type: str) -> dict[str, Any]:
+    """A customer of the business and its first verification (initiated), log message 1."""
+    if document_type not in DOCUMENT_TYPES:
+        raise invalid("document_type", "INVALID_FORMAT", f"one of {', '.join(DOCUMENT_TYPES)}")
+    now = now_iso()
+    customer_id, kyc_id = new_prefixed_id("usr"), new_prefixed_id("kyc")
+    customer = Customer(
+        customer_id=customer_id,
+        account_id=account_id,
+        name=name,
+        kyc_id=kyc_id,
+        status="active",
+        version=1,
+        created_at=now,
+        updated_at=now,
+    )
+    verification = KycVerification(
+        kyc_id=kyc_id,
+        log_id=new_prefixed_id("klg"),
+        customer_id=customer_id,
+        account_id=account_id,
+        document_type=document_type,
+        status=KycStatus.INITIATED,
+        version=1,
+        created_at=now,
+        updated_at=now,
+    )
+    verification = verification.with_changes(
+        {"messages": verification.message("KYC verification initiated.", None, KycStatus.INITIATED, now)}
+    )
+    deps.kyc().register(customer, verification)
+    return {
+        "object": "customer",
+        "id": customer_id,
+        "name": name,
+        "kyc": verification.view(),
+        "created_at": now,
+    }
+
+
+def read(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
+    _customer(account_id, customer_id)
+    return {"object": "kyc", "kyc": _verification(account_id, kyc_id, customer_id).view()}
+
+
+def customer_log(account_id: str, customer_id: str) -> dict[str, Any]:
+    customer = _customer(account_id, customer_id)
+    return {"object": "kyc_log", "kyclog": _verification(account_id, customer.kyc_id).log()}
+
+
+def log(account_id: str, kyc_id: str) -> dict[str, Any]:
+    return {"object": "kyc_log", "kyclog": _verification(account_id, kyc_id).log()}
+
+
+def comment(account_id: str, kyc_id: str, text: str, reviewer_id: str | None) -> dict[str, Any]:
+    """A message on the log: a reviewer's (reviewer_id) or the system's (none)."""
+    if not text.strip():
+        raise invalid("comment", "REQUIRED", "the message")
+
+    def change(verification: KycVerification) -> dict[str, Any]:
+        now = now_iso()
+        messages = verification.message(text.strip(), reviewer_id, verification.status, now)
+        return {"messages": messages, "updated_at": now}
+
+    _changed(account_id, kyc_id, change)
+    return {"object": "bool", "status": True}
+
+
+def save_date(account_id: str, kyc_id: str, expiry_date: str, reference: str) -> dict[str, Any]:
+    """The expiry date of a document the customer gave (a checklist item with a duration)."""
+    from datetime import date
+
+    try:
+        date.fromisoformat(expiry_date)
+    except ValueError:
+        raise invalid("expiry_date", "INVALID_FORMAT", "a date, YYYY-MM-DD") from None
+    if not reference.strip() or len(reference) > MAX_TEXT:
+        raise invalid("reference", "INVALID_FORMAT", f"the document's reference, at most {MAX_TEXT} characters")
+
+    def change(verification: KycVerification) -> dict[str, Any]:
+        now = now_iso()
+        kept = [d for d in verification.additional_documents if d.get("reference") != reference.strip()]
+        documents = [*kept, {"reference": reference.strip(), "expiry_date": expiry_date, "saved_at": now}]
+        return {"additional_documents": documents, "updated_at": now}
+
+    _changed(account_id, kyc_id, change)
+    return {"object": "bool", "saved_date": True}
+
+
+def ready(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
+    """The customer's uploads are complete: the verification waits for its review."""
+    _customer(account_id, customer_id)
+
+    def change(verification: KycVerification) -> dict[str, Any]:
+        if verification.status not in REVIEWABLE:
+            raise ServiceError(
+                400,
+                "invalid_request",
+                f"A verification that is {verification.status} waits for nothing.",
+                kyc_status=verification.status,
+            )
+        now = now_iso()
+        messages = verification.message("The customer submitted the documents.", None, verification.status, now)
+        return {"submitted": True, "messages": messages, "updated_at": now}
+
+    _changed(account_id, kyc_id, change, customer_id)
+    return {"object": "ready", "submit": True}
+
+
+def review(
+    account_id: str,
+    customer_id: str,
+    kyc_id: str,
+    status: str,
+    reviewer_id: str | None,
+    rejection_reason: str | None,
+    additional: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """verified, pending (asking for checklist items) or rejected; one versioned log message."""
+    cleaned = check_review(status, reviewer_id, rejection_reason, additional)
+    _customer(account_id, customer_id)
+
+    def change(verification: KycVerification) -> dict[str, Any]:
+        target = next_status(verification.status, status)
+        now = now_iso()
+        text = review_message(status, rejection_reason, cleaned)
+        return {
+            "status": target,
+            "rejection_reason": (rejection_reason or "").strip() or None,
+            "additional_request": cleaned,
+            "submitted": False if target == KycStatus.PENDING else verification.submitted,
+            "messages": verification.message(text, reviewer_id, target, now),
+            "updated_at": now,
+        }
+
+    return {"object": "kyc", "kyc": _changed(account_id, kyc_id, change, customer_id).view()}

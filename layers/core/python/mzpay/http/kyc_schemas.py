@@ -1,0 +1,40 @@
+"""Request bodies of the collection surface's KYC routes (the rules with the spec's codes are
+in domain.kyc)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from mzpay.domain.model import StrictText as Strict
+
+
+class CustomerIn(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    document_type: str = Field(max_length=32)  # passport, dire or bi
+
+
+class KycComment(Strict):
+    comment: str = Field(max_length=500)  # required; blank: missing_field
+    reviewer_id: str | None = Field(default=None, max_length=128)  # omitted: a system message
+
+
+class KycSaveDate(Strict):
+    expiry_date: str = Field(max_length=32)
+    reference: str = Field(max_length=500)
+
+
+class AdditionalRequest(Strict):
+    comment: str | None = Field(default=None, max_length=500)
+    checklist_items: list[str] | None = Field(default=None, max_length=20)
+
+
+class KycReview(Strict):
+    status: str = Field(max_length=32)
+    reviewer_id: str | None = Field(default=None, max_length=128)
+    rejection_reason: str | None = Field(default=None, max_length=500)
+    additional_request: AdditionalRequest | None = None
+
+    def additional(self) -> dict[str, Any] | None:
+        return None if self.additional_request is None else self.additional_request.model_dump()
