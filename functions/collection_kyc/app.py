@@ -1,5 +1,6 @@
 """Collection API: customers and their KYC verifications, logs and reviews."""
 
+import base64
 from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
@@ -65,6 +66,18 @@ def get_kyc_logs(kyc_id: str) -> dict[str, Any]:
 @routes.post("/v1/kyc/<kyc_id>/logs", KYC_WRITE)
 def comment_kyc(kyc_id: str, body: Annotated[KycComment, Body()]) -> dict[str, Any]:
     return kyc.comment(caller().account_id(), kyc_id, body.comment, body.reviewer_id)
+
+
+@routes.post(
+    "/v1/kyc/<kyc_id>/logs/save",
+    KYC_WRITE,
+    responses={200: {"description": "{object: bool, status: true}", "content": {"application/json": {}}}},
+)
+def save_kyc_document(kyc_id: str) -> dict[str, Any]:
+    event = app.current_event
+    body = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode()
+    content_type = next((str(v) for k, v in (event.headers or {}).items() if k.lower() == "content-type"), "")
+    return kyc.save_document(caller().account_id(), kyc_id, body, content_type)
 
 
 @routes.post("/v1/kyc/<kyc_id>/logs/save-date", KYC_WRITE)

@@ -202,3 +202,76 @@ def test_the_demo_block_has_a_customer_and_verifications_awaiting_review(stack: 
     for pair in demo["kyc_verifications"]:  # no test reviews these: they are the newcomer's
         kyc = assert_ok(client.call("GET", f"/v1/customers/{pair['customer_id']}/kyc/{pair['kyc_id']}"))["kyc"]
         assert (kyc["status"], kyc["customer_id"]) == ("initiated", pair["customer_id"])
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+
+
+def save(mz: Collection, kyc_id: str, token: str | None = None, **fields: str) -> Any:
+    import requests
+
+    form = {"reference": "BI-1", "document_name": "BI of Ana", "type": "bi", **fields}
+    return requests.post(
+        f"{mz.url}/v1/kyc/{kyc_id}/logs/save",
+        headers={"Authorization": f"Bearer {token or mz.token}"},
+        data={k: v for k, v in form.items() if v},
+        files={"attachment": ("side.png", PNG, "image/png")},
+        timeout=30,
+    )
+
+
+def test_documents_are_saved_and_a_two_sided_one_needs_both_sides(mz: Collection) -> None:
+    customer_id, kyc_id = registered(mz)
+    assert assert_ok(save(mz, kyc_id)) == {"object": "bool", "status": True}
+    ready = f"/v1/customers/{customer_id}/kyc/{kyc_id}/reviews/ready"
+    assert_error(
+        mz.call("POST", ready),
+        400,
+        "missing_field",
+        "Documents still need a side: documents.BI-1.",
+        {"errors": [{"field": "documents.BI-1", "code": "REQUIRED", "message": "the back of this bi is missing"}]},
+    )
+    assert assert_ok(save(mz, kyc_id, side="back")) == {"object": "bool", "status": True}
+    assert assert_ok(mz.call("POST", ready)) == {"object": "ready", "submit": True}
+    log = assert_ok(mz.call("GET", f"/v1/kyc/{kyc_id}/logs"))["kyclog"]
+    documents = log["additional_documents"]
+    assert [(d["reference"], d["type"], d["side"]) for d in documents] == [
+        ("BI-1", "bi", "front"),
+        ("BI-1", "bi", "back"),
+    ]
+    assert all(d["file"]["file_id"].startswith("file_") for d in documents)
+    assert [m["message"] for m in log["messages"][1:]] == [
+        "Document saved: BI of Ana (bi, front).",
+        "Document saved: BI of Ana (bi, back).",
+        "The customer submitted the documents.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "field", "field_code"),
+    [
+        ({"type": "selfie"}, "validation_error", "type", "INVALID_FORMAT"),
+        ({"reference": ""}, "missing_field", "reference", "REQUIRED"),
+        ({"side": "top"}, "validation_error", "side", "INVALID_FORMAT"),
+        ({"file_type": "pdf"}, "validation_error", "attachment", "VERIFICATION_FAILED"),
+    ],
+)
+def test_a_bad_document_is_refused_and_nothing_is_recorded(
+    mz: Collection, fields: dict[str, str], code: str, field: str, field_code: str
+) -> None:
+    _, kyc_id = registered(mz)
+    answer = save(mz, kyc_id, **fields)
+    assert answer.status_code == 400, answer.text
+    payload = answer.json()
+    assert (payload["code"], [(e["field"], e["code"]) for e in payload["metadata"]["errors"]]) == (
+        code,
+        [(field, field_code)],
+    )
+    assert assert_ok(mz.call("GET", f"/v1/kyc/{kyc_id}/logs"))["kyclog"]["additional_documents"] == []
+
+
+def test_another_business_cannot_save_to_a_verification(mz: Collection) -> None:
+    _, kyc_id = registered(mz)
+    other = mz.mint(account_id=str(ULID()))
+    assert_error(save(mz, kyc_id, token=other), 404, "not_found", "No such KYC verification.")
+    assert assert_ok(mz.call("GET", f"/v1/kyc/{kyc_id}/logs"))["kyclog"]["additional_documents"] == []

@@ -29,9 +29,9 @@ def refusal(call: object) -> tuple[int, str, list[tuple[str, str]]]:
 
 def test_the_parts_come_back_byte_for_byte() -> None:
     body = multipart(("file_type", b" png ", None), ("file", PNG, "logo.png"))
-    fields, files = form_parts(body, f"multipart/form-data; boundary={BOUNDARY}")
-    assert fields == {"file_type": "png"}
-    assert files == {"file": PNG}
+    form = form_parts(body, f"multipart/form-data; boundary={BOUNDARY}")
+    assert (form.fields, form.files, form.filenames) == ({"file_type": "png"}, {"file": PNG}, {"file": "logo.png"})
+    assert (form.extension("file"), form.extension("other")) == ("png", None)
 
 
 def test_a_body_that_is_not_multipart_is_refused() -> None:

@@ -25,6 +25,6 @@ def view(record: dict[str, Any]) -> dict[str, Any]:
 
 def upload(account_id: str, body: bytes, content_type: str) -> dict[str, Any]:
     """Store the multipart body's `file` part as a file of `file_type` of the account."""
-    fields, files = form_parts(body, content_type)
-    checked = check_upload(fields.get("file_type"), files.get("file"))
+    form = form_parts(body, content_type)
+    checked = check_upload(form.fields.get("file_type"), form.files.get("file"))
     return view(deps.files().save(account_id, new_prefixed_id("file"), checked, now_iso()))

@@ -10,9 +10,12 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.collection_reference import SUPPORTED_DOCUMENTS
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.files import check_upload, form_parts
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.domain.kyc import (
+    CHECKLIST_ITEMS,
     DOCUMENT_TYPES,
     MAX_TEXT,
     REVIEWABLE,
@@ -27,6 +30,7 @@ from mzpay.domain.kyc import (
 from mzpay.store.kyc import VerificationChanged
 
 MAX_ID = 64
+TWO_SIDED = frozenset(d["type"] for d in SUPPORTED_DOCUMENTS if d["config"]["has_back"])
 
 
 def _customer(account_id: str, customer_id: str) -> Customer:
@@ -150,6 +154,72 @@ def save_date(account_id: str, kyc_id: str, expiry_date: str, reference: str) ->
     return {"object": "bool", "saved_date": True}
 
 
+SIDES = ("front", "back")
+
+
+def save_document(account_id: str, kyc_id: str, body: bytes, content_type: str) -> dict[str, Any]:
+    """A document of the verification (multipart: reference, document_name, type, attachment;
+    optional side front|back, file_type): the attachment checked and stored like POST /v1/files,
+    then recorded on the verification with a log message. `type` is a supported document
+    (passport, dire, bi) or a checklist item id."""
+    form = form_parts(body, content_type)
+    for name in ("reference", "document_name", "type"):
+        if not form.fields.get(name):
+            raise invalid(name, "REQUIRED", "required")
+    kind = form.fields["type"]
+    if kind not in DOCUMENT_TYPES and kind not in CHECKLIST_ITEMS:
+        raise invalid("type", "INVALID_FORMAT", "a supported document (passport, dire, bi) or a checklist item id")
+    side = form.fields.get("side") or "front"
+    if side not in SIDES:
+        raise invalid("side", "INVALID_FORMAT", "front or back")
+    checked = check_upload(
+        form.fields.get("file_type") or form.extension("attachment"), form.files.get("attachment"), "attachment"
+    )
+    _verification(account_id, kyc_id)  # before anything is stored: 404 for another's
+    file_id = new_prefixed_id("file")
+    record = deps.files().save(account_id, file_id, checked, now_iso())
+    document = {
+        "reference": form.fields["reference"],
+        "document_name": form.fields["document_name"],
+        "type": kind,
+        "side": side,
+        "file": {"file_id": file_id, "bucket": record["bucket"]},
+    }
+
+    def change(verification: KycVerification) -> dict[str, Any]:
+        if verification.status not in REVIEWABLE:
+            raise ServiceError(
+                400,
+                "invalid_request",
+                f"A verification that is {verification.status} takes no documents.",
+                kyc_status=verification.status,
+            )
+        now = now_iso()
+        text = f"Document saved: {document['document_name']} ({kind}, {side})."
+        return {
+            "additional_documents": [*verification.additional_documents, {**document, "saved_at": now}],
+            "messages": verification.message(text, None, verification.status, now),
+            "updated_at": now,
+        }
+
+    _changed(account_id, kyc_id, change)
+    return {"object": "bool", "status": True}
+
+
+def _missing_backs(verification: KycVerification) -> list[FieldError]:
+    """A two-sided document (has_back) saved without both sides."""
+    sides: dict[tuple[str, str], set[str]] = {}
+    for document in verification.additional_documents:
+        if document.get("type") in TWO_SIDED:
+            sides.setdefault((document["reference"], document["type"]), set()).add(document.get("side", "front"))
+    return [
+        FieldError(f"documents.{reference}", "REQUIRED", f"the {missing} of this {kind} is missing")
+        for (reference, kind), seen in sorted(sides.items())
+        for missing in SIDES
+        if missing not in seen
+    ]
+
+
 def ready(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
     """The customer's uploads are complete: the verification waits for its review."""
     _customer(account_id, customer_id)
@@ -162,6 +232,10 @@ def ready(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
                 f"A verification that is {verification.status} waits for nothing.",
                 kyc_status=verification.status,
             )
+        missing = _missing_backs(verification)
+        if missing:
+            names = ", ".join(m.field for m in missing)
+            raise ServiceError(400, "missing_field", f"Documents still need a side: {names}.", errors=missing)
         now = now_iso()
         messages = verification.message("The customer submitted the documents.", None, verification.status, now)
         return {"submitted": True, "messages": messages, "updated_at": now}

@@ -52,9 +52,22 @@ def _invalid(field: str, code: str, message: str, **metadata: Any) -> ServiceErr
     return ServiceError(400, kind, f"{field}: {message}", errors=[FieldError(field, code, message)], **metadata)
 
 
-def form_parts(body: bytes, content_type: str) -> tuple[dict[str, str], dict[str, bytes]]:
-    """(text fields, file contents by field name) of a multipart/form-data body; 400
-    invalid_request when it is not one."""
+@dataclass(frozen=True)
+class Form:
+    """A multipart/form-data body: text fields, and file contents and names by field name."""
+
+    fields: dict[str, str]
+    files: dict[str, bytes]
+    filenames: dict[str, str]
+
+    def extension(self, name: str) -> str | None:
+        """The extension of the file part `name`'s filename (logo.PNG -> png), if it has one."""
+        filename = self.filenames.get(name, "")
+        return filename.rsplit(".", 1)[1].lower() if "." in filename else None
+
+
+def form_parts(body: bytes, content_type: str) -> Form:
+    """The parts of a multipart/form-data body; 400 invalid_request when it is not one."""
     if not content_type.lower().startswith("multipart/form-data"):
         raise ServiceError(400, "invalid_request", "The body must be multipart/form-data.")
     message = BytesParser(policy=policy.HTTP).parsebytes(
@@ -64,14 +77,17 @@ def form_parts(body: bytes, content_type: str) -> tuple[dict[str, str], dict[str
         raise ServiceError(400, "invalid_request", "The multipart body could not be read.")
     fields: dict[str, str] = {}
     files: dict[str, bytes] = {}
+    filenames: dict[str, str] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         if not isinstance(name, str) or not name:
             continue
         payload = part.get_payload(decode=True)
         content = payload if isinstance(payload, bytes) else b""
-        if part.get_filename() is not None:
+        filename = part.get_filename()
+        if filename is not None:
             files[name] = content
+            filenames[name] = filename
         else:
             if len(content) > MAX_FIELD_BYTES:
                 raise _invalid(name, "INVALID_FORMAT", f"at most {MAX_FIELD_BYTES} bytes")
@@ -79,7 +95,7 @@ def form_parts(body: bytes, content_type: str) -> tuple[dict[str, str], dict[str
                 fields[name] = content.decode("utf-8").strip()
             except UnicodeDecodeError:
                 raise _invalid(name, "INVALID_FORMAT", "UTF-8 text") from None
-    return fields, files
+    return Form(fields, files, filenames)
 
 
 def check_upload(file_type: str | None, content: bytes | None, field: str = "file") -> Upload:
