@@ -6,6 +6,7 @@ nothing; another business never sees or moves this one; the demo block's onboard
 from __future__ import annotations
 
 import copy
+import hashlib
 from typing import Any
 
 import pytest
@@ -329,19 +330,22 @@ def upload(mz: Collection, token: str, content: bytes, file_type: str | None, na
     )
 
 
-def stored_objects(mz: Collection, account_id: str) -> list[str]:
+def s3_of(mz: Collection) -> Any:
     import boto3
 
     state = mz.stack.state
-    s3 = boto3.client(
+    return boto3.client(
         "s3",
         endpoint_url=state["aws_endpoint"],
         region_name=state["aws_regions"]["mz"],
         aws_access_key_id="testing",
         aws_secret_access_key="testing",
     )
-    bucket = state["resources"]["mz"]["UploadsBucket"]
-    listed = s3.list_objects_v2(Bucket=bucket, Prefix=f"accounts/{account_id}/")
+
+
+def stored_objects(mz: Collection, account_id: str) -> list[str]:
+    bucket = mz.stack.state["resources"]["mz"]["UploadsBucket"]
+    listed = s3_of(mz).list_objects_v2(Bucket=bucket, Prefix=f"accounts/{account_id}/")
     return [item["Key"] for item in listed.get("Contents", [])]
 
 
@@ -361,6 +365,9 @@ def test_files_are_checked_kept_per_account_and_a_logo_is_one_of_them(mz: Collec
     }
     assert uploaded["id"].startswith("file_")
     assert stored_objects(mz, account_id) == [f"accounts/{account_id}/files/{uploaded['id']}"]
+    kept = s3_of(mz).get_object(Bucket=bucket, Key=f"accounts/{account_id}/files/{uploaded['id']}")
+    assert kept["Body"].read() == PNG  # byte for byte through API Gateway's base64
+    assert kept["Metadata"]["sha256"] == hashlib.sha256(PNG).hexdigest()
     assert assert_ok(upload(mz, token, PDF, "pdf"))["file_type"] == "pdf"
 
     for content, file_type, field, code, message in (
