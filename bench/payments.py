@@ -154,31 +154,11 @@ class _Requests:
 
 def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:
     requests = _Requests()
-    authorizer = {
-        "principalId": "bench",
-        "account_id": "01BENCHACCOUNT0000000000000",
-        "mode": "test",
-        "scopes": "payments:read payments:write",
-        "key_id": "01BENCHKEY000000000000000000",
-        "allowed_customers": "",
-        "expires_at": "",
-    }
 
     def invoke(method: str, path: str, resource: str, body: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
         requests.counts.clear()
-        event = rest_event(
-            method,
-            path,
-            request_id=str(uuid.uuid4()),
-            resource=resource,
-            headers={"Idempotency-Key": str(uuid.uuid4()), "Content-Type": "application/json"},
-            body=json.dumps(body) if body is not None else None,
-        )
-        event["requestContext"]["authorizer"] = authorizer
-        response = handler(event, LambdaContext("bench-gateway", 10))
-        if response["statusCode"] != 200:
-            raise RuntimeError(f"{method} {path}: {response['statusCode']} {response['body']}")
-        return json.loads(response["body"]), requests.row()
+        answer = _request(handler, LambdaContext("bench-gateway", 10), method, path, resource, body)
+        return answer, requests.row()
 
     invoke("POST", "/charges", "/charges", _charge_body(WALLET_OK))  # warm: clients made, overrides cached
     rows = []
@@ -268,19 +248,7 @@ def run_throughput() -> list[dict[str, Any]]:
         context = LambdaContext("bench-gateway", 10)
 
         def call(method: str, path: str, resource: str, body: Any = None) -> dict[str, Any]:
-            event = rest_event(
-                method,
-                path,
-                request_id=str(uuid.uuid4()),
-                resource=resource,
-                headers={"Idempotency-Key": str(uuid.uuid4()), "Content-Type": "application/json"},
-                body=json.dumps(body) if body is not None else None,
-            )
-            event["requestContext"]["authorizer"] = _BENCH_PRINCIPAL
-            response = handler(event, context)
-            if response["statusCode"] != 200:
-                raise RuntimeError(f"{method} {path}: {response['statusCode']} {response['body']}")
-            return json.loads(response["body"])  # type: ignore[no-any-return]
+            return _request(handler, context, method, path, resource, body)
 
         def measure(
             name: str, work: Callable[[int], None], prepare: Callable[[int], None] | None = None
@@ -337,3 +305,28 @@ _BENCH_PRINCIPAL = {
     "allowed_customers": "",
     "expires_at": "",
 }
+
+
+def _request(
+    handler: Callable[[dict[str, Any], Any], dict[str, Any]],
+    context: Any,
+    method: str,
+    path: str,
+    resource: str,
+    body: Any = None,
+) -> dict[str, Any]:
+    """One gateway request as API Gateway hands it over after the authorizer (the bench
+    principal, a fresh Idempotency-Key); its JSON answer, or RuntimeError unless 200."""
+    event = rest_event(
+        method,
+        path,
+        request_id=str(uuid.uuid4()),
+        resource=resource,
+        headers={"Idempotency-Key": str(uuid.uuid4()), "Content-Type": "application/json"},
+        body=json.dumps(body) if body is not None else None,
+    )
+    event["requestContext"]["authorizer"] = _BENCH_PRINCIPAL
+    response = handler(event, context)
+    if response["statusCode"] != 200:
+        raise RuntimeError(f"{method} {path}: {response['statusCode']} {response['body']}")
+    return json.loads(response["body"])  # type: ignore[no-any-return]

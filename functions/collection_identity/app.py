@@ -11,22 +11,19 @@ from mzpay.domain.collection_access import (
     IDENTITY_PROVIDER_WRITE,
     guarded,
 )
-from mzpay.http.collection_auth import CollectionRoutes, caller
+from mzpay.entry import collection_app
+from mzpay.http.collection_auth import caller
 from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, IdentityProviderUpdate
-from mzpay.http.errors import Surface
-from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.collection import devices, identity_providers, licence
+    from mzpay.collection import devices, identity_providers
 else:  # each route's use case is loaded when a request first needs it
     devices = deferred("mzpay.collection.devices")
     identity_providers = deferred("mzpay.collection.identity_providers")
-    licence = deferred("mzpay.collection.licence")
 
-app = create_resolver(Surface.COLLECTION)
-routes = CollectionRoutes(app, licence.require_active)
+app, routes = collection_app()
 
 
 @routes.post("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))

@@ -1,26 +1,23 @@
 """Collection API: customers and their KYC verifications, logs and reviews."""
 
-import base64
 from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from mzpay.domain.collection_access import guarded
-from mzpay.http.collection_auth import CollectionRoutes, caller
-from mzpay.http.errors import Surface
+from mzpay.entry import collection_app
+from mzpay.http.body import content_type, raw_body
+from mzpay.http.collection_auth import caller
 from mzpay.http.kyc_schemas import CustomerIn, KycComment, KycReview, KycSaveDate
-from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.collection import kyc, licence
+    from mzpay.collection import kyc
 else:  # each route's use case is loaded when a request first needs it
     kyc = deferred("mzpay.collection.kyc")
-    licence = deferred("mzpay.collection.licence")
 
-app = create_resolver(Surface.COLLECTION)
-routes = CollectionRoutes(app, licence.require_active)
+app, routes = collection_app()
 KYC_READ, KYC_WRITE = guarded("kyc:read"), guarded("kyc:write")
 CUSTOMER_WRITE = guarded("customer:write")
 
@@ -74,10 +71,8 @@ def comment_kyc(kyc_id: str, body: Annotated[KycComment, Body()]) -> dict[str, A
     responses={200: {"description": "{object: bool, status: true}", "content": {"application/json": {}}}},
 )
 def save_kyc_document(kyc_id: str) -> dict[str, Any]:
-    event = app.current_event
-    body = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode()
-    content_type = next((str(v) for k, v in (event.headers or {}).items() if k.lower() == "content-type"), "")
-    return kyc.save_document(caller().account_id(), kyc_id, body, content_type)
+    event = app.current_event.raw_event
+    return kyc.save_document(caller().account_id(), kyc_id, raw_body(event), content_type(event))
 
 
 @routes.post("/v1/kyc/<kyc_id>/logs/save-date", KYC_WRITE)

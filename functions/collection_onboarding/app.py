@@ -1,28 +1,25 @@
 """Collection API: business accounts, their onboarding, and reviewers' decisions."""
 
-import base64
 from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from mzpay.domain.collection_access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
-from mzpay.http.collection_auth import CollectionRoutes, caller
-from mzpay.http.errors import Surface
+from mzpay.entry import collection_app
+from mzpay.http.body import content_type, raw_body
+from mzpay.http.collection_auth import caller
 from mzpay.http.onboarding_schemas import OnboardingDetailsIn, RejectAccount, SuspendAccount
-from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.collection import files, licence, onboarding
+    from mzpay.collection import files, onboarding
 else:  # each route's use case is loaded when a request first needs it
     files = deferred("mzpay.collection.files")
-    licence = deferred("mzpay.collection.licence")
     onboarding = deferred("mzpay.collection.onboarding")
 
-app = create_resolver(Surface.COLLECTION)
-routes = CollectionRoutes(app, licence.require_active)
+app, routes = collection_app()
 REVIEWER = RouteAccess(permission=ACCOUNT_REVIEW)
 
 
@@ -72,10 +69,8 @@ def finish_onboarding() -> dict[str, Any]:
     },
 )
 def upload_file() -> dict[str, Any]:
-    event = app.current_event
-    body = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode()
-    content_type = next((str(v) for k, v in (event.headers or {}).items() if k.lower() == "content-type"), "")
-    return files.upload(caller().account_id(), body, content_type)
+    event = app.current_event.raw_event
+    return files.upload(caller().account_id(), raw_body(event), content_type(event))
 
 
 @routes.post("/v1/accounts/<account_id>/approve", REVIEWER)

@@ -1,25 +1,16 @@
 """Collection API: partners (the providers customers pay through) and the card-scheme logo of a BIN."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from mzpay.domain import partners
 from mzpay.domain.collection_access import SIGNED_IN
-from mzpay.http.collection_auth import CollectionRoutes
-from mzpay.http.errors import Surface
+from mzpay.entry import collection_app
 from mzpay.http.partner_schemas import CardBin
-from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
 
-if TYPE_CHECKING:
-    from mzpay.collection import licence
-else:  # each route's use case is loaded when a request first needs it
-    licence = deferred("mzpay.collection.licence")
-
-app = create_resolver(Surface.COLLECTION)
-routes = CollectionRoutes(app, licence.require_active)
+app, routes = collection_app()
 
 
 @routes.get("/v1/partners", SIGNED_IN)

@@ -12,10 +12,9 @@ from mzpay.domain.collection_access import (
     SIGNED_IN,
     licence_admin,
 )
-from mzpay.http.collection_auth import CollectionRoutes, caller
-from mzpay.http.errors import Surface
+from mzpay.entry import collection_app
+from mzpay.http.collection_auth import caller
 from mzpay.http.licence_schemas import Empty, LicenseKey
-from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 from mzpay.version import health_report, version_info
@@ -25,8 +24,7 @@ if TYPE_CHECKING:
 else:  # each route's use case is loaded when a request first needs it
     licence = deferred("mzpay.collection.licence")
 
-app = create_resolver(Surface.COLLECTION)
-routes = CollectionRoutes(app, licence.require_active)
+app, routes = collection_app()
 
 
 @routes.get("/health", OPEN)

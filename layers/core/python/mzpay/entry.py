@@ -1,17 +1,21 @@
-"""How the gateway's endpoint-group functions are wired (the handler layer's composition root):
-every group answers through the same Lambda entry point, with the per-request rate limit and
-the platform-connection check of ?account_id= bound to their use cases. The use cases are
-imported on first use, so a group imports only what its own routes need."""
+"""How the endpoint-group functions are wired (the handler layer's composition root): every
+gateway group answers through the same Lambda entry point, with the per-request rate limit and
+the platform-connection check of ?account_id= bound to their use cases; every collection group
+gets its resolver and route table with the licence check bound to the licence use case. The use
+cases are imported on first use, so a group imports only what its own routes need."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from mzpay.http.principal import current_merchant
-from mzpay.http.resolver import lambda_handler
+from mzpay.http.resolver import create_resolver, lambda_handler
+
+if TYPE_CHECKING:
+    from mzpay.http.collection_auth import CollectionRoutes
 
 
 def _rate_limit(_event: dict[str, Any]) -> None:
@@ -29,3 +33,19 @@ def _may_act_for(caller_account_id: str, account_id: str) -> None:
 def gateway_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point of a gateway group's resolver `app`."""
     return lambda_handler(app, admit_more=_rate_limit, may_act_for=_may_act_for)
+
+
+def _require_licence() -> Any:
+    from mzpay.collection import licence  # read by the first request that needs a licence
+
+    return licence.require_active()
+
+
+def collection_app() -> tuple[APIGatewayRestResolver, CollectionRoutes]:
+    """A collection group's resolver and the route table that checks each route's licence,
+    token, capability and permission (its Lambda entry point: lambda_handler(app, routes.admit))."""
+    from mzpay.http.collection_auth import CollectionRoutes
+    from mzpay.http.errors import Surface
+
+    app = create_resolver(Surface.COLLECTION)
+    return app, CollectionRoutes(app, _require_licence)

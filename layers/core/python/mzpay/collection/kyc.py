@@ -18,16 +18,17 @@ from mzpay.domain.kyc import (
     CHECKLIST_ITEMS,
     DOCUMENT_TYPES,
     MAX_TEXT,
-    REVIEWABLE,
     Customer,
     KycStatus,
     KycVerification,
     check_review,
+    ensure_open,
     invalid,
     next_status,
     review_message,
 )
 from mzpay.store.kyc import VerificationChanged
+from mzpay.store.transitions import rejudged
 
 MAX_ID = 64
 TWO_SIDED = frozenset(d["type"] for d in SUPPORTED_DOCUMENTS if d["config"]["has_back"])
@@ -54,15 +55,14 @@ def _verification(account_id: str, kyc_id: str, customer_id: str | None = None) 
 def _changed(
     account_id: str, kyc_id: str, change: Callable[[KycVerification], dict[str, Any]], customer_id: str | None = None
 ) -> KycVerification:
-    """`change(verification)` (the changes to write) applied to the verification as read; when
-    another change lands first, judged again on the verification as it left it."""
-    for _attempt in range(3):
-        verification = _verification(account_id, kyc_id, customer_id)
-        try:
-            return deps.kyc().transition(verification, change(verification))
-        except VerificationChanged:
-            continue
-    raise ServiceError(503, "processing_error", "The verification keeps changing; retry.", headers={"Retry-After": "1"})
+    """`change(verification)` (the changes to write) applied to the verification as read, judged
+    again if another change lands first."""
+    return rejudged(
+        lambda: _verification(account_id, kyc_id, customer_id),
+        lambda verification: deps.kyc().transition(verification, change(verification)),
+        VerificationChanged,
+        "verification",
+    )
 
 
 def register(account_id: str, name: str, document_type: str) -> dict[str, Any]:
@@ -187,13 +187,7 @@ def save_document(account_id: str, kyc_id: str, body: bytes, content_type: str) 
     }
 
     def change(verification: KycVerification) -> dict[str, Any]:
-        if verification.status not in REVIEWABLE:
-            raise ServiceError(
-                400,
-                "invalid_request",
-                f"A verification that is {verification.status} takes no documents.",
-                kyc_status=verification.status,
-            )
+        ensure_open(verification.status, "takes no documents")
         now = now_iso()
         text = f"Document saved: {document['document_name']} ({kind}, {side})."
         return {
@@ -225,13 +219,7 @@ def ready(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
     _customer(account_id, customer_id)
 
     def change(verification: KycVerification) -> dict[str, Any]:
-        if verification.status not in REVIEWABLE:
-            raise ServiceError(
-                400,
-                "invalid_request",
-                f"A verification that is {verification.status} waits for nothing.",
-                kyc_status=verification.status,
-            )
+        ensure_open(verification.status, "waits for nothing")
         missing = _missing_backs(verification)
         if missing:
             names = ", ".join(m.field for m in missing)

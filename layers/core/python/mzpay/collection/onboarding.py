@@ -28,6 +28,7 @@ from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.files import IMAGE_TYPES
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.store.business_accounts import AccountChanged
+from mzpay.store.transitions import rejudged
 
 MAX_REASON = 500
 MAX_ACCOUNT_ID = 128
@@ -52,15 +53,8 @@ def _account(account_id: str) -> BusinessAccount:
 
 
 def _changed(account_id: str, change: Callable[[BusinessAccount], BusinessAccount]) -> BusinessAccount:
-    """`change` applied to the account as read; when another change lands first, `change` is
-    judged again on the account as that change left it (so a lost race answers like a later
-    request: refused if the move is no longer allowed)."""
-    for _attempt in range(3):
-        try:
-            return change(_account(account_id))
-        except AccountChanged:
-            continue
-    raise ServiceError(503, "processing_error", "The account keeps changing; retry.", headers={"Retry-After": "1"})
+    """`change` applied to the account as read, judged again if another change lands first."""
+    return rejudged(lambda: _account(account_id), change, AccountChanged, "account")
 
 
 # ---------------------------------------------------------------- the business

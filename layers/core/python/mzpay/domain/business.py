@@ -9,6 +9,7 @@ suspend and reactivate. Every move is a conditional write on the status and vers
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mzpay.domain import nib
@@ -87,10 +88,15 @@ _NOT_ISO = frozenset({"AC", "TA", "XK"})
 _NO_NUMBERING_PLAN = frozenset({"AQ", "BV", "GS", "HM", "PN", "TF", "UM"})
 
 
-def is_country(code: str) -> bool:
+@functools.cache
+def _countries() -> frozenset[str]:
     import phonenumbers  # deferred: only onboarding details need its region table
 
-    return code in (frozenset(phonenumbers.SUPPORTED_REGIONS) - _NOT_ISO) | _NO_NUMBERING_PLAN
+    return (frozenset(phonenumbers.SUPPORTED_REGIONS) - _NOT_ISO) | _NO_NUMBERING_PLAN
+
+
+def is_country(code: str) -> bool:
+    return code in _countries()
 
 
 def _phone_problem(text: str) -> str | None:

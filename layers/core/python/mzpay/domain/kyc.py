@@ -64,11 +64,15 @@ def check_review(
     return {"comment": comment.strip(), "checklist_items": list(dict.fromkeys(items))}
 
 
-def next_status(current: str, outcome: str) -> str:
+def ensure_open(current: str, refusal: str) -> None:
+    """Nothing changes a verification once verified or rejected: 400 invalid_request, saying
+    "A verification that is <status> <refusal>."."""
     if current not in REVIEWABLE:
-        raise ServiceError(
-            400, "invalid_request", f"A verification that is {current} cannot be reviewed again.", kyc_status=current
-        )
+        raise ServiceError(400, "invalid_request", f"A verification that is {current} {refusal}.", kyc_status=current)
+
+
+def next_status(current: str, outcome: str) -> str:
+    ensure_open(current, "cannot be reviewed again")
     return outcome
 
 

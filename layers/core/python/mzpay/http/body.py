@@ -26,9 +26,21 @@ def _refusal(message: str) -> ServiceError:
     return ServiceError(400, "invalid_request", message)
 
 
-def _content_type(event: dict[str, Any]) -> tuple[str, dict[str, str]]:
+def content_type(event: dict[str, Any]) -> str:
+    """The request's Content-Type header as sent ("" when none)."""
     headers = event.get("headers") or {}
-    value = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
+    return next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
+
+
+def raw_body(event: dict[str, Any]) -> bytes:
+    """The request's body as bytes: base64-decoded when API Gateway encoded it (binary media
+    types: a multipart upload), else the text as UTF-8. `screen` has already refused bad base64."""
+    body = event.get("body") or ""
+    return base64.b64decode(str(body)) if event.get("isBase64Encoded") else str(body).encode()
+
+
+def _content_type(event: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    value = content_type(event)
     message = Message()
     message["content-type"] = value or "application/octet-stream"
     params = {str(k).lower(): str(v) for k, v in message.get_params(failobj=[])[1:]}

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
+from mzpay.domain.bounds import Code
 from mzpay.domain.model import StrictText as Strict
 
 
@@ -27,7 +28,7 @@ class KycSaveDate(Strict):
 
 class AdditionalRequest(Strict):
     comment: str | None = Field(default=None, max_length=500)
-    checklist_items: list[str] | None = Field(default=None, max_length=20)
+    checklist_items: list[Code] | None = Field(default=None, max_length=20)
 
 
 class KycReview(Strict):

@@ -8,16 +8,17 @@ from typing import Any
 
 from pydantic import Field
 
+from mzpay.domain.bounds import Code
 from mzpay.domain.model import StrictText as Strict
 
 
 class OnboardingDetailsIn(Strict):
     object: str | None = Field(default=None, max_length=32)  # the constant "account" (required)
-    bank_details: dict[str, Any] | None = Field(default=None, max_length=10)
-    person_of_contact: dict[str, Any] | None = Field(default=None, max_length=10)
-    business_details: dict[str, Any] | None = Field(default=None, max_length=10)
-    tax_details: dict[str, Any] | None = Field(default=None, max_length=10)
-    logo: dict[str, Any] | None = Field(default=None, max_length=1)  # {file_id}: an image POST /v1/files gave
+    bank_details: dict[Code, Any] | None = Field(default=None, max_length=10)
+    person_of_contact: dict[Code, Any] | None = Field(default=None, max_length=10)
+    business_details: dict[Code, Any] | None = Field(default=None, max_length=10)
+    tax_details: dict[Code, Any] | None = Field(default=None, max_length=10)
+    logo: dict[Code, Any] | None = Field(default=None, max_length=1)  # {file_id}: an image POST /v1/files gave
 
 
 class ReviewError(Strict):

@@ -80,3 +80,19 @@ def same_request(existing: Claimed[Any], fingerprint: str, code: str, message: s
     """A claimed id sent again must carry the request it was claimed for; else 409 `code`."""
     if existing.fingerprint != fingerprint:
         raise ServiceError(409, code, message)
+
+
+def rejudged(read: Callable[[], E], write: Callable[[E], E], lost: type[Exception], what: str) -> E:
+    """`write(read())`. When another change lands first (`write` raises `lost`), the entity is
+    read again and `write` judges it anew, so a lost race is answered like a later request
+    (refused if the move is no longer allowed). 503 processing_error when it keeps losing."""
+    for _attempt in range(REJUDGE_ATTEMPTS):
+        entity = read()
+        try:
+            return write(entity)
+        except lost:
+            continue
+    raise ServiceError(503, "processing_error", f"The {what} keeps changing; retry.", headers={"Retry-After": "1"})
+
+
+REJUDGE_ATTEMPTS = 3
