@@ -3,7 +3,8 @@ OIDC issuer's bootstrap realm acting for the region's demo account, an access to
 a licence activated through the region's collection API as an administrator would; access tokens
 of three fresh business accounts whose onboarding has just been initialized (pending), and a
 reviewer's token (permission account:review, acting for no business); three customers of the
-demo account with a KYC verification each, awaiting review."""
+demo account with a KYC verification each, awaiting review; the demo account onboarded and
+approved as a business, with test collection methods (collection_method_ids)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def seed_collection(
         )
         verifications.append({"customer_id": customer["id"], "kyc_id": customer["kyc"]["kyc_id"]})
     reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (*DEMO_SCOPES, ACCOUNT_REVIEW))
+    reviewer_token = issuer.token_for(BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
+    method_ids = _collecting(collection_url, token, reviewer_token, account_id) if account_id else []
     return {
         "collection_token": token,
         "collection_client_id": client.client_id,
@@ -59,18 +62,64 @@ def seed_collection(
         "onboarding_tokens": onboarding_tokens,
         "customer_id": verifications[0]["customer_id"],
         "kyc_verifications": verifications,
-        "collection_reviewer_token": issuer.token_for(
-            BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS
-        ),
+        "collection_reviewer_token": reviewer_token,
+        "collection_method_ids": method_ids,
     }
 
 
-def _post(url: str, token: str, body: dict[str, str] | None, what: str) -> Any:
+# The demo business: details that pass every onboarding rule (a NIB whose check digits hold, a
+# NUIT whose check digit holds).
+DEMO_DETAILS = {
+    "object": "account",
+    "bank_details": {
+        "nuib": "123456",
+        "nib": "000301080016367102371",
+        "account_number": "1636710237",
+        "bank_name": "BCI",
+        "account_holder_name": "Demo Comercial Lda",
+    },
+    "person_of_contact": {
+        "first_name": "Ana",
+        "last_name": "Machava",
+        "phone_number": "+258841234567",
+        "email": "financas@demo.co.mz",
+    },
+    "business_details": {
+        "legal_name": "Demo Comercial Lda",
+        "country": "MZ",
+        "state_province": "Maputo",
+        "city": "Maputo",
+        "registration_number": "100234567",
+        "vat_number": "400339910",
+    },
+    "tax_details": {"tax_id": "400339910", "vat_number": "400339910"},
+}
+DEMO_METHODS = (("mpesa", "test"), ("emola", "test"), ("mkesh", "test"), ("bank_transfer", "test"))
+
+
+def _collecting(collection_url: str, token: str, reviewer_token: str, account_id: str) -> list[str]:
+    """Onboard the demo account as a business, approve it as the reviewer, and give it test
+    collection methods (M-Pesa, e-Mola, mKesh, bank transfer); their ids."""
+    _post(f"{collection_url}/v1/account/onboarding/initialize", token, None, "onboarding")
+    _send("PUT", f"{collection_url}/v1/account/onboarding/details", token, DEMO_DETAILS, "onboarding details")
+    _post(f"{collection_url}/v1/account/onboarding/finish", token, None, "onboarding finish")
+    _post(f"{collection_url}/v1/accounts/{account_id}/approve", reviewer_token, None, "approval")
+    return [
+        _post(f"{collection_url}/v1/collection-methods", token, {"type": kind, "mode": mode}, "collection method")["id"]
+        for kind, mode in DEMO_METHODS
+    ]
+
+
+def _post(url: str, token: str, body: dict[str, Any] | None, what: str) -> Any:
     """POST `body` as JSON; the answer's JSON (None for an empty body)."""
+    return _send("POST", url, token, body, what)
+
+
+def _send(method: str, url: str, token: str, body: dict[str, Any] | None, what: str) -> Any:
     request = urllib.request.Request(
         url,
         data=json.dumps(body or {}).encode(),
-        method="POST",
+        method=method,
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:

@@ -315,6 +315,7 @@ class LocalStack:
                 "GitCommit": _git_commit(),
                 "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "PublicGatewayUrl": planned[env]["gateway"],  # checkout_url points at the local gateway
+                "PublicCollectionUrl": planned[env]["collection"],  # and payment_link at the local collection API
                 "LicenceIssuerPublicKey": one_line(self.licence_public_key),
                 "CollectionOidcIssuer": bootstrap,
                 "CollectionOidcJwksUri": f"{bootstrap}/jwks",

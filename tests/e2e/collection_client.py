@@ -18,7 +18,8 @@ from devstack.licence import issue_licence
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 ALL_SCOPES = (
     "license:read license:write customer:read customer:write kyc:read kyc:write transaction:create "
-    "identity_provider:read identity_provider:write device:read device:write"
+    "identity_provider:read identity_provider:write device:read device:write "
+    "collection_request:read collection_request:write collection_method:read collection_method:write"
 )
 CHALLENGE = 'Bearer realm="mzpay-collection"'
 INVALID_TOKEN = 'Bearer realm="mzpay-collection", error="invalid_token"'

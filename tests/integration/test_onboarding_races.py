@@ -17,6 +17,7 @@ from mzpay.collection import onboarding
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import new_prefixed_id
+from mzpay.steps import business
 from tests.integration.races import race
 from tests.integration.support import provisioned_stack
 from tests.unit.test_business_rules import details
@@ -158,15 +159,15 @@ def test_only_an_active_account_passes_the_gate(stack: ProvisionedStack) -> None
     for action, allowed in (("approve", True), ("suspend", False), ("reactivate", True)):
         decide(account_id, action)
         if allowed:
-            assert onboarding.require_active(account_id).status == "active"
+            assert business.require_active(account_id).status == "active"
         else:
             with pytest.raises(ServiceError) as refused:
-                onboarding.require_active(account_id)
+                business.require_active(account_id)
             assert (refused.value.status, refused.value.code, refused.value.extensions["account_status"]) == (
                 403,
                 "forbidden",
                 "suspended",
             )
     with pytest.raises(ServiceError) as unknown:
-        onboarding.require_active(new_prefixed_id("acct"))
+        business.require_active(new_prefixed_id("acct"))
     assert unknown.value.extensions["account_status"] == "not_onboarded"

@@ -28,7 +28,7 @@ from mzpay.domain.webhook_secrets import SecretVersion, generate_secret
 from mzpay.domain.webhooks import DeliveryStatus, delivery_id_for
 from mzpay.store import aws
 from mzpay.store.accounts import WebhookSecrets
-from mzpay.store.payments import event_item
+from mzpay.store.events import event_item
 from mzpay.store.webhook_deliveries import delivery_key, plain
 from mzpay.webhooks import outbox, verify
 from tests.integration.races import race

@@ -17,6 +17,9 @@ USE_CASES = (
     "mzpay.collection.licence",
     "mzpay.collection.identity_providers",
     "mzpay.collection.devices",
+    "mzpay.collection.collection_methods",
+    "mzpay.collection.collection_requests",
+    "mzpay.collection.payment_links",
 )
 MAX_LINES = 400
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.store.accounts import Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.business_accounts import BusinessAccounts
+    from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.connectors import Bindings
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
@@ -248,6 +249,13 @@ def devices() -> Devices:
     from mzpay.store.devices import Devices
 
     return Devices.from_env()
+
+
+@once
+def collection_requests() -> CollectionRequests:
+    from mzpay.store.collection_requests import CollectionRequests
+
+    return CollectionRequests.from_env()
 
 
 @once

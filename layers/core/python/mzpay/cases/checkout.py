@@ -4,122 +4,33 @@ its cancellation, and the page's own actions (pay with a wallet, the test toolba
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain import expiry
-from mzpay.domain.charges import ChargeRequest, CheckoutRequest, MobileWallet, Source, check_charge
+from mzpay.domain.charges import ChargeRequest, MobileWallet, Source, check_charge
 from mzpay.domain.clock import now_iso
-from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.methods import METHODS
-from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import Payment, Status, amount_error, ensure_transition, snapshot
+from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.payments import Payment, Status, ensure_transition, snapshot
 from mzpay.domain.principal import Principal
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
+from mzpay.steps.checkouts import cancel_payment, create_checkout
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import (
     apply_outcome,
     current,
     kept,
-    payment_event,
     provider_call,
     visible_payment,
     waiting,
 )
-from mzpay.store.payments import CeilingReached, PaymentIdTaken
-from mzpay.store.transitions import same_request
-
-
-def create_checkout(principal: Principal, request: CheckoutRequest, base_url: str) -> dict[str, Any]:
-    """POST /v1/payments: a payment the payer completes on the hosted checkout page."""
-    currency = request.currency
-    if request.value <= 0:
-        raise amount_error("amount", "the amount of a checkout is more than zero")
-    if not any(currency in method.limits for method in METHODS.values()):
-        raise ServiceError(
-            400,
-            "unsupported_currency",
-            f"currency: no method takes {currency}.",
-            errors=[FieldError("currency", "unsupported_currency", f"no method takes {currency}")],
-        )
-    try:
-        amount = format_amount(parse_amount(request.amount, currency), currency)
-    except InvalidAmount as exc:
-        raise amount_error("amount", str(exc)) from exc
-    now = datetime.now(UTC)
-    deadline = expiry.checkout_deadline(principal.mode, request.expires_in, now)
-    account, mode = principal.acting_account_id, principal.mode
-    payment_id = request.payment_id or new_id()
-    fingerprint = request_fingerprint(request.model_dump(mode="json"), "checkout")
-    existing = deps.payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
-    if existing is not None:
-        return _checkout_replay(existing, fingerprint)
-    provider_payment_id = new_id()
-    stamp = now_iso()
-    payment = Payment(
-        provider_payment_id=provider_payment_id,
-        payment_id=payment_id,
-        account_id=account,
-        mode=mode,
-        key_id=principal.key_id,
-        status=Status.REQUIRES_PAYMENT_METHOD,
-        version=1,
-        checkout=True,
-        checkout_url=f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",
-        amount=amount,
-        currency=currency,
-        country="MZ",
-        callback_url=request.callback_url,
-        return_url=request.return_url,
-        metadata=request.metadata,
-        authorized_amount=format_amount(Decimal(0), currency),
-        captured_amount=format_amount(Decimal(0), currency),
-        fingerprint=fingerprint,
-        expires_at=expiry.iso(deadline),
-        created_at=stamp,
-        updated_at=stamp,
-    )
-    payment = payment.with_changes(waiting(payment, now))
-    try:
-        deps.payments().create(payment, [payment_event("payment.created", payment, stamp)])
-    except PaymentIdTaken:
-        winner = deps.payments().by_payment_id(account, mode, payment_id)
-        assert winner is not None
-        if winner.entity.provider_payment_id != payment.provider_payment_id:  # else our own write landed
-            return _checkout_replay(winner, fingerprint)
-    return snapshot(payment)
-
-
-def _checkout_replay(existing: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
-    same_request(
-        existing,
-        fingerprint,
-        "payment_id_reused",
-        "This payment_id belongs to another payment (different amount or details).",
-    )
-    return snapshot(current(existing.entity))
+from mzpay.store.payments import CeilingReached
 
 
 def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     """POST /v1/payments/{id}/cancel: while the payer has not paid (a checkout, or a payment
     waiting for the payer's action)."""
-    payment = visible_payment(principal, provider_payment_id)
-    ensure_transition(payment.status, "cancel")
-    now = now_iso()
-    changes: dict[str, Any] = {
-        "status": Status.CANCELED,
-        "next_action": None,
-        "updated_at": now,
-        "expiry_shard": None,
-        "due_at": None,
-    }
-    after = payment.with_changes(changes)
-    return snapshot(
-        deps.payments().transition(payment, changes, [payment_event("payment.canceled", after, now)], taken=Decimal(0))
-    )
+    return snapshot(cancel_payment(visible_payment(principal, provider_payment_id)))
 
 
 def checkout_payment(provider_payment_id: str) -> Payment:
@@ -130,8 +41,9 @@ def checkout_payment(provider_payment_id: str) -> Payment:
     return current(payment)
 
 
-# The test toolbar's payers: the documented simulator numbers that give each outcome.
-TEST_PAYERS = {"succeed": "+258840000000", "fail": "+258840000001"}
+# The test toolbar's payers: the documented simulator numbers that give each outcome, per wallet.
+TEST_PAYERS = {"succeed": "0000", "fail": "0001"}
+TEST_PREFIXES = {"mpesa": "+25884000", "emola": "+25886000", "mkesh": "+25882000"}
 
 
 def test_action(provider_payment_id: str, outcome: str) -> Payment:
@@ -142,7 +54,8 @@ def test_action(provider_payment_id: str, outcome: str) -> Payment:
         raise ServiceError(403, "live_payment", "Test actions are refused on live payments.")
     if outcome not in TEST_PAYERS:
         raise ServiceError(404, "not_found", f"No such test action: {outcome} (one of {', '.join(TEST_PAYERS)}).")
-    return pay_checkout(provider_payment_id, "mpesa", TEST_PAYERS[outcome])
+    network = (payment.networks or ["mpesa"])[0]  # the first wallet the page offers
+    return pay_checkout(provider_payment_id, network, TEST_PREFIXES[network] + TEST_PAYERS[outcome])
 
 
 def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> Payment:
@@ -150,6 +63,14 @@ def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> P
     validation, ceilings, risk stage, routing, pilot rules and connector as POST /charges."""
     payment = checkout_payment(provider_payment_id)
     ensure_transition(payment.status, "pay")
+    if payment.networks is not None and network not in payment.networks:
+        offered = ", ".join(payment.networks)
+        raise ServiceError(
+            400,
+            "not_supported",
+            f"This checkout takes {offered} only.",
+            errors=[FieldError("network", "not_supported", f"one of {offered}")],
+        )
     request = ChargeRequest(
         payment_id=payment.payment_id,
         money={"amount": payment.amount, "currency": payment.currency},  # type: ignore[arg-type]
@@ -189,3 +110,6 @@ def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> P
         reject(payer, request, ceiling_refusal(psp, reached.reservation, payment.currency, rejection_id))
     result = connector.charge(provider_call(started))
     return apply_outcome(started, result, now_iso())
+
+
+__all__ = ["cancel", "checkout_payment", "create_checkout", "pay_checkout", "test_action"]

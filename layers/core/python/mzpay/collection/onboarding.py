@@ -145,21 +145,6 @@ def finish(account_id: str) -> dict[str, Any]:
     return _changed(account_id, change).view()
 
 
-def require_active(account_id: str) -> BusinessAccount:
-    """The account, if it may issue collection requests and receive payments (active); else 403
-    forbidden saying why (not onboarded, under review, rejected, suspended)."""
-    account = deps.business_accounts().get(account_id)
-    if account is None or account.status != AccountStatus.ACTIVE:
-        status = account.status if account else "not_onboarded"
-        raise ServiceError(
-            403,
-            "forbidden",
-            f"The business account is {status}: only an active account may do this.",
-            account_status=status,
-        )
-    return account
-
-
 # ---------------------------------------------------------------- reviewers
 def _review_errors(errors: list[dict[str, Any]] | None) -> list[dict[str, str]]:
     """The field problems a rejection lists, as ValidationError items."""

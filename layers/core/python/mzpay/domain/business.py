@@ -99,7 +99,7 @@ def is_country(code: str) -> bool:
     return code in _countries()
 
 
-def _phone_problem(text: str) -> str | None:
+def phone_problem(text: str) -> str | None:
     import phonenumbers
 
     if not text.startswith("+"):
@@ -113,7 +113,7 @@ def _phone_problem(text: str) -> str | None:
     return None
 
 
-def _nuit_problem(text: str) -> tuple[str, str] | None:
+def nuit_problem(text: str) -> tuple[str, str] | None:
     from stdnum.exceptions import InvalidChecksum, ValidationError
     from stdnum.mz import nuit
 
@@ -135,18 +135,18 @@ def _field_problem(section: str, name: str, value: str) -> tuple[str, str] | Non
     if section == "bank_details" and name in ("nuib", "account_number") and not value.replace(" ", "").isdigit():
         return INVALID_FORMAT, "digits only"
     if section == "person_of_contact" and name == "phone_number":
-        problem = _phone_problem(value)
+        problem = phone_problem(value)
         return (INVALID_FORMAT, problem) if problem else None
-    if section == "person_of_contact" and name == "email" and not _looks_like_email(value):
+    if section == "person_of_contact" and name == "email" and not looks_like_email(value):
         return INVALID_FORMAT, "an e-mail address, e.g. finance@example.co.mz"
     if section == "business_details" and name == "country" and not is_country(value):
         return NOT_FOUND, "an ISO 3166-1 alpha-2 country code, e.g. MZ"
     if section == "tax_details" and name == "tax_id":
-        return _nuit_problem(value)
+        return nuit_problem(value)
     return None
 
 
-def _looks_like_email(text: str) -> bool:
+def looks_like_email(text: str) -> bool:
     local, _, domain = text.partition("@")
     return bool(local) and "." in domain and not domain.startswith(".") and " " not in text
 

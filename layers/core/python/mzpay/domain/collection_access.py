@@ -40,6 +40,10 @@ KNOWN_CAPABILITIES = (
     IDENTITY_PROVIDER_WRITE,
     DEVICE_READ,
     DEVICE_WRITE,
+    "collection_request:read",
+    "collection_request:write",
+    "collection_method:read",
+    "collection_method:write",
 )
 
 

@@ -94,6 +94,9 @@ class Payment(Entity):
     suggested_amounts: list[str] | None = None
     checkout: bool | None = None
     checkout_url: str | None = None
+    statement: dict[str, str] | None = None  # what the hosted page shows: biller, invoice_number, description
+    networks: list[str] | None = None  # the wallets the hosted page offers (None: every one)
+    collection_request_id: str | None = None  # the collection request whose payment link opened it
     next_action: dict[str, Any] | None = None
     authorized_amount: str
     captured_amount: str
@@ -147,6 +150,8 @@ def view(payment: Payment) -> dict[str, Any]:
             "max_amount": payment.max_amount,
             "suggested_amounts": payment.suggested_amounts,
         }
+    if payment.collection_request_id:
+        view["collection_request_id"] = payment.collection_request_id
     return view
 
 

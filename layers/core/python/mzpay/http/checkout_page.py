@@ -81,6 +81,13 @@ def page(payment: Payment, status_code: int = 200, error: str | None = None) -> 
         "<title>mzpay checkout</title></head><body>",
         f"<main data-status='{escape(status)}'><h1>{amount}</h1>",
     ]
+    statement = payment.statement or {}
+    if statement.get("biller"):
+        parts.append(f"<p class='biller'>{escape(statement['biller'])}</p>")
+    if statement.get("invoice_number"):
+        parts.append(f"<p class='invoice'>Invoice <span>{escape(statement['invoice_number'])}</span></p>")
+    if statement.get("description"):
+        parts.append(f"<p class='description'>{escape(statement['description'])}</p>")
     if payment.mode == "test":
         parts.append("<p class='test-mode'>Test mode: no real money moves.</p>")
     parts.append(f"<p class='status'>{escape(_STATUS_TEXT.get(status, status))}</p>")
@@ -89,7 +96,8 @@ def page(payment: Payment, status_code: int = 200, error: str | None = None) -> 
     if payment.failure_message:
         parts.append(f"<p class='failure'>{escape(payment.failure_message)}</p>")
     if status == "requires_payment_method":
-        options = "".join(f"<option value='{n}'>{escape(name)}</option>" for n, name in NETWORK_NAMES.items())
+        offered = payment.networks if payment.networks is not None else list(NETWORK_NAMES)
+        options = "".join(f"<option value='{n}'>{escape(NETWORK_NAMES[n])}</option>" for n in offered)
         action = f"/checkout/{escape(payment.provider_payment_id)}/pay"
         parts.append(
             f"<form method='post' action='{action}'>"

@@ -1,6 +1,6 @@
 """Reading the event store: ACC#<account>#<mode>/EVT#<ulid> (so a partition reads in time
 order), and gsi1 RES#<resource_id>/EVT#<ulid> per resource. Events are written only inside
-the transactions that change state (mzpay.store.payments)."""
+the transactions that change state (the entity stores use event_puts)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,24 @@ from typing import Any
 
 from mzpay.domain.events import Event
 from mzpay.store.aws import env, table
+
+
+def event_item(event: Event) -> dict[str, Any]:
+    return {
+        "pk": f"ACC#{event.account_id}#{event.mode}",
+        "sk": f"EVT#{event.id}",
+        "gsi1pk": f"RES#{event.resource_id}",
+        "gsi1sk": f"EVT#{event.id}",
+        **event.item(),
+    }
+
+
+def event_puts(events_table: str, events: list[Event]) -> list[dict[str, Any]]:
+    """TransactItems writing immutable events (never over an existing one)."""
+    return [
+        {"Put": {"TableName": events_table, "Item": event_item(e), "ConditionExpression": "attribute_not_exists(pk)"}}
+        for e in events
+    ]
 
 
 class Events:

@@ -23,6 +23,7 @@ from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
 from mzpay.store.transitions import applied, claim_of, claimed, own_write, versioned_update, write_token
@@ -62,24 +63,6 @@ def _counter_key(key: str) -> dict[str, str]:
 
 def _public(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if k not in ("pk", "sk")}
-
-
-def event_item(event: Event) -> dict[str, Any]:
-    return {
-        "pk": f"ACC#{event.account_id}#{event.mode}",
-        "sk": f"EVT#{event.id}",
-        "gsi1pk": f"RES#{event.resource_id}",
-        "gsi1sk": f"EVT#{event.id}",
-        **event.item(),
-    }
-
-
-def event_puts(events_table: str, events: list[Event]) -> list[dict[str, Any]]:
-    """TransactItems writing immutable events (never over an existing one)."""
-    return [
-        {"Put": {"TableName": events_table, "Item": event_item(e), "ConditionExpression": "attribute_not_exists(pk)"}}
-        for e in events
-    ]
 
 
 def counter_raises(table_name: str, reservations: tuple[Reservation, ...], ttl: int) -> list[dict[str, Any]]:

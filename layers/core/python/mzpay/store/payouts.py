@@ -15,8 +15,9 @@ from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payouts import Payout
 from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
-from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases, event_puts
+from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
 

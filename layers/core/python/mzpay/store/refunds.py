@@ -17,8 +17,8 @@ from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
-from mzpay.store.payments import event_puts
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
 
 

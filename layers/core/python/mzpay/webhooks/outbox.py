@@ -232,7 +232,7 @@ def _enqueue(delivery_id: str, token: str, clock: Callable[[], float]) -> None:
 class Skip:
     """One step of an event's dispatch that can never succeed as the event is."""
 
-    step: str  # "webhook" or "settlement"
+    step: str  # "webhook", "settlement" or "collection"
     reason: str
     detail: str
 
@@ -250,7 +250,8 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
     """Everything the outbox does for a new event item: its webhook delivery and its settlement
     message. A permanent fault of one step is returned as a Skip (the other step still runs); a
     transient one raises, so that the record is played again (both steps are idempotent)."""
-    from mzpay.steps.settlement import dispatch_settlement  # imported late (it imports much)
+    from mzpay.steps.collection_payments import reconcile_collection  # imported late (they import much)
+    from mzpay.steps.settlement import dispatch_settlement
 
     skipped: list[Skip] = []
     delivery_id = None
@@ -266,6 +267,12 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
         if not is_permanent(exc):
             raise
         skipped.append(Skip("settlement", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
+    try:
+        reconcile_collection(image)
+    except Exception as exc:
+        if not is_permanent(exc):
+            raise
+        skipped.append(Skip("collection", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
     return Dispatched(delivery_id, tuple(skipped))
 
 

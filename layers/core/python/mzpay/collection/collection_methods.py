@@ -1,0 +1,89 @@
+"""Collection methods (docs/collection-requests.md): what an active business can be paid through
+(M-Pesa, e-Mola, mKesh, bank transfer, payment reference, card), each in one mode. The business
+adds them and switches them on and off; its collection requests name them. Another account's
+method is 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.clock import now_iso
+from mzpay.domain.collection_requests import (
+    MAX_METHODS_PER_ACCOUNT,
+    METHOD_TYPES,
+    CollectionMethod,
+    MethodStatus,
+    check_method_status,
+    check_method_type,
+    check_mode,
+)
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import new_prefixed_id
+from mzpay.steps.business import require_active
+from mzpay.store.collection_requests import Changed
+from mzpay.store.transitions import rejudged
+
+MAX_ID = 64
+
+
+def _method(account_id: str, method_id: str) -> CollectionMethod:
+    method = deps.collection_requests().method(method_id) if len(method_id) <= MAX_ID else None
+    if method is None or method.account_id != account_id:
+        raise ServiceError(404, "not_found", "No such collection method.")
+    return method
+
+
+def add(account_id: str, method_type: str, name: str | None, mode: str) -> dict[str, Any]:
+    """A new active method of an active business whose gateway account exists (payments of
+    the method's requests run through it): 403 forbidden otherwise."""
+    check_method_type(method_type)
+    check_mode(mode)
+    require_active(account_id)
+    if deps.directory().get_account(account_id) is None:
+        raise ServiceError(
+            403,
+            "forbidden",
+            "The business has no gateway account to collect through yet: an operator creates it.",
+            reason="no_gateway_account",
+        )
+    if len(deps.collection_requests().methods_of(account_id, MAX_METHODS_PER_ACCOUNT)) >= MAX_METHODS_PER_ACCOUNT:
+        raise ServiceError(
+            400, "invalid_request", f"An account has at most {MAX_METHODS_PER_ACCOUNT} collection methods."
+        )
+    now = now_iso()
+    method = CollectionMethod(
+        method_id=new_prefixed_id("cm"),
+        account_id=account_id,
+        type=method_type,
+        name=name or METHOD_TYPES[method_type][0],
+        mode=mode,
+        status=MethodStatus.ACTIVE,
+        version=1,
+        created_at=now,
+        updated_at=now,
+    )
+    deps.collection_requests().add_method(method)
+    return method.view()
+
+
+def listed(account_id: str) -> dict[str, Any]:
+    methods = deps.collection_requests().methods_of(account_id, MAX_METHODS_PER_ACCOUNT)
+    return {"object": "list", "data": [method.view() for method in methods], "has_more": False}
+
+
+def read(account_id: str, method_id: str) -> dict[str, Any]:
+    return _method(account_id, method_id).view()
+
+
+def set_status(account_id: str, method_id: str, status: str) -> dict[str, Any]:
+    """active <-> inactive; the same status again changes nothing. Of two racing changes each
+    is judged on the method as the other left it."""
+    check_method_status(status)
+
+    def change(method: CollectionMethod) -> CollectionMethod:
+        if method.status == status:
+            return method
+        return deps.collection_requests().change_method(method, {"status": status, "updated_at": now_iso()})
+
+    return rejudged(lambda: _method(account_id, method_id), change, Changed, "collection method").view()

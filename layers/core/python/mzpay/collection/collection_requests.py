@@ -1,0 +1,356 @@
+"""Collection requests (docs/collection-requests.md): an active business issues an invoice to a
+payer, reads, lists, changes and deletes it; the payer's mobile app lists the requests of a phone
+number and reads one without a token. Every read and write is scoped to the caller's account:
+another account's request is 404. Payment: mzpay.collection.payment_links and the outbox
+(mzpay.steps.collection_payments)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import collection_requests as rules
+from mzpay.domain.bounds import url_problem
+from mzpay.domain.business import INVALID_FORMAT, BusinessAccount, phone_problem
+from mzpay.domain.clock import now_iso
+from mzpay.domain.collection_requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.payments import Status
+from mzpay.steps.business import require_active
+from mzpay.steps.checkouts import cancel_payment
+from mzpay.steps.payments import current
+from mzpay.store.collection_requests import Changed, account_list_key, phone_list_key
+from mzpay.store.transitions import rejudged
+
+MAX_ID = 64
+
+
+def _not_found() -> ServiceError:
+    return ServiceError(404, "not_found", "No such collection request.")
+
+
+def _visible(request_id: str) -> CollectionRequest:
+    """A request that exists and is not deleted (any account's: callers check theirs)."""
+    found = deps.collection_requests().get(request_id) if len(request_id) <= MAX_ID else None
+    if found is None or found.status == RequestStatus.DELETED:
+        raise _not_found()
+    return found
+
+
+def _own(account_id: str, request_id: str) -> CollectionRequest:
+    request = _visible(request_id)
+    if request.account_id != account_id:
+        raise _not_found()
+    return request
+
+
+# ---------------------------------------------------------------- the parts of a request
+def _methods(account_id: str, ids: list[str]) -> tuple[str, list[dict[str, str]]]:
+    """The request's mode and collection_method_details."""
+    found = {
+        method_id: method
+        for method_id, method in deps.collection_requests().methods(ids).items()
+        if method.account_id == account_id  # another account's method is as absent as an unknown one
+    }
+    mode = rules.usable_methods(ids, found)
+    return mode, [found[method_id].detail() for method_id in ids]
+
+
+def _day(value: str | None, field: str, problems: list[FieldError]) -> str | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value).isoformat() if len(value) == 10 else datetime.fromisoformat(value).isoformat()
+    except ValueError:
+        problems.append(FieldError(field, INVALID_FORMAT, "an ISO 8601 date, e.g. 2026-12-31"))
+        return None
+
+
+def _checked(body: dict[str, Any]) -> list[FieldError]:
+    """The rules of the optional parts (the payer's are checked apart)."""
+    problems: list[FieldError] = []
+    invoice = body.get("invoice_metadata") or {}
+    issue = _day(invoice.get("issue_date"), "invoice_metadata.issue_date", problems)
+    due = _day(invoice.get("due_date"), "invoice_metadata.due_date", problems)
+    if issue and due and due[:10] < issue[:10]:
+        problems.append(FieldError("invoice_metadata.due_date", INVALID_FORMAT, "not before the issue date"))
+    if invoice.get("invoice_type") not in (None, *rules.INVOICE_TYPES):
+        problems.append(
+            FieldError("invoice_metadata.invoice_type", INVALID_FORMAT, "standard, proforma or credit_note")
+        )
+    if invoice.get("source_channel") not in (None, *rules.SOURCE_CHANNELS):
+        problems.append(FieldError("invoice_metadata.source_channel", INVALID_FORMAT, "api, portal or erp"))
+    callback = (body.get("integration_routing") or {}).get("callback_url")
+    if callback and (problem := url_problem(callback)):
+        problems.append(FieldError("integration_routing.callback_url", INVALID_FORMAT, problem))
+    return problems
+
+
+def _biller(account: BusinessAccount) -> dict[str, Any]:
+    business = account.details.get("business_details") or {}
+    contact = account.details.get("person_of_contact") or {}
+    tax = account.details.get("tax_details") or {}
+    logo = account.logo or {}
+    return {
+        "account_id": account.account_id,
+        "business_name": account.name or business.get("legal_name"),
+        "logo": {"file_id": logo.get("file_id"), "file_bucket": logo.get("bucket"), "file_link": None}
+        if logo
+        else None,
+        "contact": {"phone_number": contact.get("phone_number"), "email": contact.get("email")},
+        "issuer_nuit": tax.get("tax_id") or business.get("vat_number"),
+        "billing_address": {
+            "country": business.get("country"),
+            "state_province": business.get("state_province"),
+            "city": business.get("city"),
+            "street": None,
+            "line1": business.get("line"),
+        },
+    }
+
+
+def _financial(amount: dict[str, Any], given: dict[str, Any] | None) -> dict[str, Any]:
+    given = given or {}
+    return {
+        "line_items": given.get("line_items"),
+        "products_info": given.get("products_info"),
+        "tax_info": given.get("tax_info"),
+        "discount": given.get("discount", Decimal(0)),
+        "total_amount": amount,
+        "fx_rate": Decimal("1.0"),  # every currency taken is local (MZN)
+    }
+
+
+def _reject(problems: list[FieldError]) -> None:
+    if problems:
+        raise rules.invalid(problems)
+
+
+def _checkout_closed(request: CollectionRequest, action: str) -> dict[str, Any]:
+    """Before a change or deletion: a checkout the payer opened and has not paid with is canceled
+    (payment.canceled is recorded); a payment under way refuses the change (400 invalid_request).
+    The request's changes that say no checkout is open any more."""
+    rules.ensure_changeable(request, action)
+    if request.payment_reconciliation.get("payment_status") != PaymentStatus.IN_PROCESS:
+        return {}
+    payment = deps.payments().get(request.checkout_payment_id or "")
+    if payment is not None:
+        payment = current(payment)
+        if payment.status == Status.REQUIRES_PAYMENT_METHOD:
+            try:
+                cancel_payment(payment)
+            except ServiceError as lost:  # the payer submitted meanwhile
+                raise rules.payment_under_way(action) from lost
+        elif payment.status not in (Status.FAILED, Status.EXPIRED, Status.CANCELED):
+            raise rules.payment_under_way(action)
+    return {"payment_reconciliation": {**request.payment_reconciliation, "payment_status": PaymentStatus.PENDING}}
+
+
+# ---------------------------------------------------------------- the business's operations
+def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) -> dict[str, Any]:
+    """POST /v1/collection-requests by an active business: pending, with its invoice number and
+    payment link; collection_request.created is recorded (and sent to its callback_url)."""
+    account = require_active(account_id)
+    amount = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
+    _reject(rules.payer_problems(body["payer"]) + _checked(body))
+    mode, details = _methods(account_id, body["collection_method_ids"])
+    request_id, now = new_prefixed_id("cr"), now_iso()
+    number = rules.invoice_number(request_id, now)
+    invoice = body.get("invoice_metadata") or {}
+    due = invoice.get("due_date")
+    routing = body.get("integration_routing") or {}
+    request = CollectionRequest(
+        request_id=request_id,
+        account_id=account_id,
+        mode=mode,
+        status=RequestStatus.PENDING,
+        version=1,
+        description=body.get("description"),
+        collection_method_ids=body["collection_method_ids"],
+        collection_method_details=details,
+        amount=amount,
+        payer=body["payer"],
+        third_party_reference=body.get("third_party_reference"),
+        metadata=body.get("metadata") or {},
+        bill_info={"bill_id": f"bill_{request_id[3:]}", "bill_number": number, "status": "open", "due_date": due},
+        invoice_metadata={
+            "invoice_number": number,
+            "issue_date": invoice.get("issue_date") or now[:10],
+            "due_date": due,
+            "invoice_type": invoice.get("invoice_type") or "standard",
+            "source_channel": invoice.get("source_channel") or "api",
+            "reference_number": invoice.get("reference_number") or body.get("third_party_reference"),
+            "payment_link": f"{link_base.rstrip('/')}/pay/{request_id}",
+        },
+        financial_details=_financial(amount, body.get("financial_details")),
+        payment_reconciliation={
+            "payment_status": PaymentStatus.PENDING,
+            "payment_type": None,
+            "gateway_transaction_id": None,
+            "reconciliation_status": "unmatched",
+            "date_payment": None,
+            "date_reconciliation": None,
+        },
+        integration_routing={
+            "source_system": routing.get("source_system") or "api",
+            "callback_url": routing.get("callback_url"),
+        },
+        compliance_audit={
+            "payer_nuit": body["payer"]["vat_number"],
+            "issuer_nuit": _biller(account)["issuer_nuit"],
+            "invoice_validity": due,
+            "attached_contract": None,
+            "user_issuer": actor,
+            "user_modifier": None,
+            "user_remover": None,
+            "issued_at": now,
+            "viewed_at": None,
+            "paid_at": None,
+            "reconciled_at": None,
+        },
+        biller=_biller(account),
+        created_at=now,
+        updated_at=now,
+    )
+    deps.collection_requests().create(request, [rules.request_event(rules.EVENT_CREATED, request, now)])
+    return request.created_view()
+
+
+def read(account_id: str, request_id: str) -> dict[str, Any]:
+    return {"object": "collection_request", "collection_request": _own(account_id, request_id).view()}
+
+
+def _page_token(key: dict[str, str] | None) -> str | None:
+    if key is None:
+        return None
+    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _listing(items: list[dict[str, Any]], last: dict[str, str] | None) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "items": items,
+        "has_more": last is not None,
+        "next_page_token": _page_token(last),
+        "error": None,
+    }
+
+
+def _start(token: str | None, list_key: str, index: str) -> dict[str, str] | None:
+    """The page's start key, when `token` is one this list gave; 400 validation_error otherwise."""
+    if token is None:
+        return None
+    try:
+        key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        request_id = key[f"{index}sk"]
+        ok = (
+            set(key) == {"pk", "sk", f"{index}pk", f"{index}sk"}
+            and key[f"{index}pk"] == list_key
+            and key == {"pk": f"CR#{request_id}", "sk": "CR", f"{index}pk": list_key, f"{index}sk": request_id}
+        )
+    except (ValueError, binascii.Error, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise rules.invalid([FieldError("page_token", INVALID_FORMAT, "a page_token this list gave")])
+    return key  # type: ignore[no-any-return]
+
+
+def listed(account_id: str, page_size: int, page_token: str | None) -> dict[str, Any]:
+    """The account's requests, newest first (summaries)."""
+    list_key = account_list_key(account_id)
+    found, last = deps.collection_requests().page(list_key, page_size, _start(page_token, list_key, "gsi1"))
+    return _listing([request.summary() for request in found], last)
+
+
+def _reassigned(account_id: str, target: str) -> None:
+    """A request moves only to an account the caller manages: one connected to it as a platform
+    (the gateway's rule for acting for another account), active as a business. 404 otherwise."""
+    connected, gateway_account = deps.directory().acting_target(account_id, target)
+    business = deps.business_accounts().get(target)
+    if not connected or gateway_account is None or business is None or business.status != "active":
+        raise ServiceError(404, "not_found", "No such account.", field="account_id")
+
+
+def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """PUT /v1/collection-requests/{id}: only the fields given change, while the request is
+    pending with no checkout open. Reassigning account_id also names the new account's methods."""
+    target = body.get("account_id") or account_id
+    if target != account_id:
+        _reassigned(account_id, target)
+        if "collection_method_ids" not in body:
+            raise rules.invalid([FieldError("collection_method_ids", "REQUIRED", "the new account's methods")])
+    problems = _checked(body)
+    if "payer" in body:
+        problems += rules.payer_problems(body["payer"])
+    _reject(problems)
+    changes: dict[str, Any] = {}
+    if "amount" in body:
+        changes["amount"] = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
+    if "collection_method_ids" in body:
+        mode, details = _methods(target, body["collection_method_ids"])
+        changes |= {"collection_method_ids": body["collection_method_ids"], "collection_method_details": details}
+        changes["mode"] = mode
+    for name in ("description", "payer", "third_party_reference", "metadata"):
+        if name in body:
+            changes[name] = body[name]
+    if target != account_id:
+        changes["account_id"] = target
+        changes["biller"] = _biller(require_active(target))
+
+    def change(request: CollectionRequest) -> CollectionRequest:
+        merged = {**changes, **_checkout_closed(request, "change")}
+        now = now_iso()
+        if "amount" in merged:
+            merged["financial_details"] = {**request.financial_details, "total_amount": merged["amount"]}
+        for part in ("invoice_metadata", "integration_routing"):
+            if body.get(part):
+                merged[part] = {**getattr(request, part), **{k: v for k, v in body[part].items() if v is not None}}
+        if "payer" in merged or "account_id" in merged:
+            audit = {"payer_nuit": (merged.get("payer") or request.payer)["vat_number"]}
+            if "biller" in merged:
+                audit["issuer_nuit"] = merged["biller"]["issuer_nuit"]
+        else:
+            audit = {}
+        merged["compliance_audit"] = {**request.compliance_audit, **audit, "user_modifier": actor}
+        merged["updated_at"] = now
+        return deps.collection_requests().transition(request, merged, [])
+
+    updated = rejudged(lambda: _own(account_id, request_id), change, Changed, "collection request")
+    return {"object": "collection_request", "collection_request": updated.view(), "error": None}
+
+
+def delete(account_id: str, actor: str, request_id: str) -> dict[str, Any]:
+    """DELETE /v1/collection-requests/{id}: a pending request with no checkout open leaves every
+    read and list (its item stays for the audit, with who removed it); a paid one never."""
+
+    def change(request: CollectionRequest) -> CollectionRequest:
+        changes = _checkout_closed(request, "delete")
+        now = now_iso()
+        audit = {**request.compliance_audit, "user_remover": actor}
+        changes |= {"status": RequestStatus.DELETED, "compliance_audit": audit, "updated_at": now}
+        return deps.collection_requests().transition(request, changes, [])
+
+    rejudged(lambda: _own(account_id, request_id), change, Changed, "collection request")
+    return {"object": "collection_request", "id": request_id, "deleted": True, "error": None}
+
+
+# ---------------------------------------------------------------- the payer's app (no token)
+def by_phone(phone_number: str, page_size: int, page_token: str | None) -> dict[str, Any]:
+    """The requests whose payer has this phone number, newest first; a number with none answers
+    an empty list (so numbers cannot be probed). Only id, description, amount, status, created_at."""
+    problem = phone_problem(phone_number)
+    if problem:
+        raise rules.invalid([FieldError("phone_number", INVALID_FORMAT, problem)])
+    list_key = phone_list_key(phone_number)
+    found, last = deps.collection_requests().page(list_key, page_size, _start(page_token, list_key, "gsi2"))
+    return _listing([request.public_item() for request in found], last)
+
+
+def public_read(request_id: str) -> dict[str, Any]:
+    return _visible(request_id).public_view()

@@ -1,0 +1,126 @@
+"""A collection request's payment link (docs/collection-requests.md, "Paying"): the payer opens
+it and lands on the gateway's hosted checkout for the request (its amount, biller, invoice number
+and the request's wallets). One checkout per attempt: while one is open every opening of the link
+leads to it; when it ends unpaid (failed, expired, canceled) the next opening starts attempt n+1.
+The attempt's payment_id is derived from (request, n), so openings that race start one payment,
+and the request records it with one conditional write. A paid request opens no checkout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mzpay import deps
+from mzpay.domain.charges import CheckoutRequest
+from mzpay.domain.clock import now_iso
+from mzpay.domain.collection_requests import (
+    CHECKOUT_NETWORKS,
+    CollectionRequest,
+    PaymentStatus,
+    RequestStatus,
+    checkout_payment_id,
+)
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import has_prefix
+from mzpay.domain.payments import Status
+from mzpay.domain.principal import Principal
+from mzpay.steps.checkouts import create_checkout
+from mzpay.steps.payments import current
+from mzpay.store.collection_requests import Changed
+
+OPEN = frozenset({Status.REQUIRES_PAYMENT_METHOD, Status.PENDING, Status.REQUIRES_ACTION, Status.AUTHORIZED})
+MAX_ATTEMPTS = 3  # openings that keep losing the race to record an attempt
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where the link leads: the checkout's URL, or (no checkout) why not: paid, not_payable."""
+
+    checkout_url: str | None
+    state: str
+    request: CollectionRequest
+
+
+def _request(request_id: str) -> CollectionRequest:
+    found = deps.collection_requests().get(request_id) if has_prefix(request_id, "cr") else None
+    if found is None or found.status == RequestStatus.DELETED:
+        raise ServiceError(404, "not_found", "No such collection request.")
+    return found
+
+
+def _checkout(request: CollectionRequest, attempt: int, gateway_url: str) -> str:
+    """Open (or find, when a racing opening did) the checkout of `attempt`; its URL."""
+    networks = [
+        detail["type"]
+        for detail in request.collection_method_details
+        if detail["type"] in CHECKOUT_NETWORKS and detail["status"] == "active"
+    ]
+    account = request.account_id
+    payer = Principal(
+        account_id=account,
+        mode=request.mode,
+        scopes=frozenset(),
+        key_id="",
+        allowed_customers=frozenset(),
+        expires_at=None,
+        acting_account_id=account,
+    )
+    checkout = CheckoutRequest(
+        amount=format(request.value, "f"),
+        currency=request.amount["currency"],
+        payment_id=checkout_payment_id(request.request_id, attempt),
+        metadata={
+            "collection_request_id": request.request_id,
+            "invoice_number": request.invoice_metadata["invoice_number"],
+        },
+    )
+    statement = {
+        "biller": request.biller.get("business_name") or "",
+        "invoice_number": request.invoice_metadata["invoice_number"],
+        "description": request.description or "",
+    }
+    opened = create_checkout(payer, checkout, gateway_url, statement, networks, request.request_id)
+    return str(opened["checkout_url"])
+
+
+def open_link(request_id: str, gateway_url: str) -> Destination:
+    """GET /pay/{id}: where the payer goes (see the module's note)."""
+    for _attempt in range(MAX_ATTEMPTS):
+        request = _request(request_id)
+        if request.status == RequestStatus.PAID:
+            return Destination(None, "paid", request)
+        if not any(
+            d["type"] in CHECKOUT_NETWORKS and d["status"] == "active" for d in request.collection_method_details
+        ):
+            return Destination(None, "not_payable", request)
+        if request.checkout_payment_id:
+            payment = deps.payments().get(request.checkout_payment_id)
+            if payment is not None:
+                payment = current(payment)
+                if payment.status in OPEN or payment.status == Status.SUCCEEDED:
+                    return Destination(payment.checkout_url, "checkout", request)
+        attempt = request.attempt + 1
+        url = _checkout(request, attempt, gateway_url)
+        opened = deps.payments().by_payment_id(
+            request.account_id, request.mode, checkout_payment_id(request_id, attempt)
+        )
+        assert opened is not None  # just written, read consistently
+        now = now_iso()
+        reconciliation = {**request.payment_reconciliation, "payment_status": PaymentStatus.IN_PROCESS}
+        changes = {
+            "checkout_payment_id": opened.entity.provider_payment_id,
+            "attempt": attempt,
+            "payment_reconciliation": reconciliation,
+            "compliance_audit": {
+                **request.compliance_audit,
+                "viewed_at": request.compliance_audit.get("viewed_at") or now,
+            },
+            "updated_at": now,
+        }
+        try:
+            deps.collection_requests().transition(request, changes, [])
+        except Changed:
+            continue  # another opening recorded the attempt (the same payment) or the request moved: look again
+        return Destination(url, "checkout", request)
+    raise ServiceError(
+        503, "processing_error", "The collection request keeps changing; retry.", headers={"Retry-After": "1"}
+    )

@@ -1,0 +1,129 @@
+"""Request bodies of the collection requests and collection methods routes: shapes and sizes
+(every string bounded). The rules with the spec's codes are in domain.collection_requests."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import Field, StringConstraints, field_validator
+
+from mzpay.domain.bounds import Code, Email, Id, Name, Phone, Text, Url
+from mzpay.domain.model import StrictText as Strict
+
+MAX_METADATA_KEYS = 20
+MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+Metadata = Annotated[dict[MetadataKey, Text], Field(max_length=MAX_METADATA_KEYS)]
+Day = Annotated[str, StringConstraints(max_length=32)]
+
+
+class AmountIn(Strict):
+    currency: Code
+    value: Decimal = Field(allow_inf_nan=False, max_digits=20)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _a_number(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
+            raise ValueError("a number, e.g. 1500.00")
+        return value
+
+
+class AddressIn(Strict):
+    country: Code | None = None
+    state_province: Name | None = None
+    city: Name | None = None
+    street: Name | None = None
+    line1: Name | None = None
+
+
+class ContactIn(Strict):
+    phone_number: Phone | None = None
+    email: Email | None = None
+
+
+class PayerIn(Strict):
+    first_name: Name
+    last_name: Name
+    legal_name: Name
+    vat_number: Code
+    type: Code
+    delivery_method: Code
+    address: AddressIn | None = None
+    contact: ContactIn | None = None
+
+
+class InvoiceIn(Strict):
+    issue_date: Day | None = None
+    due_date: Day | None = None
+    invoice_type: Code | None = None
+    source_channel: Code | None = None
+    reference_number: Id | None = None
+
+
+class ProductsIn(Strict):
+    quantity: Decimal | None = Field(default=None, ge=0, max_digits=20)
+    unit_price: Decimal | None = Field(default=None, ge=0, max_digits=20)
+    subtotals: Decimal | None = Field(default=None, ge=0, max_digits=20)
+
+
+class TaxIn(Strict):
+    iva: Decimal | None = Field(default=None, ge=0, le=100, max_digits=6)
+
+
+class FinancialIn(Strict):
+    line_items: Text | None = None
+    products_info: ProductsIn | None = None
+    tax_info: TaxIn | None = None
+    discount: Decimal | None = Field(default=None, ge=0, max_digits=20)
+
+
+class RoutingIn(Strict):
+    source_system: Code | None = None
+    callback_url: Url | None = None
+
+
+MethodIds = Annotated[list[Id], Field(max_length=10)]
+
+
+class CollectionRequestIn(Strict):
+    description: Text | None = None
+    collection_method_ids: MethodIds
+    amount: AmountIn
+    payer: PayerIn
+    third_party_reference: Id | None = None
+    metadata: Metadata | None = None
+    invoice_metadata: InvoiceIn | None = None
+    financial_details: FinancialIn | None = None
+    integration_routing: RoutingIn | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """What the request carries (absent optional parts left out), as plain data."""
+        return self.model_dump(exclude_none=True)
+
+
+class CollectionRequestChange(Strict):
+    """PUT: every field optional; only those given change."""
+
+    account_id: Id | None = None
+    description: Text | None = None
+    collection_method_ids: MethodIds | None = None
+    amount: AmountIn | None = None
+    payer: PayerIn | None = None
+    third_party_reference: Id | None = None
+    metadata: Metadata | None = None
+    invoice_metadata: InvoiceIn | None = None
+    integration_routing: RoutingIn | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class CollectionMethodIn(Strict):
+    type: Code
+    name: Name | None = None
+    mode: Code  # test or live
+
+
+class StatusIn(Strict):
+    status: Code

@@ -1,0 +1,123 @@
+"""Opening a hosted checkout: a payment the payer completes on the page at checkout_url. Shared by
+POST /v1/payments (mzpay.cases.checkout) and the payment link of a collection request."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import expiry
+from mzpay.domain.charges import CheckoutRequest
+from mzpay.domain.clock import now_iso
+from mzpay.domain.entity import Claimed
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import new_id, request_fingerprint
+from mzpay.domain.methods import METHODS
+from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments import Payment, Status, amount_error, ensure_transition, snapshot
+from mzpay.domain.principal import Principal
+from mzpay.steps.payments import current, payment_event, waiting
+from mzpay.store.payments import PaymentIdTaken
+from mzpay.store.transitions import same_request
+
+
+def create_checkout(
+    principal: Principal,
+    request: CheckoutRequest,
+    base_url: str,
+    statement: dict[str, str] | None = None,
+    networks: list[str] | None = None,
+    collection_request_id: str | None = None,
+) -> dict[str, Any]:
+    """POST /v1/payments: a payment the payer completes on the hosted checkout page. `statement`
+    (biller, invoice_number, description) is shown on the page and `networks` limits the
+    wallets it offers (a collection request's payment link sets both, and its id)."""
+    currency = request.currency
+    if request.value <= 0:
+        raise amount_error("amount", "the amount of a checkout is more than zero")
+    if not any(currency in method.limits for method in METHODS.values()):
+        raise ServiceError(
+            400,
+            "unsupported_currency",
+            f"currency: no method takes {currency}.",
+            errors=[FieldError("currency", "unsupported_currency", f"no method takes {currency}")],
+        )
+    try:
+        amount = format_amount(parse_amount(request.amount, currency), currency)
+    except InvalidAmount as exc:
+        raise amount_error("amount", str(exc)) from exc
+    now = datetime.now(UTC)
+    deadline = expiry.checkout_deadline(principal.mode, request.expires_in, now)
+    account, mode = principal.acting_account_id, principal.mode
+    payment_id = request.payment_id or new_id()
+    fingerprint = request_fingerprint(request.model_dump(mode="json"), "checkout")
+    existing = deps.payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
+    if existing is not None:
+        return _checkout_replay(existing, fingerprint)
+    provider_payment_id = new_id()
+    stamp = now_iso()
+    payment = Payment(
+        provider_payment_id=provider_payment_id,
+        payment_id=payment_id,
+        account_id=account,
+        mode=mode,
+        key_id=principal.key_id,
+        status=Status.REQUIRES_PAYMENT_METHOD,
+        version=1,
+        checkout=True,
+        statement=statement,
+        networks=networks,
+        collection_request_id=collection_request_id,
+        checkout_url=f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",
+        amount=amount,
+        currency=currency,
+        country="MZ",
+        callback_url=request.callback_url,
+        return_url=request.return_url,
+        metadata=request.metadata,
+        authorized_amount=format_amount(Decimal(0), currency),
+        captured_amount=format_amount(Decimal(0), currency),
+        fingerprint=fingerprint,
+        expires_at=expiry.iso(deadline),
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    payment = payment.with_changes(waiting(payment, now))
+    try:
+        deps.payments().create(payment, [payment_event("payment.created", payment, stamp)])
+    except PaymentIdTaken:
+        winner = deps.payments().by_payment_id(account, mode, payment_id)
+        assert winner is not None
+        if winner.entity.provider_payment_id != payment.provider_payment_id:  # else our own write landed
+            return _checkout_replay(winner, fingerprint)
+    return snapshot(payment)
+
+
+def _checkout_replay(existing: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
+    same_request(
+        existing,
+        fingerprint,
+        "payment_id_reused",
+        "This payment_id belongs to another payment (different amount or details).",
+    )
+    return snapshot(current(existing.entity))
+
+
+def cancel_payment(payment: Payment) -> Payment:
+    """Cancel `payment` while the payer has not paid (409 invalid_state otherwise, also when the
+    payer's payment lands first): payment.canceled is recorded."""
+    ensure_transition(payment.status, "cancel")
+    now = now_iso()
+    changes: dict[str, Any] = {
+        "status": Status.CANCELED,
+        "next_action": None,
+        "updated_at": now,
+        "expiry_shard": None,
+        "due_at": None,
+    }
+    after = payment.with_changes(changes)
+    return deps.payments().transition(
+        payment, changes, [payment_event("payment.canceled", after, now)], taken=Decimal(0)
+    )

@@ -1,0 +1,93 @@
+"""The outbox's share of collection requests (docs/collection-requests.md, "Reconciliation"): the
+terminal event of a payment that a request's payment link opened settles the request, in the same
+flow of events that delivers the payment's own webhooks. payment.succeeded makes the request paid
+and matched (collection_request.paid); payment.failed, .expired or .canceled leaves it payable
+again (collection_request.payment_failed). Each is one conditional write with its event; a record
+played twice finds its work done and changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import collection_requests as rules
+from mzpay.domain.clock import now_iso
+from mzpay.domain.collection_requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.observability import logger
+from mzpay.store.collection_requests import Changed
+
+SETTLING = {"payment.succeeded": "paid", "payment.failed": "failed", "payment.expired": "failed"}
+SETTLING["payment.canceled"] = "failed"
+ATTEMPTS = 5
+
+
+def _payment_type(payment: Mapping[str, Any]) -> str | None:
+    source = payment.get("source") or {}
+    wallet = source.get("mobile_wallet") or {}
+    return f"{source.get('type')}:{wallet['network']}" if wallet.get("network") else source.get("type")
+
+
+def _settled(request: CollectionRequest, payment: Mapping[str, Any], outcome: str, now: str) -> dict[str, Any] | None:
+    """The request's changes for the payment's outcome, or None when there is nothing to do
+    (already done, or the payment is not the request's open attempt)."""
+    payment_id = str(payment.get("provider_payment_id"))
+    reconciliation = request.payment_reconciliation
+    if request.checkout_payment_id != payment_id or request.status != RequestStatus.PENDING:
+        return None
+    if outcome == "failed":
+        if reconciliation.get("payment_status") != PaymentStatus.IN_PROCESS:
+            return None  # recorded already, or the business closed the checkout itself
+        failed = {**reconciliation, "payment_status": PaymentStatus.FAILED, "gateway_transaction_id": payment_id}
+        return {"payment_reconciliation": failed, "updated_at": now}
+    money = payment.get("money") or {}
+    matched = money.get("currency") == request.amount["currency"] and Decimal(str(money.get("amount"))) == request.value
+    paid = {
+        "payment_status": PaymentStatus.PAID,
+        "payment_type": _payment_type(payment),
+        "gateway_transaction_id": payment_id,
+        "reconciliation_status": "matched" if matched else "unmatched",
+        "date_payment": payment.get("last_updated_at") or now,
+        "date_reconciliation": now if matched else None,
+    }
+    changes: dict[str, Any] = {"payment_reconciliation": paid, "updated_at": now}
+    if matched:
+        changes["status"] = RequestStatus.PAID
+        changes["bill_info"] = {**request.bill_info, "status": "paid"}
+        changes["compliance_audit"] = {
+            **request.compliance_audit,
+            "paid_at": paid["date_payment"],
+            "reconciled_at": now,
+        }
+    return changes
+
+
+def reconcile_collection(image: Mapping[str, Any]) -> str | None:
+    """Settle the collection request of a payment's terminal event; the event type recorded
+    (collection_request.paid or .payment_failed), or None when the event settles none."""
+    outcome = SETTLING.get(str(image.get("type")))
+    payment = (image.get("data") or {}).get("object") or {}
+    request_id = payment.get("collection_request_id") if isinstance(payment, Mapping) else None
+    if outcome is None or not isinstance(request_id, str):
+        return None
+    for _attempt in range(ATTEMPTS):
+        request = deps.collection_requests().get(request_id)
+        if request is None or (request.account_id, request.mode) != (image.get("account_id"), image.get("mode")):
+            logger.warning("a payment names a collection request it cannot settle", collection_request_id=request_id)
+            return None
+        now = now_iso()
+        changes = _settled(request, payment, outcome, now)
+        if changes is None:
+            return None
+        after = request.changed(changes)
+        paid = after.status == RequestStatus.PAID
+        kind = rules.EVENT_PAID if paid else rules.EVENT_PAYMENT_FAILED
+        try:
+            deps.collection_requests().transition(
+                request, changes, [] if outcome == "paid" and not paid else [rules.request_event(kind, after, now)]
+            )
+        except Changed:
+            continue  # the business changed it meanwhile: judge it again
+        return kind if (paid or outcome == "failed") else None
+    raise Changed()  # played again by the event source mapping

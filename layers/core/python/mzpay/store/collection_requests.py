@@ -1,0 +1,183 @@
+"""Collection methods and collection requests in CollectionTable.
+
+Items: CM#<method_id>/CM (gsi1: CMACC#<account_id>/<method_id>) and CR#<request_id>/CR (gsi1:
+CRACC#<account_id>/<request_id>, the account's list; gsi2: CRPHONE#<E.164>/<request_id>, the
+payer's list by phone). Request ids are cr_<ULID>, so both lists read in creation order. A
+deleted request loses its index keys (it leaves every list) and keeps its item for the audit.
+Every change of a request is one conditional write on its status and version, with the events
+it records (EventsTable) in the same transaction: the outbox delivers them to the request's
+callback_url.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest, RequestStatus
+from mzpay.domain.events import Event
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.events import event_puts
+from mzpay.store.transitions import applied, versioned_update
+
+
+class Changed(Exception):
+    """The method or request moved since it was read."""
+
+
+def _method_key(method_id: str) -> dict[str, str]:
+    return {"pk": f"CM#{method_id}", "sk": "CM"}
+
+
+def _request_key(request_id: str) -> dict[str, str]:
+    return {"pk": f"CR#{request_id}", "sk": "CR"}
+
+
+def account_list_key(account_id: str) -> str:
+    return f"CRACC#{account_id}"
+
+
+def phone_list_key(phone: str) -> str:
+    return f"CRPHONE#{phone}"
+
+
+def _index_keys(request: CollectionRequest) -> dict[str, str]:
+    """The list keys a request in this state has (none once deleted)."""
+    if request.status == RequestStatus.DELETED:
+        return {}
+    keys = {"gsi1pk": account_list_key(request.account_id), "gsi1sk": request.request_id}
+    if request.payer_phone:
+        keys |= {"gsi2pk": phone_list_key(request.payer_phone), "gsi2sk": request.request_id}
+    return keys
+
+
+def _with_index(update: dict[str, Any], after: CollectionRequest) -> dict[str, Any]:
+    """`update` (a versioned_update's Update) also setting the list keys of `after` and removing
+    the ones it no longer has."""
+    update = dict(update)
+    keys = _index_keys(after)
+    gone = [name for name in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk") if name not in keys]
+    set_part, _, remove_part = update["UpdateExpression"].partition(" REMOVE ")
+    set_part += "".join(f", #i{i} = :i{i}" for i in range(len(keys)))
+    removes = [remove_part] if remove_part else []
+    removes += [f"#g{i}" for i in range(len(gone))]
+    update["UpdateExpression"] = set_part + (" REMOVE " + ", ".join(removes) if removes else "")
+    update["ExpressionAttributeNames"] = {
+        **update["ExpressionAttributeNames"],
+        **{f"#i{i}": name for i, name in enumerate(keys)},
+        **{f"#g{i}": name for i, name in enumerate(gone)},
+    }
+    update["ExpressionAttributeValues"] = {
+        **update["ExpressionAttributeValues"],
+        **{f":i{i}": value for i, value in enumerate(keys.values())},
+    }
+    return update
+
+
+class CollectionRequests:
+    def __init__(self, table_name: str, events_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_name
+
+    @classmethod
+    def from_env(cls) -> CollectionRequests:
+        return cls(env("COLLECTION_TABLE"), env("EVENTS_TABLE"))
+
+    # ------------------------------------------------------------ methods
+    def add_method(self, method: CollectionMethod) -> None:
+        item = {
+            **_method_key(method.method_id),
+            "gsi1pk": f"CMACC#{method.account_id}",
+            "gsi1sk": method.method_id,
+            **method.item(),
+        }
+        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+
+    def method(self, method_id: str) -> CollectionMethod | None:
+        item = self.table.get_item(Key=_method_key(method_id), ConsistentRead=True).get("Item")
+        return None if item is None else CollectionMethod.model_validate(item)
+
+    def methods(self, method_ids: list[str]) -> dict[str, CollectionMethod]:
+        """The methods of `method_ids` that exist (read consistently), by id."""
+        wanted = list(dict.fromkeys(method_ids))
+        if not wanted:
+            return {}
+        answer = self.client.batch_get_item(
+            RequestItems={self.name: {"Keys": [_method_key(i) for i in wanted], "ConsistentRead": True}}
+        )
+        items = answer["Responses"].get(self.name, [])
+        while answer.get("UnprocessedKeys"):
+            answer = self.client.batch_get_item(RequestItems=answer["UnprocessedKeys"])
+            items += answer["Responses"].get(self.name, [])
+        found = (CollectionMethod.model_validate(item) for item in items)
+        return {method.method_id: method for method in found}
+
+    def methods_of(self, account_id: str, limit: int) -> list[CollectionMethod]:
+        """The account's methods in creation order (at most `limit`)."""
+        answer = self.table.query(
+            IndexName="gsi1",
+            KeyConditionExpression="gsi1pk = :pk",
+            ExpressionAttributeValues={":pk": f"CMACC#{account_id}"},
+            Limit=limit,
+        )
+        return [CollectionMethod.model_validate(item) for item in answer.get("Items", [])]
+
+    def change_method(self, method: CollectionMethod, changes: dict[str, Any]) -> CollectionMethod:
+        update = versioned_update(self.name, _method_key(method.method_id), method, changes)["Update"]
+        try:
+            self.client.update_item(**update)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise Changed() from exc
+            raise
+        return applied(method, changes)
+
+    # ------------------------------------------------------------ requests
+    def create(self, request: CollectionRequest, events: list[Event]) -> None:
+        """Store a new request with its events, in one transaction."""
+        item = {**_request_key(request.request_id), **_index_keys(request), **request.item()}
+        put = {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        self.client.transact_write_items(TransactItems=[put, *event_puts(self.events_name, events)])
+
+    def get(self, request_id: str) -> CollectionRequest | None:
+        item = self.table.get_item(Key=_request_key(request_id), ConsistentRead=True).get("Item")
+        return None if item is None else CollectionRequest.model_validate(item)
+
+    def transition(self, request: CollectionRequest, changes: dict[str, Any], events: list[Event]) -> CollectionRequest:
+        """Apply `changes` if the request still has the status and version it was read with (its
+        list keys follow), with `events`, in one transaction; Changed otherwise."""
+        after = applied(request, changes)
+        update = _with_index(
+            versioned_update(self.name, _request_key(request.request_id), request, changes)["Update"], after
+        )
+        try:
+            if events:
+                self.client.transact_write_items(
+                    TransactItems=[{"Update": update}, *event_puts(self.events_name, events)]
+                )
+            else:
+                self.client.update_item(**update)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise Changed() from exc
+            raise
+        return after
+
+    def page(
+        self, list_key: str, limit: int, start: dict[str, str] | None
+    ) -> tuple[list[CollectionRequest], dict[str, str] | None]:
+        """A list (account_list_key or phone_list_key), newest first; the last key when more follow."""
+        index, hash_key = ("gsi2", "gsi2pk") if list_key.startswith("CRPHONE#") else ("gsi1", "gsi1pk")
+        query: dict[str, Any] = {
+            "IndexName": index,
+            "KeyConditionExpression": f"{hash_key} = :pk",
+            "ExpressionAttributeValues": {":pk": list_key},
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        if start is not None:
+            query["ExclusiveStartKey"] = start
+        answer = self.table.query(**query)
+        items = [CollectionRequest.model_validate(item) for item in answer.get("Items", [])]
+        return items, answer.get("LastEvaluatedKey")

@@ -1,0 +1,604 @@
+"""Collection requests through the local stack, as a business, a payer and the payer's app meet
+them: an active business issues a request, the payer opens its payment link, pays on the hosted
+checkout in test mode, the request is paid and matched, and the request's callback_url receives
+signed notifications (verified here at a real receiver). Validation and tenancy refusals in the
+collection surface's whole error shape; the unsecured kulpay reads; collection methods."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import requests
+import simplejson
+from ulid import ULID
+
+from devstack.collection_demo import DEMO_DETAILS
+from devstack.launcher import RunningStack
+from mzpay.webhooks import verify
+from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.test_webhooks import Receiver
+
+pytestmark = pytest.mark.e2e
+CR = re.compile(r"^cr_[0-9A-HJKMNP-TV-Z]{26}$")
+INVOICE = re.compile(r"^INV-\d{4}-[0-9A-HJKMNP-TV-Z]{10}$")
+STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+@pytest.fixture(scope="module")
+def mz(stack: RunningStack) -> Collection:
+    return Collection(stack, "mz")
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[Receiver]:
+    import threading
+
+    server = Receiver()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def unique_phone() -> str:
+    """An M-Pesa number no other test uses (the payer's list by phone is global)."""
+    return "+25884" + str(int(ULID()) % 10_000_000).zfill(7)
+
+
+def payer(phone: str | None = None, **changes: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "first_name": "João",
+        "last_name": "Sitoe",
+        "legal_name": "João Sitoe",
+        "vat_number": "400339910",
+        "type": "individual",
+        "delivery_method": "sms",
+        "contact": {"phone_number": phone or unique_phone(), "email": "joao@example.co.mz"},
+        "address": {"country": "MZ", "city": "Maputo"},
+    }
+    body.update(changes)
+    return body
+
+
+def request_body(mz: Collection, **changes: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "description": "Factura de Novembro",
+        "collection_method_ids": mz.demo["collection_method_ids"][:2],  # test M-Pesa and e-Mola
+        "amount": {"currency": "MZN", "value": 1500.5},
+        "payer": payer(),
+        "third_party_reference": "ERP-7781",
+        "metadata": {"order": "A-17"},
+    }
+    body.update(changes)
+    return body
+
+
+def create(mz: Collection, token: str = "demo", **changes: Any) -> dict[str, Any]:
+    return assert_ok(mz.call("POST", "/v1/collection-requests", request_body(mz, **changes), token=token))
+
+
+def full(mz: Collection, request_id: str, token: str = "demo") -> dict[str, Any]:
+    answer = assert_ok(mz.call("GET", f"/v1/collection-requests/{request_id}", token=token))
+    assert answer["object"] == "collection_request"
+    return answer["collection_request"]  # type: ignore[no-any-return]
+
+
+def wait_for(mz: Collection, request_id: str, done: Any, timeout: float = 30) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        current = full(mz, request_id)
+        if done(current):
+            return current
+        assert time.monotonic() < deadline, current
+        time.sleep(0.2)
+
+
+class Payer(requests.Session):
+    """The payer's browser: follows the payment link to the checkout and plays the test toolbar."""
+
+    def open(self, link: str) -> requests.Response:
+        return self.get(link, allow_redirects=False, timeout=30)
+
+    def pay(self, checkout_url: str, outcome: str) -> str:
+        page = self.get(checkout_url, timeout=30)
+        assert page.status_code == 200, page.text
+        token = re.search(r"name='csrf_token' value='([^']+)'", page.text)
+        assert token is not None, page.text
+        answer = self.post(f"{checkout_url}/test/{outcome}", data={"csrf_token": token.group(1)}, timeout=30)
+        assert answer.status_code == 200, answer.text
+        return answer.text
+
+
+def methods_of(mz: Collection) -> list[dict[str, str]]:
+    return [
+        {"collection_method_id": mid, "name": name, "type": kind, "status": "active"}
+        for mid, (name, kind) in zip(
+            mz.demo["collection_method_ids"][:2], (("M-Pesa", "mpesa"), ("e-Mola", "emola")), strict=True
+        )
+    ]
+
+
+# ---------------------------------------------------------------- the whole life
+def test_a_request_is_paid_through_its_link_and_notified_signed(mz: Collection, receiver: Receiver) -> None:
+    callback = receiver.endpoint(200)
+    phone = unique_phone()
+    created = create(
+        mz,
+        payer=payer(phone),
+        integration_routing={"source_system": "erp-1", "callback_url": callback},
+        invoice_metadata={"due_date": "2026-12-31", "invoice_type": "standard", "reference_number": "PO-99"},
+    )
+    request_id, number = created["id"], created["invoice_metadata"]["invoice_number"]
+    assert CR.match(request_id) and INVOICE.match(number) and STAMP.match(created["created_at"])
+    link = f"{mz.url}/pay/{request_id}"
+    assert created == {
+        "object": "collection_request",
+        "id": request_id,
+        "collection_method_ids": mz.demo["collection_method_ids"][:2],
+        "description": "Factura de Novembro",
+        "bill_info": {
+            "bill_id": f"bill_{request_id[3:]}",
+            "bill_number": number,
+            "status": "open",
+            "due_date": "2026-12-31",
+        },
+        "amount": {"currency": "MZN", "value": 1500.5},
+        "collection_method_details": methods_of(mz),
+        "payer": payer(phone),
+        "third_party_reference": "ERP-7781",
+        "status": "pending",
+        "metadata": {"order": "A-17"},
+        "invoice_metadata": {
+            "invoice_number": number,
+            "issue_date": created["created_at"][:10],
+            "due_date": "2026-12-31",
+            "invoice_type": "standard",
+            "source_channel": "api",
+            "reference_number": "PO-99",
+            "payment_link": link,
+        },
+        "mode": "test",
+        "created_at": created["created_at"],
+    }
+    secret = mz.demo["webhook_secret_test"]
+    (arrival,) = receiver.wait_for(callback, 1)
+    verify(arrival.body, arrival.headers["Service-Signature"], [secret])
+    envelope = simplejson.loads(arrival.body, use_decimal=True)
+    assert (envelope["type"], envelope["resource"], envelope["resource_id"]) == (
+        "collection_request.created",
+        "collection_request",
+        request_id,
+    )
+    assert envelope["data"]["object"]["amount"] == {"currency": "MZN", "value": Decimal("1500.50")}
+
+    browser = Payer()
+    opened = browser.open(link)
+    assert opened.status_code == 303
+    checkout_url = opened.headers["Location"]
+    assert checkout_url.startswith(mz.stack.state["regions"]["mz"]["gateway"] + "/checkout/")
+    assert browser.open(link).headers["Location"] == checkout_url  # one checkout while it is open
+    page = browser.get(checkout_url, timeout=30).text
+    assert "<h1>1500.50 MZN</h1>" in page and "Demo Comercial Lda" in page and number in page
+    assert re.findall(r"<option value='(\w+)'>", page) == ["mpesa", "emola"]  # the request's wallets only
+    assert full(mz, request_id)["payment_reconciliation"]["payment_status"] == "in_process"
+
+    assert "Paid. Thank you." in browser.pay(checkout_url, "succeed")
+    paid = wait_for(mz, request_id, lambda r: r["status"] == "paid")
+    payment_id = checkout_url.rsplit("/", 1)[1]
+    reconciliation = paid["payment_reconciliation"]
+    assert reconciliation == {
+        "payment_status": "paid",
+        "payment_type": "mobile_wallet:mpesa",
+        "gateway_transaction_id": payment_id,
+        "reconciliation_status": "matched",
+        "date_payment": reconciliation["date_payment"],
+        "date_reconciliation": reconciliation["date_reconciliation"],
+    }
+    assert STAMP.match(reconciliation["date_payment"]) and STAMP.match(reconciliation["date_reconciliation"])
+    assert paid["compliance_audit"]["paid_at"] == reconciliation["date_payment"]
+    assert paid["bill_info"]["status"] == "paid"
+
+    arrivals = receiver.wait_for(callback, 2)
+    verify(arrivals[1].body, arrivals[1].headers["Service-Signature"], [secret])
+    notified = simplejson.loads(arrivals[1].body, use_decimal=True)
+    assert notified["type"] == "collection_request.paid"
+    assert notified["data"]["object"]["status"] == "paid"
+    assert notified["data"]["object"]["payment_reconciliation"]["gateway_transaction_id"] == payment_id
+
+    again = browser.open(link)  # a second payment is refused: no checkout for a paid request
+    assert again.status_code == 200 and "This invoice is paid." in again.text and "Location" not in again.headers
+    refused = mz.call("DELETE", f"/v1/collection-requests/{request_id}")
+    assert_error(
+        refused,
+        400,
+        "invalid_request",
+        "Cannot delete a collection request that is paid.",
+        {"request_status": "paid"},
+    )
+    gateway = mz.stack.state["regions"]["mz"]["gateway"]
+    headers = {"Authorization": f"Bearer {mz.demo['test_key']}"}
+    snapshot = requests.get(f"{gateway}/payments/{payment_id}", headers=headers, timeout=30).json()
+    assert (snapshot["status"], snapshot["collection_request_id"], snapshot["money"]) == (
+        "succeeded",
+        request_id,
+        {"amount": "1500.50", "currency": "MZN"},
+    )
+
+
+def test_a_failed_payment_leaves_the_request_payable_again(mz: Collection, receiver: Receiver) -> None:
+    callback = receiver.endpoint(200)
+    created = create(mz, integration_routing={"callback_url": callback})
+    link = created["invoice_metadata"]["payment_link"]
+    browser = Payer()
+    first = browser.open(link).headers["Location"]
+    assert "The payment did not go through." in browser.pay(first, "fail")
+    failed = wait_for(mz, created["id"], lambda r: r["payment_reconciliation"]["payment_status"] == "failed")
+    assert failed["status"] == "pending"
+    arrivals = receiver.wait_for(callback, 2)
+    assert [simplejson.loads(a.body)["type"] for a in arrivals] == [
+        "collection_request.created",
+        "collection_request.payment_failed",
+    ]
+    second = browser.open(link).headers["Location"]
+    assert second != first  # a new checkout: the failed one is not paid again
+    browser.pay(second, "succeed")
+    paid = wait_for(mz, created["id"], lambda r: r["status"] == "paid")
+    assert paid["payment_reconciliation"]["gateway_transaction_id"] == second.rsplit("/", 1)[1]
+
+
+# ---------------------------------------------------------------- reads, lists, changes
+def test_the_account_lists_its_requests_in_pages(mz: Collection) -> None:
+    ids = [create(mz)["id"] for _ in range(3)]
+    first = assert_ok(mz.call("GET", "/v1/collection-requests", params={"page_size": 2}))
+    assert [item["id"] for item in first["items"]] == ids[::-1][:2]  # newest first
+    assert first["has_more"] is True and first["error"] is None and first["object"] == "list"
+    item = first["items"][0]
+    assert item == {
+        "id": ids[2],
+        "account_id": mz.demo["account_id"],
+        "description": "Factura de Novembro",
+        "amount": {"currency": "MZN", "value": 1500.5},
+        "payer": {
+            "first_name": "João",
+            "last_name": "Sitoe",
+            "legal_name": "João Sitoe",
+            "type": "individual",
+            "delivery_method": "sms",
+        },
+        "status": "pending",
+        "created_at": item["created_at"],
+        "updated_at": item["updated_at"],
+    }
+    second = assert_ok(
+        mz.call("GET", "/v1/collection-requests", params={"page_size": 2, "page_token": first["next_page_token"]})
+    )
+    assert second["items"][0]["id"] == ids[0]
+    for params, field in (({"page_size": 101}, "page_size"), ({"page_size": 0}, "page_size")):
+        answer = mz.call("GET", "/v1/collection-requests", params=params)
+        assert answer.status_code == 400 and answer.json()["code"] == "validation_error", answer.text
+        assert [e["field"] for e in answer.json()["metadata"]["errors"]] == [field]
+    assert_error(
+        mz.call("GET", "/v1/collection-requests", params={"page_token": "bm90LWEta2V5"}),
+        400,
+        "validation_error",
+        "The request has problems: page_token.",
+        {"errors": [{"field": "page_token", "code": "INVALID_FORMAT", "message": "a page_token this list gave"}]},
+    )
+
+
+def test_a_change_touches_only_the_given_fields_and_a_deleted_request_is_gone(mz: Collection) -> None:
+    created = create(mz)
+    request_id = created["id"]
+    before = full(mz, request_id)
+    changed = assert_ok(
+        mz.call(
+            "PUT",
+            f"/v1/collection-requests/{request_id}",
+            {"description": "Nova", "amount": {"currency": "MZN", "value": 99}},
+        )
+    )
+    after = changed["collection_request"]
+    assert changed["object"] == "collection_request" and changed["error"] is None
+    assert after["description"] == "Nova" and after["amount"] == {"currency": "MZN", "value": 99}
+    assert after["financial_details"]["total_amount"] == {"currency": "MZN", "value": 99}
+    assert after["compliance_audit"]["user_modifier"] == "mzpay-demo-mz"
+    unchanged = ("payer", "collection_method_ids", "metadata", "invoice_metadata", "biller", "third_party_reference")
+    assert {k: after[k] for k in unchanged} == {k: before[k] for k in unchanged}
+    assert after["updated_at"] >= before["updated_at"]
+
+    # the payer opened the link: a change closes that unpaid checkout (canceled), so it cannot be paid stale
+    browser = Payer()
+    checkout_url = browser.open(after["invoice_metadata"]["payment_link"]).headers["Location"]
+    assert_ok(mz.call("PUT", f"/v1/collection-requests/{request_id}", {"description": "Outra"}))
+    assert "The merchant canceled this payment." in browser.get(checkout_url, timeout=30).text
+
+    gone = assert_ok(mz.call("DELETE", f"/v1/collection-requests/{request_id}"))
+    assert gone == {"object": "collection_request", "id": request_id, "deleted": True, "error": None}
+    for method, path in (("GET", ""), ("PUT", ""), ("DELETE", "")):
+        body = {"description": "x"} if method == "PUT" else None
+        assert_error(
+            mz.call(method, f"/v1/collection-requests/{request_id}{path}", body),
+            404,
+            "not_found",
+            "No such collection request.",
+        )
+    assert_error(
+        mz.call("GET", f"/v1/kulpay/collection-requests/get-request/{request_id}", token=None),
+        404,
+        "not_found",
+        "No such collection request.",
+    )
+    assert "There is no such invoice." in Payer().open(f"{mz.url}/pay/{request_id}").text
+
+
+# ---------------------------------------------------------------- refusals
+def validation(*errors: tuple[str, str, str]) -> dict[str, Any]:
+    return {"errors": [{"field": f, "code": c, "message": m} for f, c, m in errors]}
+
+
+BAD_BODIES = [
+    (
+        {"amount": {"currency": "MZN", "value": 0}},
+        "validation_error",
+        validation(("amount.value", "INVALID_FORMAT", "a number more than zero")),
+    ),
+    (
+        {"amount": {"currency": "MZN", "value": 10.001}},
+        "validation_error",
+        validation(("amount.value", "INVALID_FORMAT", "at most two decimal places")),
+    ),
+    (
+        {"amount": {"currency": "EUR", "value": 10}},
+        "validation_error",
+        validation(("amount.currency", "INVALID_FORMAT", "one of MZN")),
+    ),
+    (
+        {"payer": payer(type="company", delivery_method="fax", vat_number="400339911")},
+        "validation_error",
+        validation(
+            ("payer.type", "INVALID_FORMAT", "business or individual"),
+            ("payer.delivery_method", "INVALID_FORMAT", "email, sms or erp"),
+            ("payer.vat_number", "VERIFICATION_FAILED", "the NUIT's check digit does not hold"),
+        ),
+    ),
+    (
+        {"payer": payer(contact={"phone_number": "841234567"}, address={"country": "XX"})},
+        "validation_error",
+        validation(
+            (
+                "payer.contact.phone_number",
+                "INVALID_FORMAT",
+                "an E.164 number: + and the country code, e.g. +258841234567",
+            ),
+            ("payer.address.country", "NOT_FOUND", "an ISO 3166-1 alpha-2 code, e.g. MZ"),
+        ),
+    ),
+    (
+        {"payer": payer(contact={})},
+        "missing_field",
+        validation(("payer.contact.phone_number", "REQUIRED", "an invoice sent by sms needs it")),
+    ),
+    (
+        {"collection_method_ids": []},
+        "missing_field",
+        validation(("collection_method_ids", "REQUIRED", "at least one collection method")),
+    ),
+    (
+        {"collection_method_ids": ["cm_01ARZ3NDEKTSV4RRFFQ69G5FAV"]},
+        "validation_error",
+        validation(("collection_method_ids.0", "NOT_FOUND", "not a collection method of this account")),
+    ),
+    (
+        {"integration_routing": {"callback_url": "ftp://example.com/x"}},
+        "validation_error",
+        validation(("integration_routing.callback_url", "INVALID_FORMAT", "an absolute http:// or https:// URL")),
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "code", "metadata"), BAD_BODIES)
+def test_bad_requests_are_refused_and_store_nothing(
+    mz: Collection, changes: dict[str, Any], code: str, metadata: dict[str, Any]
+) -> None:
+    newest = assert_ok(mz.call("GET", "/v1/collection-requests", params={"page_size": 1}))["items"]
+    answer = mz.call("POST", "/v1/collection-requests", request_body(mz, **changes))
+    names = ", ".join(error["field"] for error in metadata["errors"])
+    assert_error(answer, 400, code, f"The request has problems: {names}.", metadata)
+    assert assert_ok(mz.call("GET", "/v1/collection-requests", params={"page_size": 1}))["items"] == newest
+
+
+def test_shapes_and_sizes_are_refused_by_the_model(mz: Collection) -> None:
+    for changes, field in (
+        ({"description": "x" * 501}, "description"),
+        ({"amount": {"currency": "MZN", "value": "10"}}, "amount.value"),
+        ({"metadata": {f"k{i}": "v" for i in range(21)}}, "metadata"),
+        ({"surprise": True}, "surprise"),
+    ):
+        answer = mz.call("POST", "/v1/collection-requests", request_body(mz, **changes))
+        assert answer.status_code == 400 and answer.json()["code"] == "validation_error", answer.text
+        assert field in [e["field"] for e in answer.json()["metadata"]["errors"]], answer.text
+
+
+def test_only_an_active_business_issues_requests(mz: Collection) -> None:
+    pending = mz.demo["onboarding_tokens"][0]
+    assert_error(
+        mz.call("POST", "/v1/collection-requests", request_body(mz), token=pending),
+        403,
+        "forbidden",
+        "The business account is pending: only an active account may do this.",
+        {"account_status": "pending"},
+    )
+    no_permission = mz.mint(scope="collection_request:read")
+    assert_error(
+        mz.call("POST", "/v1/collection-requests", request_body(mz), token=no_permission),
+        403,
+        "forbidden",
+        "The access token lacks the permission collection_request:write.",
+        {"permission": "collection_request:write"},
+    )
+
+
+# ---------------------------------------------------------------- tenancy
+def active_business(mz: Collection) -> tuple[str, str]:
+    """A second business: a gateway account, onboarded and approved, with a test M-Pesa method.
+    (its token, its method id)."""
+    management = mz.stack.state["regions"]["mz"]["management"]
+    operator = {"Authorization": f"Bearer {mz.stack.state['operator_token']}"}
+    account = requests.post(
+        f"{management}/v1/accounts", json={"name": "Outra Loja", "region": "mz"}, headers=operator, timeout=30
+    ).json()
+    token = mz.mint(account_id=account["id"], sub="other-business")
+    assert mz.call("POST", "/v1/account/onboarding/initialize", token=token).status_code == 200
+    assert_ok(mz.call("PUT", "/v1/account/onboarding/details", DEMO_DETAILS, token=token))
+    assert_ok(mz.call("POST", "/v1/account/onboarding/finish", token=token))
+    reviewer = mz.mint(account_id=None, sub="reviewer-1", scope="account:review")
+    assert_ok(mz.call("POST", f"/v1/accounts/{account['id']}/approve", token=reviewer))
+    method = assert_ok(mz.call("POST", "/v1/collection-methods", {"type": "mpesa", "mode": "test"}, token=token))
+    return token, method["id"]
+
+
+def test_another_accounts_requests_and_methods_are_404_on_every_route(mz: Collection) -> None:
+    mine = create(mz)
+    other, other_method = active_business(mz)
+    for method, path, body in (
+        ("GET", f"/v1/collection-requests/{mine['id']}", None),
+        ("PUT", f"/v1/collection-requests/{mine['id']}", {"description": "taken"}),
+        ("DELETE", f"/v1/collection-requests/{mine['id']}", None),
+    ):
+        assert_error(mz.call(method, path, body, token=other), 404, "not_found", "No such collection request.")
+    for method, path, body in (
+        ("GET", f"/v1/collection-methods/{mz.demo['collection_method_ids'][0]}", None),
+        ("POST", f"/v1/collection-methods/{mz.demo['collection_method_ids'][0]}/status", {"status": "inactive"}),
+    ):
+        assert_error(mz.call(method, path, body, token=other), 404, "not_found", "No such collection method.")
+    listed = assert_ok(mz.call("GET", "/v1/collection-requests", token=other))
+    assert mine["id"] not in [item["id"] for item in listed["items"]]
+    # naming the other's method, or moving a request to an account one does not manage
+    assert_error(
+        mz.call("POST", "/v1/collection-requests", request_body(mz, collection_method_ids=[other_method])),
+        400,
+        "validation_error",
+        "The request has problems: collection_method_ids.0.",
+        validation(("collection_method_ids.0", "NOT_FOUND", "not a collection method of this account")),
+    )
+    other_account = assert_ok(mz.call("GET", "/v1/account", token=other))["id"]
+    assert_error(
+        mz.call(
+            "PUT",
+            f"/v1/collection-requests/{mine['id']}",
+            {"account_id": other_account, "collection_method_ids": [other_method]},
+        ),
+        404,
+        "not_found",
+        "No such account.",
+        {"field": "account_id"},
+    )
+    assert full(mz, mine["id"])["account_id"] == mz.demo["account_id"]  # nothing moved
+    assert full(mz, mine["id"])["description"] == "Factura de Novembro"
+
+
+# ---------------------------------------------------------------- the payer's app, no token
+def test_the_payers_app_lists_by_phone_and_reads_without_a_token(mz: Collection) -> None:
+    phone = unique_phone()
+    ids = [create(mz, payer=payer(phone))["id"] for _ in range(2)]
+    listed = assert_ok(mz.call("GET", f"/v1/kulpay/collection-requests/list-by-phone-number/{phone}", token=None))
+    assert [item["id"] for item in listed["items"]] == ids[::-1]
+    assert set(listed["items"][0]) == {"id", "description", "amount", "status", "created_at"}
+    assert listed["items"][0]["amount"] == {"currency": "MZN", "value": 1500.5}
+    encoded = phone.replace("+", "%2B")
+    assert (
+        assert_ok(mz.call("GET", f"/v1/kulpay/collection-requests/list-by-phone-number/{encoded}", token=None))["items"]
+        == listed["items"]
+    )
+    page = assert_ok(
+        mz.call(
+            "GET", f"/v1/kulpay/collection-requests/list-by-phone-number/{phone}", token=None, params={"page_size": 1}
+        )
+    )
+    assert len(page["items"]) == 1 and page["has_more"] is True
+    nobody = assert_ok(mz.call("GET", "/v1/kulpay/collection-requests/list-by-phone-number/+258849999123", token=None))
+    assert nobody == {"object": "list", "items": [], "has_more": False, "next_page_token": None, "error": None}
+    assert_error(
+        mz.call("GET", "/v1/kulpay/collection-requests/list-by-phone-number/12345", token=None),
+        400,
+        "validation_error",
+        "The request has problems: phone_number.",
+        validation(("phone_number", "INVALID_FORMAT", "an E.164 number: + and the country code, e.g. +258841234567")),
+    )
+    public = assert_ok(mz.call("GET", f"/v1/kulpay/collection-requests/get-request/{ids[0]}", token=None))
+    view = public["collection_request"]
+    assert view["payer"] == {
+        "first_name": "João",
+        "last_name": "Sitoe",
+        "legal_name": "João Sitoe",
+        "type": "individual",
+    }
+    assert "contact" not in str(view["payer"]) and "metadata" not in view and "integration_routing" not in view
+    assert view["biller"] == {
+        "business_name": "Demo Comercial Lda",
+        "logo": None,
+        "contact": {"phone_number": "+258841234567", "email": "financas@demo.co.mz"},
+    }
+    assert view["payment_reconciliation"] == {"payment_status": "pending", "date_payment": None}
+
+
+# ---------------------------------------------------------------- collection methods
+def test_collection_methods_switch_on_and_off(mz: Collection) -> None:
+    added = assert_ok(
+        mz.call("POST", "/v1/collection-methods", {"type": "mkesh", "name": "mKesh loja", "mode": "test"})
+    )
+    assert added == {
+        "object": "collection_method",
+        "id": added["id"],
+        "account_id": mz.demo["account_id"],
+        "name": "mKesh loja",
+        "type": "mkesh",
+        "mode": "test",
+        "status": "active",
+        "created_at": added["created_at"],
+        "updated_at": added["updated_at"],
+    }
+    path = f"/v1/collection-methods/{added['id']}/status"
+    off = assert_ok(mz.call("POST", path, {"status": "inactive"}))
+    assert off["status"] == "inactive"
+    assert_error(
+        mz.call("POST", "/v1/collection-requests", request_body(mz, collection_method_ids=[added["id"]])),
+        400,
+        "validation_error",
+        "The request has problems: collection_method_ids.0.",
+        validation(("collection_method_ids.0", "INVALID_FORMAT", "the method is inactive")),
+    )
+    assert assert_ok(mz.call("POST", path, {"status": "active"}))["status"] == "active"
+    assert create(mz, collection_method_ids=[added["id"]])["collection_method_details"][0]["type"] == "mkesh"
+    listed = assert_ok(mz.call("GET", "/v1/collection-methods"))
+    assert added["id"] in [m["id"] for m in listed["data"]] and listed["object"] == "list"
+    for body, error in (
+        (
+            {"type": "paypal", "mode": "test"},
+            ("type", "INVALID_FORMAT", "one of mpesa, emola, mkesh, bank_transfer, payment_reference, card"),
+        ),
+        ({"type": "mpesa", "mode": "sandbox"}, ("mode", "INVALID_FORMAT", "test or live")),
+    ):
+        assert_error(
+            mz.call("POST", "/v1/collection-methods", body),
+            400,
+            "validation_error",
+            f"The request has problems: {error[0]}.",
+            validation(error),
+        )
+    mixed = [
+        mz.demo["collection_method_ids"][0],
+        assert_ok(mz.call("POST", "/v1/collection-methods", {"type": "mpesa", "mode": "live"}))["id"],
+    ]
+    assert_error(
+        mz.call("POST", "/v1/collection-requests", request_body(mz, collection_method_ids=mixed)),
+        400,
+        "validation_error",
+        "The request has problems: collection_method_ids.",
+        validation(("collection_method_ids", "INVALID_FORMAT", "test and live methods cannot be mixed in one request")),
+    )

@@ -1,0 +1,143 @@
+"""Collection requests against the provisioned stack in in-process moto, where threads race for
+the same items: openings of a payment link, a payer paying while the business deletes, a
+reconciliation played twice, two status changes of a method."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from devstack.collection_demo import DEMO_DETAILS
+from devstack.moto_server import atomic_dynamodb
+from devstack.provision import ProvisionedStack
+from mzpay import deps
+from mzpay.cases import access, checkout
+from mzpay.collection import collection_methods, collection_requests, onboarding, payment_links
+from mzpay.domain.collection_access import Identity
+from mzpay.domain.errors import ServiceError
+from mzpay.steps.collection_payments import reconcile_collection
+from tests.integration.races import race
+from tests.integration.support import provisioned_stack
+
+REVIEWER = Identity("reviewer-1", "https://issuer.example", None, frozenset({"account:review"}), "configured")
+FUNCTIONS = ("CollectionRequestsFunction", "GatewayCheckoutFunction", "WebhookDispatcherFunction")
+GATEWAY = "https://gateway.example"
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
+    with provisioned_stack() as provisioned:
+        for function in FUNCTIONS:
+            for name, value in provisioned.functions[function].environment.items():
+                monkeypatch.setenv(name, value)
+        deps.reset()
+        yield provisioned
+        deps.reset()
+
+
+@pytest.fixture
+def business(stack: ProvisionedStack) -> tuple[str, str]:
+    """An active business with a gateway account and a test M-Pesa method: (account, method)."""
+    account_id = access.create_account("Loja", "mz")["id"]
+    onboarding.initialize(account_id)
+    onboarding.put_details(account_id, DEMO_DETAILS)
+    onboarding.finish(account_id)
+    onboarding.decide(REVIEWER, "203.0.113.9", account_id, "approve")
+    method = collection_methods.add(account_id, "mpesa", None, "test")
+    return account_id, method["id"]
+
+
+def issued(account_id: str, method_id: str) -> str:
+    body: dict[str, Any] = {
+        "collection_method_ids": [method_id],
+        "amount": {"currency": "MZN", "value": Decimal("250")},
+        "payer": {
+            "first_name": "Rita",
+            "last_name": "Sitoe",
+            "legal_name": "Rita Sitoe",
+            "vat_number": "400339910",
+            "type": "individual",
+            "delivery_method": "erp",
+        },
+    }
+    return str(collection_requests.create(account_id, "tester", body, "https://collection.example")["id"])
+
+
+def payment_events(account_id: str, provider_payment_id: str) -> list[dict[str, Any]]:
+    """The payment's stored events as the stream would carry them (oldest first)."""
+    events, _ = deps.events().page(account_id, "test", 50, None, resource_id=provider_payment_id)
+    return [event.item() for event in reversed(events)]
+
+
+def test_racing_openings_of_the_link_start_one_checkout(business: tuple[str, str]) -> None:
+    request_id = issued(*business)
+    with atomic_dynamodb():
+        results = race(4, lambda _: payment_links.open_link(request_id, GATEWAY))
+    assert all(kind == "ok" for kind, _ in results), results
+    urls = {destination.checkout_url for _, destination in results}
+    assert len(urls) == 1
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and (request.attempt, request.payment_reconciliation["payment_status"]) == (
+        1,
+        "in_process",
+    )
+    (url,) = urls
+    assert url == f"{GATEWAY}/checkout/{request.checkout_payment_id}"
+
+
+def test_a_payer_paying_while_the_business_deletes_one_of_them_wins(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    for _round in range(3):
+        request_id = issued(*business)
+        destination = payment_links.open_link(request_id, GATEWAY)
+        assert destination.checkout_url is not None
+        provider_payment_id = destination.checkout_url.rsplit("/", 1)[1]
+
+        def act(index: int) -> Any:
+            if index == 0:
+                return checkout.test_action(provider_payment_id, "succeed").status
+            return collection_requests.delete(account_id, "tester", request_id)["deleted"]
+
+        with atomic_dynamodb():
+            results = race(2, act)
+        payment = deps.payments().get(provider_payment_id)
+        request = deps.collection_requests().get(request_id)
+        assert payment is not None and request is not None
+        (paid_kind, paid), (deleted_kind, deleted) = results
+        if deleted_kind == "ok":  # the business won: the checkout was canceled before the payer paid
+            assert deleted is True and request.status == "deleted" and payment.status == "canceled"
+            assert paid_kind == "error" and (paid.status, paid.code) == (409, "invalid_state")
+        else:  # the payer won: the payment stands and the request stays
+            assert paid_kind == "ok" and paid == "succeeded" and payment.status == "succeeded"
+            assert isinstance(deleted, ServiceError) and (deleted.status, deleted.code) == (400, "invalid_request")
+            assert request.status == "pending"
+
+
+def test_a_reconciliation_played_twice_pays_the_request_once(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    request_id = issued(*business)
+    destination = payment_links.open_link(request_id, GATEWAY)
+    assert destination.checkout_url is not None
+    provider_payment_id = destination.checkout_url.rsplit("/", 1)[1]
+    checkout.test_action(provider_payment_id, "succeed")
+    (succeeded,) = [e for e in payment_events(account_id, provider_payment_id) if e["type"] == "payment.succeeded"]
+    with atomic_dynamodb():
+        results = race(3, lambda _: reconcile_collection(succeeded))
+    assert sorted(str(value) for _, value in results) == ["None", "None", "collection_request.paid"]
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and request.status == "paid" and request.version == 3  # created (1), opened (2), paid (3)
+    recorded, _ = deps.events().page(account_id, "test", 50, None, resource_id=request_id)
+    assert sorted(event.type for event in recorded) == ["collection_request.created", "collection_request.paid"]
+    assert reconcile_collection(succeeded) is None  # and again later: nothing
+
+
+def test_two_racing_status_changes_of_a_method_both_end_inactive_once(business: tuple[str, str]) -> None:
+    account_id, method_id = business
+    with atomic_dynamodb():
+        results = race(2, lambda _: collection_methods.set_status(account_id, method_id, "inactive"))
+    assert [value["status"] for _, value in results] == ["inactive", "inactive"]
+    method = deps.collection_requests().method(method_id)
+    assert method is not None and (method.status, method.version) == ("inactive", 2)
