@@ -59,7 +59,10 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
             "collection_reviewer_token",
             "customer_id",
             "kyc_verifications",
+            "collection_method_ids",
         }
+        assert len(demo["collection_method_ids"]) == 4
+        assert all(re.fullmatch(r"cm_[0-9A-HJKMNP-TV-Z]{26}", mid) for mid in demo["collection_method_ids"])
         assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{26}", demo["account_id"])
         assert re.fullmatch(r"mzp_test_[0-9A-Za-z]{38}", demo["test_key"])
         assert re.fullmatch(r"mzp_live_[0-9A-Za-z]{38}", demo["live_key"])

@@ -15,7 +15,7 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import access, checkout
-from mzpay.collection import collection_methods, collection_requests, onboarding, payment_links
+from mzpay.collection import collection_methods, collection_requests, kyc, onboarding, payment_links, payment_methods
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import ServiceError
 from mzpay.steps.collection_payments import reconcile_collection
@@ -96,10 +96,10 @@ def test_a_payer_paying_while_the_business_deletes_one_of_them_wins(business: tu
         assert destination.checkout_url is not None
         provider_payment_id = destination.checkout_url.rsplit("/", 1)[1]
 
-        def act(index: int) -> Any:
+        def act(index: int, payment: str = provider_payment_id, request: str = request_id) -> Any:
             if index == 0:
-                return checkout.test_action(provider_payment_id, "succeed").status
-            return collection_requests.delete(account_id, "tester", request_id)["deleted"]
+                return checkout.test_action(payment, "succeed").status
+            return collection_requests.delete(account_id, "tester", request)["deleted"]
 
         with atomic_dynamodb():
             results = race(2, act)
@@ -128,7 +128,9 @@ def test_a_reconciliation_played_twice_pays_the_request_once(business: tuple[str
         results = race(3, lambda _: reconcile_collection(succeeded))
     assert sorted(str(value) for _, value in results) == ["None", "None", "collection_request.paid"]
     request = deps.collection_requests().get(request_id)
-    assert request is not None and request.status == "paid" and request.version == 3  # created (1), opened (2), paid (3)
+    assert (
+        request is not None and request.status == "paid" and request.version == 3
+    )  # created (1), opened (2), paid (3)
     recorded, _ = deps.events().page(account_id, "test", 50, None, resource_id=request_id)
     assert sorted(event.type for event in recorded) == ["collection_request.created", "collection_request.paid"]
     assert reconcile_collection(succeeded) is None  # and again later: nothing
@@ -141,3 +143,15 @@ def test_two_racing_status_changes_of_a_method_both_end_inactive_once(business: 
     assert [value["status"] for _, value in results] == ["inactive", "inactive"]
     method = deps.collection_requests().method(method_id)
     assert method is not None and (method.status, method.version) == ("inactive", 2)
+
+
+def test_two_racing_status_changes_of_a_customers_payment_method_land_once(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    customer_id = kyc.register(account_id, "Rita Sitoe", "bi")["id"]
+    details = {"phone_number": "+258841234567"}
+    pm_id = payment_methods.add(account_id, customer_id, "ptn_mpesa", "mobile_wallet", details)["payment_method"]["id"]
+    with atomic_dynamodb():
+        results = race(2, lambda _: payment_methods.set_status(account_id, customer_id, pm_id, "inactive"))
+    assert [value["payment_method"]["status"] for _, value in results] == ["inactive", "inactive"]
+    stored = deps.payment_methods().get(pm_id)
+    assert stored is not None and (stored.status, stored.version) == ("inactive", 2)

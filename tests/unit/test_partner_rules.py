@@ -43,7 +43,7 @@ def test_a_wallets_phone_rule_takes_its_own_network_only(partner_id: str, good: 
 
 def test_the_card_form_asks_for_a_token_never_a_card_number() -> None:
     fields = [a["field_name"] for a in partners.attributes("ptn_card_schemes", "card") or []]
-    assert fields == ["card_token", "last4", "exp_month", "exp_year"]
+    assert fields == ["card_token", "last4", "exp_month", "exp_year", "brand"]
 
 
 def test_the_type_filter() -> None:

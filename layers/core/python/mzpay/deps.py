@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mzpay.store.ledger import Ledger
     from mzpay.store.licence import Licences
     from mzpay.store.name_lookups import NameLookups
+    from mzpay.store.payment_methods import PaymentMethods
     from mzpay.store.payments import Payments
     from mzpay.store.payouts import Payouts, SettlementQueue
     from mzpay.store.rate_limits import RateCounters
@@ -256,6 +257,13 @@ def collection_requests() -> CollectionRequests:
     from mzpay.store.collection_requests import CollectionRequests
 
     return CollectionRequests.from_env()
+
+
+@once
+def payment_methods() -> PaymentMethods:
+    from mzpay.store.payment_methods import PaymentMethods
+
+    return PaymentMethods.from_env()
 
 
 @once

@@ -28,6 +28,7 @@ from mzpay.domain.business import (
 )
 from mzpay.domain.entity import Entity
 from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.errors import field_refusal as invalid
 from mzpay.domain.events import Event, new_event
 from mzpay.domain.methods import METHODS, NETWORK_NAMES
 
@@ -297,18 +298,6 @@ def request_event(kind: str, request: CollectionRequest, now: str) -> Event:
         {"object": request.view()},
         now,
         request.integration_routing.get("callback_url"),
-    )
-
-
-def invalid(problems: list[FieldError]) -> ServiceError:
-    """400 missing_field when every problem is an absence, else validation_error."""
-    only_missing = all(problem.code == REQUIRED for problem in problems)
-    names = ", ".join(problem.field for problem in problems)
-    return ServiceError(
-        400,
-        "missing_field" if only_missing else "validation_error",
-        f"The request has problems: {names}.",
-        errors=problems,
     )
 
 

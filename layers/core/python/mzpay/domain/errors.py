@@ -57,3 +57,16 @@ def raise_field_errors(errors: list[FieldError], subject: str) -> None:
     else:
         detail = f"The {subject} has invalid fields: {', '.join(error.field for error in errors)}."
     raise ServiceError(400, code, detail, errors=errors)
+
+
+def field_refusal(problems: list[FieldError]) -> ServiceError:
+    """400 for a collection-surface body with field problems: missing_field when every problem is
+    an absence (code REQUIRED), else validation_error; one metadata.errors item per problem."""
+    only_missing = all(problem.code == "REQUIRED" for problem in problems)
+    names = ", ".join(problem.field for problem in problems)
+    return ServiceError(
+        400,
+        "missing_field" if only_missing else "validation_error",
+        f"The request has problems: {names}.",
+        errors=problems,
+    )

@@ -1,0 +1,86 @@
+"""Customers' payment methods (docs/partners.md, "Payment methods"): a business adds methods of a
+partner to its customers, lists and reads them (card details masked) and switches them on and off.
+Another account's customer is 404 customer_not_found; another customer's method 404 not_found."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import payment_methods as rules
+from mzpay.domain.clock import now_iso
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.kyc import Customer
+from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.store.payment_methods import MethodChanged
+from mzpay.store.transitions import rejudged
+
+MAX_ID = 64
+
+
+def customer_of(account_id: str, customer_id: str) -> Customer:
+    """The business's customer; 404 customer_not_found otherwise (another account's included)."""
+    customer = deps.kyc().customer(customer_id) if len(customer_id) <= MAX_ID else None
+    if customer is None or customer.account_id != account_id:
+        raise ServiceError(404, "customer_not_found", "No such customer.")
+    return customer
+
+
+def method_of(account_id: str, customer_id: str, pm_id: str) -> PaymentMethod:
+    customer_of(account_id, customer_id)
+    method = deps.payment_methods().get(pm_id) if len(pm_id) <= MAX_ID else None
+    if method is None or method.customer_id != customer_id or method.business_account_id != account_id:
+        raise ServiceError(404, "not_found", "No such payment method.")
+    return method
+
+
+def add(account_id: str, customer_id: str, partner_id: str, pm_type: str, details: dict[str, Any]) -> dict[str, Any]:
+    """A new active method whose details fill the partner's form for `pm_type`."""
+    customer_of(account_id, customer_id)
+    cleaned = rules.checked_details(partner_id, pm_type, details)
+    if len(deps.payment_methods().of_customer(customer_id, rules.MAX_METHODS_PER_CUSTOMER)) >= (
+        rules.MAX_METHODS_PER_CUSTOMER
+    ):
+        raise ServiceError(
+            400, "invalid_request", f"A customer has at most {rules.MAX_METHODS_PER_CUSTOMER} payment methods."
+        )
+    now = now_iso()
+    method = PaymentMethod(
+        pm_id=new_prefixed_id("pm"),
+        business_account_id=account_id,
+        customer_id=customer_id,
+        type=pm_type,
+        partner_id=partner_id,
+        details=cleaned,
+        status="active",
+        version=1,
+        created_at=now,
+        updated_at=now,
+    )
+    deps.payment_methods().add(method)
+    return {"object": "payment_method", "payment_method": method.view()}
+
+
+def listed(account_id: str, customer_id: str) -> dict[str, Any]:
+    customer_of(account_id, customer_id)
+    methods = deps.payment_methods().of_customer(customer_id, rules.MAX_METHODS_PER_CUSTOMER)
+    return {"object": "list", "data": [method.view() for method in methods]}
+
+
+def read(account_id: str, customer_id: str, pm_id: str) -> dict[str, Any]:
+    return {"object": "payment_method", "payment_method": method_of(account_id, customer_id, pm_id).view()}
+
+
+def set_status(account_id: str, customer_id: str, pm_id: str, status: str) -> dict[str, Any]:
+    """active <-> inactive (the same status again changes nothing); racing changes are each
+    judged on what the other left."""
+    rules.check_status(status)
+
+    def change(method: PaymentMethod) -> PaymentMethod:
+        if method.status == status:
+            return method
+        return deps.payment_methods().change(method, {"status": status, "updated_at": now_iso()})
+
+    changed = rejudged(lambda: method_of(account_id, customer_id, pm_id), change, MethodChanged, "payment method")
+    return {"object": "payment_method", "payment_method": changed.view()}

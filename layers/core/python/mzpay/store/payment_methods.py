@@ -1,0 +1,57 @@
+"""Customers' payment methods in CollectionTable: PM#<pm_id>/PM, listed per customer through
+gsi1 (PMCUST#<customer_id>/<pm_id>, creation order). A status change is a conditional write on the
+status and version read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.transitions import applied, versioned_update
+
+
+class MethodChanged(Exception):
+    """The payment method moved since it was read."""
+
+
+def _key(pm_id: str) -> dict[str, str]:
+    return {"pk": f"PM#{pm_id}", "sk": "PM"}
+
+
+class PaymentMethods:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> PaymentMethods:
+        return cls(env("COLLECTION_TABLE"))
+
+    def add(self, method: PaymentMethod) -> None:
+        item = {**_key(method.pm_id), "gsi1pk": f"PMCUST#{method.customer_id}", "gsi1sk": method.pm_id}
+        self.table.put_item(Item={**item, **method.item()}, ConditionExpression="attribute_not_exists(pk)")
+
+    def get(self, pm_id: str) -> PaymentMethod | None:
+        item = self.table.get_item(Key=_key(pm_id), ConsistentRead=True).get("Item")
+        return None if item is None else PaymentMethod.model_validate(item)
+
+    def of_customer(self, customer_id: str, limit: int) -> list[PaymentMethod]:
+        answer = self.table.query(
+            IndexName="gsi1",
+            KeyConditionExpression="gsi1pk = :pk",
+            ExpressionAttributeValues={":pk": f"PMCUST#{customer_id}"},
+            Limit=limit,
+        )
+        return [PaymentMethod.model_validate(item) for item in answer.get("Items", [])]
+
+    def change(self, method: PaymentMethod, changes: dict[str, Any]) -> PaymentMethod:
+        update = versioned_update(self.name, _key(method.pm_id), method, changes)["Update"]
+        try:
+            self.client.update_item(**update)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise MethodChanged() from exc
+            raise
+        return applied(method, changes)
