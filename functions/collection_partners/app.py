@@ -39,7 +39,7 @@ def card_logo(body: Annotated[CardBin, Body()]) -> dict[str, Any]:
 
 @routes.post("/v1/customers/<customer_id>/payment_methods", CUSTOMER_WRITE)
 def add_payment_method(customer_id: str, body: Annotated[PaymentMethodIn, Body()]) -> dict[str, Any]:
-    return payment_methods.add(caller().account_id(), customer_id, body.partner_id, body.type, body.details)
+    return payment_methods.add(caller().account_id(), customer_id, body.partner_id, body.type, body.details, body.mode)
 
 
 @routes.get("/v1/customers/<customer_id>/payment_methods", CUSTOMER_READ)

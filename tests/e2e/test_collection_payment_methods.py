@@ -52,6 +52,7 @@ def test_a_wallet_method_is_added_read_listed_and_switched(mz: Collection, custo
         "type": "mobile_wallet",
         "partner_id": "ptn_mpesa",
         "details": {"phone_number": "+258841234567"},
+        "mode": "live",
         "status": "active",
         "created_at": method["created_at"],
         "updated_at": method["updated_at"],

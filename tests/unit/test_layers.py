@@ -20,6 +20,8 @@ USE_CASES = (
     "mzpay.collection.collection_methods",
     "mzpay.collection.collection_requests",
     "mzpay.collection.payment_links",
+    "mzpay.collection.payment_methods",
+    "mzpay.collection.transactions",
 )
 MAX_LINES = 400
 

@@ -54,16 +54,7 @@ def _checkout(request: CollectionRequest, attempt: int, gateway_url: str) -> str
         for detail in request.collection_method_details
         if detail["type"] in CHECKOUT_NETWORKS and detail["status"] == "active"
     ]
-    account = request.account_id
-    payer = Principal(
-        account_id=account,
-        mode=request.mode,
-        scopes=frozenset(),
-        key_id="",
-        allowed_customers=frozenset(),
-        expires_at=None,
-        acting_account_id=account,
-    )
+    payer = Principal.of_account(request.account_id, request.mode)
     checkout = CheckoutRequest(
         amount=format(request.value, "f"),
         currency=request.amount["currency"],

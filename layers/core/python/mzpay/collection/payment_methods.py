@@ -9,35 +9,22 @@ from typing import Any
 from mzpay import deps
 from mzpay.domain import payment_methods as rules
 from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_prefixed_id
-from mzpay.domain.kyc import Customer
 from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.steps.customers import customer_of, method_of
 from mzpay.store.payment_methods import MethodChanged
 from mzpay.store.transitions import rejudged
 
-MAX_ID = 64
 
-
-def customer_of(account_id: str, customer_id: str) -> Customer:
-    """The business's customer; 404 customer_not_found otherwise (another account's included)."""
-    customer = deps.kyc().customer(customer_id) if len(customer_id) <= MAX_ID else None
-    if customer is None or customer.account_id != account_id:
-        raise ServiceError(404, "customer_not_found", "No such customer.")
-    return customer
-
-
-def method_of(account_id: str, customer_id: str, pm_id: str) -> PaymentMethod:
+def add(
+    account_id: str, customer_id: str, partner_id: str, pm_type: str, details: dict[str, Any], mode: str = "live"
+) -> dict[str, Any]:
+    """A new active method whose details fill the partner's form for `pm_type`; `mode` test: its
+    transactions run in the gateway's test mode."""
     customer_of(account_id, customer_id)
-    method = deps.payment_methods().get(pm_id) if len(pm_id) <= MAX_ID else None
-    if method is None or method.customer_id != customer_id or method.business_account_id != account_id:
-        raise ServiceError(404, "not_found", "No such payment method.")
-    return method
-
-
-def add(account_id: str, customer_id: str, partner_id: str, pm_type: str, details: dict[str, Any]) -> dict[str, Any]:
-    """A new active method whose details fill the partner's form for `pm_type`."""
-    customer_of(account_id, customer_id)
+    if mode not in rules.MODES:
+        raise rules.invalid([FieldError("mode", "INVALID_FORMAT", "test or live")])
     cleaned = rules.checked_details(partner_id, pm_type, details)
     if len(deps.payment_methods().of_customer(customer_id, rules.MAX_METHODS_PER_CUSTOMER)) >= (
         rules.MAX_METHODS_PER_CUSTOMER
@@ -53,6 +40,7 @@ def add(account_id: str, customer_id: str, partner_id: str, pm_type: str, detail
         type=pm_type,
         partner_id=partner_id,
         details=cleaned,
+        mode=mode,
         status="active",
         version=1,
         created_at=now,

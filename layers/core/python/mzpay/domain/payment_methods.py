@@ -18,6 +18,7 @@ from mzpay.domain.errors import field_refusal as invalid
 
 INVALID_FORMAT, NOT_FOUND, REQUIRED = "INVALID_FORMAT", "NOT_FOUND", "REQUIRED"
 STATUSES = ("active", "inactive")
+MODES = ("test", "live")
 MAX_METHODS_PER_CUSTOMER = 50
 RAW_CARD_FIELDS = frozenset({"card_number", "number", "pan", "cvv", "cvc", "cvv2", "security_code"})
 RAW_CARD_MESSAGE = "a card number or security code is never accepted: send the acquirer's card token"
@@ -32,6 +33,7 @@ class PaymentMethod(Entity):
     type: str
     partner_id: str
     details: dict[str, str]
+    mode: str = "live"  # test: its transactions run in the gateway's test mode (the simulator)
     created_at: str
     updated_at: str
 
@@ -44,6 +46,7 @@ class PaymentMethod(Entity):
             "type": self.type,
             "partner_id": self.partner_id,
             "details": masked(self.type, self.details),
+            "mode": self.mode,
             "status": self.status,
             "created_at": self.created_at,
             "updated_at": self.updated_at,

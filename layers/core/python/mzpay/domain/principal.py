@@ -37,6 +37,20 @@ class Principal:
             acting_account_id=str(context["account_id"]),
         )
 
+    @classmethod
+    def of_account(cls, account_id: str, mode: str) -> Principal:
+        """The account itself, with no key: how the collection surface reaches the gateway for a
+        business (a payment link's checkout, a customer's transaction)."""
+        return cls(
+            account_id=account_id,
+            mode=mode,
+            scopes=frozenset(),
+            key_id="",
+            allowed_customers=frozenset(),
+            expires_at=None,
+            acting_account_id=account_id,
+        )
+
     def require(self, scope: str) -> Principal:
         if scope not in self.scopes:
             raise insufficient_scope(scope)

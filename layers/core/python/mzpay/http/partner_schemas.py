@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from mzpay.domain.model import StrictText as Strict
 
@@ -20,7 +21,29 @@ class PaymentMethodIn(Strict):
     type: str = Field(max_length=32)  # card, mobile_wallet or bank_account (domain.payment_methods)
     # The partner's form: checked field by field against its attributes (each at most 140).
     details: dict[Annotated[str, Field(max_length=64)], Any] = Field(max_length=20)
+    mode: str = Field(default="live", max_length=8)  # test or live: the mode its transactions run in
 
 
 class PaymentMethodStatus(Strict):
     status: str = Field(max_length=32)
+
+
+class TransactionIn(Strict):
+    """The process-transaction body (spec); the rules are domain.customer_transactions'."""
+
+    transaction_type: str = Field(max_length=32)
+    amount: Decimal | None = Field(default=None, allow_inf_nan=False, max_digits=20)
+    currency: str | None = Field(default=None, max_length=8)
+    description: str | None = Field(default=None, max_length=500)
+    destination: str | None = Field(default=None, max_length=64)
+    notify_customer: bool = False
+    metadata: dict[Annotated[str, Field(min_length=1, max_length=40)], Annotated[str, Field(max_length=500)]] | None = (
+        Field(default=None, max_length=20)
+    )
+
+    @field_validator("amount", mode="before")
+    @classmethod
+    def _a_number(cls, value: Any) -> Any:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | Decimal | float)):
+            raise ValueError("a number, e.g. 150.00")
+        return value

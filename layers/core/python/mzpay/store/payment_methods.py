@@ -1,11 +1,13 @@
-"""Customers' payment methods in CollectionTable: PM#<pm_id>/PM, listed per customer through
-gsi1 (PMCUST#<customer_id>/<pm_id>, creation order). A status change is a conditional write on the
-status and version read."""
+"""Customers' payment methods and their transactions in CollectionTable: PM#<pm_id>/PM, listed
+per customer through gsi1 (PMCUST#<customer_id>/<pm_id>, creation order), and TXN#<ins_id>/TXN
+(gsi1: TXNCUST#<customer_id>/<ins_id>). A status change is a conditional write on the status and
+version read; a transaction is written once, when it was processed."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from mzpay.domain.customer_transactions import CustomerTransaction
 from mzpay.domain.payment_methods import PaymentMethod
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.transitions import applied, versioned_update
@@ -55,3 +57,34 @@ class PaymentMethods:
                 raise MethodChanged() from exc
             raise
         return applied(method, changes)
+
+    def record(self, transaction: CustomerTransaction) -> None:
+        item = {
+            "pk": f"TXN#{transaction.instruction_id}",
+            "sk": "TXN",
+            "gsi1pk": f"TXNCUST#{transaction.customer_id}",
+            "gsi1sk": transaction.instruction_id,
+            **transaction.item(),
+        }
+        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+
+    def transaction(self, instruction_id: str) -> CustomerTransaction | None:
+        item = self.table.get_item(Key={"pk": f"TXN#{instruction_id}", "sk": "TXN"}, ConsistentRead=True).get("Item")
+        return None if item is None else CustomerTransaction.model_validate(item)
+
+    def transactions_of(self, customer_id: str, limit: int) -> list[CustomerTransaction]:
+        """The customer's newest `limit` transactions, newest first."""
+        query: dict[str, Any] = {
+            "IndexName": "gsi1",
+            "KeyConditionExpression": "gsi1pk = :pk",
+            "ExpressionAttributeValues": {":pk": f"TXNCUST#{customer_id}"},
+            "ScanIndexForward": False,
+        }
+        items: list[dict[str, Any]] = []
+        while len(items) < limit:
+            answer = self.table.query(**query, Limit=limit - len(items))
+            items += answer.get("Items", [])
+            if "LastEvaluatedKey" not in answer:
+                break
+            query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        return [CustomerTransaction.model_validate(item) for item in items]

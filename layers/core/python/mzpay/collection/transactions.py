@@ -1,0 +1,190 @@
+"""Transactions on a customer's payment method (docs/partners.md, "Transactions"). Queries
+(check_balance, get_authorization, validata) are answered by the simulator in test mode;
+money moves through the gateway of the business's account in the method's mode: pay_in is a
+charge of the customer's wallet or card, pay_out, deposit and transfer a payout to a wallet. Every
+processed transaction is kept in the customer's history, declined ones included."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import customer_transactions as rules
+from mzpay.domain.charges import ChargeRequest, MobileWallet, Source
+from mzpay.domain.clock import now_iso
+from mzpay.domain.customer_transactions import CustomerTransaction
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.domain.principal import Principal
+from mzpay.steps.customers import customer_of, method_of
+
+NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
+PAYMENT_STATUS = {"succeeded": "succeeded", "failed": "failed", "canceled": "failed", "expired": "failed"}
+PAYOUT_STATUS = {"paid": "succeeded", "failed": "failed", "canceled": "failed", "rejected": "failed"}
+MAX_HISTORY = 1000  # the newest transactions a list filters and pages through
+
+
+def _principal(method: PaymentMethod) -> Principal:
+    """The business's gateway account, in the method's mode."""
+    return Principal.of_account(method.business_account_id, method.mode)
+
+
+def _unsupported(what: str) -> ServiceError:
+    return ServiceError(400, "invalid_request", what)
+
+
+def _wallet(method: PaymentMethod, destination: str | None) -> tuple[str, str]:
+    network = NETWORKS.get(method.partner_id)
+    if method.type != "mobile_wallet" or network is None:
+        raise _unsupported("Money is paid out to mobile wallets (M-Pesa, e-Mola, mKesh) only, so far.")
+    return network, destination or method.details["phone_number"]
+
+
+def _pay_in(method: PaymentMethod, instruction_id: str, amount: Decimal, currency: str) -> dict[str, Any]:
+    from mzpay.cases.charges import create_charge  # the gateway's own charge path
+
+    if method.type == "mobile_wallet" and method.partner_id in NETWORKS:
+        wallet = MobileWallet(network=NETWORKS[method.partner_id], phone_number=method.details["phone_number"])
+        source = Source(type="mobile_wallet", mobile_wallet=wallet)
+    elif method.type == "card":
+        source = Source.model_validate({"type": "card", "card": {"token": method.details["card_token"]}})
+    else:
+        raise _unsupported("A pay_in takes a mobile wallet or a card, so far.")
+    request = ChargeRequest(
+        payment_id=instruction_id.removeprefix("ins_"),
+        money={"amount": f"{amount:f}", "currency": currency},  # type: ignore[arg-type]
+        source=source,
+        country="MZ",
+        metadata={"customer_id": method.customer_id, "instruction_id": instruction_id},
+    )
+    charge = create_charge(_principal(method), request)
+    status = PAYMENT_STATUS.get(charge["status"], "pending")
+    return {
+        "status": status,
+        "reference": charge["provider_payment_id"],
+        "error_code": charge.get("failure_code"),
+        "error_message": charge.get("failure_message"),
+    }
+
+
+def _pay_out(
+    method: PaymentMethod,
+    instruction_id: str,
+    amount: Decimal,
+    currency: str,
+    destination: str | None,
+    text: str | None,
+) -> dict[str, Any]:
+    from mzpay.cases.payouts import create_payout  # the gateway's own payout path
+    from mzpay.domain.payouts import PayoutRequest
+
+    network, phone = _wallet(method, destination)
+    request = PayoutRequest.model_validate(
+        {
+            "payout_id": instruction_id.removeprefix("ins_"),
+            "money": {"amount": f"{amount:f}", "currency": currency},
+            "destination": {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}},
+            "description": text,
+            "metadata": {"customer_id": method.customer_id, "instruction_id": instruction_id},
+        }
+    )
+    payout = create_payout(_principal(method), request)
+    return {"status": PAYOUT_STATUS.get(payout["status"], "pending"), "reference": payout["provider_payout_id"]}
+
+
+def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """POST .../payment_methods/{pm_id}/transactions: the process result. Refused: an inactive
+    method (400 invalid_request); declined: 400 transaction_failed (kept in the history);
+    the provider failing: 502 provider_error."""
+    method = method_of(account_id, customer_id, pm_id)
+    kind = body["transaction_type"]
+    amount, currency = rules.checked(kind, body.get("amount"), body.get("currency"))
+    if method.status != "active":
+        raise ServiceError(
+            400, "invalid_request", "The payment method is inactive.", payment_method_status=method.status
+        )
+    instruction_id, now = new_prefixed_id("ins"), now_iso()
+    outcome: dict[str, Any]
+    if kind in rules.INCOMING:
+        assert amount is not None
+        outcome = _pay_in(method, instruction_id, amount, currency)
+    elif kind in rules.OUTGOING:
+        assert amount is not None
+        outcome = _pay_out(method, instruction_id, amount, currency, body.get("destination"), body.get("description"))
+    elif kind == "pay_bill":
+        raise _unsupported("pay_bill is answered by the bills API, which this installation does not serve yet.")
+    elif method.mode == "test":
+        outcome = rules.test_query(kind, rules.method_key(method.type, method.details), currency)
+    else:
+        raise _unsupported(f"The partner answers no {kind} through this service in live mode yet.")
+    transaction = CustomerTransaction(
+        instruction_id=instruction_id,
+        business_account_id=account_id,
+        customer_id=customer_id,
+        pm_id=pm_id,
+        pm_type=method.type,
+        partner_id=method.partner_id,
+        mode=method.mode,
+        transaction_type=kind,
+        amount=amount,
+        currency=currency,
+        description=body.get("description"),
+        destination=body.get("destination"),
+        role="receiver" if kind in rules.INCOMING else "sender",
+        status=outcome.pop("status"),
+        version=1,
+        metadata=body.get("metadata") or {},
+        notify_customer=bool(body.get("notify_customer")),
+        created_at=now,
+        processed_at=now_iso(),
+        **{name: value for name, value in outcome.items() if value is not None},
+    )
+    deps.payment_methods().record(transaction)
+    if transaction.status == "failed":
+        raise rules.declined(transaction)
+    return transaction.result()
+
+
+def _current(transaction: CustomerTransaction) -> CustomerTransaction:
+    """A pending money movement as the gateway has it now (its payment or payout settles later)."""
+    if transaction.status != "pending" or transaction.reference is None:
+        return transaction
+    if transaction.transaction_type in rules.INCOMING:
+        payment = deps.payments().get(transaction.reference)
+        status = PAYMENT_STATUS.get(payment.status) if payment else None
+    else:
+        payout = deps.payouts().get(transaction.reference)
+        status = PAYOUT_STATUS.get(payout.status) if payout else None
+    return transaction.with_changes({"status": status}) if status else transaction
+
+
+def listed(account_id: str, customer_id: str, filters: dict[str, Any], page: int, limit: int) -> dict[str, Any]:
+    """The customer's transactions, newest first, filtered (payment_method_id, type: the method's
+    type, status, description: a part of it, partner), `limit` per page, pages from 1."""
+    customer_of(account_id, customer_id)
+    found = [_current(t) for t in deps.payment_methods().transactions_of(customer_id, MAX_HISTORY)]
+    wanted = [
+        t
+        for t in found
+        if (filters.get("payment_method_id") in (None, t.pm_id))
+        and (filters.get("type") in (None, t.pm_type))
+        and (filters.get("status") in (None, t.status))
+        and (filters.get("partner") in (None, t.partner_id))
+        and (not filters.get("description") or filters["description"].lower() in (t.description or "").lower())
+    ]
+    start = (page - 1) * limit
+    return {
+        "object": "list",
+        "data": [t.history_item() for t in wanted[start : start + limit]],
+        "has_more": len(wanted) > start + limit,
+    }
+
+
+def read(account_id: str, customer_id: str, instruction_id: str) -> dict[str, Any]:
+    customer_of(account_id, customer_id)
+    found = deps.payment_methods().transaction(instruction_id) if len(instruction_id) <= 64 else None
+    if found is None or found.customer_id != customer_id or found.business_account_id != account_id:
+        raise ServiceError(404, "not_found", "No such transaction.")
+    return {"object": "transaction", "transaction": _current(found).history_item()}

@@ -1,0 +1,27 @@
+"""A business's customers and their payment methods as every customer route finds them: another
+account's customer is 404 customer_not_found, another customer's method 404 not_found."""
+
+from __future__ import annotations
+
+from mzpay import deps
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.kyc import Customer
+from mzpay.domain.payment_methods import PaymentMethod
+
+MAX_ID = 64
+
+
+def customer_of(account_id: str, customer_id: str) -> Customer:
+    """The business's customer; 404 customer_not_found otherwise (another account's included)."""
+    customer = deps.kyc().customer(customer_id) if len(customer_id) <= MAX_ID else None
+    if customer is None or customer.account_id != account_id:
+        raise ServiceError(404, "customer_not_found", "No such customer.")
+    return customer
+
+
+def method_of(account_id: str, customer_id: str, pm_id: str) -> PaymentMethod:
+    customer_of(account_id, customer_id)
+    method = deps.payment_methods().get(pm_id) if len(pm_id) <= MAX_ID else None
+    if method is None or method.customer_id != customer_id or method.business_account_id != account_id:
+        raise ServiceError(404, "not_found", "No such payment method.")
+    return method

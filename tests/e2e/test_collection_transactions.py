@@ -1,0 +1,199 @@
+"""Transactions on customers' payment methods through the local stack, in test mode: queries
+answered by the simulator's documented numbers, money moved by the gateway (a pay_in is a charge
+of the business's account, a transfer a payout that settles through the queue), declines and
+provider failures in the spec's codes, the history with its filters, and tenancy."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from devstack.launcher import RunningStack
+from mzpay.domain.customer_transactions import TYPES
+from tests.e2e.collection_client import Collection, assert_error, assert_ok
+
+pytestmark = pytest.mark.e2e
+STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+@pytest.fixture(scope="module")
+def mz(stack: RunningStack) -> Collection:
+    return Collection(stack, "mz")
+
+
+@pytest.fixture(scope="module")
+def customer(mz: Collection) -> str:
+    return str(assert_ok(mz.call("POST", "/v1/customers", {"name": "Pedro Cossa", "document_type": "bi"}))["id"])
+
+
+def wallet(mz: Collection, customer: str, phone: str, mode: str = "test") -> str:
+    body = {"partner_id": "ptn_mpesa", "type": "mobile_wallet", "details": {"phone_number": phone}, "mode": mode}
+    return str(assert_ok(mz.call("POST", f"/v1/customers/{customer}/payment_methods", body))["payment_method"]["id"])
+
+
+def process(mz: Collection, customer: str, pm_id: str, body: dict[str, Any], token: str = "demo") -> Any:
+    return mz.call("POST", f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions", body, token=token)
+
+
+def history(mz: Collection, customer: str, **params: Any) -> dict[str, Any]:
+    return assert_ok(mz.call("GET", f"/v1/customers/{customer}/transactions", params=params))
+
+
+def test_check_balance_is_answered_by_the_simulator(mz: Collection, customer: str) -> None:
+    pm_id = wallet(mz, customer, "+258841110000")
+    result = assert_ok(process(mz, customer, pm_id, {"transaction_type": "check_balance"}))
+    assert STAMP.match(result["processed_at"]) and result["transaction_id"].startswith("ins_")
+    assert result == {
+        "object": "transaction",
+        "transaction_id": result["transaction_id"],
+        "transaction_type": "check_balance",
+        "status": "succeeded",
+        "balance": {"available": 10000.0, "pending": 0.0, "currency": "MZN"},
+        "authorization": None,
+        "processed_at": result["processed_at"],
+        "error_code": None,
+        "error_message": None,
+    }
+    item = assert_ok(mz.call("GET", f"/v1/customers/{customer}/transactions/{result['transaction_id']}"))
+    assert item["object"] == "transaction"
+    assert item["transaction"] == {
+        "reference": result["transaction_id"],
+        "instruction_id": result["transaction_id"],
+        "transaction_type": "BALANCE_QUERY",
+        "amount": None,
+        "currency": "MZN",
+        "description": None,
+        "destination": None,
+        "status": "succeeded",
+        "role": "sender",
+        "payment_method_id": pm_id,
+        "partner_id": "ptn_mpesa",
+        "created_at": item["transaction"]["created_at"],
+        "processed_at": result["processed_at"],
+    }
+
+
+def test_a_declined_query_is_transaction_failed_and_a_provider_failure_502(mz: Collection, customer: str) -> None:
+    declined = wallet(mz, customer, "+258841110001")
+    answer = process(mz, customer, declined, {"transaction_type": "check_balance"})
+    assert answer.status_code == 400 and answer.json()["code"] == "transaction_failed", answer.text
+    assert answer.json()["message"] == "The account has insufficient funds."
+    assert answer.json()["metadata"]["error_code"] == "insufficient_funds"
+    failed = history(mz, customer, payment_method_id=declined)["data"]
+    assert [(t["status"], t["instruction_id"]) for t in failed] == [
+        ("failed", answer.json()["metadata"]["transaction_id"])
+    ]
+    down = wallet(mz, customer, "+258841110003")
+    assert_error(
+        process(mz, customer, down, {"transaction_type": "validata"}),
+        502,
+        "provider_error",
+        "The provider did not answer; retry later.",
+    )
+    assert history(mz, customer, payment_method_id=down)["data"] == []
+
+
+def test_a_pay_in_is_a_gateway_charge_and_a_transfer_a_payout(mz: Collection, customer: str) -> None:
+    pm_id = wallet(mz, customer, "+258841120000")
+    paid_in = assert_ok(
+        process(mz, customer, pm_id, {"transaction_type": "pay_in", "amount": 500, "description": "Quota de Dezembro"})
+    )
+    assert (paid_in["status"], paid_in["transaction_type"]) == ("succeeded", "pay_in")
+    item = assert_ok(mz.call("GET", f"/v1/customers/{customer}/transactions/{paid_in['transaction_id']}"))[
+        "transaction"
+    ]
+    gateway = mz.stack.state["regions"]["mz"]["gateway"]
+    import requests
+
+    headers = {"Authorization": f"Bearer {mz.demo['test_key']}"}
+    charge = requests.get(f"{gateway}/payments/{item['reference']}", headers=headers, timeout=30).json()
+    assert (charge["status"], charge["money"]) == ("succeeded", {"amount": "500.00", "currency": "MZN"})
+    assert (item["transaction_type"], item["amount"], item["role"]) == ("PAY_IN", 500.0, "receiver")
+
+    sent = assert_ok(
+        process(mz, customer, pm_id, {"transaction_type": "transfer", "amount": 120.5, "destination": "+258841130000"})
+    )
+    assert sent["status"] == "pending"  # a payout: it settles through the queue
+    deadline = time.monotonic() + 30
+    while True:
+        moved = assert_ok(mz.call("GET", f"/v1/customers/{customer}/transactions/{sent['transaction_id']}"))[
+            "transaction"
+        ]
+        if moved["status"] != "pending" or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert (moved["status"], moved["transaction_type"], moved["destination"], moved["amount"]) == (
+        "succeeded",
+        "TRANSFER",
+        "+258841130000",
+        120.5,
+    )
+    payout = requests.get(f"{gateway}/payouts/{moved['reference']}", headers=headers, timeout=30).json()
+    assert payout["status"] == "paid"
+    transfers = history(mz, customer, type="mobile_wallet", description="dezembro")["data"]
+    assert [t["instruction_id"] for t in transfers] == [paid_in["transaction_id"]]
+    page = history(mz, customer, payment_method_id=pm_id, limit=1, page=2)
+    assert [t["instruction_id"] for t in page["data"]] == [paid_in["transaction_id"]] and page["has_more"] is False
+
+
+def test_refusals(mz: Collection, customer: str) -> None:
+    pm_id = wallet(mz, customer, "+258841140000")
+    assert_error(
+        process(mz, customer, pm_id, {"transaction_type": "transfer"}),
+        400,
+        "missing_field",
+        "The request has problems: amount.",
+        {"errors": [{"field": "amount", "code": "REQUIRED", "message": "a transfer moves money: how much"}]},
+    )
+    assert_error(
+        process(mz, customer, pm_id, {"transaction_type": "refund", "amount": -1}),
+        400,
+        "validation_error",
+        "The request has problems: transaction_type, amount.",
+        {
+            "errors": [
+                {
+                    "field": "transaction_type",
+                    "code": "INVALID_FORMAT",
+                    "message": "one of " + ", ".join(TYPES),
+                },
+                {
+                    "field": "amount",
+                    "code": "INVALID_FORMAT",
+                    "message": "a number more than zero, at most 10000000.00",
+                },
+            ]
+        },
+    )
+    assert_ok(mz.call("POST", f"/v1/customers/{customer}/payment_methods/{pm_id}/status", {"status": "inactive"}))
+    assert_error(
+        process(mz, customer, pm_id, {"transaction_type": "check_balance"}),
+        400,
+        "invalid_request",
+        "The payment method is inactive.",
+        {"payment_method_status": "inactive"},
+    )
+    other = mz.mint(account_id="01ARZ3NDEKTSV4RRFFQ69G5FAV", sub="other")
+    assert_error(
+        process(mz, customer, pm_id, {"transaction_type": "check_balance"}, token=other),
+        404,
+        "customer_not_found",
+        "No such customer.",
+    )
+    assert_error(
+        mz.call("GET", f"/v1/customers/{customer}/transactions", token=other),
+        404,
+        "customer_not_found",
+        "No such customer.",
+    )
+    assert_error(
+        mz.call("GET", f"/v1/customers/{customer}/transactions/ins_01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+        404,
+        "not_found",
+        "No such transaction.",
+    )
+    answer = mz.call("GET", f"/v1/customers/{customer}/transactions", params={"limit": 101})
+    assert answer.status_code == 400 and answer.json()["code"] == "validation_error"
