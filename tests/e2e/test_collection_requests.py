@@ -602,3 +602,24 @@ def test_collection_methods_switch_on_and_off(mz: Collection) -> None:
         "The request has problems: collection_method_ids.",
         validation(("collection_method_ids", "INVALID_FORMAT", "test and live methods cannot be mixed in one request")),
     )
+
+
+def test_the_link_offers_only_the_methods_active_now_and_due_dates_stay_in_step(mz: Collection) -> None:
+    emola = assert_ok(mz.call("POST", "/v1/collection-methods", {"type": "emola", "mode": "test"}))["id"]
+    mkesh = assert_ok(mz.call("POST", "/v1/collection-methods", {"type": "mkesh", "mode": "test"}))["id"]
+    bank = mz.demo["collection_method_ids"][3]  # the demo's test bank transfer
+    created = create(mz, collection_method_ids=[emola, mkesh, bank])
+    link = created["invoice_metadata"]["payment_link"]
+    assert_ok(mz.call("POST", f"/v1/collection-methods/{emola}/status", {"status": "inactive"}))
+    browser = Payer()
+    page = browser.get(browser.open(link).headers["Location"], timeout=30).text
+    assert re.findall(r"<option value='(\w+)'>", page) == ["mkesh"]
+    changed = assert_ok(
+        mz.call("PUT", f"/v1/collection-requests/{created['id']}", {"invoice_metadata": {"due_date": "2027-01-15"}})
+    )["collection_request"]
+    assert changed["invoice_metadata"]["due_date"] == changed["bill_info"]["due_date"] == "2027-01-15"
+    assert changed["compliance_audit"]["invoice_validity"] == "2027-01-15"
+    assert changed["invoice_metadata"]["payment_link"] == link  # the change closed the open checkout
+    assert_ok(mz.call("POST", f"/v1/collection-methods/{mkesh}/status", {"status": "inactive"}))
+    closed = browser.open(link)
+    assert closed.status_code == 409 and "cannot be paid online" in closed.text

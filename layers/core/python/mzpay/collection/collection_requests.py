@@ -311,13 +311,19 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         for part in ("invoice_metadata", "integration_routing"):
             if body.get(part):
                 merged[part] = {**getattr(request, part), **{k: v for k, v in body[part].items() if v is not None}}
+        due = (body.get("invoice_metadata") or {}).get("due_date")
+        if due:  # the bill and the audit say the same due date
+            merged["bill_info"] = {**request.bill_info, "due_date": due}
+            audit_due = {"invoice_validity": due}
+        else:
+            audit_due = {}
         if "payer" in merged or "account_id" in merged:
             audit = {"payer_nuit": (merged.get("payer") or request.payer)["vat_number"]}
             if "biller" in merged:
                 audit["issuer_nuit"] = merged["biller"]["issuer_nuit"]
         else:
             audit = {}
-        merged["compliance_audit"] = {**request.compliance_audit, **audit, "user_modifier": actor}
+        merged["compliance_audit"] = {**request.compliance_audit, **audit, **audit_due, "user_modifier": actor}
         merged["updated_at"] = now
         return deps.collection_requests().transition(request, merged, [])
 

@@ -47,13 +47,22 @@ def _request(request_id: str) -> CollectionRequest:
     return found
 
 
-def _checkout(request: CollectionRequest, attempt: int, gateway_url: str) -> str:
-    """Open (or find, when a racing opening did) the checkout of `attempt`; its URL."""
-    networks = [
-        detail["type"]
-        for detail in request.collection_method_details
-        if detail["type"] in CHECKOUT_NETWORKS and detail["status"] == "active"
+def _networks(request: CollectionRequest) -> list[str]:
+    """The wallets a new checkout offers: the request's wallet methods that are active now (a
+    method the business switched off since it issued the request is not offered)."""
+    methods = deps.collection_requests().methods(request.collection_method_ids)
+    return [
+        method.type
+        for method_id in request.collection_method_ids
+        if (method := methods.get(method_id)) is not None
+        and method.account_id == request.account_id
+        and method.type in CHECKOUT_NETWORKS
+        and method.status == "active"
     ]
+
+
+def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gateway_url: str) -> str:
+    """Open (or find, when a racing opening did) the checkout of `attempt`; its URL."""
     payer = Principal.of_account(request.account_id, request.mode)
     checkout = CheckoutRequest(
         amount=format(request.value, "f"),
@@ -79,18 +88,17 @@ def open_link(request_id: str, gateway_url: str) -> Destination:
         request = _request(request_id)
         if request.status == RequestStatus.PAID:
             return Destination(None, "paid", request)
-        if not any(
-            d["type"] in CHECKOUT_NETWORKS and d["status"] == "active" for d in request.collection_method_details
-        ):
-            return Destination(None, "not_payable", request)
         if request.checkout_payment_id:
             payment = deps.payments().get(request.checkout_payment_id)
             if payment is not None:
                 payment = current(payment)
                 if payment.status in OPEN or payment.status == Status.SUCCEEDED:
                     return Destination(payment.checkout_url, "checkout", request)
+        networks = _networks(request)
+        if not networks:
+            return Destination(None, "not_payable", request)
         attempt = request.attempt + 1
-        url = _checkout(request, attempt, gateway_url)
+        url = _checkout(request, attempt, networks, gateway_url)
         opened = deps.payments().by_payment_id(
             request.account_id, request.mode, checkout_payment_id(request_id, attempt)
         )
