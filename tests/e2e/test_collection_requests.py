@@ -501,6 +501,33 @@ def test_another_accounts_requests_and_methods_are_404_on_every_route(mz: Collec
     assert full(mz, mine["id"])["account_id"] == mz.demo["account_id"]  # nothing moved
     assert full(mz, mine["id"])["description"] == "Factura de Novembro"
 
+    # once the demo account manages the other (a platform connection), the request may move there
+    management = mz.stack.state["regions"]["mz"]["management"]
+    operator = {"Authorization": f"Bearer {mz.stack.state['operator_token']}"}
+    connected = requests.post(
+        f"{management}/v1/accounts/{mz.demo['account_id']}/connected-accounts",
+        json={"account_id": other_account},
+        headers=operator,
+        timeout=30,
+    )
+    assert connected.status_code == 201, connected.text
+    moved = assert_ok(
+        mz.call(
+            "PUT",
+            f"/v1/collection-requests/{mine['id']}",
+            {"account_id": other_account, "collection_method_ids": [other_method]},
+        )
+    )["collection_request"]
+    assert (moved["account_id"], moved["collection_method_ids"], moved["biller"]["account_id"]) == (
+        other_account,
+        [other_method],
+        other_account,
+    )
+    assert full(mz, mine["id"], token=other)["account_id"] == other_account
+    assert_error(
+        mz.call("GET", f"/v1/collection-requests/{mine['id']}"), 404, "not_found", "No such collection request."
+    )
+
 
 # ---------------------------------------------------------------- the payer's app, no token
 def test_the_payers_app_lists_by_phone_and_reads_without_a_token(mz: Collection) -> None:
