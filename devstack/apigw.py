@@ -24,6 +24,7 @@ from werkzeug.wrappers import Request, Response
 
 from devstack.lambdas import FunctionRuntime, InvocationError
 from devstack.provision import ACCOUNT_ID
+from devstack.waf import WebAcl, rate_rules
 
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 
@@ -96,6 +97,7 @@ class ApiDefinition:
     authorizers: dict[str, Authorizer]
     gateway_responses: dict[str, Any]
     binary_media_types: list[str] = field(default_factory=list)
+    web_acl: WebAcl | None = None  # AWS WAF in front of the stage (devstack.waf)
 
     @classmethod
     def from_template(
@@ -105,6 +107,7 @@ class ApiDefinition:
         region: str,
         routes: list[Route],
         function_by_arn: Mapping[str, str],
+        web_acl: Mapping[str, Any] | None = None,
     ) -> ApiDefinition:
         auth = props.get("Auth") or {}
         authorizers: dict[str, Authorizer] = {}
@@ -130,6 +133,7 @@ class ApiDefinition:
             authorizers=authorizers,
             gateway_responses=props.get("GatewayResponses") or {},
             binary_media_types=[t.replace("~1", "/") for t in props.get("BinaryMediaTypes") or []],
+            web_acl=WebAcl(rate_rules(web_acl)) if web_acl is not None else None,
         )
 
 
@@ -163,12 +167,25 @@ class RestApi:
             "stage": self.definition.stage,
             "identity": {"sourceIp": request.remote_addr or "127.0.0.1"},
         }
+        blocked = self._waf(request)
+        if blocked is not None:  # WAF answers before API Gateway: no request id, no function
+            return blocked(environ, start_response)
         try:
             response = self._handle(request, context)
         except GatewayError as error:
             response = self.gateway_response(error, request, context)
         response.headers["x-amzn-RequestId"] = context["requestId"]
         return response(environ, start_response)
+
+    def _waf(self, request: Request) -> Response | None:
+        """The web ACL's answer when it blocks the request (WAF sees the path with the stage)."""
+        acl = self.definition.web_acl
+        if acl is None:
+            return None
+        blocked = acl.judge(f"/{self.definition.stage}{request.path}", request.remote_addr or "")
+        if blocked is None:
+            return None
+        return Response(blocked.body, status=blocked.status, headers=blocked.headers, content_type=blocked.content_type)
 
     def _handle(self, request: Request, context: dict[str, Any]) -> Response:
         route, params = self.route_for(request.method, request.path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 import string
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from graphlib import TopologicalSorter
@@ -49,6 +50,8 @@ class ProvisionedStack:
     physical: dict[str, str] = field(default_factory=dict)  # logical id -> physical id, for people
     skipped: list[str] = field(default_factory=list)  # resources whose Condition is false
     global_tables: dict[str, list[str]] = field(default_factory=dict)  # table name -> replica AWS regions
+    web_acls: dict[str, dict[str, Any]] = field(default_factory=dict)  # logical id -> resolved properties
+    api_web_acls: dict[str, str] = field(default_factory=dict)  # API logical id -> its web ACL's logical id
 
 
 Provisioner = Callable[["_Context", str, dict[str, Any]], None]
@@ -350,7 +353,32 @@ def _api(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     props = _props(ctx, spec)
     api_id = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(10))
     ctx.stack.apis[logical] = {"api_id": api_id, **props}
-    ctx.set(logical, api_id, RootResourceId=api_id)
+    ctx.set(logical, api_id, RootResourceId=api_id, Stage=str(props.get("StageName", "prod")))
+
+
+# WAF has no local service: the web ACL is kept for the API it is associated with, whose local
+# server applies its rules (devstack.waf), as API Gateway's WAF integration would.
+@provisioner("AWS::WAFv2::WebACL")
+def _web_acl(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    ctx.stack.web_acls[logical] = props
+    acl_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{ctx.stack.stack_name}/{logical}"))
+    arn = f"arn:aws:wafv2:{ctx.stack.region}:123456789012:regional/webacl/{props['Name']}/{acl_id}"
+    ctx.set(logical, f"{props['Name']}|{acl_id}|REGIONAL", Arn=arn, Id=acl_id)
+
+
+@provisioner("AWS::WAFv2::WebACLAssociation")
+def _web_acl_association(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    acl = next(
+        lid for (lid, attr), arn in ctx.stack.intrinsics.attrs.items() if attr == "Arn" and arn == props["WebACLArn"]
+    )
+    resource = str(props["ResourceArn"])
+    api = next((lid for lid, api in ctx.stack.apis.items() if f"/restapis/{api['api_id']}/stages/" in resource), None)
+    if api is None:
+        raise NotImplementedError(f"{logical}: the local stack associates web ACLs with its REST APIs only")
+    ctx.stack.api_web_acls[api] = acl
+    ctx.set(logical, f"{acl}|{api}")
 
 
 def _merge_globals(globals_function: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:

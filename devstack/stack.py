@@ -186,8 +186,14 @@ def serve_apis(stack: RegionStack, host: str, port_base: int) -> None:
     function_by_arn = {spec.arn: logical for logical, spec in stack.provisioned.functions.items()}
     for logical, routes in _routes(stack).items():
         stack.routes[logical] = {(route.method, route.path) for route in routes}
+        acl = stack.provisioned.api_web_acls.get(logical)
         definition = ApiDefinition.from_template(
-            logical, stack.provisioned.apis[logical], stack.provisioned.region, routes, function_by_arn
+            logical,
+            stack.provisioned.apis[logical],
+            stack.provisioned.region,
+            routes,
+            function_by_arn,
+            stack.provisioned.web_acls[acl] if acl else None,
         )
         name = api_name(logical)
         port = port_base + API_SLOTS.get(name, 3 + len(stack.servers))

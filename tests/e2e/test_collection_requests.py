@@ -650,3 +650,37 @@ def test_the_link_offers_only_the_methods_active_now_and_due_dates_stay_in_step(
     assert_ok(mz.call("POST", f"/v1/collection-methods/{mkesh}/status", {"status": "inactive"}))
     closed = browser.open(link)
     assert closed.status_code == 409 and "cannot be paid online" in closed.text
+
+
+def from_address(url: str, source: str) -> tuple[int, dict[str, str], str]:
+    """GET `url` from the loopback address `source` (Linux answers on all of 127/8): the payer's
+    own address, as WAF counts them."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30, source_address=(source, 0))
+    try:
+        connection.request("GET", parts.path)
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read().decode()
+    finally:
+        connection.close()
+
+
+def test_hammering_the_payer_endpoints_from_one_address_is_throttled(mz: Collection) -> None:
+    limit = 100  # the template's KulpayRateLimit per KulpayRateWindowSeconds (60)
+    listing = f"{mz.url}/v1/kulpay/collection-requests/list-by-phone-number/+258849990001"
+    statuses = [from_address(listing, "127.0.0.9")[0] for _ in range(limit)]
+    assert statuses == [200] * limit
+    status, headers, body = from_address(listing, "127.0.0.9")
+    assert (status, headers["Retry-After"], headers["Content-Type"]) == (429, "60", "application/json")
+    assert simplejson.loads(body) == {
+        "code": "rate_limited",
+        "message": "Too many requests from this address; retry after the Retry-After seconds.",
+        "request_id": None,
+        "metadata": {},
+    }
+    assert from_address(f"{mz.url}/pay/cr_01ARZ3NDEKTSV4RRFFQ69G5FAV", "127.0.0.9")[0] == 429  # the link as well
+    assert from_address(listing, "127.0.0.10")[0] == 200  # another address is not held back
+    assert mz.call("GET", "/v1/collection-requests").status_code == 200  # nor the business's routes
