@@ -3,6 +3,7 @@ the lifecycle and its races, replays, tenancy and modes."""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -799,3 +800,50 @@ def test_live_velocity_per_phone_declines_the_sixth_attempt(stack: RunningStack)
     assert answers == ["no_connector_binding"] * 5 + ["risk_declined"]
     other_phone = shop.charge(wallet("+258851234567"), key=shop.live_key)
     assert other_phone.json()["code"] == "no_connector_binding"  # velocity is per phone
+
+
+RAW_CARD = "4111111111111111"
+RAW_CARD_MESSAGE = "a card number is never accepted here: send the acquirer's card token"
+
+
+@pytest.mark.parametrize(
+    "card_fields",
+    [
+        {"number": RAW_CARD, "exp_month": 12, "exp_year": 2030, "cvc": "123"},
+        {"number": RAW_CARD, "exp_month": 12, "exp_year": 2030, "holder_name": "Ana Machava"},
+        {"token": "tok_test_visa", "cvv": "123"},
+        {"pan": RAW_CARD, "exp_month": "12"},
+    ],
+    ids=["number-with-cvc", "number-with-expiry", "token-with-cvv", "pan-field"],
+)
+def test_raw_card_data_is_refused_first_whatever_its_neighbours(
+    stack: RunningStack, merchant: Merchant, card_fields: dict[str, Any]
+) -> None:
+    payment_id = str(ULID())
+    body = {
+        "payment_id": payment_id,
+        "money": {"amount": "150.00", "currency": "MZN"},
+        "source": {"type": "card", "card": card_fields},
+        "country": "MZ",
+    }
+    for key in (merchant.test_key, merchant.live_key):
+        response = merchant.call("POST", "/charges", body, key=key)
+        assert response.status_code == 400, response.text
+        code = "gateway.raw_card_data_not_accepted"
+        field = "source.card.number" if "cvc" not in card_fields and "number" in card_fields else "source.card"
+        message = (
+            "send the acquirer's card token, never the card number" if field.endswith("number") else RAW_CARD_MESSAGE
+        )
+        assert response.json()["code"] == code
+        assert response.json()["errors"] == [{"field": field, "code": code, "message": message}]
+        assert RAW_CARD not in response.text and "123" not in response.text.replace("req_", "")
+    stored = json.dumps(stack.aws("dynamodb").scan(TableName=stack.state["resources"]["mz"]["PaymentsTable"])["Items"])
+    assert RAW_CARD not in stored
+    assert RAW_CARD not in stack.log()
+
+
+def test_a_documented_test_card_with_its_expiry_passes_in_test_mode(merchant: Merchant) -> None:
+    source = {"type": "card", "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2030}}
+    response = merchant.charge(source)
+    assert response.status_code == 200, response.text
+    assert response.json()["source"] == {"type": "card", "card": {"token": "tok_test_visa", "last4": "4242"}}

@@ -11,7 +11,7 @@ import re
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, holds_card_number, url_problem
@@ -82,9 +82,31 @@ class MobileWallet(Strict):
     phone_number: Phone | None = None
 
 
+SECURITY_CODES = frozenset({"cvc", "cvv", "cvv2", "cvc2", "security_code"})
+# What a form sends beside a card number; dropped when a number came, so that the number's own rule
+# answers (raw_card_data_not_accepted, or in test mode a documented test card passes).
+CARD_NEIGHBOURS = frozenset({"exp_month", "exp_year", "expiry", "expiration_date", "name", "holder_name"})
+
+
 class Card(Strict):
     token: Id | None = None  # the acquirer's tokenizer reference: what merchants send
     number: Code | None = None  # test mode only, documented test numbers
+
+    @model_validator(mode="before")
+    @classmethod
+    def _raw_card_data_first(cls, value: Any) -> Any:
+        """Raw card data is refused before any other rule of the card (never repeated): a security
+        code, or a card number in a field other than `number`, whatever the neighbouring fields."""
+        if not isinstance(value, dict):
+            return value
+        if SECURITY_CODES & value.keys():
+            raise _raw_card_data()
+        for key, item in value.items():
+            if key != "number" and isinstance(item, str | int) and holds_card_number(str(item)):
+                raise _raw_card_data()
+        if value.get("number") is not None:
+            return {key: item for key, item in value.items() if key not in CARD_NEIGHBOURS}
+        return value
 
 
 class Source(Strict):
