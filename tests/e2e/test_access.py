@@ -509,3 +509,23 @@ def test_the_directory_converges_in_both_regions_after_rapid_changes(stack: Runn
     for _ in range(10):  # and it stays so: no stale copy travels back
         assert replica("mz") == final and replica("regional-sa") == final
         time.sleep(0.1)
+
+
+def test_access_changes_reach_the_very_next_request_of_a_key_in_use(stack: RunningStack, mz: Operator) -> None:
+    """No authorizer result cache: the same key, from the same address, right before and right after."""
+    account = mz.account()
+    key = mz.key(account["id"])
+    assert gateway(stack, "mz", key["key"]).status_code == 200
+    assert mz.call("POST", f"/v1/accounts/{account['id']}/suspend", {"reason": "KYC review"}).status_code == 200
+    assert_problem(
+        gateway(stack, "mz", key["key"]), 403, "Forbidden", "account_suspended", "This account is suspended: KYC review"
+    )
+    assert mz.call("POST", f"/v1/accounts/{account['id']}/reactivate").status_code == 200
+    assert gateway(stack, "mz", key["key"]).status_code == 200
+    rolled = gateway(stack, "mz", key["key"], f"/v1/api-keys/{key['id']}/roll", "POST", {"overlap_seconds": 0})
+    assert rolled.status_code == 201, rolled.text
+    assert gateway(stack, "mz", key["key"]).json()["code"] == "key_expired"
+    fresh = rolled.json()["key"]
+    assert gateway(stack, "mz", fresh).status_code == 200
+    assert mz.call("POST", f"/v1/api-keys/{rolled.json()['id']}/revoke").status_code == 200
+    assert gateway(stack, "mz", fresh).json()["code"] == "unauthorized"
