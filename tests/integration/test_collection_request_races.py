@@ -155,3 +155,41 @@ def test_two_racing_status_changes_of_a_customers_payment_method_land_once(busin
     assert [value["payment_method"]["status"] for _, value in results] == ["inactive", "inactive"]
     stored = deps.payment_methods().get(pm_id)
     assert stored is not None and (stored.status, stored.version) == ("inactive", 2)
+
+
+class FailingOnce:
+    """The real store, whose first transition dies as a DynamoDB timeout would."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.failed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def transition(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.failed:
+            self.failed = True
+            from botocore.exceptions import ReadTimeoutError
+
+            raise ReadTimeoutError(endpoint_url="https://dynamodb.af-south-1.amazonaws.com")
+        return self.real.transition(*args, **kwargs)
+
+
+def test_an_opening_cut_by_a_fault_is_finished_by_the_next_one(business: tuple[str, str]) -> None:
+    """The checkout was opened but the request never recorded it: the next opening finds the same
+    checkout (its payment_id is the attempt's) and records it; no second payment exists."""
+    request_id = issued(*business)
+    flaky = FailingOnce(deps.collection_requests())
+    with deps.substitute(collection_requests=flaky), pytest.raises(Exception, match="Read timeout"):
+        payment_links.open_link(request_id, GATEWAY)
+    half = deps.collection_requests().get(request_id)
+    assert half is not None and (half.attempt, half.checkout_payment_id) == (0, None)
+    destination = payment_links.open_link(request_id, GATEWAY)
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and request.attempt == 1
+    assert destination.checkout_url == f"{GATEWAY}/checkout/{request.checkout_payment_id}"
+    account_id, _ = business
+    payments, _ = deps.events().page(account_id, "test", 50, None, event_type="payment.created")
+    opened = [e for e in payments if e.data["object"].get("collection_request_id") == request_id]
+    assert len(opened) == 1
