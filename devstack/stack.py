@@ -365,7 +365,11 @@ class LocalStack:
         state = self.state()
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+        tmp.unlink(missing_ok=True)
+        # The operator token, the demo keys and the issuers' private keys: readable by the owner only.
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as output:
+            output.write(json.dumps(state, indent=2) + "\n")
         os.replace(tmp, self.state_file)
         return state
 

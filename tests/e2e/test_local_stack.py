@@ -69,6 +69,11 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
         assert demo["webhook_secret_test"].startswith("whsec_") and demo["webhook_secret_live"].startswith("whsec_")
 
 
+def test_stack_json_is_readable_by_its_owner_only(stack: RunningStack) -> None:
+    """It holds the operator token, the demo keys and the local issuers' private keys."""
+    assert stack.state_file.stat().st_mode & 0o777 == 0o600
+
+
 @pytest.mark.parametrize("region", REGIONS)
 @pytest.mark.parametrize("api", APIS)
 def test_health_answers_on_every_api_of_every_region(stack: RunningStack, region: str, api: str) -> None:
