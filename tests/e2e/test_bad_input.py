@@ -122,3 +122,31 @@ def test_an_over_long_field_is_a_400_naming_it_not_a_500(stack: RunningStack) ->
         "invalid_request",
         [{"field": "customer.name", "code": "invalid_value", "message": document["errors"][0]["message"]}],
     )
+
+
+@pytest.mark.parametrize("api", ["gateway", "collection", "management"])
+@pytest.mark.parametrize(
+    "media", ["application/x-www-form-urlencoded", "text/plain", "application/xml"], ids=["form", "text", "xml"]
+)
+def test_a_body_that_is_not_sent_as_json_is_told_how_to_send_it(stack: RunningStack, api: str, media: str) -> None:
+    """curl -d '{...}' without -H 'Content-Type: application/json' sends a form: one clear answer."""
+    url, headers = target(stack, api)
+    before = events(stack)
+    body = '{"name": "Loja", "region": "mz"}'
+    answer = requests.post(url, data=body.encode(), headers={**headers, "Content-Type": media}, timeout=30)
+    assert answer.status_code == 400, answer.text
+    message = "The request body must be JSON (Content-Type: application/json)."
+    if api == "collection":
+        assert answer.json() == {
+            "code": "invalid_request",
+            "message": message,
+            "request_id": f"req_{answer.headers['X-Request-ID']}",
+            "metadata": {},
+        }
+    else:
+        assert (answer.json()["code"], answer.json()["detail"], answer.headers["Content-Type"]) == (
+            "invalid_request",
+            message,
+            "application/problem+json",
+        )
+    assert events(stack) == before

@@ -32,6 +32,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from pydantic_core.core_schema import ErrorType
 
 from mzpay.http import request_id as rid
+from mzpay.http.body import content_type
 from mzpay.http.body import screen as screen_body
 from mzpay.http.errors import (
     JSON_CONTENT_TYPE,
@@ -191,12 +192,13 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
 
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response:
+        if _not_json(app.current_event.raw_event):  # e.g. curl -d without -H: a form, not JSON
+            return error_response(NOT_JSON, surface)
         return error_response(validation_error(list(exc.errors()), surface), surface)
 
     @app.exception_handler(RequestUnsupportedContentType)
     def _unsupported(_exc: RequestUnsupportedContentType) -> Response:
-        error = ServiceError(400, "invalid_request", "The request body must be JSON (Content-Type: application/json).")
-        return error_response(error, surface)
+        return error_response(NOT_JSON, surface)
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:
@@ -204,6 +206,18 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
 
     app.mzpay_surface = surface  # type: ignore[attr-defined]
     return app
+
+
+NOT_JSON = ServiceError(400, "invalid_request", "The request body must be JSON (Content-Type: application/json).")
+
+
+def _not_json(event: dict[str, Any]) -> bool:
+    """A body sent with a media type other than JSON (a form, text): its fields were not read as
+    the route's JSON, so the one useful answer is to say how to send it."""
+    if not event.get("body"):
+        return False
+    media = content_type(event).split(";", 1)[0].strip().lower()
+    return bool(media) and media != "application/json" and not media.endswith("+json")
 
 
 def _proxy_error(error: ServiceError, surface: Surface) -> dict[str, Any]:
