@@ -289,7 +289,7 @@ class LocalStack:
         self.state_file = state_file
         self.moto_log = moto_log
         self.warm = warm
-        self.operator_token = secrets.token_urlsafe(32)
+        self.operator_token = secrets.token_hex(32)  # never starts with "-", which a command line reads as an option
         self.moto: subprocess.Popen[bytes] | None = None
         self.regions: dict[str, RegionStack] = {}
         self.replicators: list[GlobalTableReplicator] = []

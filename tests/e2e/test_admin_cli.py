@@ -148,7 +148,7 @@ def in_other_region(admin: Admin, *argv: str, region: str = "regional-sa") -> Ru
 def test_info_shows_the_region_its_peers_and_the_build(local_stack: RunningStack, cli: Admin) -> None:
     peer = local_stack.state["regions"]["mz"]
     token = local_stack.state["operator_token"]
-    result = cli("--url", management(local_stack, "regional-sa"), "--token", token, "info")
+    result = cli("--url", management(local_stack, "regional-sa"), f"--token={token}", "info")
     assert result.code == 0 and result.err == ""
     assert_lines(
         result.out,
