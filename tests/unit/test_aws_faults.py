@@ -150,3 +150,36 @@ def test_the_idempotency_store_turns_a_timeout_into_unavailable_not_a_crash() ->
     store.table = TimingOutTable()
     with pytest.raises(IdempotencyUnavailable):
         store.claim("acc#test#k", "print", 30)
+
+
+class BatchGetClient:
+    """A DynamoDB client whose BatchGetItem leaves keys unprocessed for its first `throttled` calls."""
+
+    def __init__(self, throttled: int) -> None:
+        self.throttled = throttled
+        self.calls: list[dict[str, Any]] = []
+
+    def batch_get_item(self, RequestItems: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(RequestItems)
+        keys = RequestItems["T"]["Keys"]
+        if len(self.calls) <= self.throttled:
+            return {"Responses": {"T": [keys[0]]}, "UnprocessedKeys": {"T": {"Keys": keys[1:], "ConsistentRead": True}}}
+        return {"Responses": {"T": keys}, "UnprocessedKeys": {}}
+
+
+def test_batch_get_asks_again_for_the_keys_dynamodb_left_unprocessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aws.time, "sleep", lambda _seconds: None)
+    client = BatchGetClient(throttled=1)
+    keys = [{"pk": "a"}, {"pk": "b"}, {"pk": "c"}]
+    assert aws.batch_get(client, {"T": {"Keys": keys, "ConsistentRead": True}}) == {"T": keys}
+    assert [call["T"]["Keys"] for call in client.calls] == [keys, keys[1:]]
+
+
+def test_batch_get_left_throttled_is_a_dependency_fault_not_a_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aws.time, "sleep", lambda _seconds: None)
+    client = BatchGetClient(throttled=10)
+    keys = [{"pk": "a"}, {"pk": "b"}, {"pk": "c"}, {"pk": "d"}]
+    with pytest.raises(ClientError) as raised:
+        aws.batch_get(client, {"T": {"Keys": keys, "ConsistentRead": True}})
+    assert len(client.calls) == aws.BATCH_GET_ATTEMPTS
+    assert aws.is_dependency_fault(raised.value) and not aws.is_conditional_failure(raised.value)

@@ -3,13 +3,11 @@ account's, replay a failed one. See docs/webhooks.md."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import time
 from typing import Any
 
 from mzpay import deps
+from mzpay.domain import page_tokens
 from mzpay.domain.deliveries import Delivery
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
@@ -61,22 +59,14 @@ def delivery(delivery_id: str) -> dict[str, Any]:
     return view(_found(delivery_id))
 
 
-def _page_token(key: dict[str, str]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
-
-
 def _start_key(token: str | None, index_key: str, expected: str) -> dict[str, str] | None:
     if token is None:
         return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        valid = isinstance(key, dict) and all(isinstance(v, str) for v in key.values()) and key[index_key] == expected
-    except (ValueError, binascii.Error, KeyError, TypeError):
-        valid = False
-    if not valid:
+    key = page_tokens.decode(token, lambda key: key[index_key] == expected)
+    if key is None:
         error = FieldError("page_token", "invalid_value", "page_token is not a token this list gave")
         raise ServiceError(400, "invalid_request", "The request has invalid fields: page_token.", errors=[error])
-    return key  # type: ignore[no-any-return]
+    return key
 
 
 def account_deliveries(
@@ -92,7 +82,7 @@ def account_deliveries(
         "object": "list",
         "data": [view(item, attempts=False) for item in items],
         "has_more": after is not None,
-        "next_page_token": _page_token(after) if after else None,
+        "next_page_token": page_tokens.encode(after) if after else None,
     }
 
 

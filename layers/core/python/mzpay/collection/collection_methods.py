@@ -56,7 +56,7 @@ def add(account_id: str, method_type: str, name: str | None, mode: str) -> dict[
         method_id=new_prefixed_id("cm"),
         account_id=account_id,
         type=method_type,
-        name=name or METHOD_TYPES[method_type][0],
+        name=name or METHOD_TYPES[method_type],
         mode=mode,
         status=MethodStatus.ACTIVE,
         version=1,

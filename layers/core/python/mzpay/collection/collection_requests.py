@@ -6,15 +6,13 @@ another account's request is 404. Payment: mzpay.collection.payment_links and th
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
 from mzpay.domain import collection_requests as rules
+from mzpay.domain import page_tokens
 from mzpay.domain.bounds import url_problem
 from mzpay.domain.business import INVALID_FORMAT, BusinessAccount, phone_problem
 from mzpay.domain.clock import now_iso
@@ -165,6 +163,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
     invoice = body.get("invoice_metadata") or {}
     due = invoice.get("due_date")
     routing = body.get("integration_routing") or {}
+    biller = _biller(account)
     request = CollectionRequest(
         request_id=request_id,
         account_id=account_id,
@@ -203,7 +202,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         },
         compliance_audit={
             "payer_nuit": body["payer"]["vat_number"],
-            "issuer_nuit": _biller(account)["issuer_nuit"],
+            "issuer_nuit": biller["issuer_nuit"],
             "invoice_validity": due,
             "attached_contract": None,
             "user_issuer": actor,
@@ -214,7 +213,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
             "paid_at": None,
             "reconciled_at": None,
         },
-        biller=_biller(account),
+        biller=biller,
         created_at=now,
         updated_at=now,
     )
@@ -226,18 +225,12 @@ def read(account_id: str, request_id: str) -> dict[str, Any]:
     return {"object": "collection_request", "collection_request": _own(account_id, request_id).view()}
 
 
-def _page_token(key: dict[str, str] | None) -> str | None:
-    if key is None:
-        return None
-    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
-
-
 def _listing(items: list[dict[str, Any]], last: dict[str, str] | None) -> dict[str, Any]:
     return {
         "object": "list",
         "items": items,
         "has_more": last is not None,
-        "next_page_token": _page_token(last),
+        "next_page_token": page_tokens.encode(last) if last else None,
         "error": None,
     }
 
@@ -246,19 +239,15 @@ def _start(token: str | None, list_key: str, index: str) -> dict[str, str] | Non
     """The page's start key, when `token` is one this list gave; 400 validation_error otherwise."""
     if token is None:
         return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+
+    def of_this_list(key: dict[str, str]) -> bool:
         request_id = key[f"{index}sk"]
-        ok = (
-            set(key) == {"pk", "sk", f"{index}pk", f"{index}sk"}
-            and key[f"{index}pk"] == list_key
-            and key == {"pk": f"CR#{request_id}", "sk": "CR", f"{index}pk": list_key, f"{index}sk": request_id}
-        )
-    except (ValueError, binascii.Error, KeyError, TypeError):
-        ok = False
-    if not ok:
+        return key == {"pk": f"CR#{request_id}", "sk": "CR", f"{index}pk": list_key, f"{index}sk": request_id}
+
+    key = page_tokens.decode(token, of_this_list)
+    if key is None:
         raise rules.invalid([FieldError("page_token", INVALID_FORMAT, "a page_token this list gave")])
-    return key  # type: ignore[no-any-return]
+    return key
 
 
 def listed(account_id: str, page_size: int, page_token: str | None) -> dict[str, Any]:
@@ -268,23 +257,23 @@ def listed(account_id: str, page_size: int, page_token: str | None) -> dict[str,
     return _listing([request.summary() for request in found], last)
 
 
-def _reassigned(account_id: str, target: str) -> None:
+def _reassigned(account_id: str, target: str) -> BusinessAccount:
     """A request moves only to an account the caller manages: one connected to it as a platform
     (the gateway's rule for acting for another account), active as a business. 404 otherwise."""
     connected, gateway_account = deps.directory().acting_target(account_id, target)
     business = deps.business_accounts().get(target)
     if not connected or gateway_account is None or business is None or business.status != "active":
         raise ServiceError(404, "not_found", "No such account.", field="account_id")
+    return business
 
 
 def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """PUT /v1/collection-requests/{id}: only the fields given change, while the request is
     pending with no checkout open. Reassigning account_id also names the new account's methods."""
     target = body.get("account_id") or account_id
-    if target != account_id:
-        _reassigned(account_id, target)
-        if "collection_method_ids" not in body:
-            raise rules.invalid([FieldError("collection_method_ids", "REQUIRED", "the new account's methods")])
+    new_account = _reassigned(account_id, target) if target != account_id else None
+    if new_account is not None and "collection_method_ids" not in body:
+        raise rules.invalid([FieldError("collection_method_ids", "REQUIRED", "the new account's methods")])
     problems = _checked(body)
     if "payer" in body:
         problems += rules.payer_problems(body["payer"])
@@ -299,9 +288,9 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
     for name in ("description", "payer", "third_party_reference", "metadata"):
         if name in body:
             changes[name] = body[name]
-    if target != account_id:
+    if new_account is not None:
         changes["account_id"] = target
-        changes["biller"] = _biller(require_active(target))
+        changes["biller"] = _biller(new_account)
 
     def change(request: CollectionRequest) -> CollectionRequest:
         merged = {**changes, **_checkout_closed(request, "change")}

@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import random
 import time
 from datetime import UTC, datetime
@@ -15,6 +12,7 @@ from mzpay import deps
 from mzpay.collection.fetch import FetchError, fetch_json, loopback_allowed
 from mzpay.collection.signin import configured_provider
 from mzpay.domain import collection_idp as rules
+from mzpay.domain import page_tokens
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_prefixed_id
@@ -207,22 +205,14 @@ def delete(idp_id: str, identity: Identity, ip: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- pages
-def _page_token(key: dict[str, str]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
-
-
 def _start_key(token: str | None, valid: Any, code: str) -> dict[str, str] | None:
     if token is None:
         return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        ok = isinstance(key, dict) and all(isinstance(v, str) for v in key.values()) and valid(key)
-    except (ValueError, binascii.Error, KeyError, TypeError):
-        ok = False
-    if not ok:
+    key = page_tokens.decode(token, valid)
+    if key is None:
         error = FieldError("page_token", "invalid_value", "page_token is not a token this list gave")
         raise ServiceError(400, code, "The request has invalid fields: page_token.", errors=[error])
-    return key  # type: ignore[no-any-return]
+    return key
 
 
 def _is_list_key(key: dict[str, str]) -> bool:
@@ -242,7 +232,7 @@ def page(page_size: int, page_token: str | None) -> dict[str, Any]:
         "object": "list",
         "data": [rules.view(item) for item in found.items],
         "has_more": found.last_key is not None,
-        "next_page_token": _page_token(found.last_key) if found.last_key else None,
+        "next_page_token": page_tokens.encode(found.last_key) if found.last_key else None,
         "error": None,
     }
 
@@ -271,5 +261,5 @@ def audit_records(idp_id: str, page_size: int, page_token: str | None) -> dict[s
         "object": "list",
         "data": [audit_view(item) for item in found.items],
         "has_more": found.last_key is not None,
-        "next_page_token": _page_token(found.last_key) if found.last_key else None,
+        "next_page_token": page_tokens.encode(found.last_key) if found.last_key else None,
     }

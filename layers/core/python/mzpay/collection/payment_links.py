@@ -61,8 +61,8 @@ def _networks(request: CollectionRequest) -> list[str]:
     ]
 
 
-def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gateway_url: str) -> str:
-    """Open (or find, when a racing opening did) the checkout of `attempt`; its URL."""
+def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gateway_url: str) -> tuple[str, str]:
+    """Open (or find, when a racing opening did) the checkout of `attempt`: its payment's id and URL."""
     payer = Principal.of_account(request.account_id, request.mode)
     checkout = CheckoutRequest(
         amount=format(request.value, "f"),
@@ -79,7 +79,7 @@ def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gat
         "description": request.description or "",
     }
     opened = create_checkout(payer, checkout, gateway_url, statement, networks, request.request_id)
-    return str(opened["checkout_url"])
+    return str(opened["provider_payment_id"]), str(opened["checkout_url"])
 
 
 def open_link(request_id: str, gateway_url: str) -> Destination:
@@ -98,15 +98,11 @@ def open_link(request_id: str, gateway_url: str) -> Destination:
         if not networks:
             return Destination(None, "not_payable", request)
         attempt = request.attempt + 1
-        url = _checkout(request, attempt, networks, gateway_url)
-        opened = deps.payments().by_payment_id(
-            request.account_id, request.mode, checkout_payment_id(request_id, attempt)
-        )
-        assert opened is not None  # just written, read consistently
+        payment_id, url = _checkout(request, attempt, networks, gateway_url)
         now = now_iso()
         reconciliation = {**request.payment_reconciliation, "payment_status": PaymentStatus.IN_PROCESS}
         changes = {
-            "checkout_payment_id": opened.entity.provider_payment_id,
+            "checkout_payment_id": payment_id,
             "attempt": attempt,
             "payment_reconciliation": reconciliation,
             "compliance_audit": {

@@ -33,14 +33,14 @@ from mzpay.domain.events import Event, new_event
 from mzpay.domain.methods import METHODS, NETWORK_NAMES
 
 # ---------------------------------------------------------------- collection methods
-# type -> (default name, partner_id of the partner it collects through or None)
-METHOD_TYPES: dict[str, tuple[str, str | None]] = {
-    "mpesa": ("M-Pesa", "mpesa"),
-    "emola": ("e-Mola", "emola"),
-    "mkesh": ("mKesh", "mkesh"),
-    "bank_transfer": ("Bank transfer", None),
-    "payment_reference": ("Payment reference", None),
-    "card": ("Card", None),
+# type -> the name a method of that type gets when the business gives none
+METHOD_TYPES = {
+    "mpesa": "M-Pesa",
+    "emola": "e-Mola",
+    "mkesh": "mKesh",
+    "bank_transfer": "Bank transfer",
+    "payment_reference": "Payment reference",
+    "card": "Card",
 }
 CHECKOUT_NETWORKS = tuple(NETWORK_NAMES)  # the methods a payer pays with on the hosted checkout
 MODES = ("test", "live")

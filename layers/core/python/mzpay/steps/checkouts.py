@@ -16,9 +16,9 @@ from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_id, request_fingerprint
 from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import Payment, Status, amount_error, ensure_transition, snapshot
+from mzpay.domain.payments import Payment, Status, amount_error, snapshot
 from mzpay.domain.principal import Principal
-from mzpay.steps.payments import current, payment_event, waiting
+from mzpay.steps.payments import close, current, payment_event, waiting
 from mzpay.store.payments import PaymentIdTaken
 from mzpay.store.transitions import same_request
 
@@ -108,16 +108,4 @@ def _checkout_replay(existing: Claimed[Payment], fingerprint: str) -> dict[str, 
 def cancel_payment(payment: Payment) -> Payment:
     """Cancel `payment` while the payer has not paid (409 invalid_state otherwise, also when the
     payer's payment lands first): payment.canceled is recorded."""
-    ensure_transition(payment.status, "cancel")
-    now = now_iso()
-    changes: dict[str, Any] = {
-        "status": Status.CANCELED,
-        "next_action": None,
-        "updated_at": now,
-        "expiry_shard": None,
-        "due_at": None,
-    }
-    after = payment.with_changes(changes)
-    return deps.payments().transition(
-        payment, changes, [payment_event("payment.canceled", after, now)], taken=Decimal(0)
-    )
+    return close(payment, "cancel", Status.CANCELED, "payment.canceled")

@@ -18,8 +18,12 @@ from mzpay.domain.collection_requests import CollectionRequest, PaymentStatus, R
 from mzpay.observability import logger
 from mzpay.store.collection_requests import Changed
 
-SETTLING = {"payment.succeeded": "paid", "payment.failed": "failed", "payment.expired": "failed"}
-SETTLING["payment.canceled"] = "failed"
+SETTLING = {
+    "payment.succeeded": "paid",
+    "payment.failed": "failed",
+    "payment.expired": "failed",
+    "payment.canceled": "failed",
+}
 ATTEMPTS = 5
 
 

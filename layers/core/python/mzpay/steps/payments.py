@@ -199,16 +199,21 @@ def current(payment: Payment) -> Payment:
 
 
 def _expire(payment: Payment) -> Payment:
-    ensure_transition(payment.status, "expire")
+    return close(payment, "expire", Status.EXPIRED, "payment.expired")
+
+
+def close(payment: Payment, action: str, status: str, kind: str) -> Payment:
+    """End a payment nobody paid (`action` expire or cancel): its status, no next action, off the
+    expiry schedule and its reservations given back, with its event; 409 invalid_state when the
+    payment cannot take `action` any more (the payer's payment landed first, say)."""
+    ensure_transition(payment.status, action)
     now = now_iso()
     changes: dict[str, Any] = {
-        "status": Status.EXPIRED,
+        "status": status,
         "next_action": None,
         "updated_at": now,
         "expiry_shard": None,
         "due_at": None,
     }
     after = payment.with_changes(changes)
-    return deps.payments().transition(
-        payment, changes, [payment_event("payment.expired", after, now)], taken=Decimal(0)
-    )
+    return deps.payments().transition(payment, changes, [payment_event(kind, after, now)], taken=Decimal(0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any
 
 from mzpay.deps import once
@@ -114,3 +115,26 @@ def is_dependency_fault(exc: BaseException) -> bool:
         status = _error_response(exc).get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
         return code in RETRYABLE_ERROR_CODES or (isinstance(status, int) and status >= 500)
     return False
+
+
+BATCH_GET_ATTEMPTS = 3
+
+
+def batch_get(client: Any, request: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """BatchGetItem of `request` (RequestItems), the items found per table. Keys DynamoDB leaves
+    unprocessed (throttling) are asked again after a short backoff, as AWS advises; still left
+    after BATCH_GET_ATTEMPTS, it is a dependency fault (the caller answers 503 + Retry-After)."""
+    found: dict[str, list[dict[str, Any]]] = {name: [] for name in request}
+    for attempt in range(BATCH_GET_ATTEMPTS):
+        if attempt:
+            time.sleep(0.05 * 2**attempt)
+        response = client.batch_get_item(RequestItems=request)
+        for name, items in response.get("Responses", {}).items():
+            found.setdefault(name, []).extend(items)
+        request = response.get("UnprocessedKeys") or {}
+        if not request:
+            return found
+    from botocore.exceptions import ClientError
+
+    error = {"Code": "ProvisionedThroughputExceededException", "Message": "BatchGetItem left keys unprocessed"}
+    raise ClientError({"Error": error}, "BatchGetItem")

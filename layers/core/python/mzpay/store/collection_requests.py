@@ -15,7 +15,7 @@ from typing import Any
 
 from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.events import Event
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.transitions import applied, versioned_update
 
@@ -103,13 +103,8 @@ class CollectionRequests:
         wanted = list(dict.fromkeys(method_ids))
         if not wanted:
             return {}
-        answer = self.client.batch_get_item(
-            RequestItems={self.name: {"Keys": [_method_key(i) for i in wanted], "ConsistentRead": True}}
-        )
-        items = answer["Responses"].get(self.name, [])
-        while answer.get("UnprocessedKeys"):
-            answer = self.client.batch_get_item(RequestItems=answer["UnprocessedKeys"])
-            items += answer["Responses"].get(self.name, [])
+        request = {self.name: {"Keys": [_method_key(i) for i in wanted], "ConsistentRead": True}}
+        items = batch_get(self.client, request)[self.name]
         found = (CollectionMethod.model_validate(item) for item in items)
         return {method.method_id: method for method in found}
 

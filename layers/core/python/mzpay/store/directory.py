@@ -19,7 +19,7 @@ from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import KeyStatus
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, is_conditional_failure, table
 
 
 @dataclass
@@ -276,21 +276,7 @@ class Directory:
             {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{account_id}"},
             {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"},
         ]
-        items: list[dict[str, Any]] = []
-        request: dict[str, Any] = {self.name: {"Keys": keys, "ConsistentRead": True}}
-        for _ in range(3):  # unprocessed keys (throttling) are asked again, as AWS advises
-            answer = self.client.batch_get_item(RequestItems=request)
-            items += answer.get("Responses", {}).get(self.name, [])
-            request = answer.get("UnprocessedKeys") or {}
-            if not request:
-                break
-        else:
-            raise ServiceError(
-                503,
-                "service_unavailable",
-                "A dependency of the service is unavailable; retry with the same Idempotency-Key.",
-                headers={"Retry-After": "1"},
-            )
+        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
         connected = any(item["sk"] == f"CONNECTED#{account_id}" for item in items)
         account = next((Account.from_item(item) for item in items if item["sk"] == "ACCOUNT"), None)
         return connected, account

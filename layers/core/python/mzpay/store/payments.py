@@ -22,7 +22,7 @@ from mzpay.domain.limits import AccountLimits
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, is_conditional_failure, table
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
@@ -287,7 +287,7 @@ class Payments:
         a PSP without an availability item is available."""
         if not psp_ids:
             return {}, {}
-        items = self._batch_get({self.name: {"Keys": _psp_keys(psp_ids), "ConsistentRead": True}})
+        items = batch_get(self.client, {self.name: {"Keys": _psp_keys(psp_ids), "ConsistentRead": True}})
         return _routing(psp_ids, items[self.name])
 
     def admission(
@@ -301,7 +301,7 @@ class Payments:
         request: dict[str, Any] = {limits.name: {"Keys": [Limits.key(account_id, mode)]}}
         if keys or claim_key:
             request[self.name] = {"Keys": [*keys, *([claim_key] if claim_key else [])], "ConsistentRead": True}
-        items = self._batch_get(request)
+        items = batch_get(self.client, request)
         mine = items.get(self.name, [])
         statuses, pilots = _routing(psp_ids, [i for i in mine if i["sk"] != "PAYID"]) if psp_ids else ({}, {})
         claims = [i for i in mine if i["sk"] == "PAYID"]
@@ -311,16 +311,6 @@ class Payments:
     def claimed_payment(self, claim: dict[str, Any]) -> Claimed[Payment] | None:
         """The payment a payment_id claim (read by `admission`) names, with its fingerprint."""
         return claim_of(claim, "provider_payment_id", self.get)
-
-    def _batch_get(self, request: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-        """BatchGetItem of `request`, asking again for any keys DynamoDB left unprocessed."""
-        found: dict[str, list[dict[str, Any]]] = {name: [] for name in request}
-        while request:
-            response = self.client.batch_get_item(RequestItems=request)
-            for name, items in response.get("Responses", {}).items():
-                found[name] += items
-            request = response.get("UnprocessedKeys") or {}
-        return found
 
     def pilot(self, psp_id: str) -> dict[str, Any] | None:
         item = self.table.get_item(Key={"pk": f"PSP#{psp_id}", "sk": "PILOT"}, ConsistentRead=True).get("Item")
