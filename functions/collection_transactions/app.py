@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from mzpay.domain.collection_access import guarded
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
+from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.partner_schemas import TransactionIn
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -21,11 +22,19 @@ TRANSACTION_CREATE, CUSTOMER_READ = guarded("transaction:create"), guarded("cust
 Filter = Annotated[str | None, Query(max_length=200)]
 
 
+def _scope() -> str:
+    """Idempotency-Keys are the business's own (apart from any the gateway's keys use)."""
+    return f"collection#{caller().account_id()}"
+
+
 @routes.post("/v1/customers/<customer_id>/payment_methods/<payment_method_id>/transactions", TRANSACTION_CREATE)
+@idempotent(app, scope=_scope, complete_in_store=False)
 def process_transaction(
     customer_id: str, payment_method_id: str, body: Annotated[TransactionIn, Body()]
 ) -> dict[str, Any]:
-    return transactions.process(caller().account_id(), customer_id, payment_method_id, body.model_dump())
+    return transactions.process(
+        caller().account_id(), customer_id, payment_method_id, body.model_dump(), derived_id("transaction")
+    )
 
 
 @routes.get("/v1/customers/<customer_id>/transactions", CUSTOMER_READ)

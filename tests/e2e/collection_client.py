@@ -79,8 +79,9 @@ class Collection:
         *,
         token: str | None = "demo",
         params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> requests.Response:
-        headers = {}
+        headers = dict(headers or {})
         if token is not None:
             headers["Authorization"] = f"Bearer {self.token if token == 'demo' else token}"
         return requests.request(method, self.url + path, json=body, headers=headers, params=params, timeout=30)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -34,8 +35,12 @@ def wallet(mz: Collection, customer: str, phone: str, mode: str = "test") -> str
     return str(assert_ok(mz.call("POST", f"/v1/customers/{customer}/payment_methods", body))["payment_method"]["id"])
 
 
-def process(mz: Collection, customer: str, pm_id: str, body: dict[str, Any], token: str = "demo") -> Any:
-    return mz.call("POST", f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions", body, token=token)
+def process(
+    mz: Collection, customer: str, pm_id: str, body: dict[str, Any], token: str = "demo", key: str | None = None
+) -> Any:
+    """One transaction request, with an Idempotency-Key of its own unless `key` names one."""
+    path = f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions"
+    return mz.call("POST", path, body, token=token, headers={"Idempotency-Key": key or str(uuid.uuid4())})
 
 
 def history(mz: Collection, customer: str, **params: Any) -> dict[str, Any]:
@@ -197,3 +202,38 @@ def test_refusals(mz: Collection, customer: str) -> None:
     )
     answer = mz.call("GET", f"/v1/customers/{customer}/transactions", params={"limit": 101})
     assert answer.status_code == 400 and answer.json()["code"] == "validation_error"
+
+
+def test_a_transaction_runs_once_per_idempotency_key(mz: Collection, customer: str) -> None:
+    pm_id = wallet(mz, customer, "+258841150000")
+    path = f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions"
+    body = {"transaction_type": "pay_in", "amount": 40}
+    assert_error(
+        mz.call("POST", path, body), 400, "idempotency_key_required", "This request needs an Idempotency-Key header."
+    )
+    assert_error(
+        process(mz, customer, pm_id, body, key="k" * 256),
+        400,
+        "invalid_idempotency_key",
+        "Idempotency-Key is longer than 255 bytes.",
+    )
+    assert history(mz, customer, payment_method_id=pm_id)["data"] == []
+    key = str(uuid.uuid4())
+    first = process(mz, customer, pm_id, body, key=key)
+    paid = assert_ok(first)
+    again = process(mz, customer, pm_id, body, key=key)
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == paid
+    assert [t["instruction_id"] for t in history(mz, customer, payment_method_id=pm_id)["data"]] == [
+        paid["transaction_id"]
+    ]
+    assert_error(
+        process(mz, customer, pm_id, {**body, "amount": 41}, key=key),
+        409,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used for another request (method, path or body).",
+    )
+    other = mz.mint(account_id="01ARZ3NDEKTSV4RRFFQ69G5FAV", sub="other")
+    assert_error(
+        process(mz, customer, pm_id, body, token=other, key=key), 404, "customer_not_found", "No such customer."
+    )

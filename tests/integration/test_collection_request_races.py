@@ -15,7 +15,15 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import access, checkout
-from mzpay.collection import collection_methods, collection_requests, kyc, onboarding, payment_links, payment_methods
+from mzpay.collection import (
+    collection_methods,
+    collection_requests,
+    kyc,
+    onboarding,
+    payment_links,
+    payment_methods,
+    transactions,
+)
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import ServiceError
 from mzpay.steps.collection_payments import reconcile_collection
@@ -158,22 +166,25 @@ def test_two_racing_status_changes_of_a_customers_payment_method_land_once(busin
 
 
 class FailingOnce:
-    """The real store, whose first transition dies as a DynamoDB timeout would."""
+    """The real store, whose first `method` call (a transition) dies as a DynamoDB timeout would."""
 
-    def __init__(self, real: Any) -> None:
+    def __init__(self, real: Any, method: str = "transition") -> None:
         self.real = real
+        self.method = method
         self.failed = False
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
+        attribute = getattr(self.real, name)
+        if name != self.method or self.failed:
+            return attribute
 
-    def transition(self, *args: Any, **kwargs: Any) -> Any:
-        if not self.failed:
+        def fail(*_args: Any, **_kwargs: Any) -> Any:
             self.failed = True
             from botocore.exceptions import ReadTimeoutError
 
             raise ReadTimeoutError(endpoint_url="https://dynamodb.af-south-1.amazonaws.com")
-        return self.real.transition(*args, **kwargs)
+
+        return fail
 
 
 def test_an_opening_cut_by_a_fault_is_finished_by_the_next_one(business: tuple[str, str]) -> None:
@@ -193,3 +204,28 @@ def test_an_opening_cut_by_a_fault_is_finished_by_the_next_one(business: tuple[s
     payments, _ = deps.events().page(account_id, "test", 50, None, event_type="payment.created")
     opened = [e for e in payments if e.data["object"].get("collection_request_id") == request_id]
     assert len(opened) == 1
+
+
+def test_a_pay_in_cut_by_a_fault_after_the_charge_is_finished_by_its_retry(business: tuple[str, str]) -> None:
+    """The charge went through but the history was not written: the retry of the same request
+    (same Idempotency-Key, so the same movement id) finds that charge and records it; the money
+    moved once."""
+    account_id, _ = business
+    customer_id = kyc.register(account_id, "Rita Sitoe", "bi")["id"]
+    details = {"phone_number": "+258841120000"}  # the simulator approves it at once
+    pm_id = payment_methods.add(account_id, customer_id, "ptn_mpesa", "mobile_wallet", details, "test")
+    pm_id = pm_id["payment_method"]["id"]
+    body = {"transaction_type": "pay_in", "amount": Decimal("75"), "currency": "MZN", "metadata": {}}
+    movement_id = "0b5c4a9e-4f0e-5a58-9d7e-2f3c1b6a7d10"
+    flaky = FailingOnce(deps.payment_methods(), "record")
+    with deps.substitute(payment_methods=flaky), pytest.raises(Exception, match="Read timeout"):
+        transactions.process(account_id, customer_id, pm_id, body, movement_id)
+    charged = deps.payments().by_payment_id(account_id, "test", movement_id)
+    assert charged is not None and charged.entity.status == "succeeded"
+    assert transactions.listed(account_id, customer_id, {}, 1, 20)["data"] == []
+    result = transactions.process(account_id, customer_id, pm_id, body, movement_id)
+    assert (result["status"], result["transaction_type"]) == ("succeeded", "pay_in")
+    (item,) = transactions.listed(account_id, customer_id, {}, 1, 20)["data"]
+    assert (item["reference"], item["status"]) == (charged.entity.provider_payment_id, "succeeded")
+    recorded, _ = deps.events().page(account_id, "test", 50, None)
+    assert {e.resource_id for e in recorded if e.resource == "payment"} == {charged.entity.provider_payment_id}

@@ -2,7 +2,12 @@
 (check_balance, get_authorization, validata) are answered by the simulator in test mode;
 money moves through the gateway of the business's account in the method's mode: pay_in is a
 charge of the customer's wallet or card, pay_out, deposit and transfer a payout to a wallet. Every
-processed transaction is kept in the customer's history, declined ones included."""
+processed transaction is kept in the customer's history, declined ones included.
+
+A transaction runs once per Idempotency-Key (the route is @idempotent): its gateway payment or
+payout is named by an id derived from the key (`movement_id`), so a retry after a fault between
+the money moving and the history being written finds the same charge or payout (replayed by the
+gateway's own payment_id / payout_id rule) and records it, instead of moving the money again."""
 
 from __future__ import annotations
 
@@ -42,7 +47,11 @@ def _wallet(method: PaymentMethod, destination: str | None) -> tuple[str, str]:
     return network, destination or method.details["phone_number"]
 
 
-def _pay_in(method: PaymentMethod, instruction_id: str, amount: Decimal, currency: str) -> dict[str, Any]:
+def _metadata(method: PaymentMethod) -> dict[str, str]:
+    return {"customer_id": method.customer_id, "payment_method_id": method.pm_id}
+
+
+def _pay_in(method: PaymentMethod, movement_id: str, amount: Decimal, currency: str) -> dict[str, Any]:
     from mzpay.cases.charges import create_charge  # the gateway's own charge path
 
     if method.type == "mobile_wallet" and method.partner_id in NETWORKS:
@@ -53,11 +62,11 @@ def _pay_in(method: PaymentMethod, instruction_id: str, amount: Decimal, currenc
     else:
         raise _unsupported("A pay_in takes a mobile wallet or a card, so far.")
     request = ChargeRequest(
-        payment_id=instruction_id.removeprefix("ins_"),
+        payment_id=movement_id,
         money={"amount": f"{amount:f}", "currency": currency},  # type: ignore[arg-type]
         source=source,
         country="MZ",
-        metadata={"customer_id": method.customer_id, "instruction_id": instruction_id},
+        metadata=_metadata(method),
     )
     charge = create_charge(_principal(method), request)
     status = PAYMENT_STATUS.get(charge["status"], "pending")
@@ -71,7 +80,7 @@ def _pay_in(method: PaymentMethod, instruction_id: str, amount: Decimal, currenc
 
 def _pay_out(
     method: PaymentMethod,
-    instruction_id: str,
+    movement_id: str,
     amount: Decimal,
     currency: str,
     destination: str | None,
@@ -83,21 +92,22 @@ def _pay_out(
     network, phone = _wallet(method, destination)
     request = PayoutRequest.model_validate(
         {
-            "payout_id": instruction_id.removeprefix("ins_"),
+            "payout_id": movement_id,
             "money": {"amount": f"{amount:f}", "currency": currency},
             "destination": {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}},
             "description": text,
-            "metadata": {"customer_id": method.customer_id, "instruction_id": instruction_id},
+            "metadata": _metadata(method),
         }
     )
     payout = create_payout(_principal(method), request)
     return {"status": PAYOUT_STATUS.get(payout["status"], "pending"), "reference": payout["provider_payout_id"]}
 
 
-def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any], movement_id: str) -> dict[str, Any]:
     """POST .../payment_methods/{pm_id}/transactions: the process result. Refused: an inactive
     method (400 invalid_request); declined: 400 transaction_failed (kept in the history);
-    the provider failing: 502 provider_error."""
+    the provider failing: 502 provider_error. `movement_id` names the gateway payment or payout
+    a money-moving transaction makes (the same for every retry of one request)."""
     method = method_of(account_id, customer_id, pm_id)
     kind = body["transaction_type"]
     amount, currency = rules.checked(kind, body.get("amount"), body.get("currency"))
@@ -109,10 +119,10 @@ def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any])
     outcome: dict[str, Any]
     if kind in rules.INCOMING:
         assert amount is not None
-        outcome = _pay_in(method, instruction_id, amount, currency)
+        outcome = _pay_in(method, movement_id, amount, currency)
     elif kind in rules.OUTGOING:
         assert amount is not None
-        outcome = _pay_out(method, instruction_id, amount, currency, body.get("destination"), body.get("description"))
+        outcome = _pay_out(method, movement_id, amount, currency, body.get("destination"), body.get("description"))
     elif kind == "pay_bill":
         raise _unsupported("pay_bill is answered by the bills API, which this installation does not serve yet.")
     elif method.mode == "test":

@@ -45,6 +45,7 @@ MAX_KEY_BYTES = 255
 WAIT_SECONDS = 2.0
 POLL_SECONDS = 0.1
 REPLAYED_HEADER = "Idempotent-Replayed"
+# The current request's record key (scope#Idempotency-Key), while an @idempotent route runs.
 _current_key: contextvars.ContextVar[str | None] = contextvars.ContextVar("idempotency_key", default=None)
 # Names the ids derived from an Idempotency-Key (uuid5 needs a namespace of its own).
 _DERIVED_IDS = uuid.UUID("5b0f8f0e-6d1c-4f4e-9a53-6d7a79706179")
@@ -56,14 +57,15 @@ def merchant_scope() -> str:
 
 
 def derived_id(kind: str) -> str:
-    """An id for a resource the merchant did not name (a refund without refund_id, a checkout
-    without payment_id), derived from the request's scope and Idempotency-Key: a retry with the
-    same key after a fault names the same resource, so its creation is replayed or finished,
-    never made twice. A UUID, like the ids merchants send."""
-    key = _current_key.get()
-    if key is None:
+    """An id for a resource the caller did not name (a refund without refund_id, a checkout
+    without payment_id, the gateway payment of a collection transaction), derived from the
+    request's scope and Idempotency-Key: a retry with the same key after a fault names the same
+    resource, so its creation is replayed or finished, never made twice. A UUID, like the ids
+    merchants send."""
+    pk = _current_key.get()
+    if pk is None:
         raise RuntimeError("derived_id needs an @idempotent route")
-    return str(uuid.uuid5(_DERIVED_IDS, f"{kind}#{merchant_scope()}#{key}"))
+    return str(uuid.uuid5(_DERIVED_IDS, f"{kind}#{pk}"))
 
 
 def fingerprint(method: str, path: str, body: str | None) -> str:
@@ -84,9 +86,12 @@ def _unavailable() -> ServiceError:
 
 
 def idempotent(
-    app: Any, scope: Callable[[], str] = merchant_scope
+    app: Any, scope: Callable[[], str] = merchant_scope, complete_in_store: bool = True
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Make a route of `app` run once per Idempotency-Key within `scope` (account and mode)."""
+    """Make a route of `app` run once per Idempotency-Key within `scope` (account and mode).
+    `complete_in_store`: the use case's last write may complete the record in its own
+    transaction (a gateway charge); off for a route whose answer is not that write's (a
+    collection transaction makes a charge, then records itself)."""
 
     def decorate(route: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(route)
@@ -130,9 +135,9 @@ def idempotent(
                     status_code=record.response_status or 200, headers=headers, body=record.response_body or ""
                 )
             assert claim.token is not None
-            reset = _current_key.set(key)
+            reset = _current_key.set(pk)
             try:
-                return _run(app, route, pk, claim.token, args, kwargs)
+                return _run(app, route, pk, claim.token, args, kwargs, complete_in_store)
             finally:
                 _current_key.reset(reset)
 
@@ -160,12 +165,15 @@ def _rendered(result: Any) -> Answer:
     return _answer(to_response(result))
 
 
-def _run(app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kwargs: Any) -> Response:
+def _run(
+    app: Any, route: Callable[..., Any], pk: str, token: str, args: Any, kwargs: Any, complete_in_store: bool
+) -> Response:
     from mzpay.http.resolver import error_response, to_response
 
     completion = records.Completion(deps.idempotency().name, pk, token, _rendered)
     try:
-        with records.completing(completion):  # the use case's last write may complete the record with its outcome
+        # the use case's last write may complete the record with its outcome
+        with records.completing(completion) if complete_in_store else contextlib.nullcontext(completion):
             response = to_response(route(*args, **kwargs))
     except ServiceError as error:
         response = error_response(error, app.mzpay_surface)
