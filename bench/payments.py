@@ -75,7 +75,7 @@ def run_round_trips() -> list[dict[str, Any]]:
         os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
         rows = _count(_gateway_handler())
         os.environ.update(stack.functions["GatewayAuthorizerFunction"].environment)
-        rows.append(_authorizer_row())
+        rows += _authorizer_rows()
         return rows
 
 
@@ -174,30 +174,40 @@ def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dic
     return rows
 
 
-def _authorizer_row() -> dict[str, Any]:
+def _authorizer_rows() -> list[dict[str, Any]]:
     """The gateway authorizer, which runs on every request (no result cache: access changes
-    reach the next request): the lookups of a real key of a real account."""
-    from mzpay.cases import access
+    reach the next request): the lookups of a real key, and of a real OAuth access token, of a
+    real account."""
+    from mzpay.cases import access, oauth
+    from mzpay.domain.oauth import TokenRequest
 
     account = access.create_account("Bench", "mz")
     key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], [])["key"]
+    client = oauth.create_client(account["id"], "test", ["payments:read"], None, None, [])
+    request = TokenRequest("client_credentials", None, client["client_id"], client["client_secret"])
+    token = oauth.issue_token(request, "https://bench.example/oauth/token")["access_token"]
     module = load_module_file(ROOT / "functions" / "gateway_authorizer" / "app.py")
-    requests = _Requests()
-    event = {
-        "type": "REQUEST",
-        "methodArn": "arn:aws:execute-api:af-south-1:123456789012:bench/v1/GET/payments/x",
-        "resource": "/payments/{payment_id}",
-        "path": "/payments/x",
-        "httpMethod": "GET",
-        "headers": {"Authorization": f"Bearer {key}"},
-        "requestContext": {"identity": {"sourceIp": "198.51.100.7"}, "stage": "v1"},
-    }
-    module.lambda_handler(event, None)  # warm: the pepper secret is read once per environment
-    requests.counts.clear()
-    answer = module.lambda_handler(event, None)
-    if (answer.get("context") or {}).get("refusal"):
-        raise RuntimeError(f"the authorizer refused the bench key: {answer['context']['refusal']}")
-    return {"name": "gateway authorizer (every request)", **requests.row()}
+    rows = []
+    for name, credential in (("an API key", key), ("an OAuth access token", token)):
+        requests = _Requests()
+        event = {
+            "type": "REQUEST",
+            "methodArn": "arn:aws:execute-api:af-south-1:123456789012:bench/v1/GET/payments/x",
+            "resource": "/payments/{payment_id}",
+            "path": "/payments/x",
+            "httpMethod": "GET",
+            "headers": {"Authorization": f"Bearer {credential}"},
+            "requestContext": {"identity": {"sourceIp": "198.51.100.7"}, "stage": "v1"},
+        }
+        module.lambda_handler(event, None)  # warm: the pepper secret is read once per environment
+        requests.counts.clear()
+        answer = module.lambda_handler(event, None)
+        if (answer.get("context") or {}).get("refusal") or answer["policyDocument"]["Statement"][0][
+            "Effect"
+        ] != "Allow":
+            raise RuntimeError(f"the authorizer refused the bench credential: {answer}")
+        rows.append({"name": f"gateway authorizer, {name} (every request)", **requests.row()})
+    return rows
 
 
 def load_module_file(path: Any) -> Any:

@@ -43,7 +43,7 @@ class HttpCase:
 CASES: list[HttpCase] = [
     HttpCase("gateway", "GET", "/health"),
     HttpCase("collection", "GET", "/v1/version"),
-    # the gateway authorizer's answer is cached (60 s), so this is the warm authenticated path
+    # the warm authenticated path: the gateway authorizer runs for every request (no result cache)
     HttpCase("gateway", "GET", "/v1/api-keys/current", demo_key="test_key"),
 ]
 

@@ -18,6 +18,7 @@ from mzpay.http.collection_request_schemas import (
     CollectionRequestIn,
     StatusIn,
 )
+from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
@@ -37,7 +38,7 @@ PageToken = Annotated[str | None, Query(max_length=1024)]
 
 
 def _link_base() -> str:
-    return payment_link_page.public_url(app.current_event, "PUBLIC_COLLECTION_URL")
+    return public_url(app.current_event, "PUBLIC_COLLECTION_URL")
 
 
 @routes.post("/v1/collection-methods", METHOD_WRITE)
@@ -101,9 +102,7 @@ def get_request_for_payer(request_id: str) -> dict[str, Any]:
 @routes.get("/pay/<request_id>", PAYER)
 def payment_link(request_id: str) -> Response[str]:
     try:
-        destination = payment_links.open_link(
-            request_id, payment_link_page.public_url(app.current_event, "PUBLIC_GATEWAY_URL")
-        )
+        destination = payment_links.open_link(request_id, public_url(app.current_event, "PUBLIC_GATEWAY_URL"))
     except ServiceError as refused:
         if refused.code != "not_found":
             raise

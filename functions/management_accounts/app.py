@@ -1,4 +1,5 @@
-"""Management API: health, system info, accounts, connections, API keys, webhook secrets, rate limits."""
+"""Management API: health, system info, accounts, connections, API keys, OAuth clients, webhook
+secrets, rate limits."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -9,6 +10,7 @@ from mzpay.http.account_schemas import (
     ConnectAccount,
     CreateAccount,
     CreateApiKey,
+    CreateOAuthClient,
     RateLimitsIn,
     RollWebhookSecret,
     SuspendAccount,
@@ -20,10 +22,11 @@ from mzpay.lazy import deferred
 from mzpay.version import health_report, stack_info
 
 if TYPE_CHECKING:
-    from mzpay.cases import access, rate_limits
+    from mzpay.cases import access, oauth, rate_limits
     from mzpay.collection import onboarding
 else:  # each route's use case is loaded when a request first needs it
     access = deferred("mzpay.cases.access")
+    oauth = deferred("mzpay.cases.oauth")
     rate_limits = deferred("mzpay.cases.rate_limits")
     onboarding = deferred("mzpay.collection.onboarding")
 
@@ -93,6 +96,22 @@ def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Re
 @app.post("/v1/api-keys/<key_id>/revoke")
 def revoke_api_key(key_id: str) -> dict[str, Any]:
     return access.revoke_api_key(key_id)
+
+
+@app.post("/v1/accounts/<account_id>/oauth-clients")
+def create_oauth_client(account_id: str, body: Annotated[CreateOAuthClient, Body()]) -> Response[dict[str, Any]]:
+    jwks = body.jwks.model_dump(exclude_none=True) if body.jwks else None
+    return created(oauth.create_client(account_id, body.mode, body.scopes, body.name, jwks, body.ip_allowlist))
+
+
+@app.get("/v1/accounts/<account_id>/oauth-clients")
+def list_oauth_clients(account_id: str) -> dict[str, Any]:
+    return oauth.list_clients(account_id)
+
+
+@app.post("/v1/oauth-clients/<client_id>/revoke")
+def revoke_oauth_client(client_id: str) -> dict[str, Any]:
+    return oauth.revoke_client(client_id)
 
 
 @app.post("/v1/accounts/<account_id>/webhook-secrets/roll")

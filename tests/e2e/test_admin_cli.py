@@ -523,3 +523,76 @@ def test_dispatch_failures_list_and_a_replay_of_an_unknown_message(admin: Admin)
     assert missing.err == "error 404 not_found: No such webhook dispatch failure (replayed already?).\n"
     bad = admin("dispatch-failures", "list", "--limit", "0")
     assert bad.code == 1 and bad.err.startswith("error 400 invalid_request:")
+
+
+CLIENT_WARNING = "warning: the OAuth client secret is shown only once; store it now, it cannot be retrieved again.\n"
+
+
+def test_oauth_clients_create_list_and_revoke(admin: Admin, tmp_path: Path) -> None:
+    account_id = create_account(admin, "OAuth Lda")
+    created = admin(
+        "oauth-clients", "create", account_id, "--mode", "test", "--scope", "payments:read", "--name", "ERP"
+    )
+    assert created.code == 0 and created.err == CLIENT_WARNING
+    assert_lines(
+        created.out,
+        [
+            rf"client_id:                   {ULID}",
+            rf"account_id:                  {account_id}",
+            r"name:                        ERP",
+            r"mode:                        test",
+            r"scopes:                      payments:read",
+            r"status:                      active",
+            r"token_endpoint_auth_method:  client_secret",
+            r"secret_hint:                 mzs_test_\.\.\.[0-9A-Za-z]{4}",
+            r"jwks:                        -",
+            r"ip_allowlist:                -",
+            rf"created_at:                  {TIMESTAMP}",
+            r"revoked_at:                  -",
+            r"client_secret:               mzs_test_[0-9A-Za-z]{38}",
+        ],
+    )
+    client = fields(created.out)
+    listed = admin("--json", "oauth-clients", "list", account_id)
+    assert listed.code == 0 and listed.err == ""
+    (shown,) = json.loads(listed.out)["data"]
+    assert (shown["client_id"], shown["name"], shown["secret_hint"]) == (
+        client["client_id"],
+        "ERP",
+        client["secret_hint"],
+    )
+    assert "client_secret" not in shown
+
+    revoked = admin("oauth-clients", "revoke", client["client_id"])
+    assert revoked.code == 0 and revoked.err == ""
+    after = fields(revoked.out)
+    assert after["status"] == "revoked" and re.fullmatch(TIMESTAMP, after["revoked_at"])
+    twice = admin("oauth-clients", "revoke", client["client_id"])
+    assert (twice.code, twice.out, twice.err) == (
+        1,
+        "",
+        "error 409 invalid_state: This OAuth client is already revoked.\n",
+    )
+
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(
+        json.dumps(
+            {
+                "keys": [
+                    {
+                        "kty": "EC",
+                        "crv": "P-256",
+                        "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                        "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                    }
+                ]
+            }
+        )
+    )
+    with_keys = admin("--json", "oauth-clients", "create", account_id, "--mode", "live", "--jwks-file", str(jwks))
+    assert with_keys.code == 0 and with_keys.err == ""  # no secret, no warning
+    body = json.loads(with_keys.out)
+    assert (body["token_endpoint_auth_method"], body["mode"], body["secret_hint"]) == ("private_key_jwt", "live", None)
+    assert "client_secret" not in body
+    missing = admin("oauth-clients", "create", account_id, "--mode", "test", "--jwks-file", str(tmp_path / "none"))
+    assert missing.code == 2 and "cannot read a JSON document from" in missing.err

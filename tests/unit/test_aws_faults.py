@@ -137,6 +137,13 @@ def test_a_store_call_that_hits_an_aws_fault_answers_503_with_retry_after(surfac
     assert _header(response, "X-Request-ID") == "rid-1"
     if surface is Surface.COLLECTION:
         assert body["code"] == "service_unavailable" and body["request_id"].startswith("req_")
+    elif surface is Surface.OAUTH:  # the token endpoint: OAuth's format and code, never cached
+        assert body == {
+            "error": "temporarily_unavailable",
+            "error_description": "A dependency of the service is unavailable; retry.",
+        }
+        assert _header(response, "WWW-Authenticate") == 'Basic realm="mzpay"'
+        assert _header(response, "Cache-Control") == "no-store"
     else:
         assert (body["status"], body["code"]) == (503, "service_unavailable")
 

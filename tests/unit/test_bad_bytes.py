@@ -86,10 +86,15 @@ def test_bytes_no_route_could_read_are_400_before_any_work(surface: Surface, cas
     body = json.loads(response["body"])
     assert response["statusCode"] == 400
     assert response["multiValueHeaders"]["X-Request-ID"] == ["rid-bytes"]
-    assert body["code"] == "invalid_request"
-    if surface is Surface.COLLECTION:
+    if surface is Surface.OAUTH:  # the token endpoint: OAuth's error format
+        assert set(body) == {"error", "error_description"} and body["error"] == "invalid_request"
+        assert response["multiValueHeaders"]["Content-Type"] == ["application/json"]
+        assert response["multiValueHeaders"]["Cache-Control"] == ["no-store"]
+    elif surface is Surface.COLLECTION:
+        assert body["code"] == "invalid_request"
         assert set(body) == {"code", "message", "request_id", "metadata"}
     else:
+        assert body["code"] == "invalid_request"
         assert response["multiValueHeaders"]["Content-Type"] == ["application/problem+json"]
         assert (body["status"], body["title"], body["error"]["code"]) == (400, "Bad Request", "invalid_request")
     assert RAN == []

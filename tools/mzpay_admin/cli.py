@@ -31,6 +31,7 @@ DEFAULT_STACK_FILE = Path(".local/stack.json")
 SECRET_WARNINGS = {
     "key": "warning: the API key secret is shown only once; store it now, it cannot be retrieved again.",
     "secret": "warning: the webhook signing secret is shown only once; store it now, it cannot be retrieved again.",
+    "client_secret": "warning: the OAuth client secret is shown only once; store it now, it cannot be retrieved again.",
 }
 
 EXIT_OK, EXIT_API_ERROR, EXIT_USAGE = 0, 1, 2
@@ -201,6 +202,34 @@ def _keys_revoke(client: ManagementClient, args: argparse.Namespace) -> Response
     return client.revoke_api_key(args.key_id)
 
 
+def _json_file(path: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read a JSON document from {path}: {exc}") from exc
+
+
+def _oauth_clients_create(client: ManagementClient, args: argparse.Namespace) -> Response:
+    body: dict[str, Any] = {"mode": args.mode}
+    if args.scopes is not None:
+        body["scopes"] = args.scopes
+    if args.ip_allowlist is not None:
+        body["ip_allowlist"] = args.ip_allowlist
+    if args.name is not None:
+        body["name"] = args.name
+    if args.jwks_file is not None:
+        body["jwks"] = args.jwks_file
+    return client.create_oauth_client(args.account_id, body)
+
+
+def _oauth_clients_list(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.oauth_clients(args.account_id)
+
+
+def _oauth_clients_revoke(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.revoke_oauth_client(args.client_id)
+
+
 def _webhook_secrets_roll(client: ManagementClient, args: argparse.Namespace) -> Response:
     return client.roll_webhook_secret(args.account_id, args.mode)
 
@@ -312,6 +341,37 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = keys.add_parser("revoke", parents=[json_option], help="revoke an API key")
     revoke.add_argument("key_id", metavar="KEY_ID")
     revoke.set_defaults(handler=_keys_revoke)
+
+    clients = commands.add_parser("oauth-clients", help="OAuth clients (client credentials)").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    client_create = clients.add_parser(
+        "create",
+        parents=[json_option],
+        help="create a client (a secret, shown once; or --jwks-file for JWT assertions)",
+    )
+    client_create.add_argument("account_id", metavar="ACCOUNT_ID")
+    client_create.add_argument("--mode", required=True, choices=MODES)
+    client_create.add_argument(
+        "--scope", dest="scopes", action="append", metavar="SCOPE", help="repeat for each scope (default: the API's)"
+    )
+    client_create.add_argument(
+        "--ip", dest="ip_allowlist", action="append", metavar="CIDR", help="allowed client address or CIDR; repeat"
+    )
+    client_create.add_argument("--name", help="a label for operators")
+    client_create.add_argument(
+        "--jwks-file",
+        metavar="FILE",
+        type=_json_file,
+        help="the client's public keys (a JWK set): private_key_jwt instead of a secret",
+    )
+    client_create.set_defaults(handler=_oauth_clients_create, secret_field="client_secret")
+    client_list = clients.add_parser("list", parents=[json_option], help="an account's clients")
+    client_list.add_argument("account_id", metavar="ACCOUNT_ID")
+    client_list.set_defaults(handler=_oauth_clients_list)
+    client_revoke = clients.add_parser("revoke", parents=[json_option], help="revoke a client and its tokens")
+    client_revoke.add_argument("client_id", metavar="CLIENT_ID")
+    client_revoke.set_defaults(handler=_oauth_clients_revoke)
 
     secrets = commands.add_parser("webhook-secrets", help="webhook signing secrets").add_subparsers(
         dest="action", metavar="ACTION", required=True

@@ -146,6 +146,15 @@ class ManagementClient:
     def revoke_api_key(self, key_id: str) -> Response:
         return self.request("POST", f"/v1/api-keys/{_segment(key_id)}/revoke")
 
+    def create_oauth_client(self, account_id: str, body: dict[str, Any]) -> Response:
+        return self.request("POST", f"/v1/accounts/{_segment(account_id)}/oauth-clients", body)
+
+    def oauth_clients(self, account_id: str) -> Response:
+        return self.request("GET", f"/v1/accounts/{_segment(account_id)}/oauth-clients")
+
+    def revoke_oauth_client(self, client_id: str) -> Response:
+        return self.request("POST", f"/v1/oauth-clients/{_segment(client_id)}/revoke")
+
     def roll_webhook_secret(self, account_id: str, mode: str) -> Response:
         return self.request("POST", f"/v1/accounts/{_segment(account_id)}/webhook-secrets/roll", {"mode": mode})
 

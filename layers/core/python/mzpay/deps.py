@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mzpay.store.ledger import Ledger
     from mzpay.store.licence import Licences
     from mzpay.store.name_lookups import NameLookups
+    from mzpay.store.oauth import OAuthStore
     from mzpay.store.payment_methods import PaymentMethods
     from mzpay.store.payments import Payments
     from mzpay.store.payouts import Payouts, SettlementQueue
@@ -117,6 +118,13 @@ def directory() -> Directory:
     from mzpay.store.directory import Directory
 
     return Directory.from_env()
+
+
+@once
+def oauth() -> OAuthStore:
+    from mzpay.store.oauth import OAuthStore
+
+    return OAuthStore.from_env()
 
 
 @once

@@ -2,7 +2,8 @@
 
 A key reads `mzp_<mode>_<random><checksum>`: 32 random base62 characters, then 6 base62
 characters of CRC32 over everything before them. A typo is caught by the checksum before any
-lookup (`invalid_api_key`), and secret scanners can recognise the prefix.
+lookup (`invalid_api_key`), and secret scanners can recognise the prefix. OAuth credentials have
+the same shape under their own prefixes: `mzs_` a client secret, `mzt_` an access token.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.network import parse_allowlist
 
 PREFIX = "mzp"
+CLIENT_SECRET_PREFIX = "mzs"
+ACCESS_TOKEN_PREFIX = "mzt"
 MODES = ("test", "live")
 RANDOM_LENGTH = 32
 CHECKSUM_LENGTH = 6
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_SHAPE = re.compile(rf"{PREFIX}_(test|live)_([0-9A-Za-z]{{{RANDOM_LENGTH}}})([0-9A-Za-z]{{{CHECKSUM_LENGTH}}})")
+_SHAPE = re.compile(rf"(mz[pst])_(test|live)_([0-9A-Za-z]{{{RANDOM_LENGTH}}})([0-9A-Za-z]{{{CHECKSUM_LENGTH}}})")
 
 # What a key may be allowed to do. Keys get DEFAULT_SCOPES unless created with a list.
 SCOPES = (
@@ -59,11 +62,12 @@ def checksum(body: str) -> str:
     return _base62(zlib.crc32(body.encode("ascii")), CHECKSUM_LENGTH)
 
 
-def generate_key(mode: str) -> str:
-    """A new secret key of `mode` (shown to its owner once, stored only as a keyed hash)."""
+def generate_key(mode: str, prefix: str = PREFIX) -> str:
+    """A new secret of `mode` (shown to its owner once, stored only as a keyed hash): an API key,
+    or with `prefix` a client secret or an access token."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    body = f"{PREFIX}_{mode}_" + "".join(secrets.choice(_BASE62) for _ in range(RANDOM_LENGTH))
+    body = f"{prefix}_{mode}_" + "".join(secrets.choice(_BASE62) for _ in range(RANDOM_LENGTH))
     return body + checksum(body)
 
 
@@ -72,12 +76,25 @@ def looks_like_key(token: str) -> bool:
     return token.startswith(f"{PREFIX}_")
 
 
-def key_mode(token: str) -> str | None:
-    """The mode of a well-formed key whose checksum verifies, else None."""
+def credential(token: str) -> tuple[str, str] | None:
+    """(prefix, mode) of a well-formed credential of ours (key, client secret, access token)
+    whose checksum verifies, else None: decided offline, without any lookup."""
     match = _SHAPE.fullmatch(token)
-    if match is None or checksum(token[:-CHECKSUM_LENGTH]) != match.group(3):
+    if match is None or checksum(token[:-CHECKSUM_LENGTH]) != match.group(4):
         return None
-    return match.group(1)
+    return match.group(1), match.group(2)
+
+
+def key_mode(token: str) -> str | None:
+    """The mode of a well-formed API key whose checksum verifies, else None."""
+    found = credential(token)
+    return found[1] if found is not None and found[0] == PREFIX else None
+
+
+def token_mode(token: str) -> str | None:
+    """The mode of a well-formed access token whose checksum verifies, else None."""
+    found = credential(token)
+    return found[1] if found is not None and found[0] == ACCESS_TOKEN_PREFIX else None
 
 
 def redacted(token: str) -> str:

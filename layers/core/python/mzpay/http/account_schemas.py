@@ -3,6 +3,8 @@ rate limits (pydantic: validation and the OpenAPI document)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import AwareDatetime, Field, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -26,12 +28,12 @@ class SuspendAccount(Strict):
     reason: str = Field(min_length=1, max_length=500)
 
 
-class CreateApiKey(Strict):
+class Grant(Strict):
+    """What a credential may do: mode, scopes, and the addresses it may be used from."""
+
     mode: Mode
     scopes: list[str] = Field(default_factory=lambda: list(DEFAULT_SCOPES), min_length=1, max_length=20)
-    expires_at: AwareDatetime | None = None
     ip_allowlist: list[str] = Field(default_factory=list, max_length=50)
-    allowed_customers: list[str] = Field(default_factory=list, max_length=500)
 
     @field_validator("scopes")
     @classmethod
@@ -50,6 +52,50 @@ class CreateApiKey(Strict):
             raise PydanticCustomError(
                 "invalid_cidr", "not an IPv4 or IPv6 address or CIDR: {error}", {"error": str(exc)}
             ) from exc
+
+
+class CreateApiKey(Grant):
+    expires_at: AwareDatetime | None = None
+    allowed_customers: list[str] = Field(default_factory=list, max_length=500)
+
+
+class JwkIn(Strict):
+    """A public key (RFC 7517): RSA (n, e) for RS256 or EC P-256 (crv, x, y) for ES256."""
+
+    kty: str = Field(max_length=8)
+    kid: str | None = Field(default=None, max_length=128)
+    alg: str | None = Field(default=None, max_length=8)
+    use: str | None = Field(default=None, max_length=8)
+    n: str | None = Field(default=None, max_length=2048)
+    e: str | None = Field(default=None, max_length=16)
+    crv: str | None = Field(default=None, max_length=16)
+    x: str | None = Field(default=None, max_length=64)
+    y: str | None = Field(default=None, max_length=64)
+    # Members key tools add (RFC 7517 4): accepted, not kept.
+    key_ops: list[Annotated[str, Field(max_length=16)]] | None = Field(default=None, max_length=8)
+    x5u: str | None = Field(default=None, max_length=2048)
+    x5c: list[Annotated[str, Field(max_length=8192)]] | None = Field(default=None, max_length=5)
+    x5t: str | None = Field(default=None, max_length=64)
+    x5t_s256: str | None = Field(default=None, max_length=64, alias="x5t#S256")
+    # A private key's members, read only to refuse it with a clear answer (never stored).
+    d: str | None = Field(default=None, max_length=4096)
+    p: str | None = Field(default=None, max_length=4096)
+    q: str | None = Field(default=None, max_length=4096)
+    dp: str | None = Field(default=None, max_length=4096)
+    dq: str | None = Field(default=None, max_length=4096)
+    qi: str | None = Field(default=None, max_length=4096)
+
+
+class JwksIn(Strict):
+    keys: list[JwkIn] = Field(min_length=1, max_length=5)
+
+
+class CreateOAuthClient(Grant):
+    """Without jwks the client authenticates with a secret (answered once); with jwks, with
+    private-key JWT assertions signed by one of those keys."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=100)
+    jwks: JwksIn | None = None
 
 
 class RollWebhookSecret(Strict):

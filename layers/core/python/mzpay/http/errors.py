@@ -1,8 +1,10 @@
-"""API errors and their two wire shapes.
+"""API errors and their wire shapes.
 
 Gateway and management: RFC 9457 problem documents with `code`, per-field `errors[]` and the
 legacy `error: {code, message}` envelope. Collection surface: `{code, message, request_id,
-metadata}`. Handlers and the core raise `ServiceError`; the resolver renders it for its surface.
+metadata}`. The gateway's token endpoint (surface `oauth`): OAuth 2.0's `{error,
+error_description}` (RFC 6749 5.2). Handlers and the core raise `ServiceError`; the resolver
+renders it for its surface.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from mzpay.domain.errors import FieldError, ServiceError
 
-__all__ = ["FieldError", "ServiceError", "Surface", "collection_error", "problem_document"]
+__all__ = ["FieldError", "ServiceError", "Surface", "collection_error", "oauth_error", "problem_document"]
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # RFC 9110 reason phrases where Python's (before 3.13) still use the older names.
@@ -27,16 +29,21 @@ class Surface(StrEnum):
     GATEWAY = "gateway"
     COLLECTION = "collection"
     MANAGEMENT = "management"
+    OAUTH = "oauth"
 
     @property
     def uses_problem_documents(self) -> bool:
-        return self is not Surface.COLLECTION
+        return self in (Surface.GATEWAY, Surface.MANAGEMENT)
 
     def validation_code(self) -> str:
-        return "invalid_request" if self.uses_problem_documents else "validation_error"
+        return "validation_error" if self is Surface.COLLECTION else "invalid_request"
 
     def internal_code(self) -> str:
-        return "internal_error" if self.uses_problem_documents else "processing_error"
+        return {Surface.COLLECTION: "processing_error", Surface.OAUTH: "server_error"}.get(self, "internal_error")
+
+    def unavailable_code(self) -> str:
+        """A dependency fault's code (503): OAuth names it temporarily_unavailable."""
+        return "temporarily_unavailable" if self is Surface.OAUTH else "service_unavailable"
 
 
 def problem_document(error: ServiceError) -> dict[str, Any]:
@@ -57,6 +64,11 @@ def problem_document(error: ServiceError) -> dict[str, Any]:
     body.update(error.extensions)
     body["error"] = {"code": error.code, "message": error.message}
     return body
+
+
+def oauth_error(error: ServiceError) -> dict[str, Any]:
+    """The token endpoint's error body for `error` (RFC 6749 5.2)."""
+    return {"error": error.code, "error_description": error.message}
 
 
 def collection_error(error: ServiceError, request_id: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The gateway's authorizer: API keys (checksum, keyed-hash lookup, expiry, IP allowlist),
-the account's state and its home region. Cached by API Gateway per (Authorization, source IP)."""
+"""The gateway's authorizer: API keys (checksum, keyed-hash lookup, expiry, IP allowlist) and
+OAuth access tokens (keyed-hash lookup, expiry, the client still active), the account's state and
+its home region. Run on every request: API Gateway keeps no result (docs/access.md)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from mzpay.deps import settings
 from mzpay.domain.accounts import AccountStatus, suspended_message
 from mzpay.domain.clock import parse_iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import key_hash, key_mode, key_use, looks_like_key
+from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, key_hash, key_mode, key_use, looks_like_key, token_mode
 from mzpay.domain.network import ip_allowed, parse_allowlist
+from mzpay.domain.oauth import ClientStatus
 from mzpay.domain.residency import wrong_region
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
 from mzpay.http.principal import WWW_AUTHENTICATE
@@ -23,10 +25,16 @@ def _unauthenticated(code: str, message: str) -> ServiceError:
     return ServiceError(401, code, message, headers={"WWW-Authenticate": WWW_AUTHENTICATE})
 
 
+def _suspended(reason: str) -> ServiceError:
+    return ServiceError(403, "account_suspended", suspended_message(reason))
+
+
 def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
     """Allow a live key of an active account homed here, with its properties as context; a
     refusal otherwise (see `mzpay.http.authorizers.refuse`)."""
     token = bearer_token(event)
+    if token is not None and token.startswith(f"{ACCESS_TOKEN_PREFIX}_"):
+        return _authorize_access_token(event, token, now or datetime.now(UTC))
     if token is None or not looks_like_key(token):
         raise Unauthorized()
     if key_mode(token) is None:  # checksum first: a typo never reaches the table
@@ -54,11 +62,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
     if account is None:
         raise Unauthorized()
     if account.status == AccountStatus.SUSPENDED:
-        return refuse(
-            event,
-            key.key_id,
-            ServiceError(403, "account_suspended", suspended_message(account.reason)),
-        )
+        return refuse(event, key.key_id, _suspended(account.reason))
     return allow(
         event,
         key.key_id,
@@ -69,5 +73,49 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "key_id": key.key_id,
             "allowed_customers": ",".join(key.allowed_customers),
             "expires_at": key.expires_at or "",
+        },
+    )
+
+
+def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) -> dict[str, Any]:
+    """An OAuth access token: like an API key of its client's account, mode and granted scopes,
+    while the token lives, the client is active and the account is not suspended. Two DynamoDB
+    round trips: the token, then the client and the account together."""
+    if token_mode(token) is None:  # mistyped: no lookup
+        raise Unauthorized()
+    record = deps.oauth().token_by_hash(key_hash(token, key_pepper()))
+    if record is None:
+        raise Unauthorized()
+    if now >= (parse_iso(record.expires_at) or now):
+        return refuse(
+            event,
+            record.client_id,
+            _unauthenticated("unauthorized", "The access token has expired; get a new one at POST /oauth/token."),
+        )
+    if record.home_region != settings().service_region:
+        return refuse(event, record.client_id, wrong_region(record.home_region, "gateway"))
+    client, account = deps.oauth().client_and_account(record.client_id, record.account_id)
+    if client is None or client.status != ClientStatus.ACTIVE or account is None:
+        raise Unauthorized()  # a revoked client's tokens are as if they never existed
+    if client.ip_allowlist and not ip_allowed(source_ip(event), parse_allowlist(",".join(client.ip_allowlist))):
+        return refuse(
+            event,
+            client.client_id,
+            ServiceError(403, "ip_not_allowed", "This OAuth client may not be used from this address."),
+        )
+    if account.status == AccountStatus.SUSPENDED:
+        return refuse(
+            event, client.client_id, ServiceError(403, "account_suspended", suspended_message(account.reason))
+        )
+    return allow(
+        event,
+        client.client_id,
+        {
+            "account_id": record.account_id,
+            "mode": record.mode,
+            "scopes": " ".join(record.scopes),
+            "key_id": client.client_id,
+            "allowed_customers": "",
+            "expires_at": record.expires_at,
         },
     )

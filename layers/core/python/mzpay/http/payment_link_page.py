@@ -3,9 +3,7 @@ short page saying why there is none (paid already, not payable online, no such r
 
 from __future__ import annotations
 
-import os
 from html import escape
-from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
@@ -15,15 +13,6 @@ _TEXT = {
     "not_found": (404, "There is no such invoice."),
 }
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"}
-
-
-def public_url(event: Any, variable: str) -> str:
-    """The API's public address: the `variable` setting, else the execute-api one of the request."""
-    configured = os.environ.get(variable, "")
-    if configured:
-        return configured.rstrip("/")
-    context = event.request_context
-    return f"https://{context.domain_name}/{context.stage}"
 
 
 def redirect(url: str) -> Response[str]:

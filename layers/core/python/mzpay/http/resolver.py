@@ -41,6 +41,7 @@ from mzpay.http.errors import (
     ServiceError,
     Surface,
     collection_error,
+    oauth_error,
     problem_document,
 )
 from mzpay.http.principal import admit
@@ -133,12 +134,24 @@ def error_body(error: ServiceError, surface: Surface) -> tuple[str, str]:
     """(content type, serialized body) of `error` on `surface`."""
     if surface.uses_problem_documents:
         return PROBLEM_CONTENT_TYPE, dumps(problem_document(error))
+    if surface is Surface.OAUTH:
+        return JSON_CONTENT_TYPE, dumps(oauth_error(error))
     return JSON_CONTENT_TYPE, dumps(collection_error(error, rid.collection_request_id(rid.current())))
+
+
+# Every failure of the token endpoint says how to authenticate and must not be cached (RFC 6749 5.2).
+_OAUTH_ERROR_HEADERS = {"WWW-Authenticate": 'Basic realm="mzpay"', "Cache-Control": "no-store"}
+
+
+def error_headers(error: ServiceError, surface: Surface) -> dict[str, str]:
+    return {**_OAUTH_ERROR_HEADERS, **error.headers} if surface is Surface.OAUTH else dict(error.headers)
 
 
 def error_response(error: ServiceError, surface: Surface) -> Response:
     content_type, body = error_body(error, surface)
-    return Response(status_code=error.status, content_type=content_type, body=body, headers=dict(error.headers))
+    return Response(
+        status_code=error.status, content_type=content_type, body=body, headers=error_headers(error, surface)
+    )
 
 
 def to_response(result: Any, status: int = 200) -> Response:
@@ -158,10 +171,11 @@ def unexpected_error(exc: BaseException, surface: Surface) -> ServiceError:
     with nothing internal in the body."""
     if is_dependency_fault(exc):
         logger.warning("dependency fault", exc_info=exc)
+        advice = "retry." if surface is Surface.OAUTH else "retry with the same Idempotency-Key."
         return ServiceError(
             503,
-            "service_unavailable",
-            "A dependency of the service is unavailable; retry with the same Idempotency-Key.",
+            surface.unavailable_code(),
+            f"A dependency of the service is unavailable; {advice}",
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
     logger.exception("unhandled error", exc_info=exc)
@@ -222,7 +236,7 @@ def _not_json(event: dict[str, Any]) -> bool:
 
 def _proxy_error(error: ServiceError, surface: Surface) -> dict[str, Any]:
     content_type, body = error_body(error, surface)
-    headers = {"Content-Type": [content_type], **{k: [v] for k, v in error.headers.items()}}
+    headers = {"Content-Type": [content_type], **{k: [v] for k, v in error_headers(error, surface).items()}}
     return {"statusCode": error.status, "multiValueHeaders": headers, "body": body, "isBase64Encoded": False}
 
 

@@ -7,10 +7,11 @@ from typing import TypeVar
 
 from mzpay import deps
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.oauth import OAuthClient
 from mzpay.domain.residency import ensure_home
 from mzpay.store.directory import Account, ApiKey
 
-Served = TypeVar("Served", Account, ApiKey)
+Served = TypeVar("Served", Account, ApiKey, OAuthClient)
 
 
 def not_found(what: str) -> ServiceError:

@@ -1,0 +1,30 @@
+"""Gateway API: the OAuth 2.0 token endpoint (client credentials; no authorizer: the client
+authenticates in the request itself). Errors in OAuth's format, never problem documents."""
+
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools.event_handler import Response
+
+from mzpay.http import oauth_form
+from mzpay.http.errors import Surface
+from mzpay.http.public_urls import public_url
+from mzpay.http.resolver import create_resolver
+from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import oauth
+else:  # loaded when a request first needs it
+    oauth = deferred("mzpay.cases.oauth")
+
+app = create_resolver(Surface.OAUTH)
+
+
+@app.post("/oauth/token")
+def token() -> Response[dict[str, Any]]:
+    request = oauth_form.token_request(app.current_event.raw_event)
+    token_url = public_url(app.current_event, "PUBLIC_GATEWAY_URL") + "/oauth/token"
+    return oauth_form.token_response(oauth.issue_token(request, token_url))
+
+
+lambda_handler = handler_for(app)

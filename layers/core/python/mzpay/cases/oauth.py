@@ -1,0 +1,205 @@
+"""OAuth 2.0 client credentials (docs/access.md, "OAuth clients"): operators create, list and
+revoke an account's clients on the management API; a client exchanges its secret or a signed
+assertion for an access token at POST /oauth/token, which the gateway accepts like an API key."""
+
+from __future__ import annotations
+
+import hmac
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from mzpay import deps
+from mzpay.deps import settings
+from mzpay.domain import oauth as rules
+from mzpay.domain.accounts import AccountStatus
+from mzpay.domain.clock import iso
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import new_id
+from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, generate_key, key_hash, redacted
+from mzpay.domain.oauth import AccessToken, AuthMethod, ClientStatus, OAuthClient, TokenRequest
+from mzpay.domain.residency import wrong_region
+from mzpay.steps.accounts import home_account, served_here
+from mzpay.store.oauth import MAX_CLIENTS_PER_ACCOUNT, ClientChanged
+from mzpay.store.secrets import key_pepper
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# ---------------------------------------------------------------- clients (management API)
+def create_client(
+    account_id: str,
+    mode: str,
+    scopes: list[str],
+    name: str | None,
+    jwks: dict[str, Any] | None,
+    ip_allowlist: list[str],
+) -> dict[str, Any]:
+    """A new client of the account. With `jwks` it authenticates with private-key JWT
+    assertions; without, with a client secret that is in this answer and nowhere else."""
+    account = home_account(account_id)
+    if len(deps.oauth().clients_of(account.account_id)) >= MAX_CLIENTS_PER_ACCOUNT:
+        raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CLIENTS_PER_ACCOUNT} OAuth clients.")
+    registered = None
+    if jwks is not None:
+        try:
+            registered = rules.registered_jwks(jwks)
+        except ValueError as exc:
+            field, _, message = str(exc).partition(": ")
+            raise ServiceError(
+                400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
+            ) from exc
+    secret = None if registered else generate_key(mode, CLIENT_SECRET_PREFIX)
+    client = OAuthClient(
+        client_id=new_id(),
+        account_id=account.account_id,
+        home_region=account.home_region,
+        mode=mode,
+        scopes=scopes,
+        status=ClientStatus.ACTIVE,
+        auth_method=AuthMethod.PRIVATE_KEY_JWT if registered else AuthMethod.SECRET,
+        name=name or f"{mode} client",
+        created_at=iso(_now()),
+        secret_hash=key_hash(secret, key_pepper()) if secret else None,
+        secret_hint=redacted(secret) if secret else None,
+        jwks=registered,
+        ip_allowlist=ip_allowlist,
+    )
+    deps.oauth().create_client(client)
+    answer = client.public()
+    if secret:
+        answer["client_secret"] = secret
+    return answer
+
+
+def list_clients(account_id: str) -> dict[str, Any]:
+    account = home_account(account_id)
+    return {"data": [client.public() for client in deps.oauth().clients_of(account.account_id)]}
+
+
+def revoke_client(client_id: str) -> dict[str, Any]:
+    """Revoke a client: its tokens stop working at the next request, it gets no new ones."""
+    client = served_here(deps.oauth().get_client(client_id), "OAuth client", "management")
+    try:
+        return deps.oauth().revoke_client(client, iso(_now())).public()
+    except ClientChanged as exc:
+        raise ServiceError(409, "invalid_state", "This OAuth client is already revoked.") from exc
+
+
+# ---------------------------------------------------------------- POST /oauth/token
+def issue_token(request: TokenRequest, token_url: str) -> dict[str, Any]:
+    """An access token for an authenticated, active client of an active account homed here."""
+    if not request.grant_type:
+        raise rules.invalid_request("grant_type is required (client_credentials).")
+    if request.grant_type != rules.GRANT_TYPE:
+        raise rules.oauth_error(400, "unsupported_grant_type", "Only grant_type=client_credentials is supported.")
+    uses_assertion = request.assertion is not None or request.assertion_type is not None
+    if uses_assertion and request.client_secret is not None:
+        raise rules.invalid_request("Authenticate the client one way: a client secret or an assertion, not both.")
+    now = _now()
+    if uses_assertion:
+        client = _asserted_client(request, token_url, now)
+    elif request.client_id and request.client_secret is not None:
+        client = _secret_client(request.client_id, request.client_secret)
+    else:
+        raise rules.invalid_client(
+            "Client authentication is required: HTTP Basic, client_id and client_secret, "
+            "or a private_key_jwt assertion."
+        )
+    if client.home_region != settings().service_region:
+        raise wrong_region(client.home_region, "gateway")
+    account = deps.directory().get_account(client.account_id)
+    if account is None or account.status == AccountStatus.SUSPENDED:
+        raise rules.invalid_client("The client's account is suspended.")
+    scopes = rules.granted_scopes(request.scope, client)
+    token = generate_key(client.mode, ACCESS_TOKEN_PREFIX)
+    expires = now + timedelta(seconds=rules.TOKEN_LIFETIME_SECONDS)
+    record = AccessToken(
+        token_hash=key_hash(token, key_pepper()),
+        client_id=client.client_id,
+        account_id=client.account_id,
+        home_region=client.home_region,
+        mode=client.mode,
+        scopes=scopes,
+        expires_at=iso(expires),
+    )
+    deps.oauth().put_token(record, expires)
+    return {
+        "access_token": token,
+        "token_type": "Bearer",
+        "expires_in": rules.TOKEN_LIFETIME_SECONDS,
+        "scope": " ".join(scopes),
+    }
+
+
+def _active(client: OAuthClient | None, method: str) -> OAuthClient:
+    if client is None or client.status != ClientStatus.ACTIVE or client.auth_method != method:
+        raise rules.invalid_client("Client authentication failed: unknown or revoked client, or another method.")
+    return client
+
+
+def _secret_client(client_id: str, secret: str) -> OAuthClient:
+    client = _active(deps.oauth().get_client(client_id), AuthMethod.SECRET)
+    if not hmac.compare_digest(key_hash(secret, key_pepper()), client.secret_hash or ""):
+        raise rules.invalid_client("Client authentication failed: unknown or revoked client, or another method.")
+    return client
+
+
+def _asserted_client(request: TokenRequest, token_url: str, now: datetime) -> OAuthClient:
+    """The client a private-key JWT assertion authenticates (RFC 7523): signed with one of its
+    registered keys, aud the token endpoint, exp at most five minutes ahead, a jti never used."""
+    import jwt
+
+    if request.assertion_type != rules.JWT_BEARER or not request.assertion:
+        raise rules.invalid_client(f"client_assertion_type must be {rules.JWT_BEARER}, with a client_assertion.")
+    try:
+        header = jwt.get_unverified_header(request.assertion)
+        unverified = jwt.decode(request.assertion, options={"verify_signature": False})
+    except jwt.PyJWTError as exc:
+        raise rules.invalid_client("The client assertion is not a JWT.") from exc
+    client_id = unverified.get("sub") if isinstance(unverified.get("sub"), str) else None
+    if request.client_id is not None and request.client_id != client_id:
+        raise rules.invalid_client("client_id is not the assertion's subject.")
+    client = _active(deps.oauth().get_client(client_id or ""), AuthMethod.PRIVATE_KEY_JWT)
+    claims = _verified(request.assertion, header, client, token_url)
+    expires = rules.check_assertion(claims, client.client_id, now)
+    if not deps.oauth().claim_jti(client.client_id, claims["jti"], expires):
+        raise rules.invalid_client("This assertion was used before (its jti): sign a new one for each request.")
+    return client
+
+
+def _verified(assertion: str, header: dict[str, Any], client: OAuthClient, token_url: str) -> dict[str, Any]:
+    import jwt
+
+    algorithm = header.get("alg")
+    if algorithm not in rules.ALGORITHMS:
+        raise rules.invalid_client(f"The assertion must be signed with {' or '.join(rules.ALGORITHMS)}.")
+    kty = "RSA" if algorithm == "RS256" else "EC"
+    keys = [k for k in (client.jwks or {}).get("keys", []) if k["kty"] == kty]
+    if header.get("kid") is not None:  # the key of that kid, or any registered without one
+        keys = [k for k in keys if k.get("kid") in (None, header["kid"])]
+    failure = "The assertion's signature does not verify with the client's registered keys."
+    for key in keys:
+        try:
+            return dict(
+                jwt.decode(
+                    assertion,
+                    jwt.PyJWK(key, algorithm).key,
+                    algorithms=[algorithm],
+                    audience=token_url,
+                    leeway=rules.CLOCK_SKEW_SECONDS,
+                    options={"require": ["exp", "iss", "sub", "aud", "jti"]},
+                )
+            )
+        except jwt.InvalidSignatureError:
+            continue
+        except jwt.ExpiredSignatureError as exc:
+            raise rules.invalid_client("The assertion has expired.") from exc
+        except jwt.InvalidAudienceError as exc:
+            raise rules.invalid_client(f"The assertion's aud must be the token endpoint, {token_url}.") from exc
+        except jwt.MissingRequiredClaimError as exc:
+            raise rules.invalid_client(f"The assertion lacks the claim {exc.claim}.") from exc
+        except jwt.PyJWTError as exc:
+            failure = f"The assertion is not valid: {str(exc)[:120]}."
+    raise rules.invalid_client(failure)

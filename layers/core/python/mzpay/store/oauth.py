@@ -1,0 +1,142 @@
+"""OAuth clients, their access tokens and the assertion ids they used, in the tenant directory
+(the global table every region reads, written only in the tenant's home region, like API keys).
+
+Items (pk, sk):
+  OAUTHCLIENT#<client_id>, CLIENT        the client (status active or revoked; the secret's keyed hash)
+  ACCOUNT#<account_id>, OAUTHCLIENT#<id> the account's list of its clients (written with the client)
+  TOKEN#<hash>, TOKEN                    an access token (client, account, mode, scopes, expires_at)
+  JTI#<client_id>#<sha256(jti)>, JTI     a client assertion's jti, remembered until the assertion expires
+Tokens and jti records carry `ttl` (epoch seconds): DynamoDB deletes them once they expired.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from mzpay.domain.bounds import MAX_ID
+from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
+from mzpay.store.aws import batch_get, env, is_conditional_failure, table
+from mzpay.store.directory import Account
+
+MAX_CLIENTS_PER_ACCOUNT = 50
+TTL_GRACE_SECONDS = 3600  # records outlive their expiry a little: expiry is checked on read anyway
+
+
+class ClientChanged(Exception):
+    """The client was revoked meanwhile (or already)."""
+
+
+def _client_key(client_id: str) -> dict[str, str]:
+    return {"pk": f"OAUTHCLIENT#{client_id}", "sk": "CLIENT"}
+
+
+def _ttl(expires_at: datetime) -> int:
+    return int(expires_at.timestamp()) + TTL_GRACE_SECONDS
+
+
+class OAuthStore:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> OAuthStore:
+        return cls(env("DIRECTORY_TABLE"))
+
+    # ------------------------------------------------------------ clients
+    def create_client(self, client: OAuthClient) -> None:
+        """The client and its place in the account's list, together or not at all."""
+        pointer = {
+            "pk": f"ACCOUNT#{client.account_id}",
+            "sk": f"OAUTHCLIENT#{client.client_id}",
+            "client_id": client.client_id,
+        }
+        self.client.transact_write_items(
+            TransactItems=[
+                {
+                    "Put": {
+                        "TableName": self.name,
+                        "Item": {**_client_key(client.client_id), **client.item()},
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+                {"Put": {"TableName": self.name, "Item": pointer, "ConditionExpression": "attribute_not_exists(pk)"}},
+            ]
+        )
+
+    def get_client(self, client_id: str) -> OAuthClient | None:
+        if not client_id or len(client_id) > MAX_ID:
+            return None
+        item = self.table.get_item(Key=_client_key(client_id), ConsistentRead=True).get("Item")
+        return OAuthClient.from_item(item) if item else None
+
+    def clients_of(self, account_id: str) -> list[OAuthClient]:
+        """The account's clients, oldest first."""
+        answer = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :sk)",
+            ExpressionAttributeValues={":pk": f"ACCOUNT#{account_id}", ":sk": "OAUTHCLIENT#"},
+            ConsistentRead=True,
+            Limit=MAX_CLIENTS_PER_ACCOUNT,
+        )
+        keys = [_client_key(item["client_id"]) for item in answer.get("Items", [])]
+        if not keys:
+            return []
+        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
+        return sorted((OAuthClient.from_item(item) for item in items), key=lambda c: c.client_id)
+
+    def revoke_client(self, client: OAuthClient, now: str) -> OAuthClient:
+        """active -> revoked, once (ClientChanged when it is revoked already)."""
+        try:
+            self.table.update_item(
+                Key=_client_key(client.client_id),
+                UpdateExpression="SET #s = :revoked, revoked_at = :now",
+                ConditionExpression="#s = :active",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={
+                    ":revoked": ClientStatus.REVOKED,
+                    ":now": now,
+                    ":active": ClientStatus.ACTIVE,
+                },
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise ClientChanged() from exc
+            raise
+        return OAuthClient(**{**client.__dict__, "status": ClientStatus.REVOKED, "revoked_at": now})
+
+    def client_and_account(self, client_id: str, account_id: str) -> tuple[OAuthClient | None, Account | None]:
+        """The client and its account, read consistently in one round trip."""
+        keys = [_client_key(client_id), {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}]
+        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
+        client = next((OAuthClient.from_item(i) for i in items if i["sk"] == "CLIENT"), None)
+        account = next((Account.from_item(i) for i in items if i["sk"] == "ACCOUNT"), None)
+        return client, account
+
+    # ------------------------------------------------------------ tokens and assertions
+    def put_token(self, token: AccessToken, expires_at: datetime) -> None:
+        item = {"pk": f"TOKEN#{token.token_hash}", "sk": "TOKEN", **token.__dict__, "ttl": _ttl(expires_at)}
+        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+
+    def token_by_hash(self, token_hash: str) -> AccessToken | None:
+        item = self.table.get_item(Key={"pk": f"TOKEN#{token_hash}", "sk": "TOKEN"}, ConsistentRead=True).get("Item")
+        if item is None:
+            return None
+        names = AccessToken.__dataclass_fields__
+        return AccessToken(**{name: item[name] for name in names} | {"scopes": list(item["scopes"])})
+
+    def claim_jti(self, client_id: str, jti: str, expires_at: datetime) -> bool:
+        """Remember a client assertion's jti until it expires: True the first time, False when
+        it was used before (a conditional write: of two racing uses, one wins)."""
+        digest = hashlib.sha256(jti.encode()).hexdigest()
+        try:
+            self.table.put_item(
+                Item={"pk": f"JTI#{client_id}#{digest}", "sk": "JTI", "ttl": _ttl(expires_at)},
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
