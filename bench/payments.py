@@ -176,19 +176,33 @@ def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dic
 
 def _authorizer_rows() -> list[dict[str, Any]]:
     """The gateway authorizer, which runs on every request (no result cache: access changes
-    reach the next request): the lookups of a real key, and of a real OAuth access token, of a
-    real account."""
-    from mzpay.cases import access, oauth
+    reach the next request): the lookups of a real key, of a real OAuth access token, and of a key
+    of an account that requires mutual TLS presenting its certificate."""
+    from mzpay import deps
+    from mzpay.cases import access, client_certs, oauth
     from mzpay.domain.oauth import TokenRequest
+    from mzpay.domain.principal import Principal
 
     account = access.create_account("Bench", "mz")
     key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], [])["key"]
     client = oauth.create_client(account["id"], "test", ["payments:read"], None, None, [])
     request = TokenRequest("client_credentials", None, client["client_id"], client["client_secret"])
     token = oauth.issue_token(request, "https://bench.example/oauth/token")["access_token"]
+    strict = access.create_account("Bench mTLS", "mz")
+    strict_key = access.create_api_key(strict["id"], "test", ["payments:read"], None, [], [])["key"]
+    os.environ.setdefault("CLIENT_CA_SECRET", "mzpay/mz/client-ca")
+    certificate = client_certs.issue(Principal.of_account(strict["id"], "test"), None)["certificate"]
+    stored = deps.directory().get_account(strict["id"])
+    assert stored is not None
+    deps.client_certs().set_mtls(strict["id"], True, stored.version)
     module = load_module_file(ROOT / "functions" / "gateway_authorizer" / "app.py")
     rows = []
-    for name, credential in (("an API key", key), ("an OAuth access token", token)):
+    cases = (
+        ("an API key", key, None),
+        ("an OAuth access token", token, None),
+        ("an API key, mutual TLS", strict_key, {"clientCertPem": certificate}),
+    )
+    for name, credential, presented in cases:
         requests = _Requests()
         event = {
             "type": "REQUEST",
@@ -197,7 +211,10 @@ def _authorizer_rows() -> list[dict[str, Any]]:
             "path": "/payments/x",
             "httpMethod": "GET",
             "headers": {"Authorization": f"Bearer {credential}"},
-            "requestContext": {"identity": {"sourceIp": "198.51.100.7"}, "stage": "v1"},
+            "requestContext": {
+                "identity": {"sourceIp": "198.51.100.7", **({"clientCert": presented} if presented else {})},
+                "stage": "v1",
+            },
         }
         module.lambda_handler(event, None)  # warm: the pepper secret is read once per environment
         requests.counts.clear()

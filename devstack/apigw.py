@@ -24,6 +24,7 @@ from werkzeug.wrappers import Request, Response
 
 from devstack.lambdas import FunctionRuntime, InvocationError
 from devstack.provision import ACCOUNT_ID
+from devstack.tls import PEER_CERT_KEY, client_cert_context
 from devstack.waf import WebAcl, rate_rules
 
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
@@ -258,6 +259,9 @@ class RestApi:
             "apiId": self.definition.api_id,
             "identity": {"sourceIp": context["identity"]["sourceIp"], "userAgent": request.headers.get("User-Agent")},
         }
+        presented = request.environ.get(PEER_CERT_KEY)
+        if presented:  # mutual TLS: the certificate the client presented (the TLS layer verified its chain)
+            request_context["identity"]["clientCert"] = client_cert_context(presented)
         return {
             "resource": route.path,
             "path": request.path,

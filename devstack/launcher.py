@@ -33,10 +33,12 @@ def _free(port: int) -> bool:
 
 def free_ports(regions: int) -> tuple[int, int]:
     """(moto port, port base) such that every port a stack of `regions` regions needs is free
-    (the APIs, the local OIDC issuer at base + 9, moto at base + 99)."""
+    (the APIs and each gateway's TLS listener at + 5, the local secret-scanning provider at
+    base + 8, the local OIDC issuer at base + 9, moto at base + 99)."""
     for _ in range(200):
         base = random.randrange(20000, 60000, 100)
-        wanted = [base + 10 * i + slot for i in range(regions) for slot in range(3)] + [base + 9, base + 99]
+        slots = (0, 1, 2, 5)
+        wanted = [base + 10 * i + slot for i in range(regions) for slot in slots] + [base + 8, base + 9, base + 99]
         if all(_free(port) for port in wanted):
             return base + 99, base
     raise RuntimeError("no free ports")

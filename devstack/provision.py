@@ -395,3 +395,18 @@ def _merge_globals(globals_function: dict[str, Any], properties: dict[str, Any])
         else:
             merged[key] = value
     return merged
+
+
+# A custom domain with mutual TLS has no local DNS or ACM: the local stack serves each gateway
+# over TLS on a port of its own, client certificates optional and checked against the region's
+# client CA (devstack.tls), which is what the domain does on AWS. The resources are recorded.
+@provisioner("AWS::ApiGateway::DomainName")
+def _domain_name(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    ctx.set(logical, props["DomainName"], RegionalDomainName=f"d-local.execute-api.{ctx.stack.region}.amazonaws.com")
+
+
+@provisioner("AWS::ApiGateway::BasePathMapping")
+def _base_path_mapping(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    ctx.set(logical, f"{props['DomainName']}/{props.get('BasePath', '')}")

@@ -30,8 +30,11 @@ from devstack.lambdas import FunctionRuntime
 from devstack.licence import DEFAULT_ISSUER, generate_issuer_key, one_line
 from devstack.oidc import OidcIssuer, private_pem
 from devstack.provision import ProvisionedStack, provision
+from devstack.secret_scanning import KEY_IDENTIFIER, KeyServer
 from devstack.seed import seed_region
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
+from devstack.tls import ClientCertHandler, ServerCertificates
+from mzpay.domain.client_certs import new_ca
 
 log = logging.getLogger("devstack")
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +54,8 @@ LOCAL_ENVIRONMENT = {
     "WEBHOOK_RETRY_TIME_SCALE": repr(LOCAL_WEBHOOK_TIME_SCALE),
 }
 OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)
+SECRET_SCANNING_SLOT = 8  # the local secret-scanning provider's key endpoint: port base + 8
+GATEWAY_TLS_SLOT = 5  # each region's gateway over TLS (mutual TLS optional): its port base + 5
 COLLECTION_AUDIENCE = "mzpay-collection"
 
 
@@ -295,6 +300,9 @@ class LocalStack:
         self.replicators: list[GlobalTableReplicator] = []
         self.demo: dict[str, dict[str, Any]] = {}
         self.oidc: OidcIssuer | None = None
+        self.scanning_keys: KeyServer | None = None
+        self.tls = ServerCertificates()
+        self.tls_urls: dict[str, str] = {}
         self.licence_signing_key, self.licence_public_key = generate_issuer_key()
 
     @property
@@ -307,6 +315,7 @@ class LocalStack:
     def start(self) -> dict[str, Any]:
         self.moto = start_moto(self.host, self.moto_port, self.moto_log)
         self.oidc = OidcIssuer(self.host, self.port_base + OIDC_SLOT, COLLECTION_AUDIENCE).start()
+        self.scanning_keys = KeyServer(self.host, self.port_base + SECRET_SCANNING_SLOT).start()
         bootstrap = self.oidc.realms[BOOTSTRAP_REALM].issuer
         planned = {
             env: {name: f"http://{self.host}:{self.port_base_of(i) + slot}" for name, slot in API_SLOTS.items()}
@@ -326,6 +335,7 @@ class LocalStack:
                 "CollectionOidcIssuer": bootstrap,
                 "CollectionOidcJwksUri": f"{bootstrap}/jwks",
                 "CollectionApiAudience": COLLECTION_AUDIENCE,
+                "SecretScanningKeysUrls": f"github={self.scanning_keys.url}",
             }
             if peers:  # a single-region run keeps samconfig's peer URLs
                 local_overrides["PeerRegionUrls"] = peers
@@ -344,6 +354,7 @@ class LocalStack:
             )
             start_event_sources(stack, session, self.aws_endpoint)
             serve_apis(stack, self.host, self.port_base_of(index))
+            self._serve_gateway_tls(stack, session, self.port_base_of(index) + GATEWAY_TLS_SLOT)
         for stack in self.regions.values():
             for table, regions in stack.provisioned.global_tables.items():
                 replicator = GlobalTableReplicator(table, regions, self.aws_endpoint)
@@ -373,6 +384,32 @@ class LocalStack:
         os.replace(tmp, self.state_file)
         return state
 
+    def _serve_gateway_tls(self, stack: RegionStack, session: Any, port: int) -> None:
+        """The gateway over TLS, a client certificate optional and checked against the region's
+        client CA, which is made here (as the first issuance would make it on AWS) so the
+        listener trusts it from the start."""
+        if "gateway" not in stack.servers:
+            return
+        key, certificate = new_ca(stack.env, datetime.now(UTC))
+        name = stack.provisioned.functions["GatewayAccessFunction"].environment["CLIENT_CA_SECRET"]
+        session.client("secretsmanager", endpoint_url=self.aws_endpoint).create_secret(
+            Name=name, SecretString=json.dumps({"key": key, "certificate": certificate})
+        )
+        app = stack.servers["gateway"].app
+        server = make_server(
+            self.host,
+            port,
+            app,
+            threaded=True,
+            ssl_context=self.tls.context(certificate),
+            request_handler=ClientCertHandler,
+        )
+        thread = threading.Thread(target=server.serve_forever, name=f"{stack.env}:gateway-tls", daemon=True)
+        thread.start()
+        stack.servers["gateway_tls"] = server
+        stack.threads.append(thread)
+        self.tls_urls[stack.env] = f"https://{self.host}:{port}"
+
     def _warm_all(self) -> None:
         """Start one execution environment per function, all at once."""
         threads = [
@@ -395,7 +432,20 @@ class LocalStack:
             "resources": {env: dict(stack.provisioned.physical) for env, stack in self.regions.items()},
             "demo": {env: self.demo.get(env, {}) for env in self.regions},
             "oidc": self._oidc_state(),
+            "secret_scanning": self._secret_scanning_state(),
+            "tls": {"ca_certificate": self.tls.ca_pem, "gateway": dict(self.tls_urls)},
             "licence_issuer": {"issuer": DEFAULT_ISSUER, "signing_key": self.licence_signing_key},
+        }
+
+    def _secret_scanning_state(self) -> dict[str, Any]:
+        """The local provider `github`: where its keys are, and the key that signs test reports."""
+        if self.scanning_keys is None:
+            return {}
+        return {
+            "provider": "github",
+            "keys_url": self.scanning_keys.url,
+            "key_identifier": KEY_IDENTIFIER,
+            "signing_key": self.scanning_keys.private_pem,
         }
 
     def _oidc_state(self) -> dict[str, Any]:
@@ -421,6 +471,8 @@ class LocalStack:
             stack.stop()
         if self.oidc is not None:
             self.oidc.stop()
+        if self.scanning_keys is not None:
+            self.scanning_keys.stop()
         if self.moto is not None:
             self.moto.terminate()
             try:

@@ -34,6 +34,8 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
         "resources",
         "demo",
         "oidc",
+        "secret_scanning",
+        "tls",
         "licence_issuer",
     }
     assert state["aws_endpoint"].startswith("http://127.0.0.1:")
@@ -43,6 +45,14 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
         assert set(state["regions"][region]) == set(APIS)
         assert state["resources"][region]["PaymentsTable"] == f"mzpay-{region}-PaymentsTable"
     assert state["aws_regions"] == {"mz": "af-south-1", "regional-sa": "eu-west-1"}
+    assert set(state["tls"]) == {"ca_certificate", "gateway"}
+    assert state["tls"]["ca_certificate"].startswith("-----BEGIN CERTIFICATE-----")
+    assert set(state["tls"]["gateway"]) == set(REGIONS)
+    assert all(url.startswith("https://127.0.0.1:") for url in state["tls"]["gateway"].values())
+    scanning = state["secret_scanning"]
+    assert set(scanning) == {"provider", "keys_url", "key_identifier", "signing_key"}
+    assert scanning["provider"] == "github" and scanning["keys_url"].startswith("http://127.0.0.1:")
+    assert scanning["signing_key"].startswith("-----BEGIN PRIVATE KEY-----")
     for region in REGIONS:
         demo = state["demo"][region]
         assert set(demo) == {

@@ -121,6 +121,8 @@ class Tenant:
             "payout": f"/v1/payouts/{self.test.payout}",
             "events": "/v1/events?limit=100",
             "key": "/v1/api-keys/current",
+            "webhook_endpoint": "/v1/webhook-endpoint",
+            "mtls": "/v1/mtls",
         }
         seen = {}
         for name, path in reads.items():
@@ -209,8 +211,12 @@ class Route:
         return tenant.call(method, self.path(ids), self.body(ids), mode=mode, query=query)
 
 
-PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capability) and the health check
+PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capability), the health check,
+    # the OAuth token endpoint (the client authenticates in it: tests/e2e/test_oauth.py) and the
+    # secret-scanning receiver (the provider's signature: tests/e2e/test_secret_scanning.py)
     ("GET", "/health"),
+    ("POST", "/oauth/token"),
+    ("POST", "/secret-scanning/{provider}"),
     ("GET", "/checkout/{payment_id}"),
     ("POST", "/checkout/{payment_id}/pay"),
     ("POST", "/checkout/{payment_id}/test/{outcome}"),
@@ -220,6 +226,14 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/v1/api-keys/{key_id}/roll"): Route(
         lambda r: f"/v1/api-keys/{r.key}/roll", lambda r: {"overlap_seconds": 0}, "API key"
     ),
+    ("GET", "/v1/webhook-endpoint"): Route(lambda r: "/v1/webhook-endpoint"),
+    ("PUT", "/v1/webhook-endpoint"): Route(
+        lambda r: "/v1/webhook-endpoint", lambda r: {"url": "https://shop.example/e"}
+    ),
+    ("DELETE", "/v1/webhook-endpoint"): Route(lambda r: "/v1/webhook-endpoint"),
+    ("POST", "/v1/client-certificates"): Route(lambda r: "/v1/client-certificates", lambda r: {}),
+    ("GET", "/v1/mtls"): Route(lambda r: "/v1/mtls"),
+    ("PUT", "/v1/mtls"): Route(lambda r: "/v1/mtls", lambda r: {"required": False}),
     ("GET", "/methods"): Route(lambda r: "/methods"),
     ("POST", "/charges"): Route(lambda r: "/charges", lambda r: charge_body()),
     ("POST", "/charges/{payment_id}/capture"): Route(lambda r: f"/charges/{r.payment}/capture", resource="payment"),

@@ -52,6 +52,8 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         create_directory_table(TABLE)
         create_directory_table("accounts")  # same key schema: where new accounts' webhook secrets go
         monkeypatch.setenv("ACCOUNTS_TABLE", "accounts")
+        create_directory_table("events")  # same key schema: where a revocation's audit event goes
+        monkeypatch.setenv("EVENTS_TABLE", "events")
         monkeypatch.setenv("DATA_KEY_ID", boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"])
         boto3.client("secretsmanager", region_name=REGION).create_secret(Name=PEPPER_SECRET, SecretString=PEPPER)
         directory = Directory(TABLE)

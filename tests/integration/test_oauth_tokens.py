@@ -75,6 +75,14 @@ def test_a_mistyped_an_unknown_and_a_revoked_clients_token_are_unauthorized(auth
     oauth.revoke_client(client["client_id"])
     with pytest.raises(Unauthorized):
         authorizer(auth_event(f"Bearer {token}"), None)
+    (event,) = deps.events().table.scan()["Items"]  # the audit trail, written with the revocation
+    assert (event["type"], event["resource"], event["resource_id"]) == (
+        "oauth_client.revoked",
+        "oauth_client",
+        client["client_id"],
+    )
+    assert (event["data"]["reason"], event["data"]["object"]["status"]) == ("operator", "revoked")
+    assert "callback_url" not in event  # the account set no endpoint for its own events
 
 
 def test_an_expired_token_is_refused_saying_so(authorizer: Any) -> None:

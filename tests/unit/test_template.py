@@ -167,3 +167,26 @@ def test_the_committed_openapi_documents_match_the_code() -> None:
         }
         documented = {(method, path) for path, item in document["paths"].items() for method in item}
         assert documented == declared
+
+
+@pytest.mark.parametrize(
+    ("api", "condition"), [("GatewayApi", "HasGatewayMtlsDomain"), ("ManagementApi", "HasManagementMtlsDomain")]
+)
+def test_each_api_can_be_served_on_a_mutual_tls_domain(api: str, condition: str) -> None:
+    """API Gateway's mutual TLS (a custom domain with a truststore) for merchants and operators;
+    the management API then answers on that domain only (its execute-api endpoint disabled)."""
+    (domain,) = [
+        spec
+        for spec in RESOURCES.values()
+        if spec["Type"] == "AWS::ApiGateway::DomainName" and spec["Condition"] == condition
+    ]
+    assert set(domain["Properties"]["MutualTlsAuthentication"]) >= {"TruststoreUri"}
+    assert domain["Properties"]["SecurityPolicy"] == "TLS_1_2"
+    (mapping,) = [
+        spec
+        for spec in RESOURCES.values()
+        if spec["Type"] == "AWS::ApiGateway::BasePathMapping" and spec["Properties"]["RestApiId"] == {"Ref": api}
+    ]
+    assert mapping["Condition"] == condition
+    disabled = APIS["ManagementApi"]["Properties"]["DisableExecuteApiEndpoint"]
+    assert disabled == {"Fn::If": ["HasManagementMtlsDomain", True, False]}

@@ -19,6 +19,8 @@ class Settings:
     peer_region_urls: dict[str, dict[str, str]] = field(default_factory=dict)
     git_commit: str = "unknown"
     build_date: str = "unknown"
+    # secret-scanning provider -> the URL of its public keys (SECRET_SCANNING_KEYS_URLS)
+    secret_scanning_keys_urls: dict[str, str] = field(default_factory=dict)
 
 
 def parse_peer_region_urls(text: str) -> dict[str, dict[str, str]]:
@@ -41,6 +43,21 @@ def parse_peer_region_urls(text: str) -> dict[str, dict[str, str]]:
     return peers
 
 
+def parse_provider_urls(text: str) -> dict[str, str]:
+    """Parse `SecretScanningKeysUrls`: comma-separated `<provider>=<https URL>` entries.
+
+    >>> parse_provider_urls("github=https://api.github.com/meta/public_keys/secret_scanning")
+    {'github': 'https://api.github.com/meta/public_keys/secret_scanning'}
+    """
+    providers: dict[str, str] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, url = (piece.strip() for piece in entry.partition("="))
+        if not sep or not name.isidentifier() or urlsplit(url).scheme not in ("https", "http"):
+            raise ValueError(f"SecretScanningKeysUrls entry {entry!r} is not '<provider>=<url>'")
+        providers[name] = url
+    return providers
+
+
 def read_settings() -> Settings:
     """The settings of this execution environment, validated (mzpay.deps.settings keeps them)."""
     region = os.environ.get("SERVICE_REGION", "")
@@ -52,4 +69,5 @@ def read_settings() -> Settings:
         peer_region_urls=parse_peer_region_urls(os.environ.get("PEER_REGION_URLS", "")),
         git_commit=os.environ.get("GIT_COMMIT") or "unknown",
         build_date=os.environ.get("BUILD_DATE") or "unknown",
+        secret_scanning_keys_urls=parse_provider_urls(os.environ.get("SECRET_SCANNING_KEYS_URLS", "")),
     )

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from mzpay.config import Settings
-    from mzpay.store.accounts import Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.business_accounts import BusinessAccounts
+    from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.connectors import Bindings
     from mzpay.store.devices import Devices
@@ -118,6 +119,20 @@ def directory() -> Directory:
     from mzpay.store.directory import Directory
 
     return Directory.from_env()
+
+
+@once
+def client_certs() -> ClientCerts:
+    from mzpay.store.client_certs import ClientCerts
+
+    return ClientCerts.from_env()
+
+
+@once
+def account_endpoints() -> AccountEndpoints:
+    from mzpay.store.accounts import AccountEndpoints
+
+    return AccountEndpoints.from_env()
 
 
 @once

@@ -17,6 +17,7 @@ from mzpay.domain.principal import WWW_AUTHENTICATE as WWW
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.domain.residency import ensure_home
 from mzpay.domain.webhook_secrets import SecretVersion, after_roll, generate_secret
+from mzpay.steps import credentials
 from mzpay.steps.accounts import home_account, not_found, served_here
 from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection
 from mzpay.store.secrets import key_pepper
@@ -156,8 +157,9 @@ def _home_key(key_id: str, api: str) -> ApiKey:
 
 
 def revoke_api_key(key_id: str) -> dict[str, Any]:
+    """An operator revokes a key: api_key.revoked is recorded (and posted to the account's endpoint)."""
     key = _home_key(key_id, "management")
-    return deps.directory().revoke_key(key).public()
+    return credentials.revoke_key(key, "operator").public()
 
 
 def current_api_key(principal: Principal) -> dict[str, Any]:

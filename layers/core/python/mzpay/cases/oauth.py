@@ -18,6 +18,7 @@ from mzpay.domain.ids import new_id
 from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, generate_key, key_hash, redacted
 from mzpay.domain.oauth import AccessToken, AuthMethod, ClientStatus, OAuthClient, TokenRequest
 from mzpay.domain.residency import wrong_region
+from mzpay.steps import credentials
 from mzpay.steps.accounts import home_account, served_here
 from mzpay.store.oauth import MAX_CLIENTS_PER_ACCOUNT, ClientChanged
 from mzpay.store.secrets import key_pepper
@@ -82,7 +83,7 @@ def revoke_client(client_id: str) -> dict[str, Any]:
     """Revoke a client: its tokens stop working at the next request, it gets no new ones."""
     client = served_here(deps.oauth().get_client(client_id), "OAuth client", "management")
     try:
-        return deps.oauth().revoke_client(client, iso(_now())).public()
+        return credentials.revoke_client(client, "operator").public()
     except ClientChanged as exc:
         raise ServiceError(409, "invalid_state", "This OAuth client is already revoked.") from exc
 

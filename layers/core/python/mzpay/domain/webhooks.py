@@ -26,6 +26,9 @@ DELIVERABLE = frozenset(
         "collection_request.created",  # posted to the request's integration_routing.callback_url
         "collection_request.paid",
         "collection_request.payment_failed",
+        "api_key.revoked",  # posted to the account's endpoint for its own events (docs/access.md)
+        "oauth_client.revoked",
+        "oauth_token.revoked",
     }
 )
 

@@ -28,14 +28,10 @@ class SuspendAccount(Strict):
     reason: str = Field(min_length=1, max_length=500)
 
 
-class Grant(Strict):
-    """What a credential may do: mode, scopes, and the addresses it may be used from."""
+class _GrantRules(Strict):
+    """The rules of what a credential may do (scopes, ip_allowlist), for the bodies below."""
 
-    mode: Mode
-    scopes: list[str] = Field(default_factory=lambda: list(DEFAULT_SCOPES), min_length=1, max_length=20)
-    ip_allowlist: list[str] = Field(default_factory=list, max_length=50)
-
-    @field_validator("scopes")
+    @field_validator("scopes", check_fields=False)
     @classmethod
     def _known_scopes(cls, scopes: list[str]) -> list[str]:
         unknown = unknown_scopes(scopes)
@@ -43,7 +39,7 @@ class Grant(Strict):
             raise PydanticCustomError("invalid_scope", "unknown scopes: {unknown}", {"unknown": ", ".join(unknown)})
         return sorted(set(scopes))
 
-    @field_validator("ip_allowlist")
+    @field_validator("ip_allowlist", check_fields=False)
     @classmethod
     def _cidrs(cls, cidrs: list[str]) -> list[str]:
         try:
@@ -54,8 +50,15 @@ class Grant(Strict):
             ) from exc
 
 
-class CreateApiKey(Grant):
+Scopes = Annotated[list[str], Field(default_factory=lambda: list(DEFAULT_SCOPES), min_length=1, max_length=20)]
+Allowlist = Annotated[list[str], Field(default_factory=list, max_length=50)]
+
+
+class CreateApiKey(_GrantRules):
+    mode: Mode
+    scopes: Scopes
     expires_at: AwareDatetime | None = None
+    ip_allowlist: Allowlist
     allowed_customers: list[str] = Field(default_factory=list, max_length=500)
 
 
@@ -90,10 +93,13 @@ class JwksIn(Strict):
     keys: list[JwkIn] = Field(min_length=1, max_length=5)
 
 
-class CreateOAuthClient(Grant):
+class CreateOAuthClient(_GrantRules):
     """Without jwks the client authenticates with a secret (answered once); with jwks, with
     private-key JWT assertions signed by one of those keys."""
 
+    mode: Mode
+    scopes: Scopes
+    ip_allowlist: Allowlist
     name: str | None = Field(default=None, min_length=1, max_length=100)
     jwks: JwksIn | None = None
 

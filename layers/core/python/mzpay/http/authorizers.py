@@ -36,6 +36,13 @@ def source_ip(event: dict[str, Any]) -> str:
     return str(((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp") or "")
 
 
+def client_certificate(event: dict[str, Any]) -> str | None:
+    """The PEM of the certificate the client presented (API Gateway mutual TLS), else None."""
+    identity = (event.get("requestContext") or {}).get("identity") or {}
+    pem = (identity.get("clientCert") or {}).get("clientCertPem")
+    return pem if isinstance(pem, str) and pem else None
+
+
 def api_wildcard_arn(method_arn: str) -> str:
     """arn:...:apiId/stage/GET/v1/x -> arn:...:apiId/stage/*: the policy covers the whole API."""
     head, _, rest = method_arn.partition("/")

@@ -1,4 +1,5 @@
-"""The body of POST /v1/api-keys/{key_id}/roll (gateway access group)."""
+"""Bodies of the gateway access group: POST /v1/api-keys/{key_id}/roll, PUT /v1/webhook-endpoint,
+POST /v1/client-certificates, PUT /v1/mtls."""
 
 from __future__ import annotations
 
@@ -10,3 +11,15 @@ from mzpay.domain.model import StrictText as Strict
 
 class RollApiKey(Strict):
     overlap_seconds: int = Field(default=ROLL_OVERLAP_SECONDS, ge=0, le=MAX_ROLL_OVERLAP_SECONDS)
+
+
+class WebhookEndpointIn(Strict):
+    url: str = Field(min_length=1, max_length=2048, description="where the account's own events are posted")
+
+
+class ClientCertificateIn(Strict):
+    csr: str | None = Field(default=None, max_length=16384, description="a PEM CSR; none: a key pair is made")
+
+
+class MtlsIn(Strict):
+    required: bool

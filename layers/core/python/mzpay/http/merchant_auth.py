@@ -5,20 +5,24 @@ its home region. Run on every request: API Gateway keeps no result (docs/access.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mzpay import deps
 from mzpay.deps import settings
 from mzpay.domain.accounts import AccountStatus, suspended_message
+from mzpay.domain.client_certs import counts, fingerprint_of
 from mzpay.domain.clock import parse_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, key_hash, key_mode, key_use, looks_like_key, token_mode
 from mzpay.domain.network import ip_allowed, parse_allowlist
 from mzpay.domain.oauth import ClientStatus
 from mzpay.domain.residency import wrong_region
-from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
+from mzpay.http.authorizers import Unauthorized, allow, bearer_token, client_certificate, refuse, source_ip
 from mzpay.http.principal import WWW_AUTHENTICATE
 from mzpay.store.secrets import key_pepper
+
+if TYPE_CHECKING:  # the store (and pydantic, through it) loads on the first lookup, not at cold start
+    from mzpay.store.directory import Account
 
 
 def _unauthenticated(code: str, message: str) -> ServiceError:
@@ -27,6 +31,21 @@ def _unauthenticated(code: str, message: str) -> ServiceError:
 
 def _suspended(reason: str) -> ServiceError:
     return ServiceError(403, "account_suspended", suspended_message(reason))
+
+
+CERTIFICATE_REQUIRED = ServiceError(
+    401, "client_certificate_required", "A client certificate of this account is required (mutual TLS)."
+)
+
+
+def _certificate_missing(event: dict[str, Any], account: Account, now: datetime) -> bool:
+    """True when the account requires mutual TLS and the request presented none of its valid
+    certificates (one more read, only for such accounts: the certificate's record)."""
+    if not account.mtls_required:
+        return False
+    fingerprint = fingerprint_of(client_certificate(event) or "")
+    record = deps.client_certs().get(fingerprint) if fingerprint else None
+    return not counts(record, account.account_id, now)
 
 
 def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
@@ -63,6 +82,8 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
         raise Unauthorized()
     if account.status == AccountStatus.SUSPENDED:
         return refuse(event, key.key_id, _suspended(account.reason))
+    if _certificate_missing(event, account, now):
+        return refuse(event, key.key_id, CERTIFICATE_REQUIRED)
     return allow(
         event,
         key.key_id,

@@ -132,3 +132,29 @@ class PayoutLimitsStore:
 
     def write(self, account_id: str, mode: str, limits: PayoutLimits) -> None:
         self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"PAYOUTLIMITS#{mode}", **limits.public()})
+
+
+class AccountEndpoints:
+    """Where an account's own events (its credentials revoked) are posted, per mode: pk
+    ACCOUNT#<id>, sk ENDPOINT#<mode>, {url, updated_at}."""
+
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> AccountEndpoints:
+        return cls(env("ACCOUNTS_TABLE"))
+
+    @staticmethod
+    def _key(account_id: str, mode: str) -> dict[str, str]:
+        return {"pk": f"ACCOUNT#{account_id}", "sk": f"ENDPOINT#{mode}"}
+
+    def read(self, account_id: str, mode: str) -> dict[str, str] | None:
+        item = self.table.get_item(Key=self._key(account_id, mode), ConsistentRead=True).get("Item")
+        return {"url": item["url"], "updated_at": item["updated_at"]} if item else None
+
+    def write(self, account_id: str, mode: str, url: str, now: str) -> None:
+        self.table.put_item(Item={**self._key(account_id, mode), "url": url, "updated_at": now})
+
+    def delete(self, account_id: str, mode: str) -> None:
+        self.table.delete_item(Key=self._key(account_id, mode))

@@ -18,8 +18,10 @@ from typing import Any
 from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event
 from mzpay.domain.keys import KeyStatus
 from mzpay.store.aws import batch_get, env, is_conditional_failure, table
+from mzpay.store.events import event_puts
 
 
 @dataclass
@@ -32,6 +34,7 @@ class Account:
     created_at: str
     updated_at: str
     version: int = 1
+    mtls_required: bool = False  # every request needs a client certificate of the account
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> Account:
@@ -44,6 +47,7 @@ class Account:
             created_at=item["created_at"],
             updated_at=item["updated_at"],
             version=int(item.get("version", 1)),
+            mtls_required=bool(item.get("mtls_required", False)),
         )
 
     def public(self) -> dict[str, Any]:
@@ -161,7 +165,8 @@ class Directory:
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, account: Account) -> None:
-        item = {"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT", **account.__dict__}
+        fields = {k: v for k, v in account.__dict__.items() if k != "mtls_required" or v}  # set by PUT /v1/mtls
+        item = {"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT", **fields}
         self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
 
     def get_account(self, account_id: str) -> Account | None:
@@ -360,15 +365,22 @@ class Directory:
                 raise ServiceError(409, "already_rolled", "This key was already rolled or revoked.") from exc
             raise
 
-    def revoke_key(self, key: ApiKey) -> ApiKey:
+    def revoke_key(self, key: ApiKey, events: list[Event] | None = None, events_table: str = "") -> ApiKey:
+        """The key revoked (409 invalid_state when it is already), with `events` (to
+        `events_table`, the region's events table) in the same transaction."""
+        update = {
+            "TableName": self.name,
+            "Key": {"pk": f"KEY#{key.key_id}", "sk": "KEY"},
+            "UpdateExpression": "SET #s = :revoked",
+            "ConditionExpression": "#s <> :revoked",
+            "ExpressionAttributeNames": {"#s": "status"},
+            "ExpressionAttributeValues": {":revoked": KeyStatus.REVOKED},
+        }
         try:
-            self.table.update_item(
-                Key={"pk": f"KEY#{key.key_id}", "sk": "KEY"},
-                UpdateExpression="SET #s = :revoked",
-                ConditionExpression="#s <> :revoked",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={":revoked": KeyStatus.REVOKED},
-            )
+            if events:
+                self.client.transact_write_items(TransactItems=[{"Update": update}, *event_puts(events_table, events)])
+            else:
+                self.client.update_item(**update)
         except Exception as exc:
             if is_conditional_failure(exc):
                 raise ServiceError(409, "invalid_state", "This key is already revoked.") from exc

@@ -4,6 +4,7 @@
 Items (pk, sk):
   OAUTHCLIENT#<client_id>, CLIENT        the client (status active or revoked; the secret's keyed hash)
   ACCOUNT#<account_id>, OAUTHCLIENT#<id> the account's list of its clients (written with the client)
+  OAUTHSECRET#<hash>, CLIENT             the client a secret's keyed hash names (for leak reports)
   TOKEN#<hash>, TOKEN                    an access token (client, account, mode, scopes, expires_at)
   JTI#<client_id>#<sha256(jti)>, JTI     a client assertion's jti, remembered until the assertion expires
 Tokens and jti records carry `ttl` (epoch seconds): DynamoDB deletes them once they expired.
@@ -15,9 +16,11 @@ import hashlib
 from datetime import datetime
 
 from mzpay.domain.bounds import MAX_ID
+from mzpay.domain.events import Event
 from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.store.aws import batch_get, env, is_conditional_failure, table
 from mzpay.store.directory import Account
+from mzpay.store.events import event_puts
 
 MAX_CLIENTS_PER_ACCOUNT = 50
 TTL_GRACE_SECONDS = 3600  # records outlive their expiry a little: expiry is checked on read anyway
@@ -53,16 +56,13 @@ class OAuthStore:
             "sk": f"OAUTHCLIENT#{client.client_id}",
             "client_id": client.client_id,
         }
+        items = [{**_client_key(client.client_id), **client.item()}, pointer]
+        if client.secret_hash:
+            items.append({"pk": f"OAUTHSECRET#{client.secret_hash}", "sk": "CLIENT", "client_id": client.client_id})
         self.client.transact_write_items(
             TransactItems=[
-                {
-                    "Put": {
-                        "TableName": self.name,
-                        "Item": {**_client_key(client.client_id), **client.item()},
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
-                {"Put": {"TableName": self.name, "Item": pointer, "ConditionExpression": "attribute_not_exists(pk)"}},
+                {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+                for item in items
             ]
         )
 
@@ -71,6 +71,11 @@ class OAuthStore:
             return None
         item = self.table.get_item(Key=_client_key(client_id), ConsistentRead=True).get("Item")
         return OAuthClient.from_item(item) if item else None
+
+    def client_by_secret_hash(self, secret_hash: str) -> OAuthClient | None:
+        pointer = self.table.get_item(Key={"pk": f"OAUTHSECRET#{secret_hash}", "sk": "CLIENT"}).get("Item")
+        client = self.get_client(pointer["client_id"]) if pointer else None
+        return client if client is not None and client.secret_hash == secret_hash else None
 
     def clients_of(self, account_id: str) -> list[OAuthClient]:
         """The account's clients, oldest first."""
@@ -86,20 +91,28 @@ class OAuthStore:
         items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
         return sorted((OAuthClient.from_item(item) for item in items), key=lambda c: c.client_id)
 
-    def revoke_client(self, client: OAuthClient, now: str) -> OAuthClient:
-        """active -> revoked, once (ClientChanged when it is revoked already)."""
+    def revoke_client(
+        self, client: OAuthClient, now: str, events: list[Event] | None = None, events_table: str = ""
+    ) -> OAuthClient:
+        """active -> revoked, once (ClientChanged when it is revoked already), with `events` in
+        the same transaction."""
+        update = {
+            "TableName": self.name,
+            "Key": _client_key(client.client_id),
+            "UpdateExpression": "SET #s = :revoked, revoked_at = :now",
+            "ConditionExpression": "#s = :active",
+            "ExpressionAttributeNames": {"#s": "status"},
+            "ExpressionAttributeValues": {
+                ":revoked": ClientStatus.REVOKED,
+                ":now": now,
+                ":active": ClientStatus.ACTIVE,
+            },
+        }
         try:
-            self.table.update_item(
-                Key=_client_key(client.client_id),
-                UpdateExpression="SET #s = :revoked, revoked_at = :now",
-                ConditionExpression="#s = :active",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={
-                    ":revoked": ClientStatus.REVOKED,
-                    ":now": now,
-                    ":active": ClientStatus.ACTIVE,
-                },
-            )
+            if events:
+                self.client.transact_write_items(TransactItems=[{"Update": update}, *event_puts(events_table, events)])
+            else:
+                self.client.update_item(**update)
         except Exception as exc:
             if is_conditional_failure(exc):
                 raise ClientChanged() from exc
@@ -125,6 +138,21 @@ class OAuthStore:
             return None
         names = AccessToken.__dataclass_fields__
         return AccessToken(**{name: item[name] for name in names} | {"scopes": list(item["scopes"])})
+
+    def revoke_token(self, token: AccessToken, events: list[Event], events_table: str) -> bool:
+        """Delete the token with `events`, in one transaction; False when it is gone already."""
+        delete = {
+            "TableName": self.name,
+            "Key": {"pk": f"TOKEN#{token.token_hash}", "sk": "TOKEN"},
+            "ConditionExpression": "attribute_exists(pk)",
+        }
+        try:
+            self.client.transact_write_items(TransactItems=[{"Delete": delete}, *event_puts(events_table, events)])
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
 
     def claim_jti(self, client_id: str, jti: str, expires_at: datetime) -> bool:
         """Remember a client assertion's jti until it expires: True the first time, False when

@@ -1,0 +1,34 @@
+"""Gateway API: the secret-scanning receiver (no authorizer: a report is authenticated by the
+provider's signature over its raw body)."""
+
+from typing import TYPE_CHECKING
+
+from mzpay.domain.secret_scanning import FORWARDED_HEADER, KEY_ID_HEADER, SIGNATURE_HEADER
+from mzpay.http.body import raw_body
+from mzpay.http.errors import Surface
+from mzpay.http.request_id import header_value
+from mzpay.http.resolver import create_resolver
+from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import secret_scanning
+else:  # loaded when a report first arrives
+    secret_scanning = deferred("mzpay.cases.secret_scanning")
+
+app = create_resolver(Surface.GATEWAY)
+
+
+@app.post("/secret-scanning/<provider>")
+def report(provider: str) -> list[dict[str, str]]:
+    event = app.current_event.raw_event
+    return secret_scanning.receive(
+        provider,
+        raw_body(event),
+        header_value(event, KEY_ID_HEADER),
+        header_value(event, SIGNATURE_HEADER),
+        header_value(event, FORWARDED_HEADER),
+    )
+
+
+lambda_handler = handler_for(app)

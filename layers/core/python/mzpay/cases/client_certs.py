@@ -1,0 +1,92 @@
+"""Mutual TLS for a merchant account (docs/access.md, "Mutual TLS"): client certificates issued
+by the region's private CA (POST /v1/client-certificates), and the account's switch
+(PUT /v1/mtls): once required, every gateway request of the account needs one of its
+certificates (the authorizer answers 401 client_certificate_required otherwise). Certificates
+and the switch belong to the key's own account (a platform acting for another account uses its
+own)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from mzpay import deps
+from mzpay.deps import settings
+from mzpay.domain import client_certs as rules
+from mzpay.domain.client_certs import CertStatus, ClientCertificate
+from mzpay.domain.clock import iso
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.principal import Principal
+from mzpay.steps.accounts import home_account
+from mzpay.store.client_certs import MAX_CERTS_PER_ACCOUNT, MtlsChanged
+
+
+def certificate_required(detail: str, status: int = 401) -> ServiceError:
+    return ServiceError(status, "client_certificate_required", detail)
+
+
+def issue(principal: Principal, csr: str | None) -> dict[str, Any]:
+    """A certificate for the account: from the merchant's CSR, or with a key pair made here whose
+    private key is in this answer and nowhere else. Recorded by its SHA-256 fingerprint."""
+    account = home_account(principal.acting_account_id, "gateway")
+    if deps.client_certs().count_of(account.account_id) >= MAX_CERTS_PER_ACCOUNT:
+        raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CERTS_PER_ACCOUNT} certificates.")
+    private_key = None
+    if csr is not None:
+        try:
+            public_key = rules.csr_public_key(csr)
+        except ValueError as exc:
+            raise ServiceError(
+                400, "invalid_request", f"csr: {exc}.", errors=[FieldError("csr", "invalid_value", str(exc))]
+            ) from exc
+    else:
+        public_key, private_key = rules.new_key_pair()
+    now = datetime.now(UTC)
+    ca_key, ca_certificate = deps.client_certs().ca(lambda: rules.new_ca(settings().service_region, now))
+    certificate = rules.issue(ca_key, ca_certificate, account.account_id, public_key, now)
+    described = rules.described(certificate)
+    record = ClientCertificate(
+        fingerprint=described["fingerprint"],
+        account_id=account.account_id,
+        home_region=account.home_region,
+        serial_number=described["serial_number"],
+        subject=described["subject"],
+        not_before=iso(described["not_before"]),
+        not_after=iso(described["not_after"]),
+        status=CertStatus.ACTIVE,
+        created_at=iso(now),
+    )
+    deps.client_certs().add(record)
+    answer = {**record.public(), "certificate": certificate, "ca_certificate": ca_certificate}
+    if private_key is not None:
+        answer["private_key"] = private_key
+    return answer
+
+
+def presented_counts(account_id: str, presented_pem: str | None, now: datetime) -> bool:
+    """True when the request presented a valid certificate of `account_id`."""
+    fingerprint = rules.fingerprint_of(presented_pem) if presented_pem else None
+    record = deps.client_certs().get(fingerprint) if fingerprint else None
+    return rules.counts(record, account_id, now)
+
+
+def mtls(principal: Principal) -> dict[str, Any]:
+    account = home_account(principal.acting_account_id, "gateway")
+    return {"account_id": account.account_id, "required": account.mtls_required}
+
+
+def set_mtls(principal: Principal, required: bool, presented_pem: str | None) -> dict[str, Any]:
+    """Require client certificates (only from a request that presents one of the account's: 409
+    client_certificate_required otherwise, so nobody locks themselves out), or stop requiring."""
+    account = home_account(principal.acting_account_id, "gateway")
+    if required and not presented_counts(account.account_id, presented_pem, datetime.now(UTC)):
+        raise certificate_required(
+            "Present a client certificate of this account to require one: the request that enables "
+            "mutual TLS shows that it works.",
+            status=409,
+        )
+    try:
+        deps.client_certs().set_mtls(account.account_id, required, account.version)
+    except MtlsChanged as exc:
+        raise ServiceError(409, "invalid_state", "The account changed meanwhile; read it and retry.") from exc
+    return {"account_id": account.account_id, "required": required}
