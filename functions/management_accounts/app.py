@@ -101,7 +101,9 @@ def revoke_api_key(key_id: str) -> dict[str, Any]:
 @app.post("/v1/accounts/<account_id>/oauth-clients")
 def create_oauth_client(account_id: str, body: Annotated[CreateOAuthClient, Body()]) -> Response[dict[str, Any]]:
     jwks = body.jwks.model_dump(exclude_none=True) if body.jwks else None
-    return created(oauth.create_client(account_id, body.mode, body.scopes, body.name, jwks, body.ip_allowlist))
+    return created(
+        oauth.create_client(account_id, body.mode, body.scopes, body.name, jwks, body.ip_allowlist, body.jwks_uri)
+    )
 
 
 @app.get("/v1/accounts/<account_id>/oauth-clients")

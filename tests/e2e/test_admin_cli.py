@@ -546,6 +546,7 @@ def test_oauth_clients_create_list_and_revoke(admin: Admin, tmp_path: Path) -> N
             r"token_endpoint_auth_method:  client_secret",
             r"secret_hint:                 mzs_test_\.\.\.[0-9A-Za-z]{4}",
             r"jwks:                        -",
+            r"jwks_uri:                    -",
             r"ip_allowlist:                -",
             rf"created_at:                  {TIMESTAMP}",
             r"revoked_at:                  -",

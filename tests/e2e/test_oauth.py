@@ -14,6 +14,7 @@ from typing import Any
 import jwt
 import pytest
 import requests
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from ulid import ULID
 
@@ -108,6 +109,7 @@ def test_a_client_secret_gets_a_token_that_charges_like_an_api_key(stack: Runnin
         "token_endpoint_auth_method": "client_secret",
         "secret_hint": secret[:9] + "..." + secret[-4:],
         "jwks": None,
+        "jwks_uri": None,
         "ip_allowlist": [],
         "created_at": client["created_at"],
         "revoked_at": None,
@@ -307,4 +309,48 @@ def test_an_rsa_client_signs_with_rs256(stack: RunningStack, mz: Operator) -> No
         errors=[
             {"field": "jwks.keys.0", "code": "invalid_value", "message": "a private key; register the public key only"}
         ],
+    )
+
+
+def test_a_client_may_publish_its_keys_at_a_jwks_uri(stack: RunningStack, mz: Operator) -> None:
+    """The local OIDC issuer's realm `partner` plays a client that publishes its keys."""
+    realm = stack.state["oidc"]["realms"]["partner"]
+    jwks_uri = f"{realm['issuer']}/jwks"
+    client = client_of(mz, mz.account()["id"], jwks_uri=jwks_uri, scopes=["payments:read"])
+    assert (client["token_endpoint_auth_method"], client["jwks_uri"], client["jwks"]) == (
+        "private_key_jwt",
+        jwks_uri,
+        None,
+    )
+    assert "client_secret" not in client
+    signing_key = serialization.load_pem_private_key(realm["signing_key"].encode(), password=None)
+    now = int(time.time())
+    claims = {"iss": client["client_id"], "sub": client["client_id"], "aud": token_url(stack), "exp": now + 60}
+    signed = jwt.encode(
+        {**claims, "jti": str(uuid.uuid4())}, signing_key, algorithm="RS256", headers={"kid": realm["kid"]}
+    )
+    assert issued(ask(stack, jwt_form(signed)), "payments:read")
+    stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    forged = jwt.encode(
+        {**claims, "jti": str(uuid.uuid4())}, stranger, algorithm="RS256", headers={"kid": realm["kid"]}
+    )
+    assert_oauth_error(
+        ask(stack, jwt_form(forged)),
+        401,
+        "invalid_client",
+        "The assertion's signature does not verify with the client's registered keys.",
+    )
+    nowhere = mz.call(
+        "POST",
+        f"/v1/accounts/{client['account_id']}/oauth-clients",
+        {"mode": "test", "jwks_uri": f"{realm['issuer']}/no-such-document"},
+    )
+    message = "it must serve a JWK set with an RSA (RS256) or EC P-256 (ES256) public key"
+    assert_problem(
+        nowhere,
+        400,
+        "Bad Request",
+        "invalid_request",
+        f"jwks_uri: {message}.",
+        errors=[{"field": "jwks_uri", "code": "invalid_value", "message": message}],
     )

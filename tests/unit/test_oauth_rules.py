@@ -11,7 +11,14 @@ import pytest
 
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import credential, generate_key, key_mode, token_mode
-from mzpay.domain.oauth import OAuthClient, TokenRequest, check_assertion, granted_scopes, registered_jwks
+from mzpay.domain.oauth import (
+    OAuthClient,
+    TokenRequest,
+    check_assertion,
+    granted_scopes,
+    published_keys,
+    registered_jwks,
+)
 from mzpay.http.oauth_form import token_request
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -159,3 +166,14 @@ def test_a_form_that_cannot_be_read_is_refused_in_oauths_words(
     with pytest.raises(ServiceError) as refused:
         token_request(event)
     assert (refused.value.status, refused.value.code, refused.value.message) == (status, error, description)
+
+
+def test_keys_published_at_a_jwks_uri_keep_the_usable_ones_only() -> None:
+    rsa = {"kty": "RSA", "n": RSA_N, "e": "AQAB", "kid": "r1", "use": "sig", "alg": "RS256"}
+    published = {"keys": [rsa, {**EC, "d": "private"}, {"kty": "oct", "k": "secret"}, "junk", {**EC, "kid": "e1"}]}
+    assert published_keys(published) == [
+        {"kty": "RSA", "n": RSA_N, "e": "AQAB", "kid": "r1"},
+        {**EC, "kid": "e1"},
+    ]
+    assert published_keys({"keys": "none"}) == [] and published_keys(["not", "a", "set"]) == []
+    assert len(published_keys({"keys": [EC] * 12})) == 10

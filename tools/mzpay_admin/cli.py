@@ -219,6 +219,8 @@ def _oauth_clients_create(client: ManagementClient, args: argparse.Namespace) ->
         body["name"] = args.name
     if args.jwks_file is not None:
         body["jwks"] = args.jwks_file
+    if args.jwks_uri is not None:
+        body["jwks_uri"] = args.jwks_uri
     return client.create_oauth_client(args.account_id, body)
 
 
@@ -364,6 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         type=_json_file,
         help="the client's public keys (a JWK set): private_key_jwt instead of a secret",
+    )
+    client_create.add_argument(
+        "--jwks-uri", metavar="URL", help="where the client publishes its public keys: private_key_jwt"
     )
     client_create.set_defaults(handler=_oauth_clients_create, secret_field="client_secret")
     client_list = clients.add_parser("list", parents=[json_option], help="an account's clients")

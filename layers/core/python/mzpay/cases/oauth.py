@@ -5,6 +5,7 @@ assertion for an access token at POST /oauth/token, which the gateway accepts li
 from __future__ import annotations
 
 import hmac
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,6 +30,18 @@ def _now() -> datetime:
 
 
 # ---------------------------------------------------------------- clients (management API)
+JWKS_TTL_SECONDS = 300  # a client's published keys are kept this long
+JWKS_REFETCH_SECONDS = 30  # and fetched again sooner, at most this often, for a kid not seen yet
+_published: dict[str, tuple[float, list[dict[str, Any]]]] = {}  # jwks_uri -> (fetched at, keys)
+deps.on_reset(_published.clear)
+
+
+def _invalid_field(field: str, message: str) -> ServiceError:
+    return ServiceError(
+        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
+    )
+
+
 def create_client(
     account_id: str,
     mode: str,
@@ -36,10 +49,16 @@ def create_client(
     name: str | None,
     jwks: dict[str, Any] | None,
     ip_allowlist: list[str],
+    jwks_uri: str | None = None,
 ) -> dict[str, Any]:
-    """A new client of the account. With `jwks` it authenticates with private-key JWT
-    assertions; without, with a client secret that is in this answer and nowhere else."""
+    """A new client of the account. With `jwks` (its public keys) or `jwks_uri` (where it
+    publishes them) it authenticates with private-key JWT assertions; else with a client secret
+    that is in this answer and nowhere else."""
     account = home_account(account_id)
+    if jwks is not None and jwks_uri is not None:
+        raise _invalid_field("jwks_uri", "either jwks or jwks_uri, not both")
+    if jwks_uri is not None and not _keys_at(jwks_uri, None, refresh=True):
+        raise _invalid_field("jwks_uri", "it must serve a JWK set with an RSA (RS256) or EC P-256 (ES256) public key")
     if len(deps.oauth().clients_of(account.account_id)) >= MAX_CLIENTS_PER_ACCOUNT:
         raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CLIENTS_PER_ACCOUNT} OAuth clients.")
     registered = None
@@ -48,10 +67,9 @@ def create_client(
             registered = rules.registered_jwks(jwks)
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
-            raise ServiceError(
-                400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-            ) from exc
-    secret = None if registered else generate_key(mode, CLIENT_SECRET_PREFIX)
+            raise _invalid_field(field, message) from exc
+    by_key = registered is not None or jwks_uri is not None
+    secret = None if by_key else generate_key(mode, CLIENT_SECRET_PREFIX)
     client = OAuthClient(
         client_id=new_id(),
         account_id=account.account_id,
@@ -59,12 +77,13 @@ def create_client(
         mode=mode,
         scopes=scopes,
         status=ClientStatus.ACTIVE,
-        auth_method=AuthMethod.PRIVATE_KEY_JWT if registered else AuthMethod.SECRET,
+        auth_method=AuthMethod.PRIVATE_KEY_JWT if by_key else AuthMethod.SECRET,
         name=name or f"{mode} client",
         created_at=iso(_now()),
         secret_hash=key_hash(secret, key_pepper()) if secret else None,
         secret_hint=redacted(secret) if secret else None,
         jwks=registered,
+        jwks_uri=jwks_uri,
         ip_allowlist=ip_allowlist,
     )
     deps.oauth().create_client(client)
@@ -177,7 +196,13 @@ def _verified(assertion: str, header: dict[str, Any], client: OAuthClient, token
     if algorithm not in rules.ALGORITHMS:
         raise rules.invalid_client(f"The assertion must be signed with {' or '.join(rules.ALGORITHMS)}.")
     kty = "RSA" if algorithm == "RS256" else "EC"
-    keys = [k for k in (client.jwks or {}).get("keys", []) if k["kty"] == kty]
+    if client.jwks_uri is not None:
+        published = _keys_at(client.jwks_uri, header.get("kid"))
+        if not published:
+            raise rules.invalid_client("The client's jwks_uri cannot be fetched or publishes no usable key.")
+    else:
+        published = (client.jwks or {}).get("keys", [])
+    keys = [k for k in published if k["kty"] == kty]
     if header.get("kid") is not None:  # the key of that kid, or any registered without one
         keys = [k for k in keys if k.get("kid") in (None, header["kid"])]
     failure = "The assertion's signature does not verify with the client's registered keys."
@@ -204,3 +229,22 @@ def _verified(assertion: str, header: dict[str, Any], client: OAuthClient, token
         except jwt.PyJWTError as exc:
             failure = f"The assertion is not valid: {str(exc)[:120]}."
     raise rules.invalid_client(failure)
+
+
+def _keys_at(url: str, kid: str | None, refresh: bool = False) -> list[dict[str, Any]]:
+    """The usable public keys a client publishes at `url` (https, SSRF-guarded, 3 s), kept
+    JWKS_TTL_SECONDS; fetched again sooner for a kid not among them (a rotation), at most every
+    JWKS_REFETCH_SECONDS. [] when they cannot be fetched and none are kept."""
+    from mzpay.collection.fetch import FetchError, fetch_json
+
+    now = time.monotonic()
+    fetched_at, keys = _published.get(url, (0.0, []))
+    unknown_kid = kid is not None and all(k.get("kid") not in (None, kid) for k in keys)
+    due = now - fetched_at > JWKS_TTL_SECONDS or (unknown_kid and now - fetched_at > JWKS_REFETCH_SECONDS)
+    if refresh or due:
+        try:
+            keys = rules.published_keys(fetch_json(url))
+        except FetchError:
+            return keys if not refresh and now - fetched_at <= JWKS_TTL_SECONDS else []
+        _published[url] = (now, keys)
+    return keys

@@ -55,6 +55,7 @@ class OAuthClient:
     secret_hash: str | None = None
     secret_hint: str | None = None
     jwks: dict[str, Any] | None = None
+    jwks_uri: str | None = None  # where its public keys are published (instead of `jwks`)
     ip_allowlist: list[str] = field(default_factory=list)
     revoked_at: str | None = None
 
@@ -81,6 +82,7 @@ class OAuthClient:
             "token_endpoint_auth_method": self.auth_method,
             "secret_hint": self.secret_hint,
             "jwks": self.jwks,
+            "jwks_uri": self.jwks_uri,
             "ip_allowlist": self.ip_allowlist,
             "created_at": self.created_at,
             "revoked_at": self.revoked_at,
@@ -165,6 +167,19 @@ def check_assertion(claims: dict[str, Any], client_id: str, now: datetime) -> da
     if not isinstance(jti, str) or not jti or len(jti) > MAX_JTI:
         raise invalid_client(f"The assertion needs a jti (a string of at most {MAX_JTI} characters).")
     return expires
+
+
+def published_keys(jwks: Any) -> list[dict[str, Any]]:
+    """The usable public keys of a JWK set fetched from a client's jwks_uri: each key that would
+    be accepted at registration (others, private or of other types, are skipped), at most 10."""
+    keys = jwks.get("keys") if isinstance(jwks, dict) else None
+    usable = []
+    for key in keys if isinstance(keys, list) else []:
+        try:
+            usable += registered_jwks({"keys": [key]})["keys"]
+        except ValueError:
+            continue
+    return usable[:10]
 
 
 def registered_jwks(jwks: dict[str, Any]) -> dict[str, Any]:

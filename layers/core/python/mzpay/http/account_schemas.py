@@ -102,6 +102,7 @@ class CreateOAuthClient(_GrantRules):
     ip_allowlist: Allowlist
     name: str | None = Field(default=None, min_length=1, max_length=100)
     jwks: JwksIn | None = None
+    jwks_uri: str | None = Field(default=None, min_length=1, max_length=2048, description="https URL of its JWK set")
 
 
 class RollWebhookSecret(Strict):
