@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import signal
 import threading
 import uuid
 from dataclasses import dataclass
@@ -81,7 +82,14 @@ class FunctionRuntime:
         process = _SPAWN.Process(
             target=worker.main, args=(child, self._worker_spec), daemon=True, name=f"lambda:{self.spec.logical_id}"
         )
-        process.start()
+        # Ctrl-C reaches the whole process group; an execution environment is stopped by the stack
+        # (close), so it is born with SIGINT blocked (the mask survives exec): one starting at that
+        # moment would otherwise die printing a KeyboardInterrupt traceback into the log.
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         child.close()
         if not parent.poll(INIT_TIMEOUT_SECONDS):
             process.kill()
