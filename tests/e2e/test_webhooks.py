@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -469,3 +469,24 @@ def test_a_receiver_down_for_seconds_after_the_first_attempt_gets_the_event_once
 
 def iso_seconds(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def test_in_test_mode_the_payer_answers_a_wallet_prompt_by_themselves(shop: Shop, receiver: Receiver) -> None:
+    """docs/test-mode.md: a test wallet charge waiting on the payer's phone is approved by the
+    simulated payer 3 s after the prompt appeared: polling shows it and its webhook is posted."""
+    url = receiver.endpoint(200)
+    charge = shop.charge("+258841234567", url)  # a number with no magic ending: the payer is prompted
+    assert (charge["status"], charge["next_action"]["type"]) == ("requires_action", "poll")
+    started = time.monotonic()
+    while (read := shop.payment(charge["provider_payment_id"]))["status"] == "requires_action":
+        assert time.monotonic() - started < 30, read
+        time.sleep(0.5)
+    assert (read["status"], read["money"]["amount"]) == ("succeeded", "150.00")
+    prompted, answered = (
+        datetime.fromisoformat(at.replace("Z", "+00:00")) for at in (charge["processed_at"], read["last_updated_at"])
+    )
+    assert answered - prompted >= timedelta(seconds=3)  # not at once: the payer took their 3 s
+    (arrival,) = receiver.wait_for(url, 1)
+    envelope = json.loads(arrival.body)
+    assert (envelope["type"], envelope["resource_id"]) == ("payment.succeeded", charge["provider_payment_id"])
+    assert envelope["data"]["object"]["status"] == "succeeded"

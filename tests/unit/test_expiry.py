@@ -8,7 +8,7 @@ import pytest
 
 from devstack.esm import rate_seconds
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.expiry import checkout_deadline, is_due, reconcile_at, shard, waiting
+from mzpay.domain.expiry import checkout_deadline, is_due, payer_due, plays_payer, reconcile_at, shard, waiting
 from mzpay.domain.payments import Payment
 
 NOW = datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC)
@@ -110,3 +110,35 @@ def test_local_schedules_read_rate_expressions() -> None:
     )
     with pytest.raises(NotImplementedError):
         rate_seconds("cron(0 12 * * ? *)")
+
+
+WALLET = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258841234567"}}
+POLL = {"type": "poll", "poll_interval_secs": 5}
+
+
+def test_the_simulated_payer_answers_a_test_wallet_prompt_three_seconds_after_it_appeared() -> None:
+    prompted = payment("requires_action", source=WALLET, next_action=POLL)
+    assert plays_payer(prompted)
+    # the sweep comes back when the payer answers; the prompt still expires at its deadline
+    assert waiting(prompted, NOW) == {
+        "expires_at": "2026-11-21T10:30:00Z",
+        "due_at": "2026-11-21T10:00:03Z",
+        "expiry_shard": SHARD,
+    }
+    assert not payer_due(prompted, NOW + timedelta(seconds=2))
+    assert payer_due(prompted, NOW + timedelta(seconds=3))
+    expired = prompted.with_changes({"expires_at": "2026-11-21T10:00:02Z", "expiry_shard": SHARD})
+    assert not payer_due(expired, NOW + timedelta(seconds=3))  # too late: it expires instead
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        payment("requires_action", mode="live", source=WALLET, next_action=POLL),  # a real payer answers
+        payment("requires_action", source={"type": "card", "card": {"token": "tok_test_3ds"}}, next_action=POLL),
+        payment("requires_action", source=WALLET, next_action={"type": "display_otp_form"}),
+        payment("pending", source=WALLET),
+    ],
+)
+def test_no_other_payment_is_answered_by_the_simulated_payer(other: Payment) -> None:
+    assert not plays_payer(other) and not payer_due(other, NOW + timedelta(hours=1))

@@ -36,6 +36,9 @@ RECONCILE_GIVE_UP = timedelta(hours=72)
 # a few seconds for the simulator, which answers at once. After it, nobody is submitting: a retry
 # of the same request, or the sweep, takes the submission over (see docs/payments.md).
 SUBMIT_LEASE = {"live": timedelta(seconds=35), "test": timedelta(seconds=5)}
+# In test mode the simulated payer answers the prompt on their phone by themselves this long after
+# it appeared (docs/test-mode.md): a merchant who polls, or waits for the webhook, sees an outcome.
+TEST_PAYER_DELAY = timedelta(seconds=3)
 
 
 def shard(provider_payment_id: str) -> str:
@@ -71,6 +74,12 @@ def waiting(payment: Payment, now: datetime, reconcile_first: timedelta = RECONC
         deadline = payment.expires_at
     elif status == Status.REQUIRES_ACTION:
         deadline = (payment.next_action or {}).get("expires_at") or iso(now + ACTION_WINDOW)
+        if plays_payer(payment):  # the sweep comes back when the simulated payer answers
+            return {
+                "expires_at": _normalized(deadline),
+                "due_at": iso(now + TEST_PAYER_DELAY),
+                "expiry_shard": shard(payment.provider_payment_id),
+            }
     elif status == Status.PENDING and mode == "test":
         deadline = payment.expires_at or iso(now + PENDING_WINDOW)
     if deadline is None:
@@ -94,6 +103,25 @@ def reconcile_at(pending_since: str, now: datetime, first: timedelta = RECONCILE
 def _normalized(moment: str) -> str:
     """A deadline in the format `iso` writes."""
     return iso(datetime.fromisoformat(moment.replace("Z", "+00:00")))
+
+
+def plays_payer(payment: Payment) -> bool:
+    """A test wallet charge waiting for the payer's answer on their phone (a poll action): the
+    simulated payer answers it by themselves (payer_due)."""
+    return (
+        payment.mode == "test"
+        and payment.status == Status.REQUIRES_ACTION
+        and (payment.next_action or {}).get("type") == "poll"
+        and (payment.source or {}).get("type") == "mobile_wallet"
+    )
+
+
+def payer_due(payment: Payment, now: datetime) -> bool:
+    """The simulated payer has answered by now (TEST_PAYER_DELAY after the prompt appeared)."""
+    if not plays_payer(payment):
+        return False
+    prompted = datetime.fromisoformat(payment.updated_at.replace("Z", "+00:00"))
+    return now >= prompted + TEST_PAYER_DELAY and not is_due(payment, now)
 
 
 def is_due(payment: Payment, now: datetime) -> bool:

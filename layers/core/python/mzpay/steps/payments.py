@@ -185,17 +185,29 @@ def visible_payment(principal: Principal, provider_payment_id: str) -> Payment:
 
 
 def current(payment: Payment) -> Payment:
-    """The payment, expired now if its deadline passed (whoever expires it first wins)."""
-    if not expiry.is_due(payment, datetime.now(UTC)):
+    """The payment as it is now: expired if its deadline passed, or (test mode) approved by the
+    simulated payer once they had time to answer; whoever changes it first wins."""
+    now = datetime.now(UTC)
+    if expiry.payer_due(payment, now):
+        change = _payer_answers
+    elif expiry.is_due(payment, now):
+        change = _expire
+    else:
         return payment
     try:
-        return _expire(payment)
+        return change(payment)
     except ServiceError as lost:
         if lost.code != "invalid_state":
             raise
         fresh = deps.payments().get(payment.provider_payment_id)
         assert fresh is not None
         return fresh
+
+
+def _payer_answers(payment: Payment) -> Payment:
+    """Test mode: the payer answers the prompt on their phone, as complete-action would play it."""
+    result = connector_of(payment).complete_action(provider_call(payment), payment.next_action or {}, None)
+    return apply_outcome(payment, result, now_iso())
 
 
 def _expire(payment: Payment) -> Payment:
