@@ -19,7 +19,7 @@ from devstack.launcher import ROOT, RunningStack, start
 
 sys.path.insert(0, str(ROOT / "tools"))
 
-from mzpay_admin.cli import main
+from mzpay_admin.cli import main, run
 
 pytestmark = pytest.mark.e2e
 
@@ -597,3 +597,70 @@ def test_oauth_clients_create_list_and_revoke(admin: Admin, tmp_path: Path) -> N
     assert "client_secret" not in body
     missing = admin("oauth-clients", "create", account_id, "--mode", "test", "--jwks-file", str(tmp_path / "none"))
     assert missing.code == 2 and "cannot read a JSON document from" in missing.err
+
+
+def test_listen_forwards_new_events_signed_to_a_local_url(local_stack: RunningStack, tmp_path: Path) -> None:
+    """`mzpay-admin listen` with the local stack's demo key: events that happen after it started
+    reach a receiver on loopback, signed with the demo account's test webhook secret."""
+    import io
+    import threading
+    import uuid
+
+    import requests
+    from ulid import ULID
+
+    from mzpay.webhooks.signing import verify
+    from tests.e2e.test_webhooks import Receiver
+
+    receiver = Receiver()
+    threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    url = receiver.endpoint(200)
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "--region", "mz", "--stack-file", str(local_stack.state_file),
+        "listen", "--forward-to", url, "--max-events", "2", "--for", "60", "--interval", "0.2",
+    ]  # fmt: skip
+    codes: list[int] = []
+    listener = threading.Thread(target=lambda: codes.append(run(argv, out, err, {})), daemon=True)
+    listener.start()
+    deadline = time.monotonic() + 30
+    while "listening for events" not in out.getvalue():
+        assert time.monotonic() < deadline, err.getvalue()
+        time.sleep(0.1)
+    demo = local_stack.state["demo"]["mz"]
+    charge = requests.post(
+        local_stack.state["regions"]["mz"]["gateway"] + "/charges",
+        json={
+            "payment_id": str(ULID()),
+            "money": {"amount": "12.00", "currency": "MZN"},
+            "source": {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}},
+            "country": "MZ",
+        },
+        headers={"Authorization": f"Bearer {demo['test_key']}", "Idempotency-Key": str(uuid.uuid4())},
+        timeout=30,
+    )
+    assert charge.status_code == 200, charge.text
+    listener.join(timeout=60)
+    assert codes == [0], err.getvalue()
+    arrivals = receiver.wait_for(url, 2)
+    envelopes = [json.loads(a.body) for a in arrivals]
+    assert [e["type"] for e in envelopes] == ["payment.created", "payment.succeeded"]
+    assert {e["resource_id"] for e in envelopes} == {charge.json()["provider_payment_id"]}
+    for arrival in arrivals:
+        verify(arrival.body, arrival.headers["Service-Signature"], [demo["webhook_secret_test"]])
+        assert arrival.headers["Service-Event-Id"] == json.loads(arrival.body)["id"]
+    lines = out.getvalue().splitlines()
+    gateway = local_stack.state["regions"]["mz"]["gateway"]
+    assert lines[0] == f"listening for events at {gateway}, forwarding to {url} (Ctrl-C stops)"
+    assert [line.split("  ")[1:] for line in lines[1:]] == [[e["type"], e["id"], "-> 200"] for e in envelopes]
+    receiver.shutdown()
+    receiver.server_close()
+
+
+def test_listen_without_a_key_is_a_usage_error(cli: Admin) -> None:
+    result = cli("listen", "--forward-to", "http://127.0.0.1:9/hooks")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "mzpay-admin: listen needs --gateway, --key, --secret: pass them, set MZPAY_GATEWAY_URL/MZPAY_KEY/"
+        "MZPAY_WEBHOOK_SECRET, or use --region with the local stack's file\n"
+    )

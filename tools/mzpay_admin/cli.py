@@ -22,11 +22,13 @@ from typing import Any, TextIO
 
 from mzpay_admin import __version__
 from mzpay_admin.client import ApiError, ConnectionFailure, ManagementClient, Response
+from mzpay_admin.listen import Listening, listen
 
 REGIONS = ("mz", "regional-sa")
 MODES = ("test", "live")
 URL_ENV = "MZPAY_MANAGEMENT_URL"
 TOKEN_ENV = "MZPAY_OPERATOR_TOKEN"
+GATEWAY_ENV, KEY_ENV, SECRET_ENV = "MZPAY_GATEWAY_URL", "MZPAY_KEY", "MZPAY_WEBHOOK_SECRET"
 DEFAULT_STACK_FILE = Path(".local/stack.json")
 SECRET_WARNINGS = {
     "key": "warning: the API key secret is shown only once; store it now, it cannot be retrieved again.",
@@ -272,6 +274,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    listen = commands.add_parser(
+        "listen",
+        help="forward your account's events, signed, to a local URL (a merchant key; for development)",
+        description=(
+            "Polls the gateway's events API with a merchant key and posts each new event to --forward-to, "
+            "signed with the webhook secret of the key's mode. With --region, the local stack's file gives "
+            f"the gateway, the demo test key and its webhook secret; else --gateway/--key/--secret or "
+            f"{GATEWAY_ENV}/{KEY_ENV}/{SECRET_ENV}."
+        ),
+    )
+    listen.add_argument("--forward-to", required=True, metavar="URL", help="your local webhook endpoint")
+    listen.add_argument("--gateway", metavar="URL", help=f"gateway base URL (else {GATEWAY_ENV})")
+    listen.add_argument("--key", help=f"a merchant API key with events:read (else {KEY_ENV})")
+    listen.add_argument("--secret", help=f"the webhook secret of the key's mode (else {SECRET_ENV})")
+    listen.add_argument("--interval", type=float, default=1.0, metavar="SECONDS", help="between polls (default 1)")
+    listen.add_argument("--max-events", type=int, metavar="N", help="stop after forwarding N events")
+    listen.add_argument("--for", dest="duration", type=float, metavar="SECONDS", help="stop after this long")
+    listen.set_defaults(handler=None)
+
     info = commands.add_parser("info", parents=[json_option], help="the stack's region, stage, peers and build")
     info.set_defaults(handler=_info)
 
@@ -414,6 +435,8 @@ def run(
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help, --version, usage errors: argparse has printed what it had to
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    if args.command == "listen":
+        return _listen(args, stdout, stderr, environ)
     try:
         connection = resolve_connection(args, environ)
     except ConfigError as error:
@@ -441,6 +464,51 @@ def run(
     secret_field = getattr(args, "secret_field", None)
     if secret_field and isinstance(body, dict) and body.get(secret_field):
         stderr.write(SECRET_WARNINGS[secret_field] + "\n")
+    return EXIT_OK
+
+
+def resolve_listening(args: argparse.Namespace, environ: dict[str, str] | os._Environ[str]) -> Listening:
+    gateway, key, secret = args.gateway, args.key, args.secret
+    if args.region and not (gateway and key and secret):
+        path = Path(args.stack_file) if args.stack_file else DEFAULT_STACK_FILE
+        state = _stack_file(path)
+        demo = (state.get("demo") or {}).get(args.region) or {}
+        gateway = gateway or ((state.get("regions") or {}).get(args.region) or {}).get("gateway")
+        key = key or demo.get("test_key")
+        secret = secret or demo.get("webhook_secret_test")
+    gateway = gateway or environ.get(GATEWAY_ENV)
+    key = key or environ.get(KEY_ENV)
+    secret = secret or environ.get(SECRET_ENV)
+    missing = [name for name, value in (("--gateway", gateway), ("--key", key), ("--secret", secret)) if not value]
+    if missing:
+        raise ConfigError(
+            f"listen needs {', '.join(missing)}: pass them, set {GATEWAY_ENV}/{KEY_ENV}/{SECRET_ENV}, "
+            "or use --region with the local stack's file"
+        )
+    if not args.forward_to.startswith(("http://", "https://")):
+        raise ConfigError(f"--forward-to must be an http:// or https:// URL (got {args.forward_to!r})")
+    return Listening(
+        str(gateway).rstrip("/"), str(key), str(secret), args.forward_to, args.interval, args.max_events, args.duration
+    )
+
+
+def _listen(
+    args: argparse.Namespace, stdout: TextIO, stderr: TextIO, environ: dict[str, str] | os._Environ[str]
+) -> int:
+    try:
+        listening = resolve_listening(args, environ)
+        listen(listening, stdout)
+    except ConfigError as error:
+        stderr.write(f"mzpay-admin: {error}\n")
+        return EXIT_USAGE
+    except ConnectionFailure as error:
+        stderr.write(f"mzpay-admin: cannot reach the gateway at {error.url}: {error.reason}\n")
+        return EXIT_USAGE
+    except ApiError as error:
+        _print_error(error, stderr)
+        return EXIT_API_ERROR
+    except KeyboardInterrupt:
+        stderr.write("mzpay-admin: stopped\n")
     return EXIT_OK
 
 
