@@ -2,6 +2,8 @@
 # make test  - install everything, lint, validate the template, run every test
 # make fuzz  - schemathesis over the three OpenAPI documents against the local stack (bigger budget)
 # make bench - cold start, warm latency, through-the-stack latency
+# make invoke FUNCTION=GatewayPaymentsFunction EVENT=events/gateway_charge.json - one function of the
+#              running local stack on an event file (what sam local invoke does, without Docker)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -13,10 +15,10 @@ PY := $(VENV)/bin/python
 # This machine's pip configuration names index folders that do not exist; hide that noise.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: help install run test lint validate unit integration e2e bench openapi fuzz clean
+.PHONY: help install run test lint validate unit integration e2e bench openapi fuzz invoke clean
 
 help:
-	@echo "make run | make test | make fuzz | make bench | make openapi | make lint | make validate | make clean"
+	@echo "make run | make test | make fuzz | make bench | make invoke FUNCTION=... EVENT=... | make openapi | make lint | make validate | make clean"
 
 $(VENV)/.installed: pyproject.toml layers/core/requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +36,12 @@ install: $(VENV)/.installed $(SAM_VENV)/.installed
 
 run: $(VENV)/.installed
 	$(PY) -m devstack
+
+FUNCTION ?= GatewayAccessFunction
+EVENT ?= events/gateway_health.json
+REGION ?= mz
+invoke: $(VENV)/.installed
+	$(PY) -m devstack.invoke $(FUNCTION) $(EVENT) --region $(REGION)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

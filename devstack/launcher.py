@@ -33,11 +33,11 @@ def _free(port: int) -> bool:
 
 def free_ports(regions: int) -> tuple[int, int]:
     """(moto port, port base) such that every port a stack of `regions` regions needs is free
-    (the APIs and each gateway's TLS listener at + 5, the local secret-scanning provider at
+    (the APIs, each gateway's TLS listener at + 5 and Lambda Invoke API at + 7, the local secret-scanning provider at
     base + 8, the local OIDC issuer at base + 9, moto at base + 99)."""
     for _ in range(200):
         base = random.randrange(20000, 60000, 100)
-        slots = (0, 1, 2, 5)
+        slots = (0, 1, 2, 5, 7)
         wanted = [base + 10 * i + slot for i in range(regions) for slot in slots] + [base + 8, base + 9, base + 99]
         if all(_free(port) for port in wanted):
             return base + 99, base

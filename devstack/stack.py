@@ -26,10 +26,12 @@ from devstack.apigw import ApiDefinition, RestApi, Route
 from devstack.collection_demo import BOOTSTRAP_REALM, LICENCE_ROUTE, seed_collection
 from devstack.esm import DynamoDBStreamEventSource, ScheduleEventSource, SqsEventSource, parse_filters
 from devstack.globaltables import GlobalTableReplicator
+from devstack.lambda_api import LambdaApi
 from devstack.lambdas import FunctionRuntime
 from devstack.licence import DEFAULT_ISSUER, generate_issuer_key, one_line
 from devstack.oidc import OidcIssuer, private_pem
 from devstack.provision import ProvisionedStack, provision
+from devstack.requestlog import RequestLines
 from devstack.secret_scanning import KEY_IDENTIFIER, KeyServer
 from devstack.seed import seed_region
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
@@ -56,6 +58,7 @@ LOCAL_ENVIRONMENT = {
 OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)
 SECRET_SCANNING_SLOT = 8  # the local secret-scanning provider's key endpoint: port base + 8
 GATEWAY_TLS_SLOT = 5  # each region's gateway over TLS (mutual TLS optional): its port base + 5
+LAMBDA_SLOT = 7  # each region's Lambda Invoke API (devstack.lambda_api): its port base + 7
 COLLECTION_AUDIENCE = "mzpay-collection"
 
 
@@ -202,7 +205,10 @@ def serve_apis(stack: RegionStack, host: str, port_base: int) -> None:
         )
         name = api_name(logical)
         port = port_base + API_SLOTS.get(name, 3 + len(stack.servers))
-        server = make_server(host, port, RestApi(definition, stack.runtimes), threaded=True)
+        server = make_server(
+            host, port, RestApi(definition, stack.runtimes), threaded=True, request_handler=RequestLines
+        )
+        server.mzpay_name = f"{stack.env}:{name}"  # type: ignore[attr-defined]  # the request lines' API
         thread = threading.Thread(target=server.serve_forever, name=f"{stack.env}:{name}", daemon=True)
         thread.start()
         stack.servers[name] = server
@@ -303,6 +309,7 @@ class LocalStack:
         self.scanning_keys: KeyServer | None = None
         self.tls = ServerCertificates()
         self.tls_urls: dict[str, str] = {}
+        self.lambda_urls: dict[str, str] = {}
         self.licence_signing_key, self.licence_public_key = generate_issuer_key()
 
     @property
@@ -355,6 +362,7 @@ class LocalStack:
             start_event_sources(stack, session, self.aws_endpoint)
             serve_apis(stack, self.host, self.port_base_of(index))
             self._serve_gateway_tls(stack, session, self.port_base_of(index) + GATEWAY_TLS_SLOT)
+            self._serve_lambda_api(stack, self.port_base_of(index) + LAMBDA_SLOT)
         for stack in self.regions.values():
             for table, regions in stack.provisioned.global_tables.items():
                 replicator = GlobalTableReplicator(table, regions, self.aws_endpoint)
@@ -406,9 +414,20 @@ class LocalStack:
         )
         thread = threading.Thread(target=server.serve_forever, name=f"{stack.env}:gateway-tls", daemon=True)
         thread.start()
+        server.mzpay_name = f"{stack.env}:gateway-tls"  # type: ignore[attr-defined]
         stack.servers["gateway_tls"] = server
         stack.threads.append(thread)
         self.tls_urls[stack.env] = f"https://{self.host}:{port}"
+
+    def _serve_lambda_api(self, stack: RegionStack, port: int) -> None:
+        """The region's Lambda Invoke API: any function on an event of your own (make invoke)."""
+        server = make_server(self.host, port, LambdaApi(stack.runtimes), threaded=True, request_handler=RequestLines)
+        server.mzpay_name = f"{stack.env}:lambda"  # type: ignore[attr-defined]
+        thread = threading.Thread(target=server.serve_forever, name=f"{stack.env}:lambda", daemon=True)
+        thread.start()
+        stack.servers["lambda"] = server
+        stack.threads.append(thread)
+        self.lambda_urls[stack.env] = f"http://{self.host}:{port}"
 
     def _warm_all(self) -> None:
         """Start one execution environment per function, all at once."""
@@ -434,6 +453,7 @@ class LocalStack:
             "oidc": self._oidc_state(),
             "secret_scanning": self._secret_scanning_state(),
             "tls": {"ca_certificate": self.tls.ca_pem, "gateway": dict(self.tls_urls)},
+            "lambda": dict(self.lambda_urls),
             "licence_issuer": {"issuer": DEFAULT_ISSUER, "signing_key": self.licence_signing_key},
         }
 

@@ -17,7 +17,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from werkzeug.serving import WSGIRequestHandler
+
+from devstack.requestlog import RequestLines
 
 PEER_CERT_KEY = "mzpay.client_cert_der"
 
@@ -86,7 +87,7 @@ class ServerCertificates:
         return context
 
 
-class ClientCertHandler(WSGIRequestHandler):
+class ClientCertHandler(RequestLines):
     """Puts the DER of the certificate the client presented (if any) into the WSGI environ."""
 
     def make_environ(self) -> Any:
@@ -96,9 +97,6 @@ class ClientCertHandler(WSGIRequestHandler):
         if der:
             environ[PEER_CERT_KEY] = der
         return environ
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        pass
 
 
 def client_cert_context(der: bytes) -> dict[str, Any]:

@@ -58,7 +58,8 @@ def main(conn: Connection, spec: dict[str, Any]) -> None:
             result = handler(json.loads(event_json), context)
             conn.send(("ok", json.dumps(result)))
         except BaseException as exc:  # the function failed: Lambda reports errorType/errorMessage
-            traceback.print_exc()
+            if str(exc) != "Unauthorized":  # an authorizer's refusal is an answer, not a failure: no traceback
+                traceback.print_exc()
             conn.send(("error", json.dumps(_error(exc))))
 
 

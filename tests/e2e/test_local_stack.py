@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import platform
 import re
 import sys
@@ -36,6 +37,7 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
         "oidc",
         "secret_scanning",
         "tls",
+        "lambda",
         "licence_issuer",
     }
     assert state["aws_endpoint"].startswith("http://127.0.0.1:")
@@ -49,6 +51,7 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
     assert state["tls"]["ca_certificate"].startswith("-----BEGIN CERTIFICATE-----")
     assert set(state["tls"]["gateway"]) == set(REGIONS)
     assert all(url.startswith("https://127.0.0.1:") for url in state["tls"]["gateway"].values())
+    assert set(state["lambda"]) == set(REGIONS)
     scanning = state["secret_scanning"]
     assert set(scanning) == {"provider", "keys_url", "key_identifier", "signing_key"}
     assert scanning["provider"] == "github" and scanning["keys_url"].startswith("http://127.0.0.1:")
@@ -196,3 +199,58 @@ def test_ctrl_c_stops_the_stack_cleanly(tmp_path: Any) -> None:
         requests.get(gateway + "/health", timeout=2)
     with pytest.raises(requests.ConnectionError):
         requests.get(running.state["aws_endpoint"] + "/moto-api/", timeout=2)
+
+
+def test_make_invoke_runs_one_function_on_an_event_file_without_docker(stack: RunningStack, capsys: Any) -> None:
+    """devstack.invoke (make invoke): the region's Lambda Invoke API runs the function in the local
+    stack's own environments; the sample charge acts for the demo account."""
+    from devstack.invoke import main as invoke
+
+    assert invoke(["GatewayAccessFunction", "events/gateway_health.json", "--stack-file", str(stack.state_file)]) == 0
+    health = json.loads(capsys.readouterr().out)
+    assert health["statusCode"] == 200 and json.loads(health["body"])["status"] == "ok"
+    assert invoke(["GatewayPaymentsFunction", "events/gateway_charge.json", "--stack-file", str(stack.state_file)]) == 0
+    charged = json.loads(capsys.readouterr().out)
+    assert charged["statusCode"] == 200, charged
+    payment = json.loads(charged["body"])
+    assert (payment["status"], payment["money"]) == ("succeeded", {"amount": "150.00", "currency": "MZN"})
+    key = stack.state["demo"]["mz"]["test_key"]
+    read = requests.get(
+        url(stack, "mz", "gateway", f"/payments/{payment['provider_payment_id']}"),
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=30,
+    )
+    assert read.status_code == 200 and read.json()["status"] == "succeeded"  # the demo account's own payment
+    import boto3
+
+    lambda_api = boto3.client(
+        "lambda",
+        endpoint_url=stack.state["lambda"]["mz"],
+        region_name="af-south-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    with pytest.raises(lambda_api.exceptions.ResourceNotFoundException):
+        lambda_api.invoke(FunctionName="NoSuchFunction", Payload=b"{}")
+
+
+def test_the_stack_log_has_one_plain_line_per_request(stack: RunningStack) -> None:
+    """make run's output: API, method, path, status, milliseconds and request id, no colour codes,
+    and an ordinary refusal (an unknown key) without a traceback."""
+    import time
+    import uuid
+
+    request_id = str(uuid.uuid4())
+    assert requests.get(url(stack, "mz", "gateway", "/health"), headers={"X-Request-ID": request_id}, timeout=30).ok
+    refused = str(uuid.uuid4())
+    headers = {"X-Request-ID": refused, "Authorization": "Bearer mzp_test_unknown"}
+    assert requests.get(url(stack, "mz", "gateway", "/v1/balance"), headers=headers, timeout=30).status_code == 401
+    deadline = time.monotonic() + 10
+    while refused not in stack.log() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    lines = [line for line in stack.log().splitlines() if request_id in line or refused in line]
+    assert len(lines) == 2, lines
+    assert re.search(rf"mz:gateway GET /health 200 \d+ ms {request_id}$", lines[0]), lines[0]
+    assert re.search(rf"mz:gateway GET /v1/balance 401 \d+ ms {refused}$", lines[1]), lines[1]
+    coloured = [line for line in stack.log().splitlines() if "\x1b[" in line]
+    assert coloured == []

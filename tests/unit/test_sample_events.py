@@ -39,6 +39,8 @@ PROXY_EVENTS = {
     "collection_version.json": ("collection_system", "CollectionSystemFunction", "CollectionApi"),
     "management_system_info.json": ("management_accounts", "ManagementAccountsFunction", "ManagementApi"),
 }
+# events run against the local stack by `make invoke` (devstack.invoke fills ${demo.*} and ${uuid})
+STACK_EVENTS = {"gateway_charge.json": ("gateway_payments", "GatewayPaymentsFunction", "GatewayApi")}
 AUTHORIZER_EVENT = "management_authorizer.json"
 GATEWAY_AUTHORIZER_EVENT = "gateway_authorizer.json"  # a mistyped key: answered without any AWS call
 
@@ -116,8 +118,22 @@ def test_every_sample_event_is_a_json_object(path: Path) -> None:
 
 def test_the_sample_events_are_the_documented_ones() -> None:
     assert sorted(p.name for p in EVENTS.glob("*.json")) == sorted(
-        [*PROXY_EVENTS, AUTHORIZER_EVENT, GATEWAY_AUTHORIZER_EVENT]
+        [*PROXY_EVENTS, *STACK_EVENTS, AUTHORIZER_EVENT, GATEWAY_AUTHORIZER_EVENT]
     )
+
+
+@pytest.mark.parametrize("name", sorted(STACK_EVENTS))
+def test_a_stack_event_targets_a_declared_route_and_names_only_known_placeholders(name: str) -> None:
+    from devstack.invoke import filled
+
+    _group, function, api = STACK_EVENTS[name]
+    text = (EVENTS / name).read_text(encoding="utf-8")
+    event = json.loads(filled(text, {"account_id": "01JACC0000000000000000000A"}))
+    assert declared_routes().get((api, event["httpMethod"], event["resource"])) == function
+    assert event["requestContext"]["authorizer"]["account_id"] == "01JACC0000000000000000000A"
+    assert "${" not in json.dumps(event)
+    body = json.loads(event["body"])
+    assert str(uuid.UUID(body["payment_id"])) == body["payment_id"]
 
 
 @pytest.mark.parametrize("name", sorted(PROXY_EVENTS))
