@@ -325,7 +325,7 @@ def test_keys_create_validation_errors_name_the_fields(admin: Admin) -> None:
     assert several.code == 1
     assert several.err.splitlines() == [
         "error 400 invalid_request: The request has invalid fields: expires_at, ip_allowlist.",
-        "  expires_at [invalid_value]: Input should have timezone info",
+        "  expires_at [invalid_value]: expires_at needs a time zone, e.g. 2026-11-25T10:00:00Z",
         "  ip_allowlist [invalid_cidr]: not an IPv4 or IPv6 address or CIDR: 'x' does not appear to be an IPv4 or "
         "IPv6 network",
     ]

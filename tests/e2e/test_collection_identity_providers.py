@@ -290,7 +290,7 @@ def test_delete_by_query_id(mz: Collection) -> None:
         400,
         "validation_error",
         "The request has invalid fields: id.",
-        {"errors": [{"field": "id", "code": "required", "message": "Field required"}]},
+        {"errors": [{"field": "id", "code": "required", "message": "id is required"}]},
     )
 
 
@@ -345,9 +345,7 @@ def test_the_list_pages_through_more_than_100_providers(mz: Collection, created:
     default = assert_ok(mz.call("GET", "/v1/identity_providers"))
     assert len(default["data"]) == 50 and default["has_more"] is True
     for size in (0, 101):
-        message = (
-            "Input should be greater than or equal to 1" if size == 0 else "Input should be less than or equal to 100"
-        )
+        message = "page_size must be at least 1" if size == 0 else "page_size must be at most 100"
         assert_error(
             mz.call("GET", "/v1/identity_providers", params={"page_size": size}),
             400,

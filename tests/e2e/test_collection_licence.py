@@ -136,7 +136,7 @@ def test_an_activation_without_a_key_is_a_validation_error(sa: Collection) -> No
         400,
         "validation_error",
         "The request has invalid fields: license_key.",
-        {"errors": [{"field": "license_key", "code": "required", "message": "Field required"}]},
+        {"errors": [{"field": "license_key", "code": "required", "message": "license_key is required"}]},
     )
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import pytest
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from botocore.exceptions import ClientError, EndpointConnectionError
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.money import collection_money, is_currency_code
@@ -42,8 +42,25 @@ class ThingIn(BaseModel):
     money: MoneyIn
 
 
+class ParcelIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"weight": "1.5", "unit": "kg"}]})
+    weight: str
+    unit: str | None = None
+
+
+class ShipmentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"parcel": {"weight": "1.5"}}]})
+    parcel: ParcelIn | None = None
+    count: int = Field(default=1, ge=1, le=9)
+    notes: list[str] = Field(default=[], max_length=2)
+
+
 def build(surface: Surface) -> Any:
     app = create_resolver(surface)
+
+    @app.post("/v1/shipments")
+    def create_shipment(shipment: Annotated[ShipmentIn | None, Body()] = None) -> dict[str, Any]:
+        return {"count": (shipment or ShipmentIn()).count}  # an optional body, as a capture's
 
     @app.post("/v1/things")
     def create_thing(thing: Annotated[ThingIn, Body()]) -> dict[str, Any]:
@@ -178,7 +195,51 @@ def test_validation_failure_lists_one_error_per_failed_field(gateway: Any) -> No
         ("money.currency", "required"),
         ("money.extra", "unknown_field"),
     ]
-    assert all(e["message"] for e in body["errors"])
+    assert [e["message"] for e in body["errors"]] == [
+        "name is required",
+        "money.amount must be a string",
+        "money.currency is required",
+        "money.extra is not a field of this request",
+    ]
+
+
+def test_a_wrong_shape_is_answered_with_the_expected_one_in_the_services_words(gateway: Any) -> None:
+    """A capture-like near miss ({"parcel": "1.5"}): the field names the object it expects, with
+    its fields and example, and the detail shows the body's example; never pydantic's text."""
+    response, body = call(gateway, "POST", "/v1/shipments", body=json.dumps({"parcel": "1.5"}))
+    assert response["statusCode"] == 400
+    assert body["code"] == "invalid_request"
+    assert body["detail"] == (
+        'The request has invalid fields: parcel. A body of this request looks like {"parcel": {"weight": "1.5"}}.'
+    )
+    assert body["errors"] == [
+        {
+            "field": "parcel",
+            "code": "invalid_type",
+            "message": "parcel must be an object with the fields weight (required) and unit, "
+            'e.g. {"weight": "1.5", "unit": "kg"}',
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("payload", "field", "code", "message"),
+    [
+        ({"count": 0}, "count", "invalid_value", "count must be at least 1"),
+        ({"count": 10}, "count", "invalid_value", "count must be at most 9"),
+        ({"count": "many"}, "count", "invalid_value", "count must be a whole number"),
+        ({"notes": "x"}, "notes", "invalid_type", "notes must be an array"),
+        ({"notes": ["a", "b", "c"]}, "notes", "invalid_value", "notes must have at most 2 items"),
+        ({"parcel": {"weight": 2}}, "parcel.weight", "invalid_type", "parcel.weight must be a string"),
+    ],
+)
+def test_validation_messages_are_the_services_words(
+    gateway: Any, payload: dict[str, Any], field: str, code: str, message: str
+) -> None:
+    response, body = call(gateway, "POST", "/v1/shipments", body=json.dumps(payload))
+    assert response["statusCode"] == 400
+    assert body["errors"] == [{"field": field, "code": code, "message": message}]
+    assert "Input should" not in json.dumps(body)
 
 
 def test_a_single_domain_field_code_becomes_the_problem_code(gateway: Any) -> None:

@@ -4,18 +4,24 @@ bodies so a gateway function imports only these."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from mzpay.domain.bounds import Code
 from mzpay.domain.model import StrictText as Strict
 
 
 class CaptureMoney(Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"amount": "60.00", "currency": "MZN"}]})
+
     amount: Code
     currency: Code | None = None
 
 
 class Capture(Strict):
+    """The amount to capture, at most the authorised amount; none: all of it."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"amount": {"amount": "60.00", "currency": "MZN"}}]})
+
     amount: CaptureMoney | None = None
 
 

@@ -29,8 +29,9 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestUnsupportedContentType,
     RequestValidationError,
 )
-from pydantic_core.core_schema import ErrorType
+from pydantic import BaseModel
 
+from mzpay.http import field_messages
 from mzpay.http import request_id as rid
 from mzpay.http.body import content_type
 from mzpay.http.body import screen as screen_body
@@ -76,7 +77,6 @@ class ExactResponseValidation(OpenAPIResponseValidationMiddleware):
 
 
 RETRY_AFTER_SECONDS = 1
-_PYDANTIC_ERROR_TYPES = frozenset(ErrorType.__args__)  # type: ignore[attr-defined]
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 
 
@@ -91,7 +91,7 @@ def field_path(loc: tuple[Any, ...] | list[Any]) -> str:
 def _field_code(error_type: str) -> str:
     """Builtin pydantic failures get generic field codes; a custom error type raised by a
     model validator (PydanticCustomError('invalid_currency', ...)) is the field code itself."""
-    if error_type not in _PYDANTIC_ERROR_TYPES:
+    if error_type not in field_messages.BUILTIN_TYPES:
         return error_type
     if error_type == "missing":
         return "required"
@@ -102,8 +102,12 @@ def _field_code(error_type: str) -> str:
     return "invalid_value"
 
 
-def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ServiceError:
-    """Turn pydantic's errors into one ServiceError with one FieldError per failed field."""
+def validation_error(
+    errors: list[dict[str, Any]], surface: Surface, model: type[BaseModel] | None = None
+) -> ServiceError:
+    """Turn pydantic's errors into one ServiceError with one FieldError per failed field, in the
+    service's words (http.field_messages); `model`: the route's body model, whose example the
+    detail then shows."""
     if any(item.get("type") == "json_invalid" for item in errors):
         return ServiceError(400, "invalid_request", "The request body is not valid JSON.")
     fields: list[FieldError] = []
@@ -113,13 +117,15 @@ def validation_error(errors: list[dict[str, Any]], surface: Surface) -> ServiceE
         if path in seen:  # one entry per failed field
             continue
         seen.add(path)
-        fields.append(FieldError(path, _field_code(str(item.get("type", ""))), str(item.get("msg", "invalid"))))
+        words = field_messages.message(item, path, model)
+        fields.append(FieldError(path, _field_code(str(item.get("type", ""))), words))
     custom_codes = {
         f.code for f in fields if f.code not in {"required", "unknown_field", "invalid_type", "invalid_value"}
     }
     code = custom_codes.pop() if len(custom_codes) == 1 and len(fields) == 1 else surface.validation_code()
     names = ", ".join(f.field for f in fields)
-    return ServiceError(400, code, f"The request has invalid fields: {names}.", errors=fields)
+    detail = f"The request has invalid fields: {names}." + field_messages.body_hint(model)
+    return ServiceError(400, code, detail, errors=fields)
 
 
 def is_dependency_fault(exc: BaseException) -> bool:
@@ -208,7 +214,7 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
     def _invalid(exc: RequestValidationError) -> Response:
         if _not_json(app.current_event.raw_event):  # e.g. curl -d without -H: a form, not JSON
             return error_response(NOT_JSON, surface)
-        return error_response(validation_error(list(exc.errors()), surface), surface)
+        return error_response(validation_error(list(exc.errors()), surface, _body_model(app)), surface)
 
     @app.exception_handler(RequestUnsupportedContentType)
     def _unsupported(_exc: RequestUnsupportedContentType) -> Response:
@@ -220,6 +226,13 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
 
     app.mzpay_surface = surface  # type: ignore[attr-defined]
     return app
+
+
+def _body_model(app: APIGatewayRestResolver) -> type[BaseModel] | None:
+    """The body model of the route being served (Powertools keeps the route in its context)."""
+    route = app.context.get("_route")
+    params = getattr(getattr(route, "dependant", None), "body_params", None) or []
+    return field_messages.model_in(params[0].field_info.annotation) if len(params) == 1 else None
 
 
 NOT_JSON = ServiceError(400, "invalid_request", "The request body must be JSON (Content-Type: application/json).")
