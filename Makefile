@@ -2,8 +2,9 @@
 # make test  - install everything, lint, validate the template, run every test
 # make fuzz  - schemathesis over the three OpenAPI documents against the local stack (bigger budget)
 # make bench - cold start, warm latency, through-the-stack latency
-# make invoke FUNCTION=GatewayPaymentsFunction EVENT=events/gateway_charge.json - one function of the
-#              running local stack on an event file (what sam local invoke does, without Docker)
+# make invoke FUNCTION=GatewayPaymentsFunction EVENT=events/gateway_charge.json [SET="name=value ..."]
+#              - one function of the running local stack on an event file (what sam local invoke
+#              does, without Docker); SET fills the event's ${name} placeholders
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -40,8 +41,9 @@ run: $(VENV)/.installed
 FUNCTION ?= GatewayAccessFunction
 EVENT ?= events/gateway_health.json
 REGION ?= mz
+SET ?=
 invoke: $(VENV)/.installed
-	$(PY) -m devstack.invoke $(FUNCTION) $(EVENT) --region $(REGION)
+	$(PY) -m devstack.invoke $(FUNCTION) $(EVENT) --region $(REGION) $(foreach pair,$(SET),--set $(pair))
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -22,6 +22,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port-base", type=int, default=3000, help="region i serves on base+10*i+{0,1,2}")
     parser.add_argument("--state-file", type=Path, default=ROOT / ".local" / "stack.json")
     parser.add_argument("--moto-log", type=Path, default=ROOT / ".local" / "moto.log")
+    parser.add_argument(
+        "--function-log",
+        type=Path,
+        default=ROOT / ".local" / "functions.log",
+        help="the functions' own logs (JSON lines); their errors also reach this output",
+    )
     parser.add_argument("--no-warm", action="store_true", help="start execution environments on first use")
     parser.add_argument(
         "--function-aws-endpoint", help="where the functions reach AWS (default: moto itself; tests put a proxy here)"
@@ -39,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         port_base=args.port_base,
         state_file=args.state_file,
         moto_log=args.moto_log,
+        function_log=args.function_log,
         warm=not args.no_warm,
         function_aws_endpoint=args.function_aws_endpoint,
     )
@@ -53,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for env, urls in state["regions"].items():
         print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in urls.items()), flush=True)
     print(f"AWS (moto): {state['aws_endpoint']}   state: {args.state_file}", flush=True)
+    print(f"function logs (JSON lines): {args.function_log}", flush=True)
     if state.get("oidc"):
         print(f"OIDC issuer (collection sign-in): {state['oidc']['issuer']}", flush=True)
     print("local stack ready; Ctrl-C stops it", flush=True)

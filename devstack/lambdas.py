@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 from devstack import worker
@@ -58,7 +59,13 @@ def _os_environment(spec: FunctionSpec, aws_endpoint: str) -> dict[str, str]:
 class FunctionRuntime:
     """Invokes one function; each invocation gets an idle environment or a new one."""
 
-    def __init__(self, spec: FunctionSpec, aws_endpoint: str, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> None:
+    def __init__(
+        self,
+        spec: FunctionSpec,
+        aws_endpoint: str,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        log_file: Path | None = None,
+    ) -> None:
         self.spec = spec
         self._worker_spec = {
             "name": spec.name,
@@ -69,6 +76,7 @@ class FunctionRuntime:
             "code_dir": str(spec.code_dir),
             "layer_paths": [str(p) for p in spec.layer_paths],
             "os_environment": _os_environment(spec, aws_endpoint),
+            "log_file": str(log_file) if log_file else None,
         }
         self._max = max_concurrency
         self._idle: list[_Environment] = []

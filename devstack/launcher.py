@@ -69,6 +69,11 @@ class RunningStack:
     def log(self) -> str:
         return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
 
+    def function_log(self) -> str:
+        """The functions' own logs (JSON lines), written beside the stack's output."""
+        path = self.log_file.with_name("functions.log")
+        return path.read_text(errors="replace") if path.exists() else ""
+
     def interrupt(self, timeout: float = STOP_TIMEOUT_SECONDS) -> int:
         """Ctrl-C as a terminal sends it (to the whole process group); past the timeout kill the
         session. The exit code."""
@@ -112,6 +117,8 @@ def start(
         str(state_file),
         "--moto-log",
         str(workdir / "moto.log"),
+        "--function-log",
+        str(workdir / "functions.log"),
     ]
     if template:
         command += ["--template", str(template)]

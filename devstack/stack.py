@@ -133,6 +133,7 @@ def build_region(
     local_overrides: dict[str, str],
     seed_secrets: dict[str, str],
     function_endpoint: str | None = None,
+    function_log: Path | None = None,
 ) -> RegionStack:
     """Create `env`'s resources and runtimes (nothing served yet)."""
     template = load_template(template_path)
@@ -166,7 +167,8 @@ def build_region(
         spec.environment.update(LOCAL_ENVIRONMENT)
     # The functions may reach AWS through another endpoint (a test's fault proxy in front of moto).
     endpoint = function_endpoint or aws_endpoint
-    runtimes = {logical: FunctionRuntime(spec, endpoint) for logical, spec in provisioned.functions.items()}
+    functions = provisioned.functions.items()
+    runtimes = {logical: FunctionRuntime(spec, endpoint, log_file=function_log) for logical, spec in functions}
     return RegionStack(env=env, provisioned=provisioned, runtimes=runtimes)
 
 
@@ -287,6 +289,7 @@ class LocalStack:
         port_base: int,
         state_file: Path,
         moto_log: Path | None = None,
+        function_log: Path | None = None,
         warm: bool = True,
         function_aws_endpoint: str | None = None,
     ):
@@ -299,6 +302,7 @@ class LocalStack:
         self.port_base = port_base
         self.state_file = state_file
         self.moto_log = moto_log
+        self.function_log = function_log
         self.warm = warm
         self.operator_token = secrets.token_hex(32)  # never starts with "-", which a command line reads as an option
         self.moto: subprocess.Popen[bytes] | None = None
@@ -354,6 +358,7 @@ class LocalStack:
                 local_overrides=local_overrides,
                 seed_secrets={OPERATOR_SECRET: self.operator_token},
                 function_endpoint=self.function_aws_endpoint,
+                function_log=self.function_log,
             )
             self.regions[env] = stack
             session = boto3.session.Session(

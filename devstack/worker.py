@@ -11,7 +11,7 @@ import sys
 import time
 import traceback
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TextIO
 
 
 class LambdaContext:
@@ -31,9 +31,48 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+class FunctionLog:
+    """The function's stdout (its Powertools JSON logs, its prints): every line to the log file,
+    and a short line for each ERROR or CRITICAL record to the stack's own output, where a person
+    watching `make run` sees it (the whole record stays in the file)."""
+
+    def __init__(self, path: str, label: str, echo: TextIO) -> None:
+        self._file = open(path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+        self._label = label
+        self._echo = echo
+        self._partial = ""
+
+    def write(self, text: str) -> int:
+        self._file.write(text)
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            self._echo_if_error(line)
+        return len(text)
+
+    def _echo_if_error(self, line: str) -> None:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(record, dict) or str(record.get("level", "")).upper() not in ("ERROR", "CRITICAL"):
+            return
+        request = record.get("function_request_id") or record.get("request_id") or "-"
+        self._echo.write(f"{self._label} {str(record['level']).upper()} {record.get('message', '')} {request}\n")
+        self._echo.flush()
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def main(conn: Connection, spec: dict[str, Any]) -> None:
     """Entry point of the worker process (multiprocessing spawn target)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the stack, which stops us
+    if spec.get("log_file"):  # before the handler's import creates its logger on sys.stdout
+        sys.stdout = FunctionLog(spec["log_file"], spec["name"], sys.stderr)  # type: ignore[assignment]
     os.environ.update(spec["os_environment"])
     for path in reversed([spec["code_dir"], *spec["layer_paths"]]):
         sys.path.insert(0, path)

@@ -382,6 +382,29 @@ def test_authorize_then_partial_capture(merchant: Merchant) -> None:
     assert void.json() == problem(409, "Conflict", "invalid_state", "Cannot void a payment that is succeeded.")
 
 
+def test_a_capture_with_a_bare_amount_is_told_the_body_shape(merchant: Merchant) -> None:
+    """{"amount": "60.00"} is the near miss of a capture: the answer names the object expected
+    and shows a capture's body, in the service's words; the payment stays authorized."""
+    pid = merchant.charge(card("tok_test_authorize")).json()["provider_payment_id"]
+    bare = merchant.call("POST", f"/charges/{pid}/capture", {"amount": "60.00"})
+    example = '{"amount": {"amount": "60.00", "currency": "MZN"}}'
+    assert bare.json() == problem(
+        400,
+        "Bad Request",
+        "invalid_request",
+        f"The request has invalid fields: amount. A body of this request looks like {example}.",
+        errors=[
+            {
+                "field": "amount",
+                "code": "invalid_type",
+                "message": "amount must be an object with the fields amount (required) and currency, "
+                'e.g. {"amount": "60.00", "currency": "MZN"}',
+            }
+        ],
+    )
+    assert merchant.call("GET", f"/payments/{pid}").json()["status"] == "authorized"
+
+
 def test_authorize_then_void(merchant: Merchant) -> None:
     pid = merchant.charge(card("tok_test_authorize")).json()["provider_payment_id"]
     voided = merchant.call("POST", f"/charges/{pid}/void")
@@ -839,7 +862,7 @@ def test_raw_card_data_is_refused_first_whatever_its_neighbours(
         assert RAW_CARD not in response.text and "123" not in response.text.replace("req_", "")
     stored = json.dumps(stack.aws("dynamodb").scan(TableName=stack.state["resources"]["mz"]["PaymentsTable"])["Items"])
     assert RAW_CARD not in stored
-    assert RAW_CARD not in stack.log()
+    assert RAW_CARD not in stack.log() and RAW_CARD not in stack.function_log()
 
 
 def test_a_documented_test_card_with_its_expiry_passes_in_test_mode(merchant: Merchant) -> None:

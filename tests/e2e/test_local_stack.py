@@ -6,6 +6,7 @@ import json
 import platform
 import re
 import sys
+import uuid
 from typing import Any
 
 import pytest
@@ -232,6 +233,95 @@ def test_make_invoke_runs_one_function_on_an_event_file_without_docker(stack: Ru
     )
     with pytest.raises(lambda_api.exceptions.ResourceNotFoundException):
         lambda_api.invoke(FunctionName="NoSuchFunction", Payload=b"{}")
+
+
+def test_make_invoke_plays_a_capture_a_stream_record_and_queue_batches(stack: RunningStack, capsys: Any) -> None:
+    """The other samples of events/: a capture of a payment given by --set; an events-table stream
+    record whose webhook reaches a local receiver, signed with the demo account's secret; the
+    webhook sender and the payout settlement on their queue messages."""
+    import threading
+
+    from ulid import ULID
+
+    from devstack.invoke import main as invoke
+    from mzpay.domain.webhooks import delivery_id_for
+    from mzpay.webhooks import verify
+    from tests.e2e.test_webhooks import Receiver
+
+    def run(function: str, event: str, *given: str) -> Any:
+        sets = [arg for pair in given for arg in ("--set", pair)]
+        assert invoke([function, f"events/{event}", "--stack-file", str(stack.state_file), *sets]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    demo = stack.state["demo"]["mz"]
+    headers = {"Authorization": f"Bearer {demo['test_key']}", "Idempotency-Key": str(uuid.uuid4())}
+    source = {"type": "card", "card": {"token": "tok_test_authorize"}}
+    body = {
+        "payment_id": str(uuid.uuid4()),
+        "money": {"amount": "150.00", "currency": "MZN"},
+        "source": source,
+        "country": "MZ",
+    }
+    gateway = stack.state["regions"]["mz"]["gateway"]
+    authorized = requests.post(f"{gateway}/charges", json=body, headers=headers, timeout=30).json()
+    assert authorized["status"] == "authorized", authorized
+    captured = run("GatewayPaymentsFunction", "gateway_capture.json", f"payment_id={authorized['provider_payment_id']}")
+    assert captured["statusCode"] == 200, captured
+    assert {k: json.loads(captured["body"])[k] for k in ("status", "captured_amount")} == {
+        "status": "succeeded",
+        "captured_amount": "60.00",
+    }
+
+    receiver = Receiver()
+    threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        hook = receiver.endpoint(200)
+        assert run("WebhookDispatcherFunction", "events_stream_insert.json", f"callback_url={hook}") == {
+            "batchItemFailures": []
+        }
+        (arrival,) = receiver.wait_for(hook, 1)
+        envelope = json.loads(arrival.body)
+        assert (envelope["type"], envelope["account_id"], envelope["mode"]) == (
+            "payment.succeeded",
+            demo["account_id"],
+            "test",
+        )
+        assert str(ULID.from_str(envelope["id"])) == envelope["id"] == arrival.headers["Service-Event-Id"]
+        verify(arrival.body, arrival.headers["Service-Signature"], [demo["webhook_secret_test"]])  # raises if not
+        delivery_id = delivery_id_for(envelope["id"], hook)
+        assert run("WebhookSenderFunction", "webhook_sender_batch.json", f"delivery_id={delivery_id}") == {
+            "batchItemFailures": []
+        }
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
+
+    payout = {
+        "payout_id": str(ULID()),
+        "money": {"amount": "10.00", "currency": "MZN"},
+        "destination": {
+            "type": "mobile_wallet",
+            "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
+        },
+    }
+    headers["Idempotency-Key"] = str(uuid.uuid4())
+    created = requests.post(f"{gateway}/payouts", json=payout, headers=headers, timeout=30).json()
+    assert created["status"] == "pending", created
+    answer = run(
+        "PayoutSettlementFunction",
+        "payout_settlement_batch.json",
+        f"provider_payout_id={created['provider_payout_id']}",
+    )
+    assert answer == {"batchItemFailures": []}
+    read = requests.get(f"{gateway}/v1/payouts/{created['provider_payout_id']}", headers=headers, timeout=30).json()
+    assert read["status"] in ("in_transit", "paid"), read  # settled by this message or the queue's own
+    # The functions' own logs are JSON lines in functions.log, not in the stack's output.
+    settling = [json.loads(line) for line in stack.function_log().splitlines() if created["provider_payout_id"] in line]
+    assert any(
+        (r["level"], r["message"], r["provider_payout_id"]) == ("INFO", "settle", created["provider_payout_id"])
+        for r in settling
+    ), settling
+    assert [line for line in stack.log().splitlines() if line.startswith("{")] == []
 
 
 def test_the_stack_log_has_one_plain_line_per_request(stack: RunningStack) -> None:

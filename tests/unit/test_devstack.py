@@ -402,3 +402,33 @@ def test_without_an_on_failure_destination_discarded_records_are_dropped() -> No
     source.deliver(_records("a", "p", created=0), "shard-1")
     assert runtime.calls == [["a", "p"], ["a"], ["p"]]
     assert source.sqs.sent == [] and source.discarded == 1
+
+
+def test_a_functions_stdout_goes_to_its_log_file_and_its_errors_also_to_the_stacks_output(tmp_path: Any) -> None:
+    """make run: the functions' JSON logs in functions.log; an ERROR or CRITICAL record also one
+    short line in the stack's output (written in pieces, as a stream may write them)."""
+    import io
+    import json
+
+    from devstack.worker import FunctionLog
+
+    echo = io.StringIO()
+    log = FunctionLog(str(tmp_path / "functions.log"), "mzpay-mz-GatewayPayments", echo)
+    info = json.dumps({"level": "INFO", "message": "settle", "function_request_id": "r1"})
+    error = json.dumps({"level": "ERROR", "message": "unhandled error", "function_request_id": "r2"})
+    log.write(info + "\n" + error[:20])
+    log.write(error[20:] + "\n")
+    print("not json", file=log)  # type: ignore[arg-type]
+    log.write(json.dumps({"level": "CRITICAL", "message": "down"}) + "\n")
+    log.flush()
+    assert (tmp_path / "functions.log").read_text().splitlines() == [
+        info,
+        error,
+        "not json",
+        '{"level": "CRITICAL", "message": "down"}',
+    ]
+    assert echo.getvalue().splitlines() == [
+        "mzpay-mz-GatewayPayments ERROR unhandled error r2",
+        "mzpay-mz-GatewayPayments CRITICAL down -",
+    ]
+    assert log.isatty() is False

@@ -39,8 +39,24 @@ PROXY_EVENTS = {
     "collection_version.json": ("collection_system", "CollectionSystemFunction", "CollectionApi"),
     "management_system_info.json": ("management_accounts", "ManagementAccountsFunction", "ManagementApi"),
 }
-# events run against the local stack by `make invoke` (devstack.invoke fills ${demo.*} and ${uuid})
-STACK_EVENTS = {"gateway_charge.json": ("gateway_payments", "GatewayPaymentsFunction", "GatewayApi")}
+# API events run against the local stack by `make invoke` (devstack.invoke fills the placeholders)
+STACK_EVENTS = {
+    "gateway_charge.json": ("gateway_payments", "GatewayPaymentsFunction", "GatewayApi"),
+    "gateway_capture.json": ("gateway_payments", "GatewayPaymentsFunction", "GatewayApi"),
+}
+# queue and stream batches for `make invoke`: event file -> (function, its event source's resource)
+BATCH_EVENTS = {
+    "webhook_sender_batch.json": ("WebhookSenderFunction", "WebhookQueue"),
+    "payout_settlement_batch.json": ("PayoutSettlementFunction", "PayoutSettlementQueue"),
+    "events_stream_insert.json": ("WebhookDispatcherFunction", "EventsTable"),
+}
+# what --set must give each event (the others are filled from the stack file or made fresh)
+GIVEN = {
+    "gateway_capture.json": {"payment_id"},
+    "webhook_sender_batch.json": {"delivery_id"},
+    "payout_settlement_batch.json": {"provider_payout_id"},
+    "events_stream_insert.json": {"callback_url"},
+}
 AUTHORIZER_EVENT = "management_authorizer.json"
 GATEWAY_AUTHORIZER_EVENT = "gateway_authorizer.json"  # a mistyped key: answered without any AWS call
 
@@ -118,22 +134,62 @@ def test_every_sample_event_is_a_json_object(path: Path) -> None:
 
 def test_the_sample_events_are_the_documented_ones() -> None:
     assert sorted(p.name for p in EVENTS.glob("*.json")) == sorted(
-        [*PROXY_EVENTS, *STACK_EVENTS, AUTHORIZER_EVENT, GATEWAY_AUTHORIZER_EVENT]
+        [*PROXY_EVENTS, *STACK_EVENTS, *BATCH_EVENTS, AUTHORIZER_EVENT, GATEWAY_AUTHORIZER_EVENT]
     )
+
+
+def fill(name: str) -> dict[str, Any]:
+    """The event as devstack.invoke fills it for the demo account, with --set values."""
+    from devstack.invoke import filled
+
+    given = {key: f"given-{key}" for key in GIVEN.get(name, ())}
+    text = (EVENTS / name).read_text(encoding="utf-8")
+    event: dict[str, Any] = json.loads(filled(text, {"account_id": "01JACC0000000000000000000A"}, given))
+    assert "${" not in json.dumps(event)
+    return event
 
 
 @pytest.mark.parametrize("name", sorted(STACK_EVENTS))
 def test_a_stack_event_targets_a_declared_route_and_names_only_known_placeholders(name: str) -> None:
-    from devstack.invoke import filled
-
     _group, function, api = STACK_EVENTS[name]
-    text = (EVENTS / name).read_text(encoding="utf-8")
-    event = json.loads(filled(text, {"account_id": "01JACC0000000000000000000A"}))
+    event = fill(name)
     assert declared_routes().get((api, event["httpMethod"], event["resource"])) == function
     assert event["requestContext"]["authorizer"]["account_id"] == "01JACC0000000000000000000A"
-    assert "${" not in json.dumps(event)
-    body = json.loads(event["body"])
-    assert str(uuid.UUID(body["payment_id"])) == body["payment_id"]
+    for key, value in (event["pathParameters"] or {}).items():
+        assert value == f"given-{key}" and event["path"].endswith(f"/{value}/capture")
+    if name == "gateway_charge.json":
+        body = json.loads(event["body"])
+        assert str(uuid.UUID(body["payment_id"])) == body["payment_id"]
+
+
+@pytest.mark.parametrize("name", sorted(BATCH_EVENTS))
+def test_a_batch_event_is_one_record_of_the_source_its_function_is_wired_to(name: str) -> None:
+    function, source = BATCH_EVENTS[name]
+    template = load_template(ROOT / "template.yaml")
+    events = template["Resources"][function]["Properties"]["Events"].values()
+    wired = {json.dumps(e["Properties"].get("Queue") or e["Properties"].get("Stream")) for e in events}
+    (record,) = fill(name)["Records"]
+    if source == "EventsTable":
+        assert json.dumps({"Fn::GetAtt": [source, "StreamArn"]}) in wired
+        assert record["eventName"] == "INSERT" and record["eventSource"] == "aws:dynamodb"
+        image = record["dynamodb"]["NewImage"]
+        event_id = image["id"]["S"]
+        assert image["sk"] == record["dynamodb"]["Keys"]["sk"] == {"S": f"EVT#{event_id}"}  # one ULID throughout
+        assert image["pk"] == {"S": "ACC#01JACC0000000000000000000A#test"}
+        assert image["callback_url"] == {"S": "given-callback_url"}
+    else:
+        assert json.dumps({"Fn::GetAtt": [source, "Arn"]}) in wired
+        assert record["eventSource"] == "aws:sqs" and record["attributes"]["ApproximateReceiveCount"] == "1"
+        assert set(json.loads(record["body"]).values()) & {"given-delivery_id", "given-provider_payout_id"}
+
+
+def test_a_placeholder_nothing_fills_is_named() -> None:
+    from devstack.invoke import filled
+
+    with pytest.raises(SystemExit, match=r"needs \$\{payment_id\}: pass --set payment_id=VALUE"):
+        filled("${payment_id}", {})
+    first, again = filled("${uuid} ${uuid}", {}).split()
+    assert first == again != filled("${uuid}", {})  # one value throughout a file, a new one per file
 
 
 @pytest.mark.parametrize("name", sorted(PROXY_EVENTS))
