@@ -9,6 +9,7 @@ from mzpay.domain.collection_access import ACCOUNT_REVIEW, SIGNED_IN, RouteAcces
 from mzpay.entry import collection_app
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
+from mzpay.http.marks import errors
 from mzpay.http.onboarding_schemas import OnboardingDetailsIn, RejectAccount, SuspendAccount
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -24,7 +25,12 @@ REVIEWER = RouteAccess(permission=ACCOUNT_REVIEW)
 
 
 @routes.get("/v1/account", SIGNED_IN)
+@errors("forbidden", "not_found")
 def get_account() -> dict[str, Any]:
+    """Read the business account
+
+    The account the access token acts for: its status, the reason of a rejection or suspension,
+    its details and logo. 404 until onboarding has started."""
     return onboarding.read_account(caller().account_id())
 
 
@@ -33,28 +39,51 @@ def get_account() -> dict[str, Any]:
     SIGNED_IN,
     responses={200: {"description": "Onboarding started (or already started): an empty body.", "content": {}}},
 )
+@errors("forbidden")
 def initialize_onboarding() -> Response[None]:
+    """Start onboarding
+
+    Creates the caller's business account as `pending`; calling it again changes nothing."""
     onboarding.initialize(caller().account_id())
     return Response(200, None, "")
 
 
 @routes.get("/v1/account/onboarding", SIGNED_IN)
+@errors("forbidden", "not_found")
 def get_onboarding() -> dict[str, Any]:
+    """Read the onboarding status
+
+    The account's status and the reason of its last rejection or suspension."""
     return onboarding.onboarding_status(caller().account_id())
 
 
 @routes.get("/v1/account/onboarding/details", SIGNED_IN)
+@errors("forbidden", "not_found")
 def get_onboarding_details() -> dict[str, Any]:
+    """Read the onboarding details
+
+    The bank details, person of contact, business details and tax details given so far."""
     return onboarding.read_details(caller().account_id())
 
 
 @routes.put("/v1/account/onboarding/details", SIGNED_IN)
+@errors("forbidden", "not_found", "missing_field", "invalid_request")
 def put_onboarding_details(body: Annotated[OnboardingDetailsIn, Body()]) -> dict[str, Any]:
+    """Replace the onboarding details
+
+    `object: account` with the bank details, person of contact and business details in full (tax
+    details and a logo uploaded with POST /v1/files optional), each field checked; nothing is
+    stored unless all of it passes. Only while the account is pending or rejected."""
     return onboarding.put_details(caller().account_id(), body.model_dump(exclude_unset=True))
 
 
 @routes.post("/v1/account/onboarding/finish", SIGNED_IN)
+@errors("forbidden", "not_found", "missing_field", "invalid_request")
 def finish_onboarding() -> dict[str, Any]:
+    """Submit onboarding for review
+
+    Moves a pending (or rejected) account to `pending_review` once every required detail is given;
+    otherwise `missing_field` names what is still needed."""
     return onboarding.finish(caller().account_id())
 
 
@@ -68,33 +97,57 @@ def finish_onboarding() -> dict[str, Any]:
         }
     },
 )
+@errors("forbidden", "invalid_request", "validation_error", "missing_field")
 def upload_file() -> dict[str, Any]:
+    """Upload a file
+
+    A multipart/form-data body with the `file` part and its `file_type` (png, jpg, jpeg or pdf, at
+    most 4 MiB), whose first bytes must match the type. The file is kept under the caller's account
+    (a logo, for instance)."""
     event = app.current_event.raw_event
     return files.upload(caller().account_id(), raw_body(event), content_type(event))
 
 
 @routes.post("/v1/accounts/<account_id>/approve", REVIEWER)
+@errors("invalid_request")
 def approve_account(account_id: str) -> dict[str, Any]:
+    """Approve a business account
+
+    A reviewer approves an account pending review: it becomes `active`. No reviewer decides on
+    its own account; every decision is audited."""
     who = caller()
     return onboarding.decide(who.signed_in(), who.source_ip, account_id, "approve")
 
 
 @routes.post("/v1/accounts/<account_id>/reject", REVIEWER)
+@errors("missing_field", "invalid_request")
 def reject_account(account_id: str, body: Annotated[RejectAccount, Body()]) -> dict[str, Any]:
+    """Reject a business account
+
+    A reviewer rejects an account pending review, with a `reason` and optional field problems
+    (`errors`); the business may correct its details and submit them again."""
     who = caller()
     errors = [item.model_dump() for item in body.errors]
     return onboarding.decide(who.signed_in(), who.source_ip, account_id, "reject", body.reason, errors)
 
 
 @routes.post("/v1/accounts/<account_id>/suspend", REVIEWER)
+@errors("invalid_request")
 def suspend_account(account_id: str, body: Annotated[SuspendAccount | None, Body()] = None) -> dict[str, Any]:
+    """Suspend a business account
+
+    A reviewer suspends an active account, with an optional `reason`."""
     who = caller()
     reason = body.reason if body else None
     return onboarding.decide(who.signed_in(), who.source_ip, account_id, "suspend", reason)
 
 
 @routes.post("/v1/accounts/<account_id>/reactivate", REVIEWER)
+@errors("invalid_request")
 def reactivate_account(account_id: str) -> dict[str, Any]:
+    """Reactivate a business account
+
+    A reviewer makes a suspended account active again."""
     who = caller()
     return onboarding.decide(who.signed_in(), who.source_ip, account_id, "reactivate")
 

@@ -18,6 +18,7 @@ from mzpay.http.collection_request_schemas import (
     CollectionRequestIn,
     StatusIn,
 )
+from mzpay.http.marks import errors, pages
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -42,65 +43,112 @@ def _link_base() -> str:
 
 
 @routes.post("/v1/collection-methods", METHOD_WRITE)
+@errors("invalid_request")
 def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> dict[str, Any]:
+    """Add a collection method
+
+    A way an active business is paid (M-Pesa, e-Mola, mKesh, bank transfer, payment reference,
+    card) in test or live mode, answered active. The business needs its gateway account, which an
+    operator creates."""
     return collection_methods.add(caller().account_id(), body.type, body.name, body.mode)
 
 
 @routes.get("/v1/collection-methods", METHOD_READ)
 def list_collection_methods() -> dict[str, Any]:
+    """List collection methods"""
     return collection_methods.listed(caller().account_id())
 
 
 @routes.get("/v1/collection-methods/<method_id>", METHOD_READ)
 def get_collection_method(method_id: str) -> dict[str, Any]:
+    """Read a collection method"""
     return collection_methods.read(caller().account_id(), method_id)
 
 
 @routes.post("/v1/collection-methods/<method_id>/status", METHOD_WRITE)
 def set_collection_method_status(method_id: str, body: Annotated[StatusIn, Body()]) -> dict[str, Any]:
+    """Activate or deactivate a collection method
+
+    `status` active or inactive; the same status again changes nothing."""
     return collection_methods.set_status(caller().account_id(), method_id, body.status)
 
 
 @routes.post("/v1/collection-requests", REQUEST_WRITE)
+@errors("missing_field")
 def create_collection_request(body: Annotated[CollectionRequestIn, Body()]) -> dict[str, Any]:
+    """Create a collection request
+
+    An active business invoices a payer, payable through its active collection methods (all of one
+    mode). Answered `pending` with its invoice number and payment link; the
+    `collection_request.created` event is sent to its `callback_url`."""
     identity = caller()
     return collection_requests.create(identity.account_id(), identity.signed_in().subject, body.fields(), _link_base())
 
 
 @routes.get("/v1/collection-requests", REQUEST_READ)
 def list_collection_requests(page_size: PageSize = 50, page_token: PageToken = None) -> dict[str, Any]:
+    """List collection requests
+
+    The caller's requests as summaries, newest first; cursor pagination."""
     return collection_requests.listed(caller().account_id(), page_size, page_token)
 
 
 @routes.get("/v1/collection-requests/<request_id>", REQUEST_READ)
 def get_collection_request(request_id: str) -> dict[str, Any]:
+    """Read a collection request"""
     return collection_requests.read(caller().account_id(), request_id)
 
 
 @routes.put("/v1/collection-requests/<request_id>", REQUEST_WRITE)
+@errors("missing_field", "invalid_request")
 def change_collection_request(request_id: str, body: Annotated[CollectionRequestChange, Body()]) -> dict[str, Any]:
+    """Change a collection request
+
+    Only the fields given change, while the request is pending and its payer is not paying (an
+    open checkout not yet paid with is canceled first). A new `account_id` moves it to an account
+    connected to the caller's, with that account's `collection_method_ids`."""
     identity = caller()
     return collection_requests.update(identity.account_id(), identity.signed_in().subject, request_id, body.fields())
 
 
 @routes.delete("/v1/collection-requests/<request_id>", REQUEST_WRITE)
+@errors("invalid_request")
 def delete_collection_request(request_id: str) -> dict[str, Any]:
+    """Delete a collection request
+
+    A pending request leaves every read and list (kept for the audit); an open checkout not yet
+    paid with is canceled first. A paid request is never deleted."""
     identity = caller()
     return collection_requests.delete(identity.account_id(), identity.signed_in().subject, request_id)
 
 
 @routes.get("/v1/kulpay/collection-requests/list-by-phone-number/<phone_number>", PAYER)
 def list_by_phone(phone_number: str, page_size: PageSize = 50, page_token: PageToken = None) -> dict[str, Any]:
+    """List a payer's collection requests by phone number
+
+    For the payer's app, without a token: the requests whose payer has this E.164 number, newest
+    first, with their id, description, amount, status and creation time only. A number with none
+    answers an empty list."""
     return collection_requests.by_phone(unquote(phone_number), page_size, page_token)
 
 
 @routes.get("/v1/kulpay/collection-requests/get-request/<request_id>", PAYER)
 def get_request_for_payer(request_id: str) -> dict[str, Any]:
+    """Read a collection request as its payer
+
+    For the payer's app, without a token: what the payer sees of the request to pay it."""
     return collection_requests.public_read(request_id)
 
 
 @routes.get("/pay/<request_id>", PAYER)
+@pages(200, 303, 404, 409)
+@errors("invalid_state")  # its 409 page: the request cannot be paid online
 def payment_link(request_id: str) -> Response[str]:
+    """Open a collection request's payment link
+
+    For the payer's browser: a 303 redirect to the gateway's hosted checkout of the request
+    (opening one when none is open), or a page saying that it is paid (200), cannot be paid online
+    (409) or does not exist (404)."""
     try:
         destination = payment_links.open_link(request_id, public_url(app.current_event, "PUBLIC_GATEWAY_URL"))
     except ServiceError as refused:

@@ -13,8 +13,10 @@ from mzpay.domain.collection_access import (
     licence_admin,
 )
 from mzpay.entry import collection_app
+from mzpay.http import api_docs
 from mzpay.http.collection_auth import caller
 from mzpay.http.licence_schemas import Empty, LicenseKey
+from mzpay.http.marks import errors
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 from mzpay.version import health_report, version_info
@@ -25,46 +27,75 @@ else:  # each route's use case is loaded when a request first needs it
     licence = deferred("mzpay.collection.licence")
 
 app, routes = collection_app()
+api_docs.add_routes(app, "collection", lambda _method, path: routes.get(path, OPEN))
 
 
 @routes.get("/health", OPEN)
 def health() -> dict[str, str]:
+    """Check the API's health
+
+    The API, its service region and the version it runs."""
     return health_report("collection")
 
 
 @routes.get("/v1/version", OPEN)
 def version() -> dict[str, Any]:
+    """Read the service's version
+
+    The version, git commit, build date and runtime version."""
     return {"object": "version", **version_info()}
 
 
 @routes.post("/v1/license/activate", licence_admin(LICENSE_WRITE))
+@errors("already_exists")
 def activate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
+    """Activate the system licence
+
+    Verifies the licence key against the configured issuer and activates it. Refused while another
+    licence is active; an expired or no longer verifiable one is replaced."""
     who = caller()
     return licence.activate(body.license_key, who.signed_in().subject, who.source_ip)
 
 
 @routes.get("/v1/license", licence_admin(LICENSE_READ))
+@errors("not_found", "license_invalid")
 def get_license() -> dict[str, Any]:
+    """Read the active licence
+
+    The activated licence with its status now (verified again on every read); 404 when none is."""
     return licence.current()
 
 
 @routes.post("/v1/license/deactivate", licence_admin(LICENSE_WRITE))
+@errors("not_found")
 def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> dict[str, Any]:
+    """Deactivate the licence
+
+    Removes the active licence: the licensed routes are refused until another is activated."""
     return licence.deactivate()
 
 
 @routes.post("/v1/license/validate", licence_admin(LICENSE_READ))
 def validate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
+    """Validate a licence key
+
+    Checks a key without activating it: always answered 200, `valid` and `message` give the verdict."""
     return licence.validate(body.license_key)
 
 
 @routes.get("/v1/system/config/supported-docs", SIGNED_IN)
 def supported_docs() -> dict[str, Any]:
+    """List the supported identity documents
+
+    The identity documents that may be uploaded (passport, DIRE, BI), and whether each has a back."""
     return collection_reference.supported_documents()
 
 
 @routes.get("/v1/system/accountopening/checklist", SIGNED_IN)
 def account_opening_checklist() -> dict[str, Any]:
+    """Read the account-opening checklist
+
+    The items a KYC review may ask a customer to add."""
     return collection_reference.checklist()
 
 

@@ -8,6 +8,7 @@ from mzpay.domain.collection_access import guarded
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.idempotency import derived_id, idempotent
+from mzpay.http.marks import errors
 from mzpay.http.partner_schemas import TransactionIn
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -29,15 +30,39 @@ def _scope() -> str:
 
 @routes.post("/v1/customers/<customer_id>/payment_methods/<payment_method_id>/transactions", TRANSACTION_CREATE)
 @idempotent(app, scope=_scope, complete_in_store=False)
+@errors(
+    "customer_not_found",
+    "missing_field",
+    "invalid_request",
+    "amount_too_low",
+    "amount_too_high",
+    "invalid_card_token",
+    "transaction_failed",
+    "no_connector_binding",
+    "insufficient_balance",
+    "limit_exceeded",
+    "not_supported",
+    "risk_declined",
+    "pilot_limit",
+    "provider_error",
+    "no_route",
+)
 def process_transaction(
     customer_id: str, payment_method_id: str, body: Annotated[TransactionIn, Body()]
 ) -> dict[str, Any]:
+    """Process a transaction on a customer's payment method
+
+    `pay_in` charges the customer's wallet or card, `pay_out`, `deposit` and `transfer` pay out to
+    a wallet, through the business's gateway account in the method's mode; the queries
+    (`check_balance`, `get_authorization`, `validata`) are answered in test mode. Every processed
+    transaction is kept in the customer's history; a declined one is 400 `transaction_failed`."""
     return transactions.process(
         caller().account_id(), customer_id, payment_method_id, body.model_dump(), derived_id("transaction")
     )
 
 
 @routes.get("/v1/customers/<customer_id>/transactions", CUSTOMER_READ)
+@errors("customer_not_found")
 def list_transactions(
     customer_id: str,
     payment_method_id: Filter = None,
@@ -48,6 +73,10 @@ def list_transactions(
     page: Annotated[int, Query(ge=1, le=1000)] = 1,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> dict[str, Any]:
+    """List a customer's transactions
+
+    Newest first, filtered by payment method, method type, status, partner or a part of the
+    description; `page` and `limit` page through them."""
     filters = {
         "payment_method_id": payment_method_id,
         "type": type,
@@ -59,7 +88,11 @@ def list_transactions(
 
 
 @routes.get("/v1/customers/<customer_id>/transactions/<instruction_id>", CUSTOMER_READ)
+@errors("customer_not_found")
 def get_transaction(customer_id: str, instruction_id: str) -> dict[str, Any]:
+    """Read a customer's transaction
+
+    A pending money movement is answered as the gateway has it now."""
     return transactions.read(caller().account_id(), customer_id, instruction_id)
 
 

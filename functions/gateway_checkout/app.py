@@ -11,6 +11,7 @@ from mzpay.entry import gateway_handler
 from mzpay.http import checkout_page
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
+from mzpay.http.marks import errors, pages
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.lazy import deferred
@@ -26,7 +27,22 @@ app = create_resolver(Surface.GATEWAY)
 @app.post("/v1/payments")
 @requires("payments:write")
 @idempotent(app)
+@errors(
+    "invalid_amount",
+    "invalid_currency",
+    "invalid_callback_url",
+    "invalid_return_url",
+    "metadata_too_large",
+    "metadata_value_too_large",
+    "payment_id_reused",
+    "unsupported_currency",
+    "not_supported",
+)
 def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[str, Any]]:
+    """Create a hosted checkout payment
+
+    A payment the payer completes on the service's page: send them to `checkout_url`. Its
+    outcome reaches `callback_url` as a webhook and the payer returns to `return_url`."""
     if body.payment_id is None:  # a retry with the same key after a fault names the same payment
         body = body.model_copy(update={"payment_id": derived_id("payment")})
     return created(hosted.create_checkout(merchant(), body, checkout_page.public_base_url(app.current_event)))
@@ -35,17 +51,28 @@ def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[s
 @app.post("/v1/payments/<payment_id>/cancel")
 @requires("payments:write")
 @idempotent(app)
+@errors("invalid_state")
 def cancel_payment(payment_id: str) -> dict[str, Any]:
+    """Cancel an unpaid hosted checkout payment"""
     return hosted.cancel(merchant(), payment_id)
 
 
 @app.get("/checkout/<payment_id>")
+@pages(200)
 def checkout(payment_id: str) -> Response[str]:
+    """The payer's checkout page
+
+    The hosted page a payer opens from `checkout_url` (HTML, for people)."""
     return checkout_page.page(hosted.checkout_payment(payment_id))
 
 
 @app.post("/checkout/<payment_id>/pay")
+@errors("csrf_missing", "csrf_invalid", "invalid_state", "invalid_phone", "missing_phone", "not_supported")
+@pages(200, 400, 422)
 def checkout_pay(payment_id: str) -> Response[str]:
+    """The payer pays on the checkout page
+
+    The page's form post (HTML, for people; CSRF-protected)."""
     fields = checkout_page.form(app.current_event)
     checkout_page.check_csrf(app.current_event, fields)
     try:
@@ -58,7 +85,12 @@ def checkout_pay(payment_id: str) -> Response[str]:
 
 
 @app.post("/checkout/<payment_id>/test/<outcome>")
+@errors("csrf_missing", "csrf_invalid", "live_payment", "invalid_state")
+@pages(200)
 def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:
+    """A test-mode outcome from the checkout page's toolbar
+
+    Succeeds or fails a test payment from the page (HTML; CSRF-protected; refused on live)."""
     fields = checkout_page.form(app.current_event)
     checkout_page.check_csrf(app.current_event, fields)
     return checkout_page.page(hosted.test_action(payment_id, outcome))

@@ -1,11 +1,13 @@
 """Gateway API: events and the webhook signature check."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred
@@ -20,21 +22,35 @@ app = create_resolver(Surface.GATEWAY)
 
 @app.get("/v1/events")
 @requires("events:read")
-def list_events() -> dict[str, Any]:
-    query = app.current_event.query_string_parameters or {}
-    return events.list_events(
-        merchant(), query.get("limit"), query.get("starting_after"), query.get("type"), query.get("resource_id")
-    )
+def list_events(
+    limit: Annotated[str | None, Query(description="Events per page, 1 to 100 (20 by default).")] = None,
+    starting_after: Annotated[str | None, Query(description="The next_cursor of the previous page.")] = None,
+    event_type: Annotated[
+        str | None, Query(alias="type", description="Only events of this type, e.g. payment.succeeded.")
+    ] = None,
+    resource_id: Annotated[str | None, Query(description="Only events of this resource.")] = None,
+) -> dict[str, Any]:
+    """List the account's events
+
+    Newest first, in the key's mode: the same envelopes the webhooks carry. Page with
+    `starting_after`; filter by `type` or `resource_id`."""
+    return events.list_events(merchant(), limit, starting_after, event_type, resource_id)
 
 
 @app.get("/v1/events/<event_id>")
 @requires("events:read")
 def read_event(event_id: str) -> dict[str, Any]:
+    """Read an event"""
     return events.read_event(merchant(), event_id)
 
 
 @app.post("/v1/admin/webhooks/verify")
+@errors("signature_invalid", "signature_timestamp_outside_tolerance", shape="SignatureRefusal")
 def verify_webhook_signature() -> Response[dict[str, Any]]:
+    """Check a webhook's signature
+
+    Send a delivery's raw body and its `Service-Signature` header: answered with the time it
+    was signed when one of the account's secrets verifies it, else 401 `{error, message, t}`."""
     request = app.current_event
     try:
         answer = events.verify_signature(

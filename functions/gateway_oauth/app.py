@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from mzpay.http import oauth_form
 from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
@@ -21,7 +22,13 @@ app = create_resolver(Surface.OAUTH)
 
 
 @app.post("/oauth/token")
+@errors("invalid_client", "invalid_scope", "unsupported_grant_type")
 def token() -> Response[dict[str, Any]]:
+    """Get an OAuth 2.0 access token
+
+    Client credentials only (`grant_type=client_credentials`, a form): authenticate with the
+    client secret (HTTP Basic or the form) or a private-key JWT (`client_assertion`). The token
+    lasts an hour and is used like an API key. Errors are OAuth's `{error, error_description}`."""
     request = oauth_form.token_request(app.current_event.raw_event)
     token_url = public_url(app.current_event, "PUBLIC_GATEWAY_URL") + "/oauth/token"
     return oauth_form.token_response(oauth.issue_token(request, token_url))

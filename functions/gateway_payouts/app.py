@@ -10,6 +10,7 @@ from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import SelectCandidate
 from mzpay.http.idempotency import idempotent
+from mzpay.http.marks import errors
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred
@@ -21,19 +22,42 @@ else:  # each route's use case is loaded when a request first needs it
     payouts = deferred("mzpay.cases.payouts")
 
 app = create_resolver(Surface.GATEWAY)
+REFUSALS = (  # of any payout (a wallet payout may also break the network's phone and amount rules)
+    "invalid_amount",
+    "invalid_currency",
+    "invalid_method",
+    "invalid_account",
+    "beneficiary_name_required",
+    "invalid_callback_url",
+    "payout_id_reused",
+    "insufficient_balance",
+    "limit_exceeded",
+    "not_supported",
+    "no_connector_binding",
+)
 
 
 @app.post("/payouts")
 @requires("payouts:write")
 @idempotent(app)
+@errors(*REFUSALS, "invalid_phone", "missing_phone", "amount_too_low", "amount_too_high", "unsupported_currency")
 def create_payout(body: Annotated[PayoutRequest, Body()]) -> dict[str, Any]:
+    """Send a payout
+
+    Money from the account's balance to a mobile wallet or a bank account. Answered `pending`
+    at once (or `awaiting_approval` above the account's approval threshold); a webhook follows
+    when it settles."""
     return payouts.create_payout(merchant(), body)
 
 
 @app.post("/v1/payouts")
 @requires("payouts:write")
 @idempotent(app)
+@errors(*REFUSALS)
 def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> dict[str, Any]:
+    """Send a bank payout
+
+    A payout to a beneficiary's bank account (NIB), as POST /payouts answers it."""
     check_payout(body)
     return payouts.create_payout(merchant(), body.to_payout_request())
 
@@ -42,25 +66,37 @@ def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> dict[str, 
 @app.get("/v1/payouts/<payout_id>")
 @requires("payouts:read")
 def read_payout(payout_id: str) -> dict[str, Any]:
+    """Read a payout"""
     return payouts.read_payout(merchant(), payout_id)
 
 
 @app.post("/v1/payouts/<payout_id>/cancel")
 @requires("payouts:write")
 @idempotent(app)
+@errors("invalid_state")
 def cancel_payout(payout_id: str) -> dict[str, Any]:
+    """Cancel a payout
+
+    While it is pending or awaiting approval; the held money returns to the balance."""
     return payouts.cancel(merchant(), payout_id)
 
 
 @app.post("/v1/name-lookups")
 @requires("payouts:write")
+@errors("invalid_phone", "invalid_account", "not_supported", "upstream_error")
 def create_name_lookup(body: Annotated[NameLookupRequest, Body()]) -> dict[str, Any]:
+    """Look up an account holder's name
+
+    Before a payout: the masked name the provider knows for a wallet number or NIB, or
+    candidates to choose from when the reference is ambiguous."""
     return name_lookups.create_lookup(merchant(), body)
 
 
 @app.post("/v1/name-lookups/<lookup_id>/select")
 @requires("payouts:write")
+@errors("invalid_state")
 def select_name(lookup_id: str, body: Annotated[SelectCandidate, Body()]) -> dict[str, Any]:
+    """Choose the holder of an ambiguous lookup (once)"""
     return name_lookups.select(merchant(), lookup_id, body.candidate_id)
 
 

@@ -8,6 +8,7 @@ from mzpay.domain.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
+from mzpay.http.marks import errors
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred
@@ -18,12 +19,28 @@ else:  # each route's use case is loaded when a request first needs it
     refunds = deferred("mzpay.cases.refunds")
 
 app = create_resolver(Surface.GATEWAY)
+REFUSALS = (  # of a refund, by either route
+    "not_found",
+    "invalid_amount",
+    "invalid_currency",
+    "amount_exceeds_remaining",
+    "refund_id_reused",
+    "invalid_state",
+    "insufficient_balance",
+    "not_supported",
+    "no_connector_binding",
+)
 
 
 @app.post("/refunds")
 @requires("refunds:write")
 @idempotent(app)
+@errors(*REFUSALS)
 def create_refund(body: Annotated[RefundRequest, Body()]) -> dict[str, Any]:
+    """Refund a payment
+
+    All of a succeeded payment, or `amount` of what is left to refund. The refund is answered
+    pending or succeeded; its webhook follows when it settles."""
     refund_id = body.refund_id or derived_id("refund")  # a retry after a fault names the same refund
     return refunds.create_refund(merchant(), body.provider_payment_id, refund_id, body.amount, body.reason)
 
@@ -31,7 +48,11 @@ def create_refund(body: Annotated[RefundRequest, Body()]) -> dict[str, Any]:
 @app.post("/v1/payments/<payment_id>/refund")
 @requires("refunds:write")
 @idempotent(app)
+@errors(*REFUSALS)
 def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] = None) -> dict[str, Any]:
+    """Refund a payment (by its path)
+
+    As POST /refunds, with the payment in the path and the body optional (all of it)."""
     request = body or RefundBody()
     refund_id = request.refund_id or derived_id("refund")
     return refunds.create_refund(merchant(), payment_id, refund_id, request.amount, request.reason)
@@ -40,12 +61,16 @@ def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] =
 @app.get("/v1/refunds/<refund_id>")
 @requires("payments:read")
 def read_refund(refund_id: str) -> dict[str, Any]:
+    """Read a refund"""
     return refunds.read_refund(merchant(), refund_id)
 
 
 @app.get("/v1/balance")
 @requires("balance:read")
 def read_balance() -> dict[str, Any]:
+    """Read the balance
+
+    Per currency: what is available to pay out or refund, and what is held."""
     return refunds.balance(merchant())
 
 

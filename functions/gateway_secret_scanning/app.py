@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from mzpay.domain.secret_scanning import FORWARDED_HEADER, KEY_ID_HEADER, SIGNATURE_HEADER
 from mzpay.http.body import raw_body
 from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
 from mzpay.http.request_id import header_value
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
@@ -20,7 +21,13 @@ app = create_resolver(Surface.GATEWAY)
 
 
 @app.post("/secret-scanning/<provider>")
+@errors("invalid_signature")
 def report(provider: str) -> list[dict[str, str]]:
+    """Receive a secret-scanning report
+
+    A code host's report of tokens found in public code, signed by the provider. A live API
+    key, client secret or access token among them is revoked at once; each token is answered
+    with its label."""
     event = app.current_event.raw_event
     return secret_scanning.receive(
         provider,

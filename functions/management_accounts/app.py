@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
+from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
     ConnectAccount,
     CreateAccount,
@@ -16,6 +17,7 @@ from mzpay.http.account_schemas import (
     SuspendAccount,
 )
 from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -31,61 +33,103 @@ else:  # each route's use case is loaded when a request first needs it
     onboarding = deferred("mzpay.collection.onboarding")
 
 app = create_resolver(Surface.MANAGEMENT)
+api_docs.add_routes(app, "management")
 
 
 @app.get("/health")
 def health() -> dict[str, str]:
+    """Check the API's health
+
+    The API, its service region and the version it runs."""
     return health_report("management")
 
 
 @app.get("/v1/system/info")
 def system_info() -> dict[str, Any]:
+    """Read the stack's information
+
+    Which region, stage and build answer, and the URLs of the peer regions."""
     return stack_info()
 
 
 @app.post("/v1/accounts")
+@errors("wrong_region")
 def create_account(body: Annotated[CreateAccount, Body()]) -> Response[dict[str, Any]]:
+    """Create an account
+
+    A new active account homed in `region` (this stack's region), with its first webhook signing
+    secret per mode, answered this once."""
     return created(access.create_account(body.name, body.region))
 
 
 @app.get("/v1/accounts/<account_id>")
+@errors("wrong_region")
 def get_account(account_id: str) -> dict[str, Any]:
+    """Read an account"""
     return access.get_account(account_id)
 
 
 @app.get("/v1/accounts/<account_id>/onboarding-reviews")
 def business_account_reviews(account_id: str) -> dict[str, Any]:
-    """Reviewers' decisions on the business account (collection surface), newest first."""
+    """List a business account's onboarding reviews
+
+    Reviewers' decisions on the business account (collection surface), newest first: who, when,
+    from which address, the status before and after, the reason and the field problems."""
     return onboarding.reviews(account_id)
 
 
 @app.post("/v1/accounts/<account_id>/suspend")
+@errors("wrong_region", "invalid_state")
 def suspend_account(account_id: str, body: Annotated[SuspendAccount, Body()]) -> dict[str, Any]:
+    """Suspend an account
+
+    An active account becomes `suspended` with `reason`; its credentials are refused with
+    `account_suspended` until it is reactivated."""
     return access.change_account_status(account_id, "suspend", body.reason)
 
 
 @app.post("/v1/accounts/<account_id>/reactivate")
+@errors("wrong_region", "invalid_state")
 def reactivate_account(account_id: str) -> dict[str, Any]:
+    """Reactivate an account
+
+    A suspended account becomes active again."""
     return access.change_account_status(account_id, "reactivate")
 
 
 @app.post("/v1/accounts/<account_id>/connected-accounts")
+@errors("wrong_region", "already_connected", "invalid_state")
 def connect_account(account_id: str, body: Annotated[ConnectAccount, Body()]) -> Response[dict[str, Any]]:
+    """Connect an account to a platform
+
+    Lets the platform account act for the connected one (`?account_id=` on the gateway). Both
+    accounts must exist in this region; a connection is made once."""
     return created(access.connect_account(account_id, body.account_id))
 
 
 @app.get("/v1/accounts/<account_id>/connected-accounts")
+@errors("wrong_region")
 def list_connected_accounts(account_id: str) -> dict[str, Any]:
+    """List a platform's connected accounts"""
     return access.list_connections(account_id)
 
 
 @app.delete("/v1/accounts/<account_id>/connected-accounts/<connected_account_id>")
+@errors("wrong_region")
 def disconnect_account(account_id: str, connected_account_id: str) -> dict[str, Any]:
+    """Disconnect an account from a platform
+
+    From the next request on, the platform's `?account_id=` for it is 404."""
     return access.disconnect_account(account_id, connected_account_id)
 
 
 @app.post("/v1/accounts/<account_id>/api-keys")
+@errors("wrong_region", "invalid_scope", "invalid_cidr")
 def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Response[dict[str, Any]]:
+    """Create an API key
+
+    A key of the account in a mode, with its scopes and optionally an expiry, an IP allowlist and
+    the customers it is restricted to; its secret is in this answer and nowhere else."""
     return created(
         access.create_api_key(
             account_id, body.mode, body.scopes, body.expires_at, body.ip_allowlist, body.allowed_customers
@@ -94,12 +138,22 @@ def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Re
 
 
 @app.post("/v1/api-keys/<key_id>/revoke")
+@errors("wrong_region", "invalid_state")
 def revoke_api_key(key_id: str) -> dict[str, Any]:
+    """Revoke an API key
+
+    The key stops working; `api_key.revoked` is recorded (and posted to the account's endpoint
+    for its own events, when it set one)."""
     return access.revoke_api_key(key_id)
 
 
 @app.post("/v1/accounts/<account_id>/oauth-clients")
+@errors("wrong_region", "invalid_scope", "invalid_cidr")
 def create_oauth_client(account_id: str, body: Annotated[CreateOAuthClient, Body()]) -> Response[dict[str, Any]]:
+    """Create an OAuth client
+
+    A client-credentials client of the account in a mode: with `jwks` or `jwks_uri` it
+    authenticates with private-key JWT assertions, else with a client secret answered this once."""
     jwks = body.jwks.model_dump(exclude_none=True) if body.jwks else None
     return created(
         oauth.create_client(account_id, body.mode, body.scopes, body.name, jwks, body.ip_allowlist, body.jwks_uri)
@@ -107,22 +161,38 @@ def create_oauth_client(account_id: str, body: Annotated[CreateOAuthClient, Body
 
 
 @app.get("/v1/accounts/<account_id>/oauth-clients")
+@errors("wrong_region")
 def list_oauth_clients(account_id: str) -> dict[str, Any]:
+    """List an account's OAuth clients"""
     return oauth.list_clients(account_id)
 
 
 @app.post("/v1/oauth-clients/<client_id>/revoke")
+@errors("wrong_region", "invalid_state")
 def revoke_oauth_client(client_id: str) -> dict[str, Any]:
+    """Revoke an OAuth client
+
+    Its tokens stop working at the next request and it gets no new ones; `oauth_client.revoked`
+    is recorded."""
     return oauth.revoke_client(client_id)
 
 
 @app.post("/v1/accounts/<account_id>/webhook-secrets/roll")
+@errors("wrong_region", "invalid_state")
 def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> dict[str, Any]:
+    """Roll a webhook signing secret
+
+    A new signing secret of the account's mode, answered this once; the previous one stays valid
+    for an overlap."""
     return access.roll_webhook_secret(account_id, body.mode)
 
 
 @app.put("/v1/accounts/<account_id>/rate-limits")
+@errors("wrong_region")
 def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> dict[str, Any]:
+    """Set an account's rate limits
+
+    Requests per second per API key and per account, replacing the stack's defaults for it."""
     return rate_limits.set_rate_limits(account_id, body.limits())
 
 

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
     AccountLimitsIn,
     ConnectorBindingIn,
@@ -30,54 +31,92 @@ app = create_resolver(Surface.MANAGEMENT)
 
 
 @app.put("/v1/accounts/<account_id>/limits")
+@errors("wrong_region", "invalid_amount", "invalid_currency")
 def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> dict[str, Any]:
+    """Set an account's charge ceilings
+
+    The currencies, per-transaction and daily ceilings of the account in a mode, replacing the
+    previous ones."""
     return psps.set_account_limits(account_id, body.mode, body.limits())
 
 
 @app.get("/v1/psps")
 def list_psps() -> dict[str, Any]:
+    """List PSPs
+
+    The capability matrix with each PSP's availability and pilot."""
     return psps.psps()
 
 
 @app.put("/v1/psps/<psp_id>/availability")
 def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> dict[str, Any]:
+    """Set a PSP's availability
+
+    Routing skips an unavailable PSP; `reason` says why it is."""
     return psps.set_psp_availability(psp_id, body.available, body.reason)
 
 
 @app.put("/v1/psps/<psp_id>/pilot")
+@errors("invalid_amount", "invalid_currency", "missing_ceiling")
 def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, Any]:
+    """Put a PSP in pilot or graduate it
+
+    In pilot, its live traffic must keep the settings: the merchants, currencies and
+    per-transaction, daily and monthly ceilings. The simulator cannot be put in pilot."""
     return psps.set_psp_pilot(psp_id, body.in_pilot, body.settings.settings() if body.settings else None)
 
 
 @app.put("/v1/accounts/<account_id>/payout-limits")
+@errors("wrong_region", "invalid_amount", "invalid_currency")
 def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) -> dict[str, Any]:
+    """Set an account's payout limits
+
+    The per-transaction, daily and per-beneficiary daily ceilings and the approval threshold of the
+    account in a mode, replacing the previous ones."""
     return payouts.set_payout_limits(account_id, body.mode, body.limits())
 
 
 @app.post("/v1/payouts/<payout_id>/approve")
+@errors("wrong_region", "invalid_state")
 def approve_payout(payout_id: str) -> dict[str, Any]:
+    """Approve a payout
+
+    A payout waiting for approval goes on to settlement."""
     return payouts.approve(payout_id)
 
 
 @app.post("/v1/payouts/<payout_id>/reject")
+@errors("wrong_region", "invalid_state")
 def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> dict[str, Any]:
+    """Reject a payout
+
+    A payout waiting for approval is refused with `reason`; its held money comes back."""
     return payouts.reject(payout_id, body.reason)
 
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")
+@errors("wrong_region")
 def list_connector_bindings(account_id: str) -> dict[str, Any]:
+    """List an account's connector bindings"""
     return bindings.list_bindings(account_id)
 
 
 @app.put("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
+@errors("wrong_region", "too_large")
 def bind_connector(
     account_id: str, mode: str, method: str, body: Annotated[ConnectorBindingIn, Body()]
 ) -> dict[str, Any]:
+    """Bind a connector
+
+    Binds a live PSP's connector, with its credentials, to the account's method; test traffic
+    always goes to the simulator."""
     return bindings.bind(account_id, mode, method, body.psp_id, body.credentials)
 
 
 @app.delete("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
+@errors("wrong_region")
 def unbind_connector(account_id: str, mode: str, method: str) -> dict[str, Any]:
+    """Unbind a connector"""
     return bindings.unbind(account_id, mode, method)
 
 
@@ -87,6 +126,10 @@ def identity_provider_audit(
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> dict[str, Any]:
+    """List an identity provider's audit records
+
+    Every create, update and delete of a collection identity provider, newest first (a deleted
+    provider's too); cursor pagination."""
     return identity_providers.audit_records(idp_id, page_size, page_token)
 
 

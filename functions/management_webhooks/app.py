@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
 from mzpay.http.resolver import create_resolver, to_response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -22,31 +23,52 @@ app = create_resolver(Surface.MANAGEMENT)
 
 @app.get("/v1/webhook-deliveries/<delivery_id>")
 def get_webhook_delivery(delivery_id: str) -> dict[str, Any]:
+    """Read a webhook delivery
+
+    With every attempt, oldest first."""
     return webhook_deliveries.delivery(delivery_id)
 
 
 @app.get("/v1/accounts/<account_id>/webhook-deliveries")
+@errors("wrong_region")
 def list_webhook_deliveries(
     account_id: str,
     status: Annotated[DeliveryStatus | None, Query()] = None,
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> dict[str, Any]:
+    """List an account's webhook deliveries
+
+    Newest first, optionally of one `status`; cursor pagination."""
     return webhook_deliveries.account_deliveries(account_id, status, page_size, page_token)
 
 
 @app.post("/v1/webhook-deliveries/<delivery_id>/replay")
+@errors("invalid_state")
 def replay_webhook_delivery(delivery_id: str) -> Response[dict[str, Any]]:
+    """Replay a webhook delivery
+
+    Queues a failed delivery again, in a new round of attempts (answered 202). Only a failed
+    delivery can be replayed."""
     return to_response(webhook_deliveries.replay(delivery_id), 202)
 
 
 @app.get("/v1/webhook-dispatch-failures")
 def list_webhook_dispatch_failures(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> dict[str, Any]:
+    """List webhook dispatch failures
+
+    Up to `limit` messages the webhook dispatcher could not dispatch, oldest first (they stay
+    queued)."""
     return dispatch_failures.failures(limit)
 
 
 @app.post("/v1/webhook-dispatch-failures/<message_id>/replay")
+@errors("invalid_state")
 def replay_webhook_dispatch_failure(message_id: str) -> dict[str, Any]:
+    """Replay a webhook dispatch failure
+
+    Dispatches the events of one message again; the message leaves the queue once nothing more can
+    be done for them."""
     return dispatch_failures.replay(message_id)
 
 

@@ -144,6 +144,9 @@ def test_a_pay_in_is_a_gateway_charge_and_a_transfer_a_payout(mz: Collection, cu
     assert [t["instruction_id"] for t in page["data"]] == [paid_in["transaction_id"]] and page["has_more"] is False
 
 
+MPESA_ONLY = "M-Pesa numbers start with +258 84 or 85"
+
+
 def test_refusals(mz: Collection, customer: str) -> None:
     pm_id = wallet(mz, customer, "+258841140000")
     assert_error(
@@ -173,6 +176,17 @@ def test_refusals(mz: Collection, customer: str) -> None:
             ]
         },
     )
+    other_network = process(
+        mz, customer, pm_id, {"transaction_type": "transfer", "amount": 5, "destination": "+258861230000"}
+    )
+    assert_error(  # an M-Pesa method pays out to M-Pesa numbers: the payout's own rule, never a 500
+        other_network,
+        400,
+        "validation_error",
+        "The request has problems: destination.",
+        {"errors": [{"field": "destination", "code": "INVALID_FORMAT", "message": MPESA_ONLY}]},
+    )
+    assert history(mz, customer, payment_method_id=pm_id)["data"] == []  # nothing moved, nothing recorded
     assert_ok(mz.call("POST", f"/v1/customers/{customer}/payment_methods/{pm_id}/status", {"status": "inactive"}))
     assert_error(
         process(mz, customer, pm_id, {"transaction_type": "check_balance"}),

@@ -54,17 +54,20 @@ def test_a_capability_needs_a_licence_and_a_permission_a_token() -> None:
     assert licence_admin("license:write") == RouteAccess(licence=False, permission="license:write")
 
 
-def test_every_collection_route_declares_what_it_needs_and_only_health_and_version_are_open() -> None:
+def test_every_collection_route_declares_what_it_needs_and_only_health_version_and_docs_are_open() -> None:
     declared = {}
     for group in ("collection_system", "collection_identity"):
         module = load_module(ROOT / "functions" / group / "app.py", f"access_check_{group}")
         declared |= module.routes.access
     assert set(declared) == template_routes("CollectionSystemFunction") | template_routes("CollectionIdentityFunction")
+    documentation = {("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/docs/{asset}")}
     assert {route for route, access in declared.items() if access == OPEN} == {
         ("GET", "/health"),
         ("GET", "/v1/version"),
+        *documentation,
     }
     assert {route for route, access in declared.items() if not access.licence} == {
+        *documentation,
         ("GET", "/health"),
         ("GET", "/v1/version"),
         ("GET", "/v1/license"),

@@ -106,6 +106,13 @@ def bank_payout(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in {**body, **fields}.items() if v is not None}
 
 
+EXAMPLE = (
+    ' A body of this request looks like {"payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8", "money": {"amount": "10.00", '
+    '"currency": "MZN"}, "destination": {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", '
+    '"phone_number": "+258840000000"}}, "description": "Weekly settlement"}.'
+)
+
+
 def invalid_fields(*fields: str) -> str:
     return f"The request has invalid fields: {', '.join(fields)}."
 
@@ -276,7 +283,7 @@ def test_a_destination_without_its_details_is_invalid_request_naming_them(kind: 
             400,
             "Bad Request",
             "invalid_request",
-            invalid_fields(f"destination.{kind}"),
+            invalid_fields(f"destination.{kind}") + EXAMPLE,  # a missing part: the body's shape is shown
             errors=[
                 {
                     "field": f"destination.{kind}",

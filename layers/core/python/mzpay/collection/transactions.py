@@ -14,12 +14,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from pydantic import ValidationError
+
 from mzpay import deps
 from mzpay.domain import customer_transactions as rules
 from mzpay.domain.charges import ChargeRequest, MobileWallet, Source
 from mzpay.domain.clock import now_iso
 from mzpay.domain.customer_transactions import CustomerTransaction
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import FieldError, ServiceError, field_refusal
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.domain.payment_methods import PaymentMethod
 from mzpay.domain.principal import Principal
@@ -90,15 +92,20 @@ def _pay_out(
     from mzpay.domain.payouts import PayoutRequest
 
     network, phone = _wallet(method, destination)
-    request = PayoutRequest.model_validate(
-        {
-            "payout_id": movement_id,
-            "money": {"amount": f"{amount:f}", "currency": currency},
-            "destination": {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}},
-            "description": text,
-            "metadata": _metadata(method),
-        }
-    )
+    try:
+        request = PayoutRequest.model_validate(
+            {
+                "payout_id": movement_id,
+                "money": {"amount": f"{amount:f}", "currency": currency},
+                "destination": {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}},
+                "description": text,
+                "metadata": _metadata(method),
+            }
+        )
+    except ValidationError as exc:  # the payout's own rules refuse what the body gave (a phone of another network)
+        field = "destination" if destination else "payment_method"
+        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise field_refusal([FieldError(field, "INVALID_FORMAT", message)]) from None
     payout = create_payout(_principal(method), request)
     return {"status": PAYOUT_STATUS.get(payout["status"], "pending"), "reference": payout["provider_payout_id"]}
 

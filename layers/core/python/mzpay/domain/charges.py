@@ -11,7 +11,7 @@ import re
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, holds_card_number, url_problem
@@ -199,6 +199,27 @@ class PaymentDetails(Strict):
 
 
 class ChargeRequest(PaymentDetails):
+    """A charge: your payment_id (a ULID or UUID, your retry key for the same charge), the money,
+    where it comes from (`source`: a mobile wallet, or a card as an acquirer token) and the
+    payer's country."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "payment_id": "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+                    "money": {"amount": "150.00", "currency": "MZN"},
+                    "source": {
+                        "type": "mobile_wallet",
+                        "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
+                    },
+                    "country": "MZ",
+                    "metadata": {"order": "A-1001"},
+                }
+            ]
+        }
+    )
+
     payment_id: str
     money: Money
     source: Source
@@ -221,6 +242,10 @@ class ChargeRequest(PaymentDetails):
 
 class CheckoutRequest(PaymentDetails):
     """POST /v1/payments: a hosted checkout; the payer chooses how to pay on its page."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"amount": "250.00", "currency": "MZN", "return_url": "/thank-you"}]}
+    )
 
     amount: str
     currency: str

@@ -283,6 +283,22 @@ def metadata_rule(cls: type, value: Any) -> Any:
 class PayoutRequest(Strict):
     """The body of `POST /payouts`."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
+                    "money": {"amount": "10.00", "currency": "MZN"},
+                    "destination": {
+                        "type": "mobile_wallet",
+                        "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
+                    },
+                    "description": "Weekly settlement",
+                }
+            ]
+        }
+    )
+
     payout_id: str
     money: Money
     destination: Destination

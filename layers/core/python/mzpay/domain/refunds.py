@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.charges import Money
@@ -15,6 +15,14 @@ from mzpay.domain.model import Strict
 class RefundBody(Strict):
     """POST /v1/payments/{id}/refund: the payment is in the path."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"refund_id": "refund-0001", "amount": {"amount": "50.00", "currency": "MZN"}, "reason": "Returned"}
+            ]
+        }
+    )
+
     refund_id: str | None = Field(default=None, min_length=1, max_length=64)
     amount: Money | None = None  # omitted: everything not refunded yet
     reason: str | None = Field(default=None, max_length=500)
@@ -22,6 +30,19 @@ class RefundBody(Strict):
 
 class RefundRequest(RefundBody):
     """POST /refunds (spec RefundRequest)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "refund_id": "refund-0001",
+                    "provider_payment_id": "pay_01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+                    "amount": {"amount": "50.00", "currency": "MZN"},
+                    "reason": "Returned",
+                }
+            ]
+        }
+    )
 
     refund_id: str = Field(min_length=1, max_length=64)  # type: ignore[assignment]
     provider_payment_id: str = Field(max_length=MAX_ID)

@@ -141,6 +141,7 @@ def idempotent(
             finally:
                 _current_key.reset(reset)
 
+        run_once.mzpay_idempotent = True  # type: ignore[attr-defined]  # http.marks: Idempotency-Key documented
         return run_once
 
     return decorate

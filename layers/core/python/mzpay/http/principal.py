@@ -107,6 +107,7 @@ def requires(scope: str) -> Any:
             merchant(scope)
             return route(*args, **kwargs)
 
+        checked.mzpay_scope = scope  # type: ignore[attr-defined]  # http.marks: the OpenAPI document's
         return checked
 
     return decorate

@@ -107,7 +107,7 @@ def validation_error(
 ) -> ServiceError:
     """Turn pydantic's errors into one ServiceError with one FieldError per failed field, in the
     service's words (http.field_messages); `model`: the route's body model, whose example the
-    detail then shows."""
+    detail shows when the body's shape is wrong (a field missing, unknown or of the wrong type)."""
     if any(item.get("type") == "json_invalid" for item in errors):
         return ServiceError(400, "invalid_request", "The request body is not valid JSON.")
     fields: list[FieldError] = []
@@ -124,7 +124,8 @@ def validation_error(
     }
     code = custom_codes.pop() if len(custom_codes) == 1 and len(fields) == 1 else surface.validation_code()
     names = ", ".join(f.field for f in fields)
-    detail = f"The request has invalid fields: {names}." + field_messages.body_hint(model)
+    shape_wrong = any(f.code in ("required", "unknown_field", "invalid_type") for f in fields)
+    detail = f"The request has invalid fields: {names}." + (field_messages.body_hint(model) if shape_wrong else "")
     return ServiceError(400, code, detail, errors=fields)
 
 
