@@ -36,7 +36,9 @@ def free_ports(regions: int) -> tuple[int, int]:
     (the APIs, each gateway's TLS listener at + 5 and Lambda Invoke API at + 7, the local secret-scanning provider at
     base + 8, the local OIDC issuer at base + 9, moto at base + 99)."""
     for _ in range(200):
-        base = random.randrange(20000, 60000, 100)
+        # Below the kernel's ephemeral range (32768-60999 on Linux): a port there can be taken by
+        # any outgoing connection between this check and the stack's bind.
+        base = random.randrange(10000, 32000, 100)
         slots = (0, 1, 2, 5, 7)
         wanted = [base + 10 * i + slot for i in range(regions) for slot in slots] + [base + 8, base + 9, base + 99]
         if all(_free(port) for port in wanted):
@@ -100,8 +102,32 @@ def start(
     function_aws_endpoint: str | None = None,
 ) -> RunningStack:
     """Start `python -m devstack` on free ports (or `ports`: moto's and the base); return once
-    stack.json is written. `function_aws_endpoint`: where the functions reach AWS (a fault proxy)."""
-    moto_port, port_base = ports or free_ports(len(envs.split(",")))
+    stack.json is written. `function_aws_endpoint`: where the functions reach AWS (a fault proxy).
+    Free ports taken by another program before the stack bound them: tried again on others."""
+    for attempt in range(3):
+        chosen = ports or free_ports(len(envs.split(",")))
+        try:
+            return _start(workdir, chosen, function_aws_endpoint, envs, template, samconfig, warm)
+        except PortTaken:
+            if ports is not None or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(RuntimeError):
+    """The stack could not bind a port it was given."""
+
+
+def _start(
+    workdir: Path,
+    ports: tuple[int, int],
+    function_aws_endpoint: str | None,
+    envs: str,
+    template: Path | None,
+    samconfig: Path | None,
+    warm: bool,
+) -> RunningStack:
+    moto_port, port_base = ports
     state_file, log_file = workdir / "stack.json", workdir / "stack.log"
     command = [
         sys.executable,
@@ -138,7 +164,8 @@ def start(
     while not state_file.exists():
         if process.poll() is not None or time.monotonic() > deadline:
             stack.interrupt(5)
-            raise RuntimeError(f"the local stack did not start:\n{stack.log()[-5000:]}")
+            failure = PortTaken if "Address already in use" in stack.log() else RuntimeError
+            raise failure(f"the local stack did not start:\n{stack.log()[-5000:]}")
         time.sleep(0.2)
     stack.state = json.loads(state_file.read_text())
     return stack

@@ -213,8 +213,12 @@ class Route:
 
 PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capability), the health check,
     # the OAuth token endpoint (the client authenticates in it: tests/e2e/test_oauth.py) and the
-    # secret-scanning receiver (the provider's signature: tests/e2e/test_secret_scanning.py)
+    # secret-scanning receiver (the provider's signature: tests/e2e/test_secret_scanning.py), and
+    # the API's own description (tests/e2e/test_openapi.py), the same for everyone
     ("GET", "/health"),
+    ("GET", "/openapi.json"),
+    ("GET", "/docs"),
+    ("GET", "/docs/{asset}"),
     ("POST", "/oauth/token"),
     ("POST", "/secret-scanning/{provider}"),
     ("GET", "/checkout/{payment_id}"),
