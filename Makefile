@@ -16,7 +16,7 @@ PY := $(VENV)/bin/python
 # This machine's pip configuration names index folders that do not exist; hide that noise.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: help install run test lint validate unit integration e2e bench openapi fuzz invoke clean
+.PHONY: help install system-packages run wait test lint validate unit integration e2e bench openapi fuzz invoke clean
 
 help:
 	@echo "make run | make test | make fuzz | make bench | make invoke FUNCTION=... EVENT=... | make openapi | make lint | make validate | make clean"
@@ -33,10 +33,25 @@ $(SAM_VENV)/.installed:
 	$(SAM_VENV)/bin/python -m pip install -q "aws-sam-cli>=1.120" 2>&1 | $(QUIET_PIP)
 	touch $@
 
-install: $(VENV)/.installed $(SAM_VENV)/.installed
+# Programs the documentation's examples run (tests/e2e/test_doc_examples.py); Debian's packages.
+SYSTEM_TOOLS := curl jq
+system-packages:
+	@missing=$$(for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || echo $$tool; done); \
+	if [ -n "$$missing" ]; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else echo "please install: $$missing"; exit 1; fi; \
+	fi
+
+install: $(VENV)/.installed $(SAM_VENV)/.installed system-packages
 
 run: $(VENV)/.installed
 	$(PY) -m devstack
+
+# Until `make run` (in another terminal or in the background) answers on every API; the standard
+# library only, so it never races make run's first install of the virtualenv.
+wait:
+	$(PYTHON) -m devstack.wait
 
 FUNCTION ?= GatewayAccessFunction
 EVENT ?= events/gateway_health.json

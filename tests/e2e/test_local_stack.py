@@ -202,6 +202,18 @@ def test_ctrl_c_stops_the_stack_cleanly(tmp_path: Any) -> None:
         requests.get(running.state["aws_endpoint"] + "/moto-api/", timeout=2)
 
 
+def test_make_wait_returns_once_every_api_answers(stack: RunningStack, tmp_path: Any, capsys: Any) -> None:
+    """make wait (the README's quick start): ready at once for a running stack; a stack that never
+    comes is reported after the timeout, naming what is missing."""
+    from devstack.wait import main as wait
+
+    assert wait(["--stack-file", str(stack.state_file), "--timeout", "10"]) == 0
+    assert capsys.readouterr().out == "local stack ready\n"
+    absent = tmp_path / "stack.json"
+    assert wait(["--stack-file", str(absent), "--timeout", "1"]) == 1
+    assert capsys.readouterr().err == f"devstack.wait: not ready after 1 s: {absent}\n"
+
+
 def test_make_invoke_runs_one_function_on_an_event_file_without_docker(stack: RunningStack, capsys: Any) -> None:
     """devstack.invoke (make invoke): the region's Lambda Invoke API runs the function in the local
     stack's own environments; the sample charge acts for the demo account."""
