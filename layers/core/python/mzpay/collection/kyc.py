@@ -145,8 +145,14 @@ def save_date(account_id: str, kyc_id: str, expiry_date: str, reference: str) ->
         raise invalid("reference", "INVALID_FORMAT", f"the document's reference, at most {MAX_TEXT} characters")
 
     def change(verification: KycVerification) -> dict[str, Any]:
+        ensure_open(verification.status, "takes no documents")
         now = now_iso()
-        kept = [d for d in verification.additional_documents if d.get("reference") != reference.strip()]
+        # A date saved again replaces the earlier date of that reference, never its uploaded files.
+        kept = [
+            d
+            for d in verification.additional_documents
+            if d.get("reference") != reference.strip() or "expiry_date" not in d
+        ]
         documents = [*kept, {"reference": reference.strip(), "expiry_date": expiry_date, "saved_at": now}]
         return {"additional_documents": documents, "updated_at": now}
 
