@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from mzpay.domain.charges import CheckoutRequest
+from mzpay.domain.checkout_offer import PayerChoice
 from mzpay.domain.errors import ServiceError
 from mzpay.entry import gateway_handler
 from mzpay.http import checkout_page
@@ -58,42 +59,68 @@ def cancel_payment(payment_id: str) -> dict[str, Any]:
 
 
 @app.get("/checkout/<payment_id>")
-@pages(200)
+@errors("not_found")
+@pages(200, 404, 503)
+@checkout_page.answers_pages(app)
 def checkout(payment_id: str) -> Response[str]:
     """The payer's checkout page
 
-    The hosted page a payer opens from `checkout_url` (HTML, for people)."""
-    return checkout_page.page(hosted.checkout_payment(payment_id))
+    The hosted page a payer opens from `checkout_url` (HTML, for people): Portuguese, or English
+    by `Accept-Language` or its switch (`?lang=en`); the ways to pay the checkout takes."""
+    return checkout_page.page(hosted.checkout_view(payment_id), app.current_event)
 
 
 @app.post("/checkout/<payment_id>/pay")
-@errors("csrf_missing", "csrf_invalid", "invalid_state", "invalid_phone", "missing_phone", "not_supported")
-@pages(200, 400, 422)
+@errors(
+    "csrf_missing",
+    "csrf_invalid",
+    "invalid_state",
+    "invalid_phone",
+    "missing_phone",
+    "invalid_card",
+    "gateway.raw_card_data_not_accepted",
+    "not_supported",
+)
+@pages(303, 400, 403, 404, 409, 422, 503)
+@checkout_page.answers_pages(app)
 def checkout_pay(payment_id: str) -> Response[str]:
     """The payer pays on the checkout page
 
-    The page's form post (HTML, for people; CSRF-protected)."""
-    fields = checkout_page.form(app.current_event)
-    checkout_page.check_csrf(app.current_event, fields)
+    The page's form post (HTML, for people; CSRF-protected): `network` and `phone_number` for a
+    mobile wallet (national formats such as 84 123 4567 are taken), or `method` (card with
+    `card_number` and `card_expiry` in test mode, reference, ussd, qr, bank_transfer). Answers
+    303 to the page; a refusal shows the form again with why."""
+    event = app.current_event
+    fields = checkout_page.form(event)
+    checkout_page.check_csrf(event, fields)
+    choice = PayerChoice.from_form(fields)
     try:
-        paid = hosted.pay_checkout(payment_id, fields.get("network", ""), fields.get("phone_number", ""))
+        paid = hosted.pay_checkout(payment_id, choice)
     except ServiceError as refused:
-        if refused.status >= 500 or refused.code in ("not_found", "invalid_state"):
+        if not checkout_page.on_the_form(refused):
             raise
-        return checkout_page.page(hosted.checkout_payment(payment_id), refused.status, refused.message)
-    return checkout_page.page(paid)
+        return checkout_page.page(hosted.checkout_view(payment_id), event, refused.status, refused, choice)
+    return checkout_page.see_other(paid, event)
 
 
 @app.post("/checkout/<payment_id>/test/<outcome>")
 @errors("csrf_missing", "csrf_invalid", "live_payment", "invalid_state")
-@pages(200)
+@pages(303, 403, 404, 409, 503)
+@checkout_page.answers_pages(app)
 def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:
     """A test-mode outcome from the checkout page's toolbar
 
-    Succeeds or fails a test payment from the page (HTML; CSRF-protected; refused on live)."""
-    fields = checkout_page.form(app.current_event)
-    checkout_page.check_csrf(app.current_event, fields)
-    return checkout_page.page(hosted.test_action(payment_id, outcome))
+    Succeeds or fails a test payment from the page as its payer would (HTML; CSRF-protected;
+    refused on live); answers 303 to the page."""
+    event = app.current_event
+    checkout_page.check_csrf(event, checkout_page.form(event))
+    try:
+        done = hosted.test_action(payment_id, outcome)
+    except ServiceError as refused:
+        if refused.code != "invalid_state":
+            raise
+        return checkout_page.page(hosted.checkout_view(payment_id), event, refused.status, refused)
+    return checkout_page.see_other(done, event)
 
 
 lambda_handler = gateway_handler(app)

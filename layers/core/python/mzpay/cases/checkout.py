@@ -3,21 +3,27 @@ its cancellation, and the page's own actions (pay with a wallet, the test toolba
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain.charges import ChargeRequest, MobileWallet, Source, check_charge
+from mzpay.connectors.simulated import OTP
+from mzpay.domain.bounds import MAX_CODE, MAX_PHONE
+from mzpay.domain.charges import Card, ChargeRequest, MobileWallet, Source, check_charge, national_phone
+from mzpay.domain.checkout_offer import Offer, PayerChoice, expiry_problem, offers
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.payments import Payment, Status, ensure_transition, snapshot
 from mzpay.domain.principal import Principal
+from mzpay.domain.routing import binding_method
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
 from mzpay.steps.checkouts import cancel_payment, create_checkout
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import (
     apply_outcome,
+    connector_of,
     current,
     kept,
     provider_call,
@@ -41,40 +47,78 @@ def checkout_payment(provider_payment_id: str) -> Payment:
     return current(payment)
 
 
+@dataclass(frozen=True)
+class CheckoutView:
+    """What the payer's page shows: the payment, who is paid, and the ways to pay it."""
+
+    payment: Payment
+    merchant: str
+    offers: list[Offer]
+
+
+def checkout_view(provider_payment_id: str, payment: Payment | None = None) -> CheckoutView:
+    """The page of a checkout (`payment` when the caller has just read or changed it)."""
+    payment = payment or checkout_payment(provider_payment_id)
+    statement = payment.statement or {}
+    account = deps.directory().get_account(payment.account_id)
+    merchant = statement.get("biller") or (account.name if account is not None else "")
+    found: list[Offer] = []
+    if payment.status == Status.REQUIRES_PAYMENT_METHOD:
+        bound = _bound(payment) if payment.mode == "live" else frozenset()
+        found = offers(payment.value, payment.currency, payment.mode, payment.networks, bound.__contains__)
+    return CheckoutView(payment, merchant, found)
+
+
+def _bound(payment: Payment) -> frozenset[str]:
+    """The methods (a wallet: its network) the account has a live provider for."""
+    return frozenset(b["method"] for b in deps.bindings().of_account(payment.account_id) if b["mode"] == payment.mode)
+
+
 # The test toolbar's payers: the documented simulator numbers that give each outcome, per wallet.
 TEST_PAYERS = {"succeed": "0000", "fail": "0001"}
 TEST_PREFIXES = {"mpesa": "+25884000", "emola": "+25886000", "mkesh": "+25882000"}
 
 
 def test_action(provider_payment_id: str, outcome: str) -> Payment:
-    """The hosted page's test toolbar: pay a TEST checkout as a payer whose outcome is `outcome`
-    (succeed, fail). On a live payment: 403 live_payment."""
+    """The hosted page's test toolbar, on TEST checkouts only (a live one: 403 live_payment).
+    Before the payer chose: pay as a payer whose outcome is `outcome` (succeed, fail) with the
+    first wallet offered. While a chosen method waits for the payer (a reference, a code, a
+    bank's or lender's page, an OTP): `succeed` finishes that step as the payer would."""
     payment = checkout_payment(provider_payment_id)
     if payment.mode != "test":
         raise ServiceError(403, "live_payment", "Test actions are refused on live payments.")
     if outcome not in TEST_PAYERS:
         raise ServiceError(404, "not_found", f"No such test action: {outcome} (one of {', '.join(TEST_PAYERS)}).")
+    if payment.status == Status.REQUIRES_ACTION and outcome == "succeed":
+        ensure_transition(payment.status, "complete_action")
+        result = connector_of(payment).complete_action(provider_call(payment), payment.next_action or {}, OTP)
+        return apply_outcome(payment, result, now_iso())
     network = (payment.networks or ["mpesa"])[0]  # the first wallet the page offers
-    return pay_checkout(provider_payment_id, network, TEST_PREFIXES[network] + TEST_PAYERS[outcome])
+    return pay_checkout(
+        provider_payment_id, PayerChoice("mobile_wallet", network, TEST_PREFIXES[network] + TEST_PAYERS[outcome])
+    )
 
 
-def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> Payment:
-    """The payer chose a mobile wallet on the hosted page: the charge goes through the same
-    validation, ceilings, risk stage, routing, pilot rules and connector as POST /charges."""
+def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
+    """The payer chose how to pay on the hosted page: the charge goes through the same
+    validation, ceilings, risk stage, routing, pilot rules and connector as POST /charges. A
+    method the page does not offer is 400 not_supported; a wallet number may be typed the
+    national way (84 123 4567)."""
     payment = checkout_payment(provider_payment_id)
     ensure_transition(payment.status, "pay")
-    if payment.networks is not None and network not in payment.networks:
-        offered = ", ".join(payment.networks)
+    offered = checkout_view(provider_payment_id, payment).offers
+    if choice.key not in {offer.key for offer in offered}:
+        names = ", ".join(offer.key for offer in offered)
         raise ServiceError(
             400,
             "not_supported",
-            f"This checkout takes {offered} only.",
-            errors=[FieldError("network", "not_supported", f"one of {offered}")],
+            f"This checkout takes {names} only.",
+            errors=[FieldError("method", "not_supported", f"one of {names}")],
         )
     request = ChargeRequest(
         payment_id=payment.payment_id,
         money={"amount": payment.amount, "currency": payment.currency},  # type: ignore[arg-type]
-        source=Source(type="mobile_wallet", mobile_wallet=MobileWallet(network=network, phone_number=phone_number)),
+        source=_source(choice),
         country=payment.country,
         callback_url=payment.callback_url,
         return_url=payment.return_url,
@@ -92,7 +136,9 @@ def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> P
     )
     rejection_id = new_id()
     psp, reservations = admit(payer, request, rejection_id)
-    connector = connector_for(payment.account_id, payment.mode, network, psp.psp_id)
+    connector = connector_for(
+        payment.account_id, payment.mode, binding_method(choice.method, choice.network), psp.psp_id
+    )
     now = now_iso()
     changes: dict[str, Any] = {
         "status": Status.PENDING,
@@ -112,4 +158,39 @@ def pay_checkout(provider_payment_id: str, network: str, phone_number: str) -> P
     return apply_outcome(started, result, now_iso())
 
 
-__all__ = ["cancel", "checkout_payment", "create_checkout", "pay_checkout", "test_action"]
+def _source(choice: PayerChoice) -> Source:
+    """The charge's source from the page's form (a card: its number and expiry, test mode only)."""
+    if choice.method == "mobile_wallet":
+        phone = national_phone(choice.phone_number)
+        if len(phone) > MAX_PHONE:
+            _refuse("invalid_phone", "phone_number", "phone_number must be a valid Mozambican mobile number")
+        return Source(
+            type="mobile_wallet", mobile_wallet=MobileWallet(network=choice.network, phone_number=phone or None)
+        )
+    if choice.method == "card":
+        if len(choice.card_number) > MAX_CODE:
+            _refuse("invalid_card", "card_number", "a card number has 13 to 19 digits and passes Luhn")
+        fault = expiry_problem(choice.card_expiry, datetime.now(UTC).date())
+        if fault is not None:
+            _refuse(
+                "invalid_card",
+                "card_expiry",
+                "the card's expiry as MM/YY" if fault == "format" else "the card has expired",
+            )
+        return Source(type="card", card=Card(number=choice.card_number))
+    return Source(type=choice.method)  # type: ignore[arg-type]
+
+
+def _refuse(code: str, field: str, message: str) -> None:
+    raise ServiceError(400, code, message, errors=[FieldError(field, code, message)])
+
+
+__all__ = [
+    "CheckoutView",
+    "cancel",
+    "checkout_payment",
+    "checkout_view",
+    "create_checkout",
+    "pay_checkout",
+    "test_action",
+]

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, holds_card_number, url_problem
+from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, Text, holds_card_number, url_problem
 from mzpay.domain.errors import FieldError, raise_field_errors
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.methods import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
@@ -244,13 +244,25 @@ class CheckoutRequest(PaymentDetails):
     """POST /v1/payments: a hosted checkout; the payer chooses how to pay on its page."""
 
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"amount": "250.00", "currency": "MZN", "return_url": "/thank-you"}]}
+        json_schema_extra={
+            "examples": [
+                {"amount": "250.00", "currency": "MZN", "description": "Order A-1001", "return_url": "/thank-you"}
+            ]
+        }
     )
 
     amount: str
     currency: str
     payment_id: str | None = None  # the merchant's own id (ULID or UUID); one is made when absent
     expires_in: int | None = None  # seconds the payer has (see CHECKOUT_EXPIRY)
+    description: Text | None = None  # what the payer pays for, shown on the hosted page
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, value: str | None) -> str | None:
+        if value is not None and holds_card_number(value):
+            raise _raw_card_data()
+        return value
 
     _amount = field_validator("amount", mode="before")(_amount_rule)
     _currency = field_validator("currency", mode="before")(_currency_rule)
@@ -272,6 +284,33 @@ def luhn_valid(number: str) -> bool:
                 value -= 9
         total += value
     return total % 10 == 0
+
+
+def national_phone(text: str) -> str:
+    """A number as a Mozambican payer types it (84 123 4567, 841234567, +258 84 123 4567) in
+    E.164; `text` unchanged when it is no valid Mozambican number (the charge's rules say why).
+    The API takes E.164 only: this is for the hosted page, where people type numbers."""
+    import phonenumbers
+
+    try:
+        parsed = phonenumbers.parse(text, "MZ")
+    except phonenumbers.NumberParseException:
+        return text
+    if parsed.country_code != 258 or not phonenumbers.is_valid_number(parsed):
+        return text
+    return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
+
+
+def phone_fault(network: str, text: str) -> str | None:
+    """What a payer's typed number lacks for `network`: missing, invalid (no Mozambican mobile
+    number), network (another network's number), or None when it will do."""
+    if not text.strip():
+        return "missing"
+    number = national_phone(text)
+    if phone_network_error(network, number) is None:
+        return None
+    others = [prefix for name, prefixes in NETWORK_PREFIXES.items() if name != network for prefix in prefixes]
+    return "network" if number.startswith(tuple(f"+258{prefix}" for prefix in others)) else "invalid"
 
 
 def phone_network_error(network: str, phone: str) -> str | None:

@@ -1,41 +1,41 @@
-"""The hosted checkout page: what the payer sees at checkout_url, and its form post.
+"""The hosted checkout page: what the payer sees at checkout_url, its form posts, and the pages
+a payer gets when something is wrong (an unknown link, a stale form, a paid or expired checkout,
+a service fault), in Portuguese or English (mzpay.http.page_locale), never JSON.
 
 State-changing posts need the CSRF cookie set with the page and the same token in the form
-(double submit): without either, 403 csrf_missing; when they differ, 403 csrf_invalid.
+(double submit): without either, 403 csrf_missing; when they differ, 403 csrf_invalid. A post
+that changed the payment answers 303 See Other to the page (post/redirect/get), so reloading
+the outcome never posts again; a refused one shows the form again with the payer's words.
 """
 
 from __future__ import annotations
 
+import functools
 import hmac
 import os
 import secrets
-from html import escape
-from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
+from mzpay.domain.charges import RAW_CARD_DATA, phone_fault
+from mzpay.domain.checkout_offer import TEST_CARD_HINT, PayerChoice
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.methods import NETWORK_NAMES
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.methods import NETWORK_NAMES, NETWORK_PREFIXES
+from mzpay.http import page_locale
+from mzpay.http.errors import Surface
+from mzpay.http.resolver import unexpected_error
 
 if TYPE_CHECKING:
     from mzpay.domain.payments import Payment
 
 CSRF_COOKIE = "mzpay_csrf"
-# The test toolbar's buttons (see mzpay.cases.checkout.test_action).
-TEST_ACTIONS = {"succeed": "Simulate a successful payment", "fail": "Simulate a failed payment"}
-
-_STATUS_TEXT = {
-    "requires_payment_method": "Choose how to pay.",
-    "pending": "Waiting for your provider's answer.",
-    "requires_action": "Approve the payment on your phone.",
-    "succeeded": "Paid. Thank you.",
-    "failed": "The payment did not go through.",
-    "canceled": "The merchant canceled this payment.",
-    "expired": "This checkout has expired.",
-    "authorized": "Authorized.",
-}
+HTML = "text/html; charset=utf-8"
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def public_base_url(event: Any) -> str:
@@ -70,59 +70,180 @@ def _cookie(event: Any, name: str) -> str | None:
     return None
 
 
-def page(payment: Payment, status_code: int = 200, error: str | None = None) -> Response[str]:
-    """The page for the checkout's state, with a fresh CSRF token when the payer can still pay."""
+def language(event: Any) -> str:
+    """The page's language for this request (the switch, its cookie, Accept-Language)."""
+    asked = (event.query_string_parameters or {}).get("lang")
+    return page_locale.negotiate(asked, _cookie(event, page_locale.LANG_COOKIE), event.headers.get("accept-language"))
+
+
+def page(
+    view: Any,
+    event: Any,
+    status_code: int = 200,
+    refused: ServiceError | None = None,
+    choice: PayerChoice | None = None,
+) -> Response[str]:
+    """The page for the checkout's state (`view`: mzpay.cases.checkout.CheckoutView), with a
+    fresh CSRF token when the payer can still act; `refused` and `choice` put what the payer
+    sent back on the form with why it was refused."""
+    payment: Payment = view.payment
+    lang = language(event)
     token = secrets.token_urlsafe(24)
-    status = payment.status
-    amount = f"{escape(payment.amount)} {escape(payment.currency)}"
-    parts = [
-        "<!doctype html><html lang='pt'><head><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        "<title>mzpay checkout</title></head><body>",
-        f"<main data-status='{escape(status)}'><h1>{amount}</h1>",
-    ]
-    statement = payment.statement or {}
-    if statement.get("biller"):
-        parts.append(f"<p class='biller'>{escape(statement['biller'])}</p>")
-    if statement.get("invoice_number"):
-        parts.append(f"<p class='invoice'>Invoice <span>{escape(statement['invoice_number'])}</span></p>")
-    if statement.get("description"):
-        parts.append(f"<p class='description'>{escape(statement['description'])}</p>")
-    if payment.mode == "test":
-        parts.append("<p class='test-mode'>Test mode: no real money moves.</p>")
-    parts.append(f"<p class='status'>{escape(_STATUS_TEXT.get(status, status))}</p>")
-    if error:
-        parts.append(f"<p class='error' role='alert'>{escape(error)}</p>")
-    if payment.failure_message:
-        parts.append(f"<p class='failure'>{escape(payment.failure_message)}</p>")
-    if status == "requires_payment_method":
-        offered = payment.networks if payment.networks is not None else list(NETWORK_NAMES)
-        options = "".join(f"<option value='{n}'>{escape(NETWORK_NAMES[n])}</option>" for n in offered)
-        action = f"/checkout/{escape(payment.provider_payment_id)}/pay"
-        parts.append(
-            f"<form method='post' action='{action}'>"
-            f"<input type='hidden' name='csrf_token' value='{token}'>"
-            f"<label>Wallet <select name='network'>{options}</select></label>"
-            "<label>Phone <input name='phone_number' type='tel' placeholder='+25884...' required></label>"
-            "<button type='submit'>Pay</button></form>"
-        )
-        if payment.mode == "test":  # the test toolbar: play the payer without a phone
-            for outcome, label in TEST_ACTIONS.items():
-                parts.append(
-                    f"<form class='test-toolbar' method='post' action='{action[: -len('/pay')]}/test/{outcome}'>"
-                    f"<input type='hidden' name='csrf_token' value='{token}'>"
-                    f"<button type='submit'>{escape(label)}</button></form>"
-                )
-    return_url = payment.return_url
-    if return_url and status in ("succeeded", "failed", "canceled", "expired"):
-        parts.append(f"<a href='{escape(return_url)}'>Back to the merchant</a>")
-    parts.append("</main></body></html>")
-    secure = (payment.checkout_url or "").startswith("https://")
-    cookie = Cookie(CSRF_COOKIE, token, path="/checkout", secure=secure, http_only=True, same_site=SameSite.STRICT_MODE)
-    return Response(
-        status_code,
-        "text/html; charset=utf-8",
-        "".join(parts),
-        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"},
-        cookies=[cookie] if status == "requires_payment_method" else None,
+    nonce = secrets.token_urlsafe(16)
+    notice = _notice(refused, choice) if refused is not None else None
+    body = page_locale.render(
+        "checkout.html",
+        lang,
+        nonce=nonce,
+        payment=payment,
+        merchant=view.merchant,
+        offers=view.offers,
+        wallets=[offer for offer in view.offers if offer.method == "mobile_wallet"],
+        methods=[offer.method for offer in view.offers if offer.method != "mobile_wallet"],
+        network_names=NETWORK_NAMES,
+        url=payment.checkout_url or "",
+        token=token,
+        notice=notice,
+        choice=choice,
+        qr=_qr(payment.next_action),
+        test_card=TEST_CARD_HINT,
     )
+    acting = payment.status in ("requires_payment_method", "requires_action")
+    cookies = [_csrf_cookie(payment.checkout_url or "", token)] if acting else []
+    return _html(status_code, body, nonce, lang, event, cookies, payment.checkout_url or "")
+
+
+def problem_page(error: ServiceError, event: Any, checkout_url: str | None = None) -> Response[str]:
+    """The payer's page for a refusal that has no checkout page to show (an unknown link, a
+    stale form, a fault): the status and code of the API's answer, in words for people."""
+    lang = language(event)
+    nonce = secrets.token_urlsafe(16)
+    body = page_locale.render("problem.html", lang, nonce=nonce, error=error, url=checkout_url or "")
+    response = _html(error.status, body, nonce, lang, event, [], checkout_url or "")
+    response.headers.update({k: v for k, v in error.headers.items() if k == "Retry-After"})
+    return response
+
+
+def see_other(payment: Payment, event: Any) -> Response[str]:
+    """303 to the checkout's page: the outcome of a post is read with a GET."""
+    lang = language(event)
+    response = Response(303, HTML, "", headers={"Location": payment.checkout_url or "", "Cache-Control": "no-store"})
+    response.cookies.append(_lang_cookie(lang, payment.checkout_url or ""))
+    return response
+
+
+def answers_pages(app: Any) -> Callable[[F], F]:
+    """Route decorator: a refusal or a fault of a page route of `app` becomes the payer's page for
+    it; a stale form's page links to the checkout to reopen."""
+
+    def decorate(route: F) -> F:
+        @functools.wraps(route)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return route(*args, **kwargs)
+            except ServiceError as refused:
+                error = refused
+            except Exception as exc:  # a fault: 503 + Retry-After (or 500), as a page
+                error = unexpected_error(exc, Surface.GATEWAY)
+            event = app.current_event
+            payment_id = str(kwargs.get("payment_id", ""))
+            url = f"{public_base_url(event)}/checkout/{payment_id}" if is_ulid(payment_id) else None
+            return problem_page(error, event, url if error.code.startswith("csrf_") else None)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _notice(refused: ServiceError, choice: PayerChoice | None) -> dict[str, str]:
+    """What the form says to the payer: a key of the template's messages, the field it is about,
+    and the words to fill in."""
+    codes = {error.code for error in refused.errors} | {refused.code}
+    if choice is not None and choice.method == "mobile_wallet" and codes & {"missing_phone", "invalid_phone"}:
+        network = choice.network or ""
+        fault = phone_fault(network, choice.phone_number) if network in NETWORK_PREFIXES else "invalid"
+        prefixes = NETWORK_PREFIXES.get(network, ())
+        return {
+            "key": f"phone_{fault}",
+            "field": "phone_number",
+            "network": NETWORK_NAMES.get(network, network),
+            "prefixes": " / ".join(prefixes),
+        }
+    if choice is not None and choice.method == "card" and codes & {"invalid_card", RAW_CARD_DATA}:
+        expiry = any(error.field == "card_expiry" for error in refused.errors)
+        if expiry:
+            return {"key": "card_expired" if "expired" in refused.message else "card_expiry", "field": "card_expiry"}
+        key = "card_not_test" if RAW_CARD_DATA in codes else "card_invalid"
+        return {"key": key, "field": "card_number", "test_card": TEST_CARD_HINT}
+    if "not_supported" in codes:
+        return {"key": "not_offered", "field": ""}
+    if "invalid_state" in codes:
+        return {"key": "state", "field": ""}
+    return {"key": "refused", "field": ""}
+
+
+def on_the_form(refused: ServiceError) -> bool:
+    """Whether the checkout's page answers `refused` (what the payer typed, a method or a limit
+    that refused it, a checkout paid or closed meanwhile); else the payer's problem page does."""
+    return refused.status < 500 and refused.code != "not_found"
+
+
+def _qr(next_action: dict[str, Any] | None) -> str | None:
+    """The QR code a payer scans, drawn here (an SVG data URI) from the provider's data."""
+    if not next_action or next_action.get("type") != "display_qr_code" or not next_action.get("qr_code_data"):
+        return None
+    import segno
+
+    return str(segno.make(str(next_action["qr_code_data"]), error="m").svg_data_uri(scale=6, border=2))
+
+
+def cookie_path(checkout_url: str) -> str:
+    """The path the page's cookies belong to: every checkout under this stage (/Prod/checkout)."""
+    path = urlsplit(checkout_url).path
+    return path.rsplit("/", 1)[0] if "/checkout/" in path else "/checkout"
+
+
+def _csrf_cookie(checkout_url: str, token: str) -> Cookie:
+    secure = checkout_url.startswith("https://")
+    return Cookie(
+        CSRF_COOKIE,
+        token,
+        path=cookie_path(checkout_url),
+        secure=secure,
+        http_only=True,
+        same_site=SameSite.STRICT_MODE,
+    )
+
+
+def _lang_cookie(lang: str, checkout_url: str) -> Cookie:
+    return Cookie(
+        page_locale.LANG_COOKIE,
+        lang,
+        path=cookie_path(checkout_url),
+        secure=checkout_url.startswith("https://"),
+        http_only=True,
+        same_site=SameSite.LAX_MODE,
+        max_age=30 * 24 * 3600,
+    )
+
+
+def _html(
+    status: int, body: str, nonce: str, lang: str, event: Any, cookies: list[Cookie], checkout_url: str
+) -> Response[str]:
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(checkout_url)) if checkout_url else ""
+    policy = (
+        f"default-src 'none'; style-src 'nonce-{nonce}'; img-src data:; form-action 'self' {origin}".rstrip()
+        + "; base-uri 'none'; frame-ancestors 'none'"
+    )
+    headers = {
+        "Cache-Control": "no-store",
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": policy,
+        "Content-Language": lang,
+        "Referrer-Policy": "no-referrer",
+        "X-Content-Type-Options": "nosniff",
+        "Vary": "Accept-Language, Cookie",
+    }
+    if (event.query_string_parameters or {}).get("lang") in page_locale.LANGUAGES:
+        cookies = [*cookies, _lang_cookie(lang, checkout_url)]  # the switch: later posts keep it
+    return Response(status, HTML, body, headers=headers, cookies=cookies or None)

@@ -67,7 +67,7 @@ def create_checkout(
         status=Status.REQUIRES_PAYMENT_METHOD,
         version=1,
         checkout=True,
-        statement=statement,
+        statement=statement or ({"description": request.description} if request.description else None),
         networks=networks,
         collection_request_id=collection_request_id,
         checkout_url=f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",

@@ -1,0 +1,547 @@
+"""The hosted checkout page in a real browser: Debian's Chromium driven by Playwright as a payer's
+phone (390 x 844 CSS pixels, touch, JavaScript off: the page has none and must work without it),
+against the local stack. Each test opens its own checkout in its own browser context and checks
+what the payer sees: the words in the page's language, `<main data-status>`, the status codes of
+the page's answers, the size of its tap targets, and what axe finds."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, Response, sync_playwright
+
+from devstack.launcher import RunningStack
+from tests.e2e.test_charges import Merchant, wallet
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--no-first-run",
+]
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 3,
+    "is_mobile": True,
+    "has_touch": True,
+}
+RETURN_URL = "https://loja.example/ok"
+DESCRIPTION = "Cabaz de Natal"
+# The amount as the server writes it (Babel): pt_MZ puts a no-break space before MTn, English
+# writes the ISO code first.
+AMOUNT_PT = "250,00\xa0MTn"
+AMOUNT_EN = "MZN\xa0250.00"
+PAY_PT = f"Pagar {AMOUNT_PT}"
+PAY_EN = f"Pay {AMOUNT_EN}"
+SUMMARY_PT = ["Pagamento a Mercearia", AMOUNT_PT, DESCRIPTION, "Modo de teste: nenhum dinheiro real é movimentado."]
+SUMMARY_EN = ["Payment to Mercearia", AMOUNT_EN, DESCRIPTION, "Test mode: no real money moves."]
+PAID_PT = ["Pago. Obrigado!", "Pode fechar esta página.", "Voltar a Mercearia"]
+NOT_MPESA_EN = (
+    "This number is not on the M-Pesa network: M-Pesa numbers start with 84 / 85. "
+    "Choose the wallet of this number, or type another number."
+)
+WAITING_PT = [
+    "Aprove o pagamento no seu telemóvel",
+    "Enviámos um pedido para o seu telemóvel. Introduza lá o seu PIN para confirmar e depois verifique o pagamento "
+    "aqui.",
+    "Verificar o pagamento",
+]
+STALE_PT = [
+    "Esta página esteve aberta tempo demais",
+    "Para sua segurança, abra de novo a página de pagamento e repita a sua escolha. Nada foi pago.",
+    "Abrir a página de pagamento",
+]
+MIN_TARGET = 44  # CSS pixels, each way (WCAG 2.5.5)
+TAP_TARGETS = "a, button, input:not([type=hidden]), label.choice, summary"
+SERIOUS = ("serious", "critical")
+Payer = Callable[..., Page]
+
+
+# ---------------------------------------------------------------- fixtures and helpers
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium (Playwright's own browser cannot be downloaded here)."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests drive Debian's Chromium. "
+            "`make test` installs it (make system-packages: apt-get install chromium).",
+            pytrace=False,
+        )
+    playwright: Playwright = sync_playwright().start()
+    try:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture
+def payer(browser: Browser) -> Iterator[Payer]:
+    """A payer's phone: payer(locale=..., javascript=...) is a page in a fresh browser context
+    (its own cookies), JavaScript off unless asked; closed after the test."""
+    contexts: list[BrowserContext] = []
+
+    def open_phone(locale: str = "pt-PT", javascript: bool = False) -> Page:
+        context = browser.new_context(**PHONE, java_script_enabled=javascript, locale=locale)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_phone
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def shop(stack: RunningStack) -> Merchant:
+    return Merchant(stack)
+
+
+def create(shop: Merchant, **extra: Any) -> tuple[str, str]:
+    """A new test checkout of 250.00 MZN: its checkout_url and provider_payment_id."""
+    body = {"amount": "250.00", "currency": "MZN", "description": DESCRIPTION, "return_url": RETURN_URL, **extra}
+    created = shop.call("POST", "/v1/payments", body)
+    assert created.status_code == 201, created.text
+    answer = created.json()
+    return answer["checkout_url"], answer["provider_payment_id"]
+
+
+def api_payment(shop: Merchant, pid: str) -> dict[str, Any]:
+    read = shop.call("GET", f"/v1/payments/{pid}")
+    assert read.status_code == 200, read.text
+    return read.json()  # type: ignore[no-any-return]
+
+
+def visit(page: Page, url: str) -> Response:
+    answer = page.goto(url)
+    assert answer is not None
+    return answer
+
+
+def tap(page: Page, target: Locator) -> Response:
+    """Tap `target` (a button or a link) and return the answer of the page it leads to."""
+    with page.expect_navigation() as navigation:
+        target.tap()
+    return navigation.value
+
+
+def pay_button(page: Page, name: str) -> Locator:
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def type_phone(page: Page, label: str, number: str) -> None:
+    field = page.get_by_label(label, exact=True)
+    field.tap()
+    field.press_sequentially(number)
+
+
+def lines(locator: Locator) -> list[str]:
+    """The text a reader sees in `locator`, one entry per non-empty line."""
+    return [line.strip() for line in locator.inner_text().splitlines() if line.strip()]
+
+
+def status_of(page: Page) -> str | None:
+    return page.locator("main").get_attribute("data-status")
+
+
+def summary(page: Page) -> list[str]:
+    return lines(page.locator("section.summary"))
+
+
+def outcome(page: Page) -> list[str]:
+    return lines(page.locator("section.outcome"))
+
+
+def language_of(page: Page, answer: Response) -> tuple[str | None, str | None]:
+    """The page's `<html lang>` and the answer's Content-Language."""
+    return page.locator("html").get_attribute("lang"), answer.headers.get("content-language")
+
+
+def after_post(answer: Response, url: str) -> tuple[int, str, str | None, int | None]:
+    """The answer a form post led to: its status and address, and the post's own method and status
+    (post/redirect/get: POST answered 303 to the checkout's page)."""
+    posted = answer.request.redirected_from
+    first = posted.response() if posted is not None else None
+    return (
+        answer.status,
+        answer.url,
+        posted.method if posted is not None else None,
+        first.status if first is not None else None,
+    )
+
+
+def future_expiry() -> str:
+    return f"12/{(datetime.now(UTC).year + 3) % 100:02d}"
+
+
+# ---------------------------------------------------------------- paying
+def test_a_payer_pays_with_a_wallet_in_portuguese_on_a_phone(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop)
+    page = payer()
+    opened = visit(page, url)
+    assert (opened.status, *language_of(page, opened)) == (200, "pt", "pt")
+    assert status_of(page) == "requires_payment_method"
+    assert page.title() == f"Pagar a Mercearia · {AMOUNT_PT}"
+    assert summary(page) == SUMMARY_PT
+    assert page.locator("p.amount").inner_text() == AMOUNT_PT
+    assert page.get_by_role("radio", name="M-Pesa").is_checked()
+    assert pay_button(page, PAY_PT).inner_text() == PAY_PT
+
+    type_phone(page, "Número de telemóvel", "84 000 0000")
+    paid = tap(page, pay_button(page, PAY_PT))
+    assert after_post(paid, url) == (200, url, "POST", 303)
+    assert page.url == url
+    assert (status_of(page), *language_of(page, paid)) == ("succeeded", "pt", "pt")
+    assert summary(page) == SUMMARY_PT
+    assert outcome(page) == PAID_PT
+    assert page.get_by_role("link", name="Voltar a Mercearia").get_attribute("href") == RETURN_URL
+    assert page.locator("form").count() == 0
+
+    snapshot = api_payment(shop, pid)
+    assert (snapshot["status"], snapshot["captured_amount"]) == ("succeeded", "250.00")
+    assert snapshot["source"] == wallet("+258840000000")
+
+
+def test_a_failed_payment_in_english(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop)
+    page = payer(locale="en-GB")
+    opened = visit(page, url)
+    assert (opened.status, *language_of(page, opened)) == (200, "en", "en")
+    assert page.title() == f"Pay Mercearia · {AMOUNT_EN}"
+    assert summary(page) == SUMMARY_EN
+
+    type_phone(page, "Phone number", "84 000 0001")
+    failed = tap(page, pay_button(page, PAY_EN))
+    assert after_post(failed, url) == (200, url, "POST", 303)
+    assert (status_of(page), *language_of(page, failed)) == ("failed", "en", "en")
+    assert summary(page) == SUMMARY_EN
+    assert outcome(page) == [
+        "The payment did not go through.",
+        "The balance is too low for this payment.",
+        "Back to Mercearia",
+    ]
+    assert page.locator("form").count() == 0
+    snapshot = api_payment(shop, pid)
+    assert (snapshot["status"], snapshot["failure_code"]) == ("failed", "insufficient_funds")
+
+
+def test_a_number_of_another_network_is_refused_on_the_form(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop)
+    page = payer(locale="en-GB")
+    visit(page, url)
+    page.get_by_role("radio", name="M-Pesa").tap()
+    type_phone(page, "Phone number", "86 123 4567")
+    refused = tap(page, pay_button(page, PAY_EN))
+
+    assert (refused.status, refused.url, refused.request.method) == (400, f"{url}/pay", "POST")
+    assert (status_of(page), page.locator("main").get_attribute("data-notice")) == (
+        "requires_payment_method",
+        "phone_network",
+    )
+    assert language_of(page, refused) == ("en", "en")
+    assert summary(page) == SUMMARY_EN
+    alert = page.get_by_role("alert")
+    assert alert.inner_text() == NOT_MPESA_EN
+    field = page.get_by_label("Phone number", exact=True)
+    assert (field.get_attribute("aria-invalid"), field.get_attribute("aria-describedby")) == ("true", "notice")
+    assert alert.get_attribute("id") == "notice"
+    assert field.input_value() == "86 123 4567"
+    assert page.get_by_role("radio", name="M-Pesa").is_checked()
+    snapshot = api_payment(shop, pid)
+    assert (snapshot["status"], snapshot["source"]) == ("requires_payment_method", None)
+
+    page.get_by_role("radio", name="e-Mola").tap()  # the wallet of this number, from the refused form
+    waiting = tap(page, pay_button(page, PAY_EN))
+    assert after_post(waiting, url) == (200, url, "POST", 303)
+    assert status_of(page) == "requires_action"
+    assert outcome(page)[0] == "Approve the payment on your phone"
+    assert api_payment(shop, pid)["source"] == wallet("+258861234567", "emola")
+
+
+def test_a_payment_waiting_for_the_phone_is_checked_again(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop)
+    page = payer()
+    visit(page, url)
+    type_phone(page, "Número de telemóvel", "84 123 4567")
+    waiting = tap(page, pay_button(page, PAY_PT))
+    assert after_post(waiting, url) == (200, url, "POST", 303)
+    assert status_of(page) == "requires_action"
+    assert summary(page) == SUMMARY_PT
+    assert outcome(page) == WAITING_PT
+    assert page.get_by_role("button", name="Simular o pagador a concluir este passo").is_visible()
+
+    time.sleep(3.5)  # the simulated payer approves by themselves after 3 s
+    checked = tap(page, page.get_by_role("link", name="Verificar o pagamento"))
+    assert (checked.status, checked.url, checked.request.method) == (200, url, "GET")
+    assert status_of(page) == "succeeded"
+    assert outcome(page) == PAID_PT
+    assert api_payment(shop, pid)["status"] == "succeeded"
+
+
+def test_an_expired_checkout_is_not_paid(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop, expires_in=2)
+    page = payer()
+    opened = visit(page, url)
+    assert (opened.status, status_of(page)) == (200, "requires_payment_method")
+    assert page.get_by_label("Número de telemóvel", exact=True).is_visible()
+    type_phone(page, "Número de telemóvel", "84 000 0000")
+
+    time.sleep(3)
+    late = tap(page, pay_button(page, PAY_PT))
+    assert (late.status, late.url, late.request.method) == (409, f"{url}/pay", "POST")
+    assert (status_of(page), page.locator("main").get_attribute("data-notice")) == ("expired", "state")
+    assert outcome(page) == [
+        "Este pagamento já não pode ser pago.",
+        "Este pagamento expirou.",
+        "Peça ao comerciante um novo link de pagamento.",
+        "Voltar a Mercearia",
+    ]
+    assert page.get_by_role("alert").inner_text() == "Este pagamento já não pode ser pago."
+    assert page.locator("form").count() == 0
+
+    again = visit(page, url)
+    assert (again.status, status_of(page)) == (200, "expired")
+    assert summary(page) == SUMMARY_PT
+    assert outcome(page) == [
+        "Este pagamento expirou.",
+        "Peça ao comerciante um novo link de pagamento.",
+        "Voltar a Mercearia",
+    ]
+    assert page.locator("form").count() == 0
+    assert api_payment(shop, pid)["status"] == "expired"
+
+
+def test_the_language_switch_is_kept_for_the_forms_posts(shop: Merchant, payer: Payer) -> None:
+    url, _ = create(shop)
+    page = payer(locale="pt-PT")
+    opened = visit(page, url)
+    assert language_of(page, opened) == ("pt", "pt")
+    assert page.get_by_role("link", name="Português").get_attribute("aria-current") == "true"
+
+    switched = tap(page, page.get_by_role("link", name="English"))
+    assert (switched.status, switched.url) == (200, f"{url}?lang=en")
+    assert language_of(page, switched) == ("en", "en")
+    assert status_of(page) == "requires_payment_method"
+    assert summary(page) == SUMMARY_EN
+    assert page.get_by_role("link", name="English").get_attribute("aria-current") == "true"
+    assert page.get_by_role("link", name="Português").get_attribute("aria-current") == "false"
+    assert {c["name"]: c["value"] for c in page.context.cookies()}.get("mzpay_lang") == "en"
+
+    type_phone(page, "Phone number", "86 123 4567")
+    refused = tap(page, pay_button(page, PAY_EN))  # the browser still asks for Portuguese (pt-PT)
+    assert refused.request.headers.get("accept-language", "").startswith("pt")
+    assert (refused.status, status_of(page)) == (400, "requires_payment_method")
+    assert language_of(page, refused) == ("en", "en")
+    assert page.get_by_role("alert").inner_text() == NOT_MPESA_EN
+
+
+def test_a_stale_form_leads_back_to_the_page(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop)
+    page = payer()
+    visit(page, url)
+    page.context.clear_cookies()  # the CSRF cookie is gone (a browser restarted, a page left open)
+    type_phone(page, "Número de telemóvel", "84 000 0000")
+    stale = tap(page, pay_button(page, PAY_PT))
+
+    assert (stale.status, stale.url, stale.request.method) == (403, f"{url}/pay", "POST")
+    main = page.locator("main")
+    assert (main.get_attribute("data-status"), main.get_attribute("data-code")) == ("problem", "csrf_missing")
+    assert language_of(page, stale) == ("pt", "pt")
+    assert lines(main) == STALE_PT
+    assert page.get_by_role("heading", level=1).inner_text() == "Esta página esteve aberta tempo demais"
+    reopen = page.get_by_role("link", name="Abrir a página de pagamento")
+    assert reopen.get_attribute("href") == url
+    assert api_payment(shop, pid)["status"] == "requires_payment_method"
+
+    reopened = tap(page, reopen)
+    assert (reopened.status, reopened.url, status_of(page)) == (200, url, "requires_payment_method")
+    assert summary(page) == SUMMARY_PT
+    type_phone(page, "Número de telemóvel", "84 000 0000")
+    paid = tap(page, pay_button(page, PAY_PT))
+    assert after_post(paid, url) == (200, url, "POST", 303)
+    assert (status_of(page), outcome(page)) == ("succeeded", PAID_PT)
+
+
+# ---------------------------------------------------------------- the other ways to pay
+def test_a_payment_reference_then_the_test_toolbar(shop: Merchant, payer: Payer) -> None:
+    url, pid = create(shop)
+    page = payer()
+    visit(page, url)
+    chosen = tap(page, page.get_by_role("button", name="Obter uma referência de pagamento"))
+    assert after_post(chosen, url) == (200, url, "POST", 303)
+    assert status_of(page) == "requires_action"
+    action = api_payment(shop, pid)["next_action"]
+    assert action["type"] == "display_reference"
+    shown = outcome(page)
+    assert shown[:9] == [
+        "Pague com esta referência",
+        "Num ATM, ao balcão do banco ou na aplicação do seu banco, escolha pagamentos a uma entidade e escreva:",
+        "Entidade",
+        action["entity"],
+        "Referência",
+        action["reference"],
+        "Montante",
+        AMOUNT_PT,
+        shown[8],
+    ]
+    assert re.fullmatch(r"Válido até \d\d/\d\d/\d\d, \d\d:\d\d \(hora de Maputo\)\.", shown[8])
+    assert shown[9:] == ["Verificar o pagamento"]
+    assert (action["entity"], len(action["reference"])) == ("21000", 11)
+    assert page.locator("dd.entity").inner_text() == action["entity"]
+    assert page.locator("dd.reference").inner_text() == action["reference"]
+
+    done = tap(page, page.get_by_role("button", name="Simular o pagador a concluir este passo"))
+    assert after_post(done, url) == (200, url, "POST", 303)
+    assert (status_of(page), outcome(page)) == ("succeeded", PAID_PT)
+    assert api_payment(shop, pid)["status"] == "succeeded"
+
+
+@pytest.mark.parametrize(
+    ("number", "status", "shown"),
+    [
+        ("4242 4242 4242 4242", "succeeded", PAID_PT),
+        (
+            "4000 0000 0000 0002",
+            "failed",
+            ["O pagamento não foi concluído.", "O emissor do cartão recusou o pagamento.", "Voltar a Mercearia"],
+        ),
+    ],
+    ids=["paid", "declined"],
+)
+def test_a_card_on_the_card_form(shop: Merchant, payer: Payer, number: str, status: str, shown: list[str]) -> None:
+    url, pid = create(shop)
+    page = payer()
+    visit(page, url)
+    page.get_by_label("Número do cartão", exact=True).press_sequentially(number)
+    page.get_by_label("Data de validade (MM/AA)", exact=True).press_sequentially(future_expiry())
+    answer = tap(page, pay_button(page, f"{PAY_PT} com cartão"))
+    assert after_post(answer, url) == (200, url, "POST", 303)
+    assert (status_of(page), outcome(page)) == (status, shown)
+    snapshot = api_payment(shop, pid)
+    assert (snapshot["status"], snapshot["source"]["type"]) == (status, "card")
+
+
+# ---------------------------------------------------------------- tap targets and accessibility
+def small_targets(page: Page) -> list[str]:
+    """The visible tap targets of `page` smaller than 44 x 44 CSS pixels. A radio button's target
+    is its label (label.choice: tapping anywhere on it chooses the radio), which must hold it."""
+    small = []
+    for element in page.locator(TAP_TARGETS).all():
+        if not element.is_visible():
+            continue
+        target = element
+        if element.get_attribute("type") in ("radio", "checkbox"):
+            target = element.locator("xpath=ancestor::label[1]")
+            assert target.count() == 1, f"{element.evaluate('e => e.outerHTML')} has no label around it"
+        box, own = target.bounding_box(), element.bounding_box()
+        assert box is not None and own is not None
+        inside = box["x"] <= own["x"] and own["x"] + own["width"] <= box["x"] + box["width"]
+        if box["width"] < MIN_TARGET or box["height"] < MIN_TARGET or not inside:
+            html = element.evaluate("e => e.outerHTML")
+            small.append(f"{page.url} [{status_of(page)}] {box['width']:.0f}x{box['height']:.0f}: {html[:160]}")
+    return small
+
+
+def test_every_tap_target_is_at_least_44_pixels(shop: Merchant, payer: Payer) -> None:
+    small: list[str] = []
+    url, _ = create(shop)
+    page = payer()
+    visit(page, url)
+    assert status_of(page) == "requires_payment_method"
+    assert page.locator(TAP_TARGETS).count() > 10  # the selector finds the form's targets
+    small += small_targets(page)
+    tap(page, page.get_by_role("link", name="English"))
+    assert status_of(page) == "requires_payment_method" and page.locator("html").get_attribute("lang") == "en"
+    small += small_targets(page)
+    type_phone(page, "Phone number", "84 123 4567")
+    tap(page, pay_button(page, PAY_EN))
+    assert status_of(page) == "requires_action"
+    small += small_targets(page)
+    tap(page, page.get_by_role("button", name="Simulate the payer finishing this step"))
+    assert status_of(page) == "succeeded"
+    small += small_targets(page)
+
+    stale_url, _ = create(shop)
+    stale = payer()
+    visit(stale, stale_url)
+    stale.context.clear_cookies()
+    tap(stale, stale.get_by_role("button", name="Simular um pagamento bem-sucedido"))
+    assert status_of(stale) == "problem"
+    small += small_targets(stale)
+    assert small == [], "tap targets below 44 x 44 CSS pixels:\n" + "\n".join(small)
+
+
+def _nothing(page: Page) -> None:
+    """The payment page as opened."""
+
+
+def _paying(number: str) -> Callable[[Page], None]:
+    """Pay the page's M-Pesa with `number` (its last digits decide the simulated outcome)."""
+
+    def pay(page: Page) -> None:
+        type_phone(page, "Número de telemóvel", number)
+        tap(page, pay_button(page, PAY_PT))
+
+    return pay
+
+
+def _expired(page: Page) -> None:
+    time.sleep(2.2)
+    visit(page, page.url)
+
+
+def _stale(page: Page) -> None:
+    page.context.clear_cookies()
+    _paying("84 000 0000")(page)
+
+
+AXE_PAGES: list[tuple[str, str, dict[str, Any], Callable[[Page], None], str]] = [
+    ("payment-pt", "pt-PT", {}, _nothing, "requires_payment_method"),
+    ("payment-en", "en-GB", {}, _nothing, "requires_payment_method"),
+    ("refused-form", "pt-PT", {}, _paying("86 123 4567"), "requires_payment_method"),
+    ("waiting", "pt-PT", {}, _paying("84 123 4567"), "requires_action"),
+    ("succeeded", "pt-PT", {}, _paying("84 000 0000"), "succeeded"),
+    ("failed", "pt-PT", {}, _paying("84 000 0001"), "failed"),
+    ("expired", "pt-PT", {"expires_in": 1}, _expired, "expired"),
+    ("csrf-problem", "pt-PT", {}, _stale, "problem"),
+]
+
+
+@pytest.mark.parametrize(
+    ("locale", "checkout", "reach", "status"), [p[1:] for p in AXE_PAGES], ids=[p[0] for p in AXE_PAGES]
+)
+def test_axe_finds_no_serious_violation(
+    shop: Merchant,
+    payer: Payer,
+    locale: str,
+    checkout: dict[str, Any],
+    reach: Callable[[Page], None],
+    status: str,
+) -> None:
+    """axe runs in the page (page.evaluate), which a context without JavaScript does not finish:
+    this phone has JavaScript on. The page has no script of its own, so it is the same page."""
+    url, _ = create(shop, **checkout)
+    page = payer(locale=locale, javascript=True)
+    visit(page, url)
+    reach(page)
+    assert status_of(page) == status
+    assert page.locator("script").count() == 0
+    violations = Axe().run(page).response["violations"]
+    serious = [v for v in violations if v["impact"] in SERIOUS]
+    found = "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']}\n"
+        + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
+        for v in serious
+    )
+    assert serious == [], f"axe on {page.url} [{status}]:\n{found}"
