@@ -83,7 +83,7 @@ def cancel_payout(payout_id: str) -> dict[str, Any]:
 
 @app.post("/v1/name-lookups")
 @requires("payouts:write")
-@errors("invalid_phone", "invalid_account", "not_supported", "upstream_error")
+@errors("invalid_phone", "invalid_account", "not_supported", "no_connector_binding", "upstream_error")
 def create_name_lookup(body: Annotated[NameLookupRequest, Body()]) -> dict[str, Any]:
     """Look up an account holder's name
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
 
 from devstack.launcher import ROOT, RunningStack, start
+from tests.e2e.test_webhooks import Receiver
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +31,13 @@ def fixture_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningS
     )
     yield running
     running.interrupt()
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[Receiver]:
+    """A webhook receiver on loopback (tests/e2e/test_webhooks.Receiver), for the module."""
+    server = Receiver()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()

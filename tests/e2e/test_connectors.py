@@ -60,7 +60,15 @@ def test_a_bound_live_connector_carries_live_charges_and_keeps_its_credentials_e
         "mode": "live",
         "method": "mpesa",
         "psp_id": "vodacom-mpesa",
-        "credential_fields": ["api_key", "base_url", "origin", "public_key", "service_provider_code"],
+        "credential_fields": [
+            "api_key",
+            "base_url",
+            "initiator_identifier",
+            "origin",
+            "public_key",
+            "security_credential",
+            "service_provider_code",
+        ],
         "created_at": bound.json()["created_at"],
         "updated_at": bound.json()["created_at"],
     }
@@ -68,7 +76,7 @@ def test_a_bound_live_connector_carries_live_charges_and_keeps_its_credentials_e
     assert listed.json() == {"bindings": [bound.json()]}
 
     item = binding_item(stack, shop)
-    assert sandbox.api_key not in str(item)  # stored as a KMS ciphertext only
+    assert sandbox.api_key not in str(item) and sandbox.security_credential not in str(item)  # KMS ciphertext only
     kms = stack.aws("kms")
     blob = base64.b64decode(item["ciphertext"]["S"])
     context = {"account_id": shop.account["id"], "mode": "live", "binding_method": "mpesa"}

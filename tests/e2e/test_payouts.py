@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,17 +25,6 @@ pytestmark = pytest.mark.e2e
 NIB = "0003 0108 0016 3671 0237 1"  # valid (MOD 97-10), with separators
 NIB_DIGITS = "000301080016367102371"
 NIB_MESSAGE = "account must be a NIB: 21 digits with valid ISO 7064 MOD 97-10 check digits"
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    import threading
-
-    server = Receiver()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 def funded(stack: RunningStack, amount: str = "1000.00") -> Merchant:

@@ -188,25 +188,21 @@ def test_concurrent_partial_refunds_never_pass_the_remainder(stack: RunningStack
     assert balance(shop)["balances"] == [{"currency": "MZN", "available": "40.00", "held": "0.00"}]
 
 
-def test_a_live_provider_without_refunds_is_not_supported(stack: RunningStack) -> None:
-    shop = Merchant(stack)
+def test_a_live_mpesa_payment_is_refunded_by_reversal(stack: RunningStack) -> None:
+    """POST /refunds on a live M-Pesa payment (more, and the refusals: tests/e2e/test_live_mpesa.py)."""
     with MpesaSandbox() as sandbox:
+        shop = Merchant(stack)
         assert bind(stack, shop, {"psp_id": "vodacom-mpesa", "credentials": sandbox.credentials()}).status_code == 200
         live = shop.charge(wallet("+258849990000"), key=shop.live_key).json()
         assert live["status"] == "succeeded"
-        answer = shop.call(
-            "POST",
-            "/refunds",
-            {"refund_id": str(ULID()), "provider_payment_id": live["provider_payment_id"]},
-            key=shop.live_key,
-        )
-    assert answer.json() == problem(
-        422,
-        "Unprocessable Content",
-        "not_supported",
-        "This payment's provider cannot refund through the API.",
-        rule="operation",
+        body = {"refund_id": str(ULID()), "provider_payment_id": live["provider_payment_id"]}
+        answer = shop.call("POST", "/refunds", body, key=shop.live_key)
+    assert (answer.status_code, answer.json()["status"], answer.json()["money"]) == (
+        200,
+        "succeeded",
+        {"amount": "150.00", "currency": "MZN"},
     )
+    assert [r.path for r in sandbox.requests] == ["/ipg/v1x/c2bPayment/singleStage/", "/ipg/v1x/reversal/"]
 
 
 # ---------------------------------------------------------------- the ledger

@@ -91,12 +91,14 @@ class Calls:
             self.charges += 1
             return charge(connector, call)
 
-        def counted_refund(connector: SimulatedConnector, call: ProviderCall, amount: Decimal) -> ProviderResult:
+        def counted_refund(
+            connector: SimulatedConnector, call: ProviderCall, amount: Decimal, reference: str = ""
+        ) -> ProviderResult:
             if self.fail_next:
                 self.fail_next = False
                 raise TIMEOUT
             self.refunds += 1
-            return refund(connector, call, amount)
+            return refund(connector, call, amount, reference)
 
         monkeypatch.setattr(SimulatedConnector, "charge", counted_charge)
         monkeypatch.setattr(SimulatedConnector, "refund", counted_refund)

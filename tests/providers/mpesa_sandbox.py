@@ -20,6 +20,24 @@ four digits:
 A token that does not decrypt to `api_key` gets 401 INS-2 Invalid API Key; another path, 404.
 HTTP statuses follow the portal's response-code table.
 
+B2C payouts (POST /ipg/v1x/b2cPayment/) answer by the recipient's last four digits too: 0000
+201 INS-0; 0001 422 INS-2006 (the business account's balance); 0003 201 INS-0 after
+`slow_seconds`; 0004 the gateway's 503 page; 0005 400 INS-2051; other 401 INS-6. They are kept
+in `charges` like C2B payments (the status query finds them by their references).
+
+Reversals (PUT /ipg/v1x/reversal/) name a completed C2B payment's transaction ID, the
+initiator identifier and security credential (`initiator`, `security_credential`: else 401
+INS-2001), a third-party reference and an optional input_ReversalAmount (absent: what is left).
+An unknown transaction is 400 INS-18; more than is left to reverse 400 INS-15; a reversal whose
+amount ends in .03 is answered INS-0 after `slow_seconds` (the client gives up), one ending in
+.04 gets the gateway's 503 page. Each reversal that reaches the API is kept in `charges` under
+its own reference (third-party reference and transaction ID alias it for the status query);
+`reversed` keeps what was reversed of each payment.
+
+Customer masked names (GET /ipg/v1x/queryCustomerName/) answer 200 INS-0 with `names[msisdn]`
+(default "Ana M******a"), 400 INS-2051 for a number ending in 0005 and the gateway's 503 page
+for one ending in 0004.
+
 Every charge that reaches the API (not 0004's gateway page, not 0006's duplicate, not a bad
 token) is kept in `charges` (transaction reference -> status): "Pending" while it is being
 answered (0003 during its slow wait), then "Completed" for INS-0, "Cancelled" for INS-5 and
@@ -40,6 +58,7 @@ import json
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -48,6 +67,11 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 C2B_PATH = "/ipg/v1x/c2bPayment/singleStage/"
 QUERY_PATH = "/ipg/v1x/queryTransactionStatus/"
+B2C_PATH = "/ipg/v1x/b2cPayment/"
+REVERSAL_PATH = "/ipg/v1x/reversal/"
+NAME_PATH = "/ipg/v1x/queryCustomerName/"
+INITIATOR, SECURITY_CREDENTIAL = "mzpay-initiator", "sandbox-security-credential"
+DEFAULT_MASKED_NAME = "Ana M******a"
 QUERY_PARAMETERS = ("input_QueryReference", "input_ThirdPartyReference", "input_ServiceProviderCode")
 MISSING_PARAMETERS = "Not All Parameters Provided. Please try again."  # INS-20
 
@@ -110,6 +134,10 @@ class MpesaSandbox:
         self.charges: dict[str, str] = {}  # transaction reference -> output_ResponseTransactionStatus
         self.statuses: dict[str, str] = {}  # overrides for the status query (see the module docstring)
         self.query_unavailable = False
+        self.initiator, self.security_credential = INITIATOR, SECURITY_CREDENTIAL
+        self.reversed: dict[str, Decimal] = {}  # C2B transaction ID -> reversed so far
+        self.amounts: dict[str, Decimal] = {}  # C2B transaction ID -> the amount paid
+        self.names: dict[str, str] = {}  # MSISDN -> masked name (default DEFAULT_MASKED_NAME)
         self._aliases: dict[str, str] = {}  # third-party reference, conversation ID, transaction ID -> reference
         self._private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         der = self._private_key.public_key().public_bytes(
@@ -137,6 +165,8 @@ class MpesaSandbox:
             "service_provider_code": "171717",
             "base_url": self.base_url,
             "origin": "developer.mpesa.vm.co.mz",
+            "initiator_identifier": self.initiator,
+            "security_credential": self.security_credential,
             **overrides,
         }
 
@@ -148,6 +178,9 @@ class MpesaSandbox:
                 sandbox._handle(self)
 
             def do_GET(self) -> None:
+                sandbox._handle(self)
+
+            def do_PUT(self) -> None:
                 sandbox._handle(self)
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
@@ -207,10 +240,15 @@ class MpesaSandbox:
         with self._lock:
             self.requests.append(Received(handler.command, target.path, headers, body, api_key, query))
 
-        if (target.path, handler.command) == (C2B_PATH, "POST"):
+        route = (target.path, handler.command)
+        if route in ((C2B_PATH, "POST"), (B2C_PATH, "POST")):
             self._charge(handler, api_key, body)
-        elif (target.path, handler.command) == (QUERY_PATH, "GET"):
+        elif route == (QUERY_PATH, "GET"):
             self._query(handler, api_key, query)
+        elif route == (REVERSAL_PATH, "PUT"):
+            self._reverse(handler, api_key, body)
+        elif route == (NAME_PATH, "GET"):
+            self._name(handler, api_key, query)
         else:
             self._send(handler, 404, None)
 
@@ -238,6 +276,7 @@ class MpesaSandbox:
                 self.charges[reference] = QUERY_STATUS.get(code, "Failed")
                 if code == "INS-0":
                     self._aliases[transaction_id(reference)] = reference
+                    self.amounts[transaction_id(reference)] = Decimal(str(fields.get("input_Amount", "0")))
         answer = {
             "output_ConversationID": conversation_id(reference),
             "output_TransactionID": transaction_id(reference) if code == "INS-0" else "N/A",
@@ -268,6 +307,85 @@ class MpesaSandbox:
             "output_ResponseDesc": "Request processed successfully",
             "output_ResponseTransactionStatus": status,
             "output_ThirdPartyReference": query["input_ThirdPartyReference"],
+        }
+        self._send(handler, 200, answer)
+
+    def _reverse(self, handler: BaseHTTPRequestHandler, api_key: str | None, body: dict[str, Any] | None) -> None:
+        fields = body if isinstance(body, dict) else {}
+        if api_key != self.api_key:
+            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+            return
+        required = ("input_TransactionID", "input_ThirdPartyReference", "input_ServiceProviderCode")
+        if not all(fields.get(name) for name in required):
+            self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+            return
+        if (fields.get("input_InitiatorIdentifier"), fields.get("input_SecurityCredential")) != (
+            self.initiator,
+            self.security_credential,
+        ):
+            self._send(
+                handler,
+                401,
+                {"output_ResponseCode": "INS-2001", "output_ResponseDesc": "Initiator authentication error"},
+            )
+            return
+        original, third_party = str(fields["input_TransactionID"]), str(fields["input_ThirdPartyReference"])
+        asked = str(fields.get("input_ReversalAmount") or "")
+        if asked.endswith(".04"):
+            self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
+            return
+        reference = "REV" + third_party
+        with self._lock:
+            paid = self.amounts.get(original)
+            left = paid - self.reversed.get(original, Decimal(0)) if paid is not None else None
+            amount = Decimal(asked) if asked else left
+            if left is None:
+                refusal: tuple[str, str] | None = ("INS-18", "Invalid TransactionID Used")
+            elif amount is None or amount <= 0 or amount > left:
+                refusal = ("INS-15", "Invalid Amount Used")
+            else:
+                refusal = None
+                self.reversed[original] = self.reversed.get(original, Decimal(0)) + amount
+                self.charges[reference] = "Pending"
+                self._aliases[third_party] = reference
+                self._aliases[transaction_id(reference)] = reference
+        if refusal is not None:
+            self._send(handler, 400, {"output_ResponseCode": refusal[0], "output_ResponseDesc": refusal[1]})
+            return
+        if asked.endswith(".03"):
+            self._stopping.wait(self.slow_seconds)
+        with self._lock:
+            self.charges[reference] = "Completed"
+        answer = {
+            "output_ConversationID": conversation_id(reference),
+            "output_TransactionID": transaction_id(reference),
+            "output_ResponseCode": "INS-0",
+            "output_ResponseDesc": "Request processed successfully",
+            "output_ThirdPartyReference": third_party,
+        }
+        self._send(handler, 200, answer)
+
+    def _name(self, handler: BaseHTTPRequestHandler, api_key: str | None, query: dict[str, str]) -> None:
+        if api_key != self.api_key:
+            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+            return
+        required = ("input_CustomerMSISDN", "input_ThirdPartyReference", "input_ServiceProviderCode")
+        if not all(query.get(name) for name in required):
+            self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+            return
+        number = query["input_CustomerMSISDN"]
+        if number.endswith(UNAVAILABLE):
+            self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
+            return
+        if number.endswith("0005"):
+            self._send(handler, 400, {"output_ResponseCode": "INS-2051", "output_ResponseDesc": "Invalid MSISDN"})
+            return
+        answer = {
+            "output_ConversationID": conversation_id("name:" + number),
+            "output_ResponseCode": "INS-0",
+            "output_ResponseDesc": "Request processed successfully",
+            "output_ThirdPartyReference": query["input_ThirdPartyReference"],
+            "output_CustomerName": self.names.get(number, DEFAULT_MASKED_NAME),
         }
         self._send(handler, 200, answer)
 

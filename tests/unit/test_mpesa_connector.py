@@ -302,9 +302,8 @@ def test_outcome_table(status: int, code: str | None, expected: ProviderResult) 
     assert outcome(status, answer) == expected
 
 
-def test_logs_and_repr_carry_neither_secrets_nor_the_phone(
-    sandbox: MpesaSandbox, connector: MpesaConnector, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def recorded_logs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """What the connector logs from now on in this test: (message, extra) a line."""
     lines: list[tuple[str, dict[str, Any]]] = []
 
     class Recorder:
@@ -314,6 +313,13 @@ def test_logs_and_repr_carry_neither_secrets_nor_the_phone(
         warning = info
 
     monkeypatch.setattr(mpesa, "logger", Recorder())
+    return lines
+
+
+def test_logs_and_repr_carry_neither_secrets_nor_the_phone(
+    sandbox: MpesaSandbox, connector: MpesaConnector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = recorded_logs(monkeypatch)
     connector.charge(call("+258841230000"))
     connector.charge(call("+258841230004"))
     MpesaConnector(sandbox.credentials(), timeout=0.2).charge(call("+258841230003"))
@@ -560,15 +566,7 @@ def test_status_outcome_table(status: int, answer: dict[str, Any], expected: Pro
 def test_status_logs_carry_no_secrets(
     sandbox: MpesaSandbox, connector: MpesaConnector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lines: list[tuple[str, dict[str, Any]]] = []
-
-    class Recorder:
-        def info(self, message: str, extra: dict[str, Any]) -> None:
-            lines.append((message, extra))
-
-        warning = info
-
-    monkeypatch.setattr(mpesa, "logger", Recorder())
+    lines = recorded_logs(monkeypatch)
     connector.status(call("+258841230000"))
 
     token = sandbox.requests[0].headers["authorization"].removeprefix("Bearer ")

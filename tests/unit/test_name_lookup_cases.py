@@ -63,6 +63,9 @@ def merchant(account_id: str = ACCOUNT, mode: str = "test") -> Principal:
     return Principal(account_id, mode, frozenset({"payouts:write"}), "key", frozenset(), None, account_id)
 
 
+NIB = "000301080016367102371"  # valid MOD 97-10
+
+
 def wallet(phone: str) -> NameLookupRequest:
     return NameLookupRequest.model_validate(
         {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": phone}}
@@ -115,11 +118,22 @@ def test_another_accounts_lookup_is_404_and_the_other_modes_401(store: InMemoryN
     assert store.items[lookup_id].status == "ambiguous"
 
 
-def test_a_live_lookup_is_not_supported_and_nothing_is_kept(store: InMemoryNameLookups) -> None:
-    assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), wallet("+258841230001"))) == (
-        422,
-        "not_supported",
-    )
+class NothingBound:
+    """The account's live connector bindings: none."""
+
+    def credentials(self, account_id: str, mode: str, method: str) -> None:
+        return None
+
+
+def test_a_live_lookup_needs_a_bound_provider_and_a_refused_one_keeps_nothing(store: InMemoryNameLookups) -> None:
+    """(A live lookup through a bound M-Pesa connector: tests/e2e/test_live_mpesa.py.)"""
+    with deps.substitute(bindings=NothingBound()):
+        assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), wallet("+258841230001"))) == (
+            409,
+            "no_connector_binding",
+        )
+        bank = NameLookupRequest.model_validate({"type": "bank_transfer", "bank_transfer": {"account": NIB}})
+        assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), bank)) == (422, "not_supported")
     assert refused(lambda: name_lookups.create_lookup(merchant(), wallet("+258841230009"))) == (502, "upstream_error")
     assert store.items == {}
 

@@ -1,6 +1,7 @@
 """Name lookups: who holds a wallet or a bank account (NIB), asked of the provider before a
-payout. Test mode answers from docs/test-mode.md's magic values; a live lookup needs a
-connector that can look names up (none can yet: 422 not_supported). An ambiguous answer lists
+payout. Test mode answers from docs/test-mode.md's magic values; a live lookup asks the
+connector bound for the wallet's network (M-Pesa: the customer's masked name; bank accounts:
+422 not_supported). An ambiguous answer lists
 candidates; selecting one is a conditional write (only one selection wins)."""
 
 from __future__ import annotations
@@ -23,19 +24,22 @@ from mzpay.domain.name_lookups import (
     upstream_error,
 )
 from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.steps.connectors import lookup_connector
 from mzpay.store.name_lookups import SelectionLost
 
 
 def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str, Any]:
-    if principal.mode != "test":
-        raise ServiceError(422, "not_supported", "No live provider answers name lookups yet.", rule="operation")
+    lookup_id = new_id()
     try:
-        status, names = simulated_lookup(request.type, request.identifier)
+        if principal.mode == "test":
+            status, names = simulated_lookup(request.type, request.identifier)
+        else:
+            status, names = _live_lookup(principal, request, lookup_id)
     except ProviderUnavailable:
         raise upstream_error() from None
     now = iso(datetime.now(UTC))
     lookup = NameLookup(
-        lookup_id=new_id(),
+        lookup_id=lookup_id,
         account_id=principal.acting_account_id,
         mode=principal.mode,
         type=request.type,
@@ -48,6 +52,27 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
     )
     deps.name_lookups().create(lookup)
     return lookup.view()
+
+
+def _live_lookup(principal: Principal, request: NameLookupRequest, lookup_id: str) -> tuple[str, list[str]]:
+    """Ask the provider bound for the wallet's network (M-Pesa: its customer's masked name).
+    Bank accounts have no live provider yet (422 not_supported); a number the provider does
+    not know is 400 invalid_phone."""
+    wallet = request.mobile_wallet
+    if request.type != "mobile_wallet" or wallet is None or wallet.network is None:
+        raise ServiceError(422, "not_supported", "No live provider answers bank account lookups yet.", rule="operation")
+    answer = lookup_connector(principal.acting_account_id, principal.mode, wallet.network).lookup_name(
+        request.identifier, lookup_id
+    )
+    if not answer.found or answer.name is None:
+        message = "The provider has no wallet for this number."
+        raise ServiceError(
+            400,
+            "invalid_phone",
+            message,
+            errors=[FieldError("mobile_wallet.phone_number", "invalid_phone", message)],
+        )
+    return LookupStatus.RESOLVED, [answer.name]
 
 
 def _visible(principal: Principal, lookup_id: str) -> NameLookup:

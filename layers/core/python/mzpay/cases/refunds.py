@@ -110,6 +110,9 @@ def create_refund(
         raise ServiceError(
             422, "not_supported", "This payment's provider cannot refund through the API.", rule="operation"
         )
+    refusal = connector.refund_refusal(provider_call(payment))
+    if refusal is not None:  # e.g. a binding without the credentials its provider's refunds need
+        raise ServiceError(422, "not_supported", refusal, rule="operation")
     now = now_iso()
     currency = payment.currency
     provider_refund_id = new_id()
@@ -151,7 +154,7 @@ def create_refund(
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(refund, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
         return refund_result(expiry.settled_or_wait(resume(refund)))
-    result = connector.refund(provider_call(payment), amount)
+    result = connector.refund(provider_call(payment), amount, refund.provider_refund_id)
     try:
         return refund_result(settle(refund, result.status, result.failure_code, result.failure_message))
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile

@@ -20,6 +20,7 @@ class ProviderCall:
     source: dict[str, Any]
     return_url: str | None = None
     open_amount: bool = False  # the payer chooses the amount on the provider's page
+    provider_reference: str | None = None  # the provider's id of the charge once money moved
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,37 @@ class Paying(Protocol):
 
 @runtime_checkable
 class Refunding(Protocol):
-    """A connector that can give a payer money back (not every provider's API can)."""
+    """A connector that can give a payer money back (not every provider's API can).
+    `refund_refusal` says, before anything is written, why it cannot refund `call` (None: it
+    can); `reference` is the refund's own id (the provider's idempotency and query key)."""
 
-    def refund(self, call: ProviderCall, amount: Decimal) -> ProviderResult: ...
+    def refund_refusal(self, call: ProviderCall) -> str | None: ...
+
+    def refund(self, call: ProviderCall, amount: Decimal, reference: str = "") -> ProviderResult: ...
+
+
+@runtime_checkable
+class RefundReconciling(Protocol):
+    """A connector that can say what became of a refund or a payout whose outcome was unknown."""
+
+    def refund_status(self, call: ProviderCall, reference: str) -> ProviderResult: ...
+
+    def payout_status(self, call: PayoutCall) -> ProviderResult: ...
+
+
+@dataclass(frozen=True)
+class NameAnswer:
+    """What a provider says of a wallet's holder: found with a (masked) name, or not found."""
+
+    found: bool
+    name: str | None = None
+
+
+@runtime_checkable
+class LookingUp(Protocol):
+    """A connector that can say who holds a wallet (raises ProviderUnavailable when it cannot)."""
+
+    def lookup_name(self, phone_number: str, reference: str) -> NameAnswer: ...
 
 
 @runtime_checkable

@@ -1,4 +1,5 @@
-"""Live connector for Vodacom Mozambique M-Pesa (OpenAPI, C2B single stage).
+"""Live connector for Vodacom Mozambique M-Pesa (OpenAPI): C2B single stage charges, B2C
+payouts, reversals for refunds, status queries and the customer's masked name.
 
 One POST to `/ipg/v1x/c2bPayment/singleStage/` pushes a PIN prompt to the payer and answers
 once the payer acted (or the provider gave up): there is no authorize/capture split. The bearer
@@ -12,7 +13,13 @@ A payment left `pending` is reconciled with the portal's "Query Transaction Stat
 with input_QueryReference, input_ThirdPartyReference and input_ServiceProviderCode as query
 parameters, the same bearer token and Origin; its answer carries
 `output_ResponseTransactionStatus` (Completed, Pending, Cancelled, Expired, or N/A when M-Pesa
-has no such transaction).
+has no such transaction). Refunds and payouts are queried the same way, by their own references.
+
+B2C (a payout) is a POST to `/ipg/v1x/b2cPayment/` (port 18345) with the recipient's number; a
+reversal (a refund, whole or in part) a PUT to `/ipg/v1x/reversal/` (port 18354) naming the C2B
+payment's transaction ID, the reversal amount and the binding's initiator identifier and
+security credential; the customer's masked name a GET to `/ipg/v1x/queryCustomerName/` (port
+19323). What each answer means is mzpay.connectors.mpesa_outcomes.
 """
 
 from __future__ import annotations
@@ -28,9 +35,16 @@ import urllib.request
 from decimal import Decimal
 from typing import Any
 
-from mzpay.connectors.base import NOT_RECEIVED as NOT_RECEIVED_CODE
-from mzpay.connectors.base import ProviderCall, ProviderResult
+from mzpay.connectors.base import NameAnswer, PayoutCall, ProviderCall, ProviderResult
+from mzpay.connectors.mpesa_outcomes import (
+    FAILURES,
+    PAYOUT_FAILURES,
+    REFUND_FAILURES,
+    outcome,
+    status_outcome,
+)
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.name_lookups import ProviderUnavailable
 from mzpay.domain.payments import Status
 from mzpay.observability import logger
 
@@ -39,46 +53,23 @@ SANDBOX_BASE_URL = "https://api.sandbox.vm.co.mz:18352"
 DEFAULT_ORIGIN = "developer.mpesa.vm.co.mz"  # the Origin the portal's examples send
 C2B_PATH = "/ipg/v1x/c2bPayment/singleStage/"
 QUERY_PATH = "/ipg/v1x/queryTransactionStatus/"
-C2B_PORT, QUERY_PORT = 18352, 18353  # each OpenAPI operation has its own port on the same host
+B2C_PATH = "/ipg/v1x/b2cPayment/"
+REVERSAL_PATH = "/ipg/v1x/reversal/"
+NAME_PATH = "/ipg/v1x/queryCustomerName/"
+# Each OpenAPI operation has its own port on the same host.
+C2B_PORT, QUERY_PORT, B2C_PORT, REVERSAL_PORT, NAME_PORT = 18352, 18353, 18345, 18354, 19323
+BAD_PUBLIC_KEY = "The connector's M-Pesa public key is not a usable RSA public key; the operator must rebind it."
+NO_INITIATOR = (
+    "Refunds reverse the M-Pesa payment, which needs the binding's initiator_identifier and "
+    "security_credential; the operator must add them."
+)
+NO_TRANSACTION = "M-Pesa's transaction ID of this payment is unknown, so it cannot be reversed."
 
 TRANSACTION_REFERENCE_LENGTH = 20  # the API refuses longer (INS-17: "Length Should Be Between 1 and 20")
 THIRD_PARTY_REFERENCE_LENGTH = 12
 
 _CENTS = Decimal("0.01")
 _MPESA_PHONE = re.compile(r"^\+?(2588[45][0-9]{7})$")  # Vodacom M-Pesa: +258 84 / 85
-
-# Codes whose outcome stays unknown: money may have moved (or may still move), so never "failed".
-UNKNOWN_OUTCOME = {
-    "INS-1",  # internal error: seen after a completed debit as well as before one
-    "INS-9",  # request timeout: the payer may still approve the prompt
-    "INS-10",  # duplicate: an earlier attempt with the same reference decides the outcome
-    "INS-23",  # unknown status
-}
-
-# Definitive refusals: code -> (failure_code, failure_message). Other codes: provider_declined.
-FAILURES: dict[str, tuple[str, str]] = {
-    "INS-2": ("provider_auth_failed", "M-Pesa refused the connector's API key (INS-2 Invalid API Key)."),
-    "INS-4": ("provider_auth_failed", "M-Pesa says the API user is not active (INS-4)."),
-    "INS-26": ("provider_auth_failed", "M-Pesa says the connector is not authorized (INS-26)."),
-    "INS-5": ("payer_declined", "The payer rejected the payment prompt."),
-    "INS-2001": ("payer_declined", "The payer did not authorize the payment (PIN not accepted)."),
-    "INS-2006": ("insufficient_funds", "The payer's wallet balance is too low."),
-    "INS-2051": ("invalid_phone", "The payer's number is not a valid M-Pesa number."),
-    "INS-16": ("provider_unavailable", "M-Pesa was overloaded and did not handle the payment; retry later."),
-}
-BAD_PUBLIC_KEY = "The connector's M-Pesa public key is not a usable RSA public key; the operator must rebind it."
-
-# Query Transaction Status: output_ResponseTransactionStatus (lower-cased) -> the payment's outcome.
-# Only an INS-0 answer carries a status worth acting on; any other answer leaves the payment pending.
-COMPLETED = "completed"
-NOT_FOUND = "n/a"  # M-Pesa has no transaction under the query reference
-NOT_RECEIVED = "The provider never received the payment."
-STATUS_FAILURES: dict[str, tuple[str, str]] = {
-    "cancelled": ("payer_declined", "M-Pesa says the payer cancelled the payment."),
-    "canceled": ("payer_declined", "M-Pesa says the payer cancelled the payment."),
-    "expired": ("expired", "The payer did not answer the payment prompt in time."),
-    "failed": ("provider_declined", "M-Pesa says the payment failed."),
-}
 
 
 def transaction_reference(provider_payment_id: str) -> str:
@@ -91,12 +82,18 @@ def third_party_reference(provider_payment_id: str) -> str:
     return re.sub(r"[^0-9A-Za-z]", "", provider_payment_id)[-THIRD_PARTY_REFERENCE_LENGTH:]
 
 
-def query_base_url(base_url: str) -> str:
-    """The Query Transaction Status base URL for a C2B base URL: port 18352 becomes 18353; a base
-    URL on another port (a proxy, the test sandbox) serves both calls and is kept as it is."""
+def operation_base_url(base_url: str, port: int) -> str:
+    """The base URL of the operation served on `port` for a C2B base URL: port 18352 becomes
+    `port`; a base URL on another port (a proxy, the test sandbox) serves every operation and is
+    kept as it is."""
     parts = urllib.parse.urlsplit(base_url)
-    netloc = re.sub(rf":{C2B_PORT}\Z", f":{QUERY_PORT}", parts.netloc)
+    netloc = re.sub(rf":{C2B_PORT}\Z", f":{port}", parts.netloc)
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc)).rstrip("/")
+
+
+def query_base_url(base_url: str) -> str:
+    """The Query Transaction Status base URL for a C2B base URL (port 18353)."""
+    return operation_base_url(base_url, QUERY_PORT)
 
 
 def amount_text(amount: Decimal) -> str:
@@ -141,9 +138,11 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 class MpesaConnector:
-    """Vodacom M-Pesa C2B. Credentials: api_key, public_key, service_provider_code, and
-    optionally base_url (default production), origin and query_base_url (for status queries;
-    default: base_url with port 18352 replaced by 18353, see `query_base_url`)."""
+    """Vodacom M-Pesa: C2B charges, B2C payouts, reversals (refunds), status queries and the
+    customer's masked name. Credentials: api_key, public_key, service_provider_code, and
+    optionally base_url (default production), origin, query_base_url (for status queries;
+    default: base_url with port 18352 replaced by 18353, see `operation_base_url`), and for
+    reversals initiator_identifier and security_credential."""
 
     def __init__(self, credentials: dict[str, str], timeout: float = 20.0) -> None:
         missing = [k for k in ("api_key", "public_key", "service_provider_code") if not credentials.get(k)]
@@ -151,6 +150,8 @@ class MpesaConnector:
             raise ValueError(f"M-Pesa credentials lack {', '.join(missing)}")
         self._api_key = credentials["api_key"]
         self._public_key = credentials["public_key"]
+        self._initiator = credentials.get("initiator_identifier") or ""
+        self._security_credential = credentials.get("security_credential") or ""
         self.service_provider_code = credentials["service_provider_code"]
         self.base_url = (credentials.get("base_url") or PRODUCTION_BASE_URL).rstrip("/")
         self.origin = credentials.get("origin") or DEFAULT_ORIGIN
@@ -159,7 +160,7 @@ class MpesaConnector:
         self._token: str | None = None
         self._opener = urllib.request.build_opener(_NoRedirect)
 
-    def __repr__(self) -> str:  # keeps the API key and token out of tracebacks and logs
+    def __repr__(self) -> str:  # keeps the API key, credentials and token out of tracebacks and logs
         return f"MpesaConnector(base_url={self.base_url!r}, service_provider_code={self.service_provider_code!r})"
 
     def _bearer(self) -> str:
@@ -181,11 +182,15 @@ class MpesaConnector:
         }
 
     def query_params(self, call: ProviderCall) -> dict[str, str]:
-        """The status query's parameters for `call`. The portal takes a transaction ID, a
-        conversation ID or the third-party reference as input_QueryReference: a charge that timed
-        out left us only the last, so it is the query reference, and the query's own
-        input_ThirdPartyReference too."""
-        reference = third_party_reference(call.provider_payment_id)
+        """The status query's parameters for `call`'s charge (see `reference_query`)."""
+        return self.reference_query(call.provider_payment_id)
+
+    def reference_query(self, object_id: str) -> dict[str, str]:
+        """The status query's parameters for the charge, payout or reversal whose id is
+        `object_id`. The portal takes a transaction ID, a conversation ID or the third-party
+        reference as input_QueryReference: one that timed out left us only the last, so it is
+        the query reference, and the query's own input_ThirdPartyReference too."""
+        reference = third_party_reference(object_id)
         return {
             "input_QueryReference": reference,
             "input_ThirdPartyReference": reference,
@@ -206,6 +211,48 @@ class MpesaConnector:
             finally:
                 error.close()
 
+    def _call(
+        self, operation: str, method: str, url: str, log: dict[str, Any], body: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, Any]] | None:
+        """One call to the API (the bearer token must be made already): the HTTP status and the
+        parsed body, or None when no answer came. Logs the outcome, never a secret or a number."""
+        headers = {"Authorization": f"Bearer {self._bearer()}", "Origin": self.origin, "User-Agent": "mzpay"}
+        data = None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        started = time.monotonic()
+        log = {"provider": "mpesa", **log}
+        try:
+            status, raw = self._exchange(request)
+        except (OSError, http.client.HTTPException) as error:  # timeout, refused, reset: outcome unknown
+            logger.warning(
+                f"M-Pesa {operation} ended without an answer",
+                extra={**log, "error": type(error).__name__, "elapsed_ms": _elapsed(started)},
+            )
+            return None
+        answer = _json(raw)
+        logger.info(
+            f"M-Pesa {operation} answered",
+            extra={
+                **log,
+                "http_status": status,
+                "response_code": str(answer.get("output_ResponseCode") or answer.get("output_ResultCode") or "")
+                or None,
+                "transaction_status": str(answer.get("output_ResponseTransactionStatus") or "") or None,
+                "elapsed_ms": _elapsed(started),
+            },
+        )
+        return status, answer
+
+    def _token_ready(self) -> bool:
+        try:
+            self._bearer()
+        except ValueError:
+            return False
+        return True
+
     def charge(self, call: ProviderCall) -> ProviderResult:
         wallet = call.source.get("mobile_wallet") or {}
         if call.source.get("type") != "mobile_wallet" or wallet.get("network") != "mpesa" or call.open_amount:
@@ -214,74 +261,109 @@ class MpesaConnector:
             return ProviderResult(Status.FAILED, None, "unsupported_currency", "M-Pesa charges MZN only.")
         if msisdn(str(wallet.get("phone_number", ""))) is None:
             return ProviderResult(Status.FAILED, None, "invalid_phone", FAILURES["INS-2051"][1])
-        try:
-            token = self._bearer()
-        except ValueError:  # nothing was sent: a misconfigured binding, not an unknown outcome
+        if not self._token_ready():  # nothing was sent: a misconfigured binding, not an unknown outcome
             return ProviderResult(Status.FAILED, None, "provider_auth_failed", BAD_PUBLIC_KEY)
-        body = json.dumps(self.request_body(call)).encode()
-        request = urllib.request.Request(
-            self.base_url + C2B_PATH,
-            data=body,
-            method="POST",
-            headers={
-                "Content-Type": "application/json",
-                "Authorization": f"Bearer {token}",
-                "Origin": self.origin,
-                "User-Agent": "mzpay",
-            },
-        )
-        started = time.monotonic()
-        log = {"provider": "mpesa", "provider_payment_id": call.provider_payment_id}
-        try:
-            status, raw = self._exchange(request)
-        except (OSError, http.client.HTTPException) as error:  # timeout, refused, reset: outcome unknown
-            logger.warning(
-                "M-Pesa C2B call ended without an answer",
-                extra={**log, "error": type(error).__name__, "elapsed_ms": _elapsed(started)},
-            )
-            return ProviderResult(Status.PENDING)
-        answer = _json(raw)
-        code = str(answer.get("output_ResponseCode") or "") or None
-        logger.info(
-            "M-Pesa C2B answered",
-            extra={**log, "http_status": status, "response_code": code, "elapsed_ms": _elapsed(started)},
-        )
-        return outcome(status, answer)
+        log = {"provider_payment_id": call.provider_payment_id}
+        answered = self._call("C2B call", "POST", self.base_url + C2B_PATH, log, self.request_body(call))
+        return ProviderResult(Status.PENDING) if answered is None else outcome(*answered)
 
     def status(self, call: ProviderCall) -> ProviderResult:
         """What became of `call`'s charge, from M-Pesa's Query Transaction Status (Reconciling)."""
-        log = {"provider": "mpesa", "provider_payment_id": call.provider_payment_id}
-        try:
-            token = self._bearer()
-        except ValueError:  # nothing can be asked: the outcome stays unknown
-            logger.warning("M-Pesa status query not sent: unusable public key", extra=log)
+        return self._status("payment", call.provider_payment_id, {"provider_payment_id": call.provider_payment_id})
+
+    def _status(self, operation: str, object_id: str, log: dict[str, Any]) -> ProviderResult:
+        if not self._token_ready():  # nothing can be asked: the outcome stays unknown
+            logger.warning("M-Pesa status query not sent: unusable public key", extra={"provider": "mpesa", **log})
             return ProviderResult(Status.PENDING)
-        request = urllib.request.Request(
-            f"{self.query_base_url}{QUERY_PATH}?{urllib.parse.urlencode(self.query_params(call))}",
-            method="GET",
-            headers={"Authorization": f"Bearer {token}", "Origin": self.origin, "User-Agent": "mzpay"},
-        )
-        started = time.monotonic()
-        try:
-            status, raw = self._exchange(request)
-        except (OSError, http.client.HTTPException) as error:
-            logger.warning(
-                "M-Pesa status query ended without an answer",
-                extra={**log, "error": type(error).__name__, "elapsed_ms": _elapsed(started)},
-            )
-            return ProviderResult(Status.PENDING)
-        answer = _json(raw)
-        logger.info(
-            "M-Pesa status query answered",
-            extra={
-                **log,
-                "http_status": status,
-                "response_code": str(answer.get("output_ResponseCode") or "") or None,
-                "transaction_status": str(answer.get("output_ResponseTransactionStatus") or "") or None,
-                "elapsed_ms": _elapsed(started),
-            },
-        )
-        return status_outcome(status, answer)
+        url = f"{self.query_base_url}{QUERY_PATH}?{urllib.parse.urlencode(self.reference_query(object_id))}"
+        answered = self._call("status query", "GET", url, log)
+        return ProviderResult(Status.PENDING) if answered is None else status_outcome(*answered, operation=operation)
+
+    def payout(self, call: PayoutCall) -> ProviderResult:
+        """B2C: the business's M-Pesa account pays the recipient's wallet (Paying)."""
+        wallet = call.destination.get("mobile_wallet") or {}
+        if call.destination.get("type") != "mobile_wallet" or wallet.get("network") != "mpesa":
+            raise ValueError("the M-Pesa connector pays out to mpesa mobile wallets only")
+        number = msisdn(str(wallet.get("phone_number", "")))
+        if call.currency != "MZN" or number is None:
+            failure = ("unsupported_currency", "M-Pesa pays out MZN only.") if number else PAYOUT_FAILURES["INS-2051"]
+            return ProviderResult(Status.FAILED, None, *failure)
+        if not self._token_ready():
+            return ProviderResult(Status.FAILED, None, "provider_auth_failed", BAD_PUBLIC_KEY)
+        body = {
+            "input_TransactionReference": transaction_reference(call.provider_payout_id),
+            "input_CustomerMSISDN": number,
+            "input_Amount": amount_text(call.amount),
+            "input_ThirdPartyReference": third_party_reference(call.provider_payout_id),
+            "input_ServiceProviderCode": self.service_provider_code,
+        }
+        url = operation_base_url(self.base_url, B2C_PORT) + B2C_PATH
+        answered = self._call("B2C payout", "POST", url, {"provider_payout_id": call.provider_payout_id}, body)
+        return ProviderResult(Status.PENDING) if answered is None else outcome(*answered, failures=PAYOUT_FAILURES)
+
+    def payout_status(self, call: PayoutCall) -> ProviderResult:
+        """What became of a payout whose B2C call got no definite answer."""
+        return self._status("payout", call.provider_payout_id, {"provider_payout_id": call.provider_payout_id})
+
+    def refund_refusal(self, call: ProviderCall) -> str | None:
+        """Why this payment cannot be reversed through the API, or None (Refunding)."""
+        if not (self._initiator and self._security_credential):
+            return NO_INITIATOR
+        if not call.provider_reference:
+            return NO_TRANSACTION
+        return None
+
+    def refund(self, call: ProviderCall, amount: Decimal, reference: str = "") -> ProviderResult:
+        """A reversal of `call`'s C2B payment, whole or in part (`amount`); `reference` is the
+        refund's id, its third-party reference (and the status query's key)."""
+        refused = self.refund_refusal(call)
+        if refused is not None:
+            return ProviderResult(Status.FAILED, None, "not_supported", refused)
+        if not self._token_ready():
+            return ProviderResult(Status.FAILED, None, "provider_auth_failed", BAD_PUBLIC_KEY)
+        body = {
+            "input_TransactionID": str(call.provider_reference),
+            "input_SecurityCredential": self._security_credential,
+            "input_InitiatorIdentifier": self._initiator,
+            "input_ThirdPartyReference": third_party_reference(reference or call.provider_payment_id),
+            "input_ServiceProviderCode": self.service_provider_code,
+            "input_ReversalAmount": amount_text(amount),
+        }
+        url = operation_base_url(self.base_url, REVERSAL_PORT) + REVERSAL_PATH
+        log = {"provider_payment_id": call.provider_payment_id, "provider_refund_id": reference}
+        answered = self._call("reversal", "PUT", url, log, body)
+        return ProviderResult(Status.PENDING) if answered is None else outcome(*answered, failures=REFUND_FAILURES)
+
+    def refund_status(self, call: ProviderCall, reference: str) -> ProviderResult:
+        """What became of a reversal (the refund `reference`) that got no definite answer."""
+        log = {"provider_payment_id": call.provider_payment_id, "provider_refund_id": reference}
+        return self._status("refund", reference, log)
+
+    def lookup_name(self, phone_number: str, reference: str) -> NameAnswer:
+        """The masked name M-Pesa holds for an M-Pesa number (Query Customer Masked Name);
+        ProviderUnavailable when M-Pesa gives no usable answer."""
+        number = msisdn(phone_number)
+        if number is None:
+            return NameAnswer(found=False)
+        if not self._token_ready():
+            raise ProviderUnavailable("unusable M-Pesa public key")
+        params = {
+            "input_CustomerMSISDN": number,
+            "input_ThirdPartyReference": third_party_reference(reference),
+            "input_ServiceProviderCode": self.service_provider_code,
+        }
+        url = f"{operation_base_url(self.base_url, NAME_PORT)}{NAME_PATH}?{urllib.parse.urlencode(params)}"
+        answered = self._call("customer name query", "GET", url, {"lookup_id": reference})
+        if answered is None:
+            raise ProviderUnavailable("no answer from M-Pesa")
+        _status, answer = answered
+        code = str(answer.get("output_ResponseCode") or answer.get("output_ResultCode") or "")
+        name = str(answer.get("output_CustomerName") or "").strip()
+        if code == "INS-0" and name and name.upper() != "N/A":
+            return NameAnswer(found=True, name=name)
+        if code in ("INS-2051", "INS-2002"):
+            return NameAnswer(found=False)
+        raise ProviderUnavailable(f"M-Pesa answered {code or 'without a code'}")
 
     def complete_action(self, call: ProviderCall, next_action: dict[str, Any], otp: str | None) -> ProviderResult:
         raise ServiceError(
@@ -295,78 +377,7 @@ class MpesaConnector:
         raise ServiceError(409, "invalid_state", "M-Pesa C2B payments are single-stage: there is nothing to void.")
 
 
-def outcome(http_status: int, answer: dict[str, Any]) -> ProviderResult:
-    """The ProviderResult of a C2B answer (HTTP status and parsed JSON body)."""
-    code = str(answer.get("output_ResponseCode") or "") or None
-    description = str(answer.get("output_ResponseDesc") or "").strip()
-    if code == "INS-0":
-        return ProviderResult(
-            Status.SUCCEEDED,
-            captured=True,
-            extra={
-                "provider_reference": answer.get("output_TransactionID"),
-                "conversation_id": answer.get("output_ConversationID"),
-            },
-        )
-    if code is None:
-        # No code: only a plain 4xx refusal is definitive; a 2xx, 408, 409, 5xx or gateway page is not.
-        if http_status in (401, 403):
-            return ProviderResult(
-                Status.FAILED,
-                None,
-                "provider_auth_failed",
-                f"M-Pesa refused the connector's credentials (HTTP {http_status}).",
-                extra={"http_status": http_status},
-            )
-        if 400 <= http_status < 500 and http_status not in (408, 409):
-            return ProviderResult(
-                Status.FAILED,
-                None,
-                "provider_declined",
-                f"M-Pesa refused the request (HTTP {http_status}).",
-                extra={"http_status": http_status},
-            )
-        return ProviderResult(Status.PENDING, extra={"http_status": http_status})
-    extra = {"provider_response_code": code}
-    if code in UNKNOWN_OUTCOME:
-        return ProviderResult(Status.PENDING, extra=extra)
-    if code in FAILURES:
-        failure_code, message = FAILURES[code]
-        return ProviderResult(Status.FAILED, None, failure_code, message, extra=extra)
-    return ProviderResult(
-        Status.FAILED, None, "provider_declined", description or f"M-Pesa declined the payment ({code}).", extra=extra
-    )
-
-
-def status_outcome(http_status: int, answer: dict[str, Any]) -> ProviderResult:
-    """The ProviderResult of a Query Transaction Status answer (HTTP status and parsed JSON body).
-    Only an INS-0 answer naming a final status decides; anything else (Pending, an unknown word,
-    another code, no code) leaves the payment pending."""
-    code = str(answer.get("output_ResponseCode") or "") or None
-    if code != "INS-0":
-        return ProviderResult(
-            Status.PENDING, extra={"provider_response_code": code} if code else {"http_status": http_status}
-        )
-    transaction_status = str(answer.get("output_ResponseTransactionStatus") or "").strip()
-    key = transaction_status.lower()
-    if key == COMPLETED:
-        return ProviderResult(Status.SUCCEEDED, captured=True, extra={"provider_reference": _transaction_id(answer)})
-    extra = {"provider_transaction_status": transaction_status}
-    if key == NOT_FOUND:
-        return ProviderResult(Status.FAILED, None, NOT_RECEIVED_CODE, NOT_RECEIVED, extra=extra)
-    if key in STATUS_FAILURES:
-        failure_code, message = STATUS_FAILURES[key]
-        return ProviderResult(Status.FAILED, None, failure_code, message, extra=extra)
-    return ProviderResult(Status.PENDING, extra=extra)
-
-
-def _transaction_id(answer: dict[str, Any]) -> str | None:
-    """The M-Pesa transaction ID, when a status answer carries one (the portal documents none)."""
-    for key in ("output_TransactionID", "output_OriginalTransactionID"):
-        value = str(answer.get(key) or "").strip()
-        if value and value.upper() != "N/A":
-            return value
-    return None
+__all__ = ["MpesaConnector", "amount_text", "msisdn", "outcome", "query_base_url", "status_outcome"]
 
 
 def _json(raw: bytes) -> dict[str, Any]:

@@ -28,6 +28,6 @@ LIVE_CONNECTORS: dict[str, LiveConnector] = {
         "mzpay.connectors.mpesa",
         "MpesaConnector",
         required=("api_key", "public_key", "service_provider_code"),
-        optional=("base_url", "origin", "query_base_url"),
+        optional=("base_url", "origin", "query_base_url", "initiator_identifier", "security_credential"),
     ),
 }

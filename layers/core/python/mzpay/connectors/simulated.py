@@ -195,7 +195,10 @@ class SimulatedConnector:
             return ProviderResult(status, failure_code=code, failure_message=message)
         return ProviderResult(Status.SUCCEEDED)
 
-    def refund(self, call: ProviderCall, amount: Decimal) -> ProviderResult:
+    def refund_refusal(self, call: ProviderCall) -> str | None:
+        return None
+
+    def refund(self, call: ProviderCall, amount: Decimal, reference: str = "") -> ProviderResult:
         """The refund's cents decide: .13 is declined by the provider, .14 times out (pending)."""
         cents = f"{amount:.2f}"[-2:]
         if cents in REFUND_OUTCOMES:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
-from mzpay.connectors.base import Connector, Paying
+from mzpay.connectors.base import Connector, LookingUp, Paying
 from mzpay.connectors.registry import LIVE_CONNECTORS
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain.errors import ServiceError
@@ -50,4 +50,16 @@ def payout_connector(account_id: str, mode: str, destination: dict[str, Any]) ->
     connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
     if not isinstance(connector, Paying):
         raise ServiceError(422, "not_supported", "The bound provider cannot pay out through the API.", rule="operation")
+    return connector
+
+
+def lookup_connector(account_id: str, mode: str, network: str) -> LookingUp:
+    """The live connector bound for `network` that can say who holds a wallet (else 422
+    not_supported, rule operation; nothing bound: 409 no_connector_binding)."""
+    bound = deps.bindings().credentials(account_id, mode, network)
+    if bound is None or bound[0] not in LIVE_CONNECTORS:
+        raise no_binding()
+    connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
+    if not isinstance(connector, LookingUp):
+        raise ServiceError(422, "not_supported", "The bound provider cannot look names up.", rule="operation")
     return connector

@@ -51,6 +51,7 @@ def provider_call(payment: Payment) -> ProviderCall:
         payment.source or {},
         payment.return_url,
         bool(payment.open_amount),
+        payment.provider_reference,
     )
 
 
@@ -79,6 +80,8 @@ def outcome_changes(
         "failure_message": result.failure_message,
         "updated_at": now,
     }
+    if result.extra.get("provider_reference"):
+        changes["provider_reference"] = str(result.extra["provider_reference"])
     if result.status == Status.AUTHORIZED:
         changes["authorized_amount"] = format_amount(amount, currency)
     if result.captured:

@@ -102,7 +102,7 @@ def resume(refund: Refund) -> Refund:
     connector = connector_of(payment)
     if not isinstance(connector, Refunding):  # checked at creation; a binding changed since
         return settle(claimed, Status.FAILED, "not_supported", "The provider can no longer refund this payment.")
-    result = connector.refund(provider_call(payment), refund.value)
+    result = connector.refund(provider_call(payment), refund.value, refund.provider_refund_id)
     return settle(claimed, result.status, result.failure_code, result.failure_message)
 
 

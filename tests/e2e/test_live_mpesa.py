@@ -1,0 +1,215 @@
+"""Live money through a bound M-Pesa connector, against the loopback M-Pesa sandbox: refunds
+(reversals, whole and in part), payouts (B2C) that settle with their signed webhook, and name
+lookups (the customer's masked name), each as a merchant calls them with a live key."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import requests
+from ulid import ULID
+
+from devstack.launcher import RunningStack
+from mzpay.webhooks import verify
+from tests.e2e.test_charges import Merchant, events_of, wallet
+from tests.e2e.test_connectors import bind, operator
+from tests.e2e.test_webhooks import Receiver
+from tests.expected import problem
+from tests.providers.mpesa_sandbox import B2C_PATH, NAME_PATH, REVERSAL_PATH, MpesaSandbox, transaction_id
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[MpesaSandbox]:
+    with MpesaSandbox() as running:
+        yield running
+
+
+def live_shop(stack: RunningStack, sandbox: MpesaSandbox, **credentials: str) -> Merchant:
+    """A fresh merchant with M-Pesa bound live to the sandbox."""
+    shop = Merchant(stack)
+    bound = bind(stack, shop, {"psp_id": "vodacom-mpesa", "credentials": sandbox.credentials(**credentials)})
+    assert bound.status_code == 200, bound.text
+    return shop
+
+
+def live_charge(shop: Merchant, amount: str) -> dict[str, Any]:
+    paid = shop.charge(wallet("+258840000000"), amount=amount, key=shop.live_key).json()
+    assert (paid["status"], paid["captured_amount"]) == ("succeeded", amount), paid
+    return paid  # type: ignore[no-any-return]
+
+
+def live(shop: Merchant, method: str, path: str, body: Any = None) -> requests.Response:
+    return shop.call(method, path, body, key=shop.live_key)
+
+
+def live_balance(shop: Merchant) -> list[dict[str, str]]:
+    answer = live(shop, "GET", "/v1/balance")
+    assert answer.status_code == 200, answer.text
+    return answer.json()["balances"]  # type: ignore[no-any-return]
+
+
+def reversals(sandbox: MpesaSandbox, transaction: str) -> list[str]:
+    """The amounts of the reversals the sandbox got for M-Pesa transaction `transaction`."""
+    return [
+        str((r.body or {}).get("input_ReversalAmount"))
+        for r in sandbox.requests
+        if r.path == REVERSAL_PATH and (r.body or {}).get("input_TransactionID") == transaction
+    ]
+
+
+def test_a_live_charge_is_refunded_in_part_then_in_full_by_reversal(stack: RunningStack, sandbox: MpesaSandbox) -> None:
+    shop = live_shop(stack, sandbox)
+    paid = live_charge(shop, "500.00")
+    pid = paid["provider_payment_id"]
+    transaction = transaction_id(pid[-20:])  # M-Pesa's id of the C2B payment, kept by the payment
+    part = live(shop, "POST", f"/v1/payments/{pid}/refund", {"amount": {"amount": "200.00", "currency": "MZN"}})
+    assert part.status_code == 200, part.text
+    assert (part.json()["status"], part.json()["money"], part.json()["failure_code"]) == (
+        "succeeded",
+        {"amount": "200.00", "currency": "MZN"},
+        None,
+    )
+    too_much = live(shop, "POST", f"/v1/payments/{pid}/refund", {"amount": {"amount": "300.01", "currency": "MZN"}})
+    assert (too_much.status_code, too_much.json()["code"]) == (422, "amount_exceeds_remaining")
+    rest = live(shop, "POST", f"/v1/payments/{pid}/refund")  # no body: what is left
+    assert (rest.json()["status"], rest.json()["money"]["amount"]) == ("succeeded", "300.00")
+    assert reversals(sandbox, transaction) == ["200.00", "300.00"]
+    assert events_of(stack, part.json()["provider_refund_id"]) == ["refund.created", "refund.succeeded"]
+    assert sandbox.reversed[transaction] == Decimal("500.00")
+    read = live(shop, "GET", f"/v1/payments/{pid}").json()
+    assert (read["status"], read["refunded_amount"]) == ("succeeded", "500.00")
+    assert live_balance(shop) == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
+
+
+def test_a_binding_without_initiator_credentials_refuses_refunds_before_anything_moves(
+    stack: RunningStack, sandbox: MpesaSandbox
+) -> None:
+    shop = live_shop(stack, sandbox, initiator_identifier="", security_credential="")
+    pid = live_charge(shop, "50.00")["provider_payment_id"]
+    before = len(sandbox.requests)
+    refused = live(shop, "POST", f"/v1/payments/{pid}/refund", {"amount": {"amount": "10.00", "currency": "MZN"}})
+    assert refused.json() == problem(
+        422,
+        "Unprocessable Content",
+        "not_supported",
+        "Refunds reverse the M-Pesa payment, which needs the binding's initiator_identifier and "
+        "security_credential; the operator must add them.",
+        rule="operation",
+    )
+    assert len(sandbox.requests) == before
+    assert live_balance(shop) == [{"currency": "MZN", "available": "50.00", "held": "0.00"}]
+
+
+def test_a_live_payout_is_paid_by_b2c_and_its_webhook_is_signed(
+    stack: RunningStack, sandbox: MpesaSandbox, receiver: Receiver
+) -> None:
+    shop = live_shop(stack, sandbox)
+    live_charge(shop, "1000.00")
+    management = stack.state["regions"]["mz"]["management"]
+    rolled = requests.post(
+        f"{management}/v1/accounts/{shop.account['id']}/webhook-secrets/roll",
+        json={"mode": "live"},
+        headers=operator(stack),
+        timeout=30,
+    )
+    secret = rolled.json()["secret"]
+    url = receiver.endpoint(200)
+    body = {
+        "payout_id": str(ULID()),
+        "money": {"amount": "250.00", "currency": "MZN"},
+        "destination": wallet("+258840000000"),
+        "callback_url": url,
+    }
+    created = live(shop, "POST", "/payouts", body)
+    assert (created.status_code, created.json()["status"]) == (200, "pending"), created.text
+    pid = created.json()["provider_payout_id"]
+    deadline = time.monotonic() + 30
+    while (status := live(shop, "GET", f"/v1/payouts/{pid}").json()["status"]) in ("pending", "in_transit"):
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    assert status == "paid"
+    assert events_of(stack, pid) == ["payout.created", "payout.in_transit", "payout.submitted", "payout.paid"]
+    b2c = [r for r in sandbox.requests if r.path == B2C_PATH][-1]
+    assert (b2c.body or {})["input_Amount"] == "250.00" and (b2c.body or {})["input_CustomerMSISDN"] == "258840000000"
+    assert live_balance(shop) == [{"currency": "MZN", "available": "750.00", "held": "0.00"}]
+    (arrival,) = receiver.wait_for(url, 1)
+    verify(arrival.body, arrival.headers["Service-Signature"], [secret])
+    event = json.loads(arrival.body)
+    assert (event["type"], event["data"]["object"]["status"], event["resource_id"]) == ("payout.paid", "paid", pid)
+
+
+def test_a_live_payout_the_provider_refuses_fails_and_gives_the_money_back(
+    stack: RunningStack, sandbox: MpesaSandbox
+) -> None:
+    shop = live_shop(stack, sandbox)
+    live_charge(shop, "400.00")
+    body = {"payout_id": str(ULID()), "money": {"amount": "100.00", "currency": "MZN"}}
+    created = live(shop, "POST", "/payouts", {**body, "destination": wallet("+258840000005")}).json()
+    deadline = time.monotonic() + 30
+    while (read := live(shop, "GET", f"/v1/payouts/{created['provider_payout_id']}").json())["status"] in (
+        "pending",
+        "in_transit",
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert (read["status"], read["failure_code"], read["failure_message"]) == (
+        "failed",
+        "invalid_recipient",
+        "M-Pesa has no wallet for the recipient's number.",
+    )
+    assert live_balance(shop) == [{"currency": "MZN", "available": "400.00", "held": "0.00"}]
+
+
+def lookup(shop: Merchant, phone: str, network: str = "mpesa") -> requests.Response:
+    body = {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}}
+    return live(shop, "POST", "/v1/name-lookups", body)
+
+
+def test_a_live_name_lookup_asks_mpesa_for_the_customers_masked_name(
+    stack: RunningStack, sandbox: MpesaSandbox
+) -> None:
+    shop = live_shop(stack, sandbox)
+    sandbox.names["258841234567"] = "Jo*o Mach**a"
+    found = lookup(shop, "+258841234567")
+    assert found.status_code == 200, found.text
+    body = found.json()
+    assert body == {
+        "lookup_id": body["lookup_id"],
+        "type": "mobile_wallet",
+        "status": "resolved",
+        "name": "Jo*o Mach**a",
+        "candidates": [{"candidate_id": "cand_1", "name": "Jo*o Mach**a"}],
+        "created_at": body["created_at"],
+        "updated_at": body["created_at"],
+    }
+    asked = [r for r in sandbox.requests if r.path == NAME_PATH][-1]
+    assert (asked.query["input_CustomerMSISDN"], asked.query["input_ThirdPartyReference"]) == (
+        "258841234567",
+        body["lookup_id"][-12:],
+    )
+    message = "The provider has no wallet for this number."
+    assert lookup(shop, "+258840000005").json() == problem(
+        400,
+        "Bad Request",
+        "invalid_phone",
+        message,
+        errors=[{"field": "mobile_wallet.phone_number", "code": "invalid_phone", "message": message}],
+    )
+    down = lookup(shop, "+258840000004")
+    assert (down.status_code, down.json()["code"], down.headers["Retry-After"]) == (502, "upstream_error", "10")
+    assert lookup(shop, "+258861234567", "emola").json()["code"] == "no_connector_binding"
+    bank = {"type": "bank_transfer", "bank_transfer": {"account": "000301080016367102371"}}
+    assert live(shop, "POST", "/v1/name-lookups", bank).json() == problem(
+        422,
+        "Unprocessable Content",
+        "not_supported",
+        "No live provider answers bank account lookups yet.",
+        rule="operation",
+    )
