@@ -20,7 +20,7 @@ from bench.common import (
     template_functions,
 )
 
-REPEATS = 5
+REPEATS = 9
 TIMEOUT_SECONDS = 60
 BASELINE = "import boto3"
 

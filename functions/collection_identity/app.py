@@ -2,8 +2,6 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-
 from mzpay.domain.collection_access import (
     DEVICE_READ,
     DEVICE_WRITE,
@@ -15,6 +13,7 @@ from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, IdentityProviderUpdate
 from mzpay.http.marks import errors
+from mzpay.http.params import Body, Query
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 

@@ -2,15 +2,13 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.domain.collection_access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
 from mzpay.entry import collection_app
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
 from mzpay.http.marks import errors
 from mzpay.http.onboarding_schemas import OnboardingDetailsIn, RejectAccount, SuspendAccount
+from mzpay.http.params import Body, Response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 

@@ -3,13 +3,12 @@ and customers' payment methods."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-
 from mzpay.domain import partners
 from mzpay.domain.collection_access import SIGNED_IN, guarded
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.marks import errors
+from mzpay.http.params import Body, Query
 from mzpay.http.partner_schemas import CardBin, PaymentMethodIn, PaymentMethodStatus
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred

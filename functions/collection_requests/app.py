@@ -4,9 +4,6 @@ and the payment link that leads a payer to the hosted checkout."""
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import unquote
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-
 from mzpay.domain.collection_access import RouteAccess, guarded
 from mzpay.domain.errors import ServiceError
 from mzpay.entry import collection_app
@@ -19,6 +16,7 @@ from mzpay.http.collection_request_schemas import (
     StatusIn,
 )
 from mzpay.http.marks import errors, pages
+from mzpay.http.params import Body, Query, Response
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred

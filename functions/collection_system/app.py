@@ -2,8 +2,6 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.domain import collection_reference
 from mzpay.domain.collection_access import (
     LICENSE_READ,
@@ -17,6 +15,7 @@ from mzpay.http import api_docs
 from mzpay.http.collection_auth import caller
 from mzpay.http.licence_schemas import Empty, LicenseKey
 from mzpay.http.marks import errors
+from mzpay.http.params import Body
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 from mzpay.version import health_report, version_info

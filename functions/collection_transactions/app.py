@@ -2,13 +2,12 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-
 from mzpay.domain.collection_access import guarded
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors
+from mzpay.http.params import Body, Query
 from mzpay.http.partner_schemas import TransactionIn
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred

@@ -4,15 +4,13 @@ the account's switch)."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.entry import gateway_handler
 from mzpay.http import api_docs
 from mzpay.http.authorizers import client_certificate
 from mzpay.http.errors import Surface
 from mzpay.http.key_schemas import ClientCertificateIn, MtlsIn, RollApiKey, WebhookEndpointIn
 from mzpay.http.marks import errors
+from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.lazy import deferred

@@ -2,9 +2,6 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.checkout_offer import PayerChoice
 from mzpay.domain.errors import ServiceError
@@ -13,6 +10,7 @@ from mzpay.http import checkout_page
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors, pages
+from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver, created
 from mzpay.lazy import deferred

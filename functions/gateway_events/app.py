@@ -2,12 +2,10 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Query
-
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
+from mzpay.http.params import Query, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred

@@ -3,11 +3,10 @@ authenticates in the request itself). Errors in OAuth's format, never problem do
 
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler import Response
-
 from mzpay.http import oauth_form
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
+from mzpay.http.params import Response
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for

@@ -2,14 +2,13 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.domain.charges import ChargeRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import Capture, CompleteAction
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
+from mzpay.http.params import Body
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred

@@ -2,8 +2,6 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.domain.name_lookups import NameLookupRequest
 from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.entry import gateway_handler
@@ -11,6 +9,7 @@ from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import SelectCandidate
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
+from mzpay.http.params import Body
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred

@@ -3,9 +3,6 @@ secrets, rate limits."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
-
 from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
     ConnectAccount,
@@ -18,6 +15,7 @@ from mzpay.http.account_schemas import (
 )
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
+from mzpay.http.params import Body, Response
 from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred

@@ -2,8 +2,6 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
@@ -14,6 +12,7 @@ from mzpay.http.operations_schemas import (
     PspAvailability,
     RejectPayout,
 )
+from mzpay.http.params import Body, Query
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred

@@ -2,12 +2,10 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Query
-
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
+from mzpay.http.params import Query, Response
 from mzpay.http.resolver import create_resolver, to_response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
