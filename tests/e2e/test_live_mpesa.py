@@ -20,7 +20,7 @@ from tests.e2e.test_charges import Merchant, events_of, wallet
 from tests.e2e.test_connectors import bind, operator
 from tests.e2e.test_webhooks import Receiver
 from tests.expected import problem
-from tests.providers.mpesa_sandbox import B2C_PATH, NAME_PATH, REVERSAL_PATH, MpesaSandbox, transaction_id
+from tests.providers.mpesa_sandbox import B2C_PATH, NAME_PATH, QUERY_PATH, REVERSAL_PATH, MpesaSandbox, transaction_id
 
 pytestmark = pytest.mark.e2e
 
@@ -213,3 +213,56 @@ def test_a_live_name_lookup_asks_mpesa_for_the_customers_masked_name(
         "No live provider answers bank account lookups yet.",
         rule="operation",
     )
+
+
+def test_a_refund_and_payouts_the_provider_left_pending_are_reconciled(stack: RunningStack) -> None:
+    """M-Pesa's gateway answers its 503 page (the outcome unknown): the refund stays pending and
+    the payouts in transit until the sweep's status query (ReconcileFirstSeconds is 1 s in the
+    local stack) finds what became of them."""
+    from mzpay.connectors.mpesa import third_party_reference
+
+    with MpesaSandbox() as provider:  # its own: status answers are set per reference
+        shop = live_shop(stack, provider)
+        pid = live_charge(shop, "500.00")["provider_payment_id"]
+        refund = live(shop, "POST", f"/v1/payments/{pid}/refund", {"amount": {"amount": "100.04", "currency": "MZN"}})
+        assert refund.json()["status"] == "pending", refund.text
+        rid = refund.json()["provider_refund_id"]
+        provider.statuses[third_party_reference(rid)] = "Completed"
+
+        paid_later, never_seen = (
+            live(
+                shop,
+                "POST",
+                "/payouts",
+                {
+                    "payout_id": str(ULID()),
+                    "money": {"amount": "100.00", "currency": "MZN"},
+                    "destination": wallet(phone),
+                },
+            ).json()["provider_payout_id"]
+            for phone in ("+258840010004", "+258840020004")
+        )
+        provider.statuses[third_party_reference(paid_later)] = "Completed"
+
+        def settled() -> tuple[str, str, str]:
+            return (
+                live(shop, "GET", f"/v1/refunds/{rid}").json()["status"],
+                live(shop, "GET", f"/v1/payouts/{paid_later}").json()["status"],
+                live(shop, "GET", f"/v1/payouts/{never_seen}").json()["status"],
+            )
+
+        deadline = time.monotonic() + 40
+        while (now := settled()) != ("succeeded", "paid", "failed"):
+            assert time.monotonic() < deadline, now
+            time.sleep(0.5)
+    missing = live(shop, "GET", f"/v1/payouts/{never_seen}").json()
+    assert (missing["failure_code"], missing["failure_message"]) == (
+        "not_received",
+        "The provider never received the payment.",
+    )
+    queried = {r.query["input_QueryReference"] for r in provider.requests if r.path == QUERY_PATH}
+    assert queried >= {third_party_reference(rid), third_party_reference(paid_later), third_party_reference(never_seen)}
+    assert events_of(stack, rid) == ["refund.created", "refund.succeeded"]
+    assert events_of(stack, paid_later)[-1] == "payout.paid" and events_of(stack, never_seen)[-1] == "payout.failed"
+    # 500 captured, 100.04 refunded, 100 paid out, 100 back from the payout M-Pesa never got
+    assert live_balance(shop) == [{"currency": "MZN", "available": "299.96", "held": "0.00"}]

@@ -8,7 +8,16 @@ import pytest
 
 from devstack.esm import rate_seconds
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.expiry import checkout_deadline, is_due, payer_due, plays_payer, reconcile_at, shard, waiting
+from mzpay.domain.expiry import (
+    checkout_deadline,
+    is_due,
+    next_question,
+    payer_due,
+    plays_payer,
+    reconcile_at,
+    shard,
+    waiting,
+)
 from mzpay.domain.payments import Payment
 
 NOW = datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC)
@@ -142,3 +151,17 @@ def test_the_simulated_payer_answers_a_test_wallet_prompt_three_seconds_after_it
 )
 def test_no_other_payment_is_answered_by_the_simulated_payer(other: Payment) -> None:
     assert not plays_payer(other) and not payer_due(other, NOW + timedelta(hours=1))
+
+
+def test_the_next_question_about_a_live_payment_refund_or_payout_and_when_to_give_up() -> None:
+    started, touched = "2026-11-21T10:00:00Z", "2026-11-21T10:00:05Z"
+    assert next_question(started, touched, NOW + timedelta(minutes=8), timedelta(minutes=2)) == {
+        "due_at": "2026-11-21T10:16:00Z",
+        "updated_at": touched,  # what the merchant sees did not change
+    }
+    assert next_question(started, touched, NOW + timedelta(hours=72), timedelta(minutes=2)) == {
+        "due_at": None,
+        "updated_at": touched,
+        "expiry_shard": None,  # out of the sweep's index
+        "reconciliation": "gave_up",
+    }

@@ -1,12 +1,10 @@
 """The scheduled sweep (PaymentExpiryFunction): expire payments past their deadline, ask providers
-about live payments left pending (reconciliation), and finish charges and refunds whose creating
-request never reached the provider."""
+about live payments, refunds and payouts left pending (reconciliation), and finish charges and
+refunds whose creating request never reached the provider."""
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.connectors.base import Reconciling
@@ -14,15 +12,18 @@ from mzpay.domain import expiry
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import Payment, Status
+from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
 from mzpay.steps.payments import (
     apply_outcome,
     connector_of,
     current,
     provider_call,
+    reconcile_first,
     resume,
 )
-from mzpay.steps.refunds import resume_refund  # the sweep also finishes refunds left unsubmitted
+from mzpay.steps.payout_outcomes import reconcile_payout
+from mzpay.steps.refunds import reconcile_refund, reconciling, resume_refund
 
 
 def expire_due(limit: int = 100) -> dict[str, int]:
@@ -30,7 +31,11 @@ def expire_due(limit: int = 100) -> dict[str, int]:
     passed, and ask the provider about live payments left pending."""
     expired = reconciled = resumed = 0
     for payment in deps.payments().due_for_expiry(expiry.iso(datetime.now(UTC)), expiry.SHARDS, limit):
-        if isinstance(payment, Refund):
+        if isinstance(payment, Payout):
+            reconciled += reconcile_payout(payment)
+        elif isinstance(payment, Refund) and reconciling(payment):
+            reconciled += reconcile_refund(payment)
+        elif isinstance(payment, Refund):
             resumed += resume_refund(payment)
         elif expiry.abandoned(payment, datetime.now(UTC)):
             resumed += _resume_abandoned(payment)
@@ -64,14 +69,9 @@ def _reconcile(payment: Payment) -> int:
         if result is not None and result.status != Status.PENDING:
             apply_outcome(payment, result, now_iso())
             return 1
-        first = os.environ.get("RECONCILE_FIRST_SECONDS")
-        next_at = expiry.reconcile_at(
-            payment.created_at, now, timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST
+        deps.payments().transition(
+            payment, expiry.next_question(payment.created_at, payment.updated_at, now, reconcile_first()), []
         )
-        changes: dict[str, Any] = {"due_at": next_at, "updated_at": payment.updated_at}
-        if next_at is None:  # 72 h without an answer: an operator's case now
-            changes |= {"expiry_shard": None, "reconciliation": "gave_up"}
-        deps.payments().transition(payment, changes, [])
     except ServiceError as lost:
         if lost.code not in ("invalid_state", "no_connector_binding"):
             raise

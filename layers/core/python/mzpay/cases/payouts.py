@@ -15,10 +15,9 @@ from mzpay.domain import ledger
 from mzpay.domain.clock import iso
 from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
+from mzpay.domain.events import new_event
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import format_amount
-from mzpay.domain.payments import Status as ProviderStatus
 from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
 from mzpay.domain.payouts import (
     CREATED_EVENT,
@@ -34,35 +33,13 @@ from mzpay.domain.payouts import payout_view as view
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector
+from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_entry, payout_event
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation
 from mzpay.store.payouts import PayoutIdTaken
 from mzpay.store.transitions import same_request
 
 COUNTER_TTL = 3 * 24 * 3600
-
-
-def _now() -> str:
-    return iso(datetime.now(UTC))
-
-
-def _event(kind: str, payout: Payout, now: str) -> Event:
-    return new_event(
-        kind,
-        payout.account_id,
-        payout.mode,
-        "payout",
-        payout.provider_payout_id,
-        {"object": view(payout)},
-        now,
-        payout.callback_url,
-    )
-
-
-def _entry(payout: Payout, movement: ledger.Movement, event: Event, now: str) -> ledger.Entry:
-    return ledger.Entry(
-        payout.account_id, payout.mode, payout.currency, movement, event.id, payout.provider_payout_id, now
-    )
 
 
 # ---------------------------------------------------------------- create
@@ -108,8 +85,8 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
         created_at=now,
         updated_at=now,
     )
-    created = _event(CREATED_EVENT, payout, now)
-    held = _entry(payout, ledger.hold(CREATED_EVENT, amount), created, now)
+    created = payout_event(CREATED_EVENT, payout, now)
+    held = payout_entry(payout, ledger.hold(CREATED_EVENT, amount), created, now)
     try:
         deps.payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
     except BalanceTooLow:
@@ -137,7 +114,7 @@ def _replay(existing: Claimed[Payout], fingerprint: str) -> dict[str, Any]:
 
 def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError) -> NoReturn:
     """Record a limit refusal as transaction.rejected (no payout exists) and raise it."""
-    now = _now()
+    now = now_iso()
     rejection_id = refusal.extensions["rejection_id"]
     data = {
         "object": {
@@ -173,20 +150,11 @@ def read_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]
 
 
 # ---------------------------------------------------------------- lifecycle
-def _end_without_paying(payout: Payout, action: str, status: str, extra: dict[str, Any] | None = None) -> Payout:
-    """Canceled, rejected or failed: the held money and the daily totals come back."""
-    now = _now()
-    changes = {"status": status, "updated_at": now, **(extra or {})}
-    event = _event(event_kind(action, status), payout.with_changes(changes), now)
-    entry = _entry(payout, ledger.released(event.type, payout.value), event, now)
-    return deps.payouts().transition(payout, changes, [event], entry, release=True)
-
-
 def cancel(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
     """The merchant cancels while pending, or in transit before the provider was called."""
     payout = visible_payout(principal, provider_payout_id)
     ensure_transition(payout.status, "cancel", payout.submitted)
-    return view(_end_without_paying(payout, "cancel", Status.CANCELED))
+    return view(end_without_paying(payout, "cancel", Status.CANCELED))
 
 
 def _operator_payout(provider_payout_id: str) -> Payout:
@@ -201,9 +169,9 @@ def approve(provider_payout_id: str) -> dict[str, Any]:
     """Operators: a payout waiting for approval goes on to settlement."""
     payout = _operator_payout(provider_payout_id)
     ensure_transition(payout.status, "approve")
-    now = _now()
+    now = now_iso()
     changes = {"status": Status.PENDING, "updated_at": now}
-    event = _event(event_kind("approve", Status.PENDING), payout.with_changes(changes), now)
+    event = payout_event(event_kind("approve", Status.PENDING), payout.with_changes(changes), now)
     return view(deps.payouts().transition(payout, changes, [event]))
 
 
@@ -212,7 +180,7 @@ def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
     payout = _operator_payout(provider_payout_id)
     ensure_transition(payout.status, "reject")
     return view(
-        _end_without_paying(payout, "reject", Status.REJECTED, {"failure_code": "rejected", "failure_message": reason})
+        end_without_paying(payout, "reject", Status.REJECTED, {"failure_code": "rejected", "failure_message": reason})
     )
 
 
@@ -227,34 +195,22 @@ def settle(provider_payout_id: str) -> str:
     # a payout left in transit that no provider was ever asked to pay.
     connector = payout_connector(payout.account_id, payout.mode, payout.destination)
     try:
-        now = _now()
+        now = now_iso()
         changes: dict[str, Any] = {"status": Status.IN_TRANSIT, "updated_at": now}
         payout = deps.payouts().transition(
-            payout, changes, [_event("payout.in_transit", payout.with_changes(changes), now)]
+            payout, changes, [payout_event("payout.in_transit", payout.with_changes(changes), now)]
         )
-        now = _now()
+        now = now_iso()
         changes = {"submitted": True, "updated_at": now}
         payout = deps.payouts().transition(
-            payout, changes, [_event("payout.submitted", payout.with_changes(changes), now)]
+            payout, changes, [payout_event("payout.submitted", payout.with_changes(changes), now)]
         )
     except ServiceError as lost:
         if lost.code == "invalid_state":
             return "moved meanwhile"
         raise
     call = PayoutCall(payout.provider_payout_id, payout.value, payout.currency, payout.destination)
-    result = connector.payout(call)
-    if result.status == ProviderStatus.PENDING:
-        return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
-    if result.status == ProviderStatus.SUCCEEDED:
-        now = _now()
-        changes = {"status": Status.PAID, "updated_at": now}
-        event = _event("payout.paid", payout.with_changes(changes), now)
-        entry = _entry(payout, ledger.paid_out("payout.paid", payout.value), event, now)
-        deps.payouts().transition(payout, changes, [event], entry)
-        return Status.PAID
-    extra = {"failure_code": result.failure_code, "failure_message": result.failure_message}
-    _end_without_paying(payout, "complete", Status.FAILED, extra)
-    return Status.FAILED
+    return apply_result(payout, connector.payout(call))
 
 
 def set_payout_limits(account_id: str, mode: str, limits: PayoutLimits) -> dict[str, Any]:

@@ -100,6 +100,17 @@ def reconcile_at(pending_since: str, now: datetime, first: timedelta = RECONCILE
     return iso(now + wait)
 
 
+def next_question(pending_since: str, updated_at: str, now: datetime, first: timedelta) -> dict[str, Any]:
+    """The changes that schedule the next reconciliation of a live payment, refund or payout
+    the provider has not answered (`updated_at` kept: nothing the merchant sees changed), or
+    past the horizon take it out of the sweep, marked reconciliation gave_up for an operator."""
+    next_at = reconcile_at(pending_since, now, first)
+    changes: dict[str, Any] = {"due_at": next_at, "updated_at": updated_at}
+    if next_at is None:
+        changes |= {"expiry_shard": None, "reconciliation": "gave_up"}
+    return changes
+
+
 def _normalized(moment: str) -> str:
     """A deadline in the format `iso` writes."""
     return iso(datetime.fromisoformat(moment.replace("Z", "+00:00")))

@@ -440,6 +440,10 @@ class Payout(Entity):
     fingerprint: str
     created_at: str
     updated_at: str
+    # a live payout the provider left in transit: the sweep's index entry (see domain.expiry)
+    due_at: str | None = None
+    expiry_shard: str | None = None
+    reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
 
     @field_validator("amount", mode="before")
     @classmethod

@@ -70,6 +70,7 @@ class Refund(Entity):
     submit_lease_until: str | None = None
     due_at: str | None = None
     expiry_shard: str | None = None
+    reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
 
     @property
     def value(self) -> Decimal:

@@ -126,10 +126,15 @@ def kept(reservations: tuple[Reservation, ...], currency: str) -> tuple[Reserved
     return tuple(Reserved(key=r.key, amount=format_amount(r.amount, currency)) for r in reservations) or None
 
 
-def waiting(payment: Payment, now: datetime) -> dict[str, Any]:
-    """expiry.waiting with this stack's first reconciliation delay (RECONCILE_FIRST_SECONDS)."""
+def reconcile_first() -> timedelta:
+    """This stack's first reconciliation delay (RECONCILE_FIRST_SECONDS, else expiry.RECONCILE_FIRST)."""
     first = os.environ.get("RECONCILE_FIRST_SECONDS")
-    return expiry.waiting(payment, now, timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST)
+    return timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST
+
+
+def waiting(payment: Payment, now: datetime) -> dict[str, Any]:
+    """expiry.waiting with this stack's first reconciliation delay."""
+    return expiry.waiting(payment, now, reconcile_first())
 
 
 def _taken(result: ProviderResult, captured: Decimal | None) -> Decimal | None:

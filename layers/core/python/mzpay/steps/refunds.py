@@ -9,14 +9,14 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.connectors.base import Refunding
+from mzpay.connectors.base import Refunding, RefundReconciling
 from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
 from mzpay.domain.payments import Status
 from mzpay.domain.refunds import Refund
-from mzpay.steps.payments import connector_of, provider_call
+from mzpay.steps.payments import connector_of, provider_call, reconcile_first
 
 
 def refund_result(refund: Refund) -> dict[str, Any]:
@@ -49,8 +49,12 @@ def refund_event(kind: str, refund: Refund, now: str) -> Event:
 
 def settle(refund: Refund, status: str, failure_code: str | None, failure_message: str | None) -> Refund:
     now = now_iso()
-    if status == Status.PENDING:  # the provider has it: never submitted again, nothing left to sweep
-        return deps.refunds().settle(refund, {**SUBMITTED, "updated_at": now}, [], None, Decimal(0))
+    if status == Status.PENDING:  # the provider has it: never submitted again
+        waiting = {**SUBMITTED, "updated_at": now}
+        if refund.mode == "live":  # no definite answer: reconciliation asks the provider on a schedule
+            due = expiry.reconcile_at(refund.created_at, datetime.now(UTC), reconcile_first())
+            waiting |= {"expiry_shard": expiry.shard(refund.provider_refund_id), "due_at": due}
+        return deps.refunds().settle(refund, waiting, [], None, Decimal(0))
     amount = refund.value
     changes = {
         "status": status,
@@ -115,3 +119,33 @@ def resume_refund(refund: Refund) -> int:
             raise
         return 0
     return int(after.version != refund.version)
+
+
+def reconciling(refund: Refund) -> bool:
+    """A live refund its provider has (submitted) but has not settled: the sweep asks about it."""
+    return refund.mode == "live" and refund.status == Status.PENDING and refund.submit_lease_until is None
+
+
+def reconcile_refund(refund: Refund) -> int:
+    """The sweep: ask the provider what became of a live refund it left pending; its answer
+    settles the refund (1), or the next question is scheduled (0), or after the horizon the
+    refund is marked reconciliation gave_up for an operator. Losing a race is fine."""
+    try:
+        payment = deps.payments().get(refund.provider_payment_id)
+        if payment is None:
+            raise RuntimeError(f"refund {refund.provider_refund_id} has no payment")
+        connector = connector_of(payment)
+        result = (
+            connector.refund_status(provider_call(payment), refund.provider_refund_id)
+            if isinstance(connector, RefundReconciling)
+            else None
+        )
+        if result is not None and result.status != Status.PENDING:
+            settle(refund, result.status, result.failure_code, result.failure_message)
+            return 1
+        changes = expiry.next_question(refund.created_at, refund.updated_at, datetime.now(UTC), reconcile_first())
+        deps.refunds().settle(refund, changes, [], None, Decimal(0))
+    except ServiceError as lost:
+        if lost.code not in ("invalid_state", "no_connector_binding"):
+            raise
+    return 0

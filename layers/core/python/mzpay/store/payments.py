@@ -20,6 +20,7 @@ from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.payments import Payment
+from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
 from mzpay.store.aws import batch_get, env, is_conditional_failure, table
@@ -263,11 +264,12 @@ class Payments:
             completion.written = rendered
         return after
 
-    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[Payment | Refund]:
+    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[Payment | Refund | Payout]:
         """Payments whose due_at has passed (the sparse `expiry` index holds only payments that
-        wait to expire or, live and pending, to be reconciled), and refunds whose creating
-        request's lease ended, oldest first per shard."""
-        due: list[Payment | Refund] = []
+        wait to expire or, live and pending, to be reconciled), refunds whose creating request's
+        lease ended or that wait to be reconciled, and live payouts in transit to reconcile,
+        oldest first per shard."""
+        due: list[Payment | Refund | Payout] = []
         for shard in range(shards):
             response = self.table.query(
                 IndexName="expiry",
@@ -275,10 +277,7 @@ class Payments:
                 ExpressionAttributeValues={":shard": f"EXP#{shard}", ":now": now},
                 Limit=limit,
             )
-            due += [
-                Refund.model_validate(item) if item["sk"] == "REFUND" else Payment.model_validate(item)
-                for item in response.get("Items", [])
-            ]
+            due += [_due_entity(item) for item in response.get("Items", [])]
         return due
 
     # ------------------------------------------------------------------ routing state
@@ -350,3 +349,12 @@ class Payments:
     def record_rejection(self, event: Event) -> None:
         """A refusal before any provider call leaves its event and nothing else."""
         self.client.put_item(TableName=self.events_name, Item=event_item(event))
+
+
+def _due_entity(item: dict[str, Any]) -> Payment | Refund | Payout:
+    """The entity of an item of the `expiry` index (its sort key names its kind)."""
+    if item["sk"] == "REFUND":
+        return Refund.model_validate(item)
+    if item["sk"] == "PAYOUT":
+        return Payout.model_validate(item)
+    return Payment.model_validate(item)

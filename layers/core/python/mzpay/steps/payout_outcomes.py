@@ -1,0 +1,102 @@
+"""How a payout ends once its provider answered: paid (the held money leaves), or failed,
+canceled or rejected (it comes back); and, for a live payout the provider left without a
+definite answer, the reconciliation that asks the provider again on a schedule (as for live
+payments: docs/payments.md) until it answers or the horizon passes (then an operator's case).
+Shared by settlement, cancel and approval (mzpay.cases.payouts) and the sweep (mzpay.cases.expiry)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from mzpay import deps
+from mzpay.connectors.base import PayoutCall, ProviderResult, RefundReconciling
+from mzpay.domain import expiry, ledger
+from mzpay.domain.clock import iso
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event, new_event
+from mzpay.domain.payments import Status as ProviderStatus
+from mzpay.domain.payouts import Payout, Status, event_kind
+from mzpay.domain.payouts import payout_view as view
+from mzpay.steps.connectors import payout_connector
+from mzpay.steps.payments import reconcile_first
+
+
+def now_iso() -> str:
+    return iso(datetime.now(UTC))
+
+
+def payout_event(kind: str, payout: Payout, now: str) -> Event:
+    return new_event(
+        kind,
+        payout.account_id,
+        payout.mode,
+        "payout",
+        payout.provider_payout_id,
+        {"object": view(payout)},
+        now,
+        payout.callback_url,
+    )
+
+
+def payout_entry(payout: Payout, movement: ledger.Movement, event: Event, now: str) -> ledger.Entry:
+    return ledger.Entry(
+        payout.account_id, payout.mode, payout.currency, movement, event.id, payout.provider_payout_id, now
+    )
+
+
+def end_without_paying(payout: Payout, action: str, status: str, extra: dict[str, Any] | None = None) -> Payout:
+    """Canceled, rejected or failed: the held money and the daily totals come back."""
+    now = now_iso()
+    changes = {"status": status, "updated_at": now, **(extra or {}), **OUT_OF_THE_SWEEP}
+    event = payout_event(event_kind(action, status), payout.with_changes(changes), now)
+    entry = payout_entry(payout, ledger.released(event.type, payout.value), event, now)
+    return deps.payouts().transition(payout, changes, [event], entry, release=True)
+
+
+# A payout's place in the sweep's index (see domain.expiry), cleared once it ends.
+OUT_OF_THE_SWEEP: dict[str, Any] = {"expiry_shard": None, "due_at": None}
+
+
+def apply_result(payout: Payout, result: ProviderResult) -> str:
+    """The provider's answer to a submitted payout: paid, failed (money back), or for a live
+    payout left without a definite answer, its first reconciliation scheduled. Returns what
+    happened."""
+    if result.status == ProviderStatus.PENDING:
+        if payout.mode == "live":
+            deps.payouts().transition(payout, {**_reconcile_index(payout), "updated_at": now_iso()}, [])
+        return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
+    if result.status == ProviderStatus.SUCCEEDED:
+        now = now_iso()
+        changes = {"status": Status.PAID, "updated_at": now, **OUT_OF_THE_SWEEP}
+        event = payout_event("payout.paid", payout.with_changes(changes), now)
+        entry = payout_entry(payout, ledger.paid_out("payout.paid", payout.value), event, now)
+        deps.payouts().transition(payout, changes, [event], entry)
+        return Status.PAID
+    extra = {"failure_code": result.failure_code, "failure_message": result.failure_message}
+    end_without_paying(payout, "complete", Status.FAILED, extra)
+    return Status.FAILED
+
+
+def _reconcile_index(payout: Payout) -> dict[str, Any]:
+    due = expiry.reconcile_at(payout.created_at, datetime.now(UTC), reconcile_first())
+    return {"expiry_shard": expiry.shard(payout.provider_payout_id), "due_at": due}
+
+
+def reconcile_payout(payout: Payout) -> int:
+    """The sweep: ask the provider what became of a live payout it left in transit; its answer
+    ends the payout (1), or the next question is scheduled (0), or after the horizon the payout
+    is marked reconciliation gave_up for an operator. Losing a race to another change is fine."""
+    try:
+        connector = payout_connector(payout.account_id, payout.mode, payout.destination)
+        call = PayoutCall(payout.provider_payout_id, payout.value, payout.currency, payout.destination)
+        result = connector.payout_status(call) if isinstance(connector, RefundReconciling) else None
+        if result is not None and result.status != ProviderStatus.PENDING:
+            apply_result(payout, result)
+            return 1
+        changes = expiry.next_question(payout.created_at, payout.updated_at, datetime.now(UTC), reconcile_first())
+        deps.payouts().transition(payout, changes, [])
+    except ServiceError as lost:
+        if lost.code not in ("invalid_state", "no_connector_binding", "not_supported"):
+            raise
+    return 0
