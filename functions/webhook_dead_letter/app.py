@@ -8,13 +8,13 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mzpay.observability import logger
-from mzpay.webhooks import outbox
+from mzpay.webhooks import sender
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
 
 def record_handler(record: SQSRecord) -> None:
-    outbox.dead_letter(record.body)
+    sender.dead_letter(record.body)
 
 
 @logger.inject_lambda_context(clear_state=True)

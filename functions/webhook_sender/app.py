@@ -6,9 +6,9 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mzpay.observability import logger
-from mzpay.webhooks import outbox
+from mzpay.webhooks import sender
 
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return outbox.send_batch(event["Records"])
+    return sender.send_batch(event["Records"])

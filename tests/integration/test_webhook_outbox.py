@@ -30,7 +30,7 @@ from mzpay.store import aws
 from mzpay.store.accounts import WebhookSecrets
 from mzpay.store.events import event_item
 from mzpay.store.webhook_deliveries import delivery_key, plain
-from mzpay.webhooks import outbox, verify
+from mzpay.webhooks import outbox, sender, verify
 from tests.integration.races import race
 from tests.integration.support import REGION, provisioned_stack, reset_mzpay_caches
 
@@ -274,7 +274,7 @@ def test_an_attempt_posts_the_signed_envelope_and_records_delivery(
     receiver = receiver_factory(200)
     delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     (record,) = receive()
-    assert outbox.send_batch([record]) == {"batchItemFailures": []}
+    assert sender.send_batch([record]) == {"batchItemFailures": []}
     ((headers, body),) = receiver.requests
     delivery = stored(delivery_id)  # type: ignore[arg-type]
     assert body == delivery["payload"].encode()
@@ -297,7 +297,7 @@ def test_a_failed_attempt_is_recorded_and_the_message_hidden_for_its_backoff(
     monkeypatch.setenv("WEBHOOK_RETRY_BASE_SECONDS", "300")
     monkeypatch.setattr(outbox.rules, "retry_delay", lambda attempt, base: 120 if (attempt, base) == (1, 300) else None)
     (record,) = receive()
-    assert outbox.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
+    assert sender.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
     delivery = stored(delivery_id)  # type: ignore[arg-type]
     assert delivery["status"] == "pending" and delivery["last_error"] == "http_503"
     assert [(a["status_code"], a["error"]) for a in delivery["attempts"]] == [(503, None)]
@@ -310,13 +310,13 @@ def test_copies_of_a_message_never_post_twice(stack: ProvisionedStack, receiver_
     receiver = receiver_factory(200)
     delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     (record,) = receive()
-    message = outbox.Received.from_record(record)
+    message = sender.Received.from_record(record)
     with atomic_dynamodb():
-        outcomes = race(3, lambda _: outbox.attempt(message))  # the same message received 3 times
+        outcomes = race(3, lambda _: sender.attempt(message))  # the same message received 3 times
     assert outcomes == [("ok", True)] * 3
     assert len(receiver.requests) == 1
-    stranger = outbox.Received("another-message", "handle", delivery_id, 0, 1)  # type: ignore[arg-type]
-    assert outbox.attempt(stranger) is True  # delivered: nothing left to do
+    stranger = sender.Received("another-message", "handle", delivery_id, 0, 1)  # type: ignore[arg-type]
+    assert sender.attempt(stranger) is True  # delivered: nothing left to do
     assert len(receiver.requests) == 1 and stored(delivery_id)["attempt_count"] == 1  # type: ignore[arg-type]
 
 
@@ -325,9 +325,9 @@ def test_a_message_owned_by_another_is_dropped_unposted(stack: ProvisionedStack,
     receiver = receiver_factory(500)
     delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     (record,) = receive()
-    assert outbox.attempt(outbox.Received.from_record(record)) is False  # owns round 0 now
-    duplicate = outbox.Received("a-second-copy-sent-by-a-dead-dispatcher", "h", delivery_id, 0, 1)  # type: ignore[arg-type]
-    assert outbox.attempt(duplicate) is True
+    assert sender.attempt(sender.Received.from_record(record)) is False  # owns round 0 now
+    duplicate = sender.Received("a-second-copy-sent-by-a-dead-dispatcher", "h", delivery_id, 0, 1)  # type: ignore[arg-type]
+    assert sender.attempt(duplicate) is True
     assert len(receiver.requests) == 1
 
 
@@ -340,7 +340,7 @@ def test_410_stops_and_a_refused_address_fails_without_retries(
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
     refused = outbox.dispatch(event_image(callback_url="http://169.254.169.254/latest/meta-data/"))
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
-    assert outbox.send_batch(receive()) == {"batchItemFailures": []}
+    assert sender.send_batch(receive()) == {"batchItemFailures": []}
     assert stored(stopped)["status"] == "stopped" and stored(stopped)["stopped_at"]  # type: ignore[arg-type]
     blocked = stored(refused)  # type: ignore[arg-type]
     assert blocked["status"] == "failed" and blocked["last_error"] == "ssrf_blocked"
@@ -353,7 +353,7 @@ def test_without_a_signing_secret_the_attempt_fails_and_is_retried(
     receiver = receiver_factory(200)
     delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     (record,) = receive()
-    assert outbox.send_batch([record])["batchItemFailures"] == [{"itemIdentifier": record["messageId"]}]
+    assert sender.send_batch([record])["batchItemFailures"] == [{"itemIdentifier": record["messageId"]}]
     assert receiver.requests == []
     assert stored(delivery_id)["last_error"] == "no_signing_secret"  # type: ignore[arg-type]
 
@@ -363,7 +363,7 @@ def failed_delivery(receiver_url: str = "https://shop.example/hooks") -> str:
     delivery_id = outbox.dispatch(event_image(callback_url=receiver_url))
     assert delivery_id is not None
     receive()  # the sender's message: out of attempts, it reaches the dead-letter queue
-    outbox.dead_letter(json.dumps({"delivery_id": delivery_id, "round": 0}))
+    sender.dead_letter(json.dumps({"delivery_id": delivery_id, "round": 0}))
     assert stored(delivery_id)["status"] == "failed"
     return delivery_id
 
@@ -373,9 +373,9 @@ def test_a_dead_letter_fails_its_round_only(stack: ProvisionedStack) -> None:
     item = stored(delivery_id)
     assert item["failed_at"] and item["gsi2pk"].endswith("#failed")
     webhook_deliveries.replay(delivery_id)
-    outbox.dead_letter(json.dumps({"delivery_id": delivery_id, "round": 0}))  # a stale copy of round 0
+    sender.dead_letter(json.dumps({"delivery_id": delivery_id, "round": 0}))  # a stale copy of round 0
     assert stored(delivery_id)["status"] == "pending"
-    outbox.dead_letter("not json")  # dropped, logged
+    sender.dead_letter("not json")  # dropped, logged
 
 
 def test_racing_replays_one_wins_and_the_other_is_invalid_state(stack: ProvisionedStack) -> None:
@@ -447,5 +447,5 @@ def test_an_accounts_deliveries_list_newest_first_by_status_with_a_cursor(stack:
 def failed_delivery_of(account_id: str) -> str:
     delivery_id = outbox.dispatch(event_image(account_id=account_id))
     assert delivery_id is not None
-    outbox.dead_letter(json.dumps({"delivery_id": delivery_id, "round": 0}))
+    sender.dead_letter(json.dumps({"delivery_id": delivery_id, "round": 0}))
     return delivery_id

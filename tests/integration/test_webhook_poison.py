@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.domain.webhooks import delivery_id_for
-from mzpay.webhooks import outbox
+from mzpay.webhooks import outbox, sender
 from tests.integration.support import REGION
 from tests.integration.test_webhook_outbox import (  # noqa: F401 - fixtures
     event_image,
@@ -105,8 +105,8 @@ def test_a_delivery_keeps_its_most_recent_attempts_only(
     assert delivery_id is not None
     (record,) = receive()
     for count in range(1, 8):
-        message = outbox.Received(record["messageId"], record["receiptHandle"], delivery_id, 0, count)
-        assert outbox.attempt(message) is False
+        message = sender.Received(record["messageId"], record["receiptHandle"], delivery_id, 0, count)
+        assert sender.attempt(message) is False
     delivery = stored(delivery_id)
     assert delivery["attempt_count"] == 7 and len(receiver.requests) == 7
     assert len(delivery["attempts"]) == 5

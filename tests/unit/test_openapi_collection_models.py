@@ -60,7 +60,9 @@ from mzpay.http import (
 from mzpay.http.resolver import dumps
 from mzpay.openapi import collection as answers
 from mzpay.openapi import collection_customers as customers
+from mzpay.openapi import collection_identity as identity
 from mzpay.openapi import collection_more as more
+from mzpay.openapi import collection_transactions as transaction_answers
 from mzpay.openapi.collection import ROUTES
 from mzpay.steps.collection_payments import reconcile_collection
 from mzpay.store import files as file_store
@@ -545,7 +547,9 @@ def test_payment_methods_and_their_transactions(world: World, monkeypatch: pytes
     results = {}
     for kind in ("check_balance", "get_authorization", "validata"):
         body = partner_schemas.TransactionIn.model_validate({"transaction_type": kind}).model_dump()
-        results[kind] = valid(customers.TransactionResult, transactions.process(BUSINESS, customer, pm_id, body, "m1"))
+        results[kind] = valid(
+            transaction_answers.TransactionResult, transactions.process(BUSINESS, customer, pm_id, body, "m1")
+        )
     assert results["check_balance"].balance.available == 10000.0
     assert results["get_authorization"].authorization.code == "AUTH4567"
     from mzpay.cases import charges, payouts
@@ -560,15 +564,17 @@ def test_payment_methods_and_their_transactions(world: World, monkeypatch: pytes
     for kind in ("pay_in", "pay_out", "transfer"):
         body = partner_schemas.TransactionIn.model_validate({"transaction_type": kind, **money}).model_dump()
         results[kind] = valid(
-            customers.TransactionResult, transactions.process(BUSINESS, customer, pm_id, body, str(uuid4()))
+            transaction_answers.TransactionResult, transactions.process(BUSINESS, customer, pm_id, body, str(uuid4()))
         )
     assert (results["pay_in"].status, results["pay_out"].status) == ("succeeded", "pending")
-    page = valid(customers.TransactionList, transactions.listed(BUSINESS, customer, {}, 1, 4))
+    page = valid(transaction_answers.TransactionList, transactions.listed(BUSINESS, customer, {}, 1, 4))
     assert page.has_more and {t.amount for t in page.data} >= {150.0}
     one = results["pay_out"].transaction_id
-    item = valid(customers.TransactionRead, transactions.read(BUSINESS, customer, one)).transaction
+    item = valid(transaction_answers.TransactionRead, transactions.read(BUSINESS, customer, one)).transaction
     assert (item.transaction_type, item.role, item.status, item.amount) == ("PAY_OUT", "sender", "pending", 150.0)
-    query = valid(customers.TransactionRead, transactions.read(BUSINESS, customer, results["validata"].transaction_id))
+    query = valid(
+        transaction_answers.TransactionRead, transactions.read(BUSINESS, customer, results["validata"].transaction_id)
+    )
     assert (query.transaction.amount, query.transaction.reference) == (None, results["validata"].transaction_id)
 
 
@@ -580,24 +586,24 @@ def test_a_declined_transaction_is_kept_as_failed(world: World) -> None:
     ]
     with pytest.raises(Exception, match="insufficient funds"):
         transactions.process(BUSINESS, customer, pm_id, {"transaction_type": "check_balance"}, "m")
-    (kept,) = valid(customers.TransactionList, transactions.listed(BUSINESS, customer, {}, 1, 20)).data
+    (kept,) = valid(transaction_answers.TransactionList, transactions.listed(BUSINESS, customer, {}, 1, 20)).data
     assert (kept.status, kept.transaction_type) == ("failed", "BALANCE_QUERY")
 
 
 # ---------------------------------------------------------------- identity providers, devices
 def test_identity_providers_created_read_listed_updated_and_deleted(world: World) -> None:
-    made = valid(more.IdentityProviderResult, identity_providers.create(IDP, ADMIN, "198.51.100.7"))
+    made = valid(identity.IdentityProviderResult, identity_providers.create(IDP, ADMIN, "198.51.100.7"))
     provider = made.identity_provider
     assert (provider.client_secret, provider.encryption_key, provider.updated_by) == ("****ough", "****", None)
     second = identity_providers.create({**IDP, "issuer_url": "https://other.example"}, ADMIN, "198.51.100.7")
-    assert valid(more.IdentityProviderResult, identity_providers.get(provider.id)) == made
-    page = valid(more.IdentityProviderList, identity_providers.page(1, None))
+    assert valid(identity.IdentityProviderResult, identity_providers.get(provider.id)) == made
+    page = valid(identity.IdentityProviderList, identity_providers.page(1, None))
     assert page.has_more and page.next_page_token is not None
-    rest = valid(more.IdentityProviderList, identity_providers.page(1, page.next_page_token))
+    rest = valid(identity.IdentityProviderList, identity_providers.page(1, page.next_page_token))
     assert [p.id for p in rest.data] == [second["identity_provider"]["id"]]
     updated = identity_providers.update({"id": provider.id, "name": "Acme"}, ADMIN, "198.51.100.8")
-    assert valid(more.IdentityProviderResult, updated).identity_provider.updated_ip == "198.51.100.8"
-    assert valid(more.IdentityProviderDeleted, identity_providers.delete(provider.id, ADMIN, "198.51.100.9"))
+    assert valid(identity.IdentityProviderResult, updated).identity_provider.updated_ip == "198.51.100.8"
+    assert valid(identity.IdentityProviderDeleted, identity_providers.delete(provider.id, ADMIN, "198.51.100.9"))
 
 
 def test_devices_trusted_and_checked(world: World) -> None:
@@ -610,10 +616,10 @@ def test_devices_trusted_and_checked(world: World) -> None:
             "created_at": "2026-11-02T10:00:00Z",
         }
     ).model_dump(mode="json")
-    trusted = valid(more.DeviceTrusted, devices.trust(BUSINESS, device))
-    assert trusted.trusted == "ab" * 32 and valid(more.DeviceTrusted, devices.trust(BUSINESS, device)) == trusted
-    assert valid(more.DeviceCheck, devices.exists(BUSINESS, "ab" * 32)).device_exists is True
-    assert valid(more.DeviceCheck, devices.exists(BUSINESS, "cd" * 32)).device_exists is False
+    trusted = valid(identity.DeviceTrusted, devices.trust(BUSINESS, device))
+    assert trusted.trusted == "ab" * 32 and valid(identity.DeviceTrusted, devices.trust(BUSINESS, device)) == trusted
+    assert valid(identity.DeviceCheck, devices.exists(BUSINESS, "ab" * 32)).device_exists is True
+    assert valid(identity.DeviceCheck, devices.exists(BUSINESS, "cd" * 32)).device_exists is False
 
 
 # ---------------------------------------------------------------- licence and system
@@ -711,9 +717,9 @@ def test_the_enumerations_are_the_domains() -> None:
     schemes = {scheme["scheme"] for scheme in partners._data()["card_schemes"]}
     assert literal(customers.CardLogo, "scheme") == schemes
     recorded = set(customer_transactions.TYPES) - {"pay_bill"}  # refused before anything is recorded
-    assert literal(customers.TransactionResult, "transaction_type") == recorded
+    assert literal(transaction_answers.TransactionResult, "transaction_type") == recorded
     names = {customer_transactions.HISTORY_NAMES[t] for t in recorded}
-    assert literal(customers.TransactionItem, "transaction_type") == names
+    assert literal(transaction_answers.TransactionItem, "transaction_type") == names
 
 
 def files_types() -> set[str]:

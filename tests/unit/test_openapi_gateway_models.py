@@ -31,7 +31,7 @@ from mzpay.cases import refunds as refund_cases
 from mzpay.cases import secret_scanning as scanning
 from mzpay.config import SERVICE_REGIONS, Settings
 from mzpay.domain import client_certs as cert_rules
-from mzpay.domain import keys, methods, name_lookups, payments, payouts, secret_scanning
+from mzpay.domain import keys, methods, name_lookups, payments, payout_destinations, payouts, secret_scanning
 from mzpay.domain.charges import ChargeRequest, CheckoutRequest, Money, Source, check_charge
 from mzpay.domain.clock import iso, now_iso
 from mzpay.domain.events import Event
@@ -603,7 +603,7 @@ def test_the_enumerations_are_the_domains() -> None:
     assert literal(answers.PaymentSource, "type") == set(typing.get_args(Source.model_fields["type"].annotation))
     assert literal(answers.PaymentSource, "type") == set(methods.METHODS) == literal(more.MethodInfo, "method")
     assert literal(answers.SourceWallet, "network") == set(methods.NETWORK_PREFIXES)
-    assert literal(answers.PayoutDestination, "type") == set(payouts.DESTINATION_TYPES)
+    assert literal(answers.PayoutDestination, "type") == set(payout_destinations.DESTINATION_TYPES)
     assert literal(more.NameLookup, "type") == set(name_lookups.LOOKUP_TYPES)
     assert literal(more.NameLookup, "status") == values(name_lookups.LookupStatus)
     assert literal(more.ApiKey, "status") == values(keys.KeyStatus)

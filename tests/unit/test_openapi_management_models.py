@@ -42,6 +42,7 @@ from mzpay.http import account_schemas, operations_schemas
 from mzpay.http.resolver import dumps
 from mzpay.openapi import management as answers
 from mzpay.openapi import management_more as more
+from mzpay.openapi import management_operations as operations
 from mzpay.openapi.management import ROUTES
 from mzpay.store import connectors as binding_store
 from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection
@@ -50,7 +51,7 @@ from mzpay.store.identity_providers import Conflict, Page
 from mzpay.store.oauth import ClientChanged
 from mzpay.store.payments import Payments, _routing
 from mzpay.store.transitions import applied
-from mzpay.webhooks import outbox, transport
+from mzpay.webhooks import outbox, sender, transport
 from tests.unit import test_openapi_gateway_models as gateway_tests
 from tests.unit.test_business_rules import details
 
@@ -533,9 +534,9 @@ def _delivered_event(url: str) -> str:
 
 
 def _attempt(delivery_id: str, answer: transport.PostResult, count: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(outbox, "_post", lambda *_: answer)
+    monkeypatch.setattr(sender, "_post", lambda *_: answer)
     round_ = deps.deliveries().get(delivery_id).round  # type: ignore[union-attr]
-    outbox.attempt(outbox.Received(f"m{count}", "r", delivery_id, round_, count))
+    sender.attempt(sender.Received(f"m{count}", "r", delivery_id, round_, count))
 
 
 def test_webhook_deliveries_through_their_lifecycle(ops: Ops, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -560,7 +561,7 @@ def test_webhook_deliveries_through_their_lifecycle(ops: Ops, monkeypatch: pytes
     failed = valid(more.WebhookDelivery, webhook_deliveries.delivery(refused))
     assert (failed.status, failed.attempts[0].status_code, failed.attempts[0].error) == ("failed", None, "ssrf_blocked")
     dead = _delivered_event("https://shop.example/d")
-    outbox.dead_letter(json.dumps({"delivery_id": dead, "round": 0}))
+    sender.dead_letter(json.dumps({"delivery_id": dead, "round": 0}))
     replayed = valid(more.WebhookDelivery, webhook_deliveries.replay(dead))
     assert (replayed.status, replayed.round, replayed.replayed_at is not None) == ("pending", 1, True)
     page = valid(more.WebhookDeliveryList, webhook_deliveries.account_deliveries(gateway_tests.ACCOUNT, None, 3, None))
@@ -695,7 +696,7 @@ def test_health_system_info_and_the_document(ops: Ops) -> None:
     assert valid(more.Health, health_report("management")).api == "management"
     info = valid(more.SystemInfo, stack_info())
     assert info.peer_regions["regional-sa"]["gateway"] == "https://gw.sa.example"
-    document = valid(more.OpenApiDocument, json.loads(api_docs.document("management")))
+    document = valid(answers.OpenApiDocument, json.loads(api_docs.document("management")))
     assert document.root["info"]["title"] == "mzpay management API"
 
 
@@ -768,7 +769,7 @@ def test_the_enumerations_are_the_domains() -> None:
     assert literal(answers.OAuthClient, "token_endpoint_auth_method") == values(oauth_rules.AuthMethod)
     assert literal(answers.ConnectorBinding, "method") == set(routing.BINDING_METHODS)
     psp_methods = {m for psp in routing.CAPABILITY_MATRIX for m in psp.methods}
-    assert psp_methods <= set(typing.get_args(typing.get_args(answers.Psp.model_fields["methods"].annotation)[0]))
+    assert psp_methods <= set(typing.get_args(typing.get_args(operations.Psp.model_fields["methods"].annotation)[0]))
     assert literal(more.WebhookDeliverySummary, "status") == {s.value for s in DeliveryStatus}
     assert literal(more.BusinessAccountReview, "from_status") == values(business.AccountStatus)
     assert {action for _status, action in business.TRANSITIONS} - {"finish"} == literal(

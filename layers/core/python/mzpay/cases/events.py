@@ -101,7 +101,7 @@ def verify_signature(principal: Principal, header: str | None, payload: bytes) -
     """Check a Service-Signature header against the raw body as received, with the account's
     secrets valid now for the key's mode, within the documented tolerance."""
     from mzpay.webhooks import DEFAULT_TOLERANCE, SignatureError, verify
-    from mzpay.webhooks.outbox import signing_secrets
+    from mzpay.webhooks.sender import signing_secrets
 
     secrets = signing_secrets(principal.acting_account_id, principal.mode)
     if not header:

@@ -11,35 +11,23 @@ import re
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.bounds import Code, Email, Id, Name, Phone, SubObject, Text, holds_card_number, url_problem
+from mzpay.domain.bounds import Code, Email, Name, Phone, SubObject, Text, holds_card_number, url_problem
+from mzpay.domain.cards import RAW_CARD_DATA, TEST_CARDS, Card, card_errors, raw_card_data
 from mzpay.domain.errors import FieldError, raise_field_errors
 from mzpay.domain.ids import is_ulid
-from mzpay.domain.methods import METHODS, NETWORK_NAMES, NETWORK_PREFIXES
+from mzpay.domain.methods import METHODS, NETWORK_PREFIXES
 from mzpay.domain.model import Strict
 from mzpay.domain.money import InvalidAmount, is_currency_code, minor_units, parse_amount
+from mzpay.domain.phones import national_phone, phone_fault, phone_network_error
 
 MAX_METADATA_KEYS = 50
 MAX_METADATA_KEY_LENGTH = 100
 MAX_METADATA_VALUE_LENGTH = 500
-RAW_CARD_DATA = "gateway.raw_card_data_not_accepted"
-CARD_TOKEN = re.compile(r"tok_[A-Za-z0-9_]{6,64}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _COUNTRY = re.compile(r"[A-Z]{2}")
-
-# The card numbers test mode accepts (documented in docs/test-mode.md); any other number is
-# refused as raw card data, and every number is refused in live mode.
-TEST_CARDS: dict[str, str] = {
-    "4242424242424242": "tok_test_visa",
-    "5555555555554444": "tok_test_mastercard",
-    "4000000000009995": "tok_test_insufficient_funds",
-    "4000000000000002": "tok_test_declined",
-    "4000000000003220": "tok_test_3ds",
-    "4000000000000077": "tok_test_authorize",
-    "4000000000000341": "tok_test_otp",
-}
 
 
 def _custom(code: str, message: str) -> PydanticCustomError:
@@ -82,33 +70,6 @@ class MobileWallet(Strict):
     phone_number: Phone | None = None
 
 
-SECURITY_CODES = frozenset({"cvc", "cvv", "cvv2", "cvc2", "security_code"})
-# What a form sends beside a card number; dropped when a number came, so that the number's own rule
-# answers (raw_card_data_not_accepted, or in test mode a documented test card passes).
-CARD_NEIGHBOURS = frozenset({"exp_month", "exp_year", "expiry", "expiration_date", "name", "holder_name"})
-
-
-class Card(Strict):
-    token: Id | None = None  # the acquirer's tokenizer reference: what merchants send
-    number: Code | None = None  # test mode only, documented test numbers
-
-    @model_validator(mode="before")
-    @classmethod
-    def _raw_card_data_first(cls, value: Any) -> Any:
-        """Raw card data is refused before any other rule of the card (never repeated): a security
-        code, or a card number in a field other than `number`, whatever the neighbouring fields."""
-        if not isinstance(value, dict):
-            return value
-        if SECURITY_CODES & value.keys():
-            raise _raw_card_data()
-        for key, item in value.items():
-            if key != "number" and isinstance(item, str | int) and holds_card_number(str(item)):
-                raise _raw_card_data()
-        if value.get("number") is not None:
-            return {key: item for key, item in value.items() if key not in CARD_NEIGHBOURS}
-        return value
-
-
 class Source(Strict):
     """`type` plus a sub-object named after it (optional for methods that need no details)."""
 
@@ -125,12 +86,8 @@ class Source(Strict):
     @classmethod
     def _no_card_numbers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
         if value is not None and any(holds_card_number(item) for item in value.values()):
-            raise _raw_card_data()
+            raise raw_card_data()
         return value
-
-
-def _raw_card_data() -> PydanticCustomError:
-    return _custom(RAW_CARD_DATA, "a card number is never accepted here: send the acquirer's card token")
 
 
 class Customer(Strict):
@@ -142,7 +99,7 @@ class Customer(Strict):
     @classmethod
     def _name(cls, value: str | None) -> str | None:
         if value is not None and holds_card_number(value):
-            raise _raw_card_data()
+            raise raw_card_data()
         return value
 
 
@@ -194,7 +151,7 @@ class PaymentDetails(Strict):
                     f"{MAX_METADATA_VALUE_LENGTH} ({key[:20]!r} is longer)",
                 )
             if holds_card_number(item) or holds_card_number(key):
-                raise _raw_card_data()
+                raise raw_card_data()
         return value
 
 
@@ -261,7 +218,7 @@ class CheckoutRequest(PaymentDetails):
     @classmethod
     def _description(cls, value: str | None) -> str | None:
         if value is not None and holds_card_number(value):
-            raise _raw_card_data()
+            raise raw_card_data()
         return value
 
     _amount = field_validator("amount", mode="before")(_amount_rule)
@@ -271,64 +228,6 @@ class CheckoutRequest(PaymentDetails):
     @property
     def value(self) -> Decimal:
         return Decimal(self.amount)
-
-
-def luhn_valid(number: str) -> bool:
-    """The Luhn check of a card number (digits only)."""
-    total = 0
-    for index, digit in enumerate(reversed(number)):
-        value = int(digit)
-        if index % 2 == 1:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-def national_phone(text: str) -> str:
-    """A number as a Mozambican payer types it (84 123 4567, 841234567, +258 84 123 4567) in
-    E.164; `text` unchanged when it is no valid Mozambican number (the charge's rules say why).
-    The API takes E.164 only: this is for the hosted page, where people type numbers."""
-    import phonenumbers
-
-    try:
-        parsed = phonenumbers.parse(text, "MZ")
-    except phonenumbers.NumberParseException:
-        return text
-    if parsed.country_code != 258 or not phonenumbers.is_valid_number(parsed):
-        return text
-    return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
-
-
-def phone_fault(network: str, text: str) -> str | None:
-    """What a payer's typed number lacks for `network`: missing, invalid (no Mozambican mobile
-    number), network (another network's number), or None when it will do."""
-    if not text.strip():
-        return "missing"
-    number = national_phone(text)
-    if phone_network_error(network, number) is None:
-        return None
-    others = [prefix for name, prefixes in NETWORK_PREFIXES.items() if name != network for prefix in prefixes]
-    return "network" if number.startswith(tuple(f"+258{prefix}" for prefix in others)) else "invalid"
-
-
-def phone_network_error(network: str, phone: str) -> str | None:
-    """Why `phone` is not a number of `network` (E.164, Mozambican mobile, right prefix), or None."""
-    import phonenumbers  # deferred: only mobile-wallet charges need its metadata
-
-    try:
-        parsed = phonenumbers.parse(phone, None)
-    except phonenumbers.NumberParseException:
-        return "phone_number must be in international E.164 format, e.g. +258841234567"
-    if not phone.startswith("+") or phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164) != phone:
-        return "phone_number must be in international E.164 format, e.g. +258841234567"
-    if parsed.country_code != 258 or not phonenumbers.is_valid_number(parsed):
-        return "phone_number must be a valid Mozambican mobile number"
-    prefixes = NETWORK_PREFIXES[network]
-    if not str(parsed.national_number).startswith(prefixes):
-        return f"{NETWORK_NAMES[network]} numbers start with +258 {' or '.join(prefixes)}"
-    return None
 
 
 def _raise(errors: list[FieldError]) -> None:
@@ -364,7 +263,7 @@ def check_charge(request: ChargeRequest, mode: str) -> None:
             if problem:
                 errors.append(FieldError("source.mobile_wallet.phone_number", "invalid_phone", problem))
     elif source.type == "card":
-        errors += _card_errors(source.card or Card(), mode)
+        errors += card_errors(source.card or Card(), mode)
     if currency not in method.limits:
         errors.append(
             FieldError(
@@ -375,32 +274,6 @@ def check_charge(request: ChargeRequest, mode: str) -> None:
         )
     errors += _amount_errors(request, method.limits.get(currency))
     _raise(errors)
-
-
-def _card_errors(card: Card, mode: str) -> list[FieldError]:
-    if (card.token is None) == (card.number is None):
-        return [
-            FieldError("source.card", "invalid_request", "send exactly one of card.token or (test mode) card.number")
-        ]
-    if card.token is not None:
-        if not CARD_TOKEN.fullmatch(card.token):
-            return [
-                FieldError("source.card.token", "invalid_card_token", "token is not a tokenizer reference (tok_...)")
-            ]
-        return []
-    number = (card.number or "").replace(" ", "")
-    raw = FieldError(
-        "source.card.number",
-        RAW_CARD_DATA,
-        "send the acquirer's card token, never the card number",
-    )
-    if mode == "live":
-        return [raw]
-    if not number.isdigit() or not 13 <= len(number) <= 19 or not luhn_valid(number):
-        return [FieldError("source.card.number", "invalid_card", "a card number has 13 to 19 digits and passes Luhn")]
-    if number not in TEST_CARDS:
-        return [raw]
-    return []
 
 
 def _amount_errors(request: ChargeRequest, limits: Any) -> list[FieldError]:
@@ -464,3 +337,20 @@ def _amount_errors(request: ChargeRequest, limits: Any) -> list[FieldError]:
             )
         )
     return errors
+
+
+__all__ = [
+    "RAW_CARD_DATA",
+    "TEST_CARDS",
+    "Card",
+    "ChargeRequest",
+    "CheckoutRequest",
+    "MobileWallet",
+    "Money",
+    "PaymentDetails",
+    "Source",
+    "check_charge",
+    "national_phone",
+    "phone_fault",
+    "phone_network_error",
+]

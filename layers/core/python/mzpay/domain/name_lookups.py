@@ -29,7 +29,7 @@ from pydantic import Field, field_validator, model_validator
 from mzpay.domain.charges import Strict
 from mzpay.domain.entity import Entity
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.payouts import (
+from mzpay.domain.payout_destinations import (
     MobileWalletDestination,
     documented_required,
     named_sub_object,

@@ -30,21 +30,20 @@ from mzpay.openapi.collection_customers import (
     PartnerRead,
     PaymentMethodList,
     PaymentMethodResult,
-    TransactionList,
-    TransactionRead,
-    TransactionResult,
+)
+from mzpay.openapi.collection_identity import (
+    DeviceCheck,
+    DeviceTrusted,
+    IdentityProviderDeleted,
+    IdentityProviderList,
+    IdentityProviderResult,
 )
 from mzpay.openapi.collection_more import (
     ActivatedLicense,
     BusinessAccount,
     Checklist,
     CurrentLicense,
-    DeviceCheck,
-    DeviceTrusted,
     Health,
-    IdentityProviderDeleted,
-    IdentityProviderList,
-    IdentityProviderResult,
     LicenseDeactivated,
     LicenseValidation,
     OnboardingDetails,
@@ -74,6 +73,11 @@ from mzpay.openapi.collection_parts import (
     PayerType,
     PaymentReconciliation,
     RequestStatus,
+)
+from mzpay.openapi.collection_transactions import (
+    TransactionList,
+    TransactionRead,
+    TransactionResult,
 )
 from mzpay.openapi.gateway_more import Answer, Mode, Timestamp, examples
 

@@ -17,7 +17,6 @@ from mzpay.openapi.gateway_more import Answer, Timestamp, examples, sometimes
 Number = Annotated[float, Strict()]
 Region = Literal["mz", "regional-sa"]
 BusinessStatus = Literal["pending", "pending_review", "active", "rejected", "suspended"]
-IDP = "idp_01JD9G0A1B2C3D4E5F6G7H8J9K"
 
 
 # ---------------------------------------------------------------- health, version, reference data
@@ -350,118 +349,6 @@ class UploadedFile(Answer):
     file_type: Literal["png", "jpg", "jpeg", "pdf"] = Field(description="Its type, as its first bytes show.")
     file_size: int = Field(description="Its size in bytes (at most 4 MiB).")
     file: FileRef = Field(description="Where it is kept.")
-
-
-# ---------------------------------------------------------------- identity providers
-_PROVIDER = {
-    "id": IDP,
-    "name": "Acme SSO",
-    "type": "oidc",
-    "client_id": "mzpay",
-    "client_secret": "****9z8y",
-    "encryption_key": "****",
-    "provider_url": "https://sso.acme.example",
-    "issuer_url": "https://sso.acme.example",
-    "auth_url": "https://sso.acme.example/authorize",
-    "token_url": "https://sso.acme.example/token",
-    "user_info_url": "https://sso.acme.example/userinfo",
-    "scopes": "openid profile email",
-    "redirect_uris": "https://portal.example/callback",
-    "end_session_endpoint": "https://sso.acme.example/logout",
-    "jwks_uri": "https://sso.acme.example/jwks",
-    "registration_endpoint": "https://sso.acme.example/register",
-    "introspection_endpoint": "https://sso.acme.example/introspect",
-    "revocation_endpoint": "https://sso.acme.example/revoke",
-    "well_known_url": "https://sso.acme.example/.well-known/openid-configuration",
-    "created_at": "2026-11-01T08:00:00.000Z",
-    "updated_at": "2026-11-01T08:00:00.000Z",
-    "created_by": "admin-1",
-    "updated_by": None,
-    "created_ip": "198.51.100.7",
-    "updated_ip": None,
-}
-
-
-class IdentityProvider(Answer):
-    """An OIDC or SAML provider whose tokens may call the collection API (secrets only as hints)."""
-
-    id: str = Field(description="The provider's id (idp_...).")
-    name: str = Field(description="Its name.")
-    type: Literal["oidc", "saml"] = Field(description="The protocol.")
-    client_id: str = Field(description="The client id the service is registered with.")
-    client_secret: str = Field(description="A hint of the client secret: **** and, when long, its last four.")
-    encryption_key: str = Field(description="A hint of the encryption key: **** and, when long, its last four.")
-    provider_url: str = Field(description="The provider's URL.")
-    issuer_url: str = Field(description="The issuer its tokens name (iss): unique among providers.")
-    auth_url: str = Field(description="The authorization endpoint.")
-    token_url: str = Field(description="The token endpoint.")
-    user_info_url: str = Field(description="The userinfo endpoint.")
-    scopes: str = Field(description="The scopes asked for, space-separated.")
-    redirect_uris: str = Field(description="The redirect URIs, comma-separated.")
-    end_session_endpoint: str = Field(description="The logout endpoint.")
-    jwks_uri: str = Field(description="Where its token signing keys are published.")
-    registration_endpoint: str = Field(description="The registration endpoint.")
-    introspection_endpoint: str = Field(description="The introspection endpoint.")
-    revocation_endpoint: str = Field(description="The revocation endpoint.")
-    well_known_url: str = Field(description="Its OIDC discovery document.")
-    created_at: Timestamp = Field(description="When it was created.")
-    updated_at: Timestamp = Field(description="When it last changed.")
-    created_by: str = Field(description="Who created it (given, else the token's subject).")
-    updated_by: str | None = Field(description="Who last changed it; null: never changed.")
-    created_ip: str = Field(description="The address it was created from.")
-    updated_ip: str | None = Field(description="The address of the last change; null: never changed.")
-
-
-class IdentityProviderResult(Answer):
-    """An identity provider (created, read or updated)."""
-
-    model_config = examples({"object": "idp", "identity_provider": _PROVIDER, "error": None})
-
-    object: Literal["idp"] = Field(description="Always idp.")
-    identity_provider: IdentityProvider = Field(description="The provider.")
-    error: None = Field(description="Always null.")
-
-
-class IdentityProviderList(Answer):
-    """A page of identity providers, in creation order."""
-
-    model_config = examples(
-        {"object": "list", "data": [_PROVIDER], "has_more": False, "next_page_token": None, "error": None}
-    )
-
-    object: Literal["list"] = Field(description="Always list.")
-    data: list[IdentityProvider] = Field(description="The providers of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
-    error: None = Field(description="Always null.")
-
-
-class IdentityProviderDeleted(Answer):
-    """The identity provider removed (the deletion is audited)."""
-
-    model_config = examples({"object": "idp", "error": None})
-
-    object: Literal["idp"] = Field(description="Always idp.")
-    error: None = Field(description="Always null.")
-
-
-# ---------------------------------------------------------------- devices
-class DeviceTrusted(Answer):
-    """The device is trusted for the user (answered the same when it already was)."""
-
-    model_config = examples({"object": "device", "trusted": "9f86d081884c7d659a2feaa0c55ad015" * 2})
-
-    object: Literal["device"] = Field(description="Always device.")
-    trusted: str = Field(description="The device's id: the SHA-256 hex digest of its IMEI, lower-case.")
-
-
-class DeviceCheck(Answer):
-    """Whether the caller's account trusts a device."""
-
-    model_config = examples({"object": "device", "device_exists": True})
-
-    object: Literal["device"] = Field(description="Always device.")
-    device_exists: bool = Field(description="true: trusted.")
 
 
 class OpenApiDocument(RootModel[dict[str, Any]]):

@@ -6,9 +6,9 @@ limits, PSPs and the route table: mzpay.openapi.management."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
 from mzpay.openapi.collection_more import BusinessStatus, Region
 from mzpay.openapi.gateway_more import ACCOUNT, Answer, Mode, Timestamp, examples
@@ -390,16 +390,3 @@ class IdentityProviderAuditList(Answer):
     data: list[AuditRecord] = Field(description="The records of this page.")
     has_more: bool = Field(description="Whether another page follows.")
     next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
-
-
-class OpenApiDocument(RootModel[dict[str, Any]]):
-    """This API's OpenAPI 3.1 document (what the /docs page shows)."""
-
-    model_config = ConfigDict(
-        defer_build=True,
-        json_schema_extra={
-            "examples": [
-                {"openapi": "3.1.0", "info": {"title": "mzpay management API", "version": "1.0.0"}, "paths": {}}
-            ]
-        },
-    )

@@ -1,0 +1,190 @@
+"""The sender and the dead-letter handler of the outbox (docs/webhooks.md): a WebhookQueue
+message becomes one signed POST of its delivery, with the next attempt scheduled by the retry
+table; a message out of attempts (WebhookDeadLetterQueue) makes its delivery failed. The
+dispatcher that feeds the queue, and the bounds and leases both share, are mzpay.webhooks.outbox."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import webhooks as rules
+from mzpay.domain.bounds import allow_loopback
+from mzpay.domain.deliveries import Attempt, Delivery
+from mzpay.domain.webhook_secrets import valid_versions
+from mzpay.domain.webhooks import DeliveryStatus, Outcome
+from mzpay.observability import logger
+from mzpay.store.aws import client
+from mzpay.store.webhook_deliveries import iso
+from mzpay.webhooks import outbox, transport
+from mzpay.webhooks.signing import sign
+
+
+@dataclass(frozen=True)
+class Received:
+    """A WebhookQueue message as the sender receives it."""
+
+    message_id: str
+    receipt_handle: str
+    delivery_id: str
+    round: int
+    receive_count: int  # = the attempt number within the round
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Received:
+        body = json.loads(record["body"])
+        return cls(
+            message_id=record["messageId"],
+            receipt_handle=record["receiptHandle"],
+            delivery_id=str(body["delivery_id"]),
+            round=int(body.get("round", 0)),
+            receive_count=int(record["attributes"]["ApproximateReceiveCount"]),
+        )
+
+
+_SECRET_CACHE: dict[tuple[str, str], str] = {}  # (account, ciphertext) -> secret, per environment
+deps.on_reset(_SECRET_CACHE.clear)
+
+
+def signing_secrets(account_id: str, mode: str) -> list[str]:
+    """The account's secrets valid now for `mode`, newest first: one v1= each."""
+    store = deps.webhook_secrets()
+    versions, _ = store.read(account_id, mode)
+    secrets = []
+    for version in valid_versions(versions, datetime.now(UTC)):
+        key = (account_id, version.ciphertext)
+        if key not in _SECRET_CACHE:
+            if len(_SECRET_CACHE) > 1000:
+                _SECRET_CACHE.clear()
+            _SECRET_CACHE[key] = store.decrypt(version.ciphertext, account_id)
+        secrets.append(_SECRET_CACHE[key])
+    return secrets
+
+
+def _post(delivery: Delivery, clock: Callable[[], float]) -> transport.PostResult:
+    secrets = signing_secrets(delivery.account_id, delivery.mode)
+    if not secrets:  # nothing to sign with: retried, an operator can roll a secret meanwhile
+        return transport.PostResult(None, 0, "no_signing_secret")
+    body = delivery.payload.encode()
+    headers = rules.delivery_headers(sign(body, secrets, int(clock())), delivery.event_id, delivery.delivery_id)
+    return transport.post(delivery.url, body, headers, allow_loopback=allow_loopback())
+
+
+_FINAL_STATUS = {Outcome.DELIVERED: DeliveryStatus.DELIVERED, Outcome.STOPPED: DeliveryStatus.STOPPED}
+
+
+def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
+    """One delivery attempt for `message`. True: the message is done (delete it); False: it comes
+    back for the next attempt (its visibility is set to the backoff)."""
+    store = deps.deliveries()
+    now = clock()
+    token = uuid.uuid4().hex
+    delivery = store.begin_attempt(
+        message.delivery_id, message.round, message.message_id, token, int(now) + outbox.ATTEMPT_LEASE_SECONDS, int(now)
+    )
+    if delivery is None:  # not pending in this round, or another message owns it or is attempting it
+        logger.info("message not attempted", delivery_id=message.delivery_id, round=message.round)
+        return True
+    result = _post(delivery, clock)
+    outcome = rules.outcome_of(result.status_code, result.error)
+    delay: int | None = None
+    next_attempt_at: str | None = None
+    if outcome is Outcome.RETRY:
+        status = DeliveryStatus.PENDING
+        scheduled = rules.retry_delay(message.receive_count, outbox.retry_base())
+        if scheduled is not None:  # the schedule's wait, scaled on the local stack only
+            delay = max(0, round(scheduled * outbox.retry_time_scale(delivery.url)))
+            next_attempt_at = iso(clock() + delay)
+    else:
+        status = _FINAL_STATUS.get(outcome, DeliveryStatus.FAILED)
+    record = Attempt(
+        at=iso(now),
+        status_code=result.status_code,
+        latency_ms=result.latency_ms,
+        error=result.error[: outbox.MAX_ERROR_CHARS] if result.error else result.error,
+        round=message.round,
+        next_attempt_at=next_attempt_at,
+    )
+    kept = outbox.MAX_ATTEMPTS_KEPT
+    if store.finish_attempt(delivery, token, record, status, iso(clock()), next_attempt_at, kept) is None:
+        raise RuntimeError(f"delivery {message.delivery_id} lost its attempt lease")
+    logger.info(
+        "webhook attempt",
+        delivery_id=message.delivery_id,
+        attempt=message.receive_count,
+        status_code=result.status_code,
+        error=result.error,
+        outcome=outcome.value,
+    )
+    if outcome is not Outcome.RETRY:
+        return True
+    # After the last attempt: visible at once, so that the next receive moves it to the DLQ.
+    visibility = 0 if delay is None else min(delay, rules.MAX_DELAY_SECONDS - outbox.VISIBILITY_MARGIN_SECONDS)
+    try:
+        deps.delivery_queue().retry_after(message.receipt_handle, visibility)
+    except Exception:  # it comes back after the queue's visibility timeout instead
+        logger.exception("could not schedule the next attempt", delivery_id=message.delivery_id)
+    return False
+
+
+def _attempt_record(record: Mapping[str, Any]) -> bool:
+    try:
+        message = Received.from_record(record)
+    except (ValueError, KeyError, TypeError):
+        logger.error("unreadable webhook message dropped", message_id=record.get("messageId"))
+        return True
+    try:
+        return attempt(message)
+    except Exception:  # back after the visibility timeout; the lease expires before that
+        logger.exception("webhook attempt failed", delivery_id=message.delivery_id)
+        return False
+
+
+def send_batch(records: list[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
+    """Attempt every message of an SQS batch in parallel (one slow receiver does not hold up the
+    others); the partial batch response names those to receive again."""
+    (
+        deps.deliveries(),
+        deps.delivery_queue(),
+        deps.webhook_secrets(),
+        client("kms"),
+        client("sqs"),
+    )  # made before threads share them
+    with ThreadPoolExecutor(max_workers=max(1, min(outbox.MAX_PARALLEL_POSTS, len(records)))) as pool:
+        done = list(pool.map(_attempt_record, records))
+    return {
+        "batchItemFailures": [{"itemIdentifier": r["messageId"]} for r, ok in zip(records, done, strict=True) if not ok]
+    }
+
+
+# ---------------------------------------------------------------- dead letters
+def dead_letter(body: str, clock: Callable[[], float] = time.time) -> None:
+    """A message reached WebhookDeadLetterQueue: its round ran out of attempts (or its attempts
+    kept crashing). The delivery becomes failed, unless it left that round meanwhile."""
+    try:
+        parsed = json.loads(body)
+        delivery_id, round_ = str(parsed["delivery_id"]), int(parsed.get("round", 0))
+    except (ValueError, KeyError, TypeError):
+        logger.error("unreadable dead letter dropped")
+        return
+    delivery = deps.deliveries().get(delivery_id)
+    if delivery is None:
+        logger.error("dead letter of an unknown delivery", delivery_id=delivery_id)
+        return
+    if deps.deliveries().dead_letter(delivery_id, delivery.account_id, round_, iso(clock())) is None:
+        logger.info("dead letter of a delivery no longer pending in its round", delivery_id=delivery_id)
+        return
+    logger.warning(
+        "webhook delivery failed: out of attempts",
+        delivery_id=delivery_id,
+        account_id=delivery.account_id,
+        event_id=delivery.event_id,
+        round=round_,
+    )
