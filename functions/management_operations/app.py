@@ -11,6 +11,7 @@ from mzpay.http.operations_schemas import (
     PilotIn,
     PspAvailability,
     RejectPayout,
+    ResolveCase,
 )
 from mzpay.http.params import Body, Query
 from mzpay.http.resolver import create_resolver
@@ -18,12 +19,13 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import bindings, payouts, psps
+    from mzpay.cases import bindings, payouts, psps, reconciliation
     from mzpay.collection import identity_providers
 else:  # each route's use case is loaded when a request first needs it
     bindings = deferred("mzpay.cases.bindings")
     payouts = deferred("mzpay.cases.payouts")
     psps = deferred("mzpay.cases.psps")
+    reconciliation = deferred("mzpay.cases.reconciliation")
     identity_providers = deferred("mzpay.collection.identity_providers")
 
 app = create_resolver(Surface.MANAGEMENT)
@@ -91,6 +93,40 @@ def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> dict
 
     A payout waiting for approval is refused with `reason`; its held money comes back."""
     return payouts.reject(payout_id, body.reason)
+
+
+@app.get("/v1/reconciliation-cases")
+@errors("invalid_request")
+def list_reconciliation_cases(
+    limit: Annotated[int, Query(ge=1, le=100)] = 50, page_token: Annotated[str | None, Query(max_length=512)] = None
+) -> dict[str, Any]:
+    """List what waits for an operator
+
+    Live payments, refunds and payouts whose provider never answered within the reconciliation
+    horizon (72 h), oldest first; an alarm fires while the list is not empty."""
+    return reconciliation.list_cases(limit, page_token)
+
+
+@app.get("/v1/reconciliation-cases/<object_id>")
+@errors("wrong_region")
+def read_reconciliation_case(object_id: str) -> dict[str, Any]:
+    """Read a reconciliation case
+
+    A payment, refund or payout by its provider id: its reconciliation and, once resolved, the
+    audit record of its resolution."""
+    return reconciliation.read_case(object_id)
+
+
+@app.post("/v1/reconciliation-cases/<object_id>/resolve")
+@errors("wrong_region", "invalid_state")
+def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Body()]) -> dict[str, Any]:
+    """Resolve a reconciliation case
+
+    Applies what the operator established with the provider (`succeeded` or `failed`) as the
+    provider's answer would have been (events, ledger, webhooks), with an audit record (the
+    note, who, from where, when); only an object waiting for an operator (else 409)."""
+    source_ip = app.current_event.request_context.identity.source_ip or ""
+    return reconciliation.resolve(object_id, body.outcome, body.note, source_ip)
 
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Any
 
@@ -266,3 +267,129 @@ def test_a_refund_and_payouts_the_provider_left_pending_are_reconciled(stack: Ru
     assert events_of(stack, paid_later)[-1] == "payout.paid" and events_of(stack, never_seen)[-1] == "payout.failed"
     # 500 captured, 100.04 refunded, 100 paid out, 100 back from the payout M-Pesa never got
     assert live_balance(shop) == [{"currency": "MZN", "available": "299.96", "held": "0.00"}]
+
+
+def test_what_the_provider_never_answers_waits_for_an_operator_who_resolves_it(
+    stack: RunningStack, receiver: Receiver
+) -> None:
+    """A payout and a refund M-Pesa keeps answering "Pending" for: once 72 hours have passed
+    (the test moves their created_at back), the sweep hands them to operators; the operator
+    lists them and resolves each, once, with an audit record; the merchant sees the outcome."""
+    from mzpay.connectors.mpesa import third_party_reference
+
+    management = stack.state["regions"]["mz"]["management"]
+    table = stack.state["resources"]["mz"]["PaymentsTable"]
+    dynamodb = stack.aws("dynamodb")
+    with MpesaSandbox() as provider:
+        shop = live_shop(stack, provider)
+        pid = live_charge(shop, "500.00")["provider_payment_id"]
+        url = receiver.endpoint(200)
+        refund = live(shop, "POST", f"/v1/payments/{pid}/refund", {"amount": {"amount": "100.04", "currency": "MZN"}})
+        rid = refund.json()["provider_refund_id"]
+        payout = live(
+            shop,
+            "POST",
+            "/payouts",
+            {
+                "payout_id": str(ULID()),
+                "money": {"amount": "200.00", "currency": "MZN"},
+                "destination": wallet("+258840030004"),
+                "callback_url": url,
+            },
+        ).json()
+        poid = payout["provider_payout_id"]
+        for reference in (rid, poid):
+            provider.statuses[third_party_reference(reference)] = "Pending"  # M-Pesa never decides
+
+        def age(key: dict[str, Any]) -> None:  # as if it had been created three days and a minute ago
+            dynamodb.update_item(
+                TableName=table,
+                Key=key,
+                UpdateExpression="SET created_at = :long_ago",
+                ExpressionAttributeValues={":long_ago": {"S": "2026-01-01T00:00:00Z"}},
+            )
+
+        deadline = time.monotonic() + 30
+        while live(shop, "GET", f"/v1/payouts/{poid}").json()["status"] != "in_transit":
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        age({"pk": {"S": f"REF#{rid}"}, "sk": {"S": "REFUND"}})
+        age({"pk": {"S": f"PO#{poid}"}, "sk": {"S": "PAYOUT"}})
+
+        def cases() -> list[dict[str, Any]]:
+            listed = requests.get(f"{management}/v1/reconciliation-cases", headers=operator(stack), timeout=30)
+            assert listed.status_code == 200, listed.text
+            return [c for c in listed.json()["data"] if c["account_id"] == shop.account["id"]]
+
+        deadline = time.monotonic() + 40
+        while len(waiting := cases()) < 2:
+            assert time.monotonic() < deadline, waiting
+            time.sleep(0.5)
+    by_id = {case["id"]: case for case in waiting}
+    assert by_id[poid] == {
+        "object": "payout",
+        "id": poid,
+        "account_id": shop.account["id"],
+        "mode": "live",
+        "status": "in_transit",
+        "amount": "200.00",
+        "currency": "MZN",
+        "created_at": "2026-01-01T00:00:00Z",
+        "reconciliation": "gave_up",
+        "waiting_since": by_id[poid]["waiting_since"],
+        "resolution": None,
+    }
+    assert (by_id[rid]["object"], by_id[rid]["status"], by_id[rid]["reconciliation"]) == (
+        "refund",
+        "pending",
+        "gave_up",
+    )
+
+    def resolve(object_id: str, outcome: str, note: str) -> requests.Response:
+        return requests.post(
+            f"{management}/v1/reconciliation-cases/{object_id}/resolve",
+            json={"outcome": outcome, "note": note},
+            headers=operator(stack),
+            timeout=30,
+        )
+
+    with ThreadPoolExecutor(4) as pool:  # operators racing: exactly one resolution lands
+        answers = list(pool.map(lambda _: resolve(poid, "succeeded", "M-Pesa support confirmed it"), range(4)))
+    assert sorted(a.status_code for a in answers) == [200, 409, 409, 409]
+    resolved = next(a for a in answers if a.status_code == 200).json()
+    assert (resolved["status"], resolved["reconciliation"], resolved["waiting_since"]) == ("paid", "resolved", None)
+    assert {k: v for k, v in resolved["resolution"].items() if k != "at"} == {
+        "outcome": "succeeded",
+        "note": "M-Pesa support confirmed it",
+        "by": "operator",
+        "source_ip": "127.0.0.1",
+    }
+    assert next(a for a in answers if a.status_code == 409).json()["code"] == "invalid_state"
+    failed = resolve(rid, "failed", "M-Pesa has no such reversal").json()
+    assert (failed["status"], failed["reconciliation"]) == ("failed", "resolved")
+    refund_now = live(shop, "GET", f"/v1/refunds/{rid}").json()
+    assert (refund_now["status"], refund_now["failure_code"]) == ("failed", "resolved_failed")
+    assert live(shop, "GET", f"/v1/payouts/{poid}").json()["status"] == "paid"
+    assert cases() == []
+    read = requests.get(f"{management}/v1/reconciliation-cases/{poid}", headers=operator(stack), timeout=30).json()
+    assert read == resolved
+    (arrival,) = receiver.wait_for(url, 1)
+    assert json.loads(arrival.body)["type"] == "payout.paid"
+    # 500 captured; the refund failed (its 100.04 back); 200 paid out
+    assert live_balance(shop) == [{"currency": "MZN", "available": "300.00", "held": "0.00"}]
+    unknown = requests.post(
+        f"{management}/v1/reconciliation-cases/{ULID()}/resolve",
+        json={"outcome": "failed", "note": "x"},
+        headers=operator(stack),
+        timeout=30,
+    )
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "not_found")
+    anonymous = requests.get(f"{management}/v1/reconciliation-cases", timeout=30)
+    assert anonymous.status_code == 401  # operators only
+    bad = requests.post(
+        f"{management}/v1/reconciliation-cases/{poid}/resolve",
+        json={"outcome": "maybe", "note": "x" * 501},
+        headers=operator(stack),
+        timeout=30,
+    )
+    assert (bad.status_code, sorted(e["field"] for e in bad.json()["errors"])) == (400, ["note", "outcome"])

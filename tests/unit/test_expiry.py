@@ -160,8 +160,8 @@ def test_the_next_question_about_a_live_payment_refund_or_payout_and_when_to_giv
         "updated_at": touched,  # what the merchant sees did not change
     }
     assert next_question(started, touched, NOW + timedelta(hours=72), timedelta(minutes=2)) == {
-        "due_at": None,
+        "due_at": "2026-11-24T10:00:00Z",  # when it gave up: the operators' queue is oldest first
         "updated_at": touched,
-        "expiry_shard": None,  # out of the sweep's index
+        "expiry_shard": "ATTENTION",  # out of the sweep's shards, into the operators' partition
         "reconciliation": "gave_up",
     }

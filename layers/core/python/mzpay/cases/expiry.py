@@ -43,7 +43,8 @@ def expire_due(limit: int = 100) -> dict[str, int]:
             reconciled += _reconcile(payment)
         elif current(payment).status == Status.EXPIRED and payment.status != Status.EXPIRED:
             expired += 1
-    return {"expired": expired, "reconciled": reconciled, "resumed": resumed}
+    waiting = deps.payments().open_reconciliation_cases()
+    return {"expired": expired, "reconciled": reconciled, "resumed": resumed, "operator_cases": waiting}
 
 
 def _resume_abandoned(payment: Payment) -> int:

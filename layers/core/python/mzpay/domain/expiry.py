@@ -23,6 +23,10 @@ from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.payments import Payment, Status
 
 SHARDS = 4  # the expiry index is spread over this many partition keys
+# The index's partition of what waits for an operator rather than the clock: live payments,
+# refunds and payouts whose provider never answered within RECONCILE_GIVE_UP (never swept).
+ATTENTION = "ATTENTION"
+GAVE_UP, RESOLVED = "gave_up", "resolved"  # an object's `reconciliation`
 CHECKOUT_DEFAULT = timedelta(hours=24)
 CHECKOUT_MAX = timedelta(days=7)
 CHECKOUT_MIN = {"live": timedelta(minutes=30), "test": timedelta(seconds=1)}
@@ -103,12 +107,12 @@ def reconcile_at(pending_since: str, now: datetime, first: timedelta = RECONCILE
 def next_question(pending_since: str, updated_at: str, now: datetime, first: timedelta) -> dict[str, Any]:
     """The changes that schedule the next reconciliation of a live payment, refund or payout
     the provider has not answered (`updated_at` kept: nothing the merchant sees changed), or
-    past the horizon take it out of the sweep, marked reconciliation gave_up for an operator."""
+    past the horizon move it from the sweep's shards to the operators' partition of the same
+    index (ATTENTION), marked reconciliation gave_up."""
     next_at = reconcile_at(pending_since, now, first)
-    changes: dict[str, Any] = {"due_at": next_at, "updated_at": updated_at}
-    if next_at is None:
-        changes |= {"expiry_shard": None, "reconciliation": "gave_up"}
-    return changes
+    if next_at is None:  # into the operators' queue (GET /v1/reconciliation-cases), oldest first
+        return {"due_at": iso(now), "updated_at": updated_at, "expiry_shard": ATTENTION, "reconciliation": GAVE_UP}
+    return {"due_at": next_at, "updated_at": updated_at}
 
 
 def _normalized(moment: str) -> str:

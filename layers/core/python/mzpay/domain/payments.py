@@ -113,6 +113,7 @@ class Payment(Entity):
     expiry_shard: str | None = None
     submit_lease_until: str | None = None
     reconciliation: str | None = None  # "gave_up": 72 h pending without an answer
+    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
 
     @property
     def value(self) -> Decimal:

@@ -302,6 +302,7 @@ class Payout(Entity):
     due_at: str | None = None
     expiry_shard: str | None = None
     reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
+    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
 
     @field_validator("amount", mode="before")
     @classmethod

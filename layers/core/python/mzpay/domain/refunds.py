@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from pydantic import ConfigDict, Field
 
@@ -71,6 +72,7 @@ class Refund(Entity):
     due_at: str | None = None
     expiry_shard: str | None = None
     reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
+    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
 
     @property
     def value(self) -> Decimal:

@@ -4,8 +4,9 @@ and pilots, connector bindings, payout decisions (pydantic: validation and the O
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.accounts import Mode
@@ -135,3 +136,14 @@ class PayoutLimitsIn(Strict):
 
 class RejectPayout(Strict):
     reason: str = Field(min_length=1, max_length=500)
+
+
+class ResolveCase(Strict):
+    """What an operator established with the provider about an object it never answered for."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"outcome": "succeeded", "note": "M-Pesa support confirmed 8A1B2C3D4E"}]}
+    )
+
+    outcome: Literal["succeeded", "failed"] = Field(description="What became of it at the provider.")
+    note: str = Field(min_length=1, max_length=500, description="How it was established (kept in the audit record).")

@@ -46,6 +46,8 @@ from mzpay.openapi.management_operations import (
     PspList,
     PspStatus,
     RateLimits,
+    ReconciliationCase,
+    ReconciliationCaseList,
     Unbinding,
 )
 
@@ -348,6 +350,9 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("PUT", "/v1/psps/{psp_id}/pilot"): PilotState,
     ("POST", "/v1/payouts/{payout_id}/approve"): Payout,
     ("POST", "/v1/payouts/{payout_id}/reject"): Payout,
+    ("GET", "/v1/reconciliation-cases"): ReconciliationCaseList,
+    ("GET", "/v1/reconciliation-cases/{object_id}"): ReconciliationCase,
+    ("POST", "/v1/reconciliation-cases/{object_id}/resolve"): ReconciliationCase,
     ("GET", "/v1/accounts/{account_id}/connector-bindings"): ConnectorBindingList,
     ("PUT", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}"): ConnectorBinding,
     ("DELETE", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}"): Unbinding,

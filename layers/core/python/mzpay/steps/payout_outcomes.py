@@ -58,9 +58,10 @@ def end_without_paying(payout: Payout, action: str, status: str, extra: dict[str
 OUT_OF_THE_SWEEP: dict[str, Any] = {"expiry_shard": None, "due_at": None}
 
 
-def apply_result(payout: Payout, result: ProviderResult) -> str:
+def apply_result(payout: Payout, result: ProviderResult, extra: dict[str, Any] | None = None) -> str:
     """The provider's answer to a submitted payout: paid, failed (money back), or for a live
-    payout left without a definite answer, its first reconciliation scheduled. Returns what
+    payout left without a definite answer, its first reconciliation scheduled (`extra`: more
+    changes written with a definite answer, e.g. an operator's resolution). Returns what
     happened."""
     if result.status == ProviderStatus.PENDING:
         if payout.mode == "live":
@@ -68,13 +69,13 @@ def apply_result(payout: Payout, result: ProviderResult) -> str:
         return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
     if result.status == ProviderStatus.SUCCEEDED:
         now = now_iso()
-        changes = {"status": Status.PAID, "updated_at": now, **OUT_OF_THE_SWEEP}
+        changes = {"status": Status.PAID, "updated_at": now, **OUT_OF_THE_SWEEP, **(extra or {})}
         event = payout_event("payout.paid", payout.with_changes(changes), now)
         entry = payout_entry(payout, ledger.paid_out("payout.paid", payout.value), event, now)
         deps.payouts().transition(payout, changes, [event], entry)
         return Status.PAID
-    extra = {"failure_code": result.failure_code, "failure_message": result.failure_message}
-    end_without_paying(payout, "complete", Status.FAILED, extra)
+    failure = {"failure_code": result.failure_code, "failure_message": result.failure_message}
+    end_without_paying(payout, "complete", Status.FAILED, failure | (extra or {}))
     return Status.FAILED
 
 

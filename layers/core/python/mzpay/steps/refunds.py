@@ -47,7 +47,15 @@ def refund_event(kind: str, refund: Refund, now: str) -> Event:
     )
 
 
-def settle(refund: Refund, status: str, failure_code: str | None, failure_message: str | None) -> Refund:
+def settle(
+    refund: Refund,
+    status: str,
+    failure_code: str | None,
+    failure_message: str | None,
+    extra: dict[str, Any] | None = None,
+) -> Refund:
+    """The provider's answer applied (`extra`: more changes written with it, e.g. an operator's
+    resolution)."""
     now = now_iso()
     if status == Status.PENDING:  # the provider has it: never submitted again
         waiting = {**SUBMITTED, "updated_at": now}
@@ -62,6 +70,7 @@ def settle(refund: Refund, status: str, failure_code: str | None, failure_messag
         "failure_message": failure_message,
         "updated_at": now,
         **SUBMITTED,
+        **(extra or {}),
     }
     after = refund.with_changes(changes)
     event = refund_event(f"refund.{status}", after, now)

@@ -17,6 +17,7 @@ from typing import Any
 from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
+from mzpay.domain.expiry import ATTENTION
 from mzpay.domain.ledger import Entry
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.payments import Payment
@@ -279,6 +280,38 @@ class Payments:
             )
             due += [_due_entity(item) for item in response.get("Items", [])]
         return due
+
+    def reconciliation_cases(
+        self, limit: int, after: dict[str, Any] | None = None
+    ) -> tuple[list[Payment | Refund | Payout], dict[str, Any] | None]:
+        """What waits for an operator (the expiry index's ATTENTION partition), oldest first, a
+        page at a time: the objects and the key to start the next page after (None: the end)."""
+        query: dict[str, Any] = {
+            "IndexName": "expiry",
+            "KeyConditionExpression": "expiry_shard = :attention",
+            "ExpressionAttributeValues": {":attention": ATTENTION},
+            "Limit": limit,
+        }
+        if after is not None:
+            query["ExclusiveStartKey"] = after
+        response = self.table.query(**query)
+        return [_due_entity(item) for item in response.get("Items", [])], response.get("LastEvaluatedKey")
+
+    def open_reconciliation_cases(self) -> int:
+        """How many objects wait for an operator (the ATTENTION partition's size)."""
+        query: dict[str, Any] = {
+            "IndexName": "expiry",
+            "KeyConditionExpression": "expiry_shard = :attention",
+            "ExpressionAttributeValues": {":attention": ATTENTION},
+            "Select": "COUNT",
+        }
+        total = 0
+        while True:
+            response = self.table.query(**query)
+            total += int(response.get("Count", 0))
+            if "LastEvaluatedKey" not in response:
+                return total
+            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     # ------------------------------------------------------------------ routing state
     def routing_state(self, psp_ids: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:

@@ -1,0 +1,130 @@
+"""Operators: the live payments, refunds and payouts whose provider never answered within the
+reconciliation horizon (reconciliation gave_up, in the expiry index's ATTENTION partition), and
+their manual resolution. A resolution applies the outcome the operator established with the
+provider exactly as the provider's own answer would have been applied (events, ledger,
+webhooks), in the same conditional write as its audit record (`resolution`: outcome, note,
+who, from where, when); of two racing resolutions one wins, the other is 409 invalid_state."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from mzpay import deps
+from mzpay.connectors.base import ProviderResult
+from mzpay.domain import expiry
+from mzpay.domain.clock import iso
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.page_tokens import decode, encode
+from mzpay.domain.payments import Payment, Status
+from mzpay.domain.payouts import Payout
+from mzpay.domain.refunds import Refund
+from mzpay.steps.accounts import home_account
+from mzpay.steps.payments import apply_outcome
+from mzpay.steps.payout_outcomes import apply_result
+from mzpay.steps.refunds import settle
+
+RESOLVED_FAILURE = ("resolved_failed", "An operator established with the provider that this did not go through.")
+MAX_PAGE = 100
+
+
+def _kind(entity: Payment | Refund | Payout) -> str:
+    return "refund" if isinstance(entity, Refund) else "payout" if isinstance(entity, Payout) else "payment"
+
+
+def _id(entity: Payment | Refund | Payout) -> str:
+    if isinstance(entity, Refund):
+        return entity.provider_refund_id
+    if isinstance(entity, Payout):
+        return entity.provider_payout_id
+    return entity.provider_payment_id
+
+
+def case_view(entity: Payment | Refund | Payout) -> dict[str, Any]:
+    """A reconciliation case as operators read it."""
+    return {
+        "object": _kind(entity),
+        "id": _id(entity),
+        "account_id": entity.account_id,
+        "mode": entity.mode,
+        "status": entity.status,
+        "amount": entity.amount,
+        "currency": entity.currency,
+        "created_at": entity.created_at,
+        "reconciliation": entity.reconciliation,
+        "waiting_since": entity.due_at if entity.reconciliation == expiry.GAVE_UP else None,
+        "resolution": entity.resolution,
+    }
+
+
+def list_cases(limit: int = 50, page_token: str | None = None) -> dict[str, Any]:
+    """GET /v1/reconciliation-cases: what waits for an operator in this region, oldest first."""
+    after = None
+    if page_token:
+        after = decode(page_token, _a_case_key)
+        if after is None:
+            raise ServiceError(
+                400,
+                "invalid_request",
+                "page_token: not a page of this list.",
+                errors=[FieldError("page_token", "invalid_value", "not a page of this list")],
+            )
+    found, last = deps.payments().reconciliation_cases(min(max(limit, 1), MAX_PAGE), after)
+    return {
+        "object": "list",
+        "data": [case_view(entity) for entity in found],
+        "has_more": last is not None,
+        "next_page_token": encode(last) if last is not None else None,
+    }
+
+
+def _a_case_key(key: dict[str, str]) -> bool:
+    """A start key of the ATTENTION partition (the expiry index's keys, nothing else)."""
+    return set(key) == {"pk", "sk", "expiry_shard", "due_at"} and key["expiry_shard"] == expiry.ATTENTION
+
+
+def _find(object_id: str) -> Payment | Refund | Payout:
+    found: Payment | Refund | Payout | None = None
+    if is_ulid(object_id):
+        found = deps.payments().get(object_id) or deps.refunds().get(object_id) or deps.payouts().get(object_id)
+    if found is None:
+        raise ServiceError(404, "not_found", "No such payment, refund or payout.")
+    home_account(found.account_id)  # served by the account's home region only
+    return found
+
+
+def read_case(object_id: str) -> dict[str, Any]:
+    """GET /v1/reconciliation-cases/{id}: a case, open or resolved (with its audit record)."""
+    return case_view(_find(object_id))
+
+
+def resolve(object_id: str, outcome: str, note: str, source_ip: str) -> dict[str, Any]:
+    """POST /v1/reconciliation-cases/{id}/resolve: apply `outcome` (succeeded | failed) to an
+    object waiting for an operator; anything else is 409 invalid_state."""
+    entity = _find(object_id)
+    if entity.reconciliation != expiry.GAVE_UP:
+        raise ServiceError(409, "invalid_state", f"This {_kind(entity)} is not waiting for an operator.")
+    now = iso(datetime.now(UTC))
+    audit = {
+        "reconciliation": expiry.RESOLVED,
+        "resolution": {"outcome": outcome, "note": note, "by": "operator", "source_ip": source_ip, "at": now},
+    }
+    succeeded = outcome == "succeeded"
+    result = ProviderResult(
+        Status.SUCCEEDED if succeeded else Status.FAILED,
+        None,
+        None if succeeded else RESOLVED_FAILURE[0],
+        None if succeeded else RESOLVED_FAILURE[1],
+        captured=succeeded,
+    )
+    if isinstance(entity, Refund):
+        after: Payment | Refund | Payout = settle(
+            entity, result.status, result.failure_code, result.failure_message, audit
+        )
+    elif isinstance(entity, Payout):
+        apply_result(entity, result, audit)
+        after = deps.payouts().get(entity.provider_payout_id) or entity
+    else:
+        after = apply_outcome(entity, result, now, extra=audit)
+    return case_view(after)
