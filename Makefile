@@ -97,7 +97,7 @@ openapi: $(VENV)/.installed
 translations: $(VENV)/.installed
 	mkdir -p .local
 	$(VENV)/bin/pybabel extract -F babel.cfg --no-location --omit-header -o .local/pages.pot .
-	$(VENV)/bin/pybabel update -i .local/pages.pot -d layers/core/python/mzpay/http/locale -D pages --no-location --width 100 --ignore-obsolete
+	$(VENV)/bin/pybabel update -i .local/pages.pot -d layers/core/python/mzpay/http/locale -D pages --width 100 --ignore-obsolete --ignore-pot-creation-date
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .local .aws-sam .pytest_cache .mypy_cache .ruff_cache

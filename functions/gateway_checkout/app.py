@@ -6,7 +6,7 @@ from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.checkout_offer import PayerChoice
 from mzpay.domain.errors import ServiceError
 from mzpay.entry import gateway_handler
-from mzpay.http import checkout_page
+from mzpay.http import checkout_page, receipts
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors, pages
@@ -66,6 +66,19 @@ def checkout(payment_id: str) -> Response[str]:
     The hosted page a payer opens from `checkout_url` (HTML, for people): Portuguese, or English
     by `Accept-Language` or its switch (`?lang=en`); the ways to pay the checkout takes."""
     return checkout_page.page(hosted.checkout_view(payment_id), app.current_event)
+
+
+@app.get("/checkout/<payment_id>/receipt")
+@errors("not_found", "not_receiptable")
+@pages(200, 404, 409, 503)
+@checkout_page.answers_pages(app)
+def checkout_receipt(payment_id: str) -> Response[str]:
+    """The payer's receipt
+
+    A printable page (HTML, for people) once money has moved: who was paid, how much, how
+    (masked), the provider's reference and the date in Maputo time."""
+    answer, payment = hosted.checkout_receipt(payment_id)
+    return receipts.receipt_page(answer, payment.checkout_url or "", app.current_event)
 
 
 @app.post("/checkout/<payment_id>/pay")

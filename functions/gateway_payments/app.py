@@ -4,13 +4,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.charges import ChargeRequest
 from mzpay.entry import gateway_handler
+from mzpay.http import receipts
 from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import Capture, CompleteAction
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
-from mzpay.http.params import Body
+from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver
+from mzpay.http.resolver import create_resolver, to_response
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
@@ -112,6 +113,23 @@ def read_payment(payment_id: str) -> dict[str, Any]:
     Its current state: poll it while `next_action.type` is `poll`, or read it to reconcile
     after a missed webhook."""
     return charges.read_payment(merchant(), payment_id)
+
+
+@app.get("/v1/payments/<payment_id>/receipt")
+@requires("payments:read")
+@errors("not_receiptable")
+def read_receipt(payment_id: str) -> Response[Any]:
+    """A payment's receipt
+
+    Once money has moved: the merchant, the amount, what was refunded so far, the method
+    (masked), the provider's reference and the date (UTC and Maputo time). As JSON, or as a PDF
+    with `Accept: application/pdf` (in Portuguese, or English by `Accept-Language`)."""
+    answer = charges.read_receipt(merchant(), payment_id)
+    return (
+        receipts.receipt_pdf(answer, app.current_event)
+        if receipts.wants_pdf(app.current_event)
+        else to_response(answer)
+    )
 
 
 lambda_handler = gateway_handler(app)

@@ -445,3 +445,67 @@ def test_a_checkout_description_has_a_maximum_and_no_card_numbers(stack: Running
         assert answer.status_code == 400, answer.text
         assert answer.json()["errors"][0]["field"] == "description"
         assert answer.json()["errors"][0]["message"] == message
+
+
+def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Merchant) -> None:
+    import io
+
+    from pypdf import PdfReader
+
+    created = checkout(shop, description="Cabaz de Natal").json()
+    url, pid = created["checkout_url"], created["provider_payment_id"]
+    early = shop.call("GET", f"/v1/payments/{pid}/receipt")
+    assert early.json() == problem(
+        409,
+        "Conflict",
+        "not_receiptable",
+        "A receipt exists once money has moved; this payment is requires_payment_method.",
+    )
+    page = requests.get(f"{url}/receipt", timeout=30)
+    problem_page(page, 409, "not_receiptable", "Ainda não há recibo")
+
+    browser, _, token = open_page(url)
+    paid = pay(browser, url, token, "84 000 0000")
+    assert 'href="' + url + '/receipt">Ver o recibo</a>' in paid.text
+    refund = shop.call("POST", f"/v1/payments/{pid}/refund", {"amount": {"amount": "50.00", "currency": "MZN"}})
+    assert refund.json()["status"] == "succeeded"
+    receipt = shop.call("GET", f"/v1/payments/{pid}/receipt")
+    body = receipt.json()
+    assert (receipt.status_code, receipt.headers["Content-Type"]) == (200, "application/json")
+    assert body == {
+        "object": "receipt",
+        "receipt_number": f"R-{pid}",
+        "provider_payment_id": pid,
+        "payment_id": created["payment_id"],
+        "mode": "test",
+        "merchant": {"account_id": shop.account["id"], "name": "Mercearia"},
+        "description": "Cabaz de Natal",
+        "amount": {"amount": "250.00", "currency": "MZN"},
+        "refunded": {"amount": "50.00", "currency": "MZN"},
+        "net": {"amount": "200.00", "currency": "MZN"},
+        "method": {"type": "mobile_wallet", "network": "M-Pesa", "masked": "****000"},
+        "provider_reference": None,  # the simulator gives none
+        "paid_at": body["paid_at"],
+        "paid_at_maputo": body["paid_at_maputo"],
+    }
+    paid_at = datetime.fromisoformat(body["paid_at"].replace("Z", "+00:00"))
+    assert body["paid_at_maputo"] == (paid_at + timedelta(hours=2)).strftime("%Y-%m-%d %H:%M")
+
+    headers = {"Authorization": f"Bearer {shop.test_key}", "Accept": "application/pdf"}
+    pdf = requests.get(f"{shop.gateway}/v1/payments/{pid}/receipt", headers=headers, timeout=30)
+    assert (pdf.status_code, pdf.headers["Content-Type"], pdf.content[:5]) == (200, "application/pdf", b"%PDF-")
+    text = PdfReader(io.BytesIO(pdf.content)).pages[0].extract_text()
+    for expected in ("Recibo", "Pago a", "Mercearia", "Cabaz de Natal", "250,00", "Reembolsado até agora", "M-Pesa"):
+        assert expected in text, text
+
+    page = requests.get(f"{url}/receipt", timeout=30, headers={"Accept-Language": "en"})
+    assert (page.status_code, status_on(page.text)) == (200, "receipt")
+    for expected in (
+        "Receipt",
+        '<dd class="merchant">Mercearia</dd>',
+        "MZN\xa0250.00",
+        "MZN\xa050.00",
+        "M-Pesa ****000",
+    ):
+        assert expected in page.text, page.text
+    assert "840000000" not in page.text and "840000000" not in text  # never the whole number

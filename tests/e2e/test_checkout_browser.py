@@ -46,7 +46,7 @@ PAY_PT = f"Pagar {AMOUNT_PT}"
 PAY_EN = f"Pay {AMOUNT_EN}"
 SUMMARY_PT = ["Pagamento a Mercearia", AMOUNT_PT, DESCRIPTION, "Modo de teste: nenhum dinheiro real é movimentado."]
 SUMMARY_EN = ["Payment to Mercearia", AMOUNT_EN, DESCRIPTION, "Test mode: no real money moves."]
-PAID_PT = ["Pago. Obrigado!", "Pode fechar esta página.", "Voltar a Mercearia"]
+PAID_PT = ["Pago. Obrigado!", "Pode fechar esta página.", "Ver o recibo", "Voltar a Mercearia"]
 NOT_MPESA_EN = (
     "This number is not on the M-Pesa network: M-Pesa numbers start with 84 / 85. "
     "Choose the wallet of this number, or type another number."
@@ -211,6 +211,13 @@ def test_a_payer_pays_with_a_wallet_in_portuguese_on_a_phone(shop: Merchant, pay
     snapshot = api_payment(shop, pid)
     assert (snapshot["status"], snapshot["captured_amount"]) == ("succeeded", "250.00")
     assert snapshot["source"] == wallet("+258840000000")
+
+    receipt = tap(page, page.get_by_role("link", name="Ver o recibo"))  # the printable receipt
+    assert (receipt.status, page.url, status_of(page)) == (200, f"{url}/receipt", "receipt")
+    assert page.locator("h1").inner_text() == "Recibo"
+    assert page.locator("dd.merchant").inner_text() == "Mercearia"
+    assert page.locator("dd.paid").inner_text() == AMOUNT_PT
+    assert page.locator("dd.method").inner_text() == "M-Pesa ****000"
 
 
 def test_a_failed_payment_in_english(shop: Merchant, payer: Payer) -> None:

@@ -222,6 +222,7 @@ PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capabil
     ("POST", "/oauth/token"),
     ("POST", "/secret-scanning/{provider}"),
     ("GET", "/checkout/{payment_id}"),
+    ("GET", "/checkout/{payment_id}/receipt"),
     ("POST", "/checkout/{payment_id}/pay"),
     ("POST", "/checkout/{payment_id}/test/{outcome}"),
 }
@@ -247,6 +248,9 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "/payments/{payment_id}"): Route(lambda r: f"/payments/{r.payment}", resource="payment"),
     ("GET", "/v1/payments/{payment_id}"): Route(lambda r: f"/v1/payments/{r.payment}", resource="payment"),
+    ("GET", "/v1/payments/{payment_id}/receipt"): Route(
+        lambda r: f"/v1/payments/{r.payment}/receipt", resource="payment"
+    ),
     ("POST", "/v1/payments"): Route(
         lambda r: "/v1/payments", lambda r: {"amount": "10.00", "currency": "MZN"}, other_mode=False
     ),

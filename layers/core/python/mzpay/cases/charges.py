@@ -21,7 +21,9 @@ from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status, amount_error, charge_result, ensure_transition, snapshot
 from mzpay.domain.principal import Principal
+from mzpay.domain.receipts import receipt
 from mzpay.domain.routing import binding_method
+from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import (
     COUNTER_TTL,
     admission_state,
@@ -138,6 +140,12 @@ def _replay(claimed: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
 
 def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
     return snapshot(visible_payment(principal, provider_payment_id))
+
+
+def read_receipt(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+    """GET /v1/payments/{id}/receipt: once money has moved (else 409 not_receiptable)."""
+    payment = visible_payment(principal, provider_payment_id)
+    return receipt(payment, merchant_name(payment))
 
 
 def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> dict[str, Any]:

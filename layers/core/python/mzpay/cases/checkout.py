@@ -17,7 +17,9 @@ from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.payments import Payment, Status, ensure_transition, snapshot
 from mzpay.domain.principal import Principal
+from mzpay.domain.receipts import receipt
 from mzpay.domain.routing import binding_method
+from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
 from mzpay.steps.checkouts import cancel_payment, create_checkout
 from mzpay.steps.connectors import connector_for
@@ -59,9 +61,7 @@ class CheckoutView:
 def checkout_view(provider_payment_id: str, payment: Payment | None = None) -> CheckoutView:
     """The page of a checkout (`payment` when the caller has just read or changed it)."""
     payment = payment or checkout_payment(provider_payment_id)
-    statement = payment.statement or {}
-    account = deps.directory().get_account(payment.account_id)
-    merchant = statement.get("biller") or (account.name if account is not None else "")
+    merchant = merchant_name(payment)
     found: list[Offer] = []
     if payment.status == Status.REQUIRES_PAYMENT_METHOD:
         bound = _bound(payment) if payment.mode == "live" else frozenset()
@@ -72,6 +72,12 @@ def checkout_view(provider_payment_id: str, payment: Payment | None = None) -> C
 def _bound(payment: Payment) -> frozenset[str]:
     """The methods (a wallet: its network) the account has a live provider for."""
     return frozenset(b["method"] for b in deps.bindings().of_account(payment.account_id) if b["mode"] == payment.mode)
+
+
+def checkout_receipt(provider_payment_id: str) -> tuple[dict[str, Any], Payment]:
+    """The payer's receipt of a checkout (409 not_receiptable before money moved), and the payment."""
+    payment = checkout_payment(provider_payment_id)
+    return receipt(payment, merchant_name(payment)), payment
 
 
 # The test toolbar's payers: the documented simulator numbers that give each outcome, per wallet.
@@ -189,6 +195,7 @@ __all__ = [
     "CheckoutView",
     "cancel",
     "checkout_payment",
+    "checkout_receipt",
     "checkout_view",
     "create_checkout",
     "pay_checkout",

@@ -68,6 +68,7 @@ GATEWAY: dict[str, Code] = {
     "invalid_otp": _c(422, "The OTP does not match."),
     "invalid_phone": _c(400, "The phone number does not match the method's pattern."),
     "invalid_state": _c(409, "The object is not in a state that allows the action."),
+    "not_receiptable": _c(409, "A receipt was asked for before money moved.", "after_action"),
     "limit_exceeded": _c(422, "The amount breaks a ceiling; `rule` and `rejection_id` name it."),
     "live_payment": _c(403, "A hosted-checkout test action on a live payment."),
     "missing_otp": _c(400, "complete-action in the OTP flow without otp."),

@@ -80,6 +80,7 @@ class Payment(Entity):
     key_id: str | None = None
     psp_id: str | None = None  # chosen at admission (a checkout: when the payer pays)
     provider_reference: str | None = None  # the provider's own id of the money movement (M-Pesa's transaction ID)
+    captured_at: str | None = None  # when money moved (the receipt's date)
     reservations: tuple[Reserved, ...] | None = None
     amount: str
     currency: str

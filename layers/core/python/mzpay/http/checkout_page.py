@@ -110,7 +110,7 @@ def page(
     )
     acting = payment.status in ("requires_payment_method", "requires_action")
     cookies = [_csrf_cookie(payment.checkout_url or "", token)] if acting else []
-    return _html(status_code, body, nonce, lang, event, cookies, payment.checkout_url or "")
+    return html_response(status_code, body, nonce, lang, event, payment.checkout_url or "", cookies)
 
 
 def problem_page(error: ServiceError, event: Any, checkout_url: str | None = None) -> Response[str]:
@@ -119,7 +119,7 @@ def problem_page(error: ServiceError, event: Any, checkout_url: str | None = Non
     lang = language(event)
     nonce = secrets.token_urlsafe(16)
     body = page_locale.render("problem.html", lang, nonce=nonce, error=error, url=checkout_url or "")
-    response = _html(error.status, body, nonce, lang, event, [], checkout_url or "")
+    response = html_response(error.status, body, nonce, lang, event, checkout_url or "")
     response.headers.update({k: v for k, v in error.headers.items() if k == "Retry-After"})
     return response
 
@@ -148,7 +148,8 @@ def answers_pages(app: Any) -> Callable[[F], F]:
             event = app.current_event
             payment_id = str(kwargs.get("payment_id", ""))
             url = f"{public_base_url(event)}/checkout/{payment_id}" if is_ulid(payment_id) else None
-            return problem_page(error, event, url if error.code.startswith("csrf_") else None)
+            reopen = error.code.startswith("csrf_") or error.code == "not_receiptable"
+            return problem_page(error, event, url if reopen else None)
 
         return wrapper  # type: ignore[return-value]
 
@@ -227,9 +228,11 @@ def _lang_cookie(lang: str, checkout_url: str) -> Cookie:
     )
 
 
-def _html(
-    status: int, body: str, nonce: str, lang: str, event: Any, cookies: list[Cookie], checkout_url: str
+def html_response(
+    status: int, body: str, nonce: str, lang: str, event: Any, checkout_url: str, cookies: list[Cookie] | None = None
 ) -> Response[str]:
+    """A page for people with its headers (CSP by `nonce`, no caching, no framing, its language)."""
+    cookies = list(cookies or [])
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(checkout_url)) if checkout_url else ""
     policy = (
         f"default-src 'none'; style-src 'nonce-{nonce}'; img-src data:; form-action 'self' {origin}".rstrip()

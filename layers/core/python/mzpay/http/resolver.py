@@ -64,7 +64,7 @@ class ExactResponseValidation(OpenAPIResponseValidationMiddleware):
     def _serialize_response_with_validation(  # type: ignore[override]
         self, *, field: Any, response_content: Any, **options: Any
     ) -> Any:
-        if isinstance(response_content, str):  # already JSON text (an idempotent replay): final
+        if isinstance(response_content, str | bytes):  # JSON text (an idempotent replay) or a file (a PDF): final
             return response_content
         errors: list[dict[str, Any]] = []
         value = _validate_field(field=field, value=response_content, loc=("response",), existing_errors=errors)

@@ -38,6 +38,7 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
+from mzpay.openapi.gateway_receipts import Receipt
 
 Network = Literal["mpesa", "emola", "mkesh"]
 PaymentStatus = Literal[
@@ -340,8 +341,10 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("GET", "/payments/{payment_id}"): PaymentSnapshot,
     ("POST", "/v1/payments"): PaymentSnapshot,
     ("GET", "/v1/payments/{payment_id}"): PaymentSnapshot,
+    ("GET", "/v1/payments/{payment_id}/receipt"): Receipt,
     ("POST", "/v1/payments/{payment_id}/cancel"): PaymentSnapshot,
     ("GET", "/checkout/{payment_id}"): None,
+    ("GET", "/checkout/{payment_id}/receipt"): None,
     ("POST", "/checkout/{payment_id}/pay"): None,
     ("POST", "/checkout/{payment_id}/test/{outcome}"): None,
     ("POST", "/refunds"): RefundResult,

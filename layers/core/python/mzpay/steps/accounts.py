@@ -8,6 +8,7 @@ from typing import TypeVar
 from mzpay import deps
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.oauth import OAuthClient
+from mzpay.domain.payments import Payment
 from mzpay.domain.residency import ensure_home
 from mzpay.store.directory import Account, ApiKey
 
@@ -28,3 +29,13 @@ def served_here(record: Served | None, what: str, api: str) -> Served:
 
 def home_account(account_id: str, api: str = "management") -> Account:
     return served_here(deps.directory().get_account(account_id), "account", api)
+
+
+def merchant_name(payment: Payment) -> str:
+    """Who a payment pays, as the payer reads it: a collection request's biller, else the
+    account's name ("" when the directory has none)."""
+    biller = (payment.statement or {}).get("biller")
+    if biller:
+        return biller
+    account = deps.directory().get_account(payment.account_id)
+    return account.name if account is not None else ""

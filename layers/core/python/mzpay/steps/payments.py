@@ -86,6 +86,7 @@ def outcome_changes(
         changes["authorized_amount"] = format_amount(amount, currency)
     if result.captured:
         changes["captured_amount"] = format_amount(amount, currency)
+        changes["captured_at"] = now
         if Decimal(payment.authorized_amount) == 0:
             changes["authorized_amount"] = format_amount(amount, currency)
     return changes

@@ -1,0 +1,63 @@
+"""The gateway's receipt answer (GET /v1/payments/{id}/receipt, mzpay.domain.receipts.receipt);
+the conventions are mzpay.openapi.gateway's."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from mzpay.openapi.gateway_more import ACCOUNT, ULID, Amount, Answer, Mode, Timestamp, examples
+
+
+class ReceiptMerchant(Answer):
+    """The merchant as the receipt names it."""
+
+    account_id: str = Field(description="The account paid.")
+    name: str = Field(description="Its name as the payer reads it (a collection request's biller, or the account's).")
+
+
+class ReceiptMethod(Answer):
+    """A payment method with its number masked."""
+
+    type: str | None = Field(description="mobile_wallet, card, reference, ...")
+    network: str | None = Field(description="A wallet's network (M-Pesa, e-Mola, mKesh); else null.")
+    masked: str | None = Field(description="The end of the number only (****567, **** 4242); null when none.")
+
+
+class Receipt(Answer):
+    """A payment's receipt, once money has moved (before: 409 not_receiptable)."""
+
+    model_config = examples(
+        {
+            "object": "receipt",
+            "receipt_number": f"R-{ULID}",
+            "provider_payment_id": ULID,
+            "payment_id": "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+            "mode": "live",
+            "merchant": {"account_id": ACCOUNT, "name": "Mercearia Central"},
+            "description": "Order A-1001",
+            "amount": {"amount": "250.00", "currency": "MZN"},
+            "refunded": {"amount": "50.00", "currency": "MZN"},
+            "net": {"amount": "200.00", "currency": "MZN"},
+            "method": {"type": "mobile_wallet", "network": "M-Pesa", "masked": "****567"},
+            "provider_reference": "8A1B2C3D4E",
+            "paid_at": "2026-11-25T08:30:00Z",
+            "paid_at_maputo": "2026-11-25 10:30",
+        }
+    )
+
+    object: Literal["receipt"] = Field(description="Always receipt.")
+    receipt_number: str = Field(description="R- and the provider_payment_id.")
+    provider_payment_id: str = Field(description="The payment.")
+    payment_id: str = Field(description="Your id of the payment.")
+    mode: Mode = Field(description="test or live.")
+    merchant: ReceiptMerchant = Field(description="Who was paid.")
+    description: str | None = Field(description="What was paid for (a checkout's description); null when none.")
+    amount: Amount = Field(description="What was paid (captured).")
+    refunded: Amount = Field(description="What was refunded so far.")
+    net: Amount = Field(description="Paid less refunded.")
+    method: ReceiptMethod = Field(description="How, masked.")
+    provider_reference: str | None = Field(description="The provider's id of the payment (M-Pesa's transaction ID).")
+    paid_at: Timestamp = Field(description="When the money moved (UTC).")
+    paid_at_maputo: str = Field(description="The same moment on Maputo's clock (YYYY-MM-DD HH:MM).")
