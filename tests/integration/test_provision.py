@@ -102,13 +102,25 @@ def test_uploads_bucket_is_private_and_encrypted(stack: ProvisionedStack) -> Non
     assert rule["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms"
 
 
-def test_dead_letter_alarms_exist_and_the_unconfigured_resources_are_skipped(stack: ProvisionedStack) -> None:
+def test_the_alarms_exist_and_the_unconfigured_resources_are_skipped(stack: ProvisionedStack) -> None:
     alarms = boto3.client("cloudwatch", region_name=REGION).describe_alarms()["MetricAlarms"]
     assert {a["AlarmName"] for a in alarms} == {
         "mzpay-mz-WebhookDeadLetterAlarm",
         "mzpay-mz-WebhookDispatchFailureAlarm",
         "mzpay-mz-PayoutSettlementDeadLetterAlarm",
+        "mzpay-mz-ReconciliationCasesAlarm",
     }
+    cases = next(a for a in alarms if a["AlarmName"] == "mzpay-mz-ReconciliationCasesAlarm")
+    assert (cases["Namespace"], cases["MetricName"], cases["Dimensions"]) == (
+        "mzpay",
+        "ReconciliationCasesOpen",
+        [{"Name": "service", "Value": "payment-expiry"}],
+    )
+    assert (cases["Statistic"], cases["Threshold"], cases["ComparisonOperator"]) == (
+        "Maximum",
+        0.0,
+        "GreaterThanThreshold",
+    )
     # no alarm e-mail and no mutual-TLS custom domains configured (their parameters are empty)
     assert sorted(stack.skipped) == [
         "AlarmEmailSubscription",
