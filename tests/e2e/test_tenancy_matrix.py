@@ -62,6 +62,7 @@ class Resources:
     payout: str = ""
     event: str = ""
     lookup: str = ""
+    psp_transaction: str = ""
     key: str = ""  # an API key id of the account (of this mode)
 
 
@@ -107,6 +108,9 @@ class Tenant:
         lookup = self.call("POST", "/v1/name-lookups", lookup_body(), query=query)
         assert lookup.status_code == 200 and lookup.json()["status"] == "ambiguous", lookup.text
         made.lookup = lookup.json()["lookup_id"]
+        recorded = self.call("POST", "/v1/psp/transactions", psp_body(), query=query)
+        assert recorded.status_code == 201, recorded.text
+        made.psp_transaction = recorded.json()["transaction_id"]
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
@@ -156,6 +160,15 @@ def refund_body(amount: str = "1.00") -> dict[str, Any]:
 
 def payout_body() -> dict[str, Any]:
     return {"payout_id": str(ULID()), "money": {"amount": "100.00", "currency": "MZN"}, "destination": wallet()}
+
+
+def psp_body() -> dict[str, Any]:
+    return {
+        "type": "payment",
+        "originator_reference": f"PSP-{uuid.uuid4().hex}",
+        "money": {"amount": "25.00", "currency": "MZN"},
+        "source": wallet(),
+    }
 
 
 def lookup_body() -> dict[str, Any]:
@@ -281,6 +294,11 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/v1/name-lookups"): Route(lambda r: "/v1/name-lookups", lambda r: lookup_body()),
     ("POST", "/v1/name-lookups/{lookup_id}/select"): Route(
         lambda r: f"/v1/name-lookups/{r.lookup}/select", lambda r: {"candidate_id": "cand_1"}, "name lookup"
+    ),
+    ("POST", "/v1/psp/transactions"): Route(lambda r: "/v1/psp/transactions", lambda r: psp_body()),
+    ("GET", "/v1/psp/transactions"): Route(lambda r: "/v1/psp/transactions"),
+    ("GET", "/v1/psp/transactions/{transaction_id}"): Route(
+        lambda r: f"/v1/psp/transactions/{r.psp_transaction}", resource="PSP transaction"
     ),
     ("GET", "/v1/events"): Route(lambda r: "/v1/events"),
     ("GET", "/v1/events/{event_id}"): Route(lambda r: f"/v1/events/{r.event}", resource="event"),

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from mzpay.store.payment_methods import PaymentMethods
     from mzpay.store.payments import Payments
     from mzpay.store.payouts import Payouts, SettlementQueue
+    from mzpay.store.psp_transactions import PspTransactions
     from mzpay.store.rate_limits import RateCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
@@ -182,6 +183,13 @@ def payouts() -> Payouts:
     from mzpay.store.payouts import Payouts
 
     return Payouts.from_env()
+
+
+@once
+def psp_transactions() -> PspTransactions:
+    from mzpay.store.psp_transactions import PspTransactions
+
+    return PspTransactions.from_env()
 
 
 @once

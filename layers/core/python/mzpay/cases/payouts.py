@@ -15,7 +15,6 @@ from mzpay.domain import ledger
 from mzpay.domain.clock import iso
 from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import format_amount
 from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
@@ -32,6 +31,7 @@ from mzpay.domain.payouts import (
 from mzpay.domain.payouts import payout_view as view
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.accounts import home_account
+from mzpay.steps.admission import rejected
 from mzpay.steps.connectors import payout_connector
 from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_entry, payout_event
 from mzpay.store.ledger import BalanceTooLow
@@ -114,25 +114,12 @@ def _replay(existing: Claimed[Payout], fingerprint: str) -> dict[str, Any]:
 
 def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError) -> NoReturn:
     """Record a limit refusal as transaction.rejected (no payout exists) and raise it."""
-    now = now_iso()
-    rejection_id = refusal.extensions["rejection_id"]
-    data = {
-        "object": {
-            "rejection_id": rejection_id,
-            "code": refusal.code,
-            "rule": refusal.extensions.get("rule"),
-            "payout_id": request.payout_id,
-            "money": request.money.model_dump(),
-            "destination": {"type": request.destination.type},
-            "created_at": now,
-        }
+    details = {
+        "payout_id": request.payout_id,
+        "money": request.money.model_dump(),
+        "destination": {"type": request.destination.type},
     }
-    deps.payments().record_rejection(
-        new_event(
-            "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
-        )
-    )
-    raise refusal
+    rejected(principal, refusal, details)
 
 
 # ---------------------------------------------------------------- read

@@ -84,6 +84,15 @@ GATEWAY: dict[str, Code] = {
     "gateway.raw_card_data_not_accepted": _c(400, "A raw card number where an acquirer token is required."),
     "risk_declined": _c(422, "Declined by the risk stage before any provider call."),
     "unsupported_currency": _c(400, "The currency is not configured for the method."),
+    # PSP transactions and cash deposits
+    "duplicate_originator_reference": _c(409, "A PSP transaction's originator_reference was already submitted."),
+    "not_refundable": _c(
+        422, "A refund through /v1/psp/transactions of a non-refundable original or above its remainder."
+    ),
+    "not_a_partner": _c(403, "A cash-deposit call with a key of an account that is not a partner.", "after_action"),
+    "lookup_used": _c(409, "A cash-deposit intent from a lookup that started a deposit of another amount or currency."),
+    "deposit_refused": _c(422, "A cash-deposit intent refused on merits (expired lookup, amount outside limits)."),
+    "option_locked": _c(409, "Selecting another option of an ambiguous lookup after a deposit started from it."),
     # Payouts
     "beneficiary_name_required": _c(400, "A bank payout without beneficiary name."),
     "invalid_account": _c(400, "The beneficiary account is not a valid NIB."),

@@ -23,6 +23,7 @@ DELIVERABLE = frozenset(
         "refund.failed",
         "payout.paid",
         "payout.failed",
+        "psp_transaction.recorded",
         "collection_request.created",  # posted to the request's integration_routing.callback_url
         "collection_request.paid",
         "collection_request.payment_failed",

@@ -38,6 +38,7 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
+from mzpay.openapi.gateway_partners import PspTransaction, PspTransactionList
 from mzpay.openapi.gateway_receipts import Receipt
 
 Network = Literal["mpesa", "emola", "mkesh"]
@@ -358,6 +359,9 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/payouts/{payout_id}/cancel"): Payout,
     ("POST", "/v1/name-lookups"): NameLookup,
     ("POST", "/v1/name-lookups/{lookup_id}/select"): NameLookup,
+    ("POST", "/v1/psp/transactions"): PspTransaction,
+    ("GET", "/v1/psp/transactions"): PspTransactionList,
+    ("GET", "/v1/psp/transactions/{transaction_id}"): PspTransaction,
     ("GET", "/v1/events"): EventList,
     ("GET", "/v1/events/{event_id}"): Event,
     ("POST", "/v1/admin/webhooks/verify"): WebhookVerification,

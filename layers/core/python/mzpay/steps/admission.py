@@ -138,18 +138,30 @@ def _risk_stage(principal: Principal, request: ChargeRequest, rejection_id: str)
 
 def reject(principal: Principal, request: ChargeRequest, refusal: ServiceError) -> NoReturn:
     """Record `refusal` as transaction.rejected (no payment exists) and raise it."""
-    now = now_iso()
     source = request.source
+    rejected(
+        principal,
+        refusal,
+        {
+            "payment_id": request.payment_id,
+            "money": request.money.model_dump(),
+            "source": {"type": source.type, "network": source.mobile_wallet.network if source.mobile_wallet else None},
+            "country": request.country,
+        },
+    )
+
+
+def rejected(principal: Principal, refusal: ServiceError, details: dict[str, Any]) -> NoReturn:
+    """Record a refusal before anything was created (a charge's, a payout's, a PSP transaction's)
+    as transaction.rejected, its `details` naming what was refused, and raise it."""
+    now = now_iso()
     rejection_id = refusal.extensions["rejection_id"]
     data = {
         "object": {
             "rejection_id": rejection_id,
             "code": refusal.code,
             "rule": refusal.extensions.get("rule"),
-            "payment_id": request.payment_id,
-            "money": request.money.model_dump(),
-            "source": {"type": source.type, "network": source.mobile_wallet.network if source.mobile_wallet else None},
-            "country": request.country,
+            **details,
             "created_at": now,
         }
     }

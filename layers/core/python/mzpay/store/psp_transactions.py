@@ -1,0 +1,137 @@
+"""PSP transactions in the payments table:
+
+  PSPTX#<account>#<mode>, <transaction_id>      the transaction (a ULID: the list is newest first)
+  PSPREF#<account>#<mode>, <originator_reference>   its claim of the PSP's reference
+
+Recording one is ONE transaction: the transaction, the claim (on condition that the reference is
+new), the ceilings' totals it raises, its event and, for a refund, the original payment's
+`refunded` raised on condition that it stays within the payment's amount."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.events import Event
+from mzpay.domain.psp_transactions import PspTransaction
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.events import event_puts
+from mzpay.store.payments import CeilingReached, Reservation, counter_raises
+
+
+class ReferenceTaken(Exception):
+    """Another transaction of the account and mode already has this originator_reference."""
+
+
+class RemainderTaken(Exception):
+    """The original payment's refunds changed meanwhile and no longer leave room for this one."""
+
+
+def _key(account_id: str, mode: str, transaction_id: str) -> dict[str, str]:
+    return {"pk": f"PSPTX#{account_id}#{mode}", "sk": transaction_id}
+
+
+def _claim_key(account_id: str, mode: str, reference: str) -> dict[str, str]:
+    return {"pk": f"PSPREF#{account_id}#{mode}", "sk": reference}
+
+
+class PspTransactions:
+    def __init__(self, table_name: str, events_table: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> PspTransactions:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+    def record(
+        self,
+        transaction: PspTransaction,
+        events: list[Event],
+        reservations: tuple[Reservation, ...],
+        ttl: int,
+        refunding: tuple[PspTransaction, Decimal] | None = None,
+    ) -> None:
+        """Write `transaction` with its claim, totals and events; `refunding`: the original
+        payment and the most its `refunded` may be before this refund. ReferenceTaken,
+        CeilingReached or RemainderTaken when a condition stops it."""
+        account, mode = transaction.account_id, transaction.mode
+        claim = {
+            **_claim_key(account, mode, transaction.originator_reference),
+            "transaction_id": transaction.transaction_id,
+        }
+        items: list[dict[str, Any]] = [
+            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {**_key(account, mode, transaction.transaction_id), **transaction.item()},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            *counter_raises(self.name, reservations, ttl),
+        ]
+        if refunding is not None:
+            original, most = refunding
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self.name,
+                        "Key": _key(account, mode, original.transaction_id),
+                        "UpdateExpression": "SET refunded = if_not_exists(refunded, :zero) + :amount, "
+                        "version = version + :one, updated_at = :now",
+                        "ConditionExpression": "attribute_exists(pk) AND (attribute_not_exists(refunded) "
+                        "OR refunded <= :most)",
+                        "ExpressionAttributeValues": {
+                            ":zero": Decimal(0),
+                            ":amount": transaction.value,
+                            ":one": 1,
+                            ":most": most,
+                            ":now": transaction.created_at,
+                        },
+                    }
+                }
+            )
+        items += event_puts(self.events_name, events)
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
+            first = failed[0] if failed else 0
+            if 2 <= first < 2 + len(reservations):
+                raise CeilingReached(reservations[first - 2]) from exc
+            if refunding is not None and first == 2 + len(reservations):
+                raise RemainderTaken() from exc
+            raise ReferenceTaken() from exc
+
+    def get(self, account_id: str, mode: str, transaction_id: str) -> PspTransaction | None:
+        item = self.table.get_item(Key=_key(account_id, mode, transaction_id), ConsistentRead=True).get("Item")
+        return PspTransaction.model_validate(item) if item else None
+
+    def by_reference(self, account_id: str, mode: str, reference: str) -> PspTransaction | None:
+        """The account's transaction with this originator_reference, if any."""
+        claim = self.table.get_item(Key=_claim_key(account_id, mode, reference), ConsistentRead=True).get("Item")
+        return None if claim is None else self.get(account_id, mode, claim["transaction_id"])
+
+    def page(
+        self, account_id: str, mode: str, size: int, start: dict[str, str] | None
+    ) -> tuple[list[PspTransaction], dict[str, str] | None]:
+        """A page of the account's transactions, newest first, and the key to continue after."""
+        query: dict[str, Any] = {
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": f"PSPTX#{account_id}#{mode}"},
+            "ScanIndexForward": False,
+            "Limit": size,
+        }
+        if start is not None:
+            query["ExclusiveStartKey"] = start
+        answer = self.table.query(**query)
+        last = answer.get("LastEvaluatedKey")
+        return [PspTransaction.model_validate(item) for item in answer.get("Items", [])], (
+            {"pk": last["pk"], "sk": last["sk"]} if last else None
+        )
