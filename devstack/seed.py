@@ -9,25 +9,28 @@ import urllib.request
 from typing import Any
 
 
-def _post(url: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
+def _post(url: str, token: str, body: dict[str, Any], method: str = "POST") -> dict[str, Any]:
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode(),
-        method="POST",
+        method=method,
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())  # type: ignore[no-any-return]
     except urllib.error.HTTPError as error:
-        raise RuntimeError(f"seeding failed: POST {url} answered {error.code}: {error.read().decode()}") from error
+        raise RuntimeError(f"seeding failed: {method} {url} answered {error.code}: {error.read().decode()}") from error
 
 
-def seed_region(region: str, management_url: str, operator_token: str) -> dict[str, str]:
-    """Create the demo account of `region`; what stack.json's demo block says about it."""
+def seed_region(region: str, management_url: str, operator_token: str, partner: bool = False) -> dict[str, str]:
+    """Create the demo account of `region` (`partner`: made a partner agent network, so that it
+    may take cash deposits: docs/deposits.md); what stack.json's demo block says about it."""
     account = _post(
         f"{management_url}/v1/accounts", operator_token, {"name": f"Demo merchant ({region})", "region": region}
     )
+    if partner:
+        _post(f"{management_url}/v1/accounts/{account['id']}/partner", operator_token, {"partner": True}, "PUT")
     keys = f"{management_url}/v1/accounts/{account['id']}/api-keys"
     return {
         "account_id": account["id"],

@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
 OPERATOR_SECRET = "OperatorTokenSecret"
 SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
+PARTNER_ROUTE = ("PUT", "/v1/accounts/{account_id}/partner")  # ... and a partner one when it has this
 # What differs locally: webhook retries keep the production schedule (base 300 s, full jitter)
 # with time scaled, a minute of schedule per second (WEBHOOK_RETRY_TIME_SCALE, docs/webhooks.md:
 # 20 attempts take about an hour, not 3 days; a receiver back within seconds gets the event), and
@@ -377,7 +378,8 @@ class LocalStack:
             self._warm_all()
         for env, stack in self.regions.items():
             if "management" in stack.urls and SEED_ROUTE in stack.routes.get("ManagementApi", set()):
-                self.demo[env] = seed_region(env, stack.urls["management"], self.operator_token)
+                partner = PARTNER_ROUTE in stack.routes.get("ManagementApi", set())
+                self.demo[env] = seed_region(env, stack.urls["management"], self.operator_token, partner)
         for env, stack in self.regions.items():
             if "collection" in stack.urls and LICENCE_ROUTE in stack.routes.get("CollectionApi", set()):
                 account_id = self.demo.get(env, {}).get("account_id")

@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.domain.cash_deposits import DepositRequest, IntentRequest
 from mzpay.domain.psp_transactions import PspTransactionRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
@@ -9,12 +10,13 @@ from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import create_resolver, created, to_response
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import psp_transactions
+    from mzpay.cases import cash_deposits, psp_transactions
 else:  # each route's use case is loaded when a request first needs it
+    cash_deposits = deferred("mzpay.cases.cash_deposits")
     psp_transactions = deferred("mzpay.cases.psp_transactions")
 
 app = create_resolver(Surface.GATEWAY)
@@ -69,6 +71,64 @@ def read_psp_transaction(transaction_id: str) -> dict[str, Any]:
 
     A payment also shows how much of it was refunded."""
     return psp_transactions.read(merchant(), transaction_id)
+
+
+@app.post("/v1/cash-deposits/intents")
+@requires("payouts:write")
+@errors(
+    "not_a_partner",
+    "lookup_used",
+    "deposit_refused",
+    "invalid_state",
+    "invalid_amount",
+    "invalid_currency",
+    "pilot_limit",
+)
+def open_cash_deposit_intent(body: Annotated[IntentRequest, Body()]) -> Response[dict[str, Any]]:
+    """Open a cash-deposit intent
+
+    A partner's agent is about to take cash for the wallet a name lookup found (selected, when
+    it was ambiguous). 201 with the new intent; the same lookup, amount and currency again
+    answers 200 with that intent; another amount or currency is 409 `lookup_used`."""
+    intent, made = cash_deposits.open_intent(merchant(), body)
+    return created(intent) if made else to_response(intent)
+
+
+@app.get("/v1/cash-deposits/intents/<intent_id>")
+@requires("payouts:read")
+@errors("not_a_partner")
+def read_cash_deposit_intent(intent_id: str) -> dict[str, Any]:
+    """Read a cash-deposit intent"""
+    return cash_deposits.read_intent(merchant(), intent_id)
+
+
+@app.post("/v1/cash-deposits")
+@requires("payouts:write")
+@idempotent(app)
+@errors(
+    "not_a_partner",
+    "deposit_refused",
+    "invalid_state",
+    "insufficient_balance",
+    "limit_exceeded",
+    "invalid_callback_url",
+    "no_connector_binding",
+)
+def confirm_cash_deposit(body: Annotated[DepositRequest, Body()]) -> Response[dict[str, Any]]:
+    """Confirm a cash deposit
+
+    The agent counted the intent's cash: the partner pays it into the payer's wallet from its
+    available balance. Answered 201 `pending`; `cash_deposit.succeeded` or `cash_deposit.failed`
+    follows when the provider answers."""
+    return created(cash_deposits.confirm(merchant(), body))
+
+
+@app.get("/v1/cash-deposits/<deposit_id>")
+@requires("payouts:read")
+@errors("not_a_partner")
+def read_cash_deposit(deposit_id: str) -> dict[str, Any]:
+    """Read a cash deposit"""
+    return cash_deposits.read_deposit(merchant(), deposit_id)
 
 
 lambda_handler = gateway_handler(app)

@@ -9,6 +9,7 @@ from mzpay.http.account_schemas import (
     CreateAccount,
     CreateApiKey,
     CreateOAuthClient,
+    PartnerIn,
     RateLimitsIn,
     RollWebhookSecret,
     SuspendAccount,
@@ -22,10 +23,11 @@ from mzpay.lazy import deferred
 from mzpay.version import health_report, stack_info
 
 if TYPE_CHECKING:
-    from mzpay.cases import access, oauth, rate_limits
+    from mzpay.cases import access, cash_deposits, oauth, rate_limits
     from mzpay.collection import onboarding
 else:  # each route's use case is loaded when a request first needs it
     access = deferred("mzpay.cases.access")
+    cash_deposits = deferred("mzpay.cases.cash_deposits")
     oauth = deferred("mzpay.cases.oauth")
     rate_limits = deferred("mzpay.cases.rate_limits")
     onboarding = deferred("mzpay.collection.onboarding")
@@ -192,6 +194,16 @@ def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> d
 
     Requests per second per API key and per account, replacing the stack's defaults for it."""
     return rate_limits.set_rate_limits(account_id, body.limits())
+
+
+@app.put("/v1/accounts/<account_id>/partner")
+@errors("wrong_region")
+def set_partner(account_id: str, body: Annotated[PartnerIn, Body()]) -> dict[str, Any]:
+    """Make an account a partner, or not
+
+    A partner agent network takes cash at its agents and credits payers' wallets from its
+    balance (cash deposits); any other account's key is refused with 403 `not_a_partner`."""
+    return cash_deposits.set_partner(account_id, body.partner)
 
 
 lambda_handler = handler_for(app)

@@ -63,6 +63,8 @@ class Resources:
     event: str = ""
     lookup: str = ""
     psp_transaction: str = ""
+    intent: str = ""  # a cash-deposit intent, confirmed
+    deposit: str = ""
     key: str = ""  # an API key id of the account (of this mode)
 
 
@@ -81,6 +83,7 @@ class Tenant:
         for mode in ("test", "live"):
             body: dict[str, Any] = {"mode": mode, **({"scopes": scopes} if scopes else {})}
             tenant.keys[mode] = operator.ok("POST", f"/v1/accounts/{account['id']}/api-keys", body)
+        operator.ok("PUT", f"/v1/accounts/{account['id']}/partner", {"partner": True})  # cash deposits
         return tenant
 
     def call(self, method: str, path: str, body: Any = None, mode: str = "test", query: str = "") -> requests.Response:
@@ -111,6 +114,24 @@ class Tenant:
         recorded = self.call("POST", "/v1/psp/transactions", psp_body(), query=query)
         assert recorded.status_code == 201, recorded.text
         made.psp_transaction = recorded.json()["transaction_id"]
+        payer = self.call("POST", "/v1/name-lookups", {"type": "mobile_wallet", **wallet()}, query=query)
+        assert payer.status_code == 200, payer.text
+        intent = self.call(
+            "POST",
+            "/v1/cash-deposits/intents",
+            {"lookup_id": payer.json()["lookup_id"], "money": {"amount": "1.00", "currency": "MZN"}},
+            query=query,
+        )
+        assert intent.status_code == 201, intent.text
+        made.intent = intent.json()["intent_id"]
+        deposit = self.call("POST", "/v1/cash-deposits", {"intent_id": made.intent}, query=query)
+        assert deposit.status_code == 201, deposit.text
+        made.deposit = deposit.json()["deposit_id"]
+        deposited = eventually(
+            lambda: self.call("GET", f"/v1/cash-deposits/{made.deposit}", query=query).json()["status"],
+            lambda status: status != "pending",
+        )
+        assert deposited == "succeeded"
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
@@ -300,6 +321,20 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "/v1/psp/transactions/{transaction_id}"): Route(
         lambda r: f"/v1/psp/transactions/{r.psp_transaction}", resource="PSP transaction"
     ),
+    ("POST", "/v1/cash-deposits/intents"): Route(
+        lambda r: "/v1/cash-deposits/intents",
+        lambda r: {"lookup_id": r.lookup, "money": {"amount": "2.00", "currency": "MZN"}},
+        "name lookup",
+    ),
+    ("GET", "/v1/cash-deposits/intents/{intent_id}"): Route(
+        lambda r: f"/v1/cash-deposits/intents/{r.intent}", resource="cash-deposit intent"
+    ),
+    ("POST", "/v1/cash-deposits"): Route(
+        lambda r: "/v1/cash-deposits", lambda r: {"intent_id": r.intent}, "cash-deposit intent"
+    ),
+    ("GET", "/v1/cash-deposits/{deposit_id}"): Route(
+        lambda r: f"/v1/cash-deposits/{r.deposit}", resource="cash deposit"
+    ),
     ("GET", "/v1/events"): Route(lambda r: "/v1/events"),
     ("GET", "/v1/events/{event_id}"): Route(lambda r: f"/v1/events/{r.event}", resource="event"),
     ("POST", "/v1/admin/webhooks/verify"): Route(lambda r: "/v1/admin/webhooks/verify", lambda r: {"id": "evt"}),
@@ -423,9 +458,10 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     def available(amount: str) -> dict[str, Any]:
         return {**balance, "balances": [{**balance["balances"][0], "available": amount}]}  # type: ignore[index]
 
-    assert shop.call("GET", "/v1/balance").json() == available("897.00")  # 1000 - 10 - 100 + 7: the shop's
-    assert platform.call("GET", "/v1/balance", query=acting).json() == available("897.00")
-    assert platform.call("GET", "/v1/balance").json() == available("890.00")  # the platform's own, untouched
+    # 1000 - 10 (refund) - 100 (payout) - 1 (cash deposit) + 7: the shop's
+    assert shop.call("GET", "/v1/balance").json() == available("896.00")
+    assert platform.call("GET", "/v1/balance", query=acting).json() == available("896.00")
+    assert platform.call("GET", "/v1/balance").json() == available("889.00")  # the platform's own, untouched
     event = shop.call("GET", f"/v1/events/{made.event}")
     assert event.status_code == 200 and event.json()["id"] == made.event
     # keys are not reached through a connection (a secret would outlive the connection)

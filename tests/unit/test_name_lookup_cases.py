@@ -91,14 +91,27 @@ def test_a_resolved_lookup_names_the_holder_and_is_kept(store: InMemoryNameLooku
     assert kept.view() == answer
 
 
-def test_an_ambiguous_lookup_is_selected_once(store: InMemoryNameLookups) -> None:
+def test_an_ambiguous_lookup_is_selected_and_locked_once_a_deposit_started(store: InMemoryNameLookups) -> None:
     answer = name_lookups.create_lookup(merchant(), wallet("+258841230002"))
     assert (answer["status"], [c["name"] for c in answer["candidates"]]) == ("ambiguous", list(AMBIGUOUS_NAMES))
     selected = name_lookups.select(merchant(), answer["lookup_id"], "cand_2")
     assert (selected["status"], selected["name"]) == ("selected", AMBIGUOUS_NAMES[1])
     assert store.items[answer["lookup_id"]].version == 2
-    assert refused(lambda: name_lookups.select(merchant(), answer["lookup_id"], "cand_1")) == (409, "invalid_state")
-    assert store.items[answer["lookup_id"]].name == AMBIGUOUS_NAMES[1]
+    assert name_lookups.select(merchant(), answer["lookup_id"], "cand_2") == selected  # the same pick: no write
+    assert store.items[answer["lookup_id"]].version == 2
+    again = name_lookups.select(merchant(), answer["lookup_id"], "cand_1")  # the agent corrects its pick
+    assert (again["status"], again["name"], store.items[answer["lookup_id"]].version) == (
+        "selected",
+        AMBIGUOUS_NAMES[0],
+        3,
+    )
+    lookup_id = answer["lookup_id"]
+    store.items[lookup_id] = store.items[lookup_id].changed(
+        {"deposit": {"intent_id": "i", "amount": "5.00", "currency": "MZN"}}
+    )
+    assert refused(lambda: name_lookups.select(merchant(), lookup_id, "cand_3")) == (409, "option_locked")
+    assert name_lookups.select(merchant(), lookup_id, "cand_1")["name"] == AMBIGUOUS_NAMES[0]
+    assert store.items[lookup_id].name == AMBIGUOUS_NAMES[0]
 
 
 def test_an_unknown_candidate_is_a_400_and_changes_nothing(store: InMemoryNameLookups) -> None:

@@ -244,9 +244,10 @@ def test_the_identifier_of_a_validated_request() -> None:
 # ---------------------------------------------------------------- statuses
 
 
-def test_an_ambiguous_lookup_may_be_selected_once() -> None:
+def test_an_ambiguous_lookup_may_be_selected_and_selected_again() -> None:
     assert ensure_transition(LookupStatus.AMBIGUOUS, "select") == LookupStatus.SELECTED
-    for current in (LookupStatus.RESOLVED, LookupStatus.SELECTED):
+    assert ensure_transition(LookupStatus.SELECTED, "select") == LookupStatus.SELECTED  # until a deposit starts
+    for current in (LookupStatus.RESOLVED,):
         with pytest.raises(ServiceError) as raised:
             ensure_transition(current, "select")
         assert (raised.value.status, raised.value.code, raised.value.message) == (

@@ -30,6 +30,7 @@ IDEMPOTENT = {  # the spec's money-moving POSTs that exist (Endpoints, "Idempote
     ("post", "/v1/payments"),  # a hosted checkout: a retry after a fault must not open two
     ("post", "/v1/payouts/{payout_id}/cancel"),
     ("post", "/v1/psp/transactions"),
+    ("post", "/v1/cash-deposits"),
 }
 SHAPES = {  # an error response's schema -> the catalogue its codes come from
     "Problem": error_codes.GATEWAY,

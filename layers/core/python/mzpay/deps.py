@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.business_accounts import BusinessAccounts
+    from mzpay.store.cash_deposits import CashDepositIntents
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.connectors import Bindings
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.name_lookups import NameLookups
     from mzpay.store.oauth import OAuthStore
+    from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
     from mzpay.store.payments import Payments
     from mzpay.store.payouts import Payouts, SettlementQueue
@@ -246,6 +248,20 @@ def name_lookups() -> NameLookups:
     from mzpay.store.name_lookups import NameLookups
 
     return NameLookups.from_env()
+
+
+@once
+def partners() -> Partners:
+    from mzpay.store.partners import Partners
+
+    return Partners.from_env()
+
+
+@once
+def cash_deposit_intents() -> CashDepositIntents:
+    from mzpay.store.cash_deposits import CashDepositIntents
+
+    return CashDepositIntents.from_env()
 
 
 @once

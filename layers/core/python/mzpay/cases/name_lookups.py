@@ -14,12 +14,14 @@ from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.name_lookups import (
+    LOOKUP_TTL,
     LookupStatus,
     NameLookup,
     NameLookupRequest,
     ProviderUnavailable,
     candidates,
     ensure_transition,
+    option_locked,
     simulated_lookup,
     upstream_error,
 )
@@ -37,7 +39,9 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
             status, names = _live_lookup(principal, request, lookup_id)
     except ProviderUnavailable:
         raise upstream_error() from None
-    now = iso(datetime.now(UTC))
+    moment = datetime.now(UTC)
+    now = iso(moment)
+    wallet = request.mobile_wallet
     lookup = NameLookup(
         lookup_id=lookup_id,
         account_id=principal.acting_account_id,
@@ -47,6 +51,9 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
         version=1,
         name=names[0] if status == LookupStatus.RESOLVED else None,
         candidates=candidates(names),
+        network=wallet.network if request.type == "mobile_wallet" and wallet is not None else None,
+        identifier=request.identifier,
+        expires_at=iso(moment + LOOKUP_TTL),
         created_at=now,
         updated_at=now,
     )
@@ -85,7 +92,9 @@ def _visible(principal: Principal, lookup_id: str) -> NameLookup:
 
 
 def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str, Any]:
-    """Choose the holder among an ambiguous lookup's candidates (once)."""
+    """Choose the holder among an ambiguous lookup's candidates. The pick may change until a
+    cash deposit starts from the lookup (then another candidate is 409 option_locked); picking
+    the candidate already picked changes nothing."""
     lookup = _visible(principal, lookup_id)
     ensure_transition(lookup.status, "select")
     chosen = next((c for c in lookup.candidates if c["candidate_id"] == candidate_id), None)
@@ -96,9 +105,16 @@ def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str,
             "candidate_id: not a candidate of this lookup.",
             errors=[FieldError("candidate_id", "invalid_value", "not a candidate of this lookup")],
         )
+    if lookup.candidate_id == candidate_id:
+        return lookup.view()
+    if lookup.deposit is not None:
+        raise option_locked()
     now = iso(datetime.now(UTC))
-    changes = {"status": LookupStatus.SELECTED, "name": chosen["name"], "updated_at": now}
+    changes = {"status": LookupStatus.SELECTED, "name": chosen["name"], "candidate_id": candidate_id, "updated_at": now}
     try:
         return deps.name_lookups().transition(lookup, changes).view()
     except SelectionLost as exc:
-        raise ServiceError(409, "invalid_state", "Cannot select a name lookup that is selected.") from exc
+        fresh = deps.name_lookups().get(lookup_id)
+        if fresh is not None and fresh.deposit is not None:
+            raise option_locked() from exc
+        raise ServiceError(409, "invalid_state", "The name lookup changed meanwhile; read it and retry.") from exc

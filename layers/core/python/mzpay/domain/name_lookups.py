@@ -1,9 +1,12 @@
 """Name lookups: who holds a wallet number or a bank account (NIB), asked before paying out to it.
 
 A lookup is `resolved` (one holder's name), `ambiguous` (several candidates: the merchant picks
-one) or `selected` (an ambiguous lookup after the pick). The request follows the payout
-destination's rules: a wallet `{network, phone_number}` (missing_phone, invalid_phone) or a bank
-`{account}` (invalid_account); another `type` is invalid_method. A provider that cannot answer is
+one) or `selected` (an ambiguous lookup after the pick). The pick may change until a cash deposit
+starts from the lookup (docs/deposits.md); then selecting another candidate is 409
+option_locked. A lookup is good for a deposit for LOOKUP_TTL after it was made (`expires_at`).
+The request follows the payout destination's rules: a wallet `{network, phone_number}`
+(missing_phone, invalid_phone) or a bank `{account}` (invalid_account); another `type` is
+invalid_method. A provider that cannot answer is
 `502 upstream_error`.
 
 Test mode is deterministic (`simulated_lookup`): the last four digits of the phone number or of
@@ -22,6 +25,7 @@ NIB `0001 0000 0000 0003 8000 9` are unavailable; `+258841234567` and NIB
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
@@ -47,7 +51,11 @@ class LookupStatus:
 
 LOOKUP_TYPES = ("mobile_wallet", "bank_transfer")
 # (status, action) -> the status it leads to. Anything else is 409 invalid_state.
-TRANSITIONS: dict[tuple[str, str], str] = {(LookupStatus.AMBIGUOUS, "select"): LookupStatus.SELECTED}
+TRANSITIONS: dict[tuple[str, str], str] = {
+    (LookupStatus.AMBIGUOUS, "select"): LookupStatus.SELECTED,
+    (LookupStatus.SELECTED, "select"): LookupStatus.SELECTED,  # another pick, until a deposit starts
+}
+LOOKUP_TTL = timedelta(minutes=15)
 UPSTREAM_RETRY_AFTER_SECONDS = 10
 
 # The simulated provider's answers, by the identifier's last four digits.
@@ -95,6 +103,12 @@ class NameLookupRequest(Strict):
         return self.bank_transfer.account
 
 
+def option_locked() -> ServiceError:
+    return ServiceError(
+        409, "option_locked", "A cash deposit started from this lookup: its selection can no longer change."
+    )
+
+
 def ensure_transition(current: str, action: str) -> str:
     """The status `action` leads to from `current`, or 409 invalid_state."""
     target = TRANSITIONS.get((current, action))
@@ -131,6 +145,11 @@ class NameLookup(Entity):
     type: str
     name: str | None = None
     candidates: list[dict[str, Any]] = Field(default_factory=list)
+    candidate_id: str | None = None  # the candidate selected
+    network: str | None = None  # a wallet's network
+    identifier: str | None = None  # the phone number (E.164) or the normalized NIB looked up
+    expires_at: str | None = None
+    deposit: dict[str, str] | None = None  # the cash deposit started from it: intent_id, amount, currency
     created_at: str
     updated_at: str
 
@@ -141,6 +160,7 @@ class NameLookup(Entity):
             "status": self.status,
             "name": self.name,
             "candidates": self.candidates,
+            "expires_at": self.expires_at,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

@@ -303,6 +303,7 @@ class Payout(Entity):
     expiry_shard: str | None = None
     reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
     resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
+    cash_deposit: dict[str, Any] | None = None  # the cash deposit it carries (domain.cash_deposits)
 
     @field_validator("amount", mode="before")
     @classmethod

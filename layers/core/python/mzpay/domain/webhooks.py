@@ -24,6 +24,9 @@ DELIVERABLE = frozenset(
         "payout.paid",
         "payout.failed",
         "psp_transaction.recorded",
+        "cash_deposit.created",
+        "cash_deposit.succeeded",
+        "cash_deposit.failed",
         "collection_request.created",  # posted to the request's integration_routing.callback_url
         "collection_request.paid",
         "collection_request.payment_failed",

@@ -117,3 +117,9 @@ class RateLimitsIn(Strict):
 
     def limits(self) -> RateLimits:
         return RateLimits(self.per_key, self.per_account)
+
+
+class PartnerIn(Strict):
+    """Whether an account is a partner agent network (it may take cash deposits: docs/deposits.md)."""
+
+    partner: bool = Field(description="true: the account's keys may open cash-deposit intents and confirm deposits.")

@@ -38,7 +38,7 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
-from mzpay.openapi.gateway_partners import PspTransaction, PspTransactionList
+from mzpay.openapi.gateway_partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
 from mzpay.openapi.gateway_receipts import Receipt
 
 Network = Literal["mpesa", "emola", "mkesh"]
@@ -362,6 +362,10 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/psp/transactions"): PspTransaction,
     ("GET", "/v1/psp/transactions"): PspTransactionList,
     ("GET", "/v1/psp/transactions/{transaction_id}"): PspTransaction,
+    ("POST", "/v1/cash-deposits/intents"): CashDepositIntent,
+    ("GET", "/v1/cash-deposits/intents/{intent_id}"): CashDepositIntent,
+    ("POST", "/v1/cash-deposits"): CashDeposit,
+    ("GET", "/v1/cash-deposits/{deposit_id}"): CashDeposit,
     ("GET", "/v1/events"): EventList,
     ("GET", "/v1/events/{event_id}"): Event,
     ("POST", "/v1/admin/webhooks/verify"): WebhookVerification,

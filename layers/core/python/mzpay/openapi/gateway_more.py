@@ -137,6 +137,7 @@ class NameLookup(Answer):
             "status": "resolved",
             "name": "Ana Machava",
             "candidates": [{"candidate_id": "cand_1", "name": "Ana Machava"}],
+            "expires_at": "2026-11-03T08:15:00Z",
             "created_at": "2026-11-03T08:00:00Z",
             "updated_at": "2026-11-03T08:00:00Z",
         }
@@ -147,6 +148,7 @@ class NameLookup(Answer):
     status: Literal["resolved", "ambiguous", "selected"] = Field(description="ambiguous: select one candidate.")
     name: str | None = Field(description="The holder's name; null while ambiguous.")
     candidates: list[Candidate] = Field(description="The possible holders, in the provider's order.")
+    expires_at: Timestamp | None = Field(description="Until when a cash deposit may start from it.")
     created_at: Timestamp = Field(description="When the lookup was made.")
     updated_at: Timestamp = Field(description="When it last changed.")
 

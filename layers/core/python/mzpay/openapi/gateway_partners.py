@@ -81,3 +81,74 @@ class PspTransactionList(Answer):
     data: list[PspTransaction] = Field(description="The transactions of this page.")
     has_more: bool = Field(description="Whether another page follows.")
     next_page_token: str | None = Field(description="Pass as page_token for the next page; null on the last.")
+
+
+class DepositWallet(Answer):
+    """The payer's wallet a cash deposit credits."""
+
+    network: Network = Field(description="The wallet's network.")
+    phone_number: str = Field(description="The payer's number in E.164.")
+
+
+class CashDepositIntent(Answer):
+    """An agent's intent to deposit cash into the wallet a name lookup found."""
+
+    model_config = examples(
+        {
+            "object": "cash_deposit_intent",
+            "intent_id": ULID,
+            "lookup_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWY",
+            "status": "open",
+            "money": {"amount": "500.00", "currency": "MZN"},
+            "wallet": {"network": "mpesa", "phone_number": "+258841234567"},
+            "name": "Ana Machava",
+            "deposit_id": None,
+            "expires_at": "2026-11-25T08:45:00Z",
+            "created_at": "2026-11-25T08:31:00Z",
+        }
+    )
+
+    object: Literal["cash_deposit_intent"] = Field(description="Always cash_deposit_intent.")
+    intent_id: str = Field(description="The intent's id (a ULID).")
+    lookup_id: str = Field(description="The name lookup it started from.")
+    status: Literal["open", "used"] = Field(description="used: its deposit was confirmed.")
+    money: Amount = Field(description="The cash to deposit.")
+    wallet: DepositWallet = Field(description="Where it goes.")
+    name: str = Field(description="The wallet holder's name, as the provider gave it (masked by some).")
+    deposit_id: str | None = Field(description="The deposit confirmed from it; null while open.")
+    expires_at: Timestamp = Field(description="After this the deposit is refused: look the payer up again.")
+    created_at: Timestamp = Field(description="When it was opened.")
+
+
+class CashDeposit(Answer):
+    """Cash taken by a partner's agent and paid into a payer's wallet."""
+
+    model_config = examples(
+        {
+            "object": "cash_deposit",
+            "deposit_id": ULID,
+            "intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWZ",
+            "status": "pending",
+            "money": {"amount": "500.00", "currency": "MZN"},
+            "wallet": {"network": "mpesa", "phone_number": "+258841234567"},
+            "name": "Ana Machava",
+            "failure_code": None,
+            "failure_message": None,
+            "metadata": {},
+            "created_at": "2026-11-25T08:32:00Z",
+            "updated_at": "2026-11-25T08:32:00Z",
+        }
+    )
+
+    object: Literal["cash_deposit"] = Field(description="Always cash_deposit.")
+    deposit_id: str = Field(description="The deposit's id: also the id of the partner's payout that carries it.")
+    intent_id: str = Field(description="The intent it confirmed.")
+    status: Literal["pending", "succeeded", "failed"] = Field(description="succeeded: the wallet was credited.")
+    money: Amount = Field(description="The cash deposited.")
+    wallet: DepositWallet = Field(description="The wallet credited.")
+    name: str = Field(description="The wallet holder's name.")
+    failure_code: str | None = Field(description="Why it failed; else null.")
+    failure_message: str | None = Field(description="The failure in plain words; else null.")
+    metadata: dict[str, str] = Field(description="Your metadata ({} when none).")
+    created_at: Timestamp = Field(description="When it was confirmed.")
+    updated_at: Timestamp = Field(description="When it last changed.")

@@ -35,6 +35,16 @@ class RateLimits(Answer):
     per_account: int = Field(description="Requests per second of the account, all keys together.")
 
 
+class PartnerFlag(Answer):
+    """Whether an account is a partner agent network (docs/deposits.md)."""
+
+    model_config = examples({"account_id": ACCOUNT, "partner": True, "updated_at": "2026-11-25T08:00:00Z"})
+
+    account_id: str = Field(description="The account.")
+    partner: bool = Field(description="true: its keys may open cash-deposit intents and confirm deposits.")
+    updated_at: Timestamp = Field(description="When the account last changed.")
+
+
 class AccountLimits(Answer):
     """An account's charge ceilings in one mode, replacing the previous ones."""
 

@@ -23,7 +23,8 @@ from mzpay.domain.pilot import (
     window_reached,
 )
 from mzpay.domain.principal import Principal
-from mzpay.domain.routing import Psp, choose, eligible
+from mzpay.domain.routing import PSPS, Psp, choose, eligible
+from mzpay.steps.connectors import payout_method
 from mzpay.store.payments import Admission, Reservation
 
 COUNTER_TTL = 40 * 24 * 3600  # a month's window and then some
@@ -107,6 +108,37 @@ def _pilot_windows(
         amount = Decimal(request.max_amount)
     windows = check_pilot(state, request.metadata, request.money.currency, amount, now, rejection_id)
     return [Reservation(f"pilot_{w.rule}", w.key, amount, w.ceiling) for w in windows]
+
+
+def money_out_pilot(
+    account_id: str,
+    mode: str,
+    destination: dict[str, Any],
+    metadata: dict[str, str] | None,
+    currency: str,
+    amount: Decimal,
+    rejection_id: str,
+) -> tuple[Reservation, ...]:
+    """Live money out (a payout, a cash-deposit intent) counts in the pilot of the PSP bound for
+    its method, together with that PSP's payments: its rules now, the windows to raise with it."""
+    if mode != "live":
+        return ()
+    psp_id = deps.bindings().bound_psp(account_id, mode, payout_method(destination))
+    psp = PSPS.get(psp_id or "")
+    if psp is None:  # nothing bound, or not a PSP of the matrix: the connector refuses it
+        return ()
+    state = pilot_state(psp, deps.payments().pilot(psp.psp_id))
+    windows = check_pilot(state, metadata, currency, amount, datetime.now(UTC), rejection_id)
+    return tuple(Reservation(f"pilot_{w.rule}", w.key, amount, w.ceiling) for w in windows)
+
+
+def pilot_window_refusal(reservation: Reservation, currency: str, rejection_id: str) -> ServiceError | None:
+    """The refusal of a pilot window that a creation found full (None: not a pilot window)."""
+    if not reservation.name.startswith("pilot_"):
+        return None
+    psp_id = reservation.key.split("#")[1]  # PILOT#<psp>#<currency>#...
+    window = PilotWindow(reservation.name.removeprefix("pilot_"), reservation.key, reservation.ceiling)
+    return window_reached(psp_id, window, currency, rejection_id)
 
 
 def ceiling_refusal(psp: Psp, reservation: Reservation, currency: str, rejection_id: str) -> ServiceError:

@@ -12,6 +12,8 @@ from typing import Any
 from mzpay import deps
 from mzpay.connectors.base import PayoutCall, ProviderResult, RefundReconciling
 from mzpay.domain import expiry, ledger
+from mzpay.domain.cash_deposits import EVENT_OF_STATUS as EVENT_OF_DEPOSIT_STATUS
+from mzpay.domain.cash_deposits import deposit_view
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
@@ -39,6 +41,29 @@ def payout_event(kind: str, payout: Payout, now: str) -> Event:
     )
 
 
+def deposit_events(payout: Payout, now: str, kind: str | None = None) -> list[Event]:
+    """A payout that carries a cash deposit announces the deposit too: `kind`, else the event
+    of the status it reached (cash_deposit.succeeded or failed; none while it moves on)."""
+    if payout.cash_deposit is None:
+        return []
+    shown = deposit_view(payout)
+    kind = kind or EVENT_OF_DEPOSIT_STATUS.get(shown["status"])
+    if kind is None:
+        return []
+    return [
+        new_event(
+            kind,
+            payout.account_id,
+            payout.mode,
+            "cash_deposit",
+            payout.provider_payout_id,
+            {"object": shown},
+            now,
+            payout.cash_deposit.get("callback_url"),
+        )
+    ]
+
+
 def payout_entry(payout: Payout, movement: ledger.Movement, event: Event, now: str) -> ledger.Entry:
     return ledger.Entry(
         payout.account_id, payout.mode, payout.currency, movement, event.id, payout.provider_payout_id, now
@@ -49,9 +74,10 @@ def end_without_paying(payout: Payout, action: str, status: str, extra: dict[str
     """Canceled, rejected or failed: the held money and the daily totals come back."""
     now = now_iso()
     changes = {"status": status, "updated_at": now, **(extra or {}), **OUT_OF_THE_SWEEP}
-    event = payout_event(event_kind(action, status), payout.with_changes(changes), now)
+    after = payout.with_changes(changes)
+    event = payout_event(event_kind(action, status), after, now)
     entry = payout_entry(payout, ledger.released(event.type, payout.value), event, now)
-    return deps.payouts().transition(payout, changes, [event], entry, release=True)
+    return deps.payouts().transition(payout, changes, [event, *deposit_events(after, now)], entry, release=True)
 
 
 # A payout's place in the sweep's index (see domain.expiry), cleared once it ends.
@@ -70,9 +96,10 @@ def apply_result(payout: Payout, result: ProviderResult, extra: dict[str, Any] |
     if result.status == ProviderStatus.SUCCEEDED:
         now = now_iso()
         changes = {"status": Status.PAID, "updated_at": now, **OUT_OF_THE_SWEEP, **(extra or {})}
-        event = payout_event("payout.paid", payout.with_changes(changes), now)
+        after = payout.with_changes(changes)
+        event = payout_event("payout.paid", after, now)
         entry = payout_entry(payout, ledger.paid_out("payout.paid", payout.value), event, now)
-        deps.payouts().transition(payout, changes, [event], entry)
+        deps.payouts().transition(payout, changes, [event, *deposit_events(after, now)], entry)
         return Status.PAID
     failure = {"failure_code": result.failure_code, "failure_message": result.failure_message}
     end_without_paying(payout, "complete", Status.FAILED, failure | (extra or {}))

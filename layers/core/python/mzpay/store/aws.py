@@ -67,6 +67,14 @@ def is_conditional_failure(exc: BaseException) -> bool:
     return False
 
 
+def first_failed_item(exc: BaseException) -> int:
+    """The index of the first item of a canceled transaction whose condition failed (0 when the
+    answer does not say)."""
+    reasons = _error_response(exc).get("CancellationReasons") or []
+    codes = [r.get("Code") if isinstance(r, dict) else None for r in reasons]
+    return next((i for i, code in enumerate(codes) if code == "ConditionalCheckFailed"), 0)
+
+
 # AWS answers that mean "not now": retrying later can succeed.
 RETRYABLE_ERROR_CODES = frozenset(
     {

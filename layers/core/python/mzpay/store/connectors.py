@@ -79,6 +79,11 @@ class Bindings:
         old = self.table.delete_item(Key=_key(account_id, mode, method), ReturnValues="ALL_OLD").get("Attributes")
         return old is not None
 
+    def bound_psp(self, account_id: str, mode: str, method: str) -> str | None:
+        """The PSP bound to the account for `method` (its credentials left sealed), if any."""
+        item = self.table.get_item(Key=_key(account_id, mode, method)).get("Item")
+        return None if item is None else str(item["psp_id"])
+
     def credentials(self, account_id: str, mode: str, method: str) -> tuple[str, dict[str, str]] | None:
         """The bound PSP and its decrypted credentials, or None when nothing is bound."""
         item = self.table.get_item(Key=_key(account_id, mode, method)).get("Item")

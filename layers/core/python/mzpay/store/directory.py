@@ -35,6 +35,7 @@ class Account:
     updated_at: str
     version: int = 1
     mtls_required: bool = False  # every request needs a client certificate of the account
+    partner: bool = False  # a partner agent network: it may take cash deposits (set by operators)
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> Account:
@@ -48,6 +49,7 @@ class Account:
             updated_at=item["updated_at"],
             version=int(item.get("version", 1)),
             mtls_required=bool(item.get("mtls_required", False)),
+            partner=bool(item.get("partner", False)),
         )
 
     def public(self) -> dict[str, Any]:
@@ -165,7 +167,8 @@ class Directory:
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, account: Account) -> None:
-        fields = {k: v for k, v in account.__dict__.items() if k != "mtls_required" or v}  # set by PUT /v1/mtls
+        # mtls_required (PUT /v1/mtls) and partner (operators) are written only once set
+        fields = {k: v for k, v in account.__dict__.items() if k not in ("mtls_required", "partner") or v}
         item = {"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT", **fields}
         self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
 

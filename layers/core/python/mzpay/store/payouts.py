@@ -14,7 +14,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payouts import Payout
-from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
@@ -73,9 +73,7 @@ class Payouts:
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
-            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
-            failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
-            first = failed[0] if failed else 0
+            first = first_failed_item(exc)
             if first == 2:
                 raise BalanceTooLow() from exc
             if 4 <= first < 4 + len(reservations):

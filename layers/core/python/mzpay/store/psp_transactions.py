@@ -14,7 +14,7 @@ from typing import Any
 
 from mzpay.domain.events import Event
 from mzpay.domain.psp_transactions import PspTransaction
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 
@@ -100,9 +100,7 @@ class PspTransactions:
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
-            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
-            failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
-            first = failed[0] if failed else 0
+            first = first_failed_item(exc)
             if 2 <= first < 2 + len(reservations):
                 raise CeilingReached(reservations[first - 2]) from exc
             if refunding is not None and first == 2 + len(reservations):

@@ -1,0 +1,84 @@
+"""Cash-deposit intents in the payments table: CDI#<intent_id>/INTENT. Opening one is ONE
+transaction: the intent, its lookup marked as having started a deposit (on condition that the
+lookup is still in the status and version it was read with, so two intents, or an intent and a
+new selection, cannot both land) and the pilot's windows it counts in. The deposit itself is a
+payout (mzpay.store.payouts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.domain.cash_deposits import CashDepositIntent
+from mzpay.domain.name_lookups import NameLookup
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
+from mzpay.store.payments import CeilingReached, Reservation, counter_raises
+from mzpay.store.transitions import applied, versioned_update
+
+
+class LookupChanged(Exception):
+    """The lookup moved (another intent started from it, or another holder was selected)."""
+
+
+class IntentChanged(Exception):
+    """The intent moved since it was read (another confirmation used it)."""
+
+
+def _key(intent_id: str) -> dict[str, str]:
+    return {"pk": f"CDI#{intent_id}", "sk": "INTENT"}
+
+
+def _lookup_key(lookup_id: str) -> dict[str, str]:
+    return {"pk": f"LOOKUP#{lookup_id}", "sk": "LOOKUP"}
+
+
+class CashDepositIntents:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> CashDepositIntents:
+        return cls(env("PAYMENTS_TABLE"))
+
+    def open(
+        self, intent: CashDepositIntent, lookup: NameLookup, reservations: tuple[Reservation, ...], ttl: int
+    ) -> None:
+        """LookupChanged or CeilingReached when a condition stops it."""
+        deposit = {"intent_id": intent.intent_id, "amount": intent.amount, "currency": intent.currency}
+        changes = {"deposit": deposit, "updated_at": intent.created_at}
+        items: list[dict[str, Any]] = [
+            versioned_update(self.name, _lookup_key(lookup.lookup_id), lookup, changes),
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {**_key(intent.intent_id), **intent.item()},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            *counter_raises(self.name, reservations, ttl),
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            first = first_failed_item(exc)
+            if 2 <= first < 2 + len(reservations):
+                raise CeilingReached(reservations[first - 2]) from exc
+            raise LookupChanged() from exc
+
+    def get(self, intent_id: str) -> CashDepositIntent | None:
+        item = self.table.get_item(Key=_key(intent_id), ConsistentRead=True).get("Item")
+        return CashDepositIntent.model_validate(item) if item else None
+
+    def transition(self, intent: CashDepositIntent, changes: dict[str, Any]) -> CashDepositIntent:
+        """Apply `changes` if the intent still has the status and version it was read with."""
+        update = versioned_update(self.name, _key(intent.intent_id), intent, changes)["Update"]
+        try:
+            self.client.update_item(**update)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise IntentChanged() from exc
+            raise
+        return applied(intent, changes)

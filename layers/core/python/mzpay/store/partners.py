@@ -1,0 +1,30 @@
+"""The partner flag of an account (docs/deposits.md), on its ACCOUNT item in the directory
+(mzpay.store.directory.Account.partner): set by operators, read by the cash-deposit routes."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from mzpay.domain.clock import iso
+from mzpay.store.aws import env, table
+from mzpay.store.directory import Account
+
+
+class Partners:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> Partners:
+        return cls(env("DIRECTORY_TABLE"))
+
+    def set_partner(self, account: Account, partner: bool, now: datetime) -> Account:
+        """Mark `account` a partner agent network (or not); the account must still exist."""
+        self.table.update_item(
+            Key={"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT"},
+            UpdateExpression="SET partner = :partner, updated_at = :now, version = version + :one",
+            ConditionExpression="attribute_exists(pk)",
+            ExpressionAttributeValues={":partner": partner, ":now": iso(now), ":one": 1},
+        )
+        return dataclasses.replace(account, partner=partner, updated_at=iso(now), version=account.version + 1)
