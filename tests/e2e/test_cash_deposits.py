@@ -108,6 +108,7 @@ def test_a_deposit_credits_the_wallet_from_the_partners_balance(stack: RunningSt
         "wallet": {"network": "mpesa", "phone_number": PAYER},
         "name": "Ana Machava",
         "deposit_id": None,
+        "metadata": {},
         "expires_at": found["expires_at"],
         "created_at": body["created_at"],
     }

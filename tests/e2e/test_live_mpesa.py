@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -187,9 +188,12 @@ def test_a_live_name_lookup_asks_mpesa_for_the_customers_masked_name(
         "status": "resolved",
         "name": "Jo*o Mach**a",
         "candidates": [{"candidate_id": "cand_1", "name": "Jo*o Mach**a"}],
+        "expires_at": body["expires_at"],
         "created_at": body["created_at"],
         "updated_at": body["created_at"],
     }
+    made = datetime.fromisoformat(body["created_at"])
+    assert datetime.fromisoformat(body["expires_at"]) - made == timedelta(minutes=15)  # good for a deposit
     asked = [r for r in sandbox.requests if r.path == NAME_PATH][-1]
     assert (asked.query["input_CustomerMSISDN"], asked.query["input_ThirdPartyReference"]) == (
         "258841234567",

@@ -4,6 +4,7 @@ operator set; each broken rule is 422 pilot_limit naming it, recorded as transac
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -193,3 +194,73 @@ def test_pilot_settings_are_validated(stack: RunningStack) -> None:
     simulator = set_pilot(stack, "simulator", {"in_pilot": True})
     assert simulator.json()["errors"] == [{"field": "psp_id", "code": "invalid_value", "message": "a live PSP"}]
     assert set_pilot(stack, "nope", {"in_pilot": True}).json() == problem(404, "Not Found", "not_found", "No such PSP.")
+
+
+def pilot_total(stack: RunningStack, window: str) -> float:
+    """What vodacom-mpesa's pilot window of today (D) or this month (M) holds (the stack is shared)."""
+    items = stack.aws("dynamodb").scan(
+        TableName=stack.state["resources"]["mz"]["PaymentsTable"],
+        FilterExpression="begins_with(pk, :p)",
+        ExpressionAttributeValues={":p": {"S": f"PILOT#vodacom-mpesa#MZN#{window}#"}},
+    )["Items"]
+    return float(items[0]["total"]["N"]) if items else 0.0
+
+
+def test_live_payouts_and_deposit_intents_count_with_payments(
+    stack: RunningStack, mpesa_pilot: tuple[Merchant, MpesaSandbox]
+) -> None:
+    """Spec, pilot_limit: daily and monthly count payments, payouts, bill payments and deposit
+    intents together."""
+    shop, sandbox = mpesa_pilot
+    allowed = {"metadata": {"merchant_id": "loja-1"}}
+    pilot = settings("1000.00", "100000.00", "100000.00")
+    assert set_pilot(stack, "vodacom-mpesa", {"in_pilot": True, "settings": pilot}).status_code == 200
+    assert live(shop, amount="900.00", **allowed).json()["status"] == "succeeded"  # the live balance
+    ceiling = f"{pilot_total(stack, 'D') + 300:.2f}"  # room for 300.00 more today
+    pilot["daily"] = {"MZN": ceiling}
+    assert set_pilot(stack, "vodacom-mpesa", {"in_pilot": True, "settings": pilot}).status_code == 200
+    daily = f"vodacom-mpesa is in pilot: its daily total ({ceiling} MZN a day) would be exceeded."
+
+    def payout(amount: str, **extra: Any) -> requests.Response:
+        body = {
+            "payout_id": str(uuid.uuid4()),
+            "money": {"amount": amount, "currency": "MZN"},
+            "destination": wallet("+258840000000"),
+            **extra,
+        }
+        return shop.call("POST", "/payouts", body, key=shop.live_key)
+
+    pilot_refusal(
+        payout("10.00"),
+        "merchant_not_allowed",
+        "vodacom-mpesa is in pilot: metadata.merchant_id must name a merchant of its pilot.",
+    )
+    assert payout("200.00", **allowed).json()["status"] == "pending"  # 200 of 300
+    pilot_refusal(payout("150.00", **allowed), "daily", daily)
+    # a deposit intent of a partner counts too
+    management = stack.state["regions"]["mz"]["management"]
+    made = requests.put(
+        f"{management}/v1/accounts/{shop.account['id']}/partner",
+        json={"partner": True},
+        headers=operator(stack),
+        timeout=30,
+    )
+    assert made.status_code == 200
+    sandbox.names["258841234567"] = "Jo*o Mach**a"
+    body = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258841234567"}}
+    found = shop.call("POST", "/v1/name-lookups", body, key=shop.live_key).json()
+    assert found["name"] == "Jo*o Mach**a"
+
+    def intent(amount: str) -> requests.Response:
+        money = {"amount": amount, "currency": "MZN"}
+        return shop.call(
+            "POST",
+            "/v1/cash-deposits/intents",
+            {"lookup_id": found["lookup_id"], "money": money, **allowed},
+            key=shop.live_key,
+        )
+
+    pilot_refusal(intent("100.01"), "daily", daily)
+    opened = intent("100.00")  # 300 of 300
+    assert opened.status_code == 201 and opened.json()["name"] == "Jo*o Mach**a"
+    pilot_refusal(live(shop, amount="1.00", **allowed), "daily", daily)  # payments share the window

@@ -74,10 +74,10 @@ def open_intent(principal: Principal, request: IntentRequest) -> tuple[dict[str,
         "mobile_wallet": {"network": lookup.network, "phone_number": lookup.identifier},
     }
     reservations = money_out_pilot(
-        principal.acting_account_id, principal.mode, destination, None, currency, amount, rejection_id
+        principal.acting_account_id, principal.mode, destination, request.metadata, currency, amount, rejection_id
     )
     reserved = tuple(Reserved(key=r.key, amount=format_amount(r.amount, currency)) for r in reservations)
-    intent = intent_of(new_id(), lookup, currency, amount, now, reserved)
+    intent = intent_of(new_id(), lookup, request, now, reserved)
     try:
         deps.cash_deposit_intents().open(intent, lookup, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
     except CeilingReached as reached:

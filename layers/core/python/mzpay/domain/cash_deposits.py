@@ -62,8 +62,10 @@ class IntentRequest(Strict):
 
     lookup_id: str = Field(description="The name lookup of the payer's wallet (POST /v1/name-lookups).")
     money: Money
+    metadata: dict[str, str] | None = None  # `merchant_id` names the agent while its PSP is in pilot
 
     _lookup_id = field_validator("lookup_id", mode="before")(_ulid)
+    _metadata = field_validator("metadata", mode="before")(metadata_rule)
 
 
 class DepositRequest(Strict):
@@ -136,6 +138,7 @@ class CashDepositIntent(Entity):
     name: str
     expires_at: str
     deposit_id: str | None = None
+    metadata: dict[str, str] | None = None
     reservations: tuple[Reserved, ...] | None = None  # the pilot's windows it counts in (live)
     created_at: str
     updated_at: str
@@ -154,15 +157,17 @@ class CashDepositIntent(Entity):
             "wallet": {"network": self.network, "phone_number": self.phone_number},
             "name": self.name,
             "deposit_id": self.deposit_id,
+            "metadata": self.metadata or {},
             "expires_at": self.expires_at,
             "created_at": self.created_at,
         }
 
 
 def intent_of(
-    intent_id: str, lookup: NameLookup, currency: str, amount: Decimal, now: str, reserved: tuple[Reserved, ...]
+    intent_id: str, lookup: NameLookup, request: IntentRequest, now: str, reserved: tuple[Reserved, ...]
 ) -> CashDepositIntent:
     assert lookup.network and lookup.identifier and lookup.name and lookup.expires_at
+    currency, amount = request.money.currency, request.money.value
     return CashDepositIntent(
         intent_id=intent_id,
         account_id=lookup.account_id,
@@ -176,6 +181,7 @@ def intent_of(
         phone_number=lookup.identifier,
         name=lookup.name,
         expires_at=lookup.expires_at,
+        metadata=request.metadata,
         reservations=reserved or None,
         created_at=now,
         updated_at=now,

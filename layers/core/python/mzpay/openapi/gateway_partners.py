@@ -103,6 +103,7 @@ class CashDepositIntent(Answer):
             "wallet": {"network": "mpesa", "phone_number": "+258841234567"},
             "name": "Ana Machava",
             "deposit_id": None,
+            "metadata": {},
             "expires_at": "2026-11-25T08:45:00Z",
             "created_at": "2026-11-25T08:31:00Z",
         }
@@ -116,6 +117,7 @@ class CashDepositIntent(Answer):
     wallet: DepositWallet = Field(description="Where it goes.")
     name: str = Field(description="The wallet holder's name, as the provider gave it (masked by some).")
     deposit_id: str | None = Field(description="The deposit confirmed from it; null while open.")
+    metadata: dict[str, str] = Field(description="Your metadata ({} when none).")
     expires_at: Timestamp = Field(description="After this the deposit is refused: look the payer up again.")
     created_at: Timestamp = Field(description="When it was opened.")
 
