@@ -29,6 +29,9 @@ IDEMPOTENT = {  # the spec's money-moving POSTs that exist (Endpoints, "Idempote
     ("post", "/v1/payments/{payment_id}/cancel"),
     ("post", "/v1/payments"),  # a hosted checkout: a retry after a fault must not open two
     ("post", "/v1/payouts/{payout_id}/cancel"),
+    ("post", "/v1/payout-batches"),  # a retry after a fault must not upload two batches
+    ("post", "/v1/payout-batches/{batch_id}/close"),
+    ("post", "/v1/payout-batches/{batch_id}/release"),
 }
 SHAPES = {  # an error response's schema -> the catalogue its codes come from
     "Problem": error_codes.GATEWAY,

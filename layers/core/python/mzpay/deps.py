@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.payment_methods import PaymentMethods
     from mzpay.store.payments import Payments
+    from mzpay.store.payout_batches import PayoutBatches
     from mzpay.store.payouts import Payouts, SettlementQueue
     from mzpay.store.rate_limits import RateCounters
     from mzpay.store.refunds import Refunds
@@ -182,6 +183,13 @@ def payouts() -> Payouts:
     from mzpay.store.payouts import Payouts
 
     return Payouts.from_env()
+
+
+@once
+def payout_batches() -> PayoutBatches:
+    from mzpay.store.payout_batches import PayoutBatches
+
+    return PayoutBatches.from_env()
 
 
 @once

@@ -6,40 +6,20 @@ canceled, rejected) when it ends. See docs/payouts.md."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import Any
 
 from mzpay import deps
 from mzpay.connectors.base import PayoutCall
-from mzpay.domain import ledger
-from mzpay.domain.clock import iso
-from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
-from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.money import format_amount
-from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
-from mzpay.domain.payouts import (
-    CREATED_EVENT,
-    Payout,
-    PayoutRequest,
-    Status,
-    check_payout,
-    ensure_transition,
-    event_kind,
-    stored_destination,
-)
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.payout_limits import PayoutLimits
+from mzpay.domain.payouts import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
 from mzpay.domain.payouts import payout_view as view
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector
-from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_entry, payout_event
-from mzpay.store.ledger import BalanceTooLow
-from mzpay.store.payments import CeilingReached, Reservation
-from mzpay.store.payouts import PayoutIdTaken
-from mzpay.store.transitions import same_request
-
-COUNTER_TTL = 3 * 24 * 3600
+from mzpay.steps.payout_creation import Payer, make_payout
+from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_event
 
 
 # ---------------------------------------------------------------- create
@@ -47,92 +27,8 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     """Validate, check the limits, hold the money and answer at once (pending, or waiting for
     approval above the account's threshold); settlement follows through the queue."""
     check_payout(request)
-    account, mode = principal.acting_account_id, principal.mode
-    fingerprint = request_fingerprint(request.model_dump(mode="json"))
-    existing = deps.payouts().by_payout_id(account, mode, request.payout_id)
-    if existing is not None:
-        return _replay(existing, fingerprint)
-    destination = stored_destination(request.destination)
-    payout_connector(account, mode, destination)  # no binding / cannot pay out: refused before anything is written
-    currency, amount = request.money.currency, request.money.value
-    now_moment = datetime.now(UTC)
-    rejection_id = new_id()
-    limits: PayoutLimits = deps.payout_limits().read(account, mode)
-    nib = (destination.get("bank_transfer") or {}).get("account")
-    try:
-        windows = check_payout_limits(limits, account, mode, currency, amount, nib, now_moment, rejection_id)
-    except ServiceError as refusal:
-        _reject(principal, request, refusal)
-    reservations = tuple(Reservation(w.rule, w.key, amount, w.ceiling) for w in windows)
-    now = iso(now_moment)
-    payout = Payout(
-        provider_payout_id=new_id(),
-        payout_id=request.payout_id,
-        account_id=account,
-        mode=mode,
-        key_id=principal.key_id,
-        status=Status.WAITING_FOR_APPROVAL if needs_approval(limits, currency, amount) else Status.PENDING,
-        version=1,
-        submitted=False,
-        amount=format_amount(amount, currency),
-        currency=currency,
-        destination=destination,
-        callback_url=request.callback_url,
-        metadata=request.metadata,
-        description=request.description,
-        reservations=tuple(Reserved(key=r.key, amount=format_amount(r.amount, currency)) for r in reservations) or None,
-        fingerprint=fingerprint,
-        created_at=now,
-        updated_at=now,
-    )
-    created = payout_event(CREATED_EVENT, payout, now)
-    held = payout_entry(payout, ledger.hold(CREATED_EVENT, amount), created, now)
-    try:
-        deps.payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
-    except BalanceTooLow:
-        raise ledger.insufficient_balance(currency, amount) from None
-    except CeilingReached as reached:
-        window = PayoutWindow(reached.reservation.name, reached.reservation.key, reached.reservation.ceiling)
-        _reject(principal, request, window_refusal(window, currency, rejection_id))
-    except PayoutIdTaken:
-        winner = deps.payouts().by_payout_id(account, mode, request.payout_id)
-        assert winner is not None
-        if winner.entity.provider_payout_id != payout.provider_payout_id:  # else our own write landed
-            return _replay(winner, fingerprint)
-    return view(payout)
-
-
-def _replay(existing: Claimed[Payout], fingerprint: str) -> dict[str, Any]:
-    same_request(
-        existing,
-        fingerprint,
-        "payout_id_reused",
-        "This payout_id belongs to another payout (different amount or destination).",
-    )
-    return view(existing.entity)
-
-
-def _reject(principal: Principal, request: PayoutRequest, refusal: ServiceError) -> NoReturn:
-    """Record a limit refusal as transaction.rejected (no payout exists) and raise it."""
-    now = now_iso()
-    rejection_id = refusal.extensions["rejection_id"]
-    data = {
-        "object": {
-            "rejection_id": rejection_id,
-            "code": refusal.code,
-            "rule": refusal.extensions.get("rule"),
-            "payout_id": request.payout_id,
-            "money": request.money.model_dump(),
-            "destination": {"type": request.destination.type},
-            "created_at": now,
-        }
-    }
-    deps.payments().record_rejection(
-        new_event(
-            "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
-        )
-    )
-    raise refusal
+    payer = Payer(principal.acting_account_id, principal.mode, principal.key_id)
+    return make_payout(payer, request)
 
 
 # ---------------------------------------------------------------- read

@@ -1,0 +1,130 @@
+"""How a payout is made, for POST /payouts and for each line of a payout batch: check the limits,
+hold the money and record payout.created in one transaction (the settlement queue follows from
+the event); a payout_id sent again answers its payout (see docs/payouts.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, NoReturn
+
+from mzpay import deps
+from mzpay.domain import ledger
+from mzpay.domain.clock import iso
+from mzpay.domain.entity import Claimed, Reserved
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import new_event
+from mzpay.domain.ids import new_id, request_fingerprint
+from mzpay.domain.money import format_amount
+from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
+from mzpay.domain.payouts import CREATED_EVENT, Payout, PayoutRequest, Status, stored_destination
+from mzpay.domain.payouts import payout_view as view
+from mzpay.steps.connectors import payout_connector
+from mzpay.steps.payout_outcomes import now_iso, payout_entry, payout_event
+from mzpay.store.ledger import BalanceTooLow
+from mzpay.store.payments import CeilingReached, Reservation
+from mzpay.store.payouts import PayoutIdTaken
+
+COUNTER_TTL = 3 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class Payer:
+    """Whose money a payout is: the account and mode, the key that asked, and for a batch's line
+    its batch (approved as a whole, with its share of the batch's debit_daily total)."""
+
+    account_id: str
+    mode: str
+    key_id: str | None = None
+    batch_id: str | None = None
+    batch_reserved: tuple[Reserved, ...] = ()
+
+
+def make_payout(payer: Payer, request: PayoutRequest, limits: PayoutLimits | None = None) -> dict[str, Any]:
+    """Check the limits, hold the money and answer at once (pending, or waiting for approval
+    above the account's threshold; a batch's line is pending: its batch was approved whole)."""
+    account, mode = payer.account_id, payer.mode
+    fingerprint = request_fingerprint(request.model_dump(mode="json"))
+    existing = deps.payouts().by_payout_id(account, mode, request.payout_id)
+    if existing is not None:
+        return _replay(existing, fingerprint, payer.batch_id)
+    destination = stored_destination(request.destination)
+    payout_connector(account, mode, destination)  # no binding / cannot pay out: refused before anything is written
+    currency, amount = request.money.currency, request.money.value
+    now_moment = datetime.now(UTC)
+    rejection_id = new_id()
+    limits = limits if limits is not None else deps.payout_limits().read(account, mode)
+    nib = (destination.get("bank_transfer") or {}).get("account")
+    try:
+        windows = check_payout_limits(limits, account, mode, currency, amount, nib, now_moment, rejection_id)
+    except ServiceError as refusal:
+        _reject(payer, request, refusal)
+    reservations = tuple(Reservation(w.rule, w.key, amount, w.ceiling) for w in windows)
+    waits = payer.batch_id is None and needs_approval(limits, currency, amount)
+    now = iso(now_moment)
+    reserved = tuple(Reserved(key=r.key, amount=format_amount(r.amount, currency)) for r in reservations)
+    payout = Payout(
+        provider_payout_id=new_id(),
+        payout_id=request.payout_id,
+        account_id=account,
+        mode=mode,
+        key_id=payer.key_id,
+        batch_id=payer.batch_id,
+        status=Status.WAITING_FOR_APPROVAL if waits else Status.PENDING,
+        version=1,
+        submitted=False,
+        amount=format_amount(amount, currency),
+        currency=currency,
+        destination=destination,
+        callback_url=request.callback_url,
+        metadata=request.metadata,
+        description=request.description,
+        reservations=(reserved + payer.batch_reserved) or None,
+        fingerprint=fingerprint,
+        created_at=now,
+        updated_at=now,
+    )
+    created = payout_event(CREATED_EVENT, payout, now)
+    held = payout_entry(payout, ledger.hold(CREATED_EVENT, amount), created, now)
+    try:
+        deps.payouts().create(payout, [created], held, reservations, int(now_moment.timestamp()) + COUNTER_TTL)
+    except BalanceTooLow:
+        raise ledger.insufficient_balance(currency, amount) from None
+    except CeilingReached as reached:
+        window = PayoutWindow(reached.reservation.name, reached.reservation.key, reached.reservation.ceiling)
+        _reject(payer, request, window_refusal(window, currency, rejection_id))
+    except PayoutIdTaken:
+        winner = deps.payouts().by_payout_id(account, mode, request.payout_id)
+        assert winner is not None
+        if winner.entity.provider_payout_id != payout.provider_payout_id:  # else our own write landed
+            return _replay(winner, fingerprint, payer.batch_id)
+    return view(payout)
+
+
+def _replay(existing: Claimed[Payout], fingerprint: str, batch_id: str | None) -> dict[str, Any]:
+    if existing.fingerprint != fingerprint or existing.entity.batch_id != batch_id:
+        raise ServiceError(
+            409, "payout_id_reused", "This payout_id belongs to another payout (different amount or destination)."
+        )
+    return view(existing.entity)
+
+
+def _reject(payer: Payer, request: PayoutRequest, refusal: ServiceError) -> NoReturn:
+    """Record a limit refusal as transaction.rejected (no payout exists) and raise it."""
+    now = now_iso()
+    rejection_id = refusal.extensions["rejection_id"]
+    data = {
+        "object": {
+            "rejection_id": rejection_id,
+            "code": refusal.code,
+            "rule": refusal.extensions.get("rule"),
+            "payout_id": request.payout_id,
+            "money": request.money.model_dump(),
+            "destination": {"type": request.destination.type},
+            "created_at": now,
+        }
+    }
+    deps.payments().record_rejection(
+        new_event("transaction.rejected", payer.account_id, payer.mode, "rejection", rejection_id, data, now)
+    )
+    raise refusal
