@@ -1,10 +1,12 @@
-"""Gateway API: payouts and name lookups."""
+"""Gateway API: payouts, payout batches and name lookups."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.name_lookups import NameLookupRequest
+from mzpay.domain.payout_batches import PayoutBatchRequest
 from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.entry import gateway_handler
+from mzpay.http.batch_lines import parse_lines
 from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import SelectCandidate
 from mzpay.http.idempotency import idempotent
@@ -15,9 +17,10 @@ from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import name_lookups, payouts
+    from mzpay.cases import name_lookups, payout_batches, payouts
 else:  # each route's use case is loaded when a request first needs it
     name_lookups = deferred("mzpay.cases.name_lookups")
+    payout_batches = deferred("mzpay.cases.payout_batches")
     payouts = deferred("mzpay.cases.payouts")
 
 app = create_resolver(Surface.GATEWAY)
@@ -78,6 +81,54 @@ def cancel_payout(payout_id: str) -> dict[str, Any]:
 
     While it is pending or awaiting approval; the held money returns to the balance."""
     return payouts.cancel(merchant(), payout_id)
+
+
+@app.post("/v1/payout-batches")
+@requires("payouts:write")
+@idempotent(app)
+@errors("invalid_currency", "invalid_callback_url")
+def create_payout_batch(body: Annotated[PayoutBatchRequest, Body()]) -> dict[str, Any]:
+    """Upload a payout batch
+
+    Up to 1000 payouts (each line what POST /payouts takes) in one currency. Every line is
+    judged as POST /payouts would judge it, and nothing is paid or held: the batch is `open`
+    with its report of refused lines and their codes. Close it, then release it."""
+    return payout_batches.create_batch(merchant(), body, parse_lines(body.lines))
+
+
+@app.get("/v1/payout-batches/<batch_id>")
+@requires("payouts:read")
+def read_payout_batch(batch_id: str) -> dict[str, Any]:
+    """Read a payout batch
+
+    Its status, totals, the report of refused lines and, once sent, the payout made for each
+    accepted line."""
+    return payout_batches.read_batch(merchant(), batch_id)
+
+
+@app.post("/v1/payout-batches/<batch_id>/close")
+@requires("payouts:write")
+@idempotent(app)
+@errors("invalid_state")
+def close_payout_batch(batch_id: str) -> dict[str, Any]:
+    """Close a payout batch
+
+    An open batch is frozen as its report shows it (only its accepted lines will be paid), ready
+    to release."""
+    return payout_batches.close(merchant(), batch_id)
+
+
+@app.post("/v1/payout-batches/<batch_id>/release")
+@requires("payouts:write")
+@idempotent(app)
+@errors("invalid_state", "insufficient_balance", "limit_exceeded")
+def release_payout_batch(batch_id: str) -> dict[str, Any]:
+    """Release a payout batch
+
+    A closed batch is `released` and sent at once through the settlement queue (each accepted
+    line a payout), or `awaiting_approval` when its total is above the account's approval
+    threshold. The debit account's daily batch ceiling applies (rule `debit_daily`)."""
+    return payout_batches.release(merchant(), batch_id)
 
 
 @app.post("/v1/name-lookups")

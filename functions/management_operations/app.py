@@ -1,4 +1,5 @@
-"""Management API: account and payout limits, payout approvals, PSPs, connector bindings, identity provider audit."""
+"""Management API: account and payout limits, payout and payout batch approvals, PSPs, connector bindings,
+identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,11 +20,12 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import bindings, payouts, psps, reconciliation
+    from mzpay.cases import bindings, payout_batches, payouts, psps, reconciliation
     from mzpay.collection import identity_providers
 else:  # each route's use case is loaded when a request first needs it
     bindings = deferred("mzpay.cases.bindings")
     payouts = deferred("mzpay.cases.payouts")
+    payout_batches = deferred("mzpay.cases.payout_batches")
     psps = deferred("mzpay.cases.psps")
     reconciliation = deferred("mzpay.cases.reconciliation")
     identity_providers = deferred("mzpay.collection.identity_providers")
@@ -93,6 +95,26 @@ def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> dict
 
     A payout waiting for approval is refused with `reason`; its held money comes back."""
     return payouts.reject(payout_id, body.reason)
+
+
+@app.post("/v1/payout-batches/<batch_id>/approve")
+@errors("wrong_region", "invalid_state")
+def approve_payout_batch(batch_id: str) -> dict[str, Any]:
+    """Approve a payout batch
+
+    A batch awaiting approval is released; its payouts are made at once through the settlement
+    queue."""
+    return payout_batches.approve(batch_id)
+
+
+@app.post("/v1/payout-batches/<batch_id>/reject")
+@errors("wrong_region", "invalid_state")
+def reject_payout_batch(batch_id: str, body: Annotated[RejectPayout, Body()]) -> dict[str, Any]:
+    """Reject a payout batch
+
+    A batch awaiting approval is refused with `reason`: none of its payouts is made, and its
+    share of the debit account's daily total comes back."""
+    return payout_batches.reject(batch_id, body.reason)
 
 
 @app.get("/v1/reconciliation-cases")

@@ -60,6 +60,7 @@ class Resources:
     payment: str = ""
     refund: str = ""
     payout: str = ""
+    batch: str = ""  # an open payout batch
     event: str = ""
     lookup: str = ""
     psp_transaction: str = ""
@@ -108,6 +109,9 @@ class Tenant:
             lambda status: status in ("paid", "failed"),
         )
         assert settled == "paid"  # settled through the queue: nothing moves by itself afterwards
+        batch = self.call("POST", "/v1/payout-batches", {"currency": "MZN", "lines": [payout_body()]}, query=query)
+        assert batch.status_code == 200 and batch.json()["status"] == "open", batch.text
+        made.batch = batch.json()["batch_id"]
         lookup = self.call("POST", "/v1/name-lookups", lookup_body(), query=query)
         assert lookup.status_code == 200 and lookup.json()["status"] == "ambiguous", lookup.text
         made.lookup = lookup.json()["lookup_id"]
@@ -144,6 +148,7 @@ class Tenant:
             "payment": f"/v1/payments/{self.test.payment}",
             "refund": f"/v1/refunds/{self.test.refund}",
             "payout": f"/v1/payouts/{self.test.payout}",
+            "batch": f"/v1/payout-batches/{self.test.batch}",
             "events": "/v1/events?limit=100",
             "key": "/v1/api-keys/current",
             "webhook_endpoint": "/v1/webhook-endpoint",
@@ -312,6 +317,16 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "/payouts/{payout_id}"): Route(lambda r: f"/payouts/{r.payout}", resource="payout"),
     ("GET", "/v1/payouts/{payout_id}"): Route(lambda r: f"/v1/payouts/{r.payout}", resource="payout"),
     ("POST", "/v1/payouts/{payout_id}/cancel"): Route(lambda r: f"/v1/payouts/{r.payout}/cancel", resource="payout"),
+    ("POST", "/v1/payout-batches"): Route(
+        lambda r: "/v1/payout-batches", lambda r: {"currency": "MZN", "lines": [payout_body()]}
+    ),
+    ("GET", "/v1/payout-batches/{batch_id}"): Route(lambda r: f"/v1/payout-batches/{r.batch}", resource="payout batch"),
+    ("POST", "/v1/payout-batches/{batch_id}/close"): Route(
+        lambda r: f"/v1/payout-batches/{r.batch}/close", resource="payout batch"
+    ),
+    ("POST", "/v1/payout-batches/{batch_id}/release"): Route(
+        lambda r: f"/v1/payout-batches/{r.batch}/release", resource="payout batch"
+    ),
     ("POST", "/v1/name-lookups"): Route(lambda r: "/v1/name-lookups", lambda r: lookup_body()),
     ("POST", "/v1/name-lookups/{lookup_id}/select"): Route(
         lambda r: f"/v1/name-lookups/{r.lookup}/select", lambda r: {"candidate_id": "cand_1"}, "name lookup"

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
     from mzpay.store.payments import Payments
+    from mzpay.store.payout_batches import PayoutBatches
     from mzpay.store.payouts import Payouts, SettlementQueue
     from mzpay.store.psp_transactions import PspTransactions
     from mzpay.store.rate_limits import RateCounters
@@ -192,6 +193,13 @@ def psp_transactions() -> PspTransactions:
     from mzpay.store.psp_transactions import PspTransactions
 
     return PspTransactions.from_env()
+
+
+@once
+def payout_batches() -> PayoutBatches:
+    from mzpay.store.payout_batches import PayoutBatches
+
+    return PayoutBatches.from_env()
 
 
 @once

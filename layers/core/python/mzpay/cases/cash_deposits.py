@@ -33,7 +33,7 @@ from mzpay.domain.payouts import PayoutRequest
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.accounts import home_account
 from mzpay.steps.admission import money_out_pilot, pilot_window_refusal
-from mzpay.steps.payout_creation import payout_for
+from mzpay.steps.payout_creation import Payer, payout_for
 from mzpay.store.cash_deposits import IntentChanged, LookupChanged
 from mzpay.store.payments import CeilingReached
 
@@ -125,8 +125,11 @@ def confirm(principal: Principal, request: DepositRequest) -> dict[str, Any]:
         raise ServiceError(409, "invalid_state", f"This intent was already deposited ({intent.deposit_id}).")
     if iso(datetime.now(UTC)) >= intent.expires_at:
         raise deposit_refused(f"The intent expired at {intent.expires_at}; look the payer up again.")
+    payer = Payer(
+        principal.acting_account_id, principal.mode, principal.key_id, cash_deposit=deposit_of(intent, request)
+    )
     payout = payout_for(
-        principal,
+        payer,
         PayoutRequest.model_validate(
             {
                 "payout_id": intent.intent_id,
@@ -139,7 +142,6 @@ def confirm(principal: Principal, request: DepositRequest) -> dict[str, Any]:
                 "description": DEPOSIT_DESCRIPTION,
             }
         ),
-        deposit_of(intent, request),
     )
     try:
         deps.cash_deposit_intents().transition(

@@ -13,31 +13,22 @@ from mzpay.connectors.base import PayoutCall
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.payout_limits import PayoutLimits
-from mzpay.domain.payouts import (
-    Payout,
-    PayoutRequest,
-    Status,
-    ensure_transition,
-    event_kind,
-)
+from mzpay.domain.payouts import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
 from mzpay.domain.payouts import payout_view as view
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector
-from mzpay.steps.payout_creation import payout_for
-from mzpay.steps.payout_outcomes import (
-    apply_result,
-    end_without_paying,
-    now_iso,
-    payout_event,
-)
+from mzpay.steps.payout_creation import Payer, make_payout
+from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_event
 
 
 # ---------------------------------------------------------------- create
 def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any]:
     """Validate, check the limits, hold the money and answer at once (pending, or waiting for
     approval above the account's threshold); settlement follows through the queue."""
-    return view(payout_for(principal, request))  # mzpay.steps.payout_creation
+    check_payout(request)
+    payer = Payer(principal.acting_account_id, principal.mode, principal.key_id)
+    return make_payout(payer, request)
 
 
 # ---------------------------------------------------------------- read

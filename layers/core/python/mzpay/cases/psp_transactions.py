@@ -131,7 +131,7 @@ def _reject(principal: Principal, request: PspTransactionRequest, refusal: Servi
         "psp_transaction": {"type": request.type, "originator_reference": request.originator_reference},
         "money": request.money.model_dump(),
     }
-    rejected(principal, refusal, details)
+    rejected(principal.acting_account_id, principal.mode, refusal, details)
 
 
 def duplicate(reference: str) -> ServiceError:

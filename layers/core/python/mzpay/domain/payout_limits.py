@@ -1,6 +1,8 @@
 """Payout limits, set by operators per account and mode, per currency: the largest single payout,
 the most paid out per Maputo business day, the most paid to one bank account (NIB) per day
-(rule beneficiary_daily), and the amount above which a payout waits for an operator's approval."""
+(rule beneficiary_daily), the amount above which a payout (or a payout batch) waits for an
+operator's approval, and the most released in payout batches per day from the debit account,
+the account's balance in the currency (rule debit_daily)."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ class PayoutLimits:
     daily: dict[str, Decimal] = field(default_factory=dict)
     beneficiary_daily: dict[str, Decimal] = field(default_factory=dict)
     approval_threshold: dict[str, Decimal] = field(default_factory=dict)
+    debit_daily: dict[str, Decimal] = field(default_factory=dict)  # payout batches released per day
 
-    NAMES = ("per_transaction", "daily", "beneficiary_daily", "approval_threshold")
+    NAMES = ("per_transaction", "daily", "beneficiary_daily", "approval_threshold", "debit_daily")
 
     def public(self) -> dict[str, Any]:
         return {name: {c: f"{v:f}" for c, v in sorted(getattr(self, name).items())} for name in self.NAMES}

@@ -285,6 +285,7 @@ class Payout(Entity):
     account_id: str
     mode: str
     key_id: str | None = None
+    batch_id: str | None = None  # the payout batch whose line it is (docs/payouts.md, "Payout batches")
     submitted: bool = False
     currency: str
     amount: str  # a decimal string in the currency's exponent

@@ -27,6 +27,8 @@ DELIVERABLE = frozenset(
         "cash_deposit.created",
         "cash_deposit.succeeded",
         "cash_deposit.failed",
+        "payout_batch.sent",  # posted to the batch's callback_url (docs/payouts.md, "Payout batches")
+        "payout_batch.rejected",
         "collection_request.created",  # posted to the request's integration_routing.callback_url
         "collection_request.paid",
         "collection_request.payment_failed",

@@ -124,8 +124,9 @@ class PayoutLimitsIn(Strict):
     daily: dict[str, str] = Field(default_factory=dict)
     beneficiary_daily: dict[str, str] = Field(default_factory=dict)
     approval_threshold: dict[str, str] = Field(default_factory=dict)
+    debit_daily: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("per_transaction", "daily", "beneficiary_daily", "approval_threshold")
+    @field_validator("per_transaction", "daily", "beneficiary_daily", "approval_threshold", "debit_daily")
     @classmethod
     def _ceilings(cls, values: dict[str, str]) -> dict[str, str]:
         return _ceilings(values)

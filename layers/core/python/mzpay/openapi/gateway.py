@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
+from mzpay.openapi.gateway_batches import PayoutBatch
 from mzpay.openapi.gateway_more import (
     Amount,
     Answer,
@@ -357,6 +358,10 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/payouts"): Payout,
     ("GET", "/v1/payouts/{payout_id}"): Payout,
     ("POST", "/v1/payouts/{payout_id}/cancel"): Payout,
+    ("POST", "/v1/payout-batches"): PayoutBatch,
+    ("GET", "/v1/payout-batches/{batch_id}"): PayoutBatch,
+    ("POST", "/v1/payout-batches/{batch_id}/close"): PayoutBatch,
+    ("POST", "/v1/payout-batches/{batch_id}/release"): PayoutBatch,
     ("POST", "/v1/name-lookups"): NameLookup,
     ("POST", "/v1/name-lookups/{lookup_id}/select"): NameLookup,
     ("POST", "/v1/psp/transactions"): PspTransaction,

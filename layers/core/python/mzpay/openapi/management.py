@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from mzpay.openapi.gateway import Payout
+from mzpay.openapi.gateway_batches import PayoutBatch
 from mzpay.openapi.gateway_more import (
     ACCOUNT,
     ULID,
@@ -352,6 +353,8 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("PUT", "/v1/psps/{psp_id}/pilot"): PilotState,
     ("POST", "/v1/payouts/{payout_id}/approve"): Payout,
     ("POST", "/v1/payouts/{payout_id}/reject"): Payout,
+    ("POST", "/v1/payout-batches/{batch_id}/approve"): PayoutBatch,
+    ("POST", "/v1/payout-batches/{batch_id}/reject"): PayoutBatch,
     ("GET", "/v1/reconciliation-cases"): ReconciliationCaseList,
     ("GET", "/v1/reconciliation-cases/{object_id}"): ReconciliationCase,
     ("POST", "/v1/reconciliation-cases/{object_id}/resolve"): ReconciliationCase,

@@ -76,6 +76,7 @@ class PayoutLimits(Answer):
             "daily": {"MZN": "1000000.00"},
             "beneficiary_daily": {"MZN": "250000.00"},
             "approval_threshold": {"MZN": "50000.00"},
+            "debit_daily": {"MZN": "2000000.00"},
         }
     )
 
@@ -84,7 +85,12 @@ class PayoutLimits(Answer):
     per_transaction: Ceilings = Field(description="Per currency, the most one payout may be.")
     daily: Ceilings = Field(description="Per currency, the most the payouts of a day may add up to.")
     beneficiary_daily: Ceilings = Field(description="Per currency, the most one beneficiary may get in a day.")
-    approval_threshold: Ceilings = Field(description="Per currency, from which amount a payout waits for approval.")
+    approval_threshold: Ceilings = Field(
+        description="Per currency, above which amount a payout or a payout batch waits for approval."
+    )
+    debit_daily: Ceilings = Field(
+        description="Per currency, the most the payout batches released in a day may add up to (rule debit_daily)."
+    )
 
 
 # ---------------------------------------------------------------- PSPs

@@ -172,7 +172,8 @@ def reject(principal: Principal, request: ChargeRequest, refusal: ServiceError) 
     """Record `refusal` as transaction.rejected (no payment exists) and raise it."""
     source = request.source
     rejected(
-        principal,
+        principal.acting_account_id,
+        principal.mode,
         refusal,
         {
             "payment_id": request.payment_id,
@@ -183,7 +184,7 @@ def reject(principal: Principal, request: ChargeRequest, refusal: ServiceError) 
     )
 
 
-def rejected(principal: Principal, refusal: ServiceError, details: dict[str, Any]) -> NoReturn:
+def rejected(account_id: str, mode: str, refusal: ServiceError, details: dict[str, Any]) -> NoReturn:
     """Record a refusal before anything was created (a charge's, a payout's, a PSP transaction's)
     as transaction.rejected, its `details` naming what was refused, and raise it."""
     now = now_iso()
@@ -198,8 +199,6 @@ def rejected(principal: Principal, refusal: ServiceError, details: dict[str, Any
         }
     }
     deps.payments().record_rejection(
-        new_event(
-            "transaction.rejected", principal.acting_account_id, principal.mode, "rejection", rejection_id, data, now
-        )
+        new_event("transaction.rejected", account_id, mode, "rejection", rejection_id, data, now)
     )
     raise refusal

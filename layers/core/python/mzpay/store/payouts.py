@@ -123,7 +123,8 @@ class Payouts:
 
 
 class SettlementQueue:
-    """PayoutSettlementQueue: one message per payout to settle (a duplicate is harmless)."""
+    """PayoutSettlementQueue: one message per payout to settle, or per payout batch to send (a
+    duplicate is harmless)."""
 
     def __init__(self, queue_url: str) -> None:
         self.queue_url = queue_url
@@ -136,3 +137,7 @@ class SettlementQueue:
         client("sqs").send_message(
             QueueUrl=self.queue_url, MessageBody=json.dumps({"provider_payout_id": provider_payout_id})
         )
+
+    def send_batch(self, batch_id: str) -> None:
+        """A released payout batch to send (its payouts made; a duplicate is harmless)."""
+        client("sqs").send_message(QueueUrl=self.queue_url, MessageBody=json.dumps({"payout_batch_id": batch_id}))

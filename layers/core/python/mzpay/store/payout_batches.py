@@ -1,0 +1,141 @@
+"""Payout batches in the payments table: POB#<batch_id>/BATCH (status, version, counts, total)
+and POB#<batch_id>/LINE#<nnnnn>, one item per uploaded line (the payout it asks for or why it
+was refused; once sent, the payout made or why sending refused it). Lines are written before
+the batch item, which alone makes the batch exist: an upload that stops halfway leaves lines
+nobody can reach, never half a batch. A change of status is one transaction: the versioned
+update, its event and, when released, the debit account's daily total raised within its
+ceiling (or, when rejected or lines could not be sent, given back)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.entity import Reserved
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event
+from mzpay.domain.payout_batches import BatchLine, PayoutBatch
+from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.events import event_puts
+from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
+from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+
+
+def _key(batch_id: str) -> dict[str, str]:
+    return {"pk": f"POB#{batch_id}", "sk": "BATCH"}
+
+
+def _line_key(batch_id: str, line: int) -> dict[str, str]:
+    return {"pk": f"POB#{batch_id}", "sk": f"LINE#{line:05d}"}
+
+
+class PayoutBatches:
+    def __init__(self, table_name: str, events_table: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> PayoutBatches:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+    def create(self, batch: PayoutBatch, lines: list[BatchLine], events: list[Event]) -> None:
+        """The lines, then the batch with its event (on condition that the id is new)."""
+        with self.table.batch_writer() as writer:
+            for line in lines:
+                writer.put_item(Item={**_line_key(batch.batch_id, line.line), **line.model_dump(exclude_none=True)})
+        self.client.transact_write_items(
+            TransactItems=[
+                {
+                    "Put": {
+                        "TableName": self.name,
+                        "Item": {**_key(batch.batch_id), **batch.item()},
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+                *event_puts(self.events_name, events),
+            ]
+        )
+
+    def get(self, batch_id: str) -> PayoutBatch | None:
+        item = self.table.get_item(Key=_key(batch_id), ConsistentRead=True).get("Item")
+        return PayoutBatch.model_validate(item) if item else None
+
+    def lines(self, batch_id: str) -> list[BatchLine]:
+        """Every line of the batch, in upload order."""
+        found: list[BatchLine] = []
+        query: dict[str, Any] = {
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :line)",
+            "ExpressionAttributeValues": {":pk": f"POB#{batch_id}", ":line": "LINE#"},
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self.table.query(**query)
+            found += [BatchLine.model_validate(item) for item in page.get("Items", [])]
+            if "LastEvaluatedKey" not in page:
+                return found
+            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def record_line(self, batch_id: str, line: int, changes: dict[str, Any]) -> None:
+        """What sending made of a line (its payout, or why it was refused): written once, the same
+        again when a send is resumed."""
+        names = {f"#f{i}": name for i, name in enumerate(changes)}
+        values = {f":v{i}": value for i, value in enumerate(changes.values())}
+        self.table.update_item(
+            Key=_line_key(batch_id, line),
+            UpdateExpression="SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(changes))),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+
+    def transition(
+        self,
+        batch: PayoutBatch,
+        changes: dict[str, Any],
+        events: list[Event],
+        reservation: Reservation | None = None,
+        give_back: Decimal | None = None,
+        ttl: int = 0,
+    ) -> PayoutBatch:
+        """Apply `changes` if the batch still has the status and version it was read with (else
+        409 invalid_state), with its events, raising the debit account's daily total by
+        `reservation` within its ceiling (else CeilingReached) or giving `give_back` of the total
+        it raised back."""
+        token = write_token()
+        counters = counter_raises(self.name, (reservation,), ttl) if reservation else []
+        if give_back:
+            back = tuple(Reserved(key=r.key, amount=str(give_back)) for r in batch.reservations or ())
+            counters += counter_releases(self.name, back, Decimal(0))
+        items = [
+            versioned_update(self.name, _key(batch.batch_id), batch, _stored(changes), token),
+            *counters,
+            *event_puts(self.events_name, events),
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
+            fresh = self.get(batch.batch_id)
+            if own_write(fresh, token):  # an earlier attempt of this very write landed
+                assert fresh is not None
+                return fresh
+            failed = [code == "ConditionalCheckFailed" for code in reasons]
+            if reservation is not None and failed[1:2] == [True] and not failed[0]:
+                raise CeilingReached(reservation) from exc
+            raise ServiceError(
+                409, "invalid_state", "The payout batch changed meanwhile (another request moved it first)."
+            ) from exc
+        return applied(batch, changes, token)
+
+
+def _stored(changes: dict[str, Any]) -> dict[str, Any]:
+    """The changes as DynamoDB takes them (reservations as plain maps)."""
+    return {
+        name: [r.model_dump() for r in value]
+        if isinstance(value, tuple) and value and isinstance(value[0], Reserved)
+        else value
+        for name, value in changes.items()
+    }
