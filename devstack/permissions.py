@@ -198,7 +198,10 @@ def grants(logical_id: str, template: Mapping[str, Any]) -> set[Grant]:
     granted: set[Grant] = set()
     for policy in template["Resources"][logical_id]["Properties"].get("Policies") or []:
         if not (isinstance(policy, dict) and set(policy) == {"Statement"}):
-            raise ValueError(f"{logical_id}: only inline Statements are checked, not {policy!r}")
+            raise ValueError(
+                f"{logical_id}: Policies are inline Statements only, not {policy!r}; "
+                f"python -m devstack.permissions {logical_id} prints what its code needs"
+            )
         for statement in policy["Statement"]:
             if statement.get("Effect") != "Allow":
                 continue

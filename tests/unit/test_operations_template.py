@@ -36,6 +36,42 @@ def alarms_on(namespace: str, metric: str, dimension: dict[str, Any] | None = No
     ]
 
 
+def watching(logical_id: str) -> str:
+    """The log group and errors alarm a function needs, as template.yaml lines (beside the others)."""
+    return f"""  {logical_id}Logs:
+    Type: AWS::Logs::LogGroup
+    DeletionPolicy: Retain
+    UpdateReplacePolicy: Retain
+    Properties:
+      LogGroupName: !Sub /aws/lambda/${{{logical_id}}}
+      RetentionInDays: !Ref LogRetentionDays
+
+  {logical_id}ErrorsAlarm:
+    Type: AWS::CloudWatch::Alarm
+    Properties:
+      AlarmDescription: !Sub "${{{logical_id}}} failed invocations (runbook: docs/operations.md, Function errors)."
+      Namespace: AWS/Lambda
+      MetricName: Errors
+      Dimensions:
+        - Name: FunctionName
+          Value: !Ref {logical_id}
+      Statistic: Sum
+      Period: 60
+      EvaluationPeriods: 1
+      Threshold: 0
+      ComparisonOperator: GreaterThanThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+"""
+
+
+def test_the_printed_blocks_are_the_templates_own() -> None:
+    """What a failing test prints for a new function is what the others have (it deploys)."""
+    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    assert all(watching(name) in text for name in FUNCTIONS)
+
+
 def api_of(logical_id: str) -> str | None:
     events = RESOURCES[logical_id]["Properties"].get("Events") or {}
     apis = {e["Properties"]["RestApiId"]["Ref"] for e in events.values() if e["Type"] == "Api"}
@@ -51,14 +87,14 @@ def test_each_function_has_a_log_group_with_retention(logical_id: str) -> None:
         if spec["Type"] == "AWS::Logs::LogGroup"
         and spec["Properties"]["LogGroupName"] == {"Fn::Sub": f"/aws/lambda/${{{logical_id}}}"}
     ]
-    assert len(groups) == 1, f"{logical_id} needs an AWS::Logs::LogGroup /aws/lambda/${{{logical_id}}}"
+    assert len(groups) == 1, f"{logical_id} has no log group; add to template.yaml:\n{watching(logical_id)}"
     assert groups[0]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
 
 
 @pytest.mark.parametrize("logical_id", FUNCTIONS)
 def test_each_function_has_an_errors_alarm(logical_id: str) -> None:
     found = alarms_on("AWS/Lambda", "Errors", {"Name": "FunctionName", "Value": {"Ref": logical_id}})
-    assert found == [f"{logical_id}ErrorsAlarm"], logical_id
+    assert found == [f"{logical_id}ErrorsAlarm"], f"{logical_id}: add to template.yaml:\n{watching(logical_id)}"
 
 
 @pytest.mark.parametrize("logical_id", FUNCTIONS)
@@ -68,7 +104,14 @@ def test_each_api_function_deploys_gradually_rolled_back_by_its_alarms(logical_i
     if api is None:  # the authorizers and the workers: no API route of their own
         assert "DeploymentPreference" not in props
         return
-    assert props["AutoPublishAlias"] == "live"
+    lines = f"""      AutoPublishAlias: live
+      DeploymentPreference:
+        Type: !Ref DeploymentType
+        Alarms:
+          - !Ref {logical_id}ErrorsAlarm
+          - !Ref {api}ServerErrorsAlarm
+          - !Ref {api}LatencyAlarm"""
+    assert props.get("AutoPublishAlias") == "live", f"{logical_id}: add to its Properties:\n{lines}"
     preference = props["DeploymentPreference"]
     assert preference["Type"] == {"Ref": "DeploymentType"}
     assert preference["Alarms"] == [
