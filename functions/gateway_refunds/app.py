@@ -1,20 +1,22 @@
-"""Gateway API: refunds and the balance."""
+"""Gateway API: refunds, disputes and the balance."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.domain.disputes import EvidenceRequest
 from mzpay.domain.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors
-from mzpay.http.params import Body
+from mzpay.http.params import Body, Query
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import refunds
+    from mzpay.cases import disputes, refunds
 else:  # each route's use case is loaded when a request first needs it
+    disputes = deferred("mzpay.cases.disputes")
     refunds = deferred("mzpay.cases.refunds")
 
 app = create_resolver(Surface.GATEWAY)
@@ -71,6 +73,50 @@ def read_balance() -> dict[str, Any]:
 
     Per currency: what is available to pay out or refund, and what is held."""
     return refunds.balance(merchant())
+
+
+@app.get("/v1/disputes")
+@requires("payments:read")
+@errors("invalid_request")
+def list_disputes(
+    limit: Annotated[str | None, Query(description="Disputes per page, 1 to 100 (20 by default).")] = None,
+    page_token: Annotated[str | None, Query(description="The next_page_token of the previous page.")] = None,
+) -> dict[str, Any]:
+    """List disputes
+
+    The account's disputes in the key's mode, newest first."""
+    return disputes.listing(merchant(), limit, page_token)
+
+
+@app.get("/v1/disputes/<dispute_id>")
+@requires("payments:read")
+def read_dispute(dispute_id: str) -> dict[str, Any]:
+    """Read a dispute
+
+    Its status, the money it holds, the evidence given and the decision."""
+    return disputes.read(merchant(), dispute_id)
+
+
+@app.post("/v1/disputes/<dispute_id>/evidence")
+@requires("refunds:write")
+@errors("invalid_state", "invalid_request")
+def submit_dispute_evidence(dispute_id: str, body: Annotated[EvidenceRequest, Body()]) -> dict[str, Any]:
+    """Submit a dispute's evidence
+
+    Text and up to 3 files (PDF, PNG, JPEG; base64, 2 MiB each), given once while the dispute
+    needs a response; it is then under review and the evidence cannot change (409 invalid_state)."""
+    return disputes.submit_evidence(merchant(), dispute_id, body)
+
+
+@app.post("/v1/disputes/<dispute_id>/accept")
+@requires("refunds:write")
+@errors("invalid_state")
+def accept_dispute(dispute_id: str) -> dict[str, Any]:
+    """Accept a dispute
+
+    The merchant concedes while the dispute needs a response: it is lost and the held money goes
+    to the payer."""
+    return disputes.accept(merchant(), dispute_id)
 
 
 lambda_handler = gateway_handler(app)

@@ -3,6 +3,7 @@ identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
@@ -14,16 +15,17 @@ from mzpay.http.operations_schemas import (
     RejectPayout,
     ResolveCase,
 )
-from mzpay.http.params import Body, Query
-from mzpay.http.resolver import create_resolver
+from mzpay.http.params import Body, Query, Response
+from mzpay.http.resolver import create_resolver, created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import bindings, payout_batches, payouts, psps, reconciliation
+    from mzpay.cases import bindings, disputes, payout_batches, payouts, psps, reconciliation
     from mzpay.collection import identity_providers
 else:  # each route's use case is loaded when a request first needs it
     bindings = deferred("mzpay.cases.bindings")
+    disputes = deferred("mzpay.cases.disputes")
     payouts = deferred("mzpay.cases.payouts")
     payout_batches = deferred("mzpay.cases.payout_batches")
     psps = deferred("mzpay.cases.psps")
@@ -149,6 +151,36 @@ def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Bod
     note, who, from where, when); only an object waiting for an operator (else 409)."""
     source_ip = app.current_event.request_context.identity.source_ip or ""
     return reconciliation.resolve(object_id, body.outcome, body.note, source_ip)
+
+
+@app.post("/v1/disputes")
+@errors("wrong_region", "invalid_state", "invalid_amount", "invalid_currency")
+def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[str, Any]]:
+    """Open a dispute
+
+    On an account's succeeded payment (a chargeback its provider reported): the disputed money
+    (by default all that was not refunded) is held at once, whatever the balance, and the
+    merchant has 7 days to answer; no refund of the payment meanwhile. 409 for a payment that
+    did not succeed or is disputed already."""
+    return created(disputes.open_dispute(body))
+
+
+@app.get("/v1/disputes/<dispute_id>")
+@errors("wrong_region")
+def read_dispute(dispute_id: str) -> dict[str, Any]:
+    """Read a dispute"""
+    return disputes.read_for_operator(dispute_id)
+
+
+@app.post("/v1/disputes/<dispute_id>/decide")
+@errors("wrong_region", "invalid_state")
+def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()]) -> dict[str, Any]:
+    """Decide a dispute
+
+    `won` gives the held money back to the merchant, `lost` pays it to the payer; only an open
+    dispute (else 409), with an audit record (the note, who, from where, when)."""
+    source_ip = app.current_event.request_context.identity.source_ip or ""
+    return disputes.decide(dispute_id, body, source_ip)
 
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")

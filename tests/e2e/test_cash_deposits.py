@@ -135,7 +135,7 @@ def test_a_deposit_credits_the_wallet_from_the_partners_balance(stack: RunningSt
     used = shop.call("GET", f"/v1/cash-deposits/intents/{body['intent_id']}", idempotency_key=None).json()
     assert (used["status"], used["deposit_id"]) == ("used", deposit["deposit_id"])
     # the partner's balance paid the payer's wallet; the ledger still balances
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "4500.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "4500.00", "held": "0.00", "fees": "0.00"}]
     assert_ledger_balances(stack, shop)
     arrivals = receiver.wait_for(url, 2)
     kinds = [json.loads(a.body)["type"] for a in arrivals]
@@ -158,7 +158,7 @@ def test_a_deposit_the_provider_refuses_gives_the_money_back(stack: RunningStack
     deposit = confirm(shop, opened["intent_id"], callback_url=url).json()
     done = finished(shop, deposit["deposit_id"])
     assert done["status"] == "failed" and done["failure_code"]
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "300.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "300.00", "held": "0.00", "fees": "0.00"}]
     kinds = [json.loads(a.body)["type"] for a in receiver.wait_for(url, 2)]
     assert kinds == ["cash_deposit.created", "cash_deposit.failed"]
 
@@ -179,7 +179,7 @@ def test_a_key_of_an_account_that_is_not_a_partner_is_refused(stack: RunningStac
     opened = intent(agent, lookup(agent)["lookup_id"]).json()
     make_partner(stack, agent, False)
     assert confirm(agent, opened["intent_id"]).json() == refused
-    assert balance(agent)["balances"] == [{"currency": "MZN", "available": "5000.00", "held": "0.00"}]
+    assert balance(agent)["balances"] == [{"currency": "MZN", "available": "5000.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_an_ambiguous_lookup_is_selected_then_locked_by_its_deposit(stack: RunningStack) -> None:
@@ -325,7 +325,7 @@ def test_an_intent_is_confirmed_once(stack: RunningStack) -> None:
     no_key = confirm(shop, opened["intent_id"], idempotency_key=None)
     assert no_key.status_code == 400 and no_key.json()["code"] == "idempotency_key_required"
     finished(shop, first.json()["deposit_id"])
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "4750.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "4750.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_racing_confirmations_deposit_once(stack: RunningStack) -> None:
@@ -337,7 +337,7 @@ def test_racing_confirmations_deposit_once(stack: RunningStack) -> None:
     assert len(made) == 1, [a.text for a in answers]
     assert all(a.json()["code"] == "invalid_state" for a in answers if a.status_code != 201)
     finished(shop, made.pop())
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "4700.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "4700.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_a_deposit_needs_the_partners_balance(stack: RunningStack) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -32,17 +31,6 @@ STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
     return Collection(stack, "mz")
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    import threading
-
-    server = Receiver()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 def unique_phone() -> str:

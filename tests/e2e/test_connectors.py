@@ -263,4 +263,5 @@ def test_a_live_payment_left_pending_is_reconciled_with_the_provider(stack: Runn
     }
     assert all(q.api_key == provider.api_key for q in queries)
     balance = shop.call("GET", "/v1/balance", key=shop.live_key).json()["balances"]
-    assert balance == [{"currency": "MZN", "available": "150.00", "held": "0.00"}]  # the ledger saw the capture
+    # the ledger saw the capture
+    assert balance == [{"currency": "MZN", "available": "150.00", "held": "0.00", "fees": "0.00"}]

@@ -87,7 +87,7 @@ def test_a_live_charge_is_refunded_in_part_then_in_full_by_reversal(stack: Runni
     assert sandbox.reversed[transaction] == Decimal("500.00")
     read = live(shop, "GET", f"/v1/payments/{pid}").json()
     assert (read["status"], read["refunded_amount"]) == ("succeeded", "500.00")
-    assert live_balance(shop) == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
+    assert live_balance(shop) == [{"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_a_binding_without_initiator_credentials_refuses_refunds_before_anything_moves(
@@ -106,7 +106,7 @@ def test_a_binding_without_initiator_credentials_refuses_refunds_before_anything
         rule="operation",
     )
     assert len(sandbox.requests) == before
-    assert live_balance(shop) == [{"currency": "MZN", "available": "50.00", "held": "0.00"}]
+    assert live_balance(shop) == [{"currency": "MZN", "available": "50.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_a_live_payout_is_paid_by_b2c_and_its_webhook_is_signed(
@@ -140,7 +140,7 @@ def test_a_live_payout_is_paid_by_b2c_and_its_webhook_is_signed(
     assert events_of(stack, pid) == ["payout.created", "payout.in_transit", "payout.submitted", "payout.paid"]
     b2c = [r for r in sandbox.requests if r.path == B2C_PATH][-1]
     assert (b2c.body or {})["input_Amount"] == "250.00" and (b2c.body or {})["input_CustomerMSISDN"] == "258840000000"
-    assert live_balance(shop) == [{"currency": "MZN", "available": "750.00", "held": "0.00"}]
+    assert live_balance(shop) == [{"currency": "MZN", "available": "750.00", "held": "0.00", "fees": "0.00"}]
     (arrival,) = receiver.wait_for(url, 1)
     verify(arrival.body, arrival.headers["Service-Signature"], [secret])
     event = json.loads(arrival.body)
@@ -166,7 +166,7 @@ def test_a_live_payout_the_provider_refuses_fails_and_gives_the_money_back(
         "invalid_recipient",
         "M-Pesa has no wallet for the recipient's number.",
     )
-    assert live_balance(shop) == [{"currency": "MZN", "available": "400.00", "held": "0.00"}]
+    assert live_balance(shop) == [{"currency": "MZN", "available": "400.00", "held": "0.00", "fees": "0.00"}]
 
 
 def lookup(shop: Merchant, phone: str, network: str = "mpesa") -> requests.Response:
@@ -270,7 +270,7 @@ def test_a_refund_and_payouts_the_provider_left_pending_are_reconciled(stack: Ru
     assert events_of(stack, rid) == ["refund.created", "refund.succeeded"]
     assert events_of(stack, paid_later)[-1] == "payout.paid" and events_of(stack, never_seen)[-1] == "payout.failed"
     # 500 captured, 100.04 refunded, 100 paid out, 100 back from the payout M-Pesa never got
-    assert live_balance(shop) == [{"currency": "MZN", "available": "299.96", "held": "0.00"}]
+    assert live_balance(shop) == [{"currency": "MZN", "available": "299.96", "held": "0.00", "fees": "0.00"}]
 
 
 def test_what_the_provider_never_answers_waits_for_an_operator_who_resolves_it(
@@ -380,7 +380,7 @@ def test_what_the_provider_never_answers_waits_for_an_operator_who_resolves_it(
     (arrival,) = receiver.wait_for(url, 1)
     assert json.loads(arrival.body)["type"] == "payout.paid"
     # 500 captured; the refund failed (its 100.04 back); 200 paid out
-    assert live_balance(shop) == [{"currency": "MZN", "available": "300.00", "held": "0.00"}]
+    assert live_balance(shop) == [{"currency": "MZN", "available": "300.00", "held": "0.00", "fees": "0.00"}]
     unknown = requests.post(
         f"{management}/v1/reconciliation-cases/{ULID()}/resolve",
         json={"outcome": "failed", "note": "x"},

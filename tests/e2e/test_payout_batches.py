@@ -122,7 +122,7 @@ def test_a_batch_is_judged_line_by_line_closed_released_and_each_payout_settles(
     )
     batch_id = body["batch_id"]
     # nothing was held or made by the upload
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00", "fees": "0.00"}]
     assert shop.call("POST", f"/v1/payout-batches/{batch_id}/close").json()["status"] == "closed"
     released = shop.call("POST", f"/v1/payout-batches/{batch_id}/release")
     assert released.status_code == 200, released.text
@@ -141,7 +141,7 @@ def test_a_batch_is_judged_line_by_line_closed_released_and_each_payout_settles(
         ("paid", good[1]["payout_id"], "250.00"),
         ("paid", good[2]["payout_id"], "50.00"),
     ]
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "600.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "600.00", "held": "0.00", "fees": "0.00"}]
     pid = final["payouts"][0]["provider_payout_id"]
     assert events_of(stack, pid) == ["payout.created", "payout.in_transit", "payout.submitted", "payout.paid"]
     assert events_of(stack, batch_id) == [
@@ -194,7 +194,7 @@ def test_above_the_threshold_a_batch_awaits_approval_then_is_sent(stack: Running
     assert (final["status"], final["sent"]) == ("sent", 2)
     # each payout is 'pending' (not waiting for approval again): the batch was approved whole
     assert [settled(shop, p["provider_payout_id"])["status"] for p in final["payouts"]] == ["paid", "paid"]
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "650.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "650.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_an_operator_rejects_a_batch_and_nothing_is_paid(stack: RunningStack) -> None:
@@ -213,7 +213,7 @@ def test_an_operator_rejects_a_batch_and_nothing_is_paid(stack: RunningStack) ->
     assert rejected.json()["payouts"] is None
     time.sleep(1)
     assert shop.call("GET", f"/v1/payout-batches/{batch_id}").json()["status"] == "rejected"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00", "fees": "0.00"}]
     # its 350.00 of the debit account's day came back: a 500.00 batch still fits
     set_payout_limits(stack, shop, debit_daily={"MZN": "500.00"})
     again = closed(shop, [line("300.00"), line("200.00")])
@@ -340,7 +340,7 @@ def test_concurrent_releases_of_one_batch_one_wins(stack: RunningStack) -> None:
     final = sent(shop, batch["batch_id"])
     assert (final["status"], final["sent"]) == ("sent", 2)
     assert [settled(shop, p["provider_payout_id"])["status"] for p in final["payouts"]] == ["paid", "paid"]
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "800.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "800.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_close_and_release_race_and_the_batch_ends_consistent(stack: RunningStack) -> None:

@@ -98,13 +98,13 @@ def test_a_wallet_payout_settles_to_paid_with_its_signed_webhook(stack: RunningS
     pid = body["provider_payout_id"]
     seen = balance(shop)["balances"]
     later = shop.call("GET", f"/v1/payouts/{pid}").json()["status"]
-    held = [{"currency": "MZN", "available": "750.00", "held": "250.00"}]
+    held = [{"currency": "MZN", "available": "750.00", "held": "250.00", "fees": "0.00"}]
     if later in ("pending", "in_transit"):  # still on its way after the balance was read: it was held then
         assert seen == held
     else:  # settlement (from the queue) may win the race with the read: held, or already paid out
-        assert seen in (held, [{"currency": "MZN", "available": "750.00", "held": "0.00"}])
+        assert seen in (held, [{"currency": "MZN", "available": "750.00", "held": "0.00", "fees": "0.00"}])
     assert settled(shop, pid)["status"] == "paid"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "750.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "750.00", "held": "0.00", "fees": "0.00"}]
     assert events_of(stack, pid) == ["payout.created", "payout.in_transit", "payout.submitted", "payout.paid"]
     (arrival,) = receiver.wait_for(url, 1)
     verify(arrival.body, arrival.headers["Service-Signature"], [secret])
@@ -135,7 +135,7 @@ def test_a_payout_to_no_such_wallet_fails_and_gives_the_money_back(stack: Runnin
         "invalid_recipient",
         "The recipient's wallet does not exist.",
     )
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00", "fees": "0.00"}]
     (arrival,) = receiver.wait_for(url, 1)
     verify(arrival.body, arrival.headers["Service-Signature"], [secret])
     assert json.loads(arrival.body)["type"] == "payout.failed"
@@ -154,7 +154,7 @@ def test_insufficient_balance_never_leaves_a_half_made_payout(stack: RunningStac
     assert refused.json() == problem(
         422, "Unprocessable Content", "insufficient_balance", "The available balance does not cover 50.01 MZN."
     )
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "50.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "50.00", "held": "0.00", "fees": "0.00"}]
     assert [e["type"] for e in shop.call("GET", "/v1/events").json()["data"]] == [
         "payment.succeeded",
         "payment.created",
@@ -171,7 +171,7 @@ def test_concurrent_payouts_never_overdraw(stack: RunningStack) -> None:
     assert {a.json()["code"] for a in answers if a.status_code == 422} == {"insufficient_balance"}
     for answer in (a for a in answers if a.status_code == 200):
         assert settled(shop, answer.json()["provider_payout_id"])["status"] == "paid"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_a_bank_payout_through_v1_payouts(stack: RunningStack) -> None:
@@ -214,7 +214,7 @@ def test_a_bank_account_that_is_not_a_nib_is_invalid_account(stack: RunningStack
         f"The request has invalid fields: {field}.",
         errors=[{"field": field, "code": "invalid_account", "message": NIB_MESSAGE}],
     ), why
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_the_nib_with_separators_is_kept_normalized(stack: RunningStack) -> None:
@@ -263,7 +263,7 @@ def test_payout_validation_codes(stack: RunningStack) -> None:
         "destination.mobile_wallet.phone_number",
     )
     assert payout(shop, wallet(None), amount="1.00").json()["code"] == "missing_phone"  # type: ignore[arg-type]
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1000.00", "held": "0.00", "fees": "0.00"}]
 
 
 def set_payout_limits(stack: RunningStack, shop: Merchant, **limits: Any) -> None:
@@ -321,14 +321,14 @@ def test_a_payout_above_the_threshold_waits_for_approval(stack: RunningStack) ->
     assert settled(shop, big["provider_payout_id"])["status"] == "paid"
 
     other = payout(shop, wallet("+258840000000"), "2000.00").json()
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1500.00", "held": "2000.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "1500.00", "held": "2000.00", "fees": "0.00"}]
     url = f"{management(stack)}/v1/payouts/{other['provider_payout_id']}"
     rejected = requests.post(f"{url}/reject", json={"reason": "unknown recipient"}, headers=operator(stack), timeout=30)
     assert (rejected.json()["status"], rejected.json()["failure_message"]) == ("rejected", "unknown recipient")
     assert requests.post(
         f"{url}/reject", json={"reason": "again"}, headers=operator(stack), timeout=30
     ).json() == problem(409, "Conflict", "invalid_state", "Cannot reject a payout that is rejected.")
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "3500.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "3500.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_cancel_races_settlement_and_one_outcome_wins(stack: RunningStack) -> None:
@@ -346,7 +346,9 @@ def test_cancel_races_settlement_and_one_outcome_wins(stack: RunningStack) -> No
             assert final["status"] == "paid"
         outcomes.append(final["status"])
     paid = outcomes.count("paid")
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": f"{1000 - 10 * paid:.2f}", "held": "0.00"}]
+    assert balance(shop)["balances"] == [
+        {"currency": "MZN", "available": f"{1000 - 10 * paid:.2f}", "held": "0.00", "fees": "0.00"}
+    ]
     done = payout(shop, wallet("+258840000000"), "10.00").json()["provider_payout_id"]
     assert settled(shop, done)["status"] == "paid"
     assert shop.call("POST", f"/v1/payouts/{done}/cancel").json() == problem(
@@ -401,7 +403,7 @@ def test_the_ledger_balances_after_charges_refunds_and_payouts(stack: RunningSta
     ]
     assert [settled(shop, pid)["status"] for pid in ids] == ["paid", "failed", "failed"]
     assert_ledger_balances(stack, shop)
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "850.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "850.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_the_same_payout_id_sent_ten_times_at_once_makes_one_payout(stack: RunningStack) -> None:
@@ -416,7 +418,7 @@ def test_the_same_payout_id_sent_ten_times_at_once_makes_one_payout(stack: Runni
     assert {a.status_code for a in answers} == {200}
     assert len({a.json()["provider_payout_id"] for a in answers}) == 1
     assert settled(shop, answers[0].json()["provider_payout_id"])["status"] == "paid"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "900.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "900.00", "held": "0.00", "fees": "0.00"}]
     other = shop.call("POST", "/payouts", {**body, "money": {"amount": "99.00", "currency": "MZN"}})
     assert other.json() == problem(
         409,
@@ -445,4 +447,4 @@ def test_approve_and_reject_race_one_wins(stack: RunningStack) -> None:
     final = settled(shop, pid)["status"]
     assert final == ("paid" if winners[0] == "pending" else "rejected")
     expected = "4500.00" if final == "paid" else "5000.00"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": expected, "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": expected, "held": "0.00", "fees": "0.00"}]

@@ -47,7 +47,7 @@ def test_a_full_refund_gives_everything_back(stack: RunningStack) -> None:
     assert balance(shop) == {
         "object": "balance",
         "mode": "test",
-        "balances": [{"currency": "MZN", "available": "150.00", "held": "0.00"}],
+        "balances": [{"currency": "MZN", "available": "150.00", "held": "0.00", "fees": "0.00"}],
     }
     refund_id = str(ULID())
     answer = refund(shop, pid, refund_id=refund_id, reason="requested_by_customer")
@@ -70,7 +70,7 @@ def test_a_full_refund_gives_everything_back(stack: RunningStack) -> None:
         "150.00",
         "150.00",
     )
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}]
     assert events_of(stack, body["provider_refund_id"]) == ["refund.created", "refund.succeeded"]
     assert shop.call("GET", f"/v1/refunds/{body['provider_refund_id']}").json() == body
 
@@ -144,10 +144,10 @@ def test_a_declined_refund_gives_the_remainder_and_the_money_back(stack: Running
     )
     assert events_of(stack, declined["provider_refund_id"]) == ["refund.created", "refund.failed"]
     assert shop.call("GET", f"/v1/payments/{pid}").json()["refunded_amount"] == "0.00"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "150.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "150.00", "held": "0.00", "fees": "0.00"}]
     waiting = refund(shop, pid, "10.14").json()  # the provider timed out: held until it answers
     assert waiting["status"] == "pending"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "139.86", "held": "10.14"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "139.86", "held": "10.14", "fees": "0.00"}]
 
 
 def test_refunds_are_validated(stack: RunningStack) -> None:
@@ -185,7 +185,7 @@ def test_concurrent_partial_refunds_never_pass_the_remainder(stack: RunningStack
     assert sorted(a.status_code for a in answers) == [200] + [422] * 9
     assert {a.json()["code"] for a in answers if a.status_code == 422} == {"amount_exceeds_remaining"}
     assert shop.call("GET", f"/v1/payments/{pid}").json()["refunded_amount"] == "60.00"
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "40.00", "held": "0.00"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "40.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_a_live_mpesa_payment_is_refunded_by_reversal(stack: RunningStack) -> None:
@@ -223,7 +223,10 @@ def assert_ledger_balances(stack: RunningStack, shop: Merchant) -> None:
         assert sum(v for k, v in entry.items() if k != "kind") == 0, entry
     available = sum((e.get("available", Decimal(0)) for e in entries), Decimal(0))
     held = sum((e.get("held", Decimal(0)) for e in entries), Decimal(0))
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": f"{available:.2f}", "held": f"{held:.2f}"}]
+    fees = sum((e.get("fees", Decimal(0)) for e in entries), Decimal(0))
+    assert balance(shop)["balances"] == [
+        {"currency": "MZN", "available": f"{available:.2f}", "held": f"{held:.2f}", "fees": f"{fees:.2f}"}
+    ]
 
 
 def test_the_ledger_balances_after_a_mixed_run_and_matches_the_events(stack: RunningStack) -> None:
@@ -237,9 +240,45 @@ def test_the_ledger_balances_after_a_mixed_run_and_matches_the_events(stack: Run
     refund(shop, b, "5.14")  # pending
     refund(shop, held)  # the rest of the 70 captured
     assert_ledger_balances(stack, shop)
-    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "249.86", "held": "5.14"}]
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "249.86", "held": "5.14", "fees": "0.00"}]
     # The same balance from the events alone: captured payments in, succeeded refunds out, pending held.
     events = shop.call("GET", "/v1/events?limit=100").json()["data"]
     captured = sum(Decimal(e["data"]["object"]["captured_amount"]) for e in events if e["type"] == "payment.succeeded")
     refunded = sum(Decimal(e["data"]["object"]["money"]["amount"]) for e in events if e["type"] == "refund.succeeded")
     assert f"{captured - refunded - Decimal('5.14'):.2f}" == "249.86"
+
+
+def test_a_fee_the_provider_reports_is_kept_out_of_available_and_not_given_back(stack: RunningStack) -> None:
+    """tok_test_fee's acquirer keeps 2.5% of what it captured: the ledger posts it to fees, the
+    merchant's available money is the rest, and a refund (the payer gets everything back) must be
+    covered by available money, so the fee stays spent."""
+    shop = Merchant(stack)
+    charged = shop.charge(card("tok_test_fee"), amount="200.00").json()
+    assert (charged["status"], charged["captured_amount"]) == ("succeeded", "200.00")
+    pid = str(charged["provider_payment_id"])
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "195.00", "held": "0.00", "fees": "5.00"}]
+    assert ledger_entries(stack, shop) == [
+        {"available": Decimal("195"), "fees": Decimal("5"), "clearing": Decimal("-200"), "kind": "payment.captured"}
+    ]
+    # the whole payment back needs 200.00 of available money; only 195.00 is there
+    whole = refund(shop, pid)
+    assert (whole.status_code, whole.json()["code"]) == (422, "insufficient_balance")
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "195.00", "held": "0.00", "fees": "5.00"}]
+    # a second payment without a fee covers it; the fee is not returned by the refund
+    paid(shop, "10.00")
+    answer = refund(shop, pid)
+    assert (answer.status_code, answer.json()["status"], answer.json()["money"]) == (
+        200,
+        "succeeded",
+        {"amount": "200.00", "currency": "MZN"},
+    )
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "5.00", "held": "0.00", "fees": "5.00"}]
+    assert_ledger_balances(stack, shop)
+
+
+def test_a_test_card_number_stands_for_the_fee_token(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    answer = shop.charge({"type": "card", "card": {"number": "4000 0000 0000 0259"}}, amount="10.10").json()
+    assert (answer["status"], answer["captured_amount"]) == ("succeeded", "10.10")
+    # 2.5% of 10.10 is 0.2525: rounded half-even to the cent, 0.25
+    assert balance(shop)["balances"] == [{"currency": "MZN", "available": "9.85", "held": "0.00", "fees": "0.25"}]

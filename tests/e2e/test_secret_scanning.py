@@ -16,14 +16,12 @@ from devstack.launcher import RunningStack
 from devstack.secret_scanning import signature
 from mzpay.domain.keys import generate_key
 from tests.e2e import test_access as access_tests
-from tests.e2e import test_webhooks as webhook_tests
 from tests.e2e.test_access import Operator, assert_problem, eventually, gateway
 from tests.e2e.test_oauth import ask, client_of, issued
 from tests.e2e.test_webhooks import Receiver, signature_parts
 
 pytestmark = pytest.mark.e2e
 mz, sa = access_tests.mz, access_tests.sa  # the fixtures: each region's management API as an operator
-receiver = webhook_tests.receiver  # the fixture: the merchant's webhook endpoint on loopback
 LEAKED_AT = "https://github.com/o/r/blob/main/.env"
 UNAUTHORIZED = "A valid API key is required: Authorization: Bearer <API key>."
 

@@ -66,6 +66,7 @@ class Resources:
     psp_transaction: str = ""
     intent: str = ""  # a cash-deposit intent, confirmed
     deposit: str = ""
+    dispute: str = ""  # decided (won): it holds no money
     key: str = ""  # an API key id of the account (of this mode)
 
 
@@ -136,6 +137,12 @@ class Tenant:
             lambda status: status != "pending",
         )
         assert deposited == "succeeded"
+        disputed = self.call("POST", "/charges", charge_body("5.00"), query=query).json()["provider_payment_id"]
+        owner = query.split("account_id=", 1)[1] if "account_id=" in query else self.account_id
+        body = {"account_id": owner, "provider_payment_id": disputed, "reason": "general"}
+        made.dispute = self.operator.ok("POST", "/v1/disputes", body)["dispute_id"]
+        decided = {"outcome": "won", "note": "test"}
+        assert self.operator.ok("POST", f"/v1/disputes/{made.dispute}/decide", decided)["status"] == "won"
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
@@ -350,6 +357,14 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "/v1/cash-deposits/{deposit_id}"): Route(
         lambda r: f"/v1/cash-deposits/{r.deposit}", resource="cash deposit"
     ),
+    ("GET", "/v1/disputes"): Route(lambda r: "/v1/disputes"),
+    ("GET", "/v1/disputes/{dispute_id}"): Route(lambda r: f"/v1/disputes/{r.dispute}", resource="dispute"),
+    ("POST", "/v1/disputes/{dispute_id}/evidence"): Route(
+        lambda r: f"/v1/disputes/{r.dispute}/evidence", lambda r: {"text": "mine"}, "dispute"
+    ),
+    ("POST", "/v1/disputes/{dispute_id}/accept"): Route(
+        lambda r: f"/v1/disputes/{r.dispute}/accept", resource="dispute"
+    ),
     ("GET", "/v1/events"): Route(lambda r: "/v1/events"),
     ("GET", "/v1/events/{event_id}"): Route(lambda r: f"/v1/events/{r.event}", resource="event"),
     ("POST", "/v1/admin/webhooks/verify"): Route(lambda r: "/v1/admin/webhooks/verify", lambda r: {"id": "evt"}),
@@ -468,15 +483,15 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     assert shop.call("GET", f"/v1/payouts/{made.payout}").status_code == 200
     extra = platform.call("POST", "/charges", charge_body("7.00"), query=acting)
     assert extra.status_code == 200 and extra.json()["status"] == "succeeded"
-    balance = {"object": "balance", "mode": "test", "balances": [{"currency": "MZN", "held": "0.00"}]}
+    balance = {"object": "balance", "mode": "test", "balances": [{"currency": "MZN", "held": "0.00", "fees": "0.00"}]}
 
     def available(amount: str) -> dict[str, Any]:
         return {**balance, "balances": [{**balance["balances"][0], "available": amount}]}  # type: ignore[index]
 
-    # 1000 - 10 (refund) - 100 (payout) - 1 (cash deposit) + 7: the shop's
-    assert shop.call("GET", "/v1/balance").json() == available("896.00")
-    assert platform.call("GET", "/v1/balance", query=acting).json() == available("896.00")
-    assert platform.call("GET", "/v1/balance").json() == available("889.00")  # the platform's own, untouched
+    # 1000 - 10 (refund) - 100 (payout) - 1 (cash deposit) + 5 (a disputed payment, won) + 7: the shop's
+    assert shop.call("GET", "/v1/balance").json() == available("901.00")
+    assert platform.call("GET", "/v1/balance", query=acting).json() == available("901.00")
+    assert platform.call("GET", "/v1/balance").json() == available("894.00")  # the platform's own, untouched
     event = shop.call("GET", f"/v1/events/{made.event}")
     assert event.status_code == 200 and event.json()["id"] == made.event
     # keys are not reached through a connection (a secret would outlive the connection)

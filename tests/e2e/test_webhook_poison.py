@@ -11,7 +11,6 @@ and the dispatcher must not rely on it."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,15 +32,6 @@ pytestmark = pytest.mark.e2e
 
 SUCCEEDS = "+258840000000"
 WITHIN_SECONDS = 15.0
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture(scope="module")

@@ -251,7 +251,9 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
     assert kinds(outcomes) <= {"ok", "request_in_progress"} and "ok" in kinds(outcomes), outcomes
     assert calls.refunds == 1
     assert events_of(stored.provider_refund_id) == ["refund.created", "refund.succeeded"]
-    assert refunds.balance(merchant())["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
+    assert refunds.balance(merchant())["balances"] == [
+        {"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}
+    ]
 
     other_paid, abandoned = half_made_refund(calls, str(ULID()))
     assert sweep.expire_due()["resumed"] == 0  # its lease still runs

@@ -151,3 +151,42 @@ def test_the_derivation_sees_what_an_authorizer_does() -> None:
         ("dynamodb:BatchGetItem", "param:DirectoryTableName", ""),
         ("secretsmanager:GetSecretValue", "param:KeyPepperSecretName", ""),
     }
+
+
+def test_every_aws_call_the_code_makes_is_one_the_derivation_knows() -> None:
+    """An AWS operation the derivation did not know would be granted nothing: in every module that
+    makes AWS clients (mzpay.store.aws's `client` or `table`), each call named like an operation of
+    a service the stack uses, and not like a method of mzpay's own, is one of code_reach.CALLS."""
+    import ast
+
+    import botocore.session
+    from botocore import xform_name
+
+    from devstack.code_reach import CALLS, PACKAGE_ROOT
+
+    session = botocore.session.get_session()
+    operations = {
+        xform_name(name)
+        for service in ("dynamodb", "dynamodbstreams", "sqs", "s3", "kms", "secretsmanager", "ssm")
+        for name in session.get_service_model(service).operation_names
+    }
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in (PACKAGE_ROOT / "mzpay").rglob("*.py")}
+    own = {node.name for tree in trees.values() for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    aws_modules = [
+        tree
+        for tree in trees.values()
+        if any(
+            isinstance(node, ast.ImportFrom)
+            and node.module == "mzpay.store.aws"
+            and {a.name for a in node.names} & {"client", "table"}
+            for node in ast.walk(tree)
+        )
+    ]
+    called = {
+        node.func.attr
+        for tree in aws_modules
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    assert len(aws_modules) > 20 and {"get_item", "send_message", "put_object"} <= called & operations
+    assert (called & operations) - own - set(CALLS) == set()

@@ -28,6 +28,23 @@ def test_every_movement_has_legs_summing_to_zero(movement: ledger.Movement, legs
     assert sum(movement.legs().values()) == 0
 
 
+@pytest.mark.parametrize(
+    ("fee", "kept"),
+    [
+        (Decimal("3.09"), Decimal("3.09")),  # what the provider reported
+        (None, Decimal(0)),  # no report: no fees leg
+        (Decimal("-1"), Decimal(0)),  # a provider cannot pay the merchant a fee
+        (Decimal("500"), A),  # nor keep more than it collected
+    ],
+)
+def test_a_reported_fee_goes_to_fees_and_never_to_available(fee: Decimal | None, kept: Decimal) -> None:
+    movement = ledger.captured(A, fee)
+    expected = {"available": A - kept, "held": Decimal(0), "clearing": -A} | ({"fees": kept} if kept else {})
+    assert movement.legs() == expected
+    assert sum(movement.legs().values()) == 0
+    assert movement.needs_available is None
+
+
 def test_only_holding_needs_available_money() -> None:
     assert ledger.hold("refund.created", A).needs_available == A
     assert ledger.captured(A).needs_available is None and ledger.released("x", A).needs_available is None

@@ -400,7 +400,12 @@ def test_refunds_answer_refund_results_and_the_payment_shows_them(world: World) 
 
 def test_the_balance(world: World) -> None:
     balance = valid(more.Balance, refund_cases.balance(merchant()))
-    assert balance.balances[0].model_dump() == {"currency": "MZN", "available": "970.00", "held": "30.50"}
+    assert balance.balances[0].model_dump() == {
+        "currency": "MZN",
+        "available": "970.00",
+        "held": "30.50",
+        "fees": "0.00",
+    }
 
 
 # ---------------------------------------------------------------- payouts and name lookups

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
+    from mzpay.store.disputes import Disputes
     from mzpay.store.events import Events
     from mzpay.store.files import Files
     from mzpay.store.idempotency import IdempotencyStore
@@ -179,6 +180,13 @@ def ledger() -> Ledger:
     from mzpay.store.ledger import Ledger
 
     return Ledger.from_env()
+
+
+@once
+def disputes() -> Disputes:
+    from mzpay.store.disputes import Disputes
+
+    return Disputes.from_env()
 
 
 @once

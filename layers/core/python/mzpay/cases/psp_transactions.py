@@ -34,9 +34,6 @@ from mzpay.store.payments import CeilingReached, Reservation
 from mzpay.store.psp_transactions import ReferenceTaken, RemainderTaken
 
 COUNTER_TTL = 3 * 24 * 3600
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
-MAX_PAGE_TOKEN = 512
 OTHER_MODE = {"test": "live", "live": "test"}
 
 
@@ -158,32 +155,13 @@ def listing(
             raise _invalid("originator_reference", f"1 to {MAX_REFERENCE_LENGTH} letters, digits or . _ : / -")
         found = store.by_reference(account, mode, originator_reference)
         return _page([found] if found else [], None)
-    try:
-        size = DEFAULT_LIMIT if limit is None else int(limit)
-    except ValueError:
-        size = 0
-    if not 1 <= size <= MAX_LIMIT:
-        raise _invalid("limit", f"an integer from 1 to {MAX_LIMIT}")
-    start = None
-    if page_token is not None:
-        partition = f"PSPTX#{account}#{mode}"
-        start = page_tokens.decode(
-            page_token[:MAX_PAGE_TOKEN],
-            lambda key: set(key) == {"pk", "sk"} and key["pk"] == partition and is_ulid(key["sk"]),
-        )
-        if start is None or len(page_token) > MAX_PAGE_TOKEN:
-            raise _invalid("page_token", "not a page_token this list gave")
+    size, start = page_tokens.page_request(limit, page_token, f"PSPTX#{account}#{mode}")
     found_page, last = store.page(account, mode, size, start)
-    return _page(found_page, page_tokens.encode(last) if last else None)
+    return _page(found_page, last)
 
 
-def _page(transactions: list[PspTransaction], token: str | None) -> dict[str, Any]:
-    return {
-        "object": "list",
-        "data": [t.view() for t in transactions],
-        "has_more": token is not None,
-        "next_page_token": token,
-    }
+def _page(transactions: list[PspTransaction], last: dict[str, str] | None) -> dict[str, Any]:
+    return page_tokens.page([t.view() for t in transactions], last)
 
 
 def read(principal: Principal, transaction_id: str) -> dict[str, Any]:

@@ -100,8 +100,7 @@ def create_refund(
         if existing is not None:
             return _replay(existing, fingerprint)
     payment = visible_payment(principal, provider_payment_id)
-    if payment.status != Status.SUCCEEDED:
-        raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {payment.status}.")
+    _refundable_now(payment)
     amount = _amount(payment, money)
     if amount <= 0 or amount > payment.refundable:
         raise _exceeds(payment, amount)
@@ -141,8 +140,7 @@ def create_refund(
         deps.refunds().create(refund, payment, [created], held)
     except RemainderGone:
         fresh = deps.payments().get(provider_payment_id) or payment
-        if fresh.status != Status.SUCCEEDED:
-            raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {fresh.status}.") from None
+        _refundable_now(fresh)
         raise _exceeds(fresh, amount) from None
     except BalanceTooLow:
         raise ledger.insufficient_balance(currency, amount) from None
@@ -178,6 +176,16 @@ def _replay(existing: Claimed[Refund], fingerprint: str) -> dict[str, Any]:
     return refund_result(resume(refund))
 
 
+def _refundable_now(payment: Payment) -> None:
+    """409 invalid_state unless the payment succeeded and no dispute of it is open."""
+    if payment.status != Status.SUCCEEDED:
+        raise ServiceError(409, "invalid_state", f"Cannot refund a payment that is {payment.status}.")
+    if payment.open_dispute:
+        raise ServiceError(
+            409, "invalid_state", "This payment is disputed: it takes no refund until the dispute is decided."
+        )
+
+
 def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]:
     refund = deps.refunds().get(provider_refund_id) if is_ulid(provider_refund_id) else None
     if refund is None or refund.account_id != principal.acting_account_id:
@@ -188,7 +196,8 @@ def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]
 
 
 def balance(principal: Principal) -> dict[str, Any]:
-    """GET /v1/balance: per currency, what is available (may be refunded or paid out) and held."""
+    """GET /v1/balance: per currency, what is available (may be refunded or paid out), held, and
+    the fees providers reported keeping (in total)."""
     items = deps.ledger().balances(principal.acting_account_id, principal.mode)
     return {
         "object": "balance",
@@ -198,6 +207,7 @@ def balance(principal: Principal) -> dict[str, Any]:
                 "currency": item["currency"],
                 "available": format_amount(Decimal(item["available"]), item["currency"]),
                 "held": format_amount(Decimal(item["held"]), item["currency"]),
+                "fees": format_amount(Decimal(item.get("fees", 0)), item["currency"]),
             }
             for item in sorted(items, key=lambda i: i["currency"])
         ],

@@ -31,6 +31,7 @@ class ProviderResult:
     failure_message: str | None = None
     captured: bool = False  # money moved (else held: authorized)
     extra: dict[str, Any] = field(default_factory=dict)
+    fee: Decimal | None = None  # what the provider kept of the captured money, when it reports it
 
 
 class Connector(Protocol):

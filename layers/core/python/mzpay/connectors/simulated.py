@@ -13,6 +13,7 @@ from ulid import ULID
 from mzpay.connectors.base import PayoutCall, ProviderCall, ProviderResult
 from mzpay.domain.charges import TEST_CARDS
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.money import quantize
 from mzpay.domain.payments import Status
 from mzpay.domain.references import payment_reference
 
@@ -45,6 +46,9 @@ PAYOUT_OUTCOMES: dict[str, tuple[str, str | None, str | None]] = {
     "13": (Status.FAILED, "payout_declined", "The provider declined the payout."),
     "14": (Status.PENDING, None, None),
 }
+
+# The acquirer behind tok_test_fee reports keeping this share of what it captured (the ledger's fees).
+CARD_FEE_RATE = Decimal("0.025")
 
 TEST_ENTITY = "21000"  # the simulator's payment-reference entity
 REFERENCE_VALIDITY = timedelta(hours=72)
@@ -163,6 +167,10 @@ class SimulatedConnector:
             return ProviderResult(Status.AUTHORIZED)
         if token == "tok_test_timeout":
             return ProviderResult(Status.PENDING)
+        if token == "tok_test_fee":
+            return ProviderResult(
+                Status.SUCCEEDED, captured=True, fee=quantize(call.amount * CARD_FEE_RATE, call.currency)
+            )
         return ProviderResult(Status.SUCCEEDED, captured=True)
 
     def complete_action(self, call: ProviderCall, next_action: dict[str, Any], otp: str | None) -> ProviderResult:

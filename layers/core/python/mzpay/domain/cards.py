@@ -27,6 +27,7 @@ TEST_CARDS: dict[str, str] = {
     "4000000000003220": "tok_test_3ds",
     "4000000000000077": "tok_test_authorize",
     "4000000000000341": "tok_test_otp",
+    "4000000000000259": "tok_test_fee",
 }
 
 

@@ -103,6 +103,8 @@ class Payment(Entity):
     authorized_amount: str
     captured_amount: str
     refunded_amount: Decimal = Decimal(0)
+    open_dispute: str | None = None  # the id of a dispute not decided yet (no refund meanwhile)
+    charged_back_amount: Decimal = Decimal(0)  # what lost disputes gave the payer back
     failure_code: str | None = None
     failure_message: str | None = None
     fingerprint: str
@@ -122,8 +124,8 @@ class Payment(Entity):
 
     @property
     def refundable(self) -> Decimal:
-        """What of the captured amount is not refunded yet."""
-        return Decimal(self.captured_amount) - self.refunded_amount
+        """What of the captured amount is not refunded (or charged back) yet."""
+        return Decimal(self.captured_amount) - self.refunded_amount - self.charged_back_amount
 
 
 def money_view(amount: str, currency: str) -> dict[str, str]:

@@ -29,6 +29,9 @@ DELIVERABLE = frozenset(
         "cash_deposit.failed",
         "payout_batch.sent",  # posted to the batch's callback_url (docs/payouts.md, "Payout batches")
         "payout_batch.rejected",
+        "dispute.created",  # posted to the disputed payment's callback_url (docs/disputes.md)
+        "dispute.won",
+        "dispute.lost",
         "collection_request.created",  # posted to the request's integration_routing.callback_url
         "collection_request.paid",
         "collection_request.payment_failed",

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, RootModel
 
 from mzpay.openapi.gateway_batches import PayoutBatch
+from mzpay.openapi.gateway_disputes import Dispute, DisputeList
 from mzpay.openapi.gateway_more import (
     Amount,
     Answer,
@@ -353,6 +354,10 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/payments/{payment_id}/refund"): RefundResult,
     ("GET", "/v1/refunds/{refund_id}"): RefundResult,
     ("GET", "/v1/balance"): Balance,
+    ("GET", "/v1/disputes"): DisputeList,
+    ("GET", "/v1/disputes/{dispute_id}"): Dispute,
+    ("POST", "/v1/disputes/{dispute_id}/evidence"): Dispute,
+    ("POST", "/v1/disputes/{dispute_id}/accept"): Dispute,
     ("POST", "/payouts"): Payout,
     ("GET", "/payouts/{payout_id}"): Payout,
     ("POST", "/v1/payouts"): Payout,

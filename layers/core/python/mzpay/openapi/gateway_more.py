@@ -106,13 +106,20 @@ class CurrencyBalance(Answer):
     currency: Currency = Field(description="The currency.")
     available: DecimalText = Field(description="What may be refunded or paid out now.")
     held: DecimalText = Field(description="What refunds and payouts not settled yet hold.")
+    fees: DecimalText = Field(
+        description="What providers reported keeping of captured payments, in total; never part of available."
+    )
 
 
 class Balance(Answer):
     """The account's balances in the key's mode."""
 
     model_config = examples(
-        {"object": "balance", "mode": "test", "balances": [{"currency": "MZN", "available": "970.00", "held": "30.00"}]}
+        {
+            "object": "balance",
+            "mode": "test",
+            "balances": [{"currency": "MZN", "available": "970.00", "held": "30.00", "fees": "0.00"}],
+        }
     )
 
     object: Literal["balance"] = Field(description="Always balance.")

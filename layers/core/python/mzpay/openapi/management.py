@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from mzpay.openapi.gateway import Payout
 from mzpay.openapi.gateway_batches import PayoutBatch
+from mzpay.openapi.gateway_disputes import Dispute
 from mzpay.openapi.gateway_more import (
     ACCOUNT,
     ULID,
@@ -355,6 +356,9 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/payouts/{payout_id}/reject"): Payout,
     ("POST", "/v1/payout-batches/{batch_id}/approve"): PayoutBatch,
     ("POST", "/v1/payout-batches/{batch_id}/reject"): PayoutBatch,
+    ("POST", "/v1/disputes"): Dispute,
+    ("GET", "/v1/disputes/{dispute_id}"): Dispute,
+    ("POST", "/v1/disputes/{dispute_id}/decide"): Dispute,
     ("GET", "/v1/reconciliation-cases"): ReconciliationCaseList,
     ("GET", "/v1/reconciliation-cases/{object_id}"): ReconciliationCase,
     ("POST", "/v1/reconciliation-cases/{object_id}/resolve"): ReconciliationCase,

@@ -113,7 +113,7 @@ def apply_outcome(
             payment.account_id,
             payment.mode,
             payment.currency,
-            ledger.captured(Decimal(changes["captured_amount"])),
+            ledger.captured(Decimal(changes["captured_amount"]), result.fee),
             events[0].id,
             payment.provider_payment_id,
             now,

@@ -146,3 +146,20 @@ def batch_get(client: Any, request: dict[str, Any]) -> dict[str, list[dict[str, 
 
     error = {"Code": "ProvisionedThroughputExceededException", "Message": "BatchGetItem left keys unprocessed"}
     raise ClientError({"Error": error}, "BatchGetItem")
+
+
+def newest_first(
+    table: Any, partition: str, size: int, start: dict[str, str] | None
+) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+    """A page of `partition`'s items (sort keys ULIDs, so newest first), and the key to continue after."""
+    query: dict[str, Any] = {
+        "KeyConditionExpression": "pk = :pk",
+        "ExpressionAttributeValues": {":pk": partition},
+        "ScanIndexForward": False,
+        "Limit": size,
+    }
+    if start is not None:
+        query["ExclusiveStartKey"] = start
+    answer = table.query(**query)
+    last = answer.get("LastEvaluatedKey")
+    return answer.get("Items", []), ({"pk": last["pk"], "sk": last["sk"]} if last else None)

@@ -1,5 +1,5 @@
 """The ledger in the payments table (same table, same transactions as the state changes):
-BAL#<account>#<mode>/CUR#<currency> holds the running `available` and `held` sums, and
+BAL#<account>#<mode>/CUR#<currency> holds the running `available`, `held` and `fees` sums, and
 LEDGER#<account>#<mode>#<currency>/ENT#<ulid> each immutable entry with its legs."""
 
 from __future__ import annotations
@@ -25,11 +25,17 @@ def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
     update: dict[str, Any] = {
         "TableName": table_name,
         "Key": {"pk": f"BAL#{account_id}#{mode}", "sk": f"CUR#{currency}"},
-        "UpdateExpression": "ADD #available :available, #held :held SET #currency = :currency",
-        "ExpressionAttributeNames": {"#available": "available", "#held": "held", "#currency": "currency"},
+        "UpdateExpression": "ADD #available :available, #held :held, #fees :fees SET #currency = :currency",
+        "ExpressionAttributeNames": {
+            "#available": "available",
+            "#held": "held",
+            "#fees": "fees",
+            "#currency": "currency",
+        },
         "ExpressionAttributeValues": {
             ":available": movement.available,
             ":held": movement.held,
+            ":fees": movement.fees,
             ":currency": currency,
         },
     }

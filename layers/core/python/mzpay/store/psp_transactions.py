@@ -14,7 +14,7 @@ from typing import Any
 
 from mzpay.domain.events import Event
 from mzpay.domain.psp_transactions import PspTransaction
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, newest_first, table
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 
@@ -120,16 +120,5 @@ class PspTransactions:
         self, account_id: str, mode: str, size: int, start: dict[str, str] | None
     ) -> tuple[list[PspTransaction], dict[str, str] | None]:
         """A page of the account's transactions, newest first, and the key to continue after."""
-        query: dict[str, Any] = {
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": f"PSPTX#{account_id}#{mode}"},
-            "ScanIndexForward": False,
-            "Limit": size,
-        }
-        if start is not None:
-            query["ExclusiveStartKey"] = start
-        answer = self.table.query(**query)
-        last = answer.get("LastEvaluatedKey")
-        return [PspTransaction.model_validate(item) for item in answer.get("Items", [])], (
-            {"pk": last["pk"], "sk": last["sk"]} if last else None
-        )
+        items, last = newest_first(self.table, f"PSPTX#{account_id}#{mode}", size, start)
+        return [PspTransaction.model_validate(item) for item in items], last

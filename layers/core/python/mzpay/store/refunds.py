@@ -51,7 +51,8 @@ class Refunds:
     def create(self, refund: Refund, payment: Payment, events: list[Event], held: Entry) -> None:
         """RefundIdTaken, RemainderGone or BalanceTooLow when a condition stops it."""
         amount = refund.value
-        room = Decimal(payment.captured_amount) - amount
+        charged_back = payment.charged_back_amount
+        room = Decimal(payment.captured_amount) - charged_back - amount
         items = [
             {
                 "Put": {
@@ -78,10 +79,22 @@ class Refunds:
                     "Key": {"pk": f"PAY#{payment.provider_payment_id}", "sk": "PAYMENT"},
                     "UpdateExpression": "ADD #refunded :amount",
                     "ConditionExpression": (
-                        "#status = :succeeded AND (attribute_not_exists(#refunded) OR #refunded <= :room)"
+                        "#status = :succeeded AND attribute_not_exists(#dispute) "
+                        "AND (attribute_not_exists(#cb) OR #cb = :cb) "
+                        "AND (attribute_not_exists(#refunded) OR #refunded <= :room)"
                     ),
-                    "ExpressionAttributeNames": {"#refunded": "refunded_amount", "#status": "status"},
-                    "ExpressionAttributeValues": {":amount": amount, ":room": room, ":succeeded": "succeeded"},
+                    "ExpressionAttributeNames": {
+                        "#refunded": "refunded_amount",
+                        "#status": "status",
+                        "#dispute": "open_dispute",
+                        "#cb": "charged_back_amount",
+                    },
+                    "ExpressionAttributeValues": {
+                        ":amount": amount,
+                        ":room": room,
+                        ":succeeded": "succeeded",
+                        ":cb": charged_back,
+                    },
                 }
             },
             *entry_items(self.name, held),  # [3] the balance update (conditional), [4] the entry

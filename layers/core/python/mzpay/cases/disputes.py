@@ -1,0 +1,227 @@
+"""Disputes (docs/disputes.md): operators open one on a succeeded payment (the money is held),
+the merchant answers with evidence once or accepts it, and operators decide it won or lost. Each
+move is one conditional transition with its event (webhooks: dispute.created, dispute.won,
+dispute.lost to the payment's callback_url) and, when money moves, its ledger entry."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import UTC, datetime
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import ledger, page_tokens
+from mzpay.domain.clock import iso
+from mzpay.domain.disputes import (
+    EVENT_OF_STATUS,
+    MAX_FILE_BYTES,
+    DecideDisputeRequest,
+    Dispute,
+    EvidenceRequest,
+    OpenDisputeRequest,
+    Status,
+    disputed_amount,
+    evidence_due_by,
+    next_status,
+    view,
+)
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.events import Event, new_event
+from mzpay.domain.files import SIGNATURES, Upload
+from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.payments import Status as PaymentStatus
+from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.steps.accounts import home_account
+from mzpay.store.disputes import DisputeMoved, PaymentMoved
+from mzpay.store.transitions import rejudged
+
+
+def _event(dispute: Dispute, now: str) -> Event:
+    return new_event(
+        EVENT_OF_STATUS[dispute.status],
+        dispute.account_id,
+        dispute.mode,
+        "dispute",
+        dispute.dispute_id,
+        {"object": view(dispute)},
+        now,
+        dispute.callback_url,
+    )
+
+
+def _not_found() -> ServiceError:
+    return ServiceError(404, "not_found", "No such dispute.")
+
+
+# ---------------------------------------------------------------- operators (management API)
+def open_dispute(request: OpenDisputeRequest) -> dict[str, Any]:
+    """POST /v1/disputes: a dispute on the account's succeeded payment, its money held at once.
+    404 for a payment the account does not have; 409 invalid_state for a payment that did not
+    succeed or is disputed already; 422 for an amount beyond what is neither refunded nor
+    charged back."""
+    home_account(request.account_id)
+    payments = deps.payments()
+    payment = payments.get(request.provider_payment_id) if is_ulid(request.provider_payment_id) else None
+    if payment is None or payment.account_id != request.account_id:
+        raise ServiceError(404, "not_found", "The account has no such payment.")
+    for _attempt in range(3):
+        if payment.status != PaymentStatus.SUCCEEDED:
+            raise ServiceError(409, "invalid_state", f"Cannot dispute a payment that is {payment.status}.")
+        if payment.open_dispute:
+            raise ServiceError(409, "invalid_state", "This payment is disputed already; the dispute is not decided.")
+        amount = disputed_amount(request.amount, payment.currency, payment.refundable)
+        opened = datetime.now(UTC)
+        now = iso(opened)
+        dispute = Dispute(
+            dispute_id=new_id(),
+            account_id=payment.account_id,
+            mode=payment.mode,
+            provider_payment_id=payment.provider_payment_id,
+            status=Status.NEEDS_RESPONSE,
+            version=1,
+            amount=str(amount),
+            currency=payment.currency,
+            reason=request.reason,
+            provider_reference=request.provider_reference,
+            callback_url=payment.callback_url,
+            evidence_due_by=iso(evidence_due_by(opened)),
+            created_at=now,
+            updated_at=now,
+        )
+        created = _event(dispute, now)
+        held = ledger.Entry(
+            dispute.account_id,
+            dispute.mode,
+            dispute.currency,
+            ledger.taken_back("dispute.created", amount),
+            created.id,
+            dispute.dispute_id,
+            now,
+        )
+        try:
+            deps.disputes().open(dispute, payment, [created], held)
+        except PaymentMoved:  # a refund, another dispute or a status change landed first: judge anew
+            payment = payments.get(payment.provider_payment_id) or payment
+            continue
+        return view(dispute)
+    raise ServiceError(503, "processing_error", "The payment keeps changing; retry.", headers={"Retry-After": "1"})
+
+
+def _operators_dispute(dispute_id: str) -> Dispute:
+    dispute = deps.disputes().get(dispute_id) if is_ulid(dispute_id) else None
+    if dispute is None:
+        raise _not_found()
+    home_account(dispute.account_id)
+    return dispute
+
+
+def read_for_operator(dispute_id: str) -> dict[str, Any]:
+    """GET /v1/disputes/{id} (management): any account's dispute of this region."""
+    return view(_operators_dispute(dispute_id))
+
+
+def decide(dispute_id: str, request: DecideDisputeRequest, source_ip: str) -> dict[str, Any]:
+    """POST /v1/disputes/{id}/decide: won gives the held money back to the merchant, lost pays
+    it to the payer; only an open dispute (else 409 invalid_state), with the audit record."""
+    _operators_dispute(dispute_id)
+    decision = {"outcome": request.outcome, "note": request.note, "by": "operator", "source_ip": source_ip}
+    return view(_move(dispute_id, request.outcome, {"decision": decision}))
+
+
+# ---------------------------------------------------------------- the merchant (gateway)
+def _merchants_dispute(principal: Principal, dispute_id: str) -> Dispute:
+    """The dispute if it is the caller's (else 404) in the key's mode (else 401)."""
+    dispute = deps.disputes().get(dispute_id) if is_ulid(dispute_id) else None
+    if dispute is None or dispute.account_id != principal.acting_account_id:
+        raise _not_found()
+    if dispute.mode != principal.mode:
+        raise wrong_environment(principal.mode, dispute.mode)
+    return dispute
+
+
+def read(principal: Principal, dispute_id: str) -> dict[str, Any]:
+    return view(_merchants_dispute(principal, dispute_id))
+
+
+def listing(principal: Principal, limit: str | None, page_token: str | None) -> dict[str, Any]:
+    """The account's disputes in the key's mode, newest first."""
+    account, mode = principal.acting_account_id, principal.mode
+    size, start = page_tokens.page_request(limit, page_token, f"DSPL#{account}#{mode}")
+    found, last = deps.disputes().page(account, mode, size, start)
+    return page_tokens.page([view(d) for d in found], last)
+
+
+def accept(principal: Principal, dispute_id: str) -> dict[str, Any]:
+    """POST /v1/disputes/{id}/accept: the merchant concedes; the payer keeps the money (lost)."""
+    _merchants_dispute(principal, dispute_id)
+    return view(_move(dispute_id, "accept", {"decision": {"outcome": Status.LOST, "by": "merchant"}}))
+
+
+def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequest) -> dict[str, Any]:
+    """POST /v1/disputes/{id}/evidence: given once while the dispute needs a response (later,
+    409 invalid_state); the files are kept in the uploads bucket with their SHA-256."""
+    dispute = _merchants_dispute(principal, dispute_id)
+    next_status(dispute.status, "submit_evidence")  # refused before any file is written
+    uploads = [_upload(i, f.file_type, f.content_base64) for i, f in enumerate(request.files)]
+    files = []
+    for position, upload in enumerate(uploads):
+        key = deps.disputes().put_evidence_file(dispute, position, upload)
+        files.append({"file_type": upload.file_type, "size": upload.size, "sha256": upload.sha256, "key": key})
+    evidence = {"text": request.text, "files": files}
+    return view(_move(dispute_id, "submit_evidence", {"evidence": evidence}))
+
+
+def _upload(position: int, file_type: str, content_base64: str) -> Upload:
+    field = f"files[{position}].content_base64"
+    try:
+        content = base64.b64decode(content_base64, validate=True)
+    except (binascii.Error, ValueError):
+        content = None
+    if not content:
+        raise _invalid(field, "the file's bytes in base64")
+    if len(content) > MAX_FILE_BYTES:
+        raise _invalid(field, f"at most {MAX_FILE_BYTES} bytes once decoded")
+    if not content.startswith(SIGNATURES[file_type][0]):
+        raise _invalid(field, f"the content is not a {file_type} file")
+    return Upload(file_type, content)
+
+
+def _invalid(field: str, message: str) -> ServiceError:
+    return ServiceError(
+        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
+    )
+
+
+# ---------------------------------------------------------------- one move of the lifecycle
+def _move(dispute_id: str, action: str, record: dict[str, Any]) -> Dispute:
+    """`action` applied to the dispute as it is now (a lost race is judged again, so a second
+    decision meets the first one's status: 409 invalid_state)."""
+
+    def read() -> Dispute:
+        return deps.disputes().get(dispute_id) or _raise_not_found()
+
+    def write(dispute: Dispute) -> Dispute:
+        after_status = next_status(dispute.status, action)
+        now = iso(datetime.now(UTC))
+        stamped = {k: ({**v, "at": now} if isinstance(v, dict) else v) for k, v in record.items()}
+        changes = {"status": after_status, "updated_at": now, **stamped}
+        after = dispute.with_changes(changes)
+        event = _event(after, now)
+        entry, charged_back = None, None
+        if after_status == Status.WON:
+            entry = ledger.released("dispute.won", dispute.value)
+        elif after_status == Status.LOST:
+            entry, charged_back = ledger.paid_out("dispute.lost", dispute.value), dispute.value
+        kept = None
+        if entry is not None:
+            kept = ledger.Entry(
+                dispute.account_id, dispute.mode, dispute.currency, entry, event.id, dispute.dispute_id, now
+            )
+        return deps.disputes().transition(dispute, changes, [event], kept, charged_back)
+
+    return rejudged(read, write, DisputeMoved, "dispute")
+
+
+def _raise_not_found() -> Dispute:
+    raise _not_found()

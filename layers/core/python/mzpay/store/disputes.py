@@ -1,0 +1,188 @@
+"""Disputes in the payments table:
+
+  DSP#<dispute_id>, DISPUTE           the dispute (status, version, evidence, decision)
+  DSPL#<account>#<mode>, <dispute_id>  its place in the account's list (a ULID: newest first)
+
+and the disputed payment's own item: `open_dispute` (the dispute's id while it is open) and
+`charged_back_amount` (what lost disputes took). Opening is ONE transaction: the dispute, its
+list entry, the payment marked on condition that it succeeded, has no open dispute and keeps
+room for the amount beside its refunds and earlier chargebacks, the money held in the ledger and
+the event. Deciding is ONE transaction too: the versioned update, the payment's mark removed (and
+its chargebacks raised when lost), the ledger entry and the event. Evidence files go to the
+uploads bucket (under the dispute, named by their position, so a retry writes the same objects)
+before the transition that records them: a record never names a missing object."""
+
+from __future__ import annotations
+
+import base64
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.disputes import Dispute
+from mzpay.domain.events import Event
+from mzpay.domain.files import Upload
+from mzpay.domain.ledger import Entry
+from mzpay.domain.payments import Payment
+from mzpay.store.aws import batch_get, client, env, first_failed_item, is_conditional_failure, newest_first, table
+from mzpay.store.events import event_puts
+from mzpay.store.ledger import entry_items
+from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+
+
+class PaymentMoved(Exception):
+    """The payment no longer allows this dispute (not succeeded, already disputed, or its refunds
+    and chargebacks left no room): read it again and judge."""
+
+
+class DisputeMoved(Exception):
+    """The dispute changed meanwhile (another request moved it first)."""
+
+
+def _key(dispute_id: str) -> dict[str, str]:
+    return {"pk": f"DSP#{dispute_id}", "sk": "DISPUTE"}
+
+
+def _payment_key(provider_payment_id: str) -> dict[str, str]:
+    return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
+
+
+def evidence_key(dispute: Dispute, position: int, file_type: str) -> str:
+    return f"accounts/{dispute.account_id}/disputes/{dispute.dispute_id}/evidence-{position}.{file_type}"
+
+
+class Disputes:
+    def __init__(self, table_name: str, events_table: str, bucket: str | None) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_table
+        self.bucket = bucket
+
+    @classmethod
+    def from_env(cls) -> Disputes:
+        import os
+
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"), os.environ.get("UPLOADS_BUCKET"))
+
+    def open(self, dispute: Dispute, payment: Payment, events: list[Event], held: Entry) -> None:
+        """PaymentMoved when the payment's condition stops it."""
+        charged_back = payment.charged_back_amount
+        room = Decimal(payment.captured_amount) - charged_back - dispute.value
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {**_key(dispute.dispute_id), **dispute.item()},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.name,
+                    "Key": _payment_key(payment.provider_payment_id),
+                    "UpdateExpression": "SET #open = :dispute",
+                    "ConditionExpression": "#status = :succeeded AND attribute_not_exists(#open) "
+                    "AND (attribute_not_exists(#cb) OR #cb = :cb) "
+                    "AND (attribute_not_exists(#refunded) OR #refunded <= :room)",
+                    "ExpressionAttributeNames": {
+                        "#open": "open_dispute",
+                        "#status": "status",
+                        "#cb": "charged_back_amount",
+                        "#refunded": "refunded_amount",
+                    },
+                    "ExpressionAttributeValues": {
+                        ":dispute": dispute.dispute_id,
+                        ":succeeded": "succeeded",
+                        ":cb": charged_back,
+                        ":room": room,
+                    },
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self.name,
+                    "Item": {"pk": f"DSPL#{dispute.account_id}#{dispute.mode}", "sk": dispute.dispute_id},
+                }
+            },
+            *entry_items(self.name, held),
+            *event_puts(self.events_name, events),
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            if first_failed_item(exc) == 1:
+                raise PaymentMoved() from exc
+            raise  # a dispute id is a fresh ULID: its put never meets an existing one
+
+    def get(self, dispute_id: str) -> Dispute | None:
+        item = self.table.get_item(Key=_key(dispute_id), ConsistentRead=True).get("Item")
+        return Dispute.model_validate(item) if item else None
+
+    def page(
+        self, account_id: str, mode: str, size: int, start: dict[str, str] | None
+    ) -> tuple[list[Dispute], dict[str, str] | None]:
+        """A page of the account's disputes in `mode`, newest first, and the key to continue after."""
+        items, last = newest_first(self.table, f"DSPL#{account_id}#{mode}", size, start)
+        ids = [item["sk"] for item in items]
+        found: dict[str, Dispute] = {}
+        if ids:
+            kept = batch_get(self.client, {self.name: {"Keys": [_key(i) for i in ids], "ConsistentRead": True}})
+            found = {d.dispute_id: d for d in (Dispute.model_validate(i) for i in kept[self.name])}
+        return [found[i] for i in ids if i in found], last
+
+    def put_evidence_file(self, dispute: Dispute, position: int, upload: Upload) -> str:
+        """One evidence file in the uploads bucket, checked by S3 against its SHA-256; its key."""
+        if self.bucket is None:
+            raise RuntimeError("UPLOADS_BUCKET is not set for this function")
+        key = evidence_key(dispute, position, upload.file_type)
+        client("s3").put_object(
+            Bucket=self.bucket,
+            Key=key,
+            Body=upload.content,
+            ContentType=upload.media_type,
+            ChecksumSHA256=base64.b64encode(bytes.fromhex(upload.sha256)).decode(),
+            Metadata={"account-id": dispute.account_id, "sha256": upload.sha256},
+        )
+        return key
+
+    def transition(
+        self,
+        dispute: Dispute,
+        changes: dict[str, Any],
+        events: list[Event],
+        entry: Entry | None = None,
+        charged_back: Decimal | None = None,
+    ) -> Dispute:
+        """Apply `changes` if the dispute still has the status and version it was read with (else
+        DisputeMoved), with its events and ledger entry; a dispute that ends frees its payment
+        (and a lost one adds `charged_back` to the payment's chargebacks)."""
+        token = write_token()
+        items = [versioned_update(self.name, _key(dispute.dispute_id), dispute, changes, token)]
+        if entry is not None:  # the dispute ends: its payment takes refunds again
+            update: dict[str, Any] = {
+                "TableName": self.name,
+                "Key": _payment_key(dispute.provider_payment_id),
+                "UpdateExpression": "REMOVE #open",
+                "ConditionExpression": "#open = :dispute",
+                "ExpressionAttributeNames": {"#open": "open_dispute"},
+                "ExpressionAttributeValues": {":dispute": dispute.dispute_id},
+            }
+            if charged_back:
+                update["UpdateExpression"] = "ADD #cb :amount REMOVE #open"
+                update["ExpressionAttributeNames"]["#cb"] = "charged_back_amount"
+                update["ExpressionAttributeValues"][":amount"] = charged_back
+            items += [{"Update": update}, *entry_items(self.name, entry)]
+        items += event_puts(self.events_name, events)
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            fresh = self.get(dispute.dispute_id)
+            if own_write(fresh, token):  # an earlier attempt of this very write landed
+                assert fresh is not None
+                return fresh
+            raise DisputeMoved() from exc
+        return applied(dispute, changes, token)
