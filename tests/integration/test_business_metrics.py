@@ -14,9 +14,11 @@ from ulid import ULID
 
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.cases import charges, payouts, refunds
+from mzpay.cases import charges, checkout, payouts, refunds
+from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.payouts import PayoutRequest
 from mzpay.domain.principal import Principal
+from mzpay.steps.checkouts import create_checkout
 from mzpay.webhooks import outbox, sender
 from tests.integration.support import provisioned_stack
 from tests.integration.test_resume_after_fault import charge_request, merchant
@@ -78,9 +80,19 @@ def test_a_charge_is_counted_by_its_answer_once_and_its_refund_by_its_outcome(
     refund = refunds.create_refund(merchant(), paid["provider_payment_id"], str(ULID()), None, None)
     assert (paid["status"], refund["status"]) == ("succeeded", "succeeded")
     assert counts(capsys.readouterr().out) == [
-        ("Charges", {"outcome": "succeeded", "mode": "test"}),
+        ("PaymentOutcomes", {"outcome": "succeeded", "mode": "test"}),  # the provider's answer applied
+        ("Charges", {"outcome": "succeeded", "mode": "test"}),  # the charge's answer
         ("Refunds", {"outcome": "succeeded", "mode": "test"}),
     ]
+
+
+@MONEY
+def test_a_payment_that_ends_unpaid_is_counted_by_how_it_ended(
+    functions: ProvisionedStack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    opened = create_checkout(merchant(), CheckoutRequest(amount="75.00", currency="MZN"), "https://gw.example/prod")
+    assert checkout.cancel(merchant(), opened["provider_payment_id"])["status"] == "canceled"
+    assert counts(capsys.readouterr().out) == [("PaymentOutcomes", {"outcome": "canceled", "mode": "test"})]
 
 
 @MONEY
@@ -102,6 +114,7 @@ def test_a_payout_is_counted_when_its_provider_answer_is_applied(
     assert created["status"] == "pending"
     payouts.settle(created["provider_payout_id"])
     assert counts(capsys.readouterr().out) == [
+        ("PaymentOutcomes", {"outcome": "succeeded", "mode": "test"}),
         ("Charges", {"outcome": "succeeded", "mode": "test"}),
         ("Payouts", {"outcome": "paid", "mode": "test"}),
     ]

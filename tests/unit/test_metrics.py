@@ -88,6 +88,7 @@ def test_a_count_takes_exactly_its_declared_dimensions(capsys: pytest.CaptureFix
     assert emitted(capsys.readouterr().out) == []
     assert set(COUNTS) == {
         "Charges",
+        "PaymentOutcomes",
         "Refunds",
         "Payouts",
         "WebhookAttempts",

@@ -2,9 +2,9 @@
 operator watches (Powertools Metrics in CloudWatch's embedded metric format), shared by every
 function of the stack.
 
-Each count is one EMF line written at once, by the code that decides it (a charge's answer, a
-refund's or a payout's outcome, a webhook attempt, an authorizer's refusal), so no handler has to
-flush anything; CloudWatch turns the lines into metrics of the namespace
+Each count is one EMF line written at once, by the code that decides it (a charge's answer,
+a payment's, refund's or payout's outcome, a webhook attempt, an authorizer's refusal), so no
+handler has to flush anything; CloudWatch turns the lines into metrics of the namespace
 POWERTOOLS_METRICS_NAMESPACE (template.yaml: mzpay) with the dimension `service`
 (POWERTOOLS_SERVICE_NAME) and the count's own. docs/operations.md, "Metrics", lists them.
 """
@@ -22,6 +22,7 @@ DEFAULT_NAMESPACE = "mzpay"
 # Every business count and its dimensions (besides `service`): a bounded set of values each.
 COUNTS: dict[str, tuple[str, ...]] = {
     "Charges": ("outcome", "mode"),  # a new charge's answer: succeeded, failed, pending, requires_action
+    "PaymentOutcomes": ("outcome", "mode"),  # a payment's status moved by its provider, or it expired or was canceled
     "Refunds": ("outcome", "mode"),  # a refund settled: succeeded, failed (or left pending)
     "Payouts": ("outcome", "mode"),  # a payout's provider answer applied: paid, failed, pending
     "WebhookAttempts": ("outcome",),  # one POST: delivered, retry, stopped, failed
