@@ -1,10 +1,12 @@
-"""Gateway API: hosted checkout (POST /v1/payments, cancel) and the payer's page."""
+"""Gateway API: hosted checkout (POST /v1/payments, cancel), manual payments and the payer's page."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.checkout_offer import PayerChoice
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.evidence import EvidenceRequest
+from mzpay.domain.manual_payments import ManualPaymentRequest
 from mzpay.entry import gateway_handler
 from mzpay.http import checkout_page, receipts
 from mzpay.http.errors import Surface
@@ -17,16 +19,13 @@ from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
     from mzpay.cases import checkout as hosted
+    from mzpay.cases import manual_payments
 else:  # each route's use case is loaded when a request first needs it
     hosted = deferred("mzpay.cases.checkout")
+    manual_payments = deferred("mzpay.cases.manual_payments")
 
 app = create_resolver(Surface.GATEWAY)
-
-
-@app.post("/v1/payments")
-@requires("payments:write")
-@idempotent(app)
-@errors(
+PAYMENT_REFUSALS = (  # of a new checkout or manual payment
     "invalid_amount",
     "invalid_currency",
     "invalid_callback_url",
@@ -34,9 +33,13 @@ app = create_resolver(Surface.GATEWAY)
     "metadata_too_large",
     "metadata_value_too_large",
     "payment_id_reused",
-    "unsupported_currency",
-    "not_supported",
 )
+
+
+@app.post("/v1/payments")
+@requires("payments:write")
+@idempotent(app)
+@errors(*PAYMENT_REFUSALS, "unsupported_currency", "not_supported")
 def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[str, Any]]:
     """Create a hosted checkout payment
 
@@ -52,8 +55,35 @@ def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[s
 @idempotent(app)
 @errors("invalid_state")
 def cancel_payment(payment_id: str) -> dict[str, Any]:
-    """Cancel an unpaid hosted checkout payment"""
+    """Cancel an unpaid payment
+
+    A hosted checkout the payer has not paid, or a manual payment while it is pending."""
     return hosted.cancel(merchant(), payment_id)
+
+
+@app.post("/v1/manual-payments")
+@requires("payments:write")
+@idempotent(app)
+@errors(*PAYMENT_REFUSALS, "invalid_request")
+def record_manual_payment(body: Annotated[ManualPaymentRequest, Body()]) -> Response[dict[str, Any]]:
+    """Record a manual payment
+
+    Cash or a bank deposit the merchant received outside the providers, with its evidence (text
+    and up to 3 files): `pending` until an operator confirms it (the money enters the balance)
+    or rejects it."""
+    if body.payment_id is None:  # a retry with the same key after a fault names the same payment
+        body = body.model_copy(update={"payment_id": derived_id("payment")})
+    return created(manual_payments.record(merchant(), body))
+
+
+@app.put("/v1/payments/<payment_id>/evidence")
+@requires("payments:write")
+@errors("invalid_state", "invalid_request")
+def change_manual_payment_evidence(payment_id: str, body: Annotated[EvidenceRequest, Body()]) -> dict[str, Any]:
+    """Replace a manual payment's evidence
+
+    Only while it is pending: afterwards the evidence cannot change (409 invalid_state)."""
+    return manual_payments.change_evidence(merchant(), payment_id, body)
 
 
 @app.get("/checkout/<payment_id>")

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.domain.disputes import EvidenceRequest
+from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_handler
 from mzpay.http.errors import Surface

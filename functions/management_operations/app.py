@@ -4,6 +4,7 @@ identity provider audit."""
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
+from mzpay.domain.manual_payments import OperatorNote
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
@@ -21,11 +22,12 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import bindings, disputes, payout_batches, payouts, psps, reconciliation
+    from mzpay.cases import bindings, disputes, manual_payments, payout_batches, payouts, psps, reconciliation
     from mzpay.collection import identity_providers
 else:  # each route's use case is loaded when a request first needs it
     bindings = deferred("mzpay.cases.bindings")
     disputes = deferred("mzpay.cases.disputes")
+    manual_payments = deferred("mzpay.cases.manual_payments")
     payouts = deferred("mzpay.cases.payouts")
     payout_batches = deferred("mzpay.cases.payout_batches")
     psps = deferred("mzpay.cases.psps")
@@ -181,6 +183,28 @@ def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()
     dispute (else 409), with an audit record (the note, who, from where, when)."""
     source_ip = app.current_event.request_context.identity.source_ip or ""
     return disputes.decide(dispute_id, body, source_ip)
+
+
+@app.post("/v1/payments/<payment_id>/confirm")
+@errors("wrong_region", "invalid_state")
+def confirm_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> dict[str, Any]:
+    """Confirm a manual payment
+
+    Its evidence holds: the payment succeeds and its money enters the merchant's balance; only
+    while pending (else 409), with an audit record (the note, who, from where, when)."""
+    source_ip = app.current_event.request_context.identity.source_ip or ""
+    return manual_payments.confirm(payment_id, body, source_ip)
+
+
+@app.post("/v1/payments/<payment_id>/reject")
+@errors("wrong_region", "invalid_state")
+def reject_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> dict[str, Any]:
+    """Reject a manual payment
+
+    Its evidence does not hold: the payment fails (`manual_payment_rejected`); only while
+    pending (else 409), with an audit record."""
+    source_ip = app.current_event.request_context.identity.source_ip or ""
+    return manual_payments.reject(payment_id, body, source_ip)
 
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")

@@ -105,7 +105,13 @@ def test_a_dispute_holds_the_money_takes_evidence_once_and_is_won(stack: Running
     given = shop.call("POST", f"/v1/disputes/{dispute_id}/evidence", evidence("Delivered.", ("pdf", PDF)))
     assert given.status_code == 200, given.text
     reviewed = given.json()
-    key = f"accounts/{shop.account['id']}/disputes/{dispute_id}/evidence-0.pdf"
+    key = reviewed["evidence"]["files"][0]["key"]
+    folder, submission, name = key.rsplit("/", 2)
+    assert (folder, ULID.from_str(submission) is not None, name) == (
+        f"accounts/{shop.account['id']}/disputes/{dispute_id}",
+        True,
+        "evidence-0.pdf",
+    )
     sha = hashlib.sha256(PDF).hexdigest()
     assert reviewed["status"] == "under_review"
     assert reviewed["evidence"] == {

@@ -303,6 +303,13 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/v1/payments/{payment_id}/cancel"): Route(
         lambda r: f"/v1/payments/{r.payment}/cancel", resource="payment"
     ),
+    ("POST", "/v1/manual-payments"): Route(
+        lambda r: "/v1/manual-payments",
+        lambda r: {"money": {"amount": "5.00", "currency": "MZN"}, "kind": "cash", "evidence": {"text": "cash"}},
+    ),
+    ("PUT", "/v1/payments/{payment_id}/evidence"): Route(
+        lambda r: f"/v1/payments/{r.payment}/evidence", lambda r: {"text": "mine"}, "payment"
+    ),
     ("POST", "/refunds"): Route(
         lambda r: "/refunds", lambda r: {**refund_body(), "provider_payment_id": r.payment}, "payment"
     ),

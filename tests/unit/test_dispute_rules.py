@@ -13,11 +13,8 @@ from pydantic import ValidationError
 from mzpay.domain import ledger
 from mzpay.domain.charges import Money
 from mzpay.domain.disputes import (
-    MAX_FILES,
-    MAX_TEXT_LENGTH,
     DecideDisputeRequest,
     Dispute,
-    EvidenceRequest,
     OpenDisputeRequest,
     Status,
     disputed_amount,
@@ -25,6 +22,7 @@ from mzpay.domain.disputes import (
     view,
 )
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.evidence import MAX_FILES, MAX_TEXT_LENGTH, EvidenceRequest
 from mzpay.openapi.gateway_disputes import Dispute as DisputeAnswer
 
 ID = "01JDB2M4N6P8R0T2V4W6X8Y0Z2"

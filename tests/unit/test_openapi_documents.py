@@ -20,6 +20,7 @@ DOCS = ROOT / "docs" / "openapi"
 APIS = ("gateway", "collection", "management")
 IDEMPOTENT = {  # the spec's money-moving POSTs that exist (Endpoints, "Idempotency" codes)
     ("post", "/charges"),
+    ("post", "/v1/manual-payments"),
     ("post", "/charges/{payment_id}/capture"),
     ("post", "/charges/{payment_id}/void"),
     ("post", "/refunds"),

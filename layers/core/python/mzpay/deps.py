@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from mzpay.store.dispatch_failures import DispatchFailureQueue
     from mzpay.store.disputes import Disputes
     from mzpay.store.events import Events
+    from mzpay.store.evidence import EvidenceFiles
     from mzpay.store.files import Files
     from mzpay.store.idempotency import IdempotencyStore
     from mzpay.store.identity_providers import IdentityProviders
@@ -180,6 +181,13 @@ def ledger() -> Ledger:
     from mzpay.store.ledger import Ledger
 
     return Ledger.from_env()
+
+
+@once
+def evidence_files() -> EvidenceFiles:
+    from mzpay.store.evidence import EvidenceFiles
+
+    return EvidenceFiles.from_env()
 
 
 @once

@@ -5,8 +5,6 @@ dispute.lost to the payment's callback_url) and, when money moves, its ledger en
 
 from __future__ import annotations
 
-import base64
-import binascii
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,10 +13,8 @@ from mzpay.domain import ledger, page_tokens
 from mzpay.domain.clock import iso
 from mzpay.domain.disputes import (
     EVENT_OF_STATUS,
-    MAX_FILE_BYTES,
     DecideDisputeRequest,
     Dispute,
-    EvidenceRequest,
     OpenDisputeRequest,
     Status,
     disputed_amount,
@@ -26,9 +22,9 @@ from mzpay.domain.disputes import (
     next_status,
     view,
 )
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
-from mzpay.domain.files import SIGNATURES, Upload
+from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.payments import Status as PaymentStatus
 from mzpay.domain.principal import Principal, wrong_environment
@@ -163,34 +159,9 @@ def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequ
     409 invalid_state); the files are kept in the uploads bucket with their SHA-256."""
     dispute = _merchants_dispute(principal, dispute_id)
     next_status(dispute.status, "submit_evidence")  # refused before any file is written
-    uploads = [_upload(i, f.file_type, f.content_base64) for i, f in enumerate(request.files)]
-    files = []
-    for position, upload in enumerate(uploads):
-        key = deps.disputes().put_evidence_file(dispute, position, upload)
-        files.append({"file_type": upload.file_type, "size": upload.size, "sha256": upload.sha256, "key": key})
-    evidence = {"text": request.text, "files": files}
+    folder = f"accounts/{dispute.account_id}/disputes/{dispute.dispute_id}"
+    evidence = deps.evidence_files().keep(folder, dispute.account_id, request)
     return view(_move(dispute_id, "submit_evidence", {"evidence": evidence}))
-
-
-def _upload(position: int, file_type: str, content_base64: str) -> Upload:
-    field = f"files[{position}].content_base64"
-    try:
-        content = base64.b64decode(content_base64, validate=True)
-    except (binascii.Error, ValueError):
-        content = None
-    if not content:
-        raise _invalid(field, "the file's bytes in base64")
-    if len(content) > MAX_FILE_BYTES:
-        raise _invalid(field, f"at most {MAX_FILE_BYTES} bytes once decoded")
-    if not content.startswith(SIGNATURES[file_type][0]):
-        raise _invalid(field, f"the content is not a {file_type} file")
-    return Upload(file_type, content)
-
-
-def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )
 
 
 # ---------------------------------------------------------------- one move of the lifecycle

@@ -20,6 +20,7 @@ from mzpay.domain.clock import now_iso
 from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.manual_payments import is_manual
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status
 from mzpay.domain.principal import Principal, wrong_environment
@@ -104,6 +105,13 @@ def create_refund(
     amount = _amount(payment, money)
     if amount <= 0 or amount > payment.refundable:
         raise _exceeds(payment, amount)
+    if is_manual(payment):
+        raise ServiceError(
+            422,
+            "not_supported",
+            "A manual payment is given back outside the gateway (cash or a bank transfer).",
+            rule="operation",
+        )
     connector = connector_of(payment)
     if not isinstance(connector, Refunding):
         raise ServiceError(

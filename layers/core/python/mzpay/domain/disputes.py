@@ -29,16 +29,13 @@ from pydantic import ConfigDict, Field, field_validator
 from mzpay.domain.charges import Money
 from mzpay.domain.entity import Entity
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.model import Strict, StrictText
+from mzpay.domain.model import StrictText
 from mzpay.domain.money import format_amount
 
 REASONS = ("fraudulent", "product_not_received", "product_unacceptable", "duplicate", "credit_not_processed", "general")
 EVIDENCE_WINDOW = timedelta(days=7)  # the merchant's time to respond (evidence_due_by)
-MAX_TEXT_LENGTH = 20_000  # the evidence's text
 MAX_NOTE_LENGTH = 500
 MAX_PROVIDER_REFERENCE_LENGTH = 64
-MAX_FILES = 3
-MAX_FILE_BYTES = 2 * 1024 * 1024  # each evidence file, decoded
 
 
 class Status:
@@ -83,37 +80,6 @@ def next_status(current: str, action: str) -> str:
         shown = current.replace("_", " ")
         raise ServiceError(409, "invalid_state", f"Cannot {_ACTION_WORDS[action]} a dispute that is {shown}.")
     return after
-
-
-class EvidenceFile(Strict):
-    """A file of evidence (a receipt, a delivery note, a conversation): PDF, PNG or JPEG."""
-
-    file_type: Literal["pdf", "png", "jpg", "jpeg"] = Field(
-        description="What the file is (checked by its first bytes)."
-    )
-    content_base64: str = Field(
-        max_length=(MAX_FILE_BYTES + 2) // 3 * 4, description="The file's bytes, base64 (at most 2 MiB decoded)."
-    )
-
-
-class EvidenceRequest(StrictText):
-    """The body of `POST /v1/disputes/{id}/evidence`: given once, then the dispute is reviewed."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "text": "Collected in our Maputo shop on 2026-11-20; the signed delivery note is attached.",
-                    "files": [{"file_type": "pdf", "content_base64": "JVBERi0xLjQK..."}],
-                }
-            ]
-        }
-    )
-
-    text: str = Field(
-        min_length=1, max_length=MAX_TEXT_LENGTH, description="What the merchant says, at most 20000 characters."
-    )
-    files: list[EvidenceFile] = Field(default_factory=list, max_length=MAX_FILES, description="At most 3 files.")
 
 
 class OpenDisputeRequest(StrictText):

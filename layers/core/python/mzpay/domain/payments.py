@@ -117,6 +117,7 @@ class Payment(Entity):
     submit_lease_until: str | None = None
     reconciliation: str | None = None  # "gave_up": 72 h pending without an answer
     resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
+    evidence: dict[str, Any] | None = None  # a manual payment's: text, files (type, size, sha256, key), at
 
     @property
     def value(self) -> Decimal:
@@ -157,6 +158,8 @@ def view(payment: Payment) -> dict[str, Any]:
         }
     if payment.collection_request_id:
         view["collection_request_id"] = payment.collection_request_id
+    if payment.evidence is not None:  # a manual payment
+        view |= {"evidence": payment.evidence, "resolution": payment.resolution}
     return view
 
 

@@ -10,12 +10,15 @@ models of access, events and the other small answers are in mzpay.openapi.gatewa
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
+from mzpay.openapi.gateway_actions import (
+    NextAction,
+)
 from mzpay.openapi.gateway_batches import PayoutBatch
-from mzpay.openapi.gateway_disputes import Dispute, DisputeList
+from mzpay.openapi.gateway_disputes import Dispute, DisputeList, Evidence, ManualResolution
 from mzpay.openapi.gateway_more import (
     Amount,
     Answer,
@@ -50,64 +53,6 @@ PaymentStatus = Literal[
 PayoutStatus = Literal["waiting_for_approval", "pending", "in_transit", "paid", "failed", "canceled", "rejected"]
 
 
-# ---------------------------------------------------------------- what the payer must do next
-class PollAction(Answer):
-    """The payer approves a prompt on their phone: read the payment again until it moves on."""
-
-    type: Literal["poll"] = Field(description="poll: nothing to show the payer.")
-    poll_interval_secs: int = Field(description="Seconds to wait between two reads of the payment.")
-
-
-class RedirectAction(Answer):
-    """Send the payer to `redirect_url` (3-D Secure, their bank, a lender, the open-amount page)."""
-
-    type: Literal["redirect_to_url"] = Field(description="redirect_to_url: open redirect_url for the payer.")
-    redirect_url: str = Field(description="The page where the payer completes the payment.")
-    return_url: str | None = Field(description="Where the payer is sent back afterwards: the charge's return_url.")
-    bnpl_provider: str = sometimes("The lender's name; buy-now-pay-later payments only.")
-
-
-class OtpFormAction(Answer):
-    """Ask the payer for the one-time code they received, then send it to complete-action as `otp`."""
-
-    type: Literal["display_otp_form"] = Field(description="display_otp_form: show a form for the code.")
-    otp_hint: str = Field(description="A hint to show beside the form.")
-    otp_length: int = Field(description="How many digits the code has.")
-    masked_dest: str = Field(description="Where the code was sent, masked.")
-
-
-class ReferenceAction(Answer):
-    """Show the payer an entity and reference to pay at an ATM or in their banking app."""
-
-    type: Literal["display_reference"] = Field(description="display_reference: show entity and reference.")
-    entity: str = Field(description="The payment entity number.")
-    reference: str = Field(description="The payment reference for this payment and amount.")
-    expires_at: Timestamp = Field(description="When the reference stops being payable.")
-
-
-class UssdCodeAction(Answer):
-    """Show the payer a USSD code to dial."""
-
-    type: Literal["display_ussd_code"] = Field(description="display_ussd_code: show ussd_code.")
-    ussd_code: str = Field(description="The code the payer dials, e.g. *500*21000*123456789#.")
-    expires_at: Timestamp = Field(description="When the code stops working.")
-
-
-class QrCodeAction(Answer):
-    """Show the payer a QR code to scan with their wallet app."""
-
-    type: Literal["display_qr_code"] = Field(description="display_qr_code: show the QR code.")
-    qr_code_url: str = Field(description="An image of the QR code.")
-    qr_code_data: str = Field(description="The QR code's content, to render it yourself.")
-    expires_at: Timestamp = Field(description="When the code stops working.")
-
-
-NextAction = Annotated[
-    PollAction | RedirectAction | OtpFormAction | ReferenceAction | UssdCodeAction | QrCodeAction,
-    Field(discriminator="type"),
-]
-
-
 # ---------------------------------------------------------------- payments
 class SourceWallet(Answer):
     """The payer's mobile wallet."""
@@ -123,11 +68,19 @@ class SourceCard(Answer):
     last4: str = sometimes("The last four digits; only when a test card number was sent.")
 
 
+class ManualSource(Answer):
+    """How the payer paid a manual payment."""
+
+    kind: Literal["cash", "bank_deposit"] = Field(description="Cash at the counter, or a deposit at a bank.")
+    reference: str = sometimes("The deposit slip's or receipt's reference, if given.")
+    payer_name: str = sometimes("Who paid, if given.")
+
+
 class PaymentSource(Answer):
     """How the payer pays: `type` plus the sub-object named after it, as the charge sent it."""
 
-    type: Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"] = Field(
-        description="The payment method."
+    type: Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl", "manual"] = Field(
+        description="The payment method (manual: cash or a bank deposit the merchant recorded)."
     )
     mobile_wallet: SourceWallet = sometimes("The wallet; mobile_wallet payments.")
     card: SourceCard = sometimes("The card; card payments.")
@@ -136,6 +89,7 @@ class PaymentSource(Answer):
     ussd: dict[str, str] = sometimes("The details sent with a ussd source, if any.")
     qr: dict[str, str] = sometimes("The details sent with a qr source, if any.")
     bnpl: dict[str, str] = sometimes("The details sent with a bnpl source, if any.")
+    manual: ManualSource = sometimes("How a manual payment was made; manual payments.")
 
 
 class PaymentView(Answer):
@@ -159,6 +113,8 @@ class PaymentView(Answer):
     max_amount: DecimalText | None = sometimes("The most the payer may choose; open-amount payments only.")
     suggested_amounts: list[DecimalText] | None = sometimes("Amounts offered to the payer; open-amount payments.")
     collection_request_id: str = sometimes("The collection request whose payment link opened this checkout.")
+    evidence: Evidence = sometimes("A manual payment's evidence, as given last.")
+    resolution: ManualResolution | None = sometimes("A manual payment's confirmation or rejection; null while pending.")
 
 
 _WALLET: dict[str, Any] = {
@@ -346,6 +302,8 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("GET", "/v1/payments/{payment_id}"): PaymentSnapshot,
     ("GET", "/v1/payments/{payment_id}/receipt"): Receipt,
     ("POST", "/v1/payments/{payment_id}/cancel"): PaymentSnapshot,
+    ("POST", "/v1/manual-payments"): PaymentSnapshot,
+    ("PUT", "/v1/payments/{payment_id}/evidence"): PaymentSnapshot,
     ("GET", "/checkout/{payment_id}"): None,
     ("GET", "/checkout/{payment_id}/receipt"): None,
     ("POST", "/checkout/{payment_id}/pay"): None,

@@ -1,5 +1,6 @@
-"""The answers about disputes (mzpay.domain.disputes.view), on the gateway and the management API;
-the conventions are mzpay.openapi.gateway's."""
+"""The answers about disputes (mzpay.domain.disputes.view), on the gateway and the management API,
+and the evidence a merchant gives (disputes, manual payments); the conventions are
+mzpay.openapi.gateway's."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ DISPUTE = {
                 "file_type": "pdf",
                 "size": 48213,
                 "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-                "key": "accounts/01JD9W7X5Y3Z1A2B3C4D5E6F7G/disputes/01JDB2M4N6P8R0T2V4W6X8Y0Z2/evidence-0.pdf",
+                "key": "accounts/01JD9W7X5Y3Z1A2B3C4D5E6F7G/disputes/01JDB2M4N6P8R0T2V4W6X8Y0Z2/"
+                "01JDB3A1B2C3D4E5F6G7H8J9K0/evidence-0.pdf",
             }
         ],
         "at": "2026-11-26T10:15:00Z",
@@ -51,6 +53,16 @@ class Evidence(Answer):
     text: str = Field(description="What the merchant said.")
     files: list[EvidenceFileKept] = Field(description="The files given with it.")
     at: Timestamp = Field(description="When it was given.")
+
+
+class ManualResolution(Answer):
+    """An operator's confirmation or rejection of a manual payment."""
+
+    outcome: Literal["succeeded", "failed"] = Field(description="succeeded: confirmed; failed: rejected.")
+    note: str = Field(description="The operator's note.")
+    by: Literal["operator"] = Field(description="Always operator.")
+    source_ip: str = Field(description="Where the operator decided from.")
+    at: Timestamp = Field(description="When.")
 
 
 class Decision(Answer):

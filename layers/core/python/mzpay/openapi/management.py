@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from mzpay.openapi.gateway import Payout
+from mzpay.openapi.gateway import PaymentSnapshot, Payout
 from mzpay.openapi.gateway_batches import PayoutBatch
 from mzpay.openapi.gateway_disputes import Dispute
 from mzpay.openapi.gateway_more import (
@@ -359,6 +359,8 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/disputes"): Dispute,
     ("GET", "/v1/disputes/{dispute_id}"): Dispute,
     ("POST", "/v1/disputes/{dispute_id}/decide"): Dispute,
+    ("POST", "/v1/payments/{payment_id}/confirm"): PaymentSnapshot,
+    ("POST", "/v1/payments/{payment_id}/reject"): PaymentSnapshot,
     ("GET", "/v1/reconciliation-cases"): ReconciliationCaseList,
     ("GET", "/v1/reconciliation-cases/{object_id}"): ReconciliationCase,
     ("POST", "/v1/reconciliation-cases/{object_id}/resolve"): ReconciliationCase,

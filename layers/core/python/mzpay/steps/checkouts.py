@@ -13,6 +13,7 @@ from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.clock import now_iso
 from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.events import Event
 from mzpay.domain.ids import new_id, request_fingerprint
 from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
@@ -55,7 +56,7 @@ def create_checkout(
     fingerprint = request_fingerprint(request.model_dump(mode="json"), "checkout")
     existing = deps.payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
     if existing is not None:
-        return _checkout_replay(existing, fingerprint)
+        return replay(existing, fingerprint)
     provider_payment_id = new_id()
     stamp = now_iso()
     payment = Payment(
@@ -85,17 +86,25 @@ def create_checkout(
         updated_at=stamp,
     )
     payment = payment.with_changes(waiting(payment, now))
+    return create_or_replay(payment, fingerprint, payment_event("payment.created", payment, stamp))
+
+
+def create_or_replay(payment: Payment, fingerprint: str, created: Event) -> dict[str, Any]:
+    """Write a new payment (and its claim of the merchant's payment_id) with its event; when a
+    concurrent request claimed the id first, answer that payment (409 payment_id_reused unless
+    it was made from the same request)."""
     try:
-        deps.payments().create(payment, [payment_event("payment.created", payment, stamp)])
+        deps.payments().create(payment, [created])
     except PaymentIdTaken:
-        winner = deps.payments().by_payment_id(account, mode, payment_id)
+        winner = deps.payments().by_payment_id(payment.account_id, payment.mode, payment.payment_id)
         assert winner is not None
         if winner.entity.provider_payment_id != payment.provider_payment_id:  # else our own write landed
-            return _checkout_replay(winner, fingerprint)
+            return replay(winner, fingerprint)
     return snapshot(payment)
 
 
-def _checkout_replay(existing: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
+def replay(existing: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
+    """The payment a merchant's payment_id was claimed for, if claimed by the same request."""
     same_request(
         existing,
         fingerprint,

@@ -19,6 +19,8 @@ from mzpay.domain.entity import Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
 from mzpay.domain.ids import is_ulid
+from mzpay.domain.manual_payments import is_manual
+from mzpay.domain.manual_payments import next_status as manual_status
 from mzpay.domain.money import format_amount
 from mzpay.domain.payments import (
     EVENT_OF_STATUS,
@@ -230,8 +232,12 @@ def _expire(payment: Payment) -> Payment:
 def close(payment: Payment, action: str, status: str, kind: str) -> Payment:
     """End a payment nobody paid (`action` expire or cancel): its status, no next action, off the
     expiry schedule and its reservations given back, with its event; 409 invalid_state when the
-    payment cannot take `action` any more (the payer's payment landed first, say)."""
-    ensure_transition(payment.status, action)
+    payment cannot take `action` any more (the payer's payment landed first, say). A manual
+    payment follows its own table (cancel while pending)."""
+    if is_manual(payment):
+        manual_status(payment, action)
+    else:
+        ensure_transition(payment.status, action)
     now = now_iso()
     changes: dict[str, Any] = {
         "status": status,

@@ -8,22 +8,19 @@ and the disputed payment's own item: `open_dispute` (the dispute's id while it i
 list entry, the payment marked on condition that it succeeded, has no open dispute and keeps
 room for the amount beside its refunds and earlier chargebacks, the money held in the ledger and
 the event. Deciding is ONE transaction too: the versioned update, the payment's mark removed (and
-its chargebacks raised when lost), the ledger entry and the event. Evidence files go to the
-uploads bucket (under the dispute, named by their position, so a retry writes the same objects)
-before the transition that records them: a record never names a missing object."""
+its chargebacks raised when lost), the ledger entry and the event. Evidence files are
+mzpay.store.evidence's, written before the transition that records them."""
 
 from __future__ import annotations
 
-import base64
 from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.disputes import Dispute
 from mzpay.domain.events import Event
-from mzpay.domain.files import Upload
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
-from mzpay.store.aws import batch_get, client, env, first_failed_item, is_conditional_failure, newest_first, table
+from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first, table
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
 from mzpay.store.transitions import applied, own_write, versioned_update, write_token
@@ -46,23 +43,16 @@ def _payment_key(provider_payment_id: str) -> dict[str, str]:
     return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
 
 
-def evidence_key(dispute: Dispute, position: int, file_type: str) -> str:
-    return f"accounts/{dispute.account_id}/disputes/{dispute.dispute_id}/evidence-{position}.{file_type}"
-
-
 class Disputes:
-    def __init__(self, table_name: str, events_table: str, bucket: str | None) -> None:
+    def __init__(self, table_name: str, events_table: str) -> None:
         self.table = table(table_name)
         self.client = self.table.meta.client
         self.name = table_name
         self.events_name = events_table
-        self.bucket = bucket
 
     @classmethod
     def from_env(cls) -> Disputes:
-        import os
-
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"), os.environ.get("UPLOADS_BUCKET"))
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
 
     def open(self, dispute: Dispute, payment: Payment, events: list[Event], held: Entry) -> None:
         """PaymentMoved when the payment's condition stops it."""
@@ -131,21 +121,6 @@ class Disputes:
             kept = batch_get(self.client, {self.name: {"Keys": [_key(i) for i in ids], "ConsistentRead": True}})
             found = {d.dispute_id: d for d in (Dispute.model_validate(i) for i in kept[self.name])}
         return [found[i] for i in ids if i in found], last
-
-    def put_evidence_file(self, dispute: Dispute, position: int, upload: Upload) -> str:
-        """One evidence file in the uploads bucket, checked by S3 against its SHA-256; its key."""
-        if self.bucket is None:
-            raise RuntimeError("UPLOADS_BUCKET is not set for this function")
-        key = evidence_key(dispute, position, upload.file_type)
-        client("s3").put_object(
-            Bucket=self.bucket,
-            Key=key,
-            Body=upload.content,
-            ContentType=upload.media_type,
-            ChecksumSHA256=base64.b64encode(bytes.fromhex(upload.sha256)).decode(),
-            Metadata={"account-id": dispute.account_id, "sha256": upload.sha256},
-        )
-        return key
 
     def transition(
         self,
