@@ -66,6 +66,9 @@ def provisioner(resource_type: str) -> Callable[[Provisioner], Provisioner]:
     return register
 
 
+_NOT_FUNCTION_DEPENDENCIES = ("Events", "DeploymentPreference")
+
+
 def supported_resource_types() -> frozenset[str]:
     """Every resource type the local stack knows how to create."""
     return frozenset(_PROVISIONERS)
@@ -121,11 +124,13 @@ def provision(
     )
     graph = {logical: references(spec) & set(resources) for logical, spec in resources.items()}
     # A function's events name its API; the API's authorizer names the function: create the
-    # function first, since its ARN is all the API needs.
+    # function first, since its ARN is all the API needs. Its deployment preference names alarms
+    # on the function itself (on AWS they belong to the CodeDeploy group SAM makes, not to it).
     for logical, spec in resources.items():
         if spec["Type"] == "AWS::Serverless::Function":
             merged = _merge_globals(ctx.globals_function, spec.get("Properties") or {})
-            graph[logical] = references({k: v for k, v in merged.items() if k != "Events"}) & set(resources)
+            own = {k: v for k, v in merged.items() if k not in _NOT_FUNCTION_DEPENDENCIES}
+            graph[logical] = references(own) & set(resources)
     for logical in TopologicalSorter(graph).static_order():
         spec = resources[logical]
         condition = spec.get("Condition")
@@ -310,6 +315,30 @@ def _alarm(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     ctx.set(logical, name, Arn=f"arn:aws:cloudwatch:{ctx.stack.region}:{ACCOUNT_ID}:alarm:{name}")
 
 
+@provisioner("AWS::Logs::LogGroup")
+def _log_group(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    name = props.get("LogGroupName") or ctx.physical_name(logical, 512)
+    logs = ctx.client("logs")
+    logs.create_log_group(logGroupName=name)
+    if "RetentionInDays" in props:
+        logs.put_retention_policy(logGroupName=name, retentionInDays=int(props["RetentionInDays"]))
+    ctx.set(logical, name, Arn=f"arn:aws:logs:{ctx.stack.region}:{ACCOUNT_ID}:log-group:{name}:*")
+
+
+# API Gateway's account setting (the role it writes access logs with) and that role: nothing
+# enforces IAM locally, and the local API servers write no CloudWatch logs; both are recorded.
+@provisioner("AWS::IAM::Role")
+def _role(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    name = ctx.physical_name(logical, 64)
+    ctx.set(logical, name, Arn=f"arn:aws:iam::{ACCOUNT_ID}:role/{name}", RoleId=name)
+
+
+@provisioner("AWS::ApiGateway::Account")
+def _api_gateway_account(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    ctx.set(logical, f"{ctx.stack.region}-account")
+
+
 @provisioner("AWS::Serverless::LayerVersion")
 def _layer(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     props = _props(ctx, spec)
@@ -326,6 +355,7 @@ def _function(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     intrinsics = ctx.stack.intrinsics
     merged = _merge_globals(ctx.globals_function, spec.get("Properties") or {})
     events = merged.pop("Events", {}) or {}
+    merged.pop("DeploymentPreference", None)  # gradual deployment (CodeDeploy): nothing to do locally
     props = intrinsics.resolve(merged)
     name = props.get("FunctionName") or ctx.physical_name(logical, 64)
     arn = f"arn:aws:lambda:{ctx.stack.region}:{ACCOUNT_ID}:function:{name}"

@@ -79,7 +79,8 @@ def load_samconfig(path: Path, env: str) -> dict[str, Any]:
     raw = deploy_params.get("parameter_overrides", "")
     for item in shlex.split(raw) if isinstance(raw, str) else raw:
         key, _, value = item.partition("=")
-        overrides[key] = value
+        # list entries keep their quotes ("Key=\"\"" is an empty value, as SAM CLI reads it)
+        overrides[key] = value if isinstance(raw, str) else "".join(shlex.split(value))
     return {
         "region": global_params.get("region") or deploy_params.get("region"),
         "stack_name": global_params.get("stack_name") or deploy_params.get("stack_name") or f"mzpay-{env}",

@@ -2,8 +2,9 @@
 
 from typing import Any
 
+from mzpay.http.authorizers import answer
 from mzpay.http.operator_auth import authorize_operator
 
 
 def lambda_handler(event: dict[str, Any], _context: Any) -> dict[str, Any]:
-    return authorize_operator(event)
+    return answer(authorize_operator, event)

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mzpay.cases import payout_batches, payouts
-from mzpay.observability import logger
+from mzpay.observability import correlate, logger
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -19,10 +19,12 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     message = json.loads(record.body)
     if "payout_batch_id" in message:
         batch_id = message["payout_batch_id"]
+        correlate(batch_id)
         remaining = lambda_context.get_remaining_time_in_millis() / 1000 if lambda_context else None
         logger.info("send batch", payout_batch_id=batch_id, outcome=payout_batches.send(batch_id, remaining))
         return
     provider_payout_id = message["provider_payout_id"]
+    correlate(provider_payout_id)
     logger.info("settle", provider_payout_id=provider_payout_id, outcome=payouts.settle(provider_payout_id))
 
 

@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from mzpay.observability import logger
+from mzpay.observability import correlate, logger
 from mzpay.webhooks import outbox
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -34,6 +34,7 @@ def record_handler(record: DynamoDBRecord) -> None:
     # The event source mapping passes INSERTs only; a replayed or hand-made event may not.
     if record.event_name is not DynamoDBRecordEventName.INSERT or not record.dynamodb:
         return
+    correlate(str(record.event_id))  # the stream record; the event's own id is in every line it logs
     try:
         image = record.dynamodb.new_image
     except Exception as exc:  # an image that does not deserialise never will

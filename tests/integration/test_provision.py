@@ -10,6 +10,7 @@ import boto3
 import pytest
 
 from devstack.provision import ProvisionedStack
+from devstack.template import load_template
 from tests.integration.support import provisioned_stack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,13 +104,22 @@ def test_uploads_bucket_is_private_and_encrypted(stack: ProvisionedStack) -> Non
 
 
 def test_the_alarms_exist_and_the_unconfigured_resources_are_skipped(stack: ProvisionedStack) -> None:
-    alarms = boto3.client("cloudwatch", region_name=REGION).describe_alarms()["MetricAlarms"]
-    assert {a["AlarmName"] for a in alarms} == {
-        "mzpay-mz-WebhookDeadLetterAlarm",
-        "mzpay-mz-WebhookDispatchFailureAlarm",
-        "mzpay-mz-PayoutSettlementDeadLetterAlarm",
-        "mzpay-mz-ReconciliationCasesAlarm",
+    cloudwatch = boto3.client("cloudwatch", region_name=REGION)
+    alarms = [
+        alarm for page in cloudwatch.get_paginator("describe_alarms").paginate() for alarm in page["MetricAlarms"]
+    ]
+    declared = {
+        name
+        for name, spec in load_template(ROOT / "template.yaml")["Resources"].items()
+        if spec["Type"] == "AWS::CloudWatch::Alarm"
     }
+    assert {a["AlarmName"] for a in alarms} == {f"mzpay-mz-{name}" for name in declared}
+    assert {"WebhookDeadLetterAlarm", "ReconciliationCasesAlarm", "GatewayPaymentsFunctionErrorsAlarm"} <= declared
+    logs = boto3.client("logs", region_name=REGION).describe_log_groups(logGroupNamePrefix="/aws/lambda/")["logGroups"]
+    payments = stack.functions["GatewayPaymentsFunction"].name
+    assert {"logGroupName": f"/aws/lambda/{payments}", "retentionInDays": 90} in [
+        {k: group.get(k) for k in ("logGroupName", "retentionInDays")} for group in logs
+    ]
     cases = next(a for a in alarms if a["AlarmName"] == "mzpay-mz-ReconciliationCasesAlarm")
     assert (cases["Namespace"], cases["MetricName"], cases["Dimensions"]) == (
         "mzpay",
@@ -121,9 +131,14 @@ def test_the_alarms_exist_and_the_unconfigured_resources_are_skipped(stack: Prov
         0.0,
         "GreaterThanThreshold",
     )
-    # no alarm e-mail and no mutual-TLS custom domains configured (their parameters are empty)
+    # samconfig names the alarm address: the topic has its subscription
+    topic = stack.intrinsics.ref("AlarmTopic")
+    subscriptions = boto3.client("sns", region_name=REGION).list_subscriptions_by_topic(TopicArn=topic)
+    assert [(s["Protocol"], s["Endpoint"]) for s in subscriptions["Subscriptions"]] == [
+        ("email", "operations@mzpay.example")
+    ]
+    # no mutual-TLS custom domains configured (their parameters are empty)
     assert sorted(stack.skipped) == [
-        "AlarmEmailSubscription",
         "GatewayMtlsDomain",
         "GatewayMtlsMapping",
         "ManagementMtlsDomain",

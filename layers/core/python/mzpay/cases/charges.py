@@ -23,6 +23,7 @@ from mzpay.domain.payments import Payment, Status, amount_error, charge_result, 
 from mzpay.domain.principal import Principal
 from mzpay.domain.receipts import receipt
 from mzpay.domain.routing import binding_method
+from mzpay.observability import count
 from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import (
     COUNTER_TTL,
@@ -106,14 +107,21 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(payment, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
-        return charge_result(expiry.settled_or_wait(resume(payment)))
+        return _counted(charge_result(expiry.settled_or_wait(resume(payment))), mode)
     result = connector.charge(provider_call(payment))
     try:
-        return charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result))
+        return _counted(charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result)), mode)
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
-        return charge_result(expiry.settled_or_wait(deps.payments().get(payment.provider_payment_id) or payment))
+        settled = expiry.settled_or_wait(deps.payments().get(payment.provider_payment_id) or payment)
+        return _counted(charge_result(settled), mode)
+
+
+def _counted(answer: dict[str, Any], mode: str) -> dict[str, Any]:
+    """A new charge's first answer, counted by its status (a replay's answer is not counted again)."""
+    count("Charges", outcome=str(answer["status"]), mode=mode)
+    return answer
 
 
 def _submitting(payment: Payment) -> dict[str, Any]:

@@ -8,12 +8,14 @@ context handlers receive. Refusals: see `refuse`. No or unknown credentials: rai
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
 from mzpay.http.errors import problem_document
 from mzpay.http.principal import refusal_context
-from mzpay.http.request_id import header_value
+from mzpay.http.request_id import header_value, resolve_request_id
+from mzpay.observability import correlate, count
 
 
 class Unauthorized(Exception):
@@ -21,6 +23,19 @@ class Unauthorized(Exception):
 
     def __init__(self) -> None:
         super().__init__("Unauthorized")
+
+
+def answer(authorize: Callable[[dict[str, Any]], dict[str, Any]], event: dict[str, Any]) -> dict[str, Any]:
+    """An authorizer's Lambda answer to `event`: its log lines carry the request id the API
+    answers with (the function behind it logs the same), and a refusal is counted by its code
+    (AuthorizerRefusals; `unauthorized` for no or unknown credentials)."""
+    request_id = resolve_request_id(event)
+    correlate(request_id, request_id=request_id)
+    try:
+        return authorize(event)
+    except Unauthorized:
+        count("AuthorizerRefusals", code="unauthorized")
+        raise
 
 
 def bearer_token(event: dict[str, Any]) -> str | None:
@@ -69,6 +84,7 @@ def refuse(event: dict[str, Any], principal: str, error: ServiceError) -> dict[s
     is a Deny whose context carries the whole problem document (the ACCESS_DENIED gateway
     response writes it out), and any other status (401 with a specific code, 421) is an Allow
     whose context carries the refusal, answered by the function before any route runs."""
+    count("AuthorizerRefusals", code=error.code)
     if error.status == 403:
         return {
             "principalId": principal,

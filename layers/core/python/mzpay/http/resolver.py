@@ -46,7 +46,7 @@ from mzpay.http.errors import (
     problem_document,
 )
 from mzpay.http.principal import admit
-from mzpay.observability import logger
+from mzpay.observability import correlate, logger
 
 # Powertools turns Decimal into float before serializing; money must stay exact, so its
 # encoder keeps Decimal and simplejson (use_decimal) writes it digit for digit.
@@ -282,7 +282,10 @@ def lambda_handler(
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         request_id = rid.resolve_request_id(event)
         rid.set_current(request_id)
-        logger.append_keys(request_id=request_id)
+        platform_id = (event.get("requestContext") or {}).get("requestId")
+        # Every log line of the request carries the id it answers in X-Request-ID (its authorizer's
+        # too) and API Gateway's own, which the access log records as requestId.
+        correlate(request_id, request_id=request_id, gateway_request_id=str(platform_id or ""))
         try:
             admit(
                 event, may_act_for=may_act_for

@@ -31,6 +31,7 @@ from mzpay.domain.payments import (
 )
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.domain.routing import binding_method
+from mzpay.observability import count
 from mzpay.steps.connectors import connector_for
 from mzpay.store.payments import Reservation
 
@@ -121,7 +122,10 @@ def apply_outcome(
             now,
         )
     taken = _taken(result, captured)
-    return deps.payments().transition(payment, changes, events, taken=taken, entry=entry, answer=answer)
+    moved = deps.payments().transition(payment, changes, events, taken=taken, entry=entry, answer=answer)
+    if moved.status != payment.status:
+        count("PaymentOutcomes", outcome=moved.status, mode=moved.mode)
+    return moved
 
 
 def kept(reservations: tuple[Reservation, ...], currency: str) -> tuple[Reserved, ...] | None:
@@ -243,4 +247,6 @@ def close(payment: Payment, action: str, status: str, kind: str) -> Payment:
         "due_at": None,
     }
     after = payment.with_changes(changes)
-    return deps.payments().transition(payment, changes, [payment_event(kind, after, now)], taken=Decimal(0))
+    closed = deps.payments().transition(payment, changes, [payment_event(kind, after, now)], taken=Decimal(0))
+    count("PaymentOutcomes", outcome=status, mode=payment.mode)
+    return closed

@@ -20,6 +20,7 @@ from mzpay.domain.events import Event, new_event
 from mzpay.domain.payments import Status as ProviderStatus
 from mzpay.domain.payouts import Payout, Status, event_kind
 from mzpay.domain.payouts import payout_view as view
+from mzpay.observability import count
 from mzpay.steps.connectors import payout_connector
 from mzpay.steps.payments import reconcile_first
 
@@ -92,6 +93,7 @@ def apply_result(payout: Payout, result: ProviderResult, extra: dict[str, Any] |
     if result.status == ProviderStatus.PENDING:
         if payout.mode == "live":
             deps.payouts().transition(payout, {**_reconcile_index(payout), "updated_at": now_iso()}, [])
+        count("Payouts", outcome=Status.PENDING, mode=payout.mode)
         return "in transit"  # the provider's answer (reconciliation) ends it; never called twice
     if result.status == ProviderStatus.SUCCEEDED:
         now = now_iso()
@@ -100,9 +102,11 @@ def apply_result(payout: Payout, result: ProviderResult, extra: dict[str, Any] |
         event = payout_event("payout.paid", after, now)
         entry = payout_entry(payout, ledger.paid_out("payout.paid", payout.value), event, now)
         deps.payouts().transition(payout, changes, [event, *deposit_events(after, now)], entry)
+        count("Payouts", outcome=Status.PAID, mode=payout.mode)
         return Status.PAID
     failure = {"failure_code": result.failure_code, "failure_message": result.failure_message}
     end_without_paying(payout, "complete", Status.FAILED, failure | (extra or {}))
+    count("Payouts", outcome=Status.FAILED, mode=payout.mode)
     return Status.FAILED
 
 

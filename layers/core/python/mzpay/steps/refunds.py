@@ -16,6 +16,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event, new_event
 from mzpay.domain.payments import Status
 from mzpay.domain.refunds import Refund
+from mzpay.observability import count
 from mzpay.steps.payments import connector_of, provider_call, reconcile_first
 
 
@@ -62,7 +63,9 @@ def settle(
         if refund.mode == "live":  # no definite answer: reconciliation asks the provider on a schedule
             due = expiry.reconcile_at(refund.created_at, datetime.now(UTC), reconcile_first())
             waiting |= {"expiry_shard": expiry.shard(refund.provider_refund_id), "due_at": due}
-        return deps.refunds().settle(refund, waiting, [], None, Decimal(0))
+        settled = deps.refunds().settle(refund, waiting, [], None, Decimal(0))
+        count("Refunds", outcome=Status.PENDING, mode=refund.mode)
+        return settled
     amount = refund.value
     changes = {
         "status": status,
@@ -81,7 +84,9 @@ def settle(
     entry = ledger.Entry(
         refund.account_id, refund.mode, refund.currency, movement, event.id, refund.provider_refund_id, now
     )
-    return deps.refunds().settle(refund, changes, [event], entry, give_back)
+    settled = deps.refunds().settle(refund, changes, [event], entry, give_back)
+    count("Refunds", outcome=status, mode=refund.mode)
+    return settled
 
 
 # A refund's submission lease and its place in the sweep's index, cleared by the provider's answer.

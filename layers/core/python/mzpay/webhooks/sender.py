@@ -20,7 +20,7 @@ from mzpay.domain.bounds import allow_loopback
 from mzpay.domain.deliveries import Attempt, Delivery
 from mzpay.domain.webhook_secrets import valid_versions
 from mzpay.domain.webhooks import DeliveryStatus, Outcome
-from mzpay.observability import logger
+from mzpay.observability import correlate, count, logger
 from mzpay.store.aws import client
 from mzpay.store.webhook_deliveries import iso
 from mzpay.webhooks import outbox, transport
@@ -123,7 +123,9 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
         error=result.error,
         outcome=outcome.value,
     )
+    count("WebhookAttempts", outcome=outcome.value)
     if outcome is not Outcome.RETRY:
+        count("WebhookDeliveries", outcome=status.value)
         return True
     # After the last attempt: visible at once, so that the next receive moves it to the DLQ.
     visibility = 0 if delay is None else min(delay, rules.MAX_DELAY_SECONDS - outbox.VISIBILITY_MARGIN_SECONDS)
@@ -174,6 +176,7 @@ def dead_letter(body: str, clock: Callable[[], float] = time.time) -> None:
     except (ValueError, KeyError, TypeError):
         logger.error("unreadable dead letter dropped")
         return
+    correlate(delivery_id)
     delivery = deps.deliveries().get(delivery_id)
     if delivery is None:
         logger.error("dead letter of an unknown delivery", delivery_id=delivery_id)
@@ -181,6 +184,7 @@ def dead_letter(body: str, clock: Callable[[], float] = time.time) -> None:
     if deps.deliveries().dead_letter(delivery_id, delivery.account_id, round_, iso(clock())) is None:
         logger.info("dead letter of a delivery no longer pending in its round", delivery_id=delivery_id)
         return
+    count("WebhookDeliveries", outcome=DeliveryStatus.FAILED.value)
     logger.warning(
         "webhook delivery failed: out of attempts",
         delivery_id=delivery_id,
