@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.billers import Billers
     from mzpay.store.business_accounts import BusinessAccounts
     from mzpay.store.cash_deposits import CashDepositIntents
     from mzpay.store.client_certs import ClientCerts
@@ -270,6 +271,13 @@ def cash_deposit_intents() -> CashDepositIntents:
     from mzpay.store.cash_deposits import CashDepositIntents
 
     return CashDepositIntents.from_env()
+
+
+@once
+def billers() -> Billers:
+    from mzpay.store.billers import Billers
+
+    return Billers.from_env()
 
 
 @once
