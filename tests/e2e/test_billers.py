@@ -19,7 +19,7 @@ from devstack.launcher import ROOT, RunningStack
 
 sys.path.insert(0, str(ROOT / "tools"))
 
-from mzpay_admin.cli import run  # noqa: E402
+from mzpay_admin.cli import run
 
 pytestmark = pytest.mark.e2e
 

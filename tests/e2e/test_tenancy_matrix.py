@@ -33,6 +33,11 @@ PHONE = "+258840000000"
 AMBIGUOUS_NIB = "0001 0000 0000 0002 8000 2"  # the simulated bank answers three candidates
 
 
+def quote_body() -> dict[str, Any]:
+    """A quote of the simulated prepaid electricity (docs/bills.md)."""
+    return {"product_id": "01M8A0MH8BAHW8JZV956J9ME20", "reference": "04000000001", "amount": "20.00"}
+
+
 def wallet() -> dict[str, Any]:
     return {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": PHONE}}
 
@@ -67,6 +72,7 @@ class Resources:
     intent: str = ""  # a cash-deposit intent, confirmed
     deposit: str = ""
     key: str = ""  # an API key id of the account (of this mode)
+    quote: str = ""  # a bill quote (quoted)
 
 
 @dataclass
@@ -136,6 +142,9 @@ class Tenant:
             lambda status: status != "pending",
         )
         assert deposited == "succeeded"
+        quoted = self.call("POST", "/v1/bill-payments/quotes", quote_body(), query=query)
+        assert quoted.status_code == 201, quoted.text
+        made.quote = quoted.json()["quote_id"]
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
@@ -153,6 +162,7 @@ class Tenant:
             "key": "/v1/api-keys/current",
             "webhook_endpoint": "/v1/webhook-endpoint",
             "mtls": "/v1/mtls",
+            "quote": f"/v1/bill-payments/quotes/{self.test.quote}",
         }
         seen = {}
         for name, path in reads.items():
@@ -349,6 +359,10 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "/v1/cash-deposits/{deposit_id}"): Route(
         lambda r: f"/v1/cash-deposits/{r.deposit}", resource="cash deposit"
+    ),
+    ("POST", "/v1/bill-payments/quotes"): Route(lambda r: "/v1/bill-payments/quotes", lambda r: quote_body()),
+    ("GET", "/v1/bill-payments/quotes/{quote_id}"): Route(
+        lambda r: f"/v1/bill-payments/quotes/{r.quote}", resource="bill quote"
     ),
     ("GET", "/v1/events"): Route(lambda r: "/v1/events"),
     ("GET", "/v1/events/{event_id}"): Route(lambda r: f"/v1/events/{r.event}", resource="event"),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.billers import Billers
+    from mzpay.store.bills import BillQuotes
     from mzpay.store.business_accounts import BusinessAccounts
     from mzpay.store.cash_deposits import CashDepositIntents
     from mzpay.store.client_certs import ClientCerts
@@ -278,6 +279,13 @@ def billers() -> Billers:
     from mzpay.store.billers import Billers
 
     return Billers.from_env()
+
+
+@once
+def bill_quotes() -> BillQuotes:
+    from mzpay.store.bills import BillQuotes
+
+    return BillQuotes.from_env()
 
 
 @once
