@@ -1,8 +1,8 @@
-"""Management API: billers and their bill products (docs/bills.md)."""
+"""Management API: billers and their bill products, accounts' SMS channels (docs/bills.md)."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn
+from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
@@ -11,8 +11,9 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import billers
+    from mzpay.cases import bill_resends, billers
 else:  # each route's use case is loaded when a request first needs it
+    bill_resends = deferred("mzpay.cases.bill_resends")
     billers = deferred("mzpay.cases.billers")
 
 app = create_resolver(Surface.MANAGEMENT)
@@ -83,6 +84,23 @@ def retire_bill_product(biller_id: str, product_id: str) -> dict[str, Any]:
 
     It takes no more quotes."""
     return billers.retire_product(biller_id, product_id)
+
+
+@app.put("/v1/accounts/<account_id>/sms-channel")
+@errors("wrong_region")
+def set_sms_channel(account_id: str, body: Annotated[SmsChannelIn, Body()]) -> dict[str, Any]:
+    """Give an account an SMS channel
+
+    Its payers' SMS (a bill payment's token or receipt resent) go out under `sender_id`;
+    without one, a resend by SMS is 503 `sms_unavailable`."""
+    return bill_resends.set_sms_channel(account_id, body.sender_id)
+
+
+@app.delete("/v1/accounts/<account_id>/sms-channel")
+@errors("wrong_region")
+def remove_sms_channel(account_id: str) -> dict[str, Any]:
+    """Take an account's SMS channel away"""
+    return bill_resends.set_sms_channel(account_id, None)
 
 
 lambda_handler = handler_for(app)

@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from mzpay.config import Settings
+    from mzpay.connectors.notifications import NotificationProvider
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.bill_payments import BillPayments
+    from mzpay.store.bill_subscriptions import BillSubscriptions
     from mzpay.store.billers import Billers
     from mzpay.store.bills import BillQuotes
     from mzpay.store.business_accounts import BusinessAccounts
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from mzpay.store.ledger import Ledger
     from mzpay.store.licence import Licences
     from mzpay.store.name_lookups import NameLookups
+    from mzpay.store.notifications import NotificationQueue, SmsChannels
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -286,6 +290,43 @@ def bill_quotes() -> BillQuotes:
     from mzpay.store.bills import BillQuotes
 
     return BillQuotes.from_env()
+
+
+@once
+def bill_payments() -> BillPayments:
+    from mzpay.store.bill_payments import BillPayments
+
+    return BillPayments.from_env()
+
+
+@once
+def bill_subscriptions() -> BillSubscriptions:
+    from mzpay.store.bill_subscriptions import BillSubscriptions
+
+    return BillSubscriptions.from_env()
+
+
+@once
+def sms_channels() -> SmsChannels:
+    from mzpay.store.notifications import SmsChannels
+
+    return SmsChannels.from_env()
+
+
+@once
+def notification_queue() -> NotificationQueue:
+    from mzpay.store.notifications import NotificationQueue
+
+    return NotificationQueue.from_env()
+
+
+@once
+def notification_provider() -> NotificationProvider:
+    """The provider that sends payers' emails and SMS: the local outbox (no live provider yet)."""
+    from mzpay.connectors.notifications import LocalOutbox
+    from mzpay.store.notifications import Outbox
+
+    return LocalOutbox(Outbox.from_env().keep)
 
 
 @once

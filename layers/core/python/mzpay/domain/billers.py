@@ -44,7 +44,7 @@ MAX_AMOUNT_TEXT = 32
 Category = Literal["electricity", "water", "tv", "airtime", "education", "municipal", "other"]
 
 
-def _amount(value: Any) -> str:
+def positive_amount(value: Any) -> str:
     """A positive decimal string with at most two fraction digits (MZN)."""
     if not isinstance(value, str) or len(value) > MAX_AMOUNT_TEXT:
         raise PydanticCustomError("invalid_amount", "a positive decimal string such as '150.00'")
@@ -58,7 +58,7 @@ def _amount(value: Any) -> str:
 
 
 def _optional_amount(cls: type, value: Any) -> Any:
-    return None if value is None else _amount(value)
+    return None if value is None else positive_amount(value)
 
 
 def _optional_ulid(cls: type, value: Any) -> Any:
@@ -240,7 +240,7 @@ class ProductIn(StrictText):
             return None
         if not isinstance(value, list) or len(value) > MAX_DENOMINATIONS:
             raise PydanticCustomError("invalid_value", f"a list of at most {MAX_DENOMINATIONS} amounts")
-        return sorted({_amount(item) for item in value}, key=Decimal)
+        return sorted({positive_amount(item) for item in value}, key=Decimal)
 
 
 KIND_FIELDS = {
@@ -349,3 +349,10 @@ def product_of(product_id: str, biller_id: str, request: ProductIn, now: str) ->
     return BillProduct(
         product_id=product_id, biller_id=biller_id, status=ACTIVE, version=1, created_at=now, updated_at=now, **fields
     )
+
+
+class SmsChannelIn(StrictText):
+    """The body of `PUT /v1/accounts/{account_id}/sms-channel`: the SMS sender id (3 to 11 letters
+    or digits, as networks register them)."""
+
+    sender_id: str = Field(pattern=r"^[A-Za-z0-9]{3,11}$", description="The name payers see as the sender.")

@@ -192,6 +192,10 @@ class Invoice(Entity):
     def outstanding(self) -> Decimal:
         return Decimal(self.amount_due) - Decimal(self.paid)
 
+    @property
+    def amount_due_value(self) -> Decimal:
+        return Decimal(self.amount_due)
+
     def view(self) -> dict[str, Any]:
         return {
             "object": "invoice",
@@ -213,8 +217,8 @@ def paid_status(invoice: Invoice, paid: Decimal) -> str:
     return PAID if paid >= Decimal(invoice.amount_due) else PARTIALLY_PAID if paid > 0 else OPEN
 
 
-class BillQuote(Entity):
-    """A quote of the supplier for one payment of a product to a reference."""
+class BillOfProduct(Entity):
+    """What a bill quote and the payment of it share: whose, what is paid to whom, and its money."""
 
     quote_id: str
     account_id: str
@@ -233,11 +237,16 @@ class BillQuote(Entity):
     channel_debit: str
     biller_credit: str
     yields: str
+    created_at: str
+    updated_at: str
+
+
+class BillQuote(BillOfProduct):
+    """A quote of the supplier for one payment of a product to a reference."""
+
     invoice: dict[str, Any] | None = None  # number, amount_due, outstanding, due_date
     payment_id: str | None = None
     expires_at: str
-    created_at: str
-    updated_at: str
 
     def current_status(self, now: str) -> str:
         return EXPIRED if self.status == QUOTED and now >= self.expires_at else self.status

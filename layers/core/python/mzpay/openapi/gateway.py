@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, RootModel
 
 from mzpay.openapi.gateway_batches import PayoutBatch
-from mzpay.openapi.gateway_bills import BillQuote
+from mzpay.openapi.gateway_bills import BILL_ROUTES
 from mzpay.openapi.gateway_more import (
     Amount,
     Answer,
@@ -372,8 +372,7 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("GET", "/v1/cash-deposits/intents/{intent_id}"): CashDepositIntent,
     ("POST", "/v1/cash-deposits"): CashDeposit,
     ("GET", "/v1/cash-deposits/{deposit_id}"): CashDeposit,
-    ("POST", "/v1/bill-payments/quotes"): BillQuote,
-    ("GET", "/v1/bill-payments/quotes/{quote_id}"): BillQuote,
+    **BILL_ROUTES,
     ("GET", "/v1/events"): EventList,
     ("GET", "/v1/events/{event_id}"): Event,
     ("POST", "/v1/admin/webhooks/verify"): WebhookVerification,

@@ -28,7 +28,7 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
-from mzpay.openapi.management_bills import Biller, BillerList, BillProduct
+from mzpay.openapi.management_bills import Biller, BillerList, BillProduct, SmsChannel
 from mzpay.openapi.management_more import (
     BusinessAccountReviews,
     Health,
@@ -375,6 +375,8 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/billers/{biller_id}/retire"): Biller,
     ("POST", "/v1/billers/{biller_id}/products"): BillProduct,
     ("POST", "/v1/billers/{biller_id}/products/{product_id}/retire"): BillProduct,
+    ("PUT", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
+    ("DELETE", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
     ("GET", "/openapi.json"): OpenApiDocument,
     ("GET", "/docs"): None,
     ("GET", "/docs/{asset}"): None,

@@ -124,3 +124,15 @@ class BillerList(Answer):
 
     object: Literal["list"] = Field(description="Always list.")
     data: list[Biller] = Field(description="The billers, by id.")
+
+
+class SmsChannel(Answer):
+    """An account's SMS channel (null sender: none)."""
+
+    model_config = examples(
+        {"account_id": "01JC0A1B2C3D4E5F6G7H8J9K0M", "sms_sender_id": "MERCEARIA", "updated_at": "2026-11-25T08:00:00Z"}
+    )
+
+    account_id: str = Field(description="The account.")
+    sms_sender_id: str | None = Field(description="The sender id its payers' SMS carry; null: no SMS channel.")
+    updated_at: Timestamp = Field(description="When it was set.")

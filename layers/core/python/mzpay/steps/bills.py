@@ -4,12 +4,21 @@ and payments (another account's is 404, the other mode's 401 wrong_environment).
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.connectors.bill_suppliers import BillSupplier, supplier_for
+from mzpay.connectors.bill_suppliers import (
+    AmountRefused,
+    BillSupplier,
+    ReferenceNotFound,
+    ReferenceRejected,
+    SupplierQuote,
+    SupplierUnavailable,
+    supplier_for,
+)
 from mzpay.domain.billers import Biller, BillProduct
-from mzpay.domain.bills import BillQuote, biller_unavailable
+from mzpay.domain.bills import BillQuote, Invoice, biller_unavailable, out_of_range, supplier_down
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.principal import Principal, wrong_environment
@@ -29,6 +38,46 @@ def supplier_of(biller: Biller, mode: str) -> BillSupplier:
     if supplier is None:
         raise biller_unavailable(f"{biller.name} has no supplier configured for {mode} payments.")
     return supplier
+
+
+def ask_supplier(
+    biller: Biller, product: BillProduct, mode: str, reference: str, amount: Decimal | None
+) -> SupplierQuote:
+    """The supplier's quote for `reference`, its refusals answered with the spec's codes."""
+    supplier = supplier_of(biller, mode)
+    try:
+        return supplier.quote(product.supplier_product, reference, amount)
+    except ReferenceNotFound:
+        raise ServiceError(
+            422, "reference_not_found", f"{biller.name} knows no customer for reference {reference}."
+        ) from None
+    except ReferenceRejected as refused:
+        raise ServiceError(422, "reference_rejected", str(refused)) from None
+    except AmountRefused as refused:
+        raise out_of_range(str(refused)) from None
+    except SupplierUnavailable:
+        raise supplier_down(biller) from None
+
+
+def invoice_of(biller: Biller, product: BillProduct, answer: SupplierQuote, now: str) -> Invoice | None:
+    """The invoice the supplier showed, as the gateway keeps it (the one kept already, if any)."""
+    shown = answer.invoice
+    if shown is None:
+        return None
+    return deps.bill_quotes().first_seen(
+        Invoice(
+            biller_id=biller.biller_id,
+            number=shown.number,
+            customer_name=answer.customer_name,
+            currency=product.currency,
+            amount_due=f"{shown.amount_due:.2f}",
+            due_date=shown.due_date,
+            status=shown.status,
+            version=1,
+            created_at=now,
+            updated_at=now,
+        )
+    )
 
 
 def own(principal: Principal, entity: Any, what: str) -> None:

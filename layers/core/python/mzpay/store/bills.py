@@ -4,11 +4,12 @@ it, then changed only by versioned updates: payments, the biller's own changes).
 
 from __future__ import annotations
 
+import base64
 from typing import Any
+from urllib.parse import quote_plus
 
 from mzpay.domain.bills import BillQuote, Invoice
-from mzpay.domain.errors import ServiceError
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import client, env, is_conditional_failure, table
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -69,13 +70,33 @@ class BillQuotes:
             return kept
         return invoice
 
-    def change_invoice(self, invoice: Invoice, changes: dict[str, Any], code: str = "invalid_state") -> Invoice:
-        """Apply `changes` if the invoice is as read, else 409 `code`."""
+    def change_invoice(self, invoice: Invoice, changes: dict[str, Any]) -> Invoice:
+        """Apply `changes` if the invoice is as read, else InvoiceChanged."""
         update = versioned_update(self.name, invoice_key(invoice.biller_id, invoice.number), invoice, changes)
         try:
             self.client.update_item(**update["Update"])
         except Exception as exc:
             if is_conditional_failure(exc):
-                raise ServiceError(409, code, f"Invoice {invoice.number} changed meanwhile; read it again.") from exc
+                raise InvoiceChanged() from exc
             raise
         return applied(invoice, changes)
+
+
+class InvoiceChanged(Exception):
+    """The invoice changed since it was read (a payment, another change of the biller's)."""
+
+
+def save_document(biller_id: str, number: str, content: bytes, sha256: str) -> dict[str, Any]:
+    """An invoice's PDF in the uploads bucket (invoices/<biller_id>/<number>/<sha256>.pdf), with
+    S3's own SHA-256 check of what arrives; where it is."""
+    bucket = env("UPLOADS_BUCKET")
+    key = f"invoices/{biller_id}/{quote_plus(number)}/{sha256}.pdf"
+    client("s3").put_object(
+        Bucket=bucket,
+        Key=key,
+        Body=content,
+        ContentType="application/pdf",
+        ChecksumSHA256=base64.b64encode(bytes.fromhex(sha256)).decode(),
+        Metadata={"sha256": sha256},
+    )
+    return {"bucket": bucket, "key": key}
