@@ -382,7 +382,7 @@ class LocalStack:
                 partner = PARTNER_ROUTE in stack.routes.get("ManagementApi", set())
                 self.demo[env] = seed_region(env, stack.urls["management"], self.operator_token, partner)
                 if BILLERS_ROUTE in stack.routes.get("ManagementApi", set()):
-                    seed_billers(stack.urls["management"], self.operator_token)
+                    seed_billers(stack.urls["management"], self.operator_token, self.demo[env]["account_id"])
         for env, stack in self.regions.items():
             if "collection" in stack.urls and LICENCE_ROUTE in stack.routes.get("CollectionApi", set()):
                 account_id = self.demo.get(env, {}).get("account_id")
