@@ -5,6 +5,9 @@ sender to the provider, whose local outbox the test reads."""
 
 from __future__ import annotations
 
+import io
+import json
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -12,10 +15,14 @@ from typing import Any
 import pytest
 import requests
 
-from devstack.launcher import RunningStack
+from devstack.launcher import ROOT, RunningStack
 from tests.e2e.test_bill_payments import ELECTRICITY, pay, quoted, refused
 from tests.e2e.test_charges import Merchant, events_of
 from tests.e2e.test_payouts import funded
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+from mzpay_admin.cli import run
 
 pytestmark = pytest.mark.e2e
 
@@ -153,3 +160,19 @@ def test_what_cannot_be_resent(stack: RunningStack) -> None:
     refused(missing, 404, "not_found", "No such bill payment.")
     other = Merchant(stack)
     refused(resend(other, no_email["payment_id"], "sms"), 404, "not_found", "No such bill payment.")
+
+
+def test_mzpay_admin_sets_an_accounts_sms_channel(stack: RunningStack) -> None:
+    shop, payment = bought(stack)
+
+    def admin(*argv: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = run(["--region", "mz", "--stack-file", str(stack.state_file), *argv], out, err, {})
+        return code, out.getvalue(), err.getvalue()
+
+    code, out, _ = admin("accounts", "sms-channel", shop.account["id"], "--sender-id", "LOJA1", "--json")
+    assert code == 0 and json.loads(out)["sms_sender_id"] == "LOJA1"
+    assert resend(shop, payment["payment_id"], "sms").status_code == 201
+    code, out, _ = admin("accounts", "sms-channel", shop.account["id"], "--remove")
+    assert code == 0 and "sms_sender_id:  -\n" in out
+    refused(resend(shop, payment["payment_id"], "sms"), 503, "sms_unavailable")

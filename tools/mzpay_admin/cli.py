@@ -246,6 +246,10 @@ def _dispatch_failures_replay(client: ManagementClient, args: argparse.Namespace
     return client.replay_dispatch_failure(args.message_id)
 
 
+def _accounts_sms_channel(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.set_sms_channel(args.account_id, None if args.remove else args.sender_id)
+
+
 def _billers_create(client: ManagementClient, args: argparse.Namespace) -> Response:
     return client.create_biller(args.file)
 
@@ -412,6 +416,14 @@ def build_parser() -> argparse.ArgumentParser:
     rate_limits.add_argument("--per-key", type=int, required=True, metavar="N")
     rate_limits.add_argument("--per-account", type=int, required=True, metavar="N")
     rate_limits.set_defaults(handler=_accounts_rate_limits)
+    sms = accounts.add_parser(
+        "sms-channel", parents=[json_option], help="the account's SMS channel (bill payments' resends by SMS)"
+    )
+    sms.add_argument("account_id", metavar="ACCOUNT_ID")
+    chosen = sms.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--sender-id", metavar="NAME", help="3 to 11 letters or digits payers see as the sender")
+    chosen.add_argument("--remove", action="store_true", help="take the SMS channel away")
+    sms.set_defaults(handler=_accounts_sms_channel)
 
     keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")

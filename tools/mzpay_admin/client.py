@@ -185,6 +185,12 @@ class ManagementClient:
     def retire_bill_product(self, biller_id: str, product_id: str) -> Response:
         return self.request("POST", f"/v1/billers/{_segment(biller_id)}/products/{_segment(product_id)}/retire")
 
+    def set_sms_channel(self, account_id: str, sender_id: str | None) -> Response:
+        path = f"/v1/accounts/{_segment(account_id)}/sms-channel"
+        if sender_id is None:
+            return self.request("DELETE", path)
+        return self.request("PUT", path, {"sender_id": sender_id})
+
 
 def _segment(value: str) -> str:
     """An id as one path segment (an id with '/' or '?' must not reach another route)."""

@@ -114,7 +114,13 @@ def submit(payment: BillPayment) -> BillPayment:
         answer = supplier_of(biller, payment.mode).pay(_call(payment))
     except (SupplierTimeout, SupplierUnavailable):
         return payment
-    return apply_answer(payment, answer)
+    try:
+        return apply_answer(payment, answer)
+    except ServiceError as lost:  # the sweep applied the supplier's answer first: that is the outcome
+        fresh = deps.bill_payments().get(payment.payment_id)
+        if lost.code != "invalid_state" or fresh is None or fresh.status == PENDING:
+            raise
+        return fresh
 
 
 def apply_answer(payment: BillPayment, answer: SupplierPayment, extra: dict[str, Any] | None = None) -> BillPayment:
