@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
+
+BILLERS = Path(__file__).resolve().parents[1] / "layers/core/python/mzpay/domain/data/billers.json"
 
 
 def _post(url: str, token: str, body: dict[str, Any], method: str = "POST") -> dict[str, Any]:
@@ -39,3 +42,21 @@ def seed_region(region: str, management_url: str, operator_token: str, partner: 
         "webhook_secret_test": account["webhook_secrets"]["test"]["secret"],  # made with the account
         "webhook_secret_live": account["webhook_secrets"]["live"]["secret"],
     }
+
+
+ORGANISATION_OF = "water"  # the simulated biller whose own account is the demo account's (docs/bills.md)
+
+
+def seed_billers(management_url: str, operator_token: str, demo_account_id: str | None = None) -> list[str]:
+    """Register the simulated billers and their products (domain/data/billers.json, docs/bills.md)
+    as an operator would; their ids are the data's. The water utility's own account is the demo
+    account (it may use the billers' API). The ids of the billers registered."""
+    billers = json.loads(BILLERS.read_text(encoding="utf-8"))["billers"]
+    for biller in billers:
+        fields = {name: value for name, value in biller.items() if name != "products"}
+        if biller["category"] == ORGANISATION_OF and demo_account_id:
+            fields["account_id"] = demo_account_id
+        _post(f"{management_url}/v1/billers", operator_token, fields)
+        for product in biller["products"]:
+            _post(f"{management_url}/v1/billers/{biller['biller_id']}/products", operator_token, product)
+    return [biller["biller_id"] for biller in billers]

@@ -33,7 +33,7 @@ from devstack.oidc import OidcIssuer, private_pem
 from devstack.provision import ProvisionedStack, provision
 from devstack.requestlog import RequestLines
 from devstack.secret_scanning import KEY_IDENTIFIER, KeyServer
-from devstack.seed import seed_region
+from devstack.seed import seed_billers, seed_region
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from devstack.tls import ClientCertHandler, ServerCertificates
 from mzpay.domain.client_certs import new_ca
@@ -44,6 +44,7 @@ API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
 OPERATOR_SECRET = "OperatorTokenSecret"
 SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
 PARTNER_ROUTE = ("PUT", "/v1/accounts/{account_id}/partner")  # ... and a partner one when it has this
+BILLERS_ROUTE = ("POST", "/v1/billers")  # the simulated billers of docs/bills.md are seeded through it
 # What differs locally: webhook retries keep the production schedule (base 300 s, full jitter)
 # with time scaled, a minute of schedule per second (WEBHOOK_RETRY_TIME_SCALE, docs/webhooks.md:
 # 20 attempts take about an hour, not 3 days; a receiver back within seconds gets the event), and
@@ -380,6 +381,8 @@ class LocalStack:
             if "management" in stack.urls and SEED_ROUTE in stack.routes.get("ManagementApi", set()):
                 partner = PARTNER_ROUTE in stack.routes.get("ManagementApi", set())
                 self.demo[env] = seed_region(env, stack.urls["management"], self.operator_token, partner)
+                if BILLERS_ROUTE in stack.routes.get("ManagementApi", set()):
+                    seed_billers(stack.urls["management"], self.operator_token, self.demo[env]["account_id"])
         for env, stack in self.regions.items():
             if "collection" in stack.urls and LICENCE_ROUTE in stack.routes.get("CollectionApi", set()):
                 account_id = self.demo.get(env, {}).get("account_id")

@@ -33,6 +33,11 @@ PHONE = "+258840000000"
 AMBIGUOUS_NIB = "0001 0000 0000 0002 8000 2"  # the simulated bank answers three candidates
 
 
+def quote_body() -> dict[str, Any]:
+    """A quote of the simulated prepaid electricity (docs/bills.md)."""
+    return {"product_id": "01M8A0MH8BAHW8JZV956J9ME20", "reference": "04000000001", "amount": "20.00"}
+
+
 def wallet() -> dict[str, Any]:
     return {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": PHONE}}
 
@@ -68,6 +73,8 @@ class Resources:
     deposit: str = ""
     dispute: str = ""  # decided (won): it holds no money
     key: str = ""  # an API key id of the account (of this mode)
+    quote: str = ""  # a bill quote (quoted)
+    bill_payment: str = ""  # a bill payment (succeeded)
 
 
 @dataclass
@@ -143,6 +150,13 @@ class Tenant:
         made.dispute = self.operator.ok("POST", "/v1/disputes", body)["dispute_id"]
         decided = {"outcome": "won", "note": "test"}
         assert self.operator.ok("POST", f"/v1/disputes/{made.dispute}/decide", decided)["status"] == "won"
+        quoted = self.call("POST", "/v1/bill-payments/quotes", quote_body(), query=query)
+        assert quoted.status_code == 201, quoted.text
+        made.quote = quoted.json()["quote_id"]
+        paying = self.call("POST", "/v1/bill-payments/quotes", quote_body(), query=query)
+        bill = self.call("POST", "/v1/bill-payments", {"quote_id": paying.json()["quote_id"]}, query=query)
+        assert bill.status_code == 201 and bill.json()["status"] == "succeeded", bill.text
+        made.bill_payment = bill.json()["payment_id"]
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
@@ -160,6 +174,8 @@ class Tenant:
             "key": "/v1/api-keys/current",
             "webhook_endpoint": "/v1/webhook-endpoint",
             "mtls": "/v1/mtls",
+            # (its quote is not read: a quote turns expired by the clock alone, 15 minutes on)
+            "bill_payment": f"/v1/bill-payments/{self.test.bill_payment}",
         }
         seen = {}
         for name, path in reads.items():
@@ -372,6 +388,29 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/v1/disputes/{dispute_id}/accept"): Route(
         lambda r: f"/v1/disputes/{r.dispute}/accept", resource="dispute"
     ),
+    ("POST", "/v1/bill-payments/quotes"): Route(lambda r: "/v1/bill-payments/quotes", lambda r: quote_body()),
+    ("GET", "/v1/bill-payments/quotes/{quote_id}"): Route(
+        lambda r: f"/v1/bill-payments/quotes/{r.quote}", resource="bill quote"
+    ),
+    ("POST", "/v1/bill-payments"): Route(lambda r: "/v1/bill-payments", lambda r: {"quote_id": r.quote}, "bill quote"),
+    ("GET", "/v1/bill-payments/{payment_id}"): Route(
+        lambda r: f"/v1/bill-payments/{r.bill_payment}", resource="bill payment"
+    ),
+    ("POST", "/v1/bill-payments/{payment_id}/resend"): Route(
+        lambda r: f"/v1/bill-payments/{r.bill_payment}/resend", lambda r: {"channel": "email"}, "bill payment"
+    ),
+    ("POST", "/v1/payers/{payer_id}/subscriptions"): Route(
+        lambda r: "/v1/payers/cliente-1/subscriptions",
+        lambda r: {**quote_body(), "consent": {"accepted": True, "terms_version": "v1"}},
+    ),
+    ("GET", "/v1/payers/{payer_id}/subscriptions"): Route(lambda r: "/v1/payers/cliente-1/subscriptions"),
+    # not billers' accounts: 403 not_a_biller before any invoice is looked at (tests/e2e/test_biller_api.py)
+    ("PATCH", "/v1/biller/invoices/{number}"): Route(
+        lambda r: "/v1/biller/invoices/FT2026-000101", lambda r: {"description": "x"}
+    ),
+    ("PUT", "/v1/biller/invoices/{number}/document"): Route(
+        lambda r: "/v1/biller/invoices/FT2026-000101/document", lambda r: {"description": "x"}
+    ),
     ("GET", "/v1/events"): Route(lambda r: "/v1/events"),
     ("GET", "/v1/events/{event_id}"): Route(lambda r: f"/v1/events/{r.event}", resource="event"),
     ("POST", "/v1/admin/webhooks/verify"): Route(lambda r: "/v1/admin/webhooks/verify", lambda r: {"id": "evt"}),
@@ -495,10 +534,11 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     def available(amount: str) -> dict[str, Any]:
         return {**balance, "balances": [{**balance["balances"][0], "available": amount}]}  # type: ignore[index]
 
-    # 1000 - 10 (refund) - 100 (payout) - 1 (cash deposit) + 5 (a disputed payment, won) + 7: the shop's
-    assert shop.call("GET", "/v1/balance").json() == available("901.00")
-    assert platform.call("GET", "/v1/balance", query=acting).json() == available("901.00")
-    assert platform.call("GET", "/v1/balance").json() == available("894.00")  # the platform's own, untouched
+    # 1000 - 10 (refund) - 100 (payout) - 1 (cash deposit) + 5 (a disputed payment, won)
+    # - 25 (bill payment: 20 + a 5 fee) + 7: the shop's
+    assert shop.call("GET", "/v1/balance").json() == available("876.00")
+    assert platform.call("GET", "/v1/balance", query=acting).json() == available("876.00")
+    assert platform.call("GET", "/v1/balance").json() == available("869.00")  # the platform's own, untouched
     event = shop.call("GET", f"/v1/events/{made.event}")
     assert event.status_code == 200 and event.json()["id"] == made.event
     # keys are not reached through a connection (a secret would outlive the connection)

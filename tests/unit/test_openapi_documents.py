@@ -32,6 +32,7 @@ IDEMPOTENT = {  # the spec's money-moving POSTs that exist (Endpoints, "Idempote
     ("post", "/v1/payouts/{payout_id}/cancel"),
     ("post", "/v1/psp/transactions"),
     ("post", "/v1/cash-deposits"),
+    ("post", "/v1/bill-payments"),
     ("post", "/v1/payout-batches"),  # a retry after a fault must not upload two batches
     ("post", "/v1/payout-batches/{batch_id}/close"),
     ("post", "/v1/payout-batches/{batch_id}/release"),

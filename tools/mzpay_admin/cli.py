@@ -246,6 +246,77 @@ def _dispatch_failures_replay(client: ManagementClient, args: argparse.Namespace
     return client.replay_dispatch_failure(args.message_id)
 
 
+def _accounts_sms_channel(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.set_sms_channel(args.account_id, None if args.remove else args.sender_id)
+
+
+def _billers_create(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.create_biller(args.file)
+
+
+def _billers_list(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.billers()
+
+
+def _billers_show(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.get_biller(args.biller_id)
+
+
+def _billers_update(client: ManagementClient, args: argparse.Namespace) -> Response:
+    fields = ("name", "category", "logo_url", "credit_account", "status", "account_id", "psp_id")
+    body = {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
+    return client.change_biller(args.biller_id, body)
+
+
+def _billers_retire(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.retire_biller(args.biller_id)
+
+
+def _billers_add_product(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.add_bill_product(args.biller_id, args.file)
+
+
+def _billers_retire_product(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.retire_bill_product(args.biller_id, args.product_id)
+
+
+def _add_biller_commands(commands: Any, json_option: argparse.ArgumentParser) -> None:
+    """`mzpay-admin billers ...`: billers and their bill products (docs/bills.md)."""
+    billers = commands.add_parser("billers", help="billers and their bill products").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    create = billers.add_parser("create", parents=[json_option], help="register a biller from a JSON file")
+    create.add_argument("--file", required=True, type=_json_file, metavar="FILE", help="the biller (docs/bills.md)")
+    create.set_defaults(handler=_billers_create)
+    billers.add_parser("list", parents=[json_option], help="every biller with its products").set_defaults(
+        handler=_billers_list
+    )
+    show = billers.add_parser("show", parents=[json_option], help="a biller and its products")
+    show.add_argument("biller_id", metavar="BILLER_ID")
+    show.set_defaults(handler=_billers_show)
+    update = billers.add_parser("update", parents=[json_option], help="change a biller's fields; pause or resume it")
+    update.add_argument("biller_id", metavar="BILLER_ID")
+    update.add_argument("--name")
+    update.add_argument("--category")
+    update.add_argument("--logo-url", dest="logo_url")
+    update.add_argument("--credit-account", dest="credit_account", metavar="NIB")
+    update.add_argument("--status", choices=("active", "paused"))
+    update.add_argument("--account-id", dest="account_id", help="its own mzpay account (the billers' API)")
+    update.add_argument("--psp-id", dest="psp_id", help="the PSP whose pilot its live payments count in")
+    update.set_defaults(handler=_billers_update)
+    retire = billers.add_parser("retire", parents=[json_option], help="retire a biller for good")
+    retire.add_argument("biller_id", metavar="BILLER_ID")
+    retire.set_defaults(handler=_billers_retire)
+    product = billers.add_parser("add-product", parents=[json_option], help="add a bill product from a JSON file")
+    product.add_argument("biller_id", metavar="BILLER_ID")
+    product.add_argument("--file", required=True, type=_json_file, metavar="FILE", help="the product (docs/bills.md)")
+    product.set_defaults(handler=_billers_add_product)
+    retire_product = billers.add_parser("retire-product", parents=[json_option], help="retire a bill product")
+    retire_product.add_argument("biller_id", metavar="BILLER_ID")
+    retire_product.add_argument("product_id", metavar="PRODUCT_ID")
+    retire_product.set_defaults(handler=_billers_retire_product)
+
+
 # ---------------------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -345,6 +416,14 @@ def build_parser() -> argparse.ArgumentParser:
     rate_limits.add_argument("--per-key", type=int, required=True, metavar="N")
     rate_limits.add_argument("--per-account", type=int, required=True, metavar="N")
     rate_limits.set_defaults(handler=_accounts_rate_limits)
+    sms = accounts.add_parser(
+        "sms-channel", parents=[json_option], help="the account's SMS channel (bill payments' resends by SMS)"
+    )
+    sms.add_argument("account_id", metavar="ACCOUNT_ID")
+    chosen = sms.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--sender-id", metavar="NAME", help="3 to 11 letters or digits payers see as the sender")
+    chosen.add_argument("--remove", action="store_true", help="take the SMS channel away")
+    sms.set_defaults(handler=_accounts_sms_channel)
 
     keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")
@@ -420,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("message_id", metavar="MESSAGE_ID")
     replay.set_defaults(handler=_dispatch_failures_replay)
+    _add_biller_commands(commands, json_option)
     return parser
 
 

@@ -164,6 +164,33 @@ class ManagementClient:
     def replay_dispatch_failure(self, message_id: str) -> Response:
         return self.request("POST", f"/v1/webhook-dispatch-failures/{_segment(message_id)}/replay")
 
+    def create_biller(self, body: dict[str, Any]) -> Response:
+        return self.request("POST", "/v1/billers", body)
+
+    def billers(self) -> Response:
+        return self.request("GET", "/v1/billers")
+
+    def get_biller(self, biller_id: str) -> Response:
+        return self.request("GET", f"/v1/billers/{_segment(biller_id)}")
+
+    def change_biller(self, biller_id: str, body: dict[str, Any]) -> Response:
+        return self.request("PATCH", f"/v1/billers/{_segment(biller_id)}", body)
+
+    def retire_biller(self, biller_id: str) -> Response:
+        return self.request("POST", f"/v1/billers/{_segment(biller_id)}/retire")
+
+    def add_bill_product(self, biller_id: str, body: dict[str, Any]) -> Response:
+        return self.request("POST", f"/v1/billers/{_segment(biller_id)}/products", body)
+
+    def retire_bill_product(self, biller_id: str, product_id: str) -> Response:
+        return self.request("POST", f"/v1/billers/{_segment(biller_id)}/products/{_segment(product_id)}/retire")
+
+    def set_sms_channel(self, account_id: str, sender_id: str | None) -> Response:
+        path = f"/v1/accounts/{_segment(account_id)}/sms-channel"
+        if sender_id is None:
+            return self.request("DELETE", path)
+        return self.request("PUT", path, {"sender_id": sender_id})
+
 
 def _segment(value: str) -> str:
     """An id as one path segment (an id with '/' or '?' must not reach another route)."""

@@ -10,15 +10,22 @@ by an in-memory fake for the length of a `with` block (use-case tests without mo
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import sys
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
+
+from mzpay.memo import on_reset as on_reset
+from mzpay.memo import once as once
+from mzpay.memo import remembered as remembered
+from mzpay.memo import reset as reset
+from mzpay.memo import substitute as substitute
 
 if TYPE_CHECKING:
     from mzpay.config import Settings
+    from mzpay.connectors.notifications import NotificationProvider
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.bill_payments import BillPayments
+    from mzpay.store.bill_subscriptions import BillSubscriptions
+    from mzpay.store.billers import Billers
+    from mzpay.store.bills import BillQuotes
     from mzpay.store.business_accounts import BusinessAccounts
     from mzpay.store.cash_deposits import CashDepositIntents
     from mzpay.store.client_certs import ClientCerts
@@ -37,6 +44,7 @@ if TYPE_CHECKING:
     from mzpay.store.ledger import Ledger
     from mzpay.store.licence import Licences
     from mzpay.store.name_lookups import NameLookups
+    from mzpay.store.notifications import NotificationQueue, SmsChannels
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -47,67 +55,6 @@ if TYPE_CHECKING:
     from mzpay.store.rate_limits import RateCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
-
-Built = TypeVar("Built")
-_forget: list[Callable[[], None]] = []
-_substitutes: dict[str, Any] = {}
-
-
-def once(factory: Callable[..., Built]) -> Callable[..., Built]:
-    """`factory`'s result, built on first use and kept (per arguments) until `reset()`."""
-    cached = functools.cache(factory)
-    _forget.append(cached.cache_clear)
-    if factory.__module__ != __name__:
-        return cached
-    name = factory.__name__
-
-    @functools.wraps(factory)
-    def provided(*args: Any) -> Built:
-        if _substitutes and name in _substitutes:
-            return _substitutes[name]  # type: ignore[no-any-return]
-        return cached(*args)
-
-    return provided
-
-
-@contextlib.contextmanager
-def substitute(**fakes: Any) -> Iterator[None]:
-    """Within the block, `deps.<name>()` answers `fakes[name]` (e.g. an in-memory store)."""
-    unknown = [name for name in fakes if not callable(globals().get(name))]
-    if unknown:
-        raise KeyError(f"no dependency named {', '.join(unknown)}")
-    saved = dict(_substitutes)
-    _substitutes.update(fakes)
-    try:
-        yield
-    finally:
-        _substitutes.clear()
-        _substitutes.update(saved)
-
-
-def remembered(maxsize: int) -> Callable[[Callable[..., Built]], Callable[..., Built]]:
-    """A bounded memo (lru_cache) that `reset()` also forgets."""
-
-    def decorate(function: Callable[..., Built]) -> Callable[..., Built]:
-        cached = functools.lru_cache(maxsize=maxsize)(function)
-        _forget.append(cached.cache_clear)
-        return cached
-
-    return decorate
-
-
-def on_reset(forget: Callable[[], None]) -> None:
-    """Have `reset()` also call `forget` (a module's own memo, e.g. cached overrides)."""
-    _forget.append(forget)
-
-
-def reset() -> None:
-    """Forget every built dependency and registered cache (and Powertools' parameter cache)."""
-    for forget in _forget:
-        forget()
-    parameters = sys.modules.get("aws_lambda_powertools.utilities.parameters")
-    if parameters is not None:
-        parameters.clear_caches()
 
 
 # ---------------------------------------------------------------- settings
@@ -286,6 +233,56 @@ def cash_deposit_intents() -> CashDepositIntents:
     from mzpay.store.cash_deposits import CashDepositIntents
 
     return CashDepositIntents.from_env()
+
+
+@once
+def billers() -> Billers:
+    from mzpay.store.billers import Billers
+
+    return Billers.from_env()
+
+
+@once
+def bill_quotes() -> BillQuotes:
+    from mzpay.store.bills import BillQuotes
+
+    return BillQuotes.from_env()
+
+
+@once
+def bill_payments() -> BillPayments:
+    from mzpay.store.bill_payments import BillPayments
+
+    return BillPayments.from_env()
+
+
+@once
+def bill_subscriptions() -> BillSubscriptions:
+    from mzpay.store.bill_subscriptions import BillSubscriptions
+
+    return BillSubscriptions.from_env()
+
+
+@once
+def sms_channels() -> SmsChannels:
+    from mzpay.store.notifications import SmsChannels
+
+    return SmsChannels.from_env()
+
+
+@once
+def notification_queue() -> NotificationQueue:
+    from mzpay.store.notifications import NotificationQueue
+
+    return NotificationQueue.from_env()
+
+
+@once
+def notification_provider() -> NotificationProvider:
+    """The provider that sends payers' emails and SMS: the local outbox (no live provider yet)."""
+    from mzpay.store.notifications import Outbox
+
+    return Outbox.from_env()
 
 
 @once

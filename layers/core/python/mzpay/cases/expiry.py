@@ -1,6 +1,6 @@
 """The scheduled sweep (PaymentExpiryFunction): expire payments past their deadline, ask providers
-about live payments, refunds and payouts left pending (reconciliation), and finish charges and
-refunds whose creating request never reached the provider."""
+about live payments, refunds and payouts and billers' suppliers about bill payments left pending
+(reconciliation), and finish charges and refunds whose creating request never reached the provider."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from datetime import UTC, datetime
 from mzpay import deps
 from mzpay.connectors.base import Reconciling
 from mzpay.domain import expiry
+from mzpay.domain.bill_payments import BillPayment
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.payments import Payment, Status
 from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
+from mzpay.steps.bill_outcomes import reconcile_bill_payment
 from mzpay.steps.payments import (
     apply_outcome,
     connector_of,
@@ -33,6 +35,8 @@ def expire_due(limit: int = 100) -> dict[str, int]:
     for payment in deps.payments().due_for_expiry(expiry.iso(datetime.now(UTC)), expiry.SHARDS, limit):
         if isinstance(payment, Payout):
             reconciled += reconcile_payout(payment)
+        elif isinstance(payment, BillPayment):
+            reconciled += reconcile_bill_payment(payment)
         elif isinstance(payment, Refund) and reconciling(payment):
             reconciled += reconcile_refund(payment)
         elif isinstance(payment, Refund):

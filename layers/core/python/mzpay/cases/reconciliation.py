@@ -12,15 +12,18 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.connectors.base import ProviderResult
+from mzpay.connectors.bill_suppliers import SupplierPayment
 from mzpay.domain import expiry
+from mzpay.domain.bill_payments import BillPayment
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid
+from mzpay.domain.ids import is_ulid, is_uuid
 from mzpay.domain.page_tokens import decode, encode
 from mzpay.domain.payments import Payment, Status
 from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
 from mzpay.steps.accounts import home_account
+from mzpay.steps.bill_outcomes import apply_answer
 from mzpay.steps.payments import apply_outcome
 from mzpay.steps.payout_outcomes import apply_result
 from mzpay.steps.refunds import settle
@@ -29,11 +32,18 @@ RESOLVED_FAILURE = ("resolved_failed", "An operator established with the provide
 MAX_PAGE = 100
 
 
-def _kind(entity: Payment | Refund | Payout) -> str:
+Case = Payment | Refund | Payout | BillPayment
+
+
+def _kind(entity: Case) -> str:
+    if isinstance(entity, BillPayment):
+        return "bill_payment"
     return "refund" if isinstance(entity, Refund) else "payout" if isinstance(entity, Payout) else "payment"
 
 
-def _id(entity: Payment | Refund | Payout) -> str:
+def _id(entity: Case) -> str:
+    if isinstance(entity, BillPayment):
+        return entity.payment_id
     if isinstance(entity, Refund):
         return entity.provider_refund_id
     if isinstance(entity, Payout):
@@ -41,7 +51,7 @@ def _id(entity: Payment | Refund | Payout) -> str:
     return entity.provider_payment_id
 
 
-def case_view(entity: Payment | Refund | Payout) -> dict[str, Any]:
+def case_view(entity: Case) -> dict[str, Any]:
     """A reconciliation case as operators read it."""
     return {
         "object": _kind(entity),
@@ -49,7 +59,7 @@ def case_view(entity: Payment | Refund | Payout) -> dict[str, Any]:
         "account_id": entity.account_id,
         "mode": entity.mode,
         "status": entity.status,
-        "amount": entity.amount,
+        "amount": entity.channel_debit if isinstance(entity, BillPayment) else entity.amount,
         "currency": entity.currency,
         "created_at": entity.created_at,
         "reconciliation": entity.reconciliation,
@@ -84,10 +94,12 @@ def _a_case_key(key: dict[str, str]) -> bool:
     return set(key) == {"pk", "sk", "expiry_shard", "due_at"} and key["expiry_shard"] == expiry.ATTENTION
 
 
-def _find(object_id: str) -> Payment | Refund | Payout:
-    found: Payment | Refund | Payout | None = None
+def _find(object_id: str) -> Case:
+    found: Case | None = None
     if is_ulid(object_id):
         found = deps.payments().get(object_id) or deps.refunds().get(object_id) or deps.payouts().get(object_id)
+    elif is_uuid(object_id):
+        found = deps.bill_payments().get(object_id)
     if found is None:
         raise ServiceError(404, "not_found", "No such payment, refund or payout.")
     home_account(found.account_id)  # served by the account's home region only
@@ -118,10 +130,11 @@ def resolve(object_id: str, outcome: str, note: str, source_ip: str) -> dict[str
         None if succeeded else RESOLVED_FAILURE[1],
         captured=succeeded,
     )
-    if isinstance(entity, Refund):
-        after: Payment | Refund | Payout = settle(
-            entity, result.status, result.failure_code, result.failure_message, audit
-        )
+    if isinstance(entity, BillPayment):
+        answer = SupplierPayment(result.status, None, None, result.failure_code, result.failure_message)
+        after: Case = apply_answer(entity, answer, audit)
+    elif isinstance(entity, Refund):
+        after = settle(entity, result.status, result.failure_code, result.failure_message, audit)
     elif isinstance(entity, Payout):
         apply_result(entity, result, audit)
         after = deps.payouts().get(entity.provider_payout_id) or entity

@@ -99,6 +99,26 @@ GATEWAY: dict[str, Code] = {
     "insufficient_balance": _c(422, "The available balance does not cover the payout.", "after_action"),
     "invalid_method": _c(400, "destination.type is not a supported payout method."),
     "upstream_error": _c(502, "The provider could not answer.", "later"),
+    # Bills (channels)
+    "amount_out_of_range": _c(422, "The amount is not one the bill product or the reference accepts."),
+    "biller_unavailable": _c(
+        (422, 503),
+        "503 + Retry-After 60: the biller's supplier is down; 422: the biller takes no payments or has no supplier.",
+        "later",
+    ),
+    "consent_required": _c(422, "A payer subscription without accepted consent and a terms version.", "after_action"),
+    "fee_bearer_conflict": _c(422, "A bill product's fee and discount configuration contradicts itself."),
+    "invoice_closed": _c(409, "The invoice is no longer open (paid, cancelled or expired)."),
+    "quote_expired": _c(422, "The quote's validity passed; quote again."),
+    "quote_used": _c(409, "The quote is no longer quoted (a payment used it)."),
+    "reference_not_found": _c(422, "The biller knows no customer or account for the reference."),
+    "reference_rejected": _c(422, "The biller's supplier refused the lookup or the quote."),
+    "resend_limit": _c(422, "The token or receipt was already resent 3 times."),
+    "sms_unavailable": _c(503, "A resend by sms while no SMS channel is configured."),
+    # Billers' own API
+    "invoice_locked": _c(409, "The invoice is no longer open, or already (partly) paid."),
+    "owned_by_origin": _c(409, "A commercial field or the retirement of a biller its origin back office owns."),
+    "not_a_biller": _c(403, "The key's organisation is not a registered biller.", "after_action"),
     # a merchant's own id sent again with another request
     "payment_id_reused": _c(409, "This payment_id belongs to another charge (other amount, source or details)."),
     "refund_id_reused": _c(409, "This refund_id belongs to another refund."),

@@ -42,3 +42,15 @@ def request_fingerprint(data: Any, kind: str = "") -> str:
     request's canonical JSON, so sending the id again with another body can be told apart."""
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256((f"{kind}:" if kind else "").encode() + canonical.encode()).hexdigest()
+
+
+def is_uuid(text: object) -> bool:
+    """True for a UUID in its canonical lower-case form (the ids derived from an Idempotency-Key)."""
+    import uuid
+
+    if not isinstance(text, str):
+        return False
+    try:
+        return str(uuid.UUID(text)) == text
+    except ValueError:
+        return False

@@ -1,7 +1,7 @@
 """Pilot settings: a PSP newly onboarded carries live traffic under limits its operator sets
 until it graduates. While a PSP is in pilot, a live transaction routed to it must name an
 allowed `metadata.merchant_id`, use a pilot currency, stay under the per-transaction maximum,
-and keep the PSP's daily and monthly totals (per currency; payments, and later payouts, bill
+and keep the PSP's daily and monthly totals (per currency; payments, payouts, bill
 payments and deposit intents, counted together) within their ceilings. Each broken rule is
 `422 pilot_limit` naming it; with no settings written yet every transaction is refused with
 rule `settings_missing`.

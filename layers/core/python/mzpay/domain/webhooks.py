@@ -27,6 +27,9 @@ DELIVERABLE = frozenset(
         "cash_deposit.created",
         "cash_deposit.succeeded",
         "cash_deposit.failed",
+        "bill_payment.succeeded",  # posted to the payment's callback_url (docs/bills.md)
+        "bill_payment.failed",
+        "bill_payment.received",  # posted to the biller account's endpoint for its own events
         "payout_batch.sent",  # posted to the batch's callback_url (docs/payouts.md, "Payout batches")
         "payout_batch.rejected",
         "dispute.created",  # posted to the disputed payment's callback_url (docs/disputes.md)

@@ -90,8 +90,8 @@ def screen(event: dict[str, Any]) -> ServiceError | None:
             raw = base64.b64decode(str(body), validate=True)
         except (binascii.Error, ValueError):
             return _refusal("The request body is not valid base64.")
-        if media.startswith("multipart/"):
-            return None  # binary parts are the point of multipart
+        if media.startswith("multipart/") or media == "application/pdf":
+            return None  # binary parts are the point of multipart, and a PDF is binary
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

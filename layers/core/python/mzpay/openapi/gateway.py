@@ -18,6 +18,7 @@ from mzpay.openapi.gateway_actions import (
     NextAction,
 )
 from mzpay.openapi.gateway_batches import PayoutBatch
+from mzpay.openapi.gateway_bills import BILL_ROUTES
 from mzpay.openapi.gateway_disputes import Dispute, DisputeList, Evidence, ManualResolution
 from mzpay.openapi.gateway_more import (
     Amount,
@@ -334,6 +335,7 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("GET", "/v1/cash-deposits/intents/{intent_id}"): CashDepositIntent,
     ("POST", "/v1/cash-deposits"): CashDeposit,
     ("GET", "/v1/cash-deposits/{deposit_id}"): CashDeposit,
+    **BILL_ROUTES,
     ("GET", "/v1/events"): EventList,
     ("GET", "/v1/events/{event_id}"): Event,
     ("POST", "/v1/admin/webhooks/verify"): WebhookVerification,

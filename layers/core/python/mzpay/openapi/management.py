@@ -29,6 +29,7 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
+from mzpay.openapi.management_bills import Biller, BillerList, BillProduct, SmsChannel
 from mzpay.openapi.management_more import (
     BusinessAccountReviews,
     Health,
@@ -373,6 +374,15 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/webhook-deliveries/{delivery_id}/replay"): WebhookDelivery,
     ("GET", "/v1/webhook-dispatch-failures"): WebhookDispatchFailureList,
     ("POST", "/v1/webhook-dispatch-failures/{message_id}/replay"): WebhookDispatchReplay,
+    ("POST", "/v1/billers"): Biller,
+    ("GET", "/v1/billers"): BillerList,
+    ("GET", "/v1/billers/{biller_id}"): Biller,
+    ("PATCH", "/v1/billers/{biller_id}"): Biller,
+    ("POST", "/v1/billers/{biller_id}/retire"): Biller,
+    ("POST", "/v1/billers/{biller_id}/products"): BillProduct,
+    ("POST", "/v1/billers/{biller_id}/products/{product_id}/retire"): BillProduct,
+    ("PUT", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
+    ("DELETE", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
     ("GET", "/openapi.json"): OpenApiDocument,
     ("GET", "/docs"): None,
     ("GET", "/docs/{asset}"): None,

@@ -124,8 +124,16 @@ def money_out_pilot(
     if mode != "live":
         return ()
     psp_id = deps.bindings().bound_psp(account_id, mode, payout_method(destination))
+    return psp_pilot(psp_id, mode, metadata, currency, amount, rejection_id)
+
+
+def psp_pilot(
+    psp_id: str | None, mode: str, metadata: dict[str, str] | None, currency: str, amount: Decimal, rejection_id: str
+) -> tuple[Reservation, ...]:
+    """Live money through `psp_id` (money out, a bill payment of a biller it carries) counts in
+    that PSP's pilot with its payments: its rules now, the windows to raise with it."""
     psp = PSPS.get(psp_id or "")
-    if psp is None:  # nothing bound, or not a PSP of the matrix: the connector refuses it
+    if mode != "live" or psp is None:  # nothing bound, or not a PSP of the matrix: the connector refuses it
         return ()
     state = pilot_state(psp, deps.payments().pilot(psp.psp_id))
     windows = check_pilot(state, metadata, currency, amount, datetime.now(UTC), rejection_id)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.bill_payments import BillPayment
 from mzpay.domain.entity import Claimed, Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
@@ -265,12 +266,12 @@ class Payments:
             completion.written = rendered
         return after
 
-    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[Payment | Refund | Payout]:
+    def due_for_expiry(self, now: str, shards: int, limit: int = 100) -> list[Payment | Refund | Payout | BillPayment]:
         """Payments whose due_at has passed (the sparse `expiry` index holds only payments that
         wait to expire or, live and pending, to be reconciled), refunds whose creating request's
         lease ended or that wait to be reconciled, and live payouts in transit to reconcile,
         oldest first per shard."""
-        due: list[Payment | Refund | Payout] = []
+        due: list[Payment | Refund | Payout | BillPayment] = []
         for shard in range(shards):
             response = self.table.query(
                 IndexName="expiry",
@@ -283,7 +284,7 @@ class Payments:
 
     def reconciliation_cases(
         self, limit: int, after: dict[str, Any] | None = None
-    ) -> tuple[list[Payment | Refund | Payout], dict[str, Any] | None]:
+    ) -> tuple[list[Payment | Refund | Payout | BillPayment], dict[str, Any] | None]:
         """What waits for an operator (the expiry index's ATTENTION partition), oldest first, a
         page at a time: the objects and the key to start the next page after (None: the end)."""
         query: dict[str, Any] = {
@@ -384,8 +385,10 @@ class Payments:
         self.client.put_item(TableName=self.events_name, Item=event_item(event))
 
 
-def _due_entity(item: dict[str, Any]) -> Payment | Refund | Payout:
+def _due_entity(item: dict[str, Any]) -> Payment | Refund | Payout | BillPayment:
     """The entity of an item of the `expiry` index (its sort key names its kind)."""
+    if item["sk"] == "BILLPAY":
+        return BillPayment.model_validate(item)
     if item["sk"] == "REFUND":
         return Refund.model_validate(item)
     if item["sk"] == "PAYOUT":

@@ -224,7 +224,7 @@ def _enqueue(delivery_id: str, token: str, clock: Callable[[], float]) -> None:
 class Skip:
     """One step of an event's dispatch that can never succeed as the event is."""
 
-    step: str  # "webhook", "settlement" or "collection"
+    step: str  # "webhook", "settlement", "collection" or "notification"
     reason: str
     detail: str
 
@@ -243,6 +243,7 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
     message. A permanent fault of one step is returned as a Skip (the other step still runs); a
     transient one raises, so that the record is played again (both steps are idempotent)."""
     from mzpay.steps.collection_payments import reconcile_collection  # imported late (they import much)
+    from mzpay.steps.notifications import dispatch_notification
     from mzpay.steps.settlement import dispatch_settlement
 
     skipped: list[Skip] = []
@@ -265,6 +266,12 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
         if not is_permanent(exc):
             raise
         skipped.append(Skip("collection", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
+    try:
+        dispatch_notification(dict(image))
+    except Exception as exc:
+        if not is_permanent(exc):
+            raise
+        skipped.append(Skip("notification", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
     return Dispatched(delivery_id, tuple(skipped))
 
 

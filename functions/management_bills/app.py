@@ -1,0 +1,106 @@
+"""Management API: billers and their bill products, accounts' SMS channels (docs/bills.md)."""
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
+from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
+from mzpay.http.params import Body, Response
+from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import bill_resends, billers
+else:  # each route's use case is loaded when a request first needs it
+    bill_resends = deferred("mzpay.cases.bill_resends")
+    billers = deferred("mzpay.cases.billers")
+
+app = create_resolver(Surface.MANAGEMENT)
+
+
+@app.post("/v1/billers")
+@errors("invalid_account", "invalid_state")
+def create_biller(body: Annotated[BillerIn, Body()]) -> Response[dict[str, Any]]:
+    """Register a biller
+
+    A new active biller, paid through channels (`POST /v1/bill-payments`); `owned_by_origin`
+    keeps its commercial fields (name, category, logo, credit account) with its back office."""
+    return created(billers.create_biller(body))
+
+
+@app.get("/v1/billers")
+def list_billers() -> dict[str, Any]:
+    """List billers
+
+    Every biller of the region with its products, retired ones included."""
+    return billers.list_billers()
+
+
+@app.get("/v1/billers/<biller_id>")
+def read_biller(biller_id: str) -> dict[str, Any]:
+    """Read a biller
+
+    The biller and its products."""
+    return billers.read_biller(biller_id)
+
+
+@app.patch("/v1/billers/<biller_id>")
+@errors("owned_by_origin", "invalid_account", "invalid_state")
+def change_biller(biller_id: str, body: Annotated[BillerPatch, Body()]) -> dict[str, Any]:
+    """Change a biller
+
+    Only the fields given change; `status` pauses the biller (it takes no quotes: 422
+    `biller_unavailable`) or makes it active again. A commercial field of a biller owned by its
+    origin is 409 `owned_by_origin`."""
+    return billers.change_biller(biller_id, body)
+
+
+@app.post("/v1/billers/<biller_id>/retire")
+@errors("owned_by_origin", "invalid_state")
+def retire_biller(biller_id: str) -> dict[str, Any]:
+    """Retire a biller
+
+    For good: it takes no more quotes or payments. A biller owned by its origin is retired
+    there (409 `owned_by_origin`)."""
+    return billers.retire_biller(biller_id)
+
+
+@app.post("/v1/billers/<biller_id>/products")
+@errors("fee_bearer_conflict", "invalid_amount", "invalid_currency", "invalid_state")
+def add_bill_product(biller_id: str, body: Annotated[ProductIn, Body()]) -> Response[dict[str, Any]]:
+    """Add a bill product
+
+    A fixed price, denominations, an open amount between min and max, or invoices (partial and
+    overpayment rules); a fee and a discount with who bears each (a contradictory configuration
+    is 422 `fee_bearer_conflict`); daily limits per reference and per channel."""
+    return created(billers.add_product(biller_id, body))
+
+
+@app.post("/v1/billers/<biller_id>/products/<product_id>/retire")
+@errors("invalid_state")
+def retire_bill_product(biller_id: str, product_id: str) -> dict[str, Any]:
+    """Retire a bill product
+
+    It takes no more quotes."""
+    return billers.retire_product(biller_id, product_id)
+
+
+@app.put("/v1/accounts/<account_id>/sms-channel")
+@errors("wrong_region")
+def set_sms_channel(account_id: str, body: Annotated[SmsChannelIn, Body()]) -> dict[str, Any]:
+    """Give an account an SMS channel
+
+    Its payers' SMS (a bill payment's token or receipt resent) go out under `sender_id`;
+    without one, a resend by SMS is 503 `sms_unavailable`."""
+    return bill_resends.set_sms_channel(account_id, body.sender_id)
+
+
+@app.delete("/v1/accounts/<account_id>/sms-channel")
+@errors("wrong_region")
+def remove_sms_channel(account_id: str) -> dict[str, Any]:
+    """Take an account's SMS channel away"""
+    return bill_resends.set_sms_channel(account_id, None)
+
+
+lambda_handler = handler_for(app)

@@ -1,0 +1,62 @@
+"""Payer subscriptions to recurring bills (mzpay.domain.bill_subscriptions, docs/bills.md): the
+payer's consent is kept with when and from where it was given; the biller's supplier confirms the
+reference first."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain.bill_subscriptions import ACTIVE, BillSubscription, SubscriptionRequest, check_consent, check_payer_id
+from mzpay.domain.bills import check_payable, chosen_amount
+from mzpay.domain.clock import iso
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import new_id
+from mzpay.domain.principal import Principal
+from mzpay.steps.bills import ask_supplier, catalogue_of
+from mzpay.store.bill_subscriptions import AlreadySubscribed
+
+
+def subscribe(principal: Principal, payer_id: str, request: SubscriptionRequest, source_ip: str) -> dict[str, Any]:
+    """Subscribe `payer_id` (the channel's own id of its payer) to a product for a reference."""
+    check_payer_id(payer_id)
+    consent = check_consent(request.consent)
+    biller, product = catalogue_of(request.product_id)
+    check_payable(biller, product)
+    amount = chosen_amount(product, request.value)  # None: each invoice, all it owes
+    answer = ask_supplier(biller, product, principal.mode, request.reference, amount)
+    now = iso(datetime.now(UTC))
+    subscription = BillSubscription(
+        subscription_id=new_id(),
+        account_id=principal.acting_account_id,
+        mode=principal.mode,
+        payer_id=payer_id,
+        status=ACTIVE,
+        version=1,
+        product_id=product.product_id,
+        product_name=product.name,
+        biller_id=biller.biller_id,
+        biller_name=biller.name,
+        reference=request.reference,
+        customer_name=answer.customer_name,
+        amount=f"{amount:.2f}" if amount is not None else None,
+        currency=product.currency,
+        frequency=request.frequency,
+        consent={"accepted": True, **consent, "accepted_at": now, "source_ip": source_ip},
+        created_at=now,
+    )
+    try:
+        deps.bill_subscriptions().create(subscription)
+    except AlreadySubscribed:
+        raise ServiceError(
+            409, "invalid_state", f"Payer {payer_id} is subscribed to {product.name} for {request.reference} already."
+        ) from None
+    return subscription.view()
+
+
+def subscriptions(principal: Principal, payer_id: str) -> dict[str, Any]:
+    """The payer's subscriptions (an unknown payer has none)."""
+    check_payer_id(payer_id)
+    found = deps.bill_subscriptions().of_payer(principal.acting_account_id, principal.mode, payer_id)
+    return {"object": "list", "data": [s.view() for s in sorted(found, key=lambda s: s.subscription_id)]}

@@ -1,0 +1,95 @@
+"""What bill quotes, bill payments and their reconciliation share: the catalogue's biller and
+product of a quote, the supplier that answers for a biller in a mode, and the caller's own quotes
+and payments (another account's is 404, the other mode's 401 wrong_environment)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay import deps
+from mzpay.connectors.bill_suppliers import (
+    AmountRefused,
+    BillSupplier,
+    ReferenceNotFound,
+    ReferenceRejected,
+    SupplierQuote,
+    SupplierUnavailable,
+    supplier_for,
+)
+from mzpay.domain.billers import Biller, BillProduct
+from mzpay.domain.bills import BillQuote, Invoice, biller_unavailable, out_of_range, supplier_down
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.principal import Principal, wrong_environment
+
+
+def catalogue_of(product_id: str) -> tuple[Biller, BillProduct]:
+    product = deps.billers().product(product_id)
+    biller = deps.billers().get(product.biller_id) if product is not None else None
+    if product is None or biller is None:
+        raise ServiceError(404, "not_found", "No such bill product.")
+    return biller, product
+
+
+def supplier_of(biller: Biller, mode: str) -> BillSupplier:
+    """The supplier of `biller` in `mode`; 422 biller_unavailable when none is configured."""
+    supplier = supplier_for(biller.supplier, mode)
+    if supplier is None:
+        raise biller_unavailable(f"{biller.name} has no supplier configured for {mode} payments.")
+    return supplier
+
+
+def ask_supplier(
+    biller: Biller, product: BillProduct, mode: str, reference: str, amount: Decimal | None
+) -> SupplierQuote:
+    """The supplier's quote for `reference`, its refusals answered with the spec's codes."""
+    supplier = supplier_of(biller, mode)
+    try:
+        return supplier.quote(product.supplier_product, reference, amount)
+    except ReferenceNotFound:
+        raise ServiceError(
+            422, "reference_not_found", f"{biller.name} knows no customer for reference {reference}."
+        ) from None
+    except ReferenceRejected as refused:
+        raise ServiceError(422, "reference_rejected", str(refused)) from None
+    except AmountRefused as refused:
+        raise out_of_range(str(refused)) from None
+    except SupplierUnavailable:
+        raise supplier_down(biller) from None
+
+
+def invoice_of(biller: Biller, product: BillProduct, answer: SupplierQuote, now: str) -> Invoice | None:
+    """The invoice the supplier showed, as the gateway keeps it (the one kept already, if any)."""
+    shown = answer.invoice
+    if shown is None:
+        return None
+    return deps.bill_quotes().first_seen(
+        Invoice(
+            biller_id=biller.biller_id,
+            number=shown.number,
+            customer_name=answer.customer_name,
+            currency=product.currency,
+            amount_due=f"{shown.amount_due:.2f}",
+            due_date=shown.due_date,
+            status=shown.status,
+            version=1,
+            created_at=now,
+            updated_at=now,
+        )
+    )
+
+
+def own(principal: Principal, entity: Any, what: str) -> None:
+    """404 for another account's `entity` (or none), 401 wrong_environment for the other mode's."""
+    if entity is None or entity.account_id != principal.acting_account_id:
+        raise ServiceError(404, "not_found", f"No such {what}.")
+    if entity.mode != principal.mode:
+        raise wrong_environment(principal.mode, entity.mode)
+
+
+def owned_quote(principal: Principal, quote_id: str) -> BillQuote:
+    quote = deps.bill_quotes().get(quote_id) if is_ulid(quote_id) else None
+    own(principal, quote, "bill quote")
+    assert quote is not None
+    return quote

@@ -1,0 +1,128 @@
+"""Bill payments in the payments table: BILLPAY#<payment_id>/BILLPAY (in the sweep's `expiry`
+index while pending). Paying a quote is ONE transaction: the payment, its quote marked used (on
+condition that it is still quoted and unchanged: of two payments of one quote, one lands), the
+channel's float held in the ledger (on condition that available covers it), the product's daily
+totals, the invoice's paid amount (versioned) and the event."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.bill_payments import BillPayment
+from mzpay.domain.bills import BillQuote, Invoice
+from mzpay.domain.errors import ServiceError
+from mzpay.domain.events import Event
+from mzpay.domain.ledger import Entry
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
+from mzpay.store.bills import invoice_key, quote_key
+from mzpay.store.events import event_puts
+from mzpay.store.ledger import BalanceTooLow, entry_items
+from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
+from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+
+
+class QuoteTaken(Exception):
+    """The quote moved since it was read (another payment used it, or it expired)."""
+
+
+class InvoiceMoved(Exception):
+    """The invoice changed since it was read (another payment, the biller)."""
+
+
+def _key(payment_id: str) -> dict[str, str]:
+    return {"pk": f"BILLPAY#{payment_id}", "sk": "BILLPAY"}
+
+
+def invoice_update(name: str, invoice: Invoice | None, changes: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if invoice is None or changes is None:
+        return []
+    return [versioned_update(name, invoice_key(invoice.biller_id, invoice.number), invoice, changes)]
+
+
+class BillPayments:
+    def __init__(self, table_name: str, events_table: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+        self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> BillPayments:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+    def create(
+        self,
+        payment: BillPayment,
+        quote: BillQuote,
+        held: Entry,
+        reservations: tuple[Reservation, ...],
+        invoice: tuple[Invoice, dict[str, Any]] | None,
+        events: list[Event],
+        ttl: int,
+    ) -> None:
+        """QuoteTaken, BalanceTooLow, CeilingReached or InvoiceMoved when a condition stops it
+        (a payment_id written already is QuoteTaken too: its own quote is used)."""
+        used = {"status": "used", "payment_id": payment.payment_id, "updated_at": payment.created_at}
+        put = {"TableName": self.name, "Item": {**_key(payment.payment_id), **payment.item()}}
+        items = [
+            {"Put": {**put, "ConditionExpression": "attribute_not_exists(pk)"}},
+            versioned_update(self.name, quote_key(quote.quote_id), quote, used),
+            *entry_items(self.name, held),  # [2] the balance (conditional), [3] the entry
+            *counter_raises(self.name, reservations, ttl),
+            *invoice_update(self.name, *(invoice or (None, None))),
+            *event_puts(self.events_name, events),
+        ]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            first = first_failed_item(exc)
+            if first == 2:
+                raise BalanceTooLow() from exc
+            if 4 <= first < 4 + len(reservations):
+                raise CeilingReached(reservations[first - 4]) from exc
+            if invoice is not None and first == 4 + len(reservations):
+                raise InvoiceMoved() from exc
+            raise QuoteTaken() from exc
+
+    def get(self, payment_id: str) -> BillPayment | None:
+        item = self.table.get_item(Key=_key(payment_id), ConsistentRead=True).get("Item")
+        return BillPayment.model_validate(item) if item else None
+
+    def transition(
+        self,
+        payment: BillPayment,
+        changes: dict[str, Any],
+        events: list[Event],
+        entry: Entry | None = None,
+        release: bool = False,
+        invoice: tuple[Invoice, dict[str, Any]] | None = None,
+    ) -> BillPayment:
+        """Apply `changes` if the payment is as it was read (else 409 invalid_state), with its
+        events, ledger entry, the daily totals given back (`release`) and the invoice's change
+        (InvoiceMoved when the invoice changed since read)."""
+        releases = counter_releases(self.name, payment.reservations, Decimal(0)) if release else []
+        token = write_token()
+        try:
+            self.client.transact_write_items(
+                TransactItems=[
+                    versioned_update(self.name, _key(payment.payment_id), payment, changes, token),
+                    *event_puts(self.events_name, events),
+                    *entry_items(self.name, entry),
+                    *releases,
+                    *invoice_update(self.name, *(invoice or (None, None))),
+                ]
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            fresh = self.get(payment.payment_id)
+            if own_write(fresh, token):
+                assert fresh is not None
+                return fresh
+            if invoice is not None and fresh is not None and fresh.version == payment.version:
+                raise InvoiceMoved() from exc
+            raise ServiceError(409, "invalid_state", "The bill payment changed meanwhile.") from exc
+        return applied(payment, changes, token)

@@ -1,0 +1,44 @@
+"""Payer subscriptions in the payments table: PAYER#<account>#<mode>#<payer_id>/SUB#<product_id>#<reference>
+(one per payer, product and reference: a second is refused by the write's condition)."""
+
+from __future__ import annotations
+
+from mzpay.domain.bill_subscriptions import BillSubscription
+from mzpay.store.aws import env, is_conditional_failure, table
+
+
+class AlreadySubscribed(Exception):
+    """The payer has a subscription to this product for this reference already."""
+
+
+def _partition(account_id: str, mode: str, payer_id: str) -> str:
+    return f"PAYER#{account_id}#{mode}#{payer_id}"
+
+
+class BillSubscriptions:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> BillSubscriptions:
+        return cls(env("PAYMENTS_TABLE"))
+
+    def create(self, subscription: BillSubscription) -> None:
+        key = {
+            "pk": _partition(subscription.account_id, subscription.mode, subscription.payer_id),
+            "sk": f"SUB#{subscription.product_id}#{subscription.reference}",
+        }
+        try:
+            self.table.put_item(Item={**key, **subscription.item()}, ConditionExpression="attribute_not_exists(pk)")
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise AlreadySubscribed() from exc
+            raise
+
+    def of_payer(self, account_id: str, mode: str, payer_id: str) -> list[BillSubscription]:
+        response = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :sub)",
+            ExpressionAttributeValues={":pk": _partition(account_id, mode, payer_id), ":sub": "SUB#"},
+            ConsistentRead=True,
+        )
+        return [BillSubscription.model_validate(item) for item in response.get("Items", [])]

@@ -1,0 +1,102 @@
+"""Bill quotes and invoices in the payments table: BQ#<quote_id>/QUOTE and
+INVOICE#<biller_id>#<number>/INVOICE (an invoice is written the first time its supplier shows
+it, then changed only by versioned updates: payments, the biller's own changes)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from urllib.parse import quote_plus
+
+from mzpay.domain.bills import BillQuote, Invoice
+from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.transitions import applied, versioned_update
+
+
+def quote_key(quote_id: str) -> dict[str, str]:
+    return {"pk": f"BQ#{quote_id}", "sk": "QUOTE"}
+
+
+def invoice_key(biller_id: str, number: str) -> dict[str, str]:
+    return {"pk": f"INVOICE#{biller_id}#{number}", "sk": "INVOICE"}
+
+
+class BillQuotes:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+        self.client = self.table.meta.client
+        self.name = table_name
+
+    @classmethod
+    def from_env(cls) -> BillQuotes:
+        return cls(env("PAYMENTS_TABLE"))
+
+    def create(self, quote: BillQuote) -> None:
+        self.table.put_item(
+            Item={**quote_key(quote.quote_id), **quote.item()}, ConditionExpression="attribute_not_exists(pk)"
+        )
+
+    def get(self, quote_id: str) -> BillQuote | None:
+        item = self.table.get_item(Key=quote_key(quote_id), ConsistentRead=True).get("Item")
+        return BillQuote.model_validate(item) if item else None
+
+    def transition(self, quote: BillQuote, changes: dict[str, Any]) -> BillQuote | None:
+        """Apply `changes` if the quote is as read; None when another change came first."""
+        try:
+            self.client.update_item(**versioned_update(self.name, quote_key(quote.quote_id), quote, changes)["Update"])
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                return None
+            raise
+        return applied(quote, changes)
+
+    # ------------------------------------------------------------ invoices
+    def invoice(self, biller_id: str, number: str) -> Invoice | None:
+        item = self.table.get_item(Key=invoice_key(biller_id, number), ConsistentRead=True).get("Item")
+        return Invoice.model_validate(item) if item else None
+
+    def first_seen(self, invoice: Invoice) -> Invoice:
+        """Keep `invoice` as its supplier first showed it; the one kept already if any."""
+        try:
+            self.table.put_item(
+                Item={**invoice_key(invoice.biller_id, invoice.number), **invoice.item()},
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            kept = self.invoice(invoice.biller_id, invoice.number)
+            assert kept is not None
+            return kept
+        return invoice
+
+    def change_invoice(self, invoice: Invoice, changes: dict[str, Any]) -> Invoice:
+        """Apply `changes` if the invoice is as read, else InvoiceChanged."""
+        update = versioned_update(self.name, invoice_key(invoice.biller_id, invoice.number), invoice, changes)
+        try:
+            self.client.update_item(**update["Update"])
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise InvoiceChanged() from exc
+            raise
+        return applied(invoice, changes)
+
+
+class InvoiceChanged(Exception):
+    """The invoice changed since it was read (a payment, another change of the biller's)."""
+
+
+def save_document(biller_id: str, number: str, content: bytes, sha256: str) -> dict[str, Any]:
+    """An invoice's PDF in the uploads bucket (invoices/<biller_id>/<number>/<sha256>.pdf), with
+    S3's own SHA-256 check of what arrives; where it is."""
+    bucket = env("UPLOADS_BUCKET")
+    key = f"invoices/{biller_id}/{quote_plus(number)}/{sha256}.pdf"
+    client("s3").put_object(
+        Bucket=bucket,
+        Key=key,
+        Body=content,
+        ContentType="application/pdf",
+        ChecksumSHA256=base64.b64encode(bytes.fromhex(sha256)).decode(),
+        Metadata={"sha256": sha256},
+    )
+    return {"bucket": bucket, "key": key}

@@ -1,0 +1,83 @@
+"""Notifications in the payments table: an account's SMS channel (SMSCHANNEL#<account_id>/SMS,
+set by operators), the local provider's outbox (NOTIFY#<notification_id>/MESSAGE, gsi1
+OUTBOX#<subject_id>/<notification_id>), and the NotificationQueue the outbox feeds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mzpay.connectors.notifications import Notification
+from mzpay.store.aws import client, env, is_conditional_failure, table
+
+
+def _channel_key(account_id: str) -> dict[str, str]:
+    return {"pk": f"SMSCHANNEL#{account_id}", "sk": "SMS"}
+
+
+class SmsChannels:
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> SmsChannels:
+        return cls(env("PAYMENTS_TABLE"))
+
+    def get(self, account_id: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key=_channel_key(account_id), ConsistentRead=True).get("Item")
+        return {"sender_id": item["sender_id"], "updated_at": item["updated_at"]} if item else None
+
+    def put(self, account_id: str, sender_id: str, now: str) -> None:
+        self.table.put_item(Item={**_channel_key(account_id), "sender_id": sender_id, "updated_at": now})
+
+    def delete(self, account_id: str) -> None:
+        self.table.delete_item(Key=_channel_key(account_id))
+
+
+class Outbox:
+    """The local provider's outbox: each message kept once."""
+
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> Outbox:
+        return cls(env("PAYMENTS_TABLE"))
+
+    def send(self, message: Notification) -> None:
+        """The local provider's sending (a NotificationProvider): the message kept in the outbox."""
+        item = {
+            "pk": f"NOTIFY#{message.notification_id}",
+            "sk": "MESSAGE",
+            "gsi1pk": f"OUTBOX#{message.subject_id}",
+            "gsi1sk": message.notification_id,
+            **message.__dict__,
+        }
+        try:
+            self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise  # else: sent already (a message delivered twice)
+
+    def about(self, subject_id: str) -> list[dict[str, Any]]:
+        """The messages about `subject_id`, oldest first."""
+        response = self.table.query(
+            IndexName="gsi1",
+            KeyConditionExpression="gsi1pk = :pk",
+            ExpressionAttributeValues={":pk": f"OUTBOX#{subject_id}"},
+        )
+        return [dict(item) for item in response.get("Items", [])]
+
+
+class NotificationQueue:
+    """NotificationQueue: one message per notification to send (a duplicate is harmless)."""
+
+    def __init__(self, queue_url: str) -> None:
+        self.queue_url = queue_url
+
+    @classmethod
+    def from_env(cls) -> NotificationQueue:
+        return cls(env("NOTIFICATION_QUEUE_URL"))
+
+    def send(self, message: dict[str, Any]) -> None:
+        client("sqs").send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(message))
