@@ -156,7 +156,7 @@ def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Bod
 
 
 @app.post("/v1/disputes")
-@errors("wrong_region", "invalid_state", "invalid_amount", "invalid_currency")
+@errors("not_found", "wrong_region", "invalid_state", "invalid_amount", "invalid_currency")
 def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[str, Any]]:
     """Open a dispute
 
@@ -168,14 +168,14 @@ def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[s
 
 
 @app.get("/v1/disputes/<dispute_id>")
-@errors("wrong_region")
+@errors("not_found", "wrong_region")
 def read_dispute(dispute_id: str) -> dict[str, Any]:
     """Read a dispute"""
     return disputes.read_for_operator(dispute_id)
 
 
 @app.post("/v1/disputes/<dispute_id>/decide")
-@errors("wrong_region", "invalid_state")
+@errors("not_found", "wrong_region", "invalid_state")
 def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()]) -> dict[str, Any]:
     """Decide a dispute
 
@@ -186,7 +186,7 @@ def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()
 
 
 @app.post("/v1/payments/<payment_id>/confirm")
-@errors("wrong_region", "invalid_state")
+@errors("not_found", "wrong_region", "invalid_state")
 def confirm_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> dict[str, Any]:
     """Confirm a manual payment
 
@@ -197,7 +197,7 @@ def confirm_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()
 
 
 @app.post("/v1/payments/<payment_id>/reject")
-@errors("wrong_region", "invalid_state")
+@errors("not_found", "wrong_region", "invalid_state")
 def reject_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> dict[str, Any]:
     """Reject a manual payment
 

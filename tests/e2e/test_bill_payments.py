@@ -293,7 +293,7 @@ def test_a_prepaid_token_is_delivered_from_the_channels_float(stack: RunningStac
         "updated_at": body["updated_at"],
     }
     assert len(body["token"]) == 20 and body["token"].isdigit() and body["receipt_number"].startswith("SIM")
-    assert floats(shop) == [{"currency": "MZN", "available": "495.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "495.00", "held": "0.00", "fees": "0.00"}]
     assert_ledger_balances(stack, shop)
     read = shop.call("GET", f"/v1/bill-payments/{body['payment_id']}", idempotency_key=None)
     assert read.status_code == 200 and read.json() == body
@@ -303,7 +303,7 @@ def test_a_prepaid_token_is_delivered_from_the_channels_float(stack: RunningStac
     assert replay.status_code == 201 and replay.json() == body and replay.headers["Idempotent-Replayed"] == "true"
     again = pay(shop, made["quote_id"])
     refused(again, 409, "quote_used", f"This quote was already paid ({body['payment_id']}); quote again.")
-    assert floats(shop) == [{"currency": "MZN", "available": "495.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "495.00", "held": "0.00", "fees": "0.00"}]
     (arrival,) = receiver.wait_for(url, 1)
     verify(arrival.body, arrival.headers["Service-Signature"], [secret])
     event = json.loads(arrival.body)
@@ -326,7 +326,7 @@ def test_concurrent_payments_of_one_quote_have_exactly_one_winner(stack: Running
         if lost is not won[0]:
             refused(lost, 409, "quote_used")
     assert won[0].json()["status"] == "succeeded"
-    assert floats(shop) == [{"currency": "MZN", "available": "800.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "800.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_a_float_that_does_not_cover_it_is_insufficient_balance(stack: RunningStack) -> None:
@@ -336,9 +336,9 @@ def test_a_float_that_does_not_cover_it_is_insufficient_balance(stack: RunningSt
         pay(shop, made["quote_id"]), 422, "insufficient_balance", "The available balance does not cover 200.00 MZN."
     )
     assert quote_status(shop, made["quote_id"]) == "quoted"
-    assert floats(shop) == [{"currency": "MZN", "available": "100.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "100.00", "held": "0.00", "fees": "0.00"}]
     assert paid_ok(shop, AIRTIME, "+258842345678", "100.00")["receipt_number"].startswith("SIM")
-    assert floats(shop) == [{"currency": "MZN", "available": "0.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}]
 
 
 def quote_status(shop: Merchant, quote_id: str) -> str:
@@ -354,7 +354,7 @@ def test_an_expired_quote_is_quote_expired(stack: RunningStack) -> None:
     )
     assert quote_status(shop, made["quote_id"]) == "expired"
     refused(pay(shop, made["quote_id"]), 422, "quote_expired")
-    assert floats(shop) == [{"currency": "MZN", "available": "500.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "500.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_an_invoice_is_paid_partly_then_fully_then_closed(stack: RunningStack) -> None:
@@ -368,7 +368,7 @@ def test_an_invoice_is_paid_partly_then_fully_then_closed(stack: RunningStack) -
     second = pay(shop, rest["quote_id"])
     assert second.status_code == 201 and second.json()["status"] == "succeeded"
     refused(quote(shop, water, "FT2026-000101"), 409, "invoice_closed", "Invoice FT2026-000101 is paid.")
-    assert floats(shop) == [{"currency": "MZN", "available": "500.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "500.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_two_quotes_of_one_invoice_cannot_both_pay_it(stack: RunningStack) -> None:
@@ -378,7 +378,7 @@ def test_two_quotes_of_one_invoice_cannot_both_pay_it(stack: RunningStack) -> No
     assert pay(shop, one["quote_id"]).json()["status"] == "succeeded"
     refused(pay(shop, two["quote_id"]), 409, "invoice_closed", "Invoice PROP-2026-0001 is paid.")
     assert quote_status(shop, two["quote_id"]) == "quoted"
-    assert floats(shop) == [{"currency": "MZN", "available": "17500.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "17500.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_racing_quotes_of_one_invoice_pay_it_once(stack: RunningStack) -> None:
@@ -395,7 +395,7 @@ def test_racing_quotes_of_one_invoice_pay_it_once(stack: RunningStack) -> None:
         ["invalid_state", "invoice_closed", "invoice_closed"],
         ["invoice_closed", "invoice_closed", "invoice_closed"],
     )
-    assert floats(shop) == [{"currency": "MZN", "available": "17500.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "17500.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_each_kind_of_product_is_paid(stack: RunningStack) -> None:
@@ -404,7 +404,7 @@ def test_each_kind_of_product_is_paid(stack: RunningStack) -> None:
     assert (tv["total"], tv["channel_debit"], tv["token"]) == ("1200.00", "1200.00", None)
     airtime = paid_ok(shop, AIRTIME, "+258841234567", "50.00")
     assert airtime["receipt_number"].startswith("SIM") and airtime["token"] is None
-    assert floats(shop) == [{"currency": "MZN", "available": "3750.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "3750.00", "held": "0.00", "fees": "0.00"}]
 
 
 def test_product_daily_limits_are_limit_exceeded(stack: RunningStack) -> None:
@@ -418,7 +418,7 @@ def test_product_daily_limits_are_limit_exceeded(stack: RunningStack) -> None:
     channel = pay(shop, quoted(shop, airtime, "+258842345678", "20.00")["quote_id"])
     refused(channel, 422, "limit_exceeded", "The product's daily limit per channel (1500.00 MZN) would be exceeded.")
     assert channel.json()["rule"] == "channel_daily"
-    assert floats(shop) == [{"currency": "MZN", "available": "3500.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "3500.00", "held": "0.00", "fees": "0.00"}]
     assert events_of(stack, over.json()["rejection_id"]) == ["transaction.rejected"]
 
 
@@ -434,7 +434,7 @@ def test_a_payment_the_biller_refuses_gives_the_float_back(stack: RunningStack, 
         "The biller declined it.",
         None,
     )
-    assert floats(shop) == [{"currency": "MZN", "available": "500.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "500.00", "held": "0.00", "fees": "0.00"}]
     assert_ledger_balances(stack, shop)
     (arrival,) = receiver.wait_for(url, 1)
     assert json.loads(arrival.body)["type"] == "bill_payment.failed"
@@ -447,8 +447,10 @@ def test_a_supplier_timeout_leaves_it_pending_until_reconciliation(stack: Runnin
     body = answer.json()
     assert (body["status"], body["token"], body["receipt_number"]) == ("pending", None, None)
     assert floats(shop) in (
-        [{"currency": "MZN", "available": "395.00", "held": "105.00"}],
-        [{"currency": "MZN", "available": "395.00", "held": "0.00"}],  # the sweep was quicker than this read
+        [{"currency": "MZN", "available": "395.00", "held": "105.00", "fees": "0.00"}],
+        [
+            {"currency": "MZN", "available": "395.00", "held": "0.00", "fees": "0.00"}
+        ],  # the sweep was quicker than this read
     )
     deadline = time.monotonic() + 30
     while True:
@@ -457,7 +459,7 @@ def test_a_supplier_timeout_leaves_it_pending_until_reconciliation(stack: Runnin
             break
         time.sleep(0.3)
     assert read["status"] == "succeeded" and len(read["token"]) == 20
-    assert floats(shop) == [{"currency": "MZN", "available": "395.00", "held": "0.00"}]
+    assert floats(shop) == [{"currency": "MZN", "available": "395.00", "held": "0.00", "fees": "0.00"}]
     assert events_of(stack, body["payment_id"]) == ["bill_payment.created", "bill_payment.succeeded"]
 
 

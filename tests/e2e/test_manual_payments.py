@@ -84,10 +84,11 @@ def test_a_manual_payment_waits_with_its_evidence_and_is_confirmed_into_the_bala
         "refunded_amount": "0.00",
         "failure_code": None,
         "failure_message": None,
-        "evidence": {"text": "BCI deposit slip, Baixa branch.", "files": files},
+        "evidence": {"text": "BCI deposit slip, Baixa branch.", "files": files, "at": body["evidence"]["at"]},
         "resolution": None,
         "last_updated_at": body["last_updated_at"],
     }
+    assert body["last_updated_at"] <= body["evidence"]["at"] < "2100"  # given when it was recorded
     sha = hashlib.sha256(JPEG).hexdigest()
     assert [(f["file_type"], f["size"], f["sha256"]) for f in files] == [("jpg", len(JPEG), sha)]
     assert files[0]["key"].startswith(f"accounts/{shop.account['id']}/payments/{pid}/")

@@ -71,7 +71,7 @@ def test_a_dispute_takes_the_remainder_by_default_and_never_more() -> None:
     ]:
         with pytest.raises(ServiceError) as refused:
             disputed_amount(asked, "MZN", Decimal("120.50"))
-        assert (refused.value.status, refused.value.code) == (422, code)
+        assert (refused.value.status, refused.value.code) == (400, code)
     with pytest.raises(ServiceError) as nothing_left:
         disputed_amount(None, "MZN", Decimal(0))
     assert nothing_left.value.message == "A dispute of this payment takes more than 0 and at most 0.00 MZN."

@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from mzpay.domain.charges import Money
 from mzpay.domain.entity import Entity
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.model import StrictText
 from mzpay.domain.money import format_amount
 
@@ -153,18 +153,27 @@ def evidence_due_by(opened: datetime) -> datetime:
 
 def disputed_amount(requested: Money | None, currency: str, remainder: Decimal) -> Decimal:
     """What an opened dispute takes: the amount asked (in the payment's currency, above zero and
-    within what was captured and not refunded), or the whole remainder; 422 otherwise."""
+    within what was captured and neither refunded nor charged back), or the whole remainder; 400
+    invalid_currency or invalid_amount otherwise (as a refund's amount)."""
     if requested is None:
         amount = remainder
     else:
         if requested.currency != currency:
-            raise ServiceError(422, "invalid_currency", f"The payment is in {currency}.")
+            message = f"amount.currency: a dispute is in the payment's currency ({currency})."
+            raise ServiceError(
+                400,
+                "invalid_currency",
+                message,
+                errors=[FieldError("amount.currency", "invalid_currency", f"use {currency}")],
+            )
         amount = Decimal(requested.amount)
     if amount <= 0 or amount > remainder:
+        most = f"more than 0 and at most {format_amount(remainder, currency)} {currency}"
         raise ServiceError(
-            422,
+            400,
             "invalid_amount",
-            f"A dispute of this payment takes more than 0 and at most {format_amount(remainder, currency)} {currency}.",
+            f"A dispute of this payment takes {most}.",
+            errors=[FieldError("amount.amount", "invalid_amount", most)],
         )
     return amount
 

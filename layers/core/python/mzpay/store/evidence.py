@@ -8,8 +8,10 @@ between the two or by the losing submission, is reached by nobody)."""
 from __future__ import annotations
 
 import base64
+from datetime import UTC, datetime
 from typing import Any
 
+from mzpay.domain.clock import iso
 from mzpay.domain.evidence import EvidenceRequest, uploads
 from mzpay.domain.ids import new_id
 from mzpay.store.aws import client, env
@@ -25,8 +27,8 @@ class EvidenceFiles:
 
     def keep(self, folder: str, account_id: str, request: EvidenceRequest, prefix: str = "") -> dict[str, Any]:
         """The request's files written under `folder`; the evidence as its record keeps it (text,
-        and each file's type, size, SHA-256 and key). 400 for a bad file (named after `prefix`),
-        before any is written."""
+        each file's type, size, SHA-256 and key, and when it was given). 400 for a bad file
+        (named after `prefix`), before any is written."""
         checked = uploads(request, prefix)
         submission = new_id()
         files = []
@@ -41,4 +43,4 @@ class EvidenceFiles:
                 Metadata={"account-id": account_id, "sha256": upload.sha256},
             )
             files.append({"file_type": upload.file_type, "size": upload.size, "sha256": upload.sha256, "key": key})
-        return {"text": request.text, "files": files}
+        return {"text": request.text, "files": files, "at": iso(datetime.now(UTC))}
