@@ -479,12 +479,19 @@ def target_of(world: World, which: str) -> tuple[str, Resources]:
 
 
 def storage_of(stack: RunningStack, account_id: str) -> list[dict[str, Any]]:
-    """Every item of the mz payments, events and idempotency tables that mentions `account_id`."""
+    """Every item of the mz payments, events and idempotency tables that belongs to `account_id`:
+    its keys or its account_id name it (every item an account owns does: the stores key them by
+    account, or carry account_id). Filtered by DynamoDB, so the scan sends back only those (the
+    tables hold every e2e test's items by the time this module runs)."""
     found = []
+    client = stack.aws("dynamodb")
     for table in ("PaymentsTable", "EventsTable", "IdempotencyTable"):
-        client = stack.aws("dynamodb")
-        pages = client.get_paginator("scan").paginate(TableName=stack.state["resources"]["mz"][table])
-        found += [item for page in pages for item in page["Items"] if account_id in str(item)]
+        pages = client.get_paginator("scan").paginate(
+            TableName=stack.state["resources"]["mz"][table],
+            FilterExpression="contains(pk, :a) OR contains(sk, :a) OR account_id = :a",
+            ExpressionAttributeValues={":a": {"S": account_id}},
+        )
+        found += [item for page in pages for item in page["Items"]]
     return sorted(found, key=str)
 
 
