@@ -174,6 +174,12 @@ _EVENT = {
 }
 
 
+EventResource = (
+    Literal["payment", "refund", "payout", "payout_batch", "cash_deposit", "psp_transaction", "dispute"]
+    | Literal["bill_payment", "rejection", "collection_request", "api_key", "oauth_client"]
+)
+
+
 class Event(Answer):
     """One event: the envelope that webhooks deliver too."""
 
@@ -185,9 +191,7 @@ class Event(Answer):
     account_id: str = Field(description="The account it belongs to.")
     mode: Mode = Field(description="The mode it happened in.")
     api_version: str = Field(description="The version of the envelope and its data, e.g. 2026-11-01.")
-    resource: Literal["payment", "refund", "payout", "rejection", "collection_request", "api_key", "oauth_client"] = (
-        Field(description="The kind of thing that changed.")
-    )
+    resource: EventResource = Field(description="The kind of thing that changed.")
     resource_id: str = Field(description="Its id (a payment's provider_payment_id, a refund's ...).")
     data: dict[str, Any] = Field(description="object: the resource as its own route answers it, after the change.")
 
