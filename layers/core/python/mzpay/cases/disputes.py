@@ -120,9 +120,9 @@ def read_for_operator(dispute_id: str) -> dict[str, Any]:
 def decide(dispute_id: str, request: DecideDisputeRequest, source_ip: str) -> dict[str, Any]:
     """POST /v1/disputes/{id}/decide: won gives the held money back to the merchant, lost pays
     it to the payer; only an open dispute (else 409 invalid_state), with the audit record."""
-    _operators_dispute(dispute_id)
+    dispute = _operators_dispute(dispute_id)
     decision = {"outcome": request.outcome, "note": request.note, "by": "operator", "source_ip": source_ip}
-    return view(_move(dispute_id, request.outcome, {"decision": decision}))
+    return view(_move(dispute, request.outcome, {"decision": decision}))
 
 
 # ---------------------------------------------------------------- the merchant (gateway)
@@ -150,8 +150,8 @@ def listing(principal: Principal, limit: str | None, page_token: str | None) -> 
 
 def accept(principal: Principal, dispute_id: str) -> dict[str, Any]:
     """POST /v1/disputes/{id}/accept: the merchant concedes; the payer keeps the money (lost)."""
-    _merchants_dispute(principal, dispute_id)
-    return view(_move(dispute_id, "accept", {"decision": {"outcome": Status.LOST, "by": "merchant"}}))
+    dispute = _merchants_dispute(principal, dispute_id)
+    return view(_move(dispute, "accept", {"decision": {"outcome": Status.LOST, "by": "merchant"}}))
 
 
 def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequest) -> dict[str, Any]:
@@ -161,16 +161,20 @@ def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequ
     next_status(dispute.status, "submit_evidence")  # refused before any file is written
     folder = f"accounts/{dispute.account_id}/disputes/{dispute.dispute_id}"
     evidence = deps.evidence_files().keep(folder, dispute.account_id, request)
-    return view(_move(dispute_id, "submit_evidence", {"evidence": evidence}))
+    return view(_move(dispute, "submit_evidence", {"evidence": evidence}))
 
 
 # ---------------------------------------------------------------- one move of the lifecycle
-def _move(dispute_id: str, action: str, record: dict[str, Any]) -> Dispute:
-    """`action` applied to the dispute as it is now (a lost race is judged again, so a second
-    decision meets the first one's status: 409 invalid_state)."""
+def _move(first: Dispute, action: str, record: dict[str, Any]) -> Dispute:
+    """`action` applied to the dispute, as read by the caller's check (`first`), then as it is
+    now after each lost race (judged again, so a second decision meets the first one's status:
+    409 invalid_state)."""
+    unread = [first]
 
     def read() -> Dispute:
-        return deps.disputes().get(dispute_id) or _raise_not_found()
+        if unread:
+            return unread.pop()
+        return deps.disputes().get(first.dispute_id) or _raise_not_found()
 
     def write(dispute: Dispute) -> Dispute:
         after_status = next_status(dispute.status, action)
