@@ -245,6 +245,7 @@ def test_authorizer_event_is_the_request_authorizer_call_of_the_system_info_requ
     assert context["authorizer"] == {
         "principalId": "operator",
         "role": "operator",
+        "operator": "operator",
         "source_ip": "198.51.100.7",
         "integrationLatency": 12,
     }
@@ -335,7 +336,7 @@ def test_management_authorizer_event_is_allowed_for_the_whole_api_with_the_opera
                 }
             ],
         },
-        "context": {"role": "operator", "source_ip": "198.51.100.7"},
+        "context": {"role": "operator", "operator": "operator", "source_ip": "198.51.100.7"},
     }
     proxy_authorizer = load_event("management_system_info.json")["requestContext"]["authorizer"]
     assert proxy_authorizer == {**answer["context"], "principalId": answer["principalId"], "integrationLatency": 12}

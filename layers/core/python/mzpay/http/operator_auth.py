@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
 import os
 from typing import Any
 
 from mzpay.deps import once
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
+from mzpay.domain.operators import operator_named
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
 from mzpay.store.secrets import operator_token
 
@@ -35,6 +35,7 @@ def authorize_operator(event: dict[str, Any]) -> dict[str, Any]:
             "operator",
             ServiceError(403, "ip_not_allowed", "The source address is not in the management allowlist."),
         )
-    if not hmac.compare_digest(token.encode(), operator_token().encode()):
+    name = operator_named(operator_token(), token)
+    if name is None:
         raise Unauthorized()
-    return allow(event, "operator", {"role": "operator", "source_ip": address})
+    return allow(event, "operator", {"role": "operator", "operator": name, "source_ip": address})
