@@ -20,6 +20,9 @@ class Observation:
     account_id: str | None = None
     before: Mapping[str, Any] | None = None
     after: Mapping[str, Any] | None = None
+    actor_kind: str | None = None
+    actor_id: str | None = None
+    source_ip: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -37,6 +40,14 @@ def end() -> None:
     _current.set(None)
 
 
+def identify(actor_kind: str, actor_id: str, source_ip: str) -> None:
+    """Say who acts in this request when the surface's authorizer did not (the console's session
+    names its operator); outside an audited request it does nothing."""
+    observation = _current.get()
+    if observation is not None:
+        observation.actor_kind, observation.actor_id, observation.source_ip = actor_kind, actor_id, source_ip
+
+
 def observe(
     target_type: str,
     target_id: str,
@@ -50,9 +61,7 @@ def observe(
     observation = _current.get()
     if observation is None:
         return
-    if observation.target_id != target_id or observation.target_type != target_type:
-        observation.before = before
-    elif observation.before is None:
+    if observation.target_id != target_id or observation.target_type != target_type or observation.before is None:
         observation.before = before
     observation.target_type, observation.target_id = target_type, target_id
     if account_id is not None:
