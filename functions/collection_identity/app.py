@@ -9,7 +9,8 @@ from mzpay.domain.collection_access import (
     IDENTITY_PROVIDER_WRITE,
     guarded,
 )
-from mzpay.entry import collection_app
+from mzpay.entry import audit_trail, collection_app
+from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, IdentityProviderUpdate
 from mzpay.http.marks import errors
@@ -24,9 +25,11 @@ else:  # each route's use case is loaded when a request first needs it
     identity_providers = deferred("mzpay.collection.identity_providers")
 
 app, routes = collection_app()
+audit_trail(app, reviewers=True)
 
 
 @routes.post("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))
+@audited
 @errors("already_exists")
 def create_identity_provider(body: Annotated[IdentityProviderIn, Body()]) -> dict[str, Any]:
     """Create an identity provider
@@ -58,6 +61,7 @@ def list_identity_providers(
 
 
 @routes.put("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))
+@audited
 @errors("not_found", "already_exists", "conflict")
 def update_identity_provider(body: Annotated[IdentityProviderUpdate, Body()]) -> dict[str, Any]:
     """Update an identity provider
@@ -69,6 +73,7 @@ def update_identity_provider(body: Annotated[IdentityProviderUpdate, Body()]) ->
 
 
 @routes.delete("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))
+@audited
 @errors("not_found")
 def delete_identity_provider(id: Annotated[str, Query(min_length=1, max_length=200)]) -> dict[str, Any]:
     """Delete an identity provider

@@ -3,7 +3,8 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.collection_access import guarded
-from mzpay.entry import collection_app
+from mzpay.entry import audit_trail, collection_app
+from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
 from mzpay.http.kyc_schemas import CustomerIn, KycComment, KycReview, KycSaveDate
@@ -18,6 +19,7 @@ else:  # each route's use case is loaded when a request first needs it
     kyc = deferred("mzpay.collection.kyc")
 
 app, routes = collection_app()
+audit_trail(app, reviewers=True)
 KYC_READ, KYC_WRITE = guarded("kyc:read"), guarded("kyc:write")
 CUSTOMER_WRITE = guarded("customer:write")
 
@@ -48,6 +50,7 @@ def get_kyc(customer_id: str, kyc_id: str) -> dict[str, Any]:
 
 
 @routes.put("/v1/customers/<customer_id>/kyc/<kyc_id>/reviews", KYC_WRITE)
+@audited
 @errors("customer_not_found", "missing_field", "invalid_request")
 def review_kyc(customer_id: str, kyc_id: str, body: Annotated[KycReview, Body()]) -> dict[str, Any]:
     """Review a KYC verification

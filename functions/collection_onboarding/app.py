@@ -3,7 +3,8 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.collection_access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
-from mzpay.entry import collection_app
+from mzpay.entry import audit_trail, collection_app
+from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
 from mzpay.http.marks import errors
@@ -19,6 +20,7 @@ else:  # each route's use case is loaded when a request first needs it
     onboarding = deferred("mzpay.collection.onboarding")
 
 app, routes = collection_app()
+audit_trail(app, reviewers=True)
 REVIEWER = RouteAccess(permission=ACCOUNT_REVIEW)
 
 
@@ -107,6 +109,7 @@ def upload_file() -> dict[str, Any]:
 
 
 @routes.post("/v1/accounts/<account_id>/approve", REVIEWER)
+@audited
 @errors("invalid_request")
 def approve_account(account_id: str) -> dict[str, Any]:
     """Approve a business account
@@ -118,6 +121,7 @@ def approve_account(account_id: str) -> dict[str, Any]:
 
 
 @routes.post("/v1/accounts/<account_id>/reject", REVIEWER)
+@audited
 @errors("missing_field", "invalid_request")
 def reject_account(account_id: str, body: Annotated[RejectAccount, Body()]) -> dict[str, Any]:
     """Reject a business account
@@ -130,6 +134,7 @@ def reject_account(account_id: str, body: Annotated[RejectAccount, Body()]) -> d
 
 
 @routes.post("/v1/accounts/<account_id>/suspend", REVIEWER)
+@audited
 @errors("invalid_request")
 def suspend_account(account_id: str, body: Annotated[SuspendAccount | None, Body()] = None) -> dict[str, Any]:
     """Suspend a business account
@@ -141,6 +146,7 @@ def suspend_account(account_id: str, body: Annotated[SuspendAccount | None, Body
 
 
 @routes.post("/v1/accounts/<account_id>/reactivate", REVIEWER)
+@audited
 @errors("invalid_request")
 def reactivate_account(account_id: str) -> dict[str, Any]:
     """Reactivate a business account

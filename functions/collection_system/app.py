@@ -10,8 +10,9 @@ from mzpay.domain.collection_access import (
     SIGNED_IN,
     licence_admin,
 )
-from mzpay.entry import collection_app
+from mzpay.entry import audit_trail, collection_app
 from mzpay.http import api_docs
+from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
 from mzpay.http.licence_schemas import Empty, LicenseKey
 from mzpay.http.marks import errors
@@ -26,6 +27,7 @@ else:  # each route's use case is loaded when a request first needs it
     licence = deferred("mzpay.collection.licence")
 
 app, routes = collection_app()
+audit_trail(app, reviewers=True)
 api_docs.add_routes(app, "collection", lambda _method, path: routes.get(path, OPEN))
 
 
@@ -46,6 +48,7 @@ def version() -> dict[str, Any]:
 
 
 @routes.post("/v1/license/activate", licence_admin(LICENSE_WRITE))
+@audited
 @errors("already_exists")
 def activate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
     """Activate the system licence
@@ -66,6 +69,7 @@ def get_license() -> dict[str, Any]:
 
 
 @routes.post("/v1/license/deactivate", licence_admin(LICENSE_WRITE))
+@audited
 @errors("not_found")
 def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> dict[str, Any]:
     """Deactivate the licence

@@ -3,6 +3,7 @@ secrets, rate limits."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.entry import audit_trail
 from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
     ConnectAccount,
@@ -33,6 +34,7 @@ else:  # each route's use case is loaded when a request first needs it
     onboarding = deferred("mzpay.collection.onboarding")
 
 app = create_resolver(Surface.MANAGEMENT)
+audit_trail(app)
 api_docs.add_routes(app, "management")
 
 

@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
+from mzpay.entry import audit_trail
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
@@ -17,6 +18,7 @@ else:  # each route's use case is loaded when a request first needs it
     billers = deferred("mzpay.cases.billers")
 
 app = create_resolver(Surface.MANAGEMENT)
+audit_trail(app)
 
 
 @app.post("/v1/billers")

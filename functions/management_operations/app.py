@@ -3,8 +3,10 @@ identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
+from mzpay.entry import audit_trail
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
@@ -22,9 +24,10 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import bindings, disputes, manual_payments, payout_batches, payouts, psps, reconciliation
+    from mzpay.cases import audit, bindings, disputes, manual_payments, payout_batches, payouts, psps, reconciliation
     from mzpay.collection import identity_providers
 else:  # each route's use case is loaded when a request first needs it
+    audit = deferred("mzpay.cases.audit")
     bindings = deferred("mzpay.cases.bindings")
     disputes = deferred("mzpay.cases.disputes")
     manual_payments = deferred("mzpay.cases.manual_payments")
@@ -35,6 +38,7 @@ else:  # each route's use case is loaded when a request first needs it
     identity_providers = deferred("mzpay.collection.identity_providers")
 
 app = create_resolver(Surface.MANAGEMENT)
+audit_trail(app)
 
 
 @app.put("/v1/accounts/<account_id>/limits")
@@ -244,6 +248,37 @@ def identity_provider_audit(
     Every create, update and delete of a collection identity provider, newest first (a deleted
     provider's too); cursor pagination."""
     return identity_providers.audit_records(idp_id, page_size, page_token)
+
+
+@app.get("/v1/audit-records")
+@errors("invalid_request")
+def list_audit_records(
+    account_id: Annotated[str | None, Query(max_length=64)] = None,
+    actor: Annotated[str | None, Query(max_length=128)] = None,
+    action: Annotated[str | None, Query(max_length=64)] = None,
+    target_type: Annotated[str | None, Query(max_length=64)] = None,
+    target_id: Annotated[str | None, Query(max_length=128)] = None,
+    since: Annotated[str | None, Query(max_length=40)] = None,
+    until: Annotated[str | None, Query(max_length=40)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    page_token: Annotated[str | None, Query(max_length=1024)] = None,
+) -> dict[str, Any]:
+    """List the audit trail
+
+    Every state-changing request of an operator (management API, console) or a reviewer
+    (collection surface), newest first: who, from where, when, which action on what, the
+    outcome, and the target before and after. Filters combine: `account_id`, `actor` (an
+    operator's name or a reviewer's subject), `action` (e.g. approve_payout), `target_type`
+    with `target_id`, and `since`/`until` (ISO 8601). Append-only: no route changes a record."""
+    wanted = AuditFilter(account_id, actor, action, target_type, target_id, since, until)
+    return audit.list_records(wanted, limit, page_token)
+
+
+@app.get("/v1/audit-records/<audit_id>")
+@errors("not_found")
+def read_audit_record(audit_id: str) -> dict[str, Any]:
+    """Read an audit record"""
+    return audit.read_record(audit_id)
 
 
 lambda_handler = handler_for(app)

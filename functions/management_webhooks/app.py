@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.entry import audit_trail
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
@@ -17,6 +18,7 @@ else:  # each route's use case is loaded when a request first needs it
     webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
 
 app = create_resolver(Surface.MANAGEMENT)
+audit_trail(app)
 
 
 @app.get("/v1/webhook-deliveries/<delivery_id>")

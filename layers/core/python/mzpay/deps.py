@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.connectors.notifications import NotificationProvider
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.audit import AuditTrail
     from mzpay.store.bill_payments import BillPayments
     from mzpay.store.bill_subscriptions import BillSubscriptions
     from mzpay.store.billers import Billers
@@ -198,6 +199,13 @@ def delivery_queue() -> DeliveryQueue:
     from mzpay.store.webhook_deliveries import DeliveryQueue
 
     return DeliveryQueue.from_env()
+
+
+@once
+def audit_trail() -> AuditTrail:
+    from mzpay.store.audit import AuditTrail
+
+    return AuditTrail.from_env()
 
 
 @once

@@ -49,3 +49,22 @@ def collection_app() -> tuple[APIGatewayRestResolver, CollectionRoutes]:
 
     app = create_resolver(Surface.COLLECTION)
     return app, CollectionRoutes(app, _require_licence)
+
+
+def _write_audit(*record: Any) -> None:
+    from mzpay.steps import audit  # read by the first state-changing request
+
+    audit.write(*record)
+
+
+def audit_trail(app: APIGatewayRestResolver, surface: str | None = None, reviewers: bool = False) -> None:
+    """Send `app`'s state-changing requests to the audit trail: every one of an operator's
+    (management API, console), or, with `reviewers`, the collection routes marked `@audited`."""
+    from mzpay.http.audit import audit_requests
+
+    if reviewers:
+        from mzpay.http.collection_auth import reviewer
+
+        audit_requests(app, _write_audit, surface, only_marked=True, actor=reviewer)
+    else:
+        audit_requests(app, _write_audit, surface)

@@ -28,6 +28,7 @@ COUNTS: dict[str, tuple[str, ...]] = {
     "WebhookAttempts": ("outcome",),  # one POST: delivered, retry, stopped, failed
     "WebhookDeliveries": ("outcome",),  # a delivery's end: delivered, stopped, failed (out of attempts)
     "AuthorizerRefusals": ("code",),  # unauthorized, invalid_api_key, ip_not_allowed, wrong_region, ...
+    "AuditWriteFailures": (),  # an audit record that only the log kept (the trail's table refused it)
 }
 
 

@@ -17,7 +17,7 @@ from mzpay.domain.principal import WWW_AUTHENTICATE as WWW
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.domain.residency import ensure_home
 from mzpay.domain.webhook_secrets import SecretVersion, after_roll, generate_secret
-from mzpay.steps import credentials
+from mzpay.steps import audit, credentials
 from mzpay.steps.accounts import home_account, not_found, served_here
 from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection
 from mzpay.store.secrets import key_pepper
@@ -49,7 +49,9 @@ def get_account(account_id: str) -> dict[str, Any]:
 def change_account_status(account_id: str, action: str, reason: str = "") -> dict[str, Any]:
     account = home_account(account_id)
     status = account_rules.next_status(account.status, action)
-    return deps.directory().change_account_status(account, status, reason, _now()).public()
+    changed = deps.directory().change_account_status(account, status, reason, _now()).public()
+    audit.observe("account", account.account_id, account_id=account.account_id, before=account.public(), after=changed)
+    return changed
 
 
 # ---------------------------------------------------------------- platform connections (operators)

@@ -28,6 +28,7 @@ from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.ids import is_ulid, new_id
 from mzpay.domain.payments import Status as PaymentStatus
 from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.store.disputes import DisputeMoved, PaymentMoved
 from mzpay.store.transitions import rejudged
@@ -100,6 +101,7 @@ def open_dispute(request: OpenDisputeRequest) -> dict[str, Any]:
         except PaymentMoved:  # a refund, another dispute or a status change landed first: judge anew
             payment = payments.get(payment.provider_payment_id) or payment
             continue
+        audit.observe("dispute", dispute.dispute_id, account_id=dispute.account_id, after=view(dispute))
         return view(dispute)
     raise ServiceError(503, "processing_error", "The payment keeps changing; retry.", headers={"Retry-After": "1"})
 
@@ -122,7 +124,9 @@ def decide(dispute_id: str, request: DecideDisputeRequest, source_ip: str) -> di
     it to the payer; only an open dispute (else 409 invalid_state), with the audit record."""
     dispute = _operators_dispute(dispute_id)
     decision = {"outcome": request.outcome, "note": request.note, "by": "operator", "source_ip": source_ip}
-    return view(_move(dispute, request.outcome, {"decision": decision}))
+    decided = view(_move(dispute, request.outcome, {"decision": decision}))
+    audit.observe("dispute", dispute_id, account_id=dispute.account_id, before=view(dispute), after=decided)
+    return decided
 
 
 # ---------------------------------------------------------------- the merchant (gateway)

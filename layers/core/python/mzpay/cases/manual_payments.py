@@ -19,6 +19,7 @@ from mzpay.domain.manual_payments import REJECTED, ManualPaymentRequest, Operato
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status, amount_error, snapshot
 from mzpay.domain.principal import Principal
+from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.checkouts import create_or_replay, replay
 from mzpay.steps.payments import apply_outcome, payment_event, visible_payment
@@ -111,5 +112,13 @@ def reject(provider_payment_id: str, request: OperatorNote, source_ip: str) -> d
 
 def _decided(payment: Payment, result: ProviderResult, outcome: str, note: OperatorNote, source_ip: str) -> Payment:
     now = iso(datetime.now(UTC))
-    audit = {"outcome": outcome, "note": note.note, "by": "operator", "source_ip": source_ip, "at": now}
-    return apply_outcome(payment, result, now, extra={"resolution": audit})
+    resolution = {"outcome": outcome, "note": note.note, "by": "operator", "source_ip": source_ip, "at": now}
+    decided = apply_outcome(payment, result, now, extra={"resolution": resolution})
+    audit.observe(
+        "payment",
+        payment.provider_payment_id,
+        account_id=payment.account_id,
+        before=snapshot(payment),
+        after=snapshot(decided),
+    )
+    return decided

@@ -16,6 +16,7 @@ from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.payouts import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
 from mzpay.domain.payouts import payout_view as view
 from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector
 from mzpay.steps.payout_creation import Payer, make_payout
@@ -68,16 +69,20 @@ def approve(provider_payout_id: str) -> dict[str, Any]:
     now = now_iso()
     changes = {"status": Status.PENDING, "updated_at": now}
     event = payout_event(event_kind("approve", Status.PENDING), payout.with_changes(changes), now)
-    return view(deps.payouts().transition(payout, changes, [event]))
+    approved = view(deps.payouts().transition(payout, changes, [event]))
+    audit.observe("payout", provider_payout_id, account_id=payout.account_id, before=view(payout), after=approved)
+    return approved
 
 
 def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
     """Operators: a payout waiting for approval is refused; its money comes back."""
     payout = _operator_payout(provider_payout_id)
     ensure_transition(payout.status, "reject")
-    return view(
+    rejected = view(
         end_without_paying(payout, "reject", Status.REJECTED, {"failure_code": "rejected", "failure_message": reason})
     )
+    audit.observe("payout", provider_payout_id, account_id=payout.account_id, before=view(payout), after=rejected)
+    return rejected
 
 
 def settle(provider_payout_id: str) -> str:

@@ -22,6 +22,7 @@ from mzpay.domain.page_tokens import decode, encode
 from mzpay.domain.payments import Payment, Status
 from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
+from mzpay.steps import audit as trail
 from mzpay.steps.accounts import home_account
 from mzpay.steps.bill_outcomes import apply_answer
 from mzpay.steps.payments import apply_outcome
@@ -140,4 +141,6 @@ def resolve(object_id: str, outcome: str, note: str, source_ip: str) -> dict[str
         after = deps.payouts().get(entity.provider_payout_id) or entity
     else:
         after = apply_outcome(entity, result, now, extra=audit)
-    return case_view(after)
+    resolved = case_view(after)
+    trail.observe(_kind(entity), object_id, account_id=entity.account_id, before=case_view(entity), after=resolved)
+    return resolved

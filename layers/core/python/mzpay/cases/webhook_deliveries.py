@@ -12,6 +12,7 @@ from mzpay.domain.deliveries import Delivery
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
+from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.store.webhook_deliveries import iso
 
@@ -100,4 +101,5 @@ def replay(delivery_id: str) -> dict[str, Any]:
     except Exception:
         deps.deliveries().undo_replay(replayed, item.failed_at or iso(now), iso(time.time()))
         raise
+    audit.observe("webhook_delivery", delivery_id, account_id=item.account_id, before=view(item), after=view(replayed))
     return view(replayed)

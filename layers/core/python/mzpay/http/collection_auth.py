@@ -52,6 +52,13 @@ def caller() -> Caller:
     return current
 
 
+def reviewer(_event: Any) -> tuple[str, str, str]:
+    """Who acts on an audited collection route (mzpay.http.audit): the token's subject."""
+    current = _current.get()
+    identity = current.identity if current is not None else None
+    return "reviewer", identity.subject if identity is not None else "anonymous", current.source_ip if current else ""
+
+
 def _resource(path: str) -> str:
     """Powertools' /v1/x/<id> -> API Gateway's /v1/x/{id}."""
     return "/".join(

@@ -29,6 +29,7 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
+from mzpay.openapi.management_audit import AuditTrailList, AuditTrailRecord
 from mzpay.openapi.management_bills import Biller, BillerList, BillProduct, SmsChannel
 from mzpay.openapi.management_more import (
     BusinessAccountReviews,
@@ -369,6 +370,8 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("PUT", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}"): ConnectorBinding,
     ("DELETE", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}"): Unbinding,
     ("GET", "/v1/identity-providers/{idp_id}/audit"): IdentityProviderAuditList,
+    ("GET", "/v1/audit-records"): AuditTrailList,
+    ("GET", "/v1/audit-records/{audit_id}"): AuditTrailRecord,
     ("GET", "/v1/webhook-deliveries/{delivery_id}"): WebhookDelivery,
     ("GET", "/v1/accounts/{account_id}/webhook-deliveries"): WebhookDeliveryList,
     ("POST", "/v1/webhook-deliveries/{delivery_id}/replay"): WebhookDelivery,

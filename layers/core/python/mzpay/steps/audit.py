@@ -1,70 +1,66 @@
-"""What an operator's or a reviewer's request did, for the audit trail. The surface opens a scope
-for each state-changing request (who, from where, which action) and writes the record when the
-request ends; a use case says, through `observe`, what it acted on and the state before and after
-(views an API would show: never secrets)."""
+"""The audit trail's writing side: the surface opens a scope for each state-changing request
+(mzpay.domain.audit.begin) and has the record written when it ends; a use case says, through
+`observe`, what it acted on and the state before and after (views an API would show: never
+secrets), and a surface without an authorizer (the console) says who acts through `identify`."""
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+
+from mzpay import deps
+from mzpay.domain.audit import Observation, Request, identify, observe
+
+__all__ = ["identify", "observe", "write"]
 
 
-@dataclass
-class Observation:
-    """What the action touched: the target, its account, and its state before and after."""
+def write(observation: Observation, request: Request, status: int, code: str | None) -> None:
+    """Append the request's record to the trail. A trail that cannot be written does not undo
+    what the request did: the record goes to the log (an ERROR line holding it whole) and the
+    AuditWriteFailures count, which an alarm watches."""
+    from mzpay.domain.audit import AuditRecord, capped
+    from mzpay.domain.clock import now_iso
+    from mzpay.domain.ids import new_id
 
-    target_type: str | None = None
-    target_id: str | None = None
-    account_id: str | None = None
-    before: Mapping[str, Any] | None = None
-    after: Mapping[str, Any] | None = None
-    actor_kind: str | None = None
-    actor_id: str | None = None
-    source_ip: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    target_type, target_id = observation.target_type, observation.target_id
+    if target_type is None:
+        target_type, target_id = _target_of(request.path_params)
+    account_id = observation.account_id or request.path_params.get("account_id")
+    if account_id is None and isinstance(request.body, Mapping) and isinstance(request.body.get("account_id"), str):
+        account_id = request.body["account_id"][:64]
+    record = AuditRecord(
+        audit_id=new_id(),
+        at=now_iso(),
+        actor_kind=observation.actor_kind or request.actor_kind,
+        actor_id=observation.actor_id or request.actor_id,
+        source_ip=observation.source_ip or request.source_ip,
+        surface=request.surface,
+        action=request.action,
+        method=request.method,
+        path=request.path,
+        target_type=target_type,
+        target_id=target_id,
+        account_id=account_id,
+        request=capped(request.body),
+        before=capped(observation.before),
+        after=capped(observation.after),
+        status=status,
+        code=code,
+        request_id=request.request_id,
+    )
+    try:
+        deps.audit_trail().append(record)
+    except Exception as exc:  # the request's outcome stands; the log keeps the record
+        from mzpay.observability import count, logger
+
+        logger.error("audit record not written", extra={"audit_record": record.public()}, exc_info=exc)
+        count("AuditWriteFailures")
 
 
-_current: contextvars.ContextVar[Observation | None] = contextvars.ContextVar("mzpay_audit", default=None)
-
-
-def begin() -> Observation:
-    """A fresh observation for the request now starting (the surface calls it)."""
-    observation = Observation()
-    _current.set(observation)
-    return observation
-
-
-def end() -> None:
-    _current.set(None)
-
-
-def identify(actor_kind: str, actor_id: str, source_ip: str) -> None:
-    """Say who acts in this request when the surface's authorizer did not (the console's session
-    names its operator); outside an audited request it does nothing."""
-    observation = _current.get()
-    if observation is not None:
-        observation.actor_kind, observation.actor_id, observation.source_ip = actor_kind, actor_id, source_ip
-
-
-def observe(
-    target_type: str,
-    target_id: str,
-    *,
-    account_id: str | None = None,
-    before: Mapping[str, Any] | None = None,
-    after: Mapping[str, Any] | None = None,
-) -> None:
-    """Say what the action acts on and its state before and after (a use case calls it; outside
-    an audited request it does nothing). A later call for the same target keeps the first `before`."""
-    observation = _current.get()
-    if observation is None:
-        return
-    if observation.target_id != target_id or observation.target_type != target_type or observation.before is None:
-        observation.before = before
-    observation.target_type, observation.target_id = target_type, target_id
-    if account_id is not None:
-        observation.account_id = account_id
-    if after is not None:
-        observation.after = after
+def _target_of(path_params: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """The object a route's path names last (`/v1/payouts/{payout_id}/approve`: payout)."""
+    for name in reversed(list(path_params)):
+        if name.endswith("_id") and name != "account_id":
+            return name[: -len("_id")], path_params[name]
+    if "account_id" in path_params:
+        return "account", path_params["account_id"]
+    return None, None

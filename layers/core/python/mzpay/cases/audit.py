@@ -1,0 +1,39 @@
+"""Operators read the audit trail: newest first, filtered by account, actor, action, target and
+time; one record by its id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import page_tokens
+from mzpay.domain.audit import AuditFilter
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import is_ulid
+
+
+def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> dict[str, Any]:
+    """A page of the records `wanted` names (400 invalid_request for a token of another list)."""
+    wanted.check()
+    trail = deps.audit_trail()
+    start = None
+    if page_token is not None:
+        start = page_tokens.decode(
+            page_token[: page_tokens.MAX_TOKEN], lambda key: trail.continues(wanted, key) and is_ulid(key["audit_id"])
+        )
+        if start is None:
+            raise ServiceError(
+                400,
+                "invalid_request",
+                "page_token: not a page_token this list gave.",
+                errors=[FieldError("page_token", "invalid_value", "not a page_token this list gave")],
+            )
+    records, last = trail.page(wanted, limit, start)
+    return page_tokens.page([record.public() for record in records], last)
+
+
+def read_record(audit_id: str) -> dict[str, Any]:
+    record = deps.audit_trail().get(audit_id) if is_ulid(audit_id) else None
+    if record is None:
+        raise ServiceError(404, "not_found", "No such audit record.")
+    return record.public()

@@ -1,0 +1,132 @@
+"""The surfaces' side of the audit trail: a resolver middleware that opens an audit scope for each
+state-changing request (POST, PUT, PATCH, DELETE) that reached a route, and writes its record when
+the route has answered, whatever the answer (a refusal is recorded with its code).
+
+Management functions audit every state-changing route (`audit_requests(app, "management")`); the
+collection surface audits the routes marked `@audited` (reviewers' decisions, identity providers,
+licences). Who acts comes from the management authorizer (the operator's name and address), the
+collection caller (the token's subject), or the surface itself (`steps.audit.identify`: the
+console's session)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import parse_qs
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+
+from mzpay.domain import audit
+from mzpay.domain.errors import ServiceError
+from mzpay.http import request_id as rid
+from mzpay.http.errors import Surface
+
+AUDITED = "mzpay_audited"
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def audited(route: F) -> F:
+    """Route decorator: this route's requests go to the audit trail (on surfaces that audit only
+    marked routes)."""
+    setattr(route, AUDITED, True)
+    return route
+
+
+Actor = Callable[[Any], tuple[str, str, str]]
+Write = Callable[[audit.Observation, audit.Request, int, str | None], None]
+
+
+def audit_requests(
+    app: APIGatewayRestResolver,
+    write: Write,
+    surface: str | None = None,
+    only_marked: bool = False,
+    actor: Actor | None = None,
+) -> None:
+    """Record every state-changing request of `app`'s routes (or only the `@audited` ones) with
+    `write` (mzpay.steps.audit.write, bound by mzpay.entry); `surface` names where they came from
+    (default: the resolver's API); `actor(event)` says who acts, as (kind, id, source address)
+    (default: the operator the management authorizer named)."""
+    actor_of = actor or operator
+    api: Surface = app.mzpay_surface  # type: ignore[attr-defined]
+    name = surface or api.value
+
+    def middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+        event = app.current_event
+        route = app.context.get("_route")
+        if event.http_method.upper() not in STATE_CHANGING or route is None:
+            return next_middleware(app)
+        if only_marked and not getattr(route.func, AUDITED, False):
+            return next_middleware(app)
+        observation = audit.begin()
+        status: int = 500
+        code: str | None = api.internal_code()
+        try:
+            response = next_middleware(app)
+            status = response.status_code
+            code = _code_of(response) if status >= 400 else None
+            return response
+        except ServiceError as error:
+            status, code = error.status, error.code
+            raise
+        except Exception as exc:
+            from mzpay.http.resolver import is_dependency_fault
+
+            if is_dependency_fault(exc):
+                status, code = 503, api.unavailable_code()
+            raise
+        finally:
+            actor_kind, actor_id, source_ip = actor_of(event)
+            request = audit.Request(
+                surface=name,
+                action=route.func.__name__,
+                method=event.http_method.upper(),
+                path=route.path.replace("<", "{").replace(">", "}"),
+                path_params=dict(app.context.get("_route_args") or {}),
+                body=_body(event),
+                request_id=rid.current() or "",
+                actor_kind=actor_kind,
+                actor_id=actor_id,
+                source_ip=source_ip,
+            )
+            write(observation, request, status, code)
+            audit.end()
+
+    app.use([middleware])
+
+
+def operator(event: Any) -> tuple[str, str, str]:
+    """The operator the management authorizer named, and their address."""
+    context = event.request_context.authorizer.raw_event if event.request_context.authorizer else {}
+    source_ip = str(context.get("source_ip") or event.request_context.identity.source_ip or "")
+    return "operator", str(context.get("operator") or "anonymous"), source_ip
+
+
+def _body(event: Any) -> Any:
+    """The request's body as the record keeps it: JSON or form fields as given (secrets masked
+    later), anything else by its media type and size."""
+    raw = event.decoded_body
+    if not raw:
+        return None
+    media = (event.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+    if media == "application/x-www-form-urlencoded":
+        return {name: values[-1] for name, values in parse_qs(raw, keep_blank_values=True).items()}
+    if media in ("", "application/json") or media.endswith("+json"):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            pass
+    return {"media_type": media or None, "bytes": len(raw.encode("utf-8", "surrogateescape"))}
+
+
+def _code_of(response: Response) -> str | None:
+    body = response.body
+    if isinstance(body, bytes | str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    return str(body["code"]) if isinstance(body, dict) and body.get("code") else None

@@ -1,0 +1,84 @@
+"""The management API's audit trail answers (mzpay.domain.audit.AuditTrailRecord.public)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from mzpay.openapi.gateway_more import ACCOUNT, Answer, Timestamp, examples
+
+_RECORD = {
+    "id": "01JDAUD1T0000000000000000A",
+    "object": "audit_record",
+    "at": "2026-11-25T09:14:03Z",
+    "actor": {"kind": "operator", "id": "ana.macuacua", "source_ip": "198.51.100.7"},
+    "surface": "management",
+    "action": "approve_payout",
+    "method": "POST",
+    "path": "/v1/payouts/{payout_id}/approve",
+    "target": {"type": "payout", "id": "01JD8Z5Q1R2S3T4V5W6X7Y8Z9B"},
+    "account_id": ACCOUNT,
+    "request": None,
+    "outcome": {"status": 200, "code": None},
+    "before": {"id": "01JD8Z5Q1R2S3T4V5W6X7Y8Z9B", "status": "requires_approval", "amount": "75000.00"},
+    "after": {"id": "01JD8Z5Q1R2S3T4V5W6X7Y8Z9B", "status": "pending", "amount": "75000.00"},
+    "request_id": "01JDREQ0000000000000000000",
+}
+
+
+class AuditActor(Answer):
+    """Who acted."""
+
+    kind: Literal["operator", "reviewer"] = Field(
+        description="operator: the management API or the console; reviewer: the collection surface's reviews."
+    )
+    id: str = Field(description="The operator's name (named operator tokens) or the reviewer token's subject.")
+    source_ip: str = Field(description="The address the request came from.")
+
+
+class AuditTarget(Answer):
+    """What the action acted on."""
+
+    type: str = Field(description="The kind of object: payout, dispute, account, payment, psp_application, ...")
+    id: str | None = Field(description="Its id.")
+
+
+class AuditOutcome(Answer):
+    """How the request was answered."""
+
+    status: int = Field(description="The HTTP status.")
+    code: str | None = Field(description="The error code of a refusal; null on success.")
+
+
+class AuditTrailRecord(Answer):
+    """One operator's or reviewer's state-changing request: append-only, never edited."""
+
+    model_config = examples(_RECORD)
+
+    id: str = Field(description="The record's id (a ULID: records sort by time).")
+    object: Literal["audit_record"] = Field(description="Always audit_record.")
+    at: Timestamp = Field(description="When it was recorded.")
+    actor: AuditActor = Field(description="Who acted, from where.")
+    surface: Literal["management", "console", "collection"] = Field(description="Where the request came in.")
+    action: str = Field(description="The operation, e.g. approve_payout, decide_dispute, suspend_account.")
+    method: str = Field(description="The HTTP method.")
+    path: str = Field(description="The route's path template.")
+    target: AuditTarget | None = Field(description="What the action acted on, when it names one.")
+    account_id: str | None = Field(description="The merchant account concerned, when there is one.")
+    request: Any = Field(description="The request's body, secrets masked ([redacted]); files by media type and size.")
+    outcome: AuditOutcome = Field(description="The answer's status and code.")
+    before: Any = Field(description="The target's state before (as the API shows it), when the action read it.")
+    after: Any = Field(description="The target's state after, when the action changed it.")
+    request_id: str = Field(description="The request's X-Request-ID.")
+
+
+class AuditTrailList(Answer):
+    """A page of the audit trail, newest first."""
+
+    model_config = examples({"object": "list", "data": [_RECORD], "has_more": False, "next_page_token": None})
+
+    object: Literal["list"] = Field(description="Always list.")
+    data: list[AuditTrailRecord] = Field(description="The records of this page.")
+    has_more: bool = Field(description="Whether another page follows.")
+    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
