@@ -65,8 +65,25 @@ def test_the_operator_token_is_allowed_on_the_whole_api(authorizer: Any) -> None
                 }
             ],
         },
-        "context": {"role": "operator", "source_ip": "198.51.100.7"},
+        "context": {"role": "operator", "operator": "operator", "source_ip": "198.51.100.7"},
     }
+
+
+def test_a_named_operators_token_names_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPERATOR_IP_ALLOWLIST", "")
+    with mock_aws():
+        stored = json.dumps({"ana.macuacua": "tok-ana-0123456789", "joao": "tok-joao-0123456789"})
+        arn = boto3.client("secretsmanager", region_name="af-south-1").create_secret(
+            Name="operators", SecretString=stored
+        )["ARN"]
+        monkeypatch.setenv("OPERATOR_TOKEN_SECRET_ARN", arn)
+        reset_mzpay_caches()
+        authorize = load_authorizer()
+        assert authorize(auth_event("Bearer tok-joao-0123456789"), None)["context"]["operator"] == "joao"
+        assert authorize(auth_event("Bearer tok-ana-0123456789"), None)["context"]["operator"] == "ana.macuacua"
+        with pytest.raises(Exception, match=r"^Unauthorized$"):
+            authorize(auth_event(f"Bearer {stored}"), None)
+        reset_mzpay_caches()
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,7 @@ def test_every_declared_table_exists(stack: ProvisionedStack) -> None:
         "mzpay-mz-CollectionTable",
         "mzpay-mz-AccountsTable",
         "mzpay-mz-WebhookDeliveriesTable",
+        "mzpay-mz-AuditTable",
         "mzpay-directory",
     }
 
