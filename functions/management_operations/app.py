@@ -253,13 +253,13 @@ def identity_provider_audit(
 @app.get("/v1/audit-records")
 @errors("invalid_request")
 def list_audit_records(
-    account_id: Annotated[str | None, Query(max_length=64)] = None,
-    actor: Annotated[str | None, Query(max_length=128)] = None,
-    action: Annotated[str | None, Query(max_length=64)] = None,
-    target_type: Annotated[str | None, Query(max_length=64)] = None,
-    target_id: Annotated[str | None, Query(max_length=128)] = None,
-    since: Annotated[str | None, Query(max_length=40)] = None,
-    until: Annotated[str | None, Query(max_length=40)] = None,
+    account_id: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    actor: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
+    action: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    target_type: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    target_id: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
+    since: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
+    until: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> dict[str, Any]:

@@ -247,3 +247,10 @@ def test_a_regions_trail_stays_in_its_region(stack: RunningStack) -> None:
     assert (listed.status_code, listed.json()["data"]) == (200, [])
     read = requests.get(f"{elsewhere}/v1/audit-records/{mine[0]['id']}", headers=operator(stack), timeout=30)
     assert read.json() == problem(404, "Not Found", "not_found", "No such audit record.")
+
+
+@pytest.mark.parametrize("name", ["account_id", "actor", "action", "target_type", "target_id", "since", "until"])
+def test_an_empty_filter_is_400_not_an_empty_key(stack: RunningStack, name: str) -> None:
+    answer = trail(stack, **{name: ""})
+    body = answer.json()
+    assert (answer.status_code, body["code"], [e["field"] for e in body["errors"]]) == (400, "invalid_request", [name])
