@@ -28,7 +28,7 @@ from mzpay.domain.psp_onboarding import (
 )
 from mzpay.steps.audit import observe
 from mzpay.steps.psp_onboarding import application, move
-from mzpay.store.psp_applications import LIST, PspTaken
+from mzpay.store.psp_applications import LIST
 
 
 def create(fields: dict[str, Any]) -> dict[str, Any]:
@@ -212,13 +212,7 @@ def approve(application_id: str, reason: str) -> dict[str, Any]:
             raise refused
         now = now_iso()
         changes = {"status": Status.APPROVED, "decision": _decision("approve", reason, now), "updated_at": now}
-        try:
-            return store.change(fresh, changes, *store.routing_items(fresh, now))
-        except PspTaken:
-            owner = store.onboarded_by(str(fresh.psp_id))
-            raise ServiceError(
-                409, "invalid_state", f"PSP {fresh.psp_id} was onboarded by application {owner} already."
-            ) from None
+        return store.change(fresh, changes, *store.routing_items(fresh, now))
 
     return view(move(current, write))
 

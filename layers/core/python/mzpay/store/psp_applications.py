@@ -3,11 +3,11 @@
   PSPAPP#<application_id>, APPLICATION   the application (status, version, fields, files' records)
   PSPAPP#<application_id>, RUN#<run_id>  its certification runs
   PSPAPPL, <application_id>              its place in the list (a ULID: newest first)
-  PSP#<psp_id>, APPLICATION              the application that onboarded the PSP (one per PSP)
+  PSP#<psp_id>, APPLICATION              the application that last onboarded the PSP
 
 Every change is a versioned update of the application (store.transitions), alone or in ONE
 transaction: starting a run (with the run's put), finishing it (with the run's own versioned
-update) and approving (with the PSP's routing state and its claim). KYB documents and logos are
+update) and approving (with the PSP's routing state). KYB documents and logos are
 objects of the uploads bucket under psp-applications/<application_id>/, named by their SHA-256
 and written before the update that records them, which S3 checks against that checksum."""
 
@@ -23,7 +23,6 @@ from mzpay.store.aws import (
     client,
     env,
     error_code,
-    first_failed_item,
     is_conditional_failure,
     newest_first,
     table,
@@ -36,10 +35,6 @@ LIST = "PSPAPPL"
 
 class ApplicationMoved(Exception):
     """The application (or its run) changed meanwhile: read it again and judge."""
-
-
-class PspTaken(Exception):
-    """Another application onboarded this PSP already."""
 
 
 def _key(application_id: str) -> dict[str, str]:
@@ -87,7 +82,7 @@ class PspApplications:
 
     def change(self, application: PspApplication, changes: dict[str, Any], *extra: dict[str, Any]) -> PspApplication:
         """Apply `changes` if the application is as it was read (else ApplicationMoved), in one
-        transaction with the `extra` items (PspTaken when the PSP's claim among them fails)."""
+        transaction with the `extra` items."""
         token = write_token()
         items = [versioned_update(self.name, _key(application.application_id), application, changes, token), *extra]
         try:
@@ -95,9 +90,6 @@ class PspApplications:
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
-            failed = items[first_failed_item(exc)].get("Put", {}).get("Item", {})
-            if failed.get("sk") == "APPLICATION" and failed.get("pk", "").startswith("PSP#"):
-                raise PspTaken() from exc
             fresh = self.get(application.application_id)
             if own_write(fresh, token):  # an earlier attempt of this very write landed
                 assert fresh is not None
@@ -107,28 +99,17 @@ class PspApplications:
 
     # ------------------------------------------------------------------ approval's other items
     def routing_items(self, application: PspApplication, now: str) -> list[dict[str, Any]]:
-        """The PSP claimed by the application (refused when another one has it), made available
-        and put in pilot with the application's settings."""
+        """The PSP named as onboarded by the application (the latest approval wins), made
+        available and put in pilot with the application's settings."""
         psp_id = str(application.psp_id)
         claim = {"pk": f"PSP#{psp_id}", "sk": "APPLICATION", "application_id": application.application_id}
         pilot = {"psp_id": psp_id, "in_pilot": True, "settings": application.pilot, "updated_at": now}
         reason = f"onboarded by application {application.application_id}"
         return [
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": claim,
-                    "ConditionExpression": "attribute_not_exists(pk) OR application_id = :mine",
-                    "ExpressionAttributeValues": {":mine": application.application_id},
-                }
-            },
+            {"Put": {"TableName": self.name, "Item": claim}},
             {"Put": {"TableName": self.name, "Item": status_item(psp_id, True, reason, now)}},
             {"Put": {"TableName": self.name, "Item": pilot_item(psp_id, pilot)}},
         ]
-
-    def onboarded_by(self, psp_id: str) -> str | None:
-        item = self.table.get_item(Key={"pk": f"PSP#{psp_id}", "sk": "APPLICATION"}, ConsistentRead=True).get("Item")
-        return str(item["application_id"]) if item else None
 
     # ------------------------------------------------------------------ certification runs
     def run_put(self, run: CertificationRun) -> dict[str, Any]:
