@@ -45,20 +45,10 @@ FIELDS: dict[str, Any] = {
     "settlement_account": "0001 0000 0000 0002 8000 2",
     "pilot": PILOT,
 }
-EVERYTHING_MISSING = [
-    "legal_name",
-    "nuit",
-    "licence_number",
-    "contact_email",
-    "psp_id",
-    "methods",
-    "currencies",
-    "settlement_account",
-    "pilot",
-    "documents.commercial_registration",
-    "documents.central_bank_licence",
-    "documents.tax_certificate",
-    "logo",
+EVERYTHING_MISSING = [  # the order submission names them in
+    *("legal_name", "nuit", "licence_number", "contact_email", "psp_id", "methods", "currencies"),
+    *("settlement_account", "pilot", "documents.commercial_registration", "documents.central_bank_licence"),
+    *("documents.tax_certificate", "logo"),
 ]
 
 

@@ -64,7 +64,7 @@ def _source(method: str, last_four: str = "0000", token: str = "tok_test_visa") 
         assert network is not None
         return {
             "type": kind,
-            "mobile_wallet": {"network": network, "phone_number": WALLET_PREFIXES[network] + "00" + last_four},
+            "mobile_wallet": {"network": network, "phone_number": WALLET_PREFIXES[network] + "000" + last_four},
         }
     if kind == "card":
         return {"type": "card", "card": {"token": token}}

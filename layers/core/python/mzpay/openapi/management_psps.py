@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mzpay.http.psp_schemas import APPLICATION_EXAMPLE
 from mzpay.openapi.gateway_more import Answer, Currency, Timestamp, examples
 from mzpay.openapi.management_operations import PilotSettings
 
@@ -18,21 +19,8 @@ APPLICATION: dict[str, Any] = {
     "object": "psp_application",
     "application_id": APPLICATION_ID,
     "status": "submitted",
-    "legal_name": "Tmcel - Moçambique Telecom, S.A.",
-    "nuit": "400339910",
-    "licence_number": "BM/IME/2026/014",
-    "contact_email": "onboarding@mkesh.co.mz",
-    "psp_id": "tmcel-mkesh",
-    "methods": ["mkesh"],
-    "currencies": ["MZN"],
-    "settlement_account": "000100000000000280002",
-    "pilot": {
-        "merchant_ids": ["loja-01"],
-        "currencies": ["MZN"],
-        "per_transaction": {"MZN": "5000.00"},
-        "daily": {"MZN": "50000.00"},
-        "monthly": {"MZN": "500000.00"},
-    },
+    **APPLICATION_EXAMPLE,
+    "settlement_account": "000100000000000280002",  # kept without separators
     "documents": {
         "central_bank_licence": _FILE,
         "commercial_registration": _FILE,
