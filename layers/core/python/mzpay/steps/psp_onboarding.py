@@ -4,7 +4,6 @@ it by one versioned write, judged again after a lost race."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from mzpay import deps
 from mzpay.domain.errors import ServiceError
@@ -34,7 +33,3 @@ def move(first: PspApplication, write: Callable[[PspApplication], PspApplication
     after = rejudged(read, write, ApplicationMoved, "PSP application")
     observe(TARGET, first.application_id, before=view(first), after=view(after))
     return after
-
-
-def stamp(changes: dict[str, Any], now: str) -> dict[str, Any]:
-    return {**changes, "updated_at": now}
