@@ -300,6 +300,9 @@ def _responses(
             "description": _first_line(model.__doc__) or "OK",
             "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
         }
+    elif key in results and "application/json" not in success.get("content", {"application/json": None}):
+        # a file the route describes itself (a KYB document)
+        pass
     elif key in results or op["path"] in ("/docs", "/docs/{asset}"):  # a page (or its file) for people
         media_types = ("text/css", "text/javascript") if op["path"].endswith("}") else ("text/html",)
         success = {

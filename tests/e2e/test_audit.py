@@ -254,3 +254,19 @@ def test_an_empty_filter_is_400_not_an_empty_key(stack: RunningStack, name: str)
     answer = trail(stack, **{name: ""})
     body = answer.json()
     assert (answer.status_code, body["code"], [e["field"] for e in body["errors"]]) == (400, "invalid_request", [name])
+
+
+def test_an_uploaded_file_is_recorded_by_its_media_type_and_size(stack: RunningStack) -> None:
+    from tests.e2e.test_psp_onboarding import LOGO, Operator, draft
+
+    ops = Operator(stack)
+    application = draft(ops)
+    application_id = application["application_id"]
+    ops.ok("PUT", f"/v1/admin/psps/{application_id}/logo", raw=LOGO, media="image/png")
+    found = records(stack, target_type="psp_application", target_id=application_id)
+    assert [(r["action"], r["outcome"]["status"]) for r in found] == [
+        ("put_psp_logo", 200),
+        ("create_psp_application", 201),
+    ]
+    assert found[0]["request"] == {"media_type": "image/png", "bytes": len(LOGO)}
+    assert found[0]["after"]["logo"]["status"] == "pending_review"

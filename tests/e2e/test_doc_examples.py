@@ -145,8 +145,8 @@ def _output(stdout: str | bytes | None, stderr: str | bytes | None) -> str:
 
 
 # ---------------------------------------------------------------- every merchant endpoint has examples
-def merchant_endpoints() -> list[tuple[str, str]]:
-    document = json.loads((ROOT / "docs" / "openapi" / "gateway.json").read_text(encoding="utf-8"))
+def merchant_endpoints(api: str = "gateway") -> list[tuple[str, str]]:
+    document = json.loads((ROOT / "docs" / "openapi" / f"{api}.json").read_text(encoding="utf-8"))
     return sorted(
         (method.upper(), path)
         for path, operations in document["paths"].items()
@@ -156,22 +156,23 @@ def merchant_endpoints() -> list[tuple[str, str]]:
 
 
 ENDPOINTS = merchant_endpoints()
+OPERATOR_ENDPOINTS = merchant_endpoints("management")  # operators' pages (docs/psp-onboarding.md)
 
-CURL_URL = re.compile(r"""\$\{?GATEWAY\}?(?P<path>/[^"'\s?]*)""")
+CURL_URLS = {api: re.compile(rf"""\$\{{?{api.upper()}\}}?(?P<path>/[^"'\s?]*)""") for api in ("gateway", "management")}
 CURL_METHOD = re.compile(r"(?:\s-X\s*|\s--request[\s=])(?P<method>[A-Z]+)")
 CURL_GET = re.compile(r"\s(?:-G|--get)(?=\s)")
 CURL_DATA = re.compile(r"\s(?:-d|--data(?:-binary|-raw|-urlencode)?|--json|-F|--form)(?=[\s=])")
 PYTHON_CALL = re.compile(r"""\.(?P<method>get|post|put|delete|patch)\(\s*f?(?P<quote>["'])(?P<url>.*?)(?P=quote)""")
 
 
-def gateway_calls(example: Block) -> set[tuple[str, str]]:
-    """(method, path) of each call the example makes to the gateway, paths as written."""
+def gateway_calls(example: Block, api: str = "gateway") -> set[tuple[str, str]]:
+    """(method, path) of each call the example makes to the gateway (or `api`), paths as written."""
     calls: set[tuple[str, str]] = set()
     if example.language == "bash":
         for line in example.code.replace("\\\n", " ").splitlines():
             for command in re.split(r"(?=\bcurl\s)", line)[1:]:
                 command = command.split(" | ")[0]
-                url = CURL_URL.search(command)
+                url = CURL_URLS[api].search(command)
                 if url is None:
                     continue  # another API (an operator's call)
                 explicit = CURL_METHOD.search(command)
@@ -196,11 +197,11 @@ def pattern(path: str) -> re.Pattern[str]:
     return re.compile("^" + "[^/]+".join(re.escape(part) for part in parts) + "$")
 
 
-def endpoints_called(example: Block) -> set[tuple[str, str]]:
-    calls = gateway_calls(example)
+def endpoints_called(example: Block, api: str = "gateway") -> set[tuple[str, str]]:
+    calls = gateway_calls(example, api)
     return {
         (method, path)
-        for method, path in ENDPOINTS
+        for method, path in (ENDPOINTS if api == "gateway" else OPERATOR_ENDPOINTS)
         if any(m == method and pattern(path).match(written) for m, written in calls)
     }
 
@@ -223,8 +224,8 @@ def test_every_merchant_endpoint_has_a_bash_and_a_python_example() -> None:
 
 def test_every_example_calls_a_merchant_endpoint_and_checks_its_answer() -> None:
     assert EXAMPLES
-    aimless = [example.id for example in EXAMPLES if not endpoints_called(example)]
-    assert not aimless, f"examples calling no merchant endpoint of the gateway: {aimless}"
+    aimless = [e.id for e in EXAMPLES if not endpoints_called(e) and not endpoints_called(e, "management")]
+    assert not aimless, f"examples calling no endpoint of the gateway or the management API: {aimless}"
     checks = {"bash": re.compile(r"\bjq -e|\[\["), "python": re.compile(r"\bassert\b")}
     unchecked = [e.id for e in EXAMPLES if not checks[e.language].search(e.code)]
     assert not unchecked, f"examples that never check their answer (jq -e, [[ ]], assert): {unchecked}"

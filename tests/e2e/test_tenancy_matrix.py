@@ -626,3 +626,52 @@ def test_connections_are_made_between_accounts_of_one_region_once(world: World) 
     assert sorted(c["connected_account_id"] for c in listed) == sorted(
         [world.connected.account_id, world.suspended.account_id]
     )
+
+
+# ---------------------------------------------------------------- the management API's PSP applications
+def _png(side: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (side, side)).save(out, "PNG")
+    return out.getvalue()
+
+
+LOGO_PNG = _png(256)
+
+
+def psp_application_routes() -> list[tuple[str, str]]:
+    """Every management route naming a PSP application (from the document: a new route is covered)."""
+    document = documents()["management"]
+    return [
+        (method.upper(), path)
+        for path, item in document["paths"].items()
+        if path.startswith("/v1/admin/psps/{application_id}")
+        for method in item
+        if method in ("get", "put", "post", "patch", "delete")
+    ]
+
+
+def test_every_psp_application_route_is_reached() -> None:
+    assert len(psp_application_routes()) == 11
+
+
+@pytest.mark.parametrize(("method", "path"), psp_application_routes())
+def test_another_regions_psp_application_is_not_found(stack: RunningStack, method: str, path: str) -> None:
+    """Applications are the region's: the other region's id is 404 on every route, and it is unchanged."""
+    mz, sa = Operator(stack, "mz"), Operator(stack, "regional-sa")
+    theirs = sa.ok("POST", "/v1/admin/psps", {"legal_name": "Vodacom Moçambique, S.A."})
+    concrete = path.replace("{application_id}", theirs["application_id"])
+    concrete = concrete.replace("{kind}", "commercial_registration").replace("{run_id}", str(ULID()))
+    if method == "PUT":  # a valid file, so that only the application is wrong
+        raw, media = (LOGO_PNG, "image/png") if path.endswith("/logo") else (b"%PDF-1.4\n", "application/pdf")
+        headers = {**mz.headers, "Content-Type": media}
+        answer = requests.put(mz.url + concrete, data=raw, headers=headers, timeout=30)
+    else:
+        bodies = {"PATCH": {"legal_name": "x"}, "POST": {"decision": "approve", "reason": "x"}}
+        body = bodies.get(method) if path.endswith("/review") or method == "PATCH" else {"reason": "x"}
+        answer = mz.call(method, concrete, body if method in ("POST", "PATCH") else None)
+    assert_problem(answer, 404, "Not Found", "not_found", "No such PSP application.")
+    assert sa.ok("GET", f"/v1/admin/psps/{theirs['application_id']}") == theirs

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mzpay.store.payments import Payments
     from mzpay.store.payout_batches import PayoutBatches
     from mzpay.store.payouts import Payouts, SettlementQueue
+    from mzpay.store.psp_applications import PspApplications
     from mzpay.store.psp_transactions import PspTransactions
     from mzpay.store.rate_limits import RateCounters
     from mzpay.store.refunds import Refunds
@@ -136,6 +137,13 @@ def evidence_files() -> EvidenceFiles:
     from mzpay.store.evidence import EvidenceFiles
 
     return EvidenceFiles.from_env()
+
+
+@once
+def psp_applications() -> PspApplications:
+    from mzpay.store.psp_applications import PspApplications
+
+    return PspApplications.from_env()
 
 
 @once

@@ -119,6 +119,14 @@ GATEWAY: dict[str, Code] = {
     "invoice_locked": _c(409, "The invoice is no longer open, or already (partly) paid."),
     "owned_by_origin": _c(409, "A commercial field or the retirement of a biller its origin back office owns."),
     "not_a_biller": _c(403, "The key's organisation is not a registered biller.", "after_action"),
+    # PSP onboarding (management API)
+    "already_submitted": _c(409, "PSP application submitted or edited as a draft after submission."),
+    "application_incomplete": _c(422, "Submission with required fields missing; `missing` lists them."),
+    "certification_running": _c(409, "A certification run of the application is already in progress.", "later"),
+    "document_tampered": _c(
+        409, "A stored KYB document no longer matches its recorded checksum (`document` names it).", "after_action"
+    ),
+    "invalid_logo": _c(400, "PSP logo upload or review refused on merits (type, size, dimensions; `errors`)."),
     # a merchant's own id sent again with another request
     "payment_id_reused": _c(409, "This payment_id belongs to another charge (other amount, source or details)."),
     "refund_id_reused": _c(409, "This refund_id belongs to another refund."),

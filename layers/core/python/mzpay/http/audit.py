@@ -10,6 +10,7 @@ console's session)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -107,19 +108,25 @@ def operator(event: Any) -> tuple[str, str, str]:
 
 def _body(event: Any) -> Any:
     """The request's body as the record keeps it: JSON or form fields as given (secrets masked
-    later), anything else by its media type and size."""
-    raw = event.decoded_body
+    later), anything else (a file, bytes that are not text) by its media type and size."""
+    raw = event.get("body")
     if not raw:
         return None
     media = (event.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
-    if media == "application/x-www-form-urlencoded":
-        return {name: values[-1] for name, values in parse_qs(raw, keep_blank_values=True).items()}
-    if media in ("", "application/json") or media.endswith("+json"):
+    try:
+        data = base64.b64decode(raw) if event.get("isBase64Encoded") else str(raw).encode("utf-8", "surrogateescape")
+    except (ValueError, TypeError):
+        return {"media_type": media or None, "bytes": len(str(raw))}
+    textual = media in ("", "application/json", "application/x-www-form-urlencoded") or media.endswith("+json")
+    if textual:
         try:
-            return json.loads(raw)
+            text = data.decode("utf-8")
+            if media == "application/x-www-form-urlencoded":
+                return {name: values[-1] for name, values in parse_qs(text, keep_blank_values=True).items()}
+            return json.loads(text)
         except ValueError:
             pass
-    return {"media_type": media or None, "bytes": len(raw.encode("utf-8", "surrogateescape"))}
+    return {"media_type": media or None, "bytes": len(data)}
 
 
 def _code_of(response: Response) -> str | None:

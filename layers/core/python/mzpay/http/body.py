@@ -26,6 +26,10 @@ def _refusal(message: str) -> ServiceError:
     return ServiceError(400, "invalid_request", message)
 
 
+# Bodies taken as raw bytes (an invoice PDF, a PSP's KYB documents and logo).
+BINARY_MEDIA_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg"})
+
+
 def content_type(event: dict[str, Any]) -> str:
     """The request's Content-Type header as sent ("" when none)."""
     headers = event.get("headers") or {}
@@ -90,8 +94,8 @@ def screen(event: dict[str, Any]) -> ServiceError | None:
             raw = base64.b64decode(str(body), validate=True)
         except (binascii.Error, ValueError):
             return _refusal("The request body is not valid base64.")
-        if media.startswith("multipart/") or media == "application/pdf":
-            return None  # binary parts are the point of multipart, and a PDF is binary
+        if media.startswith("multipart/") or media in BINARY_MEDIA_TYPES:
+            return None  # binary parts are the point of multipart; PDFs and images are binary
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

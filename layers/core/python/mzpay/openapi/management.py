@@ -7,7 +7,8 @@ some answers only is optional without a default (`sometimes`). Money is a decima
 (mzpay.cases.access, oauth, psps, bindings, payouts, rate_limits; Account.public, ApiKey.public,
 OAuthClient.public); a payout approved or rejected is the gateway's Payout. The answers of webhook
 deliveries, dispatch failures, reviews, audits, health and the stack's information are in
-mzpay.openapi.management_more.
+mzpay.openapi.management_more; PSP onboarding's in mzpay.openapi.management_psps (a KYB
+document's download is its file: no model).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from mzpay.openapi.management_operations import (
     ReconciliationCaseList,
     Unbinding,
 )
+from mzpay.openapi.management_psps import ROUTES as PSP_ROUTES
 
 Region = Literal["mz", "regional-sa"]
 
@@ -386,6 +388,7 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/billers/{biller_id}/products/{product_id}/retire"): BillProduct,
     ("PUT", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
     ("DELETE", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
+    **PSP_ROUTES,
     ("GET", "/openapi.json"): OpenApiDocument,
     ("GET", "/docs"): None,
     ("GET", "/docs/{asset}"): None,

@@ -29,6 +29,7 @@ from mzpay.store.aws import batch_get, env, is_conditional_failure, table
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
+from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import applied, claim_of, claimed, own_write, versioned_update, write_token
 
 
@@ -350,17 +351,10 @@ class Payments:
         return _public(item) if item else None
 
     def set_pilot(self, psp_id: str, pilot: dict[str, Any]) -> None:
-        self.table.put_item(Item={"pk": f"PSP#{psp_id}", "sk": "PILOT", "psp_id": psp_id, **pilot})
+        self.table.put_item(Item=pilot_item(psp_id, pilot))
 
     def set_psp_availability(self, psp_id: str, available: bool, reason: str, now: str) -> dict[str, Any]:
-        item = {
-            "pk": f"PSP#{psp_id}",
-            "sk": "STATUS",
-            "psp_id": psp_id,
-            "available": available,
-            "reason": reason,
-            "updated_at": now,
-        }
+        item = status_item(psp_id, available, reason, now)
         self.table.put_item(Item=item)
         return _public(item)
 

@@ -1,0 +1,166 @@
+"""Management API: PSP onboarding (docs/psp-onboarding.md): applications, KYB documents, the
+logo and its review, certification runs, approval."""
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mzpay.entry import audit_trail
+from mzpay.http.body import content_type, raw_body
+from mzpay.http.errors import Surface
+from mzpay.http.marks import errors
+from mzpay.http.params import Body, Query, Response
+from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn, PspApplicationIn
+from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+
+if TYPE_CHECKING:
+    from mzpay.cases import psp_applications, psp_certification
+else:  # each route's use case is loaded when a request first needs it
+    psp_applications = deferred("mzpay.cases.psp_applications")
+    psp_certification = deferred("mzpay.cases.psp_certification")
+
+app = create_resolver(Surface.MANAGEMENT)
+audit_trail(app)
+
+
+def _upload() -> tuple[str, bytes]:
+    event = app.current_event.raw_event
+    return content_type(event).split(";")[0].strip().lower(), raw_body(event)
+
+
+@app.post("/v1/admin/psps")
+def create_psp_application(body: Annotated[PspApplicationIn, Body()]) -> Response[dict[str, Any]]:
+    """Draft a PSP application
+
+    Every field is optional on a draft; `missing` lists what submission still needs."""
+    return created(psp_applications.create(body.fields()))
+
+
+@app.get("/v1/admin/psps")
+def list_psp_applications(
+    limit: Annotated[str | None, Query(max_length=3)] = None,
+    page_token: Annotated[str | None, Query(max_length=600)] = None,
+) -> dict[str, Any]:
+    """List PSP applications
+
+    Newest first, `limit` (1 to 100, default 20) a page; `next_page_token` continues."""
+    return psp_applications.listing(limit, page_token)
+
+
+@app.get("/v1/admin/psps/<application_id>")
+def read_psp_application(application_id: str) -> dict[str, Any]:
+    """Read a PSP application"""
+    return psp_applications.read(application_id)
+
+
+@app.patch("/v1/admin/psps/<application_id>")
+@errors("already_submitted", "invalid_currency", "invalid_amount", "missing_ceiling", "invalid_state")
+def edit_psp_application(application_id: str, body: Annotated[PspApplicationIn, Body()]) -> dict[str, Any]:
+    """Edit a draft PSP application
+
+    The fields given change (null clears one); after submission, 409 `already_submitted`."""
+    return psp_applications.edit(application_id, body.fields())
+
+
+@app.post("/v1/admin/psps/<application_id>/submit")
+@errors("already_submitted", "application_incomplete", "invalid_state")
+def submit_psp_application(application_id: str) -> dict[str, Any]:
+    """Submit a PSP application
+
+    Every required field, required KYB document and an approved logo, else 422
+    `application_incomplete` with `missing`; submitted already: 409 `already_submitted`."""
+    return psp_applications.submit(application_id)
+
+
+@app.put("/v1/admin/psps/<application_id>/documents/<kind>")
+@errors("already_submitted", "invalid_state")
+def put_psp_document(application_id: str, kind: str) -> dict[str, Any]:
+    """Attach a KYB document
+
+    The body is the file (application/pdf, image/png or image/jpeg, at most 4 MiB), kept with
+    its SHA-256. After submission only the recorded file itself may be put again (it restores
+    a tampered object): else 409 `already_submitted`."""
+    return psp_applications.put_document(application_id, kind, *_upload())
+
+
+@app.get(
+    "/v1/admin/psps/<application_id>/documents/<kind>",
+    responses={
+        200: {
+            "description": "The document",
+            "content": {
+                m: {"schema": {"type": "string", "format": "binary"}}
+                for m in ("application/pdf", "image/png", "image/jpeg")
+            },
+        }
+    },
+)
+@errors("document_tampered")
+def read_psp_document(application_id: str, kind: str) -> Response[bytes]:
+    """Download a KYB document
+
+    The stored file, checked against its recorded SHA-256 first: 409 `document_tampered` when
+    it no longer matches."""
+    media_type, content = psp_applications.read_document(application_id, kind)
+    return Response(200, media_type, content, headers={"Cache-Control": "no-store"})
+
+
+@app.put("/v1/admin/psps/<application_id>/logo")
+@errors("invalid_logo", "already_submitted", "invalid_state")
+def put_psp_logo(application_id: str) -> dict[str, Any]:
+    """Upload the PSP's logo
+
+    The body is a PNG or JPEG (image/png, image/jpeg) of at most 512 KiB, square within 10%,
+    128 to 2048 pixels a side; else 400 `invalid_logo` with the reasons in `errors`."""
+    return psp_applications.put_logo(application_id, *_upload())
+
+
+@app.post("/v1/admin/psps/<application_id>/logo/review")
+@errors("invalid_logo", "already_submitted", "invalid_state")
+def review_psp_logo(application_id: str, body: Annotated[LogoReviewIn, Body()]) -> dict[str, Any]:
+    """Review the PSP's logo
+
+    approve checks the stored logo again (400 `invalid_logo` when it no longer matches its
+    checksum or decodes); reject asks for another one."""
+    return psp_applications.review_logo(application_id, body.decision, body.reason)
+
+
+@app.post("/v1/admin/psps/<application_id>/certification-runs")
+@errors("certification_running", "invalid_state")
+def start_psp_certification(application_id: str) -> Response[dict[str, Any]]:
+    """Start a certification run
+
+    The connector script against the simulator; `running` until the simulated payer answers
+    (3 s), then the first read finishes it. One at a time: 409 `certification_running`."""
+    return created(psp_certification.start(application_id))
+
+
+@app.get("/v1/admin/psps/<application_id>/certification-runs/<run_id>")
+def read_psp_certification(application_id: str, run_id: str) -> dict[str, Any]:
+    """Read a certification run
+
+    Each step's expected and observed outcome; a run whose payer has answered is finished by
+    this read."""
+    return psp_certification.read(application_id, run_id)
+
+
+@app.post("/v1/admin/psps/<application_id>/approve")
+@errors("document_tampered", "certification_running", "invalid_state")
+def approve_psp_application(application_id: str, body: Annotated[ApplicationDecisionIn, Body()]) -> dict[str, Any]:
+    """Approve a PSP application
+
+    Needs a passed certification run and every KYB document matching its checksum (409
+    `document_tampered`); the PSP becomes routable: available, in pilot with the settings."""
+    return psp_applications.approve(application_id, body.reason)
+
+
+@app.post("/v1/admin/psps/<application_id>/reject")
+@errors("invalid_state")
+def reject_psp_application(application_id: str, body: Annotated[ApplicationDecisionIn, Body()]) -> dict[str, Any]:
+    """Reject a PSP application
+
+    For good; its PSP's routing is untouched."""
+    return psp_applications.reject(application_id, body.reason)
+
+
+lambda_handler = handler_for(app)
