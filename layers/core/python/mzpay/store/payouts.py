@@ -1,7 +1,9 @@
 """Payouts in the payments table: PO#<provider_payout_id>/PAYOUT (status, version, submitted)
 and POID#<account>#<mode>/<payout_id> (the merchant's payout_id, unique per account and mode).
 Creating a payout is ONE transaction: the payout, its claim, the money held in the ledger (on
-condition that the available balance covers it), the daily totals it raises and its event."""
+condition that the available balance covers it), the daily totals it raises and its event.
+A payout waiting for approval is also in gsi1 under PAYOUTS#AWAITING_APPROVAL/<created_at>#<id>
+until it leaves that status (the operators' queue)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.domain.payouts import Payout
-from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure, table
+from mzpay.domain.payouts import Payout, Status
+from mzpay.store.aws import client, env, first_failed_item, index_page, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
@@ -27,6 +29,36 @@ class PayoutIdTaken(Exception):
 
 def _key(provider_payout_id: str) -> dict[str, str]:
     return {"pk": f"PO#{provider_payout_id}", "sk": "PAYOUT"}
+
+
+# A payout waiting for an operator's approval is also in gsi1 under this key (sparse: the keys
+# are written with it and removed by the transition that takes it out of waiting_for_approval),
+# so operators list what waits across accounts without a scan.
+AWAITING_APPROVAL = "PAYOUTS#AWAITING_APPROVAL"
+APPROVAL_INDEX_KEYS = ("gsi1pk", "gsi1sk")
+
+
+def _approval_index(payout: Payout) -> dict[str, str]:
+    if payout.status != Status.WAITING_FOR_APPROVAL:
+        return {}
+    return {"gsi1pk": AWAITING_APPROVAL, "gsi1sk": f"{payout.created_at}#{payout.provider_payout_id}"}
+
+
+def _leaving_approval(update: dict[str, Any], payout: Payout, changes: dict[str, Any]) -> dict[str, Any]:
+    """`update` (a versioned update) also removing the payout from the approval index when it
+    leaves waiting_for_approval."""
+    if payout.status != Status.WAITING_FOR_APPROVAL or changes.get("status", payout.status) == payout.status:
+        return update
+    body = update["Update"]
+    removed = ", ".join(f"#ix{i}" for i in range(len(APPROVAL_INDEX_KEYS)))
+    expression = body["UpdateExpression"]
+    body["UpdateExpression"] = (
+        expression.replace(" REMOVE ", f" REMOVE {removed}, ")
+        if " REMOVE " in expression
+        else f"{expression} REMOVE {removed}"
+    )
+    body["ExpressionAttributeNames"].update({f"#ix{i}": name for i, name in enumerate(APPROVAL_INDEX_KEYS)})
+    return update
 
 
 class Payouts:
@@ -59,7 +91,7 @@ class Payouts:
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {**_key(payout.provider_payout_id), **payout.item()},
+                    "Item": {**_key(payout.provider_payout_id), **payout.item(), **_approval_index(payout)},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -87,6 +119,13 @@ class Payouts:
     def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> Claimed[Payout] | None:
         return claimed(self.table, {"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, "provider_payout_id", self.get)
 
+    def awaiting_approval(self, size: int, start: dict[str, str] | None) -> tuple[list[Payout], dict[str, str] | None]:
+        """A page of the payouts waiting for an operator's approval, oldest first (every account
+        and mode of this region), and the key to continue after."""
+        items, last = index_page(self.table, "gsi1", "gsi1pk", AWAITING_APPROVAL, size, start)
+        payouts = [Payout.model_validate(item) for item in items]
+        return payouts, ({k: last[k] for k in ("pk", "sk", *APPROVAL_INDEX_KEYS)} if last else None)
+
     def transition(
         self,
         payout: Payout,
@@ -103,7 +142,11 @@ class Payouts:
         try:
             self.client.transact_write_items(
                 TransactItems=[
-                    versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
+                    _leaving_approval(
+                        versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
+                        payout,
+                        changes,
+                    ),
                     *event_puts(self.events_name, events),
                     *entry_items(self.name, entry),
                     *releases,

@@ -1,0 +1,243 @@
+"""The operator console over real HTTP (requests, no browser): sign-in and its session cookie,
+redirects without a session, CSRF refusals that change nothing, the payouts awaiting approval
+list with approve and reject, a refused action's page, concurrent decisions, and the language
+switch. The browser tests (test_console_browser.py) drive the same pages in Chromium."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+import requests
+
+from devstack.launcher import RunningStack
+from tests.e2e.test_charges import Merchant, wallet
+from tests.e2e.test_payouts import funded, payout, set_payout_limits
+
+pytestmark = pytest.mark.e2e
+
+SESSION = "mzpay_console"
+CSRF = "mzpay_console_csrf"
+
+
+def base(stack: RunningStack) -> str:
+    return f"{stack.state['regions']['mz']['management']}/console"
+
+
+def csrf_of(page: requests.Response) -> str:
+    found = re.findall(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert found, page.text
+    return found[0]
+
+
+def signed_in(stack: RunningStack) -> requests.Session:
+    """A browser-like client holding a fresh console session."""
+    client = requests.Session()
+    form = client.get(f"{base(stack)}/sign-in", timeout=30)
+    assert form.status_code == 200, form.text
+    answer = client.post(
+        f"{base(stack)}/sign-in",
+        data={"token": stack.state["operator_token"], "csrf_token": csrf_of(form)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert (answer.status_code, answer.headers["Location"]) == (303, "/console/accounts"), answer.text
+    return client
+
+
+def main_of(page: requests.Response) -> dict[str, str]:
+    """The attributes of the page's <main> (data-page, data-code, data-status ...)."""
+    tag = re.search(r"<main([^>]*)>", page.text)
+    assert tag is not None, page.text
+    return dict(re.findall(r'(data-[a-z-]+)="([^"]*)"', tag.group(1)))
+
+
+def operator_payout(stack: RunningStack, shop: Merchant, provider_payout_id: str) -> dict[str, Any]:
+    return shop.call("GET", f"/v1/payouts/{provider_payout_id}").json()  # type: ignore[no-any-return]
+
+
+def waiting_payout(stack: RunningStack, amount: str = "1500.00") -> tuple[Merchant, str]:
+    shop = funded(stack, "5000.00")
+    set_payout_limits(stack, shop, approval_threshold={"MZN": "1000.00"})
+    made = payout(shop, wallet("+258840000000"), amount).json()
+    assert made["status"] == "waiting_for_approval", made
+    return shop, made["provider_payout_id"]
+
+
+# ---------------------------------------------------------------- signing in
+def test_every_page_without_a_session_redirects_to_sign_in(stack: RunningStack) -> None:
+    for method, path in [("GET", ""), ("GET", "/accounts"), ("GET", "/payouts"), ("POST", "/payouts/X/approve")]:
+        answer = requests.request(method, base(stack) + path, allow_redirects=False, timeout=30)
+        assert (answer.status_code, answer.headers["Location"]) == (303, "/console/sign-in"), (method, path)
+
+
+def test_sign_in_sets_a_strict_http_only_session_for_eight_hours_and_sign_out_ends_it(stack: RunningStack) -> None:
+    client = requests.Session()
+    form = client.get(f"{base(stack)}/sign-in", timeout=30)
+    assert (form.status_code, main_of(form)["data-page"], form.headers["Content-Language"]) == (200, "sign-in", "pt")
+    assert "Iniciar sessão" in form.text
+    answer = client.post(
+        f"{base(stack)}/sign-in",
+        data={"token": stack.state["operator_token"], "csrf_token": csrf_of(form)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert answer.status_code == 303
+    cookies = answer.raw.headers.getlist("Set-Cookie")
+    session = next(c for c in cookies if c.startswith(f"{SESSION}="))
+    assert sorted(part.strip() for part in session.split(";")[1:]) == [
+        "HttpOnly",
+        "Max-Age=28800",
+        "Path=/console",
+        "SameSite=Strict",
+    ]  # Secure everywhere but a loopback address over plain HTTP (the local stack)
+    home = client.get(f"{base(stack)}/accounts", timeout=30)
+    assert (home.status_code, main_of(home)["data-page"]) == (200, "accounts")
+    assert 'data-operator="operator"' in home.text
+
+    out = client.post(f"{base(stack)}/sign-out", data={"csrf_token": csrf_of(home)}, allow_redirects=False, timeout=30)
+    assert (out.status_code, out.headers["Location"]) == (303, "/console/sign-in?done=signed_out")
+    after = client.get(f"{base(stack)}/accounts", allow_redirects=False, timeout=30)
+    assert (after.status_code, after.headers["Location"]) == (303, "/console/sign-in")
+
+
+def test_a_wrong_token_is_the_form_again_with_401(stack: RunningStack) -> None:
+    client = requests.Session()
+    form = client.get(f"{base(stack)}/sign-in?lang=en", timeout=30)
+    answer = client.post(
+        f"{base(stack)}/sign-in", data={"token": "not-the-token", "csrf_token": csrf_of(form)}, timeout=30
+    )
+    assert (answer.status_code, main_of(answer)["data-page"]) == (401, "sign-in")
+    assert "This token does not belong to an operator." in answer.text
+    assert SESSION not in client.cookies
+
+
+def test_a_forged_session_cookie_is_no_session(stack: RunningStack) -> None:
+    client = signed_in(stack)
+    real = client.cookies[SESSION]
+    forged = real.replace("v1.operator.", "v1.someone.")
+    answer = requests.get(f"{base(stack)}/accounts", cookies={SESSION: forged}, allow_redirects=False, timeout=30)
+    assert (answer.status_code, answer.headers["Location"]) == (303, "/console/sign-in")
+
+
+def test_sign_in_without_its_csrf_cookie_is_csrf_missing(stack: RunningStack) -> None:
+    form = requests.get(f"{base(stack)}/sign-in", timeout=30)
+    answer = requests.post(
+        f"{base(stack)}/sign-in",
+        data={"token": stack.state["operator_token"], "csrf_token": csrf_of(form)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert (answer.status_code, main_of(answer)["data-code"]) == (403, "csrf_missing")
+    assert SESSION not in answer.cookies
+
+
+# ---------------------------------------------------------------- CSRF on a state-changing form
+def test_csrf_refusals_change_nothing(stack: RunningStack) -> None:
+    shop, payout_id = waiting_payout(stack)
+    client = signed_in(stack)
+    listing = client.get(f"{base(stack)}/payouts", timeout=30)
+    token = csrf_of(listing)
+    approve = f"{base(stack)}/payouts/{payout_id}/approve"
+
+    held = client.cookies.pop(CSRF)  # no cookie
+    missing = client.post(approve, data={"csrf_token": token}, allow_redirects=False, timeout=30)
+    assert (missing.status_code, main_of(missing)["data-code"]) == (403, "csrf_missing")
+    assert "csrf_missing" in missing.text and "Este formulário já não é válido" in missing.text
+    client.cookies.set(CSRF, held, path="/console")
+
+    for sent in ("", token[:-2] + "xx"):  # absent from the form, or not the cookie's
+        invalid = client.post(approve, data={"csrf_token": sent}, allow_redirects=False, timeout=30)
+        assert (invalid.status_code, main_of(invalid)["data-code"]) == (403, "csrf_invalid")
+    forged = "abc.def"  # cookie and field agree, but the service never issued it
+    client.cookies.set(CSRF, forged, path="/console")
+    invalid = client.post(approve, data={"csrf_token": forged}, allow_redirects=False, timeout=30)
+    assert (invalid.status_code, main_of(invalid)["data-code"]) == (403, "csrf_invalid")
+
+    assert operator_payout(stack, shop, payout_id)["status"] == "waiting_for_approval"
+
+
+# ---------------------------------------------------------------- payouts awaiting approval
+def test_approve_and_reject_from_the_console(stack: RunningStack) -> None:
+    shop, first = waiting_payout(stack)
+    second = payout(shop, wallet("+258840000000"), "1200.00").json()["provider_payout_id"]
+    client = signed_in(stack)
+    listing = client.get(f"{base(stack)}/payouts", timeout=30)
+    assert f'data-payout="{first}"' in listing.text and f'data-payout="{second}"' in listing.text
+
+    approved = client.post(
+        f"{base(stack)}/payouts/{first}/approve", data={"csrf_token": csrf_of(listing)}, allow_redirects=False
+    )
+    assert (approved.status_code, approved.headers["Location"]) == (303, "/console/payouts?done=payout_approved")
+    assert operator_payout(stack, shop, first)["status"] in ("pending", "in_transit", "paid")
+
+    shown = client.get(f"{base(stack)}/payouts?done=payout_approved", timeout=30)
+    assert 'data-notice="payout_approved"' in shown.text and "O pagamento foi aprovado." in shown.text
+    assert f'data-payout="{first}"' not in shown.text  # out of the approval index
+
+    empty_reason = client.post(f"{base(stack)}/payouts/{second}/reject", data={"csrf_token": csrf_of(shown)})
+    assert (empty_reason.status_code, main_of(empty_reason)["data-code"]) == (400, "invalid_request")
+    assert operator_payout(stack, shop, second)["status"] == "waiting_for_approval"
+    rejected = client.post(
+        f"{base(stack)}/payouts/{second}/reject",
+        data={"csrf_token": csrf_of(shown), "reason": "unknown recipient"},
+        allow_redirects=False,
+    )
+    assert (rejected.status_code, rejected.headers["Location"]) == (303, "/console/payouts?done=payout_rejected")
+    answer = operator_payout(stack, shop, second)
+    assert (answer["status"], answer["failure_message"]) == ("rejected", "unknown recipient")
+
+    again = client.post(f"{base(stack)}/payouts/{first}/approve", data={"csrf_token": csrf_of(shown)})
+    assert (again.status_code, main_of(again)["data-code"]) == (409, "invalid_state")
+    assert 'href="/console/payouts"' in again.text  # back to the list
+
+
+def test_concurrent_approve_and_reject_one_wins_and_the_payout_leaves_the_list(stack: RunningStack) -> None:
+    shop, payout_id = waiting_payout(stack)
+    client = signed_in(stack)
+    token = csrf_of(client.get(f"{base(stack)}/payouts", timeout=30))
+    cookies = client.cookies.get_dict()
+
+    def decide(index: int) -> int:
+        action = "approve" if index % 2 == 0 else "reject"
+        answer = requests.post(
+            f"{base(stack)}/payouts/{payout_id}/{action}",
+            data={"csrf_token": token, "reason": "race"},
+            cookies=cookies,
+            allow_redirects=False,
+            timeout=30,
+        )
+        return answer.status_code
+
+    with ThreadPoolExecutor(6) as pool:
+        statuses = sorted(pool.map(decide, range(6)))
+    assert statuses == [303] + [409] * 5
+    assert operator_payout(stack, shop, payout_id)["status"] != "waiting_for_approval"
+    assert f'data-payout="{payout_id}"' not in client.get(f"{base(stack)}/payouts", timeout=30).text
+
+
+# ---------------------------------------------------------------- accounts and languages
+def test_an_account_page_in_english_and_a_refused_suspension(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    client = signed_in(stack)
+    found = client.get(f"{base(stack)}/accounts?q={shop.account['id']}&lang=en", allow_redirects=False)
+    assert (found.status_code, found.headers["Location"]) == (303, f"/console/accounts/{shop.account['id']}")
+    page = client.get(f"{base(stack)}/accounts/{shop.account['id']}", timeout=30)
+    assert (page.status_code, page.headers["Content-Language"], main_of(page)["data-status"]) == (200, "en", "active")
+    assert "Issue a key" in page.text
+
+    suspended = client.post(
+        f"{base(stack)}/accounts/{shop.account['id']}/suspend",
+        data={"csrf_token": csrf_of(page), "reason": "fraud review"},
+        allow_redirects=False,
+    )
+    assert suspended.headers["Location"] == f"/console/accounts/{shop.account['id']}?done=account_suspended"
+    assert shop.call("GET", "/v1/balance").json()["code"] == "account_suspended"
+    again = client.post(
+        f"{base(stack)}/accounts/{shop.account['id']}/suspend", data={"csrf_token": csrf_of(page), "reason": "x"}
+    )
+    assert (again.status_code, main_of(again)["data-code"]) == (409, "invalid_state")
+    unknown = client.get(f"{base(stack)}/accounts/01ARZ3NDEKTSV4RRFFQ69G5FAV", timeout=30)
+    assert (unknown.status_code, main_of(unknown)["data-code"]) == (404, "not_found")
