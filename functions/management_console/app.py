@@ -217,7 +217,7 @@ def deliveries(account_id: str) -> Response[str]:
     status = one_of("status", tuple(DeliveryStatus))
     chosen = DeliveryStatus(status) if status else None
     listed = webhook_deliveries.account_deliveries(account_id, chosen, 25, query("page_token"))
-    return show("deliveries.html", account_id=account_id, status=status, listed=listed)
+    return show("deliveries.html", account_id=account_id, chosen=status, listed=listed)
 
 
 @app.post("/console/accounts/<account_id>/deliveries/<delivery_id>/replay", **HTML)

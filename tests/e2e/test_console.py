@@ -14,7 +14,9 @@ import requests
 
 from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, wallet
+from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payouts import funded, payout, set_payout_limits
+from tests.e2e.test_refunds import refund
 
 pytestmark = pytest.mark.e2e
 
@@ -241,3 +243,94 @@ def test_an_account_page_in_english_and_a_refused_suspension(stack: RunningStack
     assert (again.status_code, main_of(again)["data-code"]) == (409, "invalid_state")
     unknown = client.get(f"{base(stack)}/accounts/01ARZ3NDEKTSV4RRFFQ69G5FAV", timeout=30)
     assert (unknown.status_code, main_of(unknown)["data-code"]) == (404, "not_found")
+
+
+# ---------------------------------------------------------------- every page, its data and its forms
+def test_a_payment_with_its_events_and_refunds_and_a_dispute_decided_from_the_console(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    pid = paid(shop, "300.00")
+    refunded = refund(shop, pid, "50.00").json()
+    assert refunded["money"] == {"amount": "50.00", "currency": "MZN"}, refunded
+    client = signed_in(stack)
+
+    listed = client.get(f"{base(stack)}/accounts/{shop.account['id']}/payments?mode=test", timeout=30)
+    assert (listed.status_code, main_of(listed)["data-page"]) == (200, "payments")
+    assert f'data-payment="{pid}"' in listed.text
+    page = client.get(f"{base(stack)}/payments/{pid}", timeout=30)
+    assert (page.status_code, main_of(page)["data-status"]) == (200, "succeeded")
+    assert re.findall(r'data-event="([a-z_.]+)"', page.text)[0] == "payment.created"
+    assert f'data-refund="{refunded["provider_refund_id"]}"' in page.text and "50,00\xa0MTn" in page.text
+    found = client.get(f"{base(stack)}/payments?q={pid}", allow_redirects=False, timeout=30)
+    assert found.headers["Location"] == f"/console/payments/{pid}"
+
+    dispute_id = open_dispute(stack, shop, pid, amount={"amount": "100.00", "currency": "MZN"}).json()["dispute_id"]
+    disputes = client.get(f"{base(stack)}/accounts/{shop.account['id']}/disputes?mode=test", timeout=30)
+    assert f'data-dispute="{dispute_id}"' in disputes.text
+    shown = client.get(f"{base(stack)}/disputes/{dispute_id}", timeout=30)
+    assert (shown.status_code, main_of(shown)["data-status"]) == (200, "needs_response")
+    decided = client.post(
+        f"{base(stack)}/disputes/{dispute_id}/decide",
+        data={"csrf_token": csrf_of(shown), "outcome": "won", "note": "Issuer ruled for the merchant"},
+        allow_redirects=False,
+    )
+    assert decided.headers["Location"] == f"/console/disputes/{dispute_id}?done=dispute_decided"
+    answer = shop.call("GET", f"/v1/disputes/{dispute_id}").json()
+    assert (answer["status"], answer["decision"]["note"]) == ("won", "Issuer ruled for the merchant")
+    after = client.get(f"{base(stack)}/disputes/{dispute_id}?done=dispute_decided", timeout=30)
+    assert (main_of(after)["data-status"], "A disputa foi decidida." in after.text) == ("won", True)
+    assert "/decide" not in after.text  # no decision form once decided
+
+    assert client.get(f"{base(stack)}/payments/NOT-A-ULID", timeout=30).status_code == 404
+    bad_mode = client.get(f"{base(stack)}/accounts/{shop.account['id']}/payments?mode=prod", timeout=30)
+    assert (bad_mode.status_code, main_of(bad_mode)["data-code"]) == (400, "invalid_request")
+
+
+def test_create_an_account_issue_and_revoke_a_key_and_set_limits_from_the_console(stack: RunningStack) -> None:
+    client = signed_in(stack)
+    form = client.get(f"{base(stack)}/accounts", timeout=30)
+    created = client.post(f"{base(stack)}/accounts", data={"csrf_token": csrf_of(form), "name": "Farmácia Central"})
+    assert (created.status_code, main_of(created)["data-page"]) == (201, "account-created")
+    account_id = re.findall(r'href="/console/accounts/([0-9A-Z]{26})"', created.text)[0]
+    assert re.search(r'data-secret="webhook_test">whsec_', created.text) is not None
+
+    page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
+    issued = client.post(
+        f"{base(stack)}/accounts/{account_id}/api-keys", data={"csrf_token": csrf_of(page), "mode": "test"}
+    )
+    assert (issued.status_code, main_of(issued)["data-page"]) == (201, "key-created")
+    (key,) = re.findall(r'data-secret="api_key">([^<]+)<', issued.text)
+    (key_id,) = re.findall(r'data-key-id="([^"]+)"', issued.text)
+    gateway = stack.state["regions"]["mz"]["gateway"]
+    assert (
+        requests.get(f"{gateway}/v1/balance", headers={"Authorization": f"Bearer {key}"}, timeout=30).status_code == 200
+    )
+
+    limits = client.post(
+        f"{base(stack)}/accounts/{account_id}/payout-limits",
+        data={
+            "csrf_token": csrf_of(page),
+            "mode": "test",
+            "currency": "MZN",
+            "approval_threshold": "10.00",
+            "daily": "",
+        },
+        allow_redirects=False,
+    )
+    assert limits.headers["Location"] == f"/console/accounts/{account_id}?done=payout_limits_set"
+    bad = client.post(
+        f"{base(stack)}/accounts/{account_id}/limits",
+        data={"csrf_token": csrf_of(page), "mode": "test", "currency": "MZN", "per_transaction": "-5"},
+    )
+    assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_amount")
+
+    revoked = client.post(
+        f"{base(stack)}/accounts/{account_id}/api-keys/revoke",
+        data={"csrf_token": csrf_of(page), "key_id": key_id},
+        allow_redirects=False,
+    )
+    assert revoked.headers["Location"] == f"/console/accounts/{account_id}?done=key_revoked"
+    assert (
+        requests.get(f"{gateway}/v1/balance", headers={"Authorization": f"Bearer {key}"}, timeout=30).status_code == 401
+    )
+    recon = client.get(f"{base(stack)}/reconciliation", timeout=30)
+    assert (recon.status_code, main_of(recon)["data-page"]) == (200, "reconciliation")

@@ -150,7 +150,7 @@ def _headers(nonce: str, lang: str) -> dict[str, str]:
     }
 
 
-def show(template: str, status: int = 200, **context: Any) -> Response[str]:
+def show(template: str, http_status: int = 200, **context: Any) -> Response[str]:
     """The console page `template` (under templates/console/) with the visit's language, its
     CSRF token and the notice a redirect announced."""
     visit = current()
@@ -170,7 +170,7 @@ def show(template: str, status: int = 200, **context: Any) -> Response[str]:
         notice=done if done in NOTICES else None,
         **context,
     )
-    return Response(status, HTML, body, headers=_headers(nonce, visit.lang), cookies=visit.cookies or None)
+    return Response(http_status, HTML, body, headers=_headers(nonce, visit.lang), cookies=visit.cookies or None)
 
 
 def see_other(path: str, **query: str) -> Response[str]:
