@@ -32,6 +32,7 @@ else:  # each route's use case is loaded when a request first needs it
 
 app = create_resolver(Surface.MANAGEMENT)
 console.identify_with(audit.identify)  # the audit trail names the console's operator
+console.answers_unknown_paths(app)
 HTML = {"include_in_schema": False}  # pages for people: not in the management API's OpenAPI document
 MODES = ("test", "live")
 

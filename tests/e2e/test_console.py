@@ -281,6 +281,14 @@ def test_a_payment_with_its_events_and_refunds_and_a_dispute_decided_from_the_co
     assert "/decide" not in after.text  # no decision form once decided
 
     assert client.get(f"{base(stack)}/payments/NOT-A-ULID", timeout=30).status_code == 404
+    unknown = client.get(f"{base(stack)}/no-such-page", timeout=30)
+    assert (unknown.status_code, unknown.headers["Content-Type"], main_of(unknown)["data-code"]) == (
+        404,
+        "text/html; charset=utf-8",
+        "not_found",
+    )
+    anonymous = requests.get(f"{base(stack)}/no-such-page", allow_redirects=False, timeout=30)
+    assert (anonymous.status_code, anonymous.headers["Location"]) == (303, "/console/sign-in")
     bad_mode = client.get(f"{base(stack)}/accounts/{shop.account['id']}/payments?mode=prod", timeout=30)
     assert (bad_mode.status_code, main_of(bad_mode)["data-code"]) == (400, "invalid_request")
 

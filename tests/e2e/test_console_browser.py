@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Response
 
 from devstack.launcher import RunningStack
 from mzpay.domain.webhooks import MAX_ATTEMPTS, delivery_id_for
-from tests.e2e.test_checkout_browser import browser, lines  # noqa: F401  (browser: the module's Chromium)
+from tests.e2e.test_checkout_browser import SERIOUS, browser, lines  # noqa: F401  (browser: the module's Chromium)
 from tests.e2e.test_console import operator_payout, waiting_payout
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop
 
@@ -29,8 +30,8 @@ def operator(browser: Browser, stack: RunningStack) -> Iterator[Operator]:  # no
     console's address; closed after the test."""
     contexts: list[BrowserContext] = []
 
-    def open_browser(locale: str = "pt-PT") -> Page:
-        context = browser.new_context(**DESKTOP, java_script_enabled=False, locale=locale)
+    def open_browser(locale: str = "pt-PT", javascript: bool = False) -> Page:
+        context = browser.new_context(**DESKTOP, java_script_enabled=javascript, locale=locale)
         contexts.append(context)
         return context.new_page()
 
@@ -169,3 +170,35 @@ def test_an_operator_replays_a_failed_webhook_delivery(
     assert len(receiver.wait_for(url, MAX_ATTEMPTS + 1)) == MAX_ATTEMPTS + 1
     visit(page, f"{console(stack)}/accounts/{shop.account_id}/deliveries")
     assert page.locator(f'tr[data-delivery="{delivery_id}"]').get_attribute("data-status") == "delivered"
+
+
+def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator, stack: RunningStack) -> None:
+    """axe runs in the page (page.evaluate): this browser has JavaScript on; the pages have no
+    script of their own, so they are the same pages."""
+    shop, payout_id = waiting_payout(stack)
+    account_id = shop.account["id"]
+    page = operator(javascript=True)
+    sign_in(page, stack)
+    for path in [
+        "/sign-in",
+        "/accounts",
+        f"/accounts/{account_id}",
+        "/payouts",
+        f"/accounts/{account_id}/deliveries",
+        f"/accounts/{account_id}/payments?mode=test",
+        "/reconciliation",
+        "/payouts/NOT-A-PAYOUT/approve-missing",
+    ]:
+        visit(page, f"{console(stack)}{path}")
+        assert page.locator("script").count() == 0
+        if path == "/payouts":  # a list with its forms, not the empty one
+            assert page.locator(f'tr[data-payout="{payout_id}"]').count() == 1
+        violations = Axe().run(page).response["violations"]
+        serious = [v for v in violations if v["impact"] in SERIOUS]
+        found = "\n".join(
+            f"{v['id']} ({v['impact']}): {v['help']}\n"
+            + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
+            for v in serious
+        )
+        assert serious == [], f"axe on {page.url}:\n{found}"
+    assert (main_data(page, "page"), main_data(page, "code")) == ("refused", "not_found")  # the last: no such page

@@ -134,6 +134,17 @@ def public(app: Any, posting: bool = False) -> Callable[[F], F]:
     return lambda route: _served(app, route, posting=posting, signed_in=False, back=None)
 
 
+def answers_unknown_paths(app: Any) -> None:
+    """An unknown path (or method) under /console is the console's 404 page for a signed-in
+    operator (with its navigation), and the sign-in page for anyone else; never JSON."""
+
+    def unknown() -> Response[str]:
+        raise ServiceError(404, "not_found", f"No console page at {app.current_event.path}.")
+
+    served = _served(app, unknown, posting=False, signed_in=True, back=None)
+    app.not_found(lambda _exc: served())
+
+
 def sign_in_form(status: int = 200, failed: bool = False) -> Response[str]:
     return pages.show("sign_in.html", status, failed=failed)
 
