@@ -190,6 +190,7 @@ def test_approve_and_reject_from_the_console(stack: RunningStack) -> None:
     assert (rejected.status_code, rejected.headers["Location"]) == (303, "/console/payouts?done=payout_rejected")
     answer = operator_payout(stack, shop, second)
     assert (answer["status"], answer["failure_message"]) == ("rejected", "unknown recipient")
+    assert f'data-payout="{second}"' not in client.get(f"{base(stack)}/payouts", timeout=30).text
 
     again = client.post(f"{base(stack)}/payouts/{first}/approve", data={"csrf_token": csrf_of(shown)})
     assert (again.status_code, main_of(again)["data-code"]) == (409, "invalid_state")
