@@ -20,12 +20,22 @@ from mzpay.lazy import deferred
 from mzpay.steps import audit
 
 if TYPE_CHECKING:
-    from mzpay.cases import access, disputes, operator_reads, payouts, psps, reconciliation, webhook_deliveries
+    from mzpay.cases import (
+        access,
+        disputes,
+        operator_reads,
+        payout_batches,
+        payouts,
+        psps,
+        reconciliation,
+        webhook_deliveries,
+    )
 else:  # each route's use case is loaded when a request first needs it
     access = deferred("mzpay.cases.access")
     disputes = deferred("mzpay.cases.disputes")
     operator_reads = deferred("mzpay.cases.operator_reads")
     payouts = deferred("mzpay.cases.payouts")
+    payout_batches = deferred("mzpay.cases.payout_batches")
     psps = deferred("mzpay.cases.psps")
     reconciliation = deferred("mzpay.cases.reconciliation")
     webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
@@ -192,8 +202,9 @@ def decide_dispute(dispute_id: str) -> Response[str]:
 @app.get("/console/payouts", **HTML)
 @console.page(app)
 def payouts_awaiting_approval() -> Response[str]:
-    """The payouts an operator must approve or reject, oldest first."""
-    return show("payouts.html", listed=operator_reads.payouts_awaiting_approval(query("page_token")))
+    """The payouts and payout batches an operator must approve or reject, oldest first."""
+    listed = operator_reads.payouts_awaiting_approval(query("page_token"))
+    return show("payouts.html", listed=listed, batches=operator_reads.batches_awaiting_approval(query("batch_token")))
 
 
 @app.post("/console/payouts/<payout_id>/approve", **HTML)
@@ -208,6 +219,20 @@ def approve_payout(payout_id: str) -> Response[str]:
 def reject_payout(payout_id: str) -> Response[str]:
     payouts.reject(payout_id, fields_as(RejectPayout, "reason").reason)
     return see_other("/payouts", done="payout_rejected")
+
+
+@app.post("/console/payout-batches/<batch_id>/approve", **HTML)
+@console.action(app, back="/payouts")
+def approve_payout_batch(batch_id: str) -> Response[str]:
+    payout_batches.approve(batch_id)
+    return see_other("/payouts", done="batch_approved")
+
+
+@app.post("/console/payout-batches/<batch_id>/reject", **HTML)
+@console.action(app, back="/payouts")
+def reject_payout_batch(batch_id: str) -> Response[str]:
+    payout_batches.reject(batch_id, fields_as(RejectPayout, "reason").reason)
+    return see_other("/payouts", done="batch_rejected")
 
 
 # ---------------------------------------------------------------- webhook deliveries

@@ -15,6 +15,7 @@ import requests
 from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_disputes import open_dispute, paid
+from tests.e2e.test_payout_batches import closed, line, sent
 from tests.e2e.test_payouts import funded, payout, set_payout_limits
 from tests.e2e.test_refunds import refund
 
@@ -150,8 +151,8 @@ def test_csrf_refusals_change_nothing(stack: RunningStack) -> None:
     assert "csrf_missing" in missing.text and "Este formulário já não é válido" in missing.text
     client.cookies.set(CSRF, held, path="/console")
 
-    for sent in ("", token[:-2] + "xx"):  # absent from the form, or not the cookie's
-        invalid = client.post(approve, data={"csrf_token": sent}, allow_redirects=False, timeout=30)
+    for given in ("", token[:-2] + "xx"):  # absent from the form, or not the cookie's
+        invalid = client.post(approve, data={"csrf_token": given}, allow_redirects=False, timeout=30)
         assert (invalid.status_code, main_of(invalid)["data-code"]) == (403, "csrf_invalid")
     forged = "abc.def"  # cookie and field agree, but the service never issued it
     client.cookies.set(CSRF, forged, path="/console")
@@ -343,3 +344,40 @@ def test_create_an_account_issue_and_revoke_a_key_and_set_limits_from_the_consol
     )
     recon = client.get(f"{base(stack)}/reconciliation", timeout=30)
     assert (recon.status_code, main_of(recon)["data-page"]) == (200, "reconciliation")
+
+
+def test_payout_batches_awaiting_approval_are_approved_and_rejected_from_the_console(stack: RunningStack) -> None:
+    shop = funded(stack, "1000.00")
+    set_payout_limits(stack, shop, approval_threshold={"MZN": "100.00"})
+    first, second = closed(shop, [line("200.00")]), closed(shop, [line("150.00")])
+    for batch in (first, second):
+        released = shop.call("POST", f"/v1/payout-batches/{batch['batch_id']}/release").json()
+        assert released["status"] == "awaiting_approval", released
+    client = signed_in(stack)
+    listing = client.get(f"{base(stack)}/payouts", timeout=30)
+    assert f'data-batch="{first["batch_id"]}"' in listing.text and f'data-batch="{second["batch_id"]}"' in listing.text
+
+    approved = client.post(
+        f"{base(stack)}/payout-batches/{first['batch_id']}/approve",
+        data={"csrf_token": csrf_of(listing)},
+        allow_redirects=False,
+    )
+    assert approved.headers["Location"] == "/console/payouts?done=batch_approved"
+    assert sent(shop, first["batch_id"])["status"] == "sent"
+    rejected = client.post(
+        f"{base(stack)}/payout-batches/{second['batch_id']}/reject",
+        data={"csrf_token": csrf_of(listing), "reason": "not expected this month"},
+        allow_redirects=False,
+    )
+    assert rejected.headers["Location"] == "/console/payouts?done=batch_rejected"
+    assert shop.call("GET", f"/v1/payout-batches/{second['batch_id']}").json()["status"] == "rejected"
+
+    after = client.get(f"{base(stack)}/payouts?done=batch_rejected", timeout=30)
+    assert "O lote de pagamentos foi rejeitado." in after.text
+    assert (
+        f'data-batch="{first["batch_id"]}"' not in after.text and f'data-batch="{second["batch_id"]}"' not in after.text
+    )
+    again = client.post(
+        f"{base(stack)}/payout-batches/{second['batch_id']}/approve", data={"csrf_token": csrf_of(after)}
+    )
+    assert (again.status_code, main_of(again)["data-code"]) == (409, "invalid_state")

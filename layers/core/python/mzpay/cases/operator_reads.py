@@ -1,5 +1,5 @@
-"""What operators read in the console that no API lists: the payouts waiting for approval across
-accounts, an account's recent payments, a payment with its events and refunds, an account's
+"""What operators read in the console that no API lists: the payouts and payout batches waiting
+for approval across accounts, an account's recent payments, a payment with its events and refunds, an account's
 disputes. Every read is of this region's accounts (another region's is 421, an unknown one 404);
 nothing here changes state."""
 
@@ -16,10 +16,12 @@ from mzpay.domain.disputes import view as dispute_view
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.payments import view as payment_view
+from mzpay.domain.payout_batches import batch_view
 from mzpay.domain.payouts import payout_view
 from mzpay.steps.accounts import home_account
 from mzpay.steps.refunds import refund_result
-from mzpay.store.payouts import AWAITING_APPROVAL
+from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
+from mzpay.store.payouts import AWAITING_APPROVAL as AWAITING_PAYOUTS
 
 PAGE = 25  # rows a console list shows at once
 MODES = ("test", "live")
@@ -40,19 +42,29 @@ def _mode(mode: str) -> str:
     return mode
 
 
+def _queue_start(page_token: str | None, queue: str) -> dict[str, str] | None:
+    if not page_token:
+        return None
+    start = page_tokens.decode(
+        page_token[: page_tokens.MAX_TOKEN],
+        lambda key: set(key) == {"pk", "sk", "gsi1pk", "gsi1sk"} and key["gsi1pk"] == queue,
+    )
+    if start is None:
+        raise _invalid_token()
+    return start
+
+
 def payouts_awaiting_approval(page_token: str | None = None) -> dict[str, Any]:
     """The payouts an operator must approve or reject, oldest first, with their account and mode."""
-    start = None
-    if page_token:
-        start = page_tokens.decode(
-            page_token[: page_tokens.MAX_TOKEN],
-            lambda key: set(key) == {"pk", "sk", "gsi1pk", "gsi1sk"} and key["gsi1pk"] == AWAITING_APPROVAL,
-        )
-        if start is None:
-            raise _invalid_token()
-    found, last = deps.payouts().awaiting_approval(PAGE, start)
+    found, last = deps.payouts().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_PAYOUTS.name))
     rows = [{**payout_view(p), "account_id": p.account_id, "mode": p.mode} for p in found]
     return page_tokens.page(rows, last)
+
+
+def batches_awaiting_approval(page_token: str | None = None) -> dict[str, Any]:
+    """The payout batches an operator must approve or reject, oldest first, with their account."""
+    found, last = deps.payout_batches().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_BATCHES.name))
+    return page_tokens.page([{**batch_view(b), "account_id": b.account_id} for b in found], last)
 
 
 def _events_cursor(token: str | None, partition: str) -> dict[str, Any] | None:

@@ -41,6 +41,8 @@ NOTICES = frozenset(
         "payout_limits_set",
         "payout_approved",
         "payout_rejected",
+        "batch_approved",
+        "batch_rejected",
         "delivery_replayed",
         "case_resolved",
         "dispute_decided",

@@ -16,11 +16,19 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payouts import Payout, Status
-from mzpay.store.aws import client, env, first_failed_item, index_page, is_conditional_failure, table
+from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
-from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
+from mzpay.store.transitions import (
+    Queue,
+    applied,
+    claimed,
+    own_write,
+    queued,
+    versioned_update,
+    write_token,
+)
 
 
 class PayoutIdTaken(Exception):
@@ -31,34 +39,10 @@ def _key(provider_payout_id: str) -> dict[str, str]:
     return {"pk": f"PO#{provider_payout_id}", "sk": "PAYOUT"}
 
 
-# A payout waiting for an operator's approval is also in gsi1 under this key (sparse: the keys
-# are written with it and removed by the transition that takes it out of waiting_for_approval),
-# so operators list what waits across accounts without a scan.
-AWAITING_APPROVAL = "PAYOUTS#AWAITING_APPROVAL"
-APPROVAL_INDEX_KEYS = ("gsi1pk", "gsi1sk")
-
-
-def _approval_index(payout: Payout) -> dict[str, str]:
-    if payout.status != Status.WAITING_FOR_APPROVAL:
-        return {}
-    return {"gsi1pk": AWAITING_APPROVAL, "gsi1sk": f"{payout.created_at}#{payout.provider_payout_id}"}
-
-
-def _leaving_approval(update: dict[str, Any], payout: Payout, changes: dict[str, Any]) -> dict[str, Any]:
-    """`update` (a versioned update) also removing the payout from the approval index when it
-    leaves waiting_for_approval."""
-    if payout.status != Status.WAITING_FOR_APPROVAL or changes.get("status", payout.status) == payout.status:
-        return update
-    body = update["Update"]
-    removed = ", ".join(f"#ix{i}" for i in range(len(APPROVAL_INDEX_KEYS)))
-    expression = body["UpdateExpression"]
-    body["UpdateExpression"] = (
-        expression.replace(" REMOVE ", f" REMOVE {removed}, ")
-        if " REMOVE " in expression
-        else f"{expression} REMOVE {removed}"
-    )
-    body["ExpressionAttributeNames"].update({f"#ix{i}": name for i, name in enumerate(APPROVAL_INDEX_KEYS)})
-    return update
+# A payout waiting for an operator's approval is also in gsi1 under this partition (sparse: its
+# keys are written with it and removed by the transition that takes it out of waiting), so
+# operators list what waits across accounts without a scan.
+AWAITING_APPROVAL = Queue("PAYOUTS#AWAITING_APPROVAL", Status.WAITING_FOR_APPROVAL)
 
 
 class Payouts:
@@ -91,7 +75,11 @@ class Payouts:
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {**_key(payout.provider_payout_id), **payout.item(), **_approval_index(payout)},
+                    "Item": {
+                        **_key(payout.provider_payout_id),
+                        **payout.item(),
+                        **AWAITING_APPROVAL.keys(payout, payout.provider_payout_id),
+                    },
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -122,9 +110,8 @@ class Payouts:
     def awaiting_approval(self, size: int, start: dict[str, str] | None) -> tuple[list[Payout], dict[str, str] | None]:
         """A page of the payouts waiting for an operator's approval, oldest first (every account
         and mode of this region), and the key to continue after."""
-        items, last = index_page(self.table, "gsi1", "gsi1pk", AWAITING_APPROVAL, size, start)
-        payouts = [Payout.model_validate(item) for item in items]
-        return payouts, ({k: last[k] for k in ("pk", "sk", *APPROVAL_INDEX_KEYS)} if last else None)
+        items, last = AWAITING_APPROVAL.page(self.table, size, start)
+        return [Payout.model_validate(item) for item in items], last
 
     def transition(
         self,
@@ -142,10 +129,12 @@ class Payouts:
         try:
             self.client.transact_write_items(
                 TransactItems=[
-                    _leaving_approval(
+                    queued(
                         versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
                         payout,
-                        changes,
+                        payout.with_changes(changes),
+                        AWAITING_APPROVAL,
+                        payout.provider_payout_id,
                     ),
                     *event_puts(self.events_name, events),
                     *entry_items(self.name, entry),
