@@ -355,6 +355,7 @@ def test_payout_batches_awaiting_approval_are_approved_and_rejected_from_the_con
         assert released["status"] == "awaiting_approval", released
     client = signed_in(stack)
     listing = client.get(f"{base(stack)}/payouts", timeout=30)
+    assert (listing.status_code, main_of(listing)["data-page"]) == (200, "payouts")
     assert f'data-batch="{first["batch_id"]}"' in listing.text and f'data-batch="{second["batch_id"]}"' in listing.text
 
     approved = client.post(
