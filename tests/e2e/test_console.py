@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
+from tests.e2e.test_access import eventually
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payout_batches import closed, line, sent
@@ -382,3 +383,30 @@ def test_payout_batches_awaiting_approval_are_approved_and_rejected_from_the_con
         f"{base(stack)}/payout-batches/{second['batch_id']}/approve", data={"csrf_token": csrf_of(after)}
     )
     assert (again.status_code, main_of(again)["data-code"]) == (409, "invalid_state")
+
+
+def test_another_regions_account_is_421_wrong_region_on_this_regions_console(stack: RunningStack) -> None:
+    elsewhere = stack.state["regions"]["regional-sa"]["management"]
+    operator = {"Authorization": f"Bearer {stack.state['operator_token']}"}
+    account = requests.post(
+        f"{elsewhere}/v1/accounts", json={"name": "Loja do Sul", "region": "regional-sa"}, headers=operator, timeout=30
+    ).json()
+    client = signed_in(stack)
+    # the directory is a global table: 404 here until the account has replicated to mz
+    eventually(
+        lambda: client.get(f"{base(stack)}/accounts/{account['id']}", timeout=30), lambda r: r.status_code != 404
+    )
+    for path in (f"/accounts/{account['id']}", f"/accounts/{account['id']}/payments?mode=test"):
+        answer = client.get(f"{base(stack)}{path}", timeout=30)
+        assert (answer.status_code, main_of(answer)["data-code"]) == (421, "wrong_region"), path
+        assert answer.headers["Service-Region"] == "regional-sa"
+        link = re.findall(r'<a href="([^"]+)" data-elsewhere="regional-sa">', answer.text)
+        assert link == [f"{elsewhere}/console{path.split('?')[0]}"], answer.text
+    page = client.get(f"{base(stack)}/accounts", timeout=30)
+    refused = client.post(
+        f"{base(stack)}/accounts/{account['id']}/suspend", data={"csrf_token": csrf_of(page), "reason": "x"}
+    )
+    assert (refused.status_code, main_of(refused)["data-code"]) == (421, "wrong_region")
+    assert f'<a href="{elsewhere}/console/accounts/{account["id"]}" data-elsewhere="regional-sa">' in refused.text
+    read = requests.get(f"{elsewhere}/v1/accounts/{account['id']}", headers=operator, timeout=30).json()
+    assert read["status"] == "active"

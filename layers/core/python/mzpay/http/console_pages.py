@@ -186,8 +186,11 @@ def see_other(path: str, **query: str) -> Response[str]:
 def refused(error: ServiceError, back: str | None) -> Response[str]:
     """The page of a refusal: the use case's status, code and message (and the fields at fault),
     with a link back to where the operator was."""
-    response = show("refused.html", error.status, error=error, back=back)
-    response.headers.update({k: v for k, v in error.headers.items() if k == "Retry-After"})
+    peer = error.headers.get("Service-Region-Url", "") if error.code == "wrong_region" else ""
+    here = f"{CONSOLE}{back}" if back else current().event.path
+    elsewhere = f"{peer.rstrip('/')}{here}" if peer else None  # the same page in the tenant's region
+    response = show("refused.html", error.status, error=error, back=back, elsewhere=elsewhere)
+    response.headers.update({k: v for k, v in error.headers.items() if k in ("Retry-After", "Service-Region")})
     return response
 
 
