@@ -161,6 +161,9 @@ def test_csrf_refusals_change_nothing(stack: RunningStack) -> None:
     assert (invalid.status_code, main_of(invalid)["data-code"]) == (403, "csrf_invalid")
 
     assert operator_payout(stack, shop, payout_id)["status"] == "waiting_for_approval"
+    # the refusal's page issued a fresh token: the operator carries on from it
+    out = client.post(f"{base(stack)}/sign-out", data={"csrf_token": csrf_of(invalid)}, allow_redirects=False)
+    assert (out.status_code, out.headers["Location"]) == (303, "/console/sign-in?done=signed_out")
 
 
 # ---------------------------------------------------------------- payouts awaiting approval

@@ -105,9 +105,9 @@ def _served(app: Any, route: F, posting: bool, signed_in: bool, back: str | None
                     return pages.see_other(SIGN_IN)
                 _identified(visit.session.operator, visit)
             binding = visit.session.session_id if visit.session else rules.SIGN_IN_BINDING
+            _issue_csrf(visit, key, binding)  # first: a refused post's page still signs out
             if posting:
                 _check_csrf(visit, key, binding)
-            _issue_csrf(visit, key, binding)
             return route(*args, **kwargs)
         except ServiceError as refusal:
             error = refusal
