@@ -92,25 +92,20 @@ def test_an_address_outside_the_allowlist_gets_no_page_not_even_sign_in(console:
         assert "Set-Cookie" not in answer["multiValueHeaders"]
 
 
-def test_a_named_operator_signs_in_and_the_audit_trail_names_them(console: Any) -> None:
-    observation = audit.begin()
+def test_a_named_operator_signs_in_and_each_request_names_them_for_the_audit_trail(console: Any) -> None:
+    named: list[tuple[str, str, str]] = []
+    console.console.identify_with(lambda *actor: named.append(actor))  # the app wires steps.audit.identify
     try:
         answer = signed_in(console, "token-of-ana-0123456789")
-    finally:
-        audit.end()
-    assert (answer["statusCode"], answer["multiValueHeaders"]["Location"]) == (303, ["/console/accounts"])
-    assert (observation.actor_kind, observation.actor_id, observation.source_ip) == (
-        "operator",
-        "ana.macuacua",
-        "198.51.100.7",
-    )
-    observation = audit.begin()
-    try:
+        assert (answer["statusCode"], answer["multiValueHeaders"]["Location"]) == (303, ["/console/accounts"])
+        assert named == [("operator", "ana.macuacua", "198.51.100.7")]
         home = console.lambda_handler(event("GET", "/console", cookies=jar(answer)), None)
+        assert (home["statusCode"], home["multiValueHeaders"]["Location"]) == (303, ["/console/accounts"])
+        assert named == [("operator", "ana.macuacua", "198.51.100.7")] * 2
+        stranger = console.lambda_handler(event("GET", "/console"), None)  # no session: nobody is named
+        assert (stranger["statusCode"], len(named)) == (303, 2)
     finally:
-        audit.end()
-    assert (home["statusCode"], home["multiValueHeaders"]["Location"]) == (303, ["/console/accounts"])
-    assert (observation.actor_id, observation.source_ip) == ("ana.macuacua", "198.51.100.7")
+        console.console.identify_with(audit.identify)
 
 
 def test_a_new_operator_secret_ends_every_session(console: Any, monkeypatch: pytest.MonkeyPatch) -> None:
