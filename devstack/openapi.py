@@ -133,6 +133,8 @@ def documents() -> dict[str, dict[str, Any]]:
         for api_id in api_ids:
             name = api_id.removesuffix("Api").lower()
             schema = json.loads(app.get_openapi_json_schema(title=TITLES[name], version=API_VERSION))
+            if not schema.get("paths"):  # only pages for people (the operator console): not in the API's document
+                continue
             has_authorizer = bool(((apis.get(api_id) or {}).get("Auth") or {}).get("DefaultAuthorizer"))
             template_auth = _template_auth(props)
             merged = docs.setdefault(name, schema)

@@ -53,15 +53,16 @@ def form(event: Any) -> dict[str, str]:
 
 
 def check_csrf(event: Any, fields: dict[str, str]) -> None:
-    cookie = _cookie(event, CSRF_COOKIE)
+    held = cookie(event, CSRF_COOKIE)
     token = fields.get("csrf_token", "")
-    if not cookie or not token:
+    if not held or not token:
         raise ServiceError(403, "csrf_missing", "The form needs its CSRF cookie and token; reload the page.")
-    if not hmac.compare_digest(cookie.encode(), token.encode()):
+    if not hmac.compare_digest(held.encode(), token.encode()):
         raise ServiceError(403, "csrf_invalid", "The form's CSRF token does not match its cookie; reload the page.")
 
 
-def _cookie(event: Any, name: str) -> str | None:
+def cookie(event: Any, name: str) -> str | None:
+    """The request's cookie `name`, None when it sent none."""
     for header in event.multi_value_headers.get("Cookie") or event.multi_value_headers.get("cookie") or []:
         for part in header.split(";"):
             key, _, value = part.strip().partition("=")
@@ -73,7 +74,7 @@ def _cookie(event: Any, name: str) -> str | None:
 def language(event: Any) -> str:
     """The page's language for this request (the switch, its cookie, Accept-Language)."""
     asked = (event.query_string_parameters or {}).get("lang")
-    return page_locale.negotiate(asked, _cookie(event, page_locale.LANG_COOKIE), event.headers.get("accept-language"))
+    return page_locale.negotiate(asked, cookie(event, page_locale.LANG_COOKIE), event.headers.get("accept-language"))
 
 
 def page(

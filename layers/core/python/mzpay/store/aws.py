@@ -148,6 +148,24 @@ def batch_get(client: Any, request: dict[str, Any]) -> dict[str, list[dict[str, 
     raise ClientError({"Error": error}, "BatchGetItem")
 
 
+def index_page(
+    table: Any, index: str, key_name: str, key: str, size: int, start: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """A page of the items under `key_name` = `key` in the table's `index`, in its sort order, and
+    the key to continue after (None: the end)."""
+    query: dict[str, Any] = {
+        "IndexName": index,
+        "KeyConditionExpression": "#key = :key",
+        "ExpressionAttributeNames": {"#key": key_name},
+        "ExpressionAttributeValues": {":key": key},
+        "Limit": size,
+    }
+    if start is not None:
+        query["ExclusiveStartKey"] = start
+    answer = table.query(**query)
+    return answer.get("Items", []), answer.get("LastEvaluatedKey")
+
+
 def newest_first(
     table: Any, partition: str, size: int, start: dict[str, str] | None
 ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:

@@ -25,7 +25,7 @@ from mzpay.domain.payments import Payment
 from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
-from mzpay.store.aws import batch_get, env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, index_page, is_conditional_failure, table
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
@@ -288,16 +288,8 @@ class Payments:
     ) -> tuple[list[Payment | Refund | Payout | BillPayment], dict[str, Any] | None]:
         """What waits for an operator (the expiry index's ATTENTION partition), oldest first, a
         page at a time: the objects and the key to start the next page after (None: the end)."""
-        query: dict[str, Any] = {
-            "IndexName": "expiry",
-            "KeyConditionExpression": "expiry_shard = :attention",
-            "ExpressionAttributeValues": {":attention": ATTENTION},
-            "Limit": limit,
-        }
-        if after is not None:
-            query["ExclusiveStartKey"] = after
-        response = self.table.query(**query)
-        return [_due_entity(item) for item in response.get("Items", [])], response.get("LastEvaluatedKey")
+        items, last = index_page(self.table, "expiry", "expiry_shard", ATTENTION, limit, after)
+        return [_due_entity(item) for item in items], last
 
     def open_reconciliation_cases(self) -> int:
         """How many objects wait for an operator (the ATTENTION partition's size)."""

@@ -4,7 +4,8 @@ was refused; once sent, the payout made or why sending refused it). Lines are wr
 the batch item, which alone makes the batch exist: an upload that stops halfway leaves lines
 nobody can reach, never half a batch. A change of status is one transaction: the versioned
 update, its event and, when released, the debit account's daily total raised within its
-ceiling (or, when rejected or lines could not be sent, given back)."""
+ceiling (or, when rejected or lines could not be sent, given back). A batch awaiting approval is
+also in gsi1 under PAYOUT_BATCHES#AWAITING_APPROVAL (the operators' queue)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ from typing import Any
 from mzpay.domain.entity import Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
-from mzpay.domain.payout_batches import BatchLine, PayoutBatch
+from mzpay.domain.payout_batches import BatchLine, PayoutBatch, Status
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
-from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+from mzpay.store.transitions import Queue, applied, own_write, queued, versioned_update, write_token
+
+# A batch awaiting an operator's approval is also in gsi1 under this partition, from the
+# transition that makes it wait to the one that ends the wait (the operators' queue).
+AWAITING_APPROVAL = Queue("PAYOUT_BATCHES#AWAITING_APPROVAL", Status.AWAITING_APPROVAL)
 
 
 def _key(batch_id: str) -> dict[str, str]:
@@ -89,6 +94,14 @@ class PayoutBatches:
             ExpressionAttributeValues=values,
         )
 
+    def awaiting_approval(
+        self, size: int, start: dict[str, str] | None
+    ) -> tuple[list[PayoutBatch], dict[str, str] | None]:
+        """A page of the batches awaiting an operator's approval, oldest first (every account and
+        mode of this region), and the key to continue after."""
+        items, last = AWAITING_APPROVAL.page(self.table, size, start)
+        return [PayoutBatch.model_validate(item) for item in items], last
+
     def transition(
         self,
         batch: PayoutBatch,
@@ -108,7 +121,13 @@ class PayoutBatches:
             back = tuple(Reserved(key=r.key, amount=str(give_back)) for r in batch.reservations or ())
             counters += counter_releases(self.name, back, Decimal(0))
         items = [
-            versioned_update(self.name, _key(batch.batch_id), batch, _stored(changes), token),
+            queued(
+                versioned_update(self.name, _key(batch.batch_id), batch, _stored(changes), token),
+                batch,
+                batch.with_changes(changes),
+                AWAITING_APPROVAL,
+                batch.batch_id,
+            ),
             *counters,
             *event_puts(self.events_name, events),
         ]

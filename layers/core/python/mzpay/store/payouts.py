@@ -1,7 +1,9 @@
 """Payouts in the payments table: PO#<provider_payout_id>/PAYOUT (status, version, submitted)
 and POID#<account>#<mode>/<payout_id> (the merchant's payout_id, unique per account and mode).
 Creating a payout is ONE transaction: the payout, its claim, the money held in the ledger (on
-condition that the available balance covers it), the daily totals it raises and its event."""
+condition that the available balance covers it), the daily totals it raises and its event.
+A payout waiting for approval is also in gsi1 under PAYOUTS#AWAITING_APPROVAL/<created_at>#<id>
+until it leaves that status (the operators' queue)."""
 
 from __future__ import annotations
 
@@ -13,12 +15,20 @@ from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.domain.payouts import Payout
+from mzpay.domain.payouts import Payout, Status
 from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
-from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
+from mzpay.store.transitions import (
+    Queue,
+    applied,
+    claimed,
+    own_write,
+    queued,
+    versioned_update,
+    write_token,
+)
 
 
 class PayoutIdTaken(Exception):
@@ -27,6 +37,12 @@ class PayoutIdTaken(Exception):
 
 def _key(provider_payout_id: str) -> dict[str, str]:
     return {"pk": f"PO#{provider_payout_id}", "sk": "PAYOUT"}
+
+
+# A payout waiting for an operator's approval is also in gsi1 under this partition (sparse: its
+# keys are written with it and removed by the transition that takes it out of waiting), so
+# operators list what waits across accounts without a scan.
+AWAITING_APPROVAL = Queue("PAYOUTS#AWAITING_APPROVAL", Status.WAITING_FOR_APPROVAL)
 
 
 class Payouts:
@@ -59,7 +75,11 @@ class Payouts:
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {**_key(payout.provider_payout_id), **payout.item()},
+                    "Item": {
+                        **_key(payout.provider_payout_id),
+                        **payout.item(),
+                        **AWAITING_APPROVAL.keys(payout, payout.provider_payout_id),
+                    },
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -87,6 +107,12 @@ class Payouts:
     def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> Claimed[Payout] | None:
         return claimed(self.table, {"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, "provider_payout_id", self.get)
 
+    def awaiting_approval(self, size: int, start: dict[str, str] | None) -> tuple[list[Payout], dict[str, str] | None]:
+        """A page of the payouts waiting for an operator's approval, oldest first (every account
+        and mode of this region), and the key to continue after."""
+        items, last = AWAITING_APPROVAL.page(self.table, size, start)
+        return [Payout.model_validate(item) for item in items], last
+
     def transition(
         self,
         payout: Payout,
@@ -103,7 +129,13 @@ class Payouts:
         try:
             self.client.transact_write_items(
                 TransactItems=[
-                    versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
+                    queued(
+                        versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
+                        payout,
+                        payout.with_changes(changes),
+                        AWAITING_APPROVAL,
+                        payout.provider_payout_id,
+                    ),
                     *event_puts(self.events_name, events),
                     *entry_items(self.name, entry),
                     *releases,

@@ -16,7 +16,7 @@ from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, index_page, is_conditional_failure, table
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
@@ -32,6 +32,11 @@ class RemainderGone(Exception):
 
 def _key(provider_refund_id: str) -> dict[str, str]:
     return {"pk": f"REF#{provider_refund_id}", "sk": "REFUND"}
+
+
+def _by_payment(refund: Refund) -> dict[str, str]:
+    """gsi1 keys listing a payment's refunds (operators read them beside the payment)."""
+    return {"gsi1pk": f"REFUNDS#{refund.provider_payment_id}", "gsi1sk": refund.provider_refund_id}
 
 
 class Refunds:
@@ -57,7 +62,7 @@ class Refunds:
             {
                 "Put": {
                     "TableName": self.name,
-                    "Item": {**_key(refund.provider_refund_id), **refund.item()},
+                    "Item": {**_key(refund.provider_refund_id), **refund.item(), **_by_payment(refund)},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -116,6 +121,11 @@ class Refunds:
     def get(self, provider_refund_id: str) -> Refund | None:
         item = self.table.get_item(Key=_key(provider_refund_id), ConsistentRead=True).get("Item")
         return Refund.model_validate(item) if item else None
+
+    def of_payment(self, provider_payment_id: str, size: int = 100) -> list[Refund]:
+        """The payment's refunds, oldest first (at most `size`: a payment is refunded a few times)."""
+        items, _ = index_page(self.table, "gsi1", "gsi1pk", f"REFUNDS#{provider_payment_id}", size)
+        return [Refund.model_validate(item) for item in items]
 
     def by_refund_id(self, account_id: str, mode: str, refund_id: str) -> Claimed[Refund] | None:
         return claimed(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mzpay.domain.entity import Claimed, Entity
@@ -57,6 +58,60 @@ def versioned_update(
             },
         }
     }
+
+
+@dataclass(frozen=True)
+class Queue:
+    """An operators' queue in gsi1: the entities whose status is `waiting`, under the partition
+    `name`, oldest first (sort key `<created_at>#<id>`); sparse, so reading it never scans."""
+
+    name: str
+    waiting: str
+
+    def keys(self, entity: Entity, identity: str) -> dict[str, str]:
+        """The index keys of `entity` (whose id is `identity`): none unless it is waiting."""
+        if entity.status != self.waiting:
+            return {}
+        return {"gsi1pk": self.name, "gsi1sk": f"{getattr(entity, 'created_at', '')}#{identity}"}
+
+    def page(
+        self, table: Any, size: int, start: dict[str, str] | None
+    ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+        """A page of the queue's items, oldest first, and the key to continue after."""
+        from mzpay.store.aws import index_page
+
+        items, last = index_page(table, "gsi1", "gsi1pk", self.name, size, start)
+        return items, ({k: last[k] for k in ("pk", "sk", *QUEUE_KEYS)} if last else None)
+
+
+def queued(update: dict[str, Any], before: Entity, after: Entity, queue: Queue, identity: str) -> dict[str, Any]:
+    """`update` (a versioned update of `before` into `after`) also putting the entity in the
+    operators' `queue` when it starts waiting, or taking it out when it stops: the queue moves in
+    the same conditional write as the status."""
+    waiting = queue.waiting
+    entering, leaving = after.status == waiting != before.status, before.status == waiting != after.status
+    if not (entering or leaving):
+        return update
+    body = update["Update"]
+    if entering:
+        keys = queue.keys(after, identity)
+        sets = ", ".join(f"#qk{i} = :qk{i}" for i in range(len(keys)))
+        body["UpdateExpression"] = body["UpdateExpression"].replace("SET ", f"SET {sets}, ", 1)
+        body["ExpressionAttributeValues"].update({f":qk{i}": value for i, value in enumerate(keys.values())})
+    else:
+        keys = dict.fromkeys(QUEUE_KEYS, "")
+        removed = ", ".join(f"#qk{i}" for i in range(len(keys)))
+        expression = body["UpdateExpression"]
+        body["UpdateExpression"] = (
+            expression.replace(" REMOVE ", f" REMOVE {removed}, ", 1)
+            if " REMOVE " in expression
+            else f"{expression} REMOVE {removed}"
+        )
+    body["ExpressionAttributeNames"].update({f"#qk{i}": name for i, name in enumerate(keys)})
+    return update
+
+
+QUEUE_KEYS = ("gsi1pk", "gsi1sk")
 
 
 def applied(entity: E, changes: Mapping[str, Any], token: str | None = None) -> E:

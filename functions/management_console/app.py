@@ -1,0 +1,272 @@
+"""Management API: the operator console (HTML pages for people, docs/console.md): sign-in, accounts,
+keys and limits, payments with their events and refunds, payouts awaiting approval, webhook
+deliveries, reconciliation cases and disputes. A page is one route here and one template under
+mzpay/http/templates/console/."""
+
+from typing import TYPE_CHECKING
+
+from mzpay.deps import settings
+from mzpay.domain.disputes import DecideDisputeRequest
+from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.http import console
+from mzpay.http.account_schemas import CreateAccount, CreateApiKey, SuspendAccount
+from mzpay.http.console_pages import field, fields_as, one_of, query, see_other, show, source_ip
+from mzpay.http.errors import Surface
+from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
+from mzpay.http.params import Response
+from mzpay.http.resolver import create_resolver
+from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.lazy import deferred
+from mzpay.steps import audit
+
+if TYPE_CHECKING:
+    from mzpay.cases import (
+        access,
+        disputes,
+        operator_reads,
+        payout_batches,
+        payouts,
+        psps,
+        reconciliation,
+        webhook_deliveries,
+    )
+else:  # each route's use case is loaded when a request first needs it
+    access = deferred("mzpay.cases.access")
+    disputes = deferred("mzpay.cases.disputes")
+    operator_reads = deferred("mzpay.cases.operator_reads")
+    payouts = deferred("mzpay.cases.payouts")
+    payout_batches = deferred("mzpay.cases.payout_batches")
+    psps = deferred("mzpay.cases.psps")
+    reconciliation = deferred("mzpay.cases.reconciliation")
+    webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
+
+app = create_resolver(Surface.MANAGEMENT)
+console.identify_with(audit.identify)  # the audit trail names the console's operator
+console.answers_unknown_paths(app)
+HTML = {"include_in_schema": False}  # pages for people: not in the management API's OpenAPI document
+MODES = ("test", "live")
+
+
+# ---------------------------------------------------------------- signing in
+@app.get("/console", **HTML)
+@console.page(app)
+def home() -> Response[str]:
+    """The console's first page: the accounts."""
+    return see_other("/accounts")
+
+
+@app.get("/console/sign-in", **HTML)
+@console.public(app)
+def sign_in_page() -> Response[str]:
+    """The sign-in form: an operator's token."""
+    return console.sign_in_form()
+
+
+@app.post("/console/sign-in", **HTML)
+@console.public(app, posting=True)
+def sign_in() -> Response[str]:
+    """Sign in: a session for the operator the token names, else the form again (401)."""
+    return console.sign_in()
+
+
+@app.post("/console/sign-out", **HTML)
+@console.action(app, back="/accounts")
+def sign_out() -> Response[str]:
+    """Sign out: the session's cookies cleared."""
+    return console.sign_out()
+
+
+# ---------------------------------------------------------------- accounts, keys, limits
+@app.get("/console/accounts", **HTML)
+@console.page(app)
+def accounts() -> Response[str]:
+    """Find an account by its id; create one."""
+    wanted = query("q")
+    return see_other(f"/accounts/{wanted}") if wanted else show("accounts.html")
+
+
+@app.post("/console/accounts", **HTML)
+@console.action(app, back="/accounts")
+def create_account() -> Response[str]:
+    """Create an account: its webhook signing secrets are shown this once."""
+    body = fields_as(CreateAccount, "name", region=settings().service_region)  # accounts of this region only
+    created = access.create_account(body.name, body.region)
+    return show("secrets_shown.html", 201, account=created, key=None)
+
+
+@app.get("/console/accounts/<account_id>", **HTML)
+@console.page(app)
+def account(account_id: str) -> Response[str]:
+    """An account: its status, and the forms acting on it."""
+    return show("account.html", account=access.get_account(account_id))
+
+
+@app.post("/console/accounts/<account_id>/suspend", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def suspend_account(account_id: str) -> Response[str]:
+    access.change_account_status(account_id, "suspend", fields_as(SuspendAccount, "reason").reason)
+    return see_other(f"/accounts/{account_id}", done="account_suspended")
+
+
+@app.post("/console/accounts/<account_id>/reactivate", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def reactivate_account(account_id: str) -> Response[str]:
+    access.change_account_status(account_id, "reactivate")
+    return see_other(f"/accounts/{account_id}", done="account_reactivated")
+
+
+@app.post("/console/accounts/<account_id>/api-keys", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def create_api_key(account_id: str) -> Response[str]:
+    """Issue an API key: its secret is shown this once."""
+    body = fields_as(CreateApiKey, "mode")
+    key = access.create_api_key(
+        account_id, body.mode, body.scopes, body.expires_at, body.ip_allowlist, body.allowed_customers
+    )
+    return show("secrets_shown.html", 201, account=access.get_account(account_id), key=key)
+
+
+@app.post("/console/accounts/<account_id>/api-keys/revoke", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def revoke_api_key(account_id: str) -> Response[str]:
+    access.revoke_api_key(field("key_id"))
+    return see_other(f"/accounts/{account_id}", done="key_revoked")
+
+
+@app.post("/console/accounts/<account_id>/limits", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def set_account_limits(account_id: str) -> Response[str]:
+    body = fields_as(AccountLimitsIn, "mode", per_currency=("per_transaction", "daily"))
+    psps.set_account_limits(account_id, body.mode, body.limits())
+    return see_other(f"/accounts/{account_id}", done="limits_set")
+
+
+@app.post("/console/accounts/<account_id>/payout-limits", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def set_payout_limits(account_id: str) -> Response[str]:
+    ceilings = ("per_transaction", "daily", "beneficiary_daily", "approval_threshold")
+    body = fields_as(PayoutLimitsIn, "mode", per_currency=ceilings)
+    payouts.set_payout_limits(account_id, body.mode, body.limits())
+    return see_other(f"/accounts/{account_id}", done="payout_limits_set")
+
+
+# ---------------------------------------------------------------- payments, refunds, disputes
+@app.get("/console/accounts/<account_id>/payments", **HTML)
+@console.page(app)
+def account_payments(account_id: str) -> Response[str]:
+    """An account's payments that changed lately, in a mode."""
+    mode = one_of("mode", MODES) or "test"
+    listed = operator_reads.account_payments(account_id, mode, query("page_token"))
+    return show("payments.html", account_id=account_id, mode=mode, listed=listed)
+
+
+@app.get("/console/payments", **HTML)
+@console.page(app)
+def find_payment() -> Response[str]:
+    """Find a payment by its provider_payment_id."""
+    wanted = query("q")
+    return see_other(f"/payments/{wanted}") if wanted else see_other("/accounts")
+
+
+@app.get("/console/payments/<payment_id>", **HTML)
+@console.page(app)
+def payment(payment_id: str) -> Response[str]:
+    """A payment with its events and refunds."""
+    return show("payment.html", payment=operator_reads.payment_for_operator(payment_id))
+
+
+@app.get("/console/accounts/<account_id>/disputes", **HTML)
+@console.page(app)
+def account_disputes(account_id: str) -> Response[str]:
+    """An account's disputes, in a mode."""
+    mode = one_of("mode", MODES) or "test"
+    listed = operator_reads.account_disputes(account_id, mode, query("page_token"))
+    return show("disputes.html", account_id=account_id, mode=mode, listed=listed)
+
+
+@app.get("/console/disputes/<dispute_id>", **HTML)
+@console.page(app)
+def dispute(dispute_id: str) -> Response[str]:
+    """A dispute, with the decision form while it is open."""
+    return show("dispute.html", dispute=disputes.read_for_operator(dispute_id))
+
+
+@app.post("/console/disputes/<dispute_id>/decide", **HTML)
+@console.action(app, back="/disputes/{dispute_id}")
+def decide_dispute(dispute_id: str) -> Response[str]:
+    disputes.decide(dispute_id, fields_as(DecideDisputeRequest, "outcome", "note"), source_ip())
+    return see_other(f"/disputes/{dispute_id}", done="dispute_decided")
+
+
+# ---------------------------------------------------------------- payouts awaiting approval
+@app.get("/console/payouts", **HTML)
+@console.page(app)
+def payouts_awaiting_approval() -> Response[str]:
+    """The payouts and payout batches an operator must approve or reject, oldest first."""
+    listed = operator_reads.payouts_awaiting_approval(query("page_token"))
+    return show("payouts.html", listed=listed, batches=operator_reads.batches_awaiting_approval(query("batch_token")))
+
+
+@app.post("/console/payouts/<payout_id>/approve", **HTML)
+@console.action(app, back="/payouts")
+def approve_payout(payout_id: str) -> Response[str]:
+    payouts.approve(payout_id)
+    return see_other("/payouts", done="payout_approved")
+
+
+@app.post("/console/payouts/<payout_id>/reject", **HTML)
+@console.action(app, back="/payouts")
+def reject_payout(payout_id: str) -> Response[str]:
+    payouts.reject(payout_id, fields_as(RejectPayout, "reason").reason)
+    return see_other("/payouts", done="payout_rejected")
+
+
+@app.post("/console/payout-batches/<batch_id>/approve", **HTML)
+@console.action(app, back="/payouts")
+def approve_payout_batch(batch_id: str) -> Response[str]:
+    payout_batches.approve(batch_id)
+    return see_other("/payouts", done="batch_approved")
+
+
+@app.post("/console/payout-batches/<batch_id>/reject", **HTML)
+@console.action(app, back="/payouts")
+def reject_payout_batch(batch_id: str) -> Response[str]:
+    payout_batches.reject(batch_id, fields_as(RejectPayout, "reason").reason)
+    return see_other("/payouts", done="batch_rejected")
+
+
+# ---------------------------------------------------------------- webhook deliveries
+@app.get("/console/accounts/<account_id>/deliveries", **HTML)
+@console.page(app)
+def deliveries(account_id: str) -> Response[str]:
+    """An account's webhook deliveries, newest first, optionally of one status."""
+    status = one_of("status", tuple(DeliveryStatus))
+    chosen = DeliveryStatus(status) if status else None
+    listed = webhook_deliveries.account_deliveries(account_id, chosen, 25, query("page_token"))
+    return show("deliveries.html", account_id=account_id, chosen=status, listed=listed)
+
+
+@app.post("/console/accounts/<account_id>/deliveries/<delivery_id>/replay", **HTML)
+@console.action(app, back="/accounts/{account_id}/deliveries")
+def replay_delivery(account_id: str, delivery_id: str) -> Response[str]:
+    webhook_deliveries.replay(delivery_id)
+    return see_other(f"/accounts/{account_id}/deliveries", done="delivery_replayed")
+
+
+# ---------------------------------------------------------------- reconciliation
+@app.get("/console/reconciliation", **HTML)
+@console.page(app)
+def reconciliation_cases() -> Response[str]:
+    """What waits for an operator: objects their provider never answered for, oldest first."""
+    return show("reconciliation.html", listed=reconciliation.list_cases(25, query("page_token")))
+
+
+@app.post("/console/reconciliation/<object_id>/resolve", **HTML)
+@console.action(app, back="/reconciliation")
+def resolve_case(object_id: str) -> Response[str]:
+    body = fields_as(ResolveCase, "outcome", "note")
+    reconciliation.resolve(object_id, body.outcome, body.note, source_ip())
+    return see_other("/reconciliation", done="case_resolved")
+
+
+lambda_handler = handler_for(app)

@@ -1,0 +1,125 @@
+"""What operators read in the console that no API lists: the payouts and payout batches waiting
+for approval across accounts, an account's recent payments, a payment with its events and refunds, an account's
+disputes. Every read is of this region's accounts (another region's is 421, an unknown one 404);
+nothing here changes state."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from mzpay import deps
+from mzpay.domain import page_tokens
+from mzpay.domain.disputes import view as dispute_view
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.ids import is_ulid
+from mzpay.domain.payments import view as payment_view
+from mzpay.domain.payout_batches import batch_view
+from mzpay.domain.payouts import payout_view
+from mzpay.steps.accounts import home_account
+from mzpay.steps.refunds import refund_result
+from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
+from mzpay.store.payouts import AWAITING_APPROVAL as AWAITING_PAYOUTS
+
+PAGE = 25  # rows a console list shows at once
+MODES = ("test", "live")
+
+
+def _invalid_token() -> ServiceError:
+    message = "not a page_token this list gave"
+    return ServiceError(
+        400, "invalid_request", f"page_token: {message}.", errors=[FieldError("page_token", "invalid_value", message)]
+    )
+
+
+def _mode(mode: str) -> str:
+    if mode not in MODES:
+        message = "test or live"
+        error = FieldError("mode", "invalid_value", message)
+        raise ServiceError(400, "invalid_request", f"mode: {message}.", errors=[error])
+    return mode
+
+
+def _queue_start(page_token: str | None, queue: str) -> dict[str, str] | None:
+    if not page_token:
+        return None
+    start = page_tokens.decode(
+        page_token[: page_tokens.MAX_TOKEN],
+        lambda key: set(key) == {"pk", "sk", "gsi1pk", "gsi1sk"} and key["gsi1pk"] == queue,
+    )
+    if start is None:
+        raise _invalid_token()
+    return start
+
+
+def payouts_awaiting_approval(page_token: str | None = None) -> dict[str, Any]:
+    """The payouts an operator must approve or reject, oldest first, with their account and mode."""
+    found, last = deps.payouts().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_PAYOUTS.name))
+    rows = [{**payout_view(p), "account_id": p.account_id, "mode": p.mode} for p in found]
+    return page_tokens.page(rows, last)
+
+
+def batches_awaiting_approval(page_token: str | None = None) -> dict[str, Any]:
+    """The payout batches an operator must approve or reject, oldest first, with their account."""
+    found, last = deps.payout_batches().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_BATCHES.name))
+    return page_tokens.page([{**batch_view(b), "account_id": b.account_id} for b in found], last)
+
+
+def _events_cursor(token: str | None, partition: str) -> dict[str, Any] | None:
+    if not token:
+        return None
+    try:
+        key = json.loads(base64.urlsafe_b64decode(token[: page_tokens.MAX_TOKEN] + "=" * (-len(token) % 4)))
+    except (ValueError, binascii.Error) as exc:
+        raise _invalid_token() from exc
+    if not isinstance(key, dict) or set(key) != {"pk", "sk"} or key["pk"] != partition:
+        raise _invalid_token()
+    return key
+
+
+def account_payments(account_id: str, mode: str, page_token: str | None = None) -> dict[str, Any]:
+    """The account's payments in `mode` that changed lately, newest change first: read from its
+    event stream (one query on its partition), each payment once with its latest state."""
+    account = home_account(account_id)
+    partition = f"ACC#{account.account_id}#{_mode(mode)}"
+    events, last = deps.events().page(account.account_id, mode, PAGE * 2, _events_cursor(page_token, partition))
+    seen: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if event.resource == "payment" and event.resource_id not in seen:
+            state = (event.data or {}).get("object") or {}
+            seen[event.resource_id] = {
+                "provider_payment_id": event.resource_id,
+                "status": state.get("status"),
+                "money": state.get("money"),
+                "changed_at": event.created_at,
+                "last_event": event.type,
+            }
+    return page_tokens.page(list(seen.values()), {"pk": last["pk"], "sk": last["sk"]} if last else None)
+
+
+def payment_for_operator(provider_payment_id: str) -> dict[str, Any]:
+    """A payment of any account of this region with its events (oldest first) and refunds."""
+    payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
+    if payment is None:
+        raise ServiceError(404, "not_found", "No such payment.")
+    home_account(payment.account_id)
+    events, _ = deps.events().page(payment.account_id, payment.mode, 100, None, resource_id=provider_payment_id)
+    return {
+        **payment_view(payment),
+        "account_id": payment.account_id,
+        "mode": payment.mode,
+        "created_at": payment.created_at,
+        "events": [event.envelope() for event in reversed(events)],
+        "refunds": [refund_result(refund) for refund in deps.refunds().of_payment(provider_payment_id)],
+    }
+
+
+def account_disputes(account_id: str, mode: str, page_token: str | None = None) -> dict[str, Any]:
+    """The account's disputes in `mode`, newest first."""
+    account = home_account(account_id)
+    partition = f"DSPL#{account.account_id}#{_mode(mode)}"
+    size, start = page_tokens.page_request(str(PAGE), page_token, partition)
+    found, last = deps.disputes().page(account.account_id, mode, size, start)
+    return page_tokens.page([dispute_view(d) for d in found], last)
