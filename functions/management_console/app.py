@@ -1,19 +1,22 @@
 """Management API: the operator console (HTML pages for people, docs/console.md): sign-in, accounts,
 keys and limits, payments with their events and refunds, payouts awaiting approval, webhook
-deliveries, reconciliation cases and disputes. A page is one route here and one template under
-mzpay/http/templates/console/."""
+deliveries, reconciliation cases, disputes, PSP applications and the audit trail. A page is one
+route here and one template under mzpay/http/templates/console/."""
 
 from typing import TYPE_CHECKING
 
 from mzpay.deps import settings
+from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest
 from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.entry import audit_trail
 from mzpay.http import console
 from mzpay.http.account_schemas import CreateAccount, CreateApiKey, SuspendAccount
 from mzpay.http.console_pages import field, fields_as, one_of, query, see_other, show, source_ip
 from mzpay.http.errors import Surface
 from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
 from mzpay.http.params import Response
+from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
@@ -26,21 +29,30 @@ if TYPE_CHECKING:
         operator_reads,
         payout_batches,
         payouts,
+        psp_applications,
+        psp_certification,
         psps,
         reconciliation,
         webhook_deliveries,
     )
+    from mzpay.cases import (
+        audit as trail,
+    )
 else:  # each route's use case is loaded when a request first needs it
     access = deferred("mzpay.cases.access")
+    trail = deferred("mzpay.cases.audit")
     disputes = deferred("mzpay.cases.disputes")
     operator_reads = deferred("mzpay.cases.operator_reads")
     payouts = deferred("mzpay.cases.payouts")
     payout_batches = deferred("mzpay.cases.payout_batches")
+    psp_applications = deferred("mzpay.cases.psp_applications")
+    psp_certification = deferred("mzpay.cases.psp_certification")
     psps = deferred("mzpay.cases.psps")
     reconciliation = deferred("mzpay.cases.reconciliation")
     webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
 
 app = create_resolver(Surface.MANAGEMENT)
+audit_trail(app, "console")
 console.identify_with(audit.identify)  # the audit trail names the console's operator
 console.answers_unknown_paths(app)
 HTML = {"include_in_schema": False}  # pages for people: not in the management API's OpenAPI document
@@ -267,6 +279,70 @@ def resolve_case(object_id: str) -> Response[str]:
     body = fields_as(ResolveCase, "outcome", "note")
     reconciliation.resolve(object_id, body.outcome, body.note, source_ip())
     return see_other("/reconciliation", done="case_resolved")
+
+
+# ---------------------------------------------------------------- PSP applications
+@app.get("/console/psp-applications", **HTML)
+@console.page(app)
+def psp_application_list() -> Response[str]:
+    """PSP applications, newest first."""
+    return show("psp_applications.html", listed=psp_applications.listing("25", query("page_token")))
+
+
+@app.get("/console/psp-applications/<application_id>", **HTML)
+@console.page(app)
+def psp_application(application_id: str) -> Response[str]:
+    """A PSP application: what it asks, its documents, logo and certification, and the review forms."""
+    return show("psp_application.html", application=psp_certification.read_application(application_id))
+
+
+@app.post("/console/psp-applications/<application_id>/certification-runs", **HTML)
+@console.action(app, back="/psp-applications/{application_id}")
+def start_psp_certification(application_id: str) -> Response[str]:
+    psp_certification.start(application_id)
+    return see_other(f"/psp-applications/{application_id}", done="certification_started")
+
+
+@app.post("/console/psp-applications/<application_id>/logo/review", **HTML)
+@console.action(app, back="/psp-applications/{application_id}")
+def review_psp_logo(application_id: str) -> Response[str]:
+    body = fields_as(LogoReviewIn, "decision", "reason")
+    psp_applications.review_logo(application_id, body.decision, body.reason)
+    return see_other(f"/psp-applications/{application_id}", done="logo_reviewed")
+
+
+@app.post("/console/psp-applications/<application_id>/approve", **HTML)
+@console.action(app, back="/psp-applications/{application_id}")
+def approve_psp_application(application_id: str) -> Response[str]:
+    psp_applications.approve(application_id, fields_as(ApplicationDecisionIn, "reason").reason)
+    return see_other(f"/psp-applications/{application_id}", done="application_approved")
+
+
+@app.post("/console/psp-applications/<application_id>/reject", **HTML)
+@console.action(app, back="/psp-applications/{application_id}")
+def reject_psp_application(application_id: str) -> Response[str]:
+    psp_applications.reject(application_id, fields_as(ApplicationDecisionIn, "reason").reason)
+    return see_other(f"/psp-applications/{application_id}", done="application_rejected")
+
+
+# ---------------------------------------------------------------- the audit trail
+AUDIT_FILTERS = ("account_id", "actor", "action", "target_type", "target_id", "since", "until")
+
+
+@app.get("/console/audit", **HTML)
+@console.page(app)
+def audit_trail_page() -> Response[str]:
+    """The audit trail, newest first, with its filters."""
+    chosen = {name: query(name) for name in AUDIT_FILTERS}
+    listed = trail.list_records(AuditFilter(**chosen), 25, query("page_token"))
+    return show("audit.html", listed=listed, chosen=chosen)
+
+
+@app.get("/console/audit/<audit_id>", **HTML)
+@console.page(app)
+def audit_record(audit_id: str) -> Response[str]:
+    """One audit record: who, from where, what, the outcome, before and after."""
+    return show("audit_record.html", record=trail.read_record(audit_id))
 
 
 lambda_handler = handler_for(app)

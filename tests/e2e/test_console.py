@@ -6,6 +6,7 @@ switch. The browser tests (test_console_browser.py) drive the same pages in Chro
 from __future__ import annotations
 
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -413,3 +414,90 @@ def test_another_regions_account_is_421_wrong_region_on_this_regions_console(sta
     assert f'<a href="{elsewhere}/console/accounts/{account["id"]}" data-elsewhere="regional-sa">' in refused.text
     read = requests.get(f"{elsewhere}/v1/accounts/{account['id']}", headers=operator, timeout=30).json()
     assert read["status"] == "active"
+
+
+# ---------------------------------------------------------------- PSP applications and the audit trail
+def test_a_psp_application_is_certified_and_approved_from_the_console(stack: RunningStack) -> None:
+    from tests.e2e.test_psp_onboarding import PSP, Operator, submitted
+
+    ops = Operator(stack)
+    application_id = submitted(ops)
+    client = signed_in(stack)
+    listing = client.get(f"{base(stack)}/psp-applications", timeout=30)
+    assert (listing.status_code, main_of(listing)["data-page"]) == (200, "psp-applications")
+    assert f'data-application="{application_id}"' in listing.text and "Candidaturas de PSP" in listing.text
+
+    page_url = f"{base(stack)}/psp-applications/{application_id}"
+    page = client.get(page_url, timeout=30)
+    assert 'data-status="submitted"' in page.text and 'data-certification="none"' in page.text
+    refused = client.post(f"{page_url}/approve", data={"csrf_token": csrf_of(page), "reason": "looks fine"})
+    assert (refused.status_code, main_of(refused)["data-code"]) == (409, "invalid_state")  # not certified yet
+
+    started = client.post(f"{page_url}/certification-runs", data={"csrf_token": csrf_of(page)}, allow_redirects=False)
+    assert (started.status_code, started.headers["Location"]) == (
+        303,
+        f"/console/psp-applications/{application_id}?done=certification_started",
+    )
+    again = client.post(f"{page_url}/certification-runs", data={"csrf_token": csrf_of(page)})
+    assert (again.status_code, main_of(again)["data-code"]) == (409, "certification_running")
+    time.sleep(3.2)  # the simulated payer answers 3 s after the prompt
+    page = eventually(lambda: client.get(page_url, timeout=30), lambda p: 'data-certification="passed"' in p.text)
+
+    approved = client.post(
+        f"{page_url}/approve", data={"csrf_token": csrf_of(page), "reason": "KYB and certification done"}
+    )
+    assert approved.status_code == 200 and 'data-status="approved"' in approved.text, main_of(approved)
+    assert 'data-notice="application_approved"' in approved.text
+    listed = ops.ok("GET", "/v1/psps")["psps"]
+    assert next(p for p in listed if p["psp_id"] == PSP)["pilot"]["in_pilot"] is True
+    ops.call("PUT", f"/v1/psps/{PSP}/pilot", {"in_pilot": False})  # what the matrix says of it
+
+    trail = client.get(
+        f"{base(stack)}/audit", params={"target_type": "psp_application", "target_id": application_id}, timeout=30
+    )
+    assert main_of(trail)["data-page"] == "audit"
+    actions = re.findall(r'data-action="([a-z_]+)"', trail.text)
+    assert actions[:5] == [  # newest first
+        "approve_psp_application",
+        "start_psp_certification",  # the refused second start
+        "start_psp_certification",
+        "approve_psp_application",  # refused: not certified
+        "submit_psp_application",
+    ]
+    assert actions.count("approve_psp_application") == 2  # the refused one and the approval
+
+
+def test_the_audit_trail_names_the_console_operator_and_keeps_refusals(stack: RunningStack) -> None:
+    _shop, payout_id = waiting_payout(stack)
+    client = signed_in(stack)
+    listing = client.get(f"{base(stack)}/payouts", timeout=30)
+    approve = f"{base(stack)}/payouts/{payout_id}/approve"
+    held = client.cookies.pop(CSRF)
+    missing = client.post(approve, data={"csrf_token": csrf_of(listing)}, allow_redirects=False, timeout=30)
+    assert (missing.status_code, main_of(missing)["data-code"]) == (403, "csrf_missing")
+    assert held  # the refusal's page issued a fresh token and its cookie: go on from it
+    done = client.post(approve, data={"csrf_token": csrf_of(missing)}, allow_redirects=False, timeout=30)
+    assert done.status_code == 303
+
+    found = requests.get(
+        f"{stack.state['regions']['mz']['management']}/v1/audit-records",
+        params={"target_type": "payout", "target_id": payout_id},
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    ).json()["data"]
+    assert [(r["surface"], r["action"], r["outcome"]["status"], r["outcome"]["code"]) for r in found] == [
+        ("console", "approve_payout", 303, None),
+        ("console", "approve_payout", 403, "csrf_missing"),
+    ]
+    assert {r["actor"]["id"] for r in found} == {"operator"}
+    assert found[0]["request"] == {"csrf_token": "[redacted]"}
+    assert (found[0]["before"]["status"], found[0]["after"]["status"]) == ("waiting_for_approval", "pending")
+
+    page = client.get(f"{base(stack)}/audit", params={"target_type": "payout", "target_id": payout_id}, timeout=30)
+    assert re.findall(r'data-outcome="(\d+)"', page.text) == ["303", "403"]
+    assert 'data-actor="operator"' in page.text and "Registo de auditoria" in page.text
+    record = client.get(f"{base(stack)}/audit/{found[0]['id']}", timeout=30)
+    assert (record.status_code, main_of(record)["data-page"]) == (200, "audit-record")
+    assert 'data-part="before"' in record.text and "waiting_for_approval" in record.text
+    bad = client.get(f"{base(stack)}/audit", params={"since": "yesterday"}, timeout=30)
+    assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_request")

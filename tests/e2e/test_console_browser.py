@@ -85,6 +85,8 @@ def test_an_operator_signs_in_in_portuguese_and_a_wrong_token_is_refused(
         "Contas",
         "Pagamentos a aguardar aprovação",
         "Reconciliação",
+        "Candidaturas de PSP",
+        "Registo de auditoria",
     ]
     assert page.locator("[data-operator]").inner_text() == "operator"
 
@@ -139,6 +141,21 @@ def test_an_operator_approves_a_payout_waiting_for_approval(operator: Operator, 
     assert page.get_by_role("status").inner_text() == "The payout was approved."
     assert page.locator(f'tr[data-payout="{payout_id}"]').count() == 0
     assert operator_payout(stack, shop, payout_id)["status"] in ("pending", "in_transit", "paid")
+
+    # the audit trail says who approved it, from the console, and what it was before and after
+    with page.expect_navigation():
+        page.get_by_role("link", name="Audit trail").click()
+    page.get_by_label("Target type").fill("payout")
+    page.get_by_label("Target", exact=True).fill(payout_id)
+    click(page, "Filter")
+    record = page.locator('tr[data-action="approve_payout"]')
+    assert record.count() == 1
+    assert record.locator("td").nth(1).inner_text().startswith("operator (operator, console)")
+    assert record.get_attribute("data-record") is not None
+    with page.expect_navigation():
+        record.get_by_role("link").click()
+    assert main_data(page, "page") == "audit-record"
+    assert '"status": "waiting_for_approval"' in page.locator('pre[data-part="before"]').inner_text()
 
 
 def test_an_operator_replays_a_failed_webhook_delivery(

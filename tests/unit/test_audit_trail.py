@@ -68,6 +68,8 @@ def test_the_target_is_what_the_path_names_last() -> None:
     assert _target_of({"account_id": "A"}) == ("account", "A")
     assert _target_of({"account_id": "A", "connected_account_id": "B"}) == ("connected_account", "B")
     assert _target_of({"account_id": "A", "mode": "live", "method": "mpesa"}) == ("account", "A")
+    assert _target_of({"application_id": "X"}) == ("psp_application", "X")
+    assert _target_of({"batch_id": "B"}) == ("payout_batch", "B")
     assert _target_of({}) == (None, None)
 
 

@@ -33,6 +33,7 @@ from mzpay.domain.psp_certification import (
     view,
 )
 from mzpay.domain.psp_onboarding import PspApplication, next_status
+from mzpay.domain.psp_onboarding import view as application_view
 from mzpay.steps.psp_onboarding import application, move
 from mzpay.store.psp_applications import ApplicationMoved
 
@@ -87,6 +88,18 @@ def read(application_id: str, run_id: str) -> dict[str, Any]:
     if run.status == RunStatus.RUNNING and _due(run):
         run = _finish(current, run)
     return view(run)
+
+
+def read_application(application_id: str) -> dict[str, Any]:
+    """The application as operators read it, its certification run finished first when its payer
+    has answered (the console's page: reading it is what settles a run, as reading the run does)."""
+    current = application(application_id)
+    if current.active_run:
+        run = deps.psp_applications().run(current.application_id, current.active_run)
+        if run is not None and run.status == RunStatus.RUNNING and _due(run):
+            _finish(current, run)
+            current = application(application_id)
+    return application_view(current)
 
 
 def _running() -> ServiceError:

@@ -130,6 +130,10 @@ def _body(event: Any) -> Any:
 
 
 def _code_of(response: Response) -> str | None:
+    """A refusal's code: the problem document's, or an HTML page's X-Error-Code (the console)."""
+    header = response.headers.get("X-Error-Code")
+    if isinstance(header, str) and header:
+        return header
     body = response.body
     if isinstance(body, bytes | str):
         try:

@@ -46,6 +46,10 @@ NOTICES = frozenset(
         "delivery_replayed",
         "case_resolved",
         "dispute_decided",
+        "certification_started",
+        "logo_reviewed",
+        "application_approved",
+        "application_rejected",
         "signed_out",
     }
 )
@@ -183,6 +187,9 @@ def see_other(path: str, **query: str) -> Response[str]:
     return Response(303, HTML, "", headers=headers, cookies=visit.cookies or None)
 
 
+ERROR_CODE_HEADER = "X-Error-Code"
+
+
 def refused(error: ServiceError, back: str | None) -> Response[str]:
     """The page of a refusal: the use case's status, code and message (and the fields at fault),
     with a link back to where the operator was."""
@@ -191,6 +198,7 @@ def refused(error: ServiceError, back: str | None) -> Response[str]:
     elsewhere = f"{peer.rstrip('/')}{here}" if peer else None  # the same page in the tenant's region
     response = show("refused.html", error.status, error=error, back=back, elsewhere=elsewhere)
     response.headers.update({k: v for k, v in error.headers.items() if k in ("Retry-After", "Service-Region")})
+    response.headers[ERROR_CODE_HEADER] = error.code  # what the page says, for machines (the audit trail)
     return response
 
 

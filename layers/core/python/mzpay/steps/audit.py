@@ -56,11 +56,27 @@ def write(observation: Observation, request: Request, status: int, code: str | N
         count("AuditWriteFailures")
 
 
+# A path parameter's object where its name alone does not say it the way use cases observe it.
+_KINDS = {
+    "application": "psp_application",
+    "batch": "payout_batch",
+    "delivery": "webhook_delivery",
+    "key": "api_key",
+    "client": "oauth_client",
+    "product": "bill_product",
+    "object": "reconciliation_case",
+    "message": "dispatch_failure",
+    "idp": "identity_provider",
+}
+
+
 def _target_of(path_params: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """The object a route's path names last (`/v1/payouts/{payout_id}/approve`: payout)."""
+    """The object a route's path names last (`/v1/payouts/{payout_id}/approve`: payout), named
+    as the use cases name it when they observe it (`application_id`: psp_application)."""
     for name in reversed(list(path_params)):
         if name.endswith("_id") and name != "account_id":
-            return name[: -len("_id")], path_params[name]
+            kind = name[: -len("_id")]
+            return _KINDS.get(kind, kind), path_params[name]
     if "account_id" in path_params:
         return "account", path_params["account_id"]
     return None, None
