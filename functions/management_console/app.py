@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from mzpay.deps import settings
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest
+from mzpay.domain.ids import is_ulid
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.entry import audit_trail
 from mzpay.http import console
@@ -92,9 +93,13 @@ def sign_out() -> Response[str]:
 @app.get("/console/accounts", **HTML)
 @console.page(app)
 def accounts() -> Response[str]:
-    """Find an account by its id; create one."""
+    """Find an account by its id or by the start of its name; create one."""
     wanted = query("q")
-    return see_other(f"/accounts/{wanted}") if wanted else show("accounts.html")
+    if wanted is None:
+        return show("accounts.html")
+    if is_ulid(wanted):
+        return see_other(f"/accounts/{wanted}")
+    return show("accounts.html", q=wanted, found=access.find_accounts(wanted))
 
 
 @app.post("/console/accounts", **HTML)

@@ -501,3 +501,40 @@ def test_the_audit_trail_names_the_console_operator_and_keeps_refusals(stack: Ru
     assert 'data-part="before"' in record.text and "waiting_for_approval" in record.text
     bad = client.get(f"{base(stack)}/audit", params={"since": "yesterday"}, timeout=30)
     assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_request")
+
+
+def test_accounts_are_found_by_the_start_of_their_name(stack: RunningStack) -> None:
+    from ulid import ULID
+
+    tag = str(ULID())[-8:].lower()
+    management = stack.state["regions"]["mz"]["management"]
+    headers = {"Authorization": f"Bearer {stack.state['operator_token']}"}
+    made = {}
+    for name in (f"Farmácia Central {tag} Maputo", f"FARMACIA central {tag} Beira"):
+        answer = requests.post(
+            f"{management}/v1/accounts", json={"name": name, "region": "mz"}, headers=headers, timeout=30
+        )
+        assert answer.status_code == 201, answer.text
+        made[answer.json()["id"]] = name
+    elsewhere = requests.post(
+        f"{stack.state['regions']['regional-sa']['management']}/v1/accounts",
+        json={"name": f"Farmacia Central {tag} Joanesburgo", "region": "regional-sa"},
+        headers=headers,
+        timeout=30,
+    )
+    assert elsewhere.status_code == 201, elsewhere.text
+
+    client = signed_in(stack)
+    found = client.get(f"{base(stack)}/accounts", params={"q": f"farmacia  CENTRAL {tag}"}, timeout=30)
+    assert (found.status_code, main_of(found)["data-page"]) == (200, "accounts")
+    rows = re.findall(r'data-account="([0-9A-Z]+)"', found.text)
+    assert sorted(rows) == sorted(made)  # both of this region, in name order; not the other region's
+    assert rows == sorted(made, key=lambda account_id: made[account_id].casefold().replace("á", "a"))
+    assert elsewhere.json()["id"] not in found.text
+
+    none = client.get(f"{base(stack)}/accounts", params={"q": f"no such shop {tag}"}, timeout=30)
+    assert 'data-empty="accounts"' in none.text
+    by_id = client.get(f"{base(stack)}/accounts", params={"q": next(iter(made))}, allow_redirects=False, timeout=30)
+    assert (by_id.status_code, by_id.headers["Location"]) == (303, f"/console/accounts/{next(iter(made))}")
+    nothing = client.get(f"{base(stack)}/accounts", params={"q": "\u0301"}, timeout=30)
+    assert (nothing.status_code, main_of(nothing)["data-code"]) == (400, "invalid_request")

@@ -15,6 +15,8 @@ from moto import mock_aws
 from devstack.moto_server import atomic_dynamodb
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
+from mzpay.store.account_names import AccountNames
+from mzpay.store.aws import is_conditional_failure
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.integration.races import race
 from tests.integration.support import create_directory_table, reset_mzpay_caches
@@ -112,8 +114,13 @@ def test_an_account_id_is_created_once(directory: Directory) -> None:
     directory.create_account(account())
     with pytest.raises(Exception) as caught:
         directory.create_account(account(name="Another business"))
-    assert caught.value.response["Error"]["Code"] == "ConditionalCheckFailedException"  # type: ignore[attr-defined]
+    assert is_conditional_failure(caught.value)  # the account's put, in its creation transaction
     assert directory.get_account("01JACC0000000000000000000A") == account()
+    # nothing of the refused creation was written: its name is not findable
+    assert AccountNames(directory.name).starting_with(account().home_region, "Another", 5) == []
+    assert AccountNames(directory.name).starting_with(account().home_region, account().name, 5) == [
+        ("01JACC0000000000000000000A", account().name)
+    ]
 
 
 def test_change_account_status_moves_status_reason_and_version(directory: Directory) -> None:

@@ -21,6 +21,7 @@ from mzpay.memo import substitute as substitute
 if TYPE_CHECKING:
     from mzpay.config import Settings
     from mzpay.connectors.notifications import NotificationProvider
+    from mzpay.store.account_names import AccountNames
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.audit import AuditTrail
     from mzpay.store.bill_payments import BillPayments
@@ -207,6 +208,13 @@ def delivery_queue() -> DeliveryQueue:
     from mzpay.store.webhook_deliveries import DeliveryQueue
 
     return DeliveryQueue.from_env()
+
+
+@once
+def account_names() -> AccountNames:
+    from mzpay.store.account_names import AccountNames
+
+    return AccountNames.from_env()
 
 
 @once

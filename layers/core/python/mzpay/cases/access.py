@@ -46,6 +46,15 @@ def get_account(account_id: str) -> dict[str, Any]:
     return home_account(account_id).public()
 
 
+def find_accounts(name_prefix: str, limit: int = 25) -> list[dict[str, Any]]:
+    """Operators: this region's accounts whose name starts with `name_prefix` (accents and case
+    aside), by name; 400 for a prefix with nothing to search by."""
+    if not account_rules.folded(name_prefix):
+        raise ServiceError(400, "invalid_request", "q: a name or an account id.")
+    found = deps.account_names().starting_with(settings().service_region, name_prefix, limit)
+    return [{"id": account_id, "name": name} for account_id, name in found]
+
+
 def change_account_status(account_id: str, action: str, reason: str = "") -> dict[str, Any]:
     account = home_account(account_id)
     status = account_rules.next_status(account.status, action)

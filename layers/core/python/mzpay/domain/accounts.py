@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Literal
 
 from mzpay.domain.errors import ServiceError
@@ -68,3 +70,14 @@ def acting_refusal(
 # The two modes of every account's data, and the service regions an account is homed in.
 Mode = Literal["test", "live"]
 Region = Literal["mz", "regional-sa"]
+
+
+MAX_FOLDED = 200
+_SPACES = re.compile(r"\s+")
+
+
+def folded(name: str) -> str:
+    """`name` as searched: accents dropped, case folded, spaces collapsed ("Loja  Maçã" -> "loja maca")."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _SPACES.sub(" ", plain.casefold()).strip()[:MAX_FOLDED]

@@ -20,6 +20,7 @@ from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.keys import KeyStatus
+from mzpay.store.account_names import name_item
 from mzpay.store.aws import batch_get, env, is_conditional_failure, table
 from mzpay.store.events import event_puts
 
@@ -170,7 +171,11 @@ class Directory:
         # mtls_required (PUT /v1/mtls) and partner (operators) are written only once set
         fields = {k: v for k, v in account.__dict__.items() if k not in ("mtls_required", "partner") or v}
         item = {"pk": f"ACCOUNT#{account.account_id}", "sk": "ACCOUNT", **fields}
-        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+        named = name_item(account.account_id, account.name, account.home_region)  # findable by name, at once
+        created = {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}
+        self.client.transact_write_items(
+            TransactItems=[{"Put": created}, {"Put": {"TableName": self.name, "Item": named}}]
+        )
 
     def get_account(self, account_id: str) -> Account | None:
         if len(account_id) > MAX_ID:  # no such id was ever made: DynamoDB would refuse the key
