@@ -96,7 +96,7 @@ def accounts() -> Response[str]:
     """Find an account by its id or by the start of its name; create one."""
     wanted = query("q")
     if wanted is None:
-        return show("accounts.html")
+        return show("accounts.html", q=None, found=[])
     if is_ulid(wanted):
         return see_other(f"/accounts/{wanted}")
     return show("accounts.html", q=wanted, found=access.find_accounts(wanted))
