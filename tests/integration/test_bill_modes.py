@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from ulid import ULID
 
+from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import bill_payments, bill_quotes, biller_api, billers
@@ -28,6 +29,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.principal import Principal
 from mzpay.steps import bills as bill_steps
 from mzpay.store.aws import env, table
+from tests.integration.races import race
 from tests.integration.support import provisioned_stack
 
 WATER = "01M8A0MH8BAHW8JZV956J9ME22"
@@ -154,3 +156,26 @@ def test_a_live_change_never_shows_in_test_quotes(stack: ProvisionedStack) -> No
     )
     live_quote = quote(key_of(channel_id, "live"), product_id, "FT2026-000101")
     assert (live_quote["amount"], live_quote["invoice"]["amount_due"]) == ("1.00", "1.00")
+
+
+def test_a_test_payment_and_a_live_change_racing_on_one_number_both_land(stack: ProvisionedStack) -> None:
+    """Of one invoice number, the test payment's versioned write and the live change's are on two
+    records: racing, neither is a 409 (before issue 30 one of them lost to the other)."""
+    organisation, channel_id = str(ULID()), str(ULID())
+    product_id = water_biller(organisation)
+    test_channel, live_biller = key_of(channel_id, "test"), key_of(organisation, "live")
+    fund(channel_id, "test", "1000.00")
+    change(live_biller, "FT2026-000102", description="seen in live")  # both copies exist before the race
+    made = quote(test_channel, product_id, "FT2026-000102")
+    rounds = (
+        lambda: pay(test_channel, made["quote_id"]),
+        lambda: change(live_biller, "FT2026-000102", amount_due="900.00"),
+    )
+    with atomic_dynamodb():
+        outcomes = race(2, lambda index: rounds[index]())
+    assert [kind for kind, _ in outcomes] == ["ok", "ok"], outcomes
+    paid, changed = outcomes[0][1], outcomes[1][1]
+    assert (paid["status"], paid["amount"]) == ("succeeded", "800.00")
+    assert (changed["status"], changed["amount_due"], changed["paid"]) == ("open", "900.00", "0.00")
+    test_invoice = deps.bill_quotes().invoice(made["biller_id"], "test", "FT2026-000102")
+    assert test_invoice is not None and (test_invoice.amount_due, test_invoice.paid) == ("800.00", "800.00")
