@@ -134,3 +134,36 @@ def test_what_a_test_key_writes_stays_in_test(stack: RunningStack) -> None:
     channel = Merchant(stack)
     answered(quote(channel, product_id, "FT2026-000102", key=channel.live_key), 422, NO_LIVE_SUPPLIER)
     assert quoted(channel, product_id, "FT2026-000102")["invoice"]["amount_due"] == "750.00"
+
+
+def invoices_of(stack: RunningStack, biller_id: str) -> list[tuple[str, str]]:
+    """The payments table's invoice records of a biller: (pk, mode), from DynamoDB itself."""
+    dynamodb = stack.aws("dynamodb")
+    table = stack.state["resources"]["mz"]["PaymentsTable"]
+    found: list[tuple[str, str]] = []
+    start: dict[str, Any] | None = None
+    while True:
+        page = dynamodb.scan(
+            TableName=table,
+            ConsistentRead=True,
+            FilterExpression="begins_with(pk, :invoices)",
+            ExpressionAttributeValues={":invoices": {"S": f"INVOICE#{biller_id}#"}},
+            **({"ExclusiveStartKey": start} if start else {}),
+        )
+        found += [(item["pk"]["S"], item["mode"]["S"]) for item in page["Items"]]
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            return sorted(found)
+
+
+def test_operators_write_the_catalogue_and_an_invoice_enters_in_the_mode_that_asked(stack: RunningStack) -> None:
+    """What operators register (a biller and its product, on the management API) is one catalogue
+    for both modes and holds no invoice; the first test quote keeps the test invoice only."""
+    organisation, product_id = registered(stack)
+    channel = Merchant(stack)
+    answered(quote(channel, product_id, "FT2026-000105", key=channel.live_key), 422, NO_LIVE_SUPPLIER)
+    made = quoted(channel, product_id, "FT2026-000105")  # the same product, in test
+    biller_id = made["biller_id"]
+    assert invoices_of(stack, biller_id) == [(f"INVOICE#{biller_id}#test#FT2026-000105", "test")]
+    assert patch(organisation, "FT2026-000105", {"description": "test"}).status_code == 200
+    assert invoices_of(stack, biller_id) == [(f"INVOICE#{biller_id}#test#FT2026-000105", "test")]
