@@ -134,13 +134,14 @@ def list_payer_subscriptions(payer_id: str) -> dict[str, Any]:
 
 @app.patch("/v1/biller/invoices/<number>")
 @requires("payments:write")
-@errors("not_a_biller", "invoice_locked", "not_found", "invalid_amount")
+@errors("not_a_biller", "invoice_locked", "not_found", "invalid_amount", "biller_unavailable")
 def change_biller_invoice(number: str, body: Annotated[InvoicePatch, Body()]) -> dict[str, Any]:
     """Change one of your invoices (billers)
 
     For a key of a registered biller's account (else 403 `not_a_biller`): the amount due, due
     date, customer name or description of an invoice that is open and unpaid (else 409
-    `invoice_locked`)."""
+    `invoice_locked`). The key's mode is the invoice's: a test key changes the test invoice, a
+    live key the live one (422 `biller_unavailable` while no supplier answers for that mode)."""
     return biller_api.change_invoice(merchant(), number, body)
 
 
@@ -149,13 +150,13 @@ def change_biller_invoice(number: str, body: Annotated[InvoicePatch, Body()]) ->
     responses={200: {"description": "The invoice", "content": {"application/json": {"schema": {"type": "object"}}}}},
 )
 @requires("payments:write")
-@errors("not_a_biller", "invoice_closed", "not_found", "invalid_request")
+@errors("not_a_biller", "invoice_closed", "not_found", "invalid_request", "biller_unavailable")
 def attach_biller_invoice_document(number: str) -> dict[str, Any]:
     """Attach an invoice's PDF (billers)
 
     The body is the PDF itself (`Content-Type: application/pdf`, at most 5 MB); it is kept with
-    its SHA-256 and named on the invoice, replacing an earlier one. A cancelled or expired
-    invoice is 409 `invoice_closed`."""
+    its SHA-256 and named on the invoice of the key's mode, replacing an earlier one. A cancelled
+    or expired invoice is 409 `invoice_closed`."""
     event = app.current_event.raw_event
     return biller_api.attach_document(
         merchant(), number, content_type(event).split(";")[0].strip().lower(), raw_body(event)

@@ -23,6 +23,7 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from devstack.openapi import documents
 from mzpay.domain.keys import SCOPES
+from tests.e2e.test_bill_payments import DATA
 from tests.expected import problem
 
 pytestmark = pytest.mark.e2e
@@ -675,3 +676,56 @@ def test_another_regions_psp_application_is_not_found(stack: RunningStack, metho
         answer = mz.call(method, concrete, body if method in ("POST", "PATCH") else None)
     assert_problem(answer, 404, "Not Found", "not_found", "No such PSP application.")
     assert sa.ok("GET", f"/v1/admin/psps/{theirs['application_id']}") == theirs
+
+
+# ---------------------------------------------------------------- the billers' API, mode by mode
+def biller_invoice_routes() -> list[tuple[str, str]]:
+    """Every gateway route of the billers' API (from the document: a new one is covered)."""
+    return sorted(key for key in gateway_routes() if key[1].startswith("/v1/biller/"))
+
+
+def test_every_billers_api_route_is_in_the_mode_check() -> None:
+    assert biller_invoice_routes() == [
+        ("PATCH", "/v1/biller/invoices/{number}"),
+        ("PUT", "/v1/biller/invoices/{number}/document"),
+    ]
+
+
+def billers_call(tenant: Tenant, method: str, path: str, mode: str, body: Any) -> requests.Response:
+    url = tenant.stack.state["regions"]["mz"]["gateway"] + path
+    headers = {"Authorization": f"Bearer {tenant.keys[mode]['key']}"}
+    if method == "PUT":  # the invoice's PDF itself
+        return requests.put(url, data=body, headers={**headers, "Content-Type": "application/pdf"}, timeout=30)
+    return requests.request(method, url, json=body, headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize(("method", "path"), biller_invoice_routes())
+def test_the_billers_api_reaches_only_its_own_modes_invoice(stack: RunningStack, method: str, path: str) -> None:
+    """An invoice number names one invoice per mode (docs/bills.md, Modes): what the biller's test
+    key changed is not what its live key reaches (the simulated supplier answers test only, so live
+    has no invoice to change: 422 biller_unavailable), and the live call leaves the test one as it was."""
+    operator = Operator(stack, "mz")
+    tenant = Tenant.create(stack, operator, "Águas do Matrix")
+    water = "01M8A0MH8BAHW8JZV956J9ME22"
+    biller = next(b for b in DATA["billers"] if any(p["product_id"] == water for p in b["products"]))
+    fields = {k: v for k, v in biller.items() if k not in ("products", "biller_id")}
+    made = operator.ok("POST", "/v1/billers", {**fields, "account_id": tenant.account_id})
+    product = {k: v for k, v in biller["products"][0].items() if k != "product_id"}
+    operator.ok("POST", f"/v1/billers/{made['biller_id']}/products", product)
+    concrete = path.replace("{number}", "FT2026-000101")
+    body: Any = b"%PDF-1.4\n%%EOF\n" if method == "PUT" else {"amount_due": "900.00", "description": "test"}
+    changed = billers_call(tenant, method, concrete, "test", body)
+    assert changed.status_code == 200, changed.text
+    read = "/v1/biller/invoices/FT2026-000101"
+    before = billers_call(tenant, "PATCH", read, "test", {}).json()  # an empty change reads it
+    assert before == changed.json()
+
+    live = billers_call(tenant, method, concrete, "live", body)
+    assert_problem(
+        live,
+        422,
+        "Unprocessable Content",
+        "biller_unavailable",
+        f"{made['name']} has no supplier configured for live payments.",
+    )
+    assert billers_call(tenant, "PATCH", read, "test", {}).json() == before

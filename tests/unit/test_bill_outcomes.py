@@ -79,9 +79,10 @@ class Payments:
 
 
 class Quotes:
-    def invoice(self, biller_id: str, number: str) -> Invoice:
+    def invoice(self, biller_id: str, mode: str, number: str) -> Invoice:
         return Invoice(
             biller_id="B1",
+            mode=mode,
             number=number,
             customer_name="Ana",
             currency="MZN",
@@ -156,3 +157,4 @@ def test_a_refused_payment_gives_the_float_the_totals_and_the_invoice_back() -> 
     assert written["release"] is True
     kept, changes = written["invoice"]
     assert (kept.version, changes["paid"], changes["status"]) == (3, "0.00", "open")
+    assert (kept.biller_id, kept.mode, kept.number) == ("B1", "test", "F1")  # the payment's own mode's invoice

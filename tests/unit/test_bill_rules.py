@@ -35,6 +35,7 @@ def product(kind: str, **extra: Any) -> BillProduct:
 def invoice(paid: str = "0.00", status: str = "open") -> Invoice:
     return Invoice(
         biller_id="b",
+        mode="test",
         number="F1",
         customer_name="Ana",
         currency="MZN",

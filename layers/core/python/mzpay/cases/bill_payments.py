@@ -71,7 +71,7 @@ def pay(principal: Principal, request: BillPaymentRequest, payment_id: str) -> d
     held = bill_entry(payment, ledger.hold(CREATED_EVENT, payment.debit), created, now)
     invoice = None
     if quote.invoice is not None:
-        kept = deps.bill_quotes().invoice(quote.biller_id, quote.invoice["number"])
+        kept = deps.bill_quotes().invoice(quote.biller_id, quote.mode, quote.invoice["number"])
         assert kept is not None  # written when it was quoted
         invoice_amount(product, kept, amount)  # judged again: another payment or the biller may have moved it
         invoice = (kept, invoice_paid(kept, amount, now))

@@ -34,7 +34,7 @@ def quote(principal: Principal, request: QuoteRequest) -> dict[str, Any]:
     now = iso(moment)
     invoice = None
     if product.kind == "invoice":
-        invoice = invoice_of(biller, product, answer, now)
+        invoice = invoice_of(biller, product, principal.mode, answer, now)
         if invoice is None:
             raise ServiceError(422, "reference_not_found", f"{biller.name} has no invoice {request.reference}.")
         amount = invoice_amount(product, invoice, amount)

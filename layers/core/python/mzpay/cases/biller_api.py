@@ -34,7 +34,7 @@ def _biller(principal: Principal) -> Biller:
 
 
 def _invoice(principal: Principal, biller: Biller, number: str) -> Invoice:
-    kept = deps.bill_quotes().invoice(biller.biller_id, number)
+    kept = deps.bill_quotes().invoice(biller.biller_id, principal.mode, number)
     if kept is not None:
         return kept
     products = [p for p in deps.billers().products(biller.biller_id) if p.kind == "invoice" and p.status == ACTIVE]
@@ -45,7 +45,7 @@ def _invoice(principal: Principal, biller: Biller, number: str) -> Invoice:
             if refused.code in ("reference_not_found", "reference_rejected"):
                 continue
             raise
-        invoice = invoice_of(biller, product, answer, iso(datetime.now(UTC)))
+        invoice = invoice_of(biller, product, principal.mode, answer, iso(datetime.now(UTC)))
         if invoice is not None:
             return invoice
     raise ServiceError(404, "not_found", "No such invoice.")
@@ -72,7 +72,7 @@ def attach_document(principal: Principal, number: str, media_type: str, content:
     biller = _biller(principal)
     document = document_of(media_type, content)
     check_attachable(_invoice(principal, biller, number))
-    where = save_document(biller.biller_id, number, document.content, document.sha256)
+    where = save_document(biller.biller_id, principal.mode, number, document.content, document.sha256)
 
     def write(invoice: Invoice) -> Invoice:
         check_attachable(invoice)

@@ -173,10 +173,11 @@ def pricing(product: BillProduct, amount: Decimal) -> Pricing:
 
 
 class Invoice(Entity):
-    """A biller's invoice as the gateway tracks it (first seen through its supplier): open,
-    partially_paid, paid, cancelled or expired."""
+    """A biller's invoice as the gateway tracks it in one mode (first seen through its supplier
+    in that mode): open, partially_paid, paid, cancelled or expired."""
 
     biller_id: str
+    mode: str
     number: str
     customer_name: str
     currency: str

@@ -155,7 +155,7 @@ def fail(payment: BillPayment, extra: dict[str, Any]) -> BillPayment:
         entry = bill_entry(payment, ledger.released(event.type, payment.debit), event, now)
         invoice = None
         if payment.invoice_number is not None:
-            kept = deps.bill_quotes().invoice(payment.biller_id, payment.invoice_number)
+            kept = deps.bill_quotes().invoice(payment.biller_id, payment.mode, payment.invoice_number)
             assert kept is not None  # written with the quote
             invoice = (kept, invoice_paid(kept, -Decimal(payment.amount), now))
         try:

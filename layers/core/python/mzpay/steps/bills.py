@@ -59,14 +59,16 @@ def ask_supplier(
         raise supplier_down(biller) from None
 
 
-def invoice_of(biller: Biller, product: BillProduct, answer: SupplierQuote, now: str) -> Invoice | None:
-    """The invoice the supplier showed, as the gateway keeps it (the one kept already, if any)."""
+def invoice_of(biller: Biller, product: BillProduct, mode: str, answer: SupplierQuote, now: str) -> Invoice | None:
+    """The invoice the supplier of `mode` showed, as the gateway keeps it in that mode (the one
+    kept already, if any)."""
     shown = answer.invoice
     if shown is None:
         return None
     return deps.bill_quotes().first_seen(
         Invoice(
             biller_id=biller.biller_id,
+            mode=mode,
             number=shown.number,
             customer_name=answer.customer_name,
             currency=product.currency,

@@ -37,7 +37,7 @@ def _key(payment_id: str) -> dict[str, str]:
 def invoice_update(name: str, invoice: Invoice | None, changes: dict[str, Any] | None) -> list[dict[str, Any]]:
     if invoice is None or changes is None:
         return []
-    return [versioned_update(name, invoice_key(invoice.biller_id, invoice.number), invoice, changes)]
+    return [versioned_update(name, invoice_key(invoice.biller_id, invoice.mode, invoice.number), invoice, changes)]
 
 
 class BillPayments:

@@ -1,6 +1,7 @@
 """Bill quotes and invoices in the payments table: BQ#<quote_id>/QUOTE and
-INVOICE#<biller_id>#<number>/INVOICE (an invoice is written the first time its supplier shows
-it, then changed only by versioned updates: payments, the biller's own changes)."""
+INVOICE#<biller_id>#<mode>#<number>/INVOICE (an invoice is written the first time its supplier
+shows it in that mode, then changed only by versioned updates: payments, the biller's own
+changes). Modes never meet: a test payment or change reaches the test invoice only."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ def quote_key(quote_id: str) -> dict[str, str]:
     return {"pk": f"BQ#{quote_id}", "sk": "QUOTE"}
 
 
-def invoice_key(biller_id: str, number: str) -> dict[str, str]:
-    return {"pk": f"INVOICE#{biller_id}#{number}", "sk": "INVOICE"}
+def invoice_key(biller_id: str, mode: str, number: str) -> dict[str, str]:
+    return {"pk": f"INVOICE#{biller_id}#{mode}#{number}", "sk": "INVOICE"}
 
 
 class BillQuotes:
@@ -51,28 +52,30 @@ class BillQuotes:
         return applied(quote, changes)
 
     # ------------------------------------------------------------ invoices
-    def invoice(self, biller_id: str, number: str) -> Invoice | None:
-        item = self.table.get_item(Key=invoice_key(biller_id, number), ConsistentRead=True).get("Item")
+    def invoice(self, biller_id: str, mode: str, number: str) -> Invoice | None:
+        """The invoice `number` of `biller_id` as kept in `mode` (None before its supplier showed it there)."""
+        item = self.table.get_item(Key=invoice_key(biller_id, mode, number), ConsistentRead=True).get("Item")
         return Invoice.model_validate(item) if item else None
 
     def first_seen(self, invoice: Invoice) -> Invoice:
         """Keep `invoice` as its supplier first showed it; the one kept already if any."""
         try:
             self.table.put_item(
-                Item={**invoice_key(invoice.biller_id, invoice.number), **invoice.item()},
+                Item={**invoice_key(invoice.biller_id, invoice.mode, invoice.number), **invoice.item()},
                 ConditionExpression="attribute_not_exists(pk)",
             )
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise
-            kept = self.invoice(invoice.biller_id, invoice.number)
+            kept = self.invoice(invoice.biller_id, invoice.mode, invoice.number)
             assert kept is not None
             return kept
         return invoice
 
     def change_invoice(self, invoice: Invoice, changes: dict[str, Any]) -> Invoice:
         """Apply `changes` if the invoice is as read, else InvoiceChanged."""
-        update = versioned_update(self.name, invoice_key(invoice.biller_id, invoice.number), invoice, changes)
+        key = invoice_key(invoice.biller_id, invoice.mode, invoice.number)
+        update = versioned_update(self.name, key, invoice, changes)
         try:
             self.client.update_item(**update["Update"])
         except Exception as exc:
@@ -86,11 +89,11 @@ class InvoiceChanged(Exception):
     """The invoice changed since it was read (a payment, another change of the biller's)."""
 
 
-def save_document(biller_id: str, number: str, content: bytes, sha256: str) -> dict[str, Any]:
-    """An invoice's PDF in the uploads bucket (invoices/<biller_id>/<number>/<sha256>.pdf), with
-    S3's own SHA-256 check of what arrives; where it is."""
+def save_document(biller_id: str, mode: str, number: str, content: bytes, sha256: str) -> dict[str, Any]:
+    """An invoice's PDF in the uploads bucket (invoices/<biller_id>/<mode>/<number>/<sha256>.pdf),
+    with S3's own SHA-256 check of what arrives; where it is."""
     bucket = env("UPLOADS_BUCKET")
-    key = f"invoices/{biller_id}/{quote_plus(number)}/{sha256}.pdf"
+    key = f"invoices/{biller_id}/{mode}/{quote_plus(number)}/{sha256}.pdf"
     client("s3").put_object(
         Bucket=bucket,
         Key=key,
