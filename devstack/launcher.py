@@ -155,6 +155,10 @@ def _start(
     if function_aws_endpoint:
         command += ["--function-aws-endpoint", function_aws_endpoint]
     environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    # This checkout's own package, whichever checkout the virtualenv's editable install names
+    # (a git worktree sharing another checkout's .venv).
+    own = [str(ROOT / "layers" / "core" / "python"), str(ROOT / "tools")]
+    environment["PYTHONPATH"] = os.pathsep.join([*own, *filter(None, [environment.get("PYTHONPATH", "")])])
     with log_file.open("wb") as output:
         process = subprocess.Popen(
             command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=environment, start_new_session=True
