@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mzpay.collection.fetch import FetchError, fetch_json
-from mzpay.domain.collection_access import Identity, InvalidClaims, identity_from_claims
+from mzpay.domain.collection_access import CONFIGURED, Identity, InvalidClaims, identity_from_claims
 from mzpay.domain.errors import ServiceError
 
 JWKS_LIFESPAN_SECONDS = 300
@@ -49,7 +49,7 @@ class Provider:
 
     issuer: str
     jwks_uri: str
-    name: str  # "configured" for the bootstrap provider, else the identity provider's id
+    name: str  # CONFIGURED for the bootstrap provider, else the identity provider's id
     # The business accounts a registered provider is trusted for (its `account_ids`); None for
     # the bootstrap provider, whose tokens may name any account, or none (the administrator).
     accounts: frozenset[str] | None = None
@@ -64,7 +64,7 @@ def unauthorized(reason: str) -> ServiceError:
 def configured_provider() -> Provider | None:
     """The stack's bootstrap provider (OIDC_ISSUER, OIDC_JWKS_URI), if it has one."""
     issuer, jwks_uri = os.environ.get("OIDC_ISSUER", ""), os.environ.get("OIDC_JWKS_URI", "")
-    return Provider(issuer, jwks_uri, "configured") if issuer and jwks_uri else None
+    return Provider(issuer, jwks_uri, CONFIGURED) if issuer and jwks_uri else None
 
 
 def audience() -> str:
