@@ -165,6 +165,23 @@ def test_a_registered_provider_speaks_only_for_its_bound_accounts_and_never_as_a
     rebound = {"id": provider["id"], "account_ids": [account_a, other, account_a]}
     after = assert_ok(mz.call("PUT", "/v1/identity_providers", rebound, token=mz.admin))["identity_provider"]
     assert after["account_ids"] == [account_a, other]
+    trail = requests.get(
+        mz.stack.state["regions"]["mz"]["management"] + f"/v1/identity-providers/{provider['id']}/audit",
+        headers={"Authorization": f"Bearer {mz.stack.state['operator_token']}"},
+        timeout=30,
+    )
+    assert trail.status_code == 200, trail.text
+    newest = trail.json()["data"][0]
+    assert (newest["action"], newest["changes"]) == (
+        "updated",
+        {"account_ids": {"from": [account_a], "to": [account_a, other]}},
+    )
+    assert newest["actor"] == {
+        "kind": "administrator",
+        "subject": "mzpay-admin-mz",
+        "issuer": mz.oidc["issuer"],
+        "account_id": None,
+    }
     as_other = mz.mint("partner", account_id=other, sub="bob", scope=ALL_SCOPES)
     assert assert_ok(mz.call("GET", path, token=as_other)) == {"status": "pending_review", "reason": ""}
     assert_ok(mz.call("PUT", "/v1/identity_providers", {"id": provider["id"], "account_ids": []}, token=mz.admin))
