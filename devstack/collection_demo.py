@@ -1,10 +1,12 @@
-"""Demo material of the collection surface for `make run`: per region, a client of the local
-OIDC issuer's bootstrap realm acting for the region's demo account, an access token of it, and
-a licence activated through the region's collection API as an administrator would; access tokens
-of three fresh business accounts whose onboarding has just been initialized (pending), and a
-reviewer's token (permission account:review, acting for no business); three customers of the
-demo account with a KYC verification each, awaiting review; the demo account onboarded and
-approved as a business, with test collection methods (collection_method_ids)."""
+"""Demo material of the collection surface for `make run`: per region, the installation's
+administrator (a client of the local OIDC issuer's bootstrap realm acting for no account, holding
+the installation permissions: licence, identity providers, reviews) and its token, which activates
+a licence through the region's collection API; a client acting for the region's demo account with
+business permissions only, and its token; access tokens of three fresh business accounts whose
+onboarding has just been initialized (pending); a reviewer's token (an administrator holding only
+account:review); three customers of the demo account with a KYC verification each, awaiting
+review; the demo account onboarded and approved by the reviewer, with test collection methods
+(collection_method_ids)."""
 
 from __future__ import annotations
 
@@ -17,11 +19,20 @@ from ulid import ULID
 
 from devstack.licence import issue_licence
 from devstack.oidc import OidcIssuer
-from mzpay.domain.collection_access import ACCOUNT_REVIEW, KNOWN_CAPABILITIES, LICENSE_READ, LICENSE_WRITE
+from mzpay.domain.collection_access import (
+    ACCOUNT_REVIEW,
+    INSTALLATION_PERMISSIONS,
+    KNOWN_CAPABILITIES,
+    LICENSE_READ,
+    LICENSE_WRITE,
+)
 
 LICENCE_ROUTE = ("POST", "/v1/license/activate")  # a region whose collection API has it gets a licence
 BOOTSTRAP_REALM = "mzpay"
-DEMO_SCOPES = (LICENSE_READ, LICENSE_WRITE, *KNOWN_CAPABILITIES)
+# A business token carries business permissions only; the installation's are its administrator's.
+DEMO_SCOPES = (LICENSE_READ, *(name for name in KNOWN_CAPABILITIES if name not in INSTALLATION_PERMISSIONS))
+ADMIN_SCOPES = (LICENSE_READ, *sorted(INSTALLATION_PERMISSIONS))
+assert LICENSE_WRITE in ADMIN_SCOPES and not INSTALLATION_PERMISSIONS & set(DEMO_SCOPES)
 DEMO_TOKEN_LIFETIME_SECONDS = 24 * 3600  # `make run` sessions last; fresh ones: the token endpoint
 ONBOARDING_ACCOUNTS = 3  # the happy path, one to reject, one to suspend
 
@@ -33,10 +44,12 @@ def seed_collection(
     claims = {"account_id": account_id} if account_id else {}
     client = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-demo-{region}", DEMO_SCOPES, claims)
     token = issuer.token_for(BOOTSTRAP_REALM, client.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
+    admin = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-admin-{region}", ADMIN_SCOPES)  # no account_id
+    admin_token = issuer.token_for(BOOTSTRAP_REALM, admin.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
     licence_key = issue_licence(
         licence_signing_key, issued_to=f"Demo installation ({region})", metadata={"region": region}
     )
-    _post(f"{collection_url}/v1/license/activate", token, {"license_key": licence_key}, "licence activation")
+    _post(f"{collection_url}/v1/license/activate", admin_token, {"license_key": licence_key}, "licence activation")
     onboarding_tokens = []
     for index in range(1, ONBOARDING_ACCOUNTS + 1):
         business = issuer.register_client(
@@ -51,13 +64,16 @@ def seed_collection(
             f"{collection_url}/v1/customers", token, {"name": name, "document_type": document}, "customers"
         )
         verifications.append({"customer_id": customer["id"], "kyc_id": customer["kyc"]["kyc_id"]})
-    reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (*DEMO_SCOPES, ACCOUNT_REVIEW))
+    reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (ACCOUNT_REVIEW,))
     reviewer_token = issuer.token_for(BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
     method_ids = _collecting(collection_url, token, reviewer_token, account_id) if account_id else []
     return {
         "collection_token": token,
         "collection_client_id": client.client_id,
         "collection_client_secret": client.client_secret,
+        "collection_admin_token": admin_token,
+        "collection_admin_client_id": admin.client_id,
+        "collection_admin_client_secret": admin.client_secret,
         "license_key": licence_key,
         "onboarding_tokens": onboarding_tokens,
         "customer_id": verifications[0]["customer_id"],

@@ -34,9 +34,11 @@ audit_trail(app, reviewers=True)
 def create_identity_provider(body: Annotated[IdentityProviderIn, Body()]) -> dict[str, Any]:
     """Create an identity provider
 
-    Registers an OIDC or SAML provider whose access tokens may call the collection API. An OIDC
-    provider's endpoint URLs left out are filled from its `well_known_url` discovery document;
-    secrets are stored encrypted and answered only as hints. Every change is audited."""
+    The installation's administrator registers an OIDC or SAML provider whose access tokens may
+    act for the business accounts bound to it (`account_ids`), never for others nor as the
+    administrator. An OIDC provider's endpoint URLs left out are filled from its `well_known_url`
+    discovery document; secrets are stored encrypted and answered only as hints. Every change is
+    audited."""
     who = caller()
     return identity_providers.create(body.model_dump(exclude_unset=True), who.signed_in(), who.source_ip)
 
@@ -66,8 +68,9 @@ def list_identity_providers(
 def update_identity_provider(body: Annotated[IdentityProviderUpdate, Body()]) -> dict[str, Any]:
     """Update an identity provider
 
-    Changes only the fields the body sets on the provider named by `id` (a new `well_known_url`
-    runs discovery again). Concurrent updates each land on the fresh copy, and each is audited."""
+    The administrator changes only the fields the body sets on the provider named by `id` (a new
+    `well_known_url` runs discovery again; `account_ids` replaces the bound accounts). Concurrent
+    updates each land on the fresh copy, and each is audited."""
     who = caller()
     return identity_providers.update(body.model_dump(exclude_unset=True), who.signed_in(), who.source_ip)
 

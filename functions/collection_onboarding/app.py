@@ -114,8 +114,8 @@ def upload_file() -> dict[str, Any]:
 def approve_account(account_id: str) -> dict[str, Any]:
     """Approve a business account
 
-    A reviewer approves an account pending review: it becomes `active`. No reviewer decides on
-    its own account; every decision is audited."""
+    The installation's administrator (permission account:review; a business token never holds
+    it) approves an account pending review: it becomes `active`. Every decision is audited."""
     who = caller()
     return onboarding.decide(who.signed_in(), who.source_ip, account_id, "approve")
 

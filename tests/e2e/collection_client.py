@@ -16,11 +16,14 @@ from devstack.launcher import RunningStack
 from devstack.licence import issue_licence
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+# A business token's permissions (the demo business's); the installation's are ADMIN_SCOPES,
+# held by an administrator's token (no account_id, the bootstrap realm).
 ALL_SCOPES = (
-    "license:read license:write customer:read customer:write kyc:read kyc:write transaction:create "
-    "identity_provider:read identity_provider:write device:read device:write "
+    "license:read customer:read customer:write kyc:read kyc:write transaction:create "
+    "device:read device:write "
     "collection_request:read collection_request:write collection_method:read collection_method:write"
 )
+ADMIN_SCOPES = "license:read license:write identity_provider:read identity_provider:write account:review"
 CHALLENGE = 'Bearer realm="mzpay-collection"'
 INVALID_TOKEN = 'Bearer realm="mzpay-collection", error="invalid_token"'
 
@@ -35,6 +38,7 @@ class Collection:
         self.oidc = stack.state["oidc"]
         self.demo = stack.state["demo"][region]
         self.token = self.demo["collection_token"]
+        self.admin = self.demo["collection_admin_token"]
 
     # ---------------------------------------------------------------- tokens
     def mint(
@@ -65,6 +69,10 @@ class Collection:
         signing_key = key if key is not None else spec["signing_key"]
         return jwt.encode(body, signing_key, algorithm=algorithm, headers={"kid": kid or spec["kid"]})
 
+    def mint_admin(self, **claims: Any) -> str:
+        """An installation administrator's token: the bootstrap realm, no account_id."""
+        return self.mint(**{"sub": "admin-tester", "scope": ADMIN_SCOPES, **claims, "account_id": None})
+
     def licence(self, **options: Any) -> str:
         """A licence key signed by the local stack's licence issuer."""
         options.setdefault("issued_to", "Banco Teste")
@@ -89,7 +97,9 @@ class Collection:
     def ensure_licence(self) -> None:
         """The region's demo licence active again (tests that change it restore it)."""
         if self.call("GET", "/v1/license").status_code == 404:
-            answer = self.call("POST", "/v1/license/activate", {"license_key": self.demo["license_key"]})
+            answer = self.call(
+                "POST", "/v1/license/activate", {"license_key": self.demo["license_key"]}, token=self.admin
+            )
             assert answer.status_code == 200, answer.text
 
 

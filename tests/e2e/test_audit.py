@@ -52,7 +52,7 @@ def test_a_payout_approval_is_recorded_with_who_what_before_and_after(stack: Run
         "id": done["id"],
         "object": "audit_record",
         "at": done["at"],
-        "actor": {"kind": "operator", "id": "operator", "source_ip": "127.0.0.1"},
+        "actor": {"kind": "operator", "id": "operator", "source_ip": "127.0.0.1", "issuer": None, "account_id": None},
         "surface": "management",
         "action": "approve_payout",
         "method": "POST",
@@ -196,7 +196,7 @@ def test_a_reviewers_decision_on_the_collection_surface_is_recorded(stack: Runni
     mz = Collection(stack, "mz")
     mz.ensure_licence()
     subject = f"reviewer-{ULID()}"
-    token = mz.mint(account_id=None, sub=subject, scope="account:review")
+    token = mz.mint_admin(sub=subject, scope="account:review")
     unknown = str(ULID())
     answer = mz.call("POST", f"/v1/accounts/{unknown}/approve", token=token)
     assert answer.status_code == 404, answer.text
@@ -205,7 +205,13 @@ def test_a_reviewers_decision_on_the_collection_surface_is_recorded(stack: Runni
         time.sleep(0.2)
     assert len(found) == 1
     record = found[0]
-    assert record["actor"] == {"kind": "reviewer", "id": subject, "source_ip": "127.0.0.1"}
+    assert record["actor"] == {
+        "kind": "administrator",
+        "id": subject,
+        "source_ip": "127.0.0.1",
+        "issuer": mz.oidc["issuer"],
+        "account_id": None,
+    }
     assert (record["surface"], record["action"], record["path"]) == (
         "collection",
         "approve_account",

@@ -32,7 +32,8 @@ def target(stack: RunningStack, api: str) -> tuple[str, dict[str, str]]:
         headers = {"Authorization": f"Bearer {demo['test_key']}", "Idempotency-Key": str(uuid.uuid4())}
         return region["gateway"] + "/charges", headers
     if api == "collection":
-        return region["collection"] + "/v1/identity_providers", {"Authorization": f"Bearer {demo['collection_token']}"}
+        admin = demo["collection_admin_token"]  # identity providers are the installation administrator's
+        return region["collection"] + "/v1/identity_providers", {"Authorization": f"Bearer {admin}"}
     return region["management"] + "/v1/accounts", {"Authorization": f"Bearer {stack.state['operator_token']}"}
 
 

@@ -33,6 +33,7 @@ ENDPOINTS = (
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
     client = Collection(stack, "mz")
+    client.token = client.admin  # identity providers are the installation administrator's
     client.ensure_licence()
     return client
 
@@ -108,7 +109,8 @@ def expected_view(body: dict[str, Any], answer: dict[str, Any], **overrides: Any
         "encryption_key": "****" + body["encryption_key"][-4:],
         "created_at": answer["created_at"],
         "updated_at": answer["created_at"],
-        "created_by": "mzpay-demo-mz",
+        "account_ids": body.get("account_ids", []),
+        "created_by": "mzpay-admin-mz",
         "created_ip": "127.0.0.1",
         "updated_by": None,
         "updated_ip": None,
@@ -248,7 +250,7 @@ def test_update_changes_only_what_is_sent_and_stamps_it(mz: Collection, created:
     secret = assert_ok(
         mz.call("PUT", "/v1/identity_providers", {"id": before["id"], "client_secret": "a-brand-new-secret-WXYZ"})
     )["identity_provider"]
-    assert secret["client_secret"] == "****WXYZ" and secret["updated_by"] == "mzpay-demo-mz"
+    assert secret["client_secret"] == "****WXYZ" and secret["updated_by"] == "mzpay-admin-mz"
     assert_error(
         mz.call("PUT", "/v1/identity_providers", {"id": before["id"], "created_by": "mallory"}),
         400,
@@ -303,7 +305,7 @@ def test_operators_read_who_created_and_changed_a_provider(stack: RunningStack, 
     assert answer.status_code == 200, answer.text
     records = answer.json()
     assert records["object"] == "list" and records["has_more"] is False and records["next_page_token"] is None
-    actor = {"subject": "mzpay-demo-mz", "issuer": mz.oidc["issuer"], "account_id": mz.demo["account_id"]}
+    actor = {"kind": "administrator", "subject": "mzpay-admin-mz", "issuer": mz.oidc["issuer"], "account_id": None}
     deleted, updated, created_ = records["data"]
     for record, action in ((created_, "created"), (updated, "updated"), (deleted, "deleted")):
         assert record["object"] == "audit_record" and record["id"].startswith("aud_")

@@ -1,6 +1,7 @@
 """The system licence over HTTP (regional-sa; every test leaves the demo licence active): the
 state table, what 400/409/404 say, validation without activation, the gate on other routes,
-expiry, capabilities, and concurrent activations."""
+expiry, capabilities, and concurrent activations. Calls are the installation administrator's
+(the demo block's collection_admin_token) unless a test says otherwise."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ NO_LICENCE = "No licence is active; activate one with POST /v1/license/activate.
 @pytest.fixture
 def sa(stack: RunningStack) -> Iterator[Collection]:
     client = Collection(stack, "regional-sa")
+    client.token = client.admin  # managing the licence is the administrator's
     client.ensure_licence()
     yield client
     client.call("POST", "/v1/license/deactivate", {})
@@ -230,13 +232,23 @@ def test_licence_routes_need_a_token_and_its_permission(sa: Collection) -> None:
         {"reason": "missing"},
         CHALLENGE,
     )
-    reader = sa.mint(scope="license:read")
+    reader = sa.mint_admin(scope="license:read")
     assert assert_ok(sa.call("GET", "/v1/license", token=reader))["object"] == "license"
     assert_error(
         sa.call("POST", "/v1/license/deactivate", {}, token=reader),
         403,
         "forbidden",
         "The access token lacks the permission license:write.",
+        {"permission": "license:write"},
+    )
+    business = sa.mint(scope="license:read license:write")  # acts for the demo account
+    assert assert_ok(sa.call("GET", "/v1/license", token=business))["object"] == "license"  # reads stay open
+    assert_error(
+        sa.call("POST", "/v1/license/deactivate", {}, token=business),
+        403,
+        "forbidden",
+        "The permission license:write is the installation administrator's: a token acting for a business "
+        "account (account_id) never holds it.",
         {"permission": "license:write"},
     )
 

@@ -203,25 +203,39 @@ def test_a_business_walks_onboarding_to_approval_and_back(mz: Collection) -> Non
     assert all(r["id"].startswith("rev_") and r["account_id"] == account_id for r in records)
 
 
-def test_reviewer_routes_need_the_reviewer_permission_and_never_the_own_account(mz: Collection) -> None:
+REVIEW_IS_INSTALLATIONS = (
+    "The permission account:review is the installation administrator's: a token acting for a business "
+    "account (account_id) never holds it."
+)
+
+
+def test_reviewer_routes_need_an_administrator_with_the_reviewer_permission(mz: Collection) -> None:
     token = business(mz)
     account_id = claims_account(mz, token)
     mz.call("POST", "/v1/account/onboarding/initialize", token=token)
     mz.call("PUT", "/v1/account/onboarding/details", DETAILS, token=token)
     mz.call("POST", "/v1/account/onboarding/finish", token=token)
-    assert_error(  # the business itself: a token without account:review
+    assert_error(  # the business itself
         mz.call("POST", f"/v1/accounts/{account_id}/approve", token=token),
         403,
         "forbidden",
-        "The access token lacks the permission account:review.",
+        REVIEW_IS_INSTALLATIONS,
         {"permission": "account:review"},
     )
-    own = mz.mint(account_id=account_id, sub="insider", scope="account:review")
+    own = mz.mint(account_id=account_id, sub="insider", scope="account:review")  # claiming it changes nothing
     assert_error(
         mz.call("POST", f"/v1/accounts/{account_id}/approve", token=own),
         403,
         "forbidden",
-        "A reviewer cannot decide on its own account.",
+        REVIEW_IS_INSTALLATIONS,
+        {"permission": "account:review"},
+    )
+    assert_error(  # an administrator without the permission
+        mz.call("POST", f"/v1/accounts/{account_id}/approve", token=mz.mint_admin(scope="license:read")),
+        403,
+        "forbidden",
+        "The access token lacks the permission account:review.",
+        {"permission": "account:review"},
     )
     assert_error(
         mz.call("POST", f"/v1/accounts/{account_id}/reject", {"errors": []}, token=reviewer(mz)),
@@ -309,10 +323,18 @@ def test_the_demo_block_has_three_pending_businesses_and_a_reviewer(stack: Runni
             "status": "pending",
             "reason": "",
         }
-    answer = client.call(
-        "POST", f"/v1/accounts/{ULID()}/approve", token=demo["collection_reviewer_token"]
-    )  # the reviewer token passes the permission check: an unknown account is then 404
-    assert answer.status_code == 404 and answer.json()["code"] == "not_found"
+    for admin in ("collection_reviewer_token", "collection_admin_token"):
+        answer = client.call(
+            "POST", f"/v1/accounts/{ULID()}/approve", token=demo[admin]
+        )  # an administrator passes the permission check: an unknown account is then 404
+        assert answer.status_code == 404 and answer.json()["code"] == "not_found"
+    assert_error(  # the demo business's own token reviews nothing
+        client.call("POST", f"/v1/accounts/{ULID()}/approve", token=demo["collection_token"]),
+        403,
+        "forbidden",
+        REVIEW_IS_INSTALLATIONS,
+        {"permission": "account:review"},
+    )
 
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64

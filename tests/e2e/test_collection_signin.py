@@ -115,7 +115,7 @@ def test_an_audience_list_containing_this_api_is_accepted(mz: Collection) -> Non
 
 
 def test_a_token_without_the_routes_permission_is_403_naming_it(mz: Collection) -> None:
-    token = mz.mint(scope="device:read")
+    token = mz.mint_admin(scope="device:read")
     assert_error(
         mz.call("POST", "/v1/identity_providers", {}, token=token),
         403,
@@ -124,7 +124,7 @@ def test_a_token_without_the_routes_permission_is_403_naming_it(mz: Collection) 
         {"permission": "identity_provider:write"},
     )
     # the permissions array counts as much as scope
-    listed = mz.mint(scope=None, permissions=["identity_provider:read"])
+    listed = mz.mint_admin(scope=None, permissions=["identity_provider:read"])
     assert assert_ok(mz.call("GET", "/v1/identity_providers", token=listed))["object"] == "list"
 
 
@@ -181,13 +181,14 @@ def test_an_identity_provider_created_through_the_api_is_trusted_until_deleted(m
         "scopes": "openid profile",
         "redirect_uris": "https://portal.example/callback",
         "well_known_url": f"{partner['issuer']}/.well-known/openid-configuration",
+        "account_ids": [mz.demo["account_id"]],  # the account its tokens may act for (mint's default)
     }
-    created = assert_ok(mz.call("POST", "/v1/identity_providers", body))["identity_provider"]
+    created = assert_ok(mz.call("POST", "/v1/identity_providers", body, token=mz.admin))["identity_provider"]
     try:
         assert created["issuer_url"] == partner["issuer"]
         assert assert_ok(mz.call("GET", PATH, token=token))["object"] == "checklist"
     finally:
-        assert_ok(mz.call("DELETE", "/v1/identity_providers", params={"id": created["id"]}))
+        assert_ok(mz.call("DELETE", "/v1/identity_providers", params={"id": created["id"]}, token=mz.admin))
     time.sleep(0.1)
     unauthorized(
         mz.call("GET", PATH, token=token),

@@ -60,7 +60,7 @@ def test_a_record_is_appended_and_read_back_whole(management: ProvisionedStack) 
         "id": record["id"],
         "object": "audit_record",
         "at": record["at"],
-        "actor": {"kind": "operator", "id": "ana", "source_ip": "198.51.100.7"},
+        "actor": {"kind": "operator", "id": "ana", "source_ip": "198.51.100.7", "issuer": None, "account_id": None},
         "surface": "management",
         "action": "approve_payout",
         "method": "POST",

@@ -19,7 +19,7 @@ from tests.integration.races import race
 from tests.integration.support import provisioned_stack, reset_mzpay_caches
 
 PRIVATE, PUBLIC = generate_issuer_key()
-ADMIN = Identity("admin", "https://idp", "acc_1", frozenset(), "configured")
+ADMIN = Identity("admin", "https://idp", None, frozenset(), "configured")  # the installation's administrator
 
 
 def reset_collection_caches() -> None:
@@ -140,6 +140,24 @@ def test_concurrent_updates_of_one_provider_all_land_and_are_all_audited(stack: 
     audit = identity_providers.audit_records(created["id"], 100, None)["data"]
     assert sorted(r["action"] for r in audit) == ["created"] + ["updated"] * 4
     assert sorted(next(iter(r["changes"])) for r in audit if r["action"] == "updated") == sorted(fields)
+
+
+def test_racing_binding_changes_leave_the_provider_and_its_sign_in_pointer_agreeing(stack: ProvisionedStack) -> None:
+    from mzpay import deps
+    from mzpay.http.collection_auth import provider_for
+
+    created = identity_providers.create(saml("b", "https://bound"), ADMIN, "ip")["identity_provider"]
+    changes = [{"account_ids": ["acc_A"]}, {"account_ids": ["acc_B", "acc_C"]}, {"name": "N"}, {"account_ids": []}]
+    with atomic_dynamodb():
+        outcomes = race(4, lambda i: identity_providers.update({"id": created["id"], **changes[i]}, ADMIN, "ip"))
+    assert outcome_codes(outcomes) == [200] * 4
+    final = identity_providers.get(created["id"])["identity_provider"]
+    pointer = deps.identity_providers().by_issuer("https://bound")
+    assert pointer is not None and pointer["account_ids"] == final["account_ids"]
+    assert final["name"] == "N" and final["account_ids"] in (["acc_A"], ["acc_B", "acc_C"], [])
+    audit = identity_providers.audit_records(created["id"], 100, None)["data"]
+    assert sorted(r["action"] for r in audit) == ["created"] + ["updated"] * 4
+    assert provider_for("https://bound") is None  # saml: never a bearer-token provider, bound or not
 
 
 def test_moving_an_issuer_frees_the_old_one(stack: ProvisionedStack) -> None:

@@ -22,9 +22,7 @@ from tests.integration.races import race
 from tests.integration.support import provisioned_stack
 from tests.unit.test_business_rules import details
 
-REVIEWER = Identity(
-    "reviewer-1", "https://issuer.example", "acct_reviewers", frozenset({"account:review"}), "configured"
-)
+REVIEWER = Identity("reviewer-1", "https://issuer.example", None, frozenset({"account:review"}), "configured")
 
 
 @pytest.fixture
@@ -113,9 +111,10 @@ def test_racing_decisions_one_lands_with_one_audit_record(
         "203.0.113.9",
     )
     assert newest["reviewer"] == {
+        "kind": "administrator",
         "subject": "reviewer-1",
         "issuer": "https://issuer.example",
-        "account_id": "acct_reviewers",
+        "account_id": None,
     }
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from devstack.modules import load_module
 from mzpay.domain.collection_access import (
+    CONFIGURED,
+    INSTALLATION_PERMISSIONS,
     OPEN,
     SIGNED_IN,
     InvalidClaims,
@@ -25,8 +27,34 @@ def test_permissions_are_scope_and_the_permissions_array_together() -> None:
     )
     assert identity.permissions == {"a:read", "b:write", "c:read"}
     assert (identity.subject, identity.account_id, identity.provider) == ("ana", "x", "configured")
-    assert identity.actor() == {"subject": "ana", "issuer": "https://idp", "account_id": "x"}
+    assert identity.actor() == {"kind": "business", "subject": "ana", "issuer": "https://idp", "account_id": "x"}
     assert identity_from_claims({"sub": "svc", "iss": "i"}, "idp_1").permissions == frozenset()
+
+
+INSTALLATION = ("license:write", "identity_provider:read", "identity_provider:write", "account:review")
+EVERYTHING = " ".join((*INSTALLATION, "license:read", "device:read"))
+
+
+def test_only_a_bootstrap_token_without_an_account_is_the_administrator() -> None:
+    admin = identity_from_claims({"sub": "root", "iss": "https://boot", "scope": EVERYTHING}, CONFIGURED)
+    business = identity_from_claims(
+        {"sub": "ana", "iss": "https://boot", "scope": EVERYTHING, "account_id": "a"}, CONFIGURED
+    )
+    registered = identity_from_claims({"sub": "root", "iss": "https://idp", "scope": EVERYTHING}, "idp_01X")
+    assert (admin.kind, business.kind, registered.kind) == ("administrator", "business", "business")
+    assert frozenset(INSTALLATION) == INSTALLATION_PERMISSIONS
+    for permission in INSTALLATION:
+        assert admin.holds(permission) and admin.refusal(permission) is None
+        for other in (business, registered):
+            assert not other.holds(permission)  # whatever the claims list
+            assert other.refusal(permission) == (
+                f"The permission {permission} is the installation administrator's: a token acting for a "
+                "business account (account_id) never holds it."
+            )
+    assert business.holds("license:read") and business.holds("device:read")  # business permissions stay
+    narrow = identity_from_claims({"sub": "root", "iss": "https://boot", "scope": "license:read"}, CONFIGURED)
+    assert narrow.refusal("account:review") == "The access token lacks the permission account:review."
+    assert admin.actor() == {"kind": "administrator", "subject": "root", "issuer": "https://boot", "account_id": None}
 
 
 @pytest.mark.parametrize(

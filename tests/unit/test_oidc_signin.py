@@ -151,3 +151,29 @@ def test_loopback_is_reached_only_when_the_local_stack_allows_it(issuer: OidcIss
     assert fetch_json(url, allow_loopback=True)["issuer"] == issuer.realms["mzpay"].issuer
     with pytest.raises(FetchError):
         fetch_json(url, allow_loopback=False)
+
+
+def test_a_registered_providers_token_must_name_an_account_bound_to_it(issuer: OidcIssuer, fetches: list[str]) -> None:
+    realm = issuer.realms["partner"]
+    bound = signin.Provider(realm.issuer, f"{realm.issuer}/jwks", "idp_partner", frozenset({"acc_1"}))
+    keys = signin.KeySets()
+
+    def token(**claims: Any) -> str:
+        return realm.mint({"sub": "ana", "scope": "account:review", **claims}, audience=AUDIENCE)
+
+    identity = signin.verify_access_token(
+        token(account_id="acc_1"), lambda _: bound, api_audience=AUDIENCE, key_sets=keys
+    )
+    assert (identity.account_id, identity.provider, identity.kind) == ("acc_1", "idp_partner", "business")
+    assert not identity.holds("account:review")
+    for claims in ({"account_id": "acc_2"}, {}):  # another account, or none (never the administrator)
+        with pytest.raises(ServiceError) as refused:
+            signin.verify_access_token(token(**claims), lambda _: bound, api_audience=AUDIENCE, key_sets=keys)
+        assert (refused.value.status, refused.value.code, refused.value.extensions) == (
+            401,
+            "unauthorized",
+            {"reason": "unbound_account"},
+        )
+    nobody = signin.Provider(realm.issuer, f"{realm.issuer}/jwks", "idp_partner", frozenset())
+    with pytest.raises(ServiceError):
+        signin.verify_access_token(token(account_id="acc_1"), lambda _: nobody, api_audience=AUDIENCE, key_sets=keys)

@@ -1,5 +1,8 @@
 """Identity providers: create, read, list, update, delete, each change audited (docs/collection.md,
-"Identity providers"). Operators read the audit records on the management API."""
+"Identity providers"). Only the installation's administrator reaches these (the routes' permissions
+are installation permissions), so every creator is an administrator and any administrator may
+change or delete any provider. A provider is trusted only for the business accounts it is bound
+to (`account_ids`). Operators read the audit records on the management API."""
 
 from __future__ import annotations
 
@@ -100,6 +103,11 @@ def _audit(
     }
 
 
+def _distinct(accounts: list[str]) -> list[str]:
+    """The bound accounts in the order given, each once."""
+    return list(dict.fromkeys(accounts))
+
+
 def _issuer_taken() -> ServiceError:
     return ServiceError(409, "already_exists", "Another identity provider has this issuer_url.", field="issuer_url")
 
@@ -112,6 +120,7 @@ def create(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
     if errors:
         raise rules.invalid(errors)
     fields = {name: given[name] for name in rules.SETTABLE if given.get(name) is not None}
+    fields[rules.BINDING] = _distinct(fields.get(rules.BINDING) or [])  # none bound: its tokens act for no one
     discovery_ran = fields.get("type") == "oidc" and "well_known_url" in fields
     if discovery_ran:
         fields = rules.with_discovery(fields, discover(fields["well_known_url"]))
@@ -144,6 +153,8 @@ def _changed_fields(before: dict[str, Any], given: dict[str, Any]) -> dict[str, 
     """The settable fields an update sets. A secret sent back as its own hint (a read, edited
     and sent back whole) is not a new secret; created_* may be sent back unchanged only."""
     provided = {name: given[name] for name in rules.SETTABLE if given.get(name) is not None}
+    if rules.BINDING in provided:
+        provided[rules.BINDING] = _distinct(provided[rules.BINDING])
     for name in rules.SECRET_FIELDS:
         if name in provided and provided[name] == before.get(f"{name}_hint"):
             del provided[name]

@@ -4,7 +4,9 @@ A token is accepted when its `iss` is a configured provider's issuer (the stack'
 provider, or an `oidc` identity provider created through the API), its signature verifies
 against a key of that provider's JWKS (fetched by pyjwt's PyJWKClient and cached for
 JWKS_LIFESPAN_SECONDS; an unknown `kid` refetches at most once per JWKS_COOLDOWN_SECONDS), it is
-not expired, and its `aud` contains this API's audience.
+not expired, and its `aud` contains this API's audience. A token of a provider created through the
+API must name one of the business accounts bound to it (`account_ids`); the bootstrap provider's
+may name any account, or none (the installation's administrator).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mzpay.collection.fetch import FetchError, fetch_json
-from mzpay.domain.collection_access import Identity, InvalidClaims, identity_from_claims
+from mzpay.domain.collection_access import CONFIGURED, Identity, InvalidClaims, identity_from_claims
 from mzpay.domain.errors import ServiceError
 
 JWKS_LIFESPAN_SECONDS = 300
@@ -37,6 +39,7 @@ _MESSAGES = {
     "not_yet_valid": "The access token is not valid yet.",
     "wrong_audience": "The access token is not meant for this API.",
     "invalid_claims": "The access token's claims do not name an identity.",
+    "unbound_account": "The access token's provider is not trusted for the account it names (or for none).",
 }
 
 
@@ -46,7 +49,10 @@ class Provider:
 
     issuer: str
     jwks_uri: str
-    name: str  # "configured" for the bootstrap provider, else the identity provider's id
+    name: str  # CONFIGURED for the bootstrap provider, else the identity provider's id
+    # The business accounts a registered provider is trusted for (its `account_ids`); None for
+    # the bootstrap provider, whose tokens may name any account, or none (the administrator).
+    accounts: frozenset[str] | None = None
 
 
 def unauthorized(reason: str) -> ServiceError:
@@ -58,7 +64,7 @@ def unauthorized(reason: str) -> ServiceError:
 def configured_provider() -> Provider | None:
     """The stack's bootstrap provider (OIDC_ISSUER, OIDC_JWKS_URI), if it has one."""
     issuer, jwks_uri = os.environ.get("OIDC_ISSUER", ""), os.environ.get("OIDC_JWKS_URI", "")
-    return Provider(issuer, jwks_uri, "configured") if issuer and jwks_uri else None
+    return Provider(issuer, jwks_uri, CONFIGURED) if issuer and jwks_uri else None
 
 
 def audience() -> str:
@@ -190,6 +196,9 @@ def verify_access_token(
     except jwt.PyJWTError as exc:
         raise unauthorized("invalid_claims") from exc
     try:
-        return identity_from_claims(claims, provider.name)
+        identity = identity_from_claims(claims, provider.name)
     except InvalidClaims as exc:
         raise unauthorized("invalid_claims") from exc
+    if provider.accounts is not None and identity.account_id not in provider.accounts:
+        raise unauthorized("unbound_account")  # a registered provider never speaks for others, nor as administrator
+    return identity

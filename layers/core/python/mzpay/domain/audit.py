@@ -32,7 +32,10 @@ _SECRET_WORDS = frozenset(
 )
 _SECRET_KEYS = frozenset({"api", "private", "secret", "signing", "access", "encryption", "license", "licence"})
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-ACTOR_KINDS = ("operator", "reviewer")
+# operator: management API and console; administrator and business: the collection surface's
+# two principals (mzpay.domain.collection_access); reviewer: records written before they were told
+# apart (a collection token's subject only).
+ACTOR_KINDS = ("operator", "administrator", "business", "anonymous", "reviewer")
 SURFACES = ("management", "console", "collection")
 MAX_FILTER = 128
 
@@ -89,13 +92,23 @@ class AuditRecord:
     status: int
     code: str | None
     request_id: str
+    # A collection actor's token: its issuer and the business account it acts for (None for
+    # operators and administrators), so that one subject from two issuers is two actors.
+    actor_issuer: str | None = None
+    actor_account_id: str | None = None
 
     def public(self) -> dict[str, Any]:
         return {
             "id": self.audit_id,
             "object": "audit_record",
             "at": self.at,
-            "actor": {"kind": self.actor_kind, "id": self.actor_id, "source_ip": self.source_ip},
+            "actor": {
+                "kind": self.actor_kind,
+                "id": self.actor_id,
+                "source_ip": self.source_ip,
+                "issuer": self.actor_issuer,
+                "account_id": self.actor_account_id,
+            },
             "surface": self.surface,
             "action": self.action,
             "method": self.method,
@@ -164,6 +177,19 @@ def _invalid(field: str, message: str) -> ServiceError:
 # ---------------------------------------------------------------- the request's scope
 # The surface opens a scope per audited request (begin/end); a use case says what it acted on
 # (observe), a surface without an authorizer who acts (identify).
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts in a request, as a surface names them: the kind of principal, its id (an
+    operator's name, a token's subject), its address, and for a collection token its issuer and
+    the business account it acts for."""
+
+    kind: str
+    id: str
+    source_ip: str
+    issuer: str | None = None
+    account_id: str | None = None
 
 
 @dataclass
@@ -239,3 +265,5 @@ class Request:
     actor_kind: str
     actor_id: str
     source_ip: str
+    actor_issuer: str | None = None
+    actor_account_id: str | None = None

@@ -6,6 +6,12 @@ license_expired), the request must carry a valid access token of a configured id
 permission (403 forbidden, naming which). A capability and a permission share one name
 (`device:write`): the licence says what this installation may do, the token what this identity
 may do. Pure rules: no storage, no HTTP.
+
+Two kinds of principal (docs/access.md, "Who may do what on the collection surface"): a token
+naming an `account_id` acts for that business account (a *business*); a token of the
+installation's bootstrap issuer naming no account is the installation's *administrator*. The
+installation permissions (INSTALLATION_PERMISSIONS) are an administrator's only: a business token
+never holds them, whatever its claims list.
 """
 
 from __future__ import annotations
@@ -29,6 +35,15 @@ DEVICE_WRITE = "device:write"
 # A reviewer of business accounts (approve, reject, suspend, reactivate): a token permission only,
 # no licence capability (docs/onboarding.md).
 ACCOUNT_REVIEW = "account:review"
+# The bootstrap provider's name in Identity.provider (registered providers are named by their id).
+CONFIGURED = "configured"
+ADMINISTRATOR = "administrator"
+BUSINESS = "business"
+# Installation-wide powers: identity providers (read too: they name other businesses' bindings),
+# activating and deactivating the licence, and reviewing business accounts. license:read stays a
+# business permission (the licence's status and capabilities are not secret, and a business reads
+# them to understand a license_expired answer).
+INSTALLATION_PERMISSIONS = frozenset({LICENSE_WRITE, IDENTITY_PROVIDER_READ, IDENTITY_PROVIDER_WRITE, ACCOUNT_REVIEW})
 # Capabilities the spec shows on licences, and the ones this surface's routes need so far.
 KNOWN_CAPABILITIES = (
     "customer:read",
@@ -86,14 +101,34 @@ class Identity:
     issuer: str
     account_id: str | None
     permissions: frozenset[str]
-    provider: str  # "configured" (the stack's bootstrap provider) or an identity provider's id
+    provider: str  # CONFIGURED (the stack's bootstrap provider) or an identity provider's id
+
+    @property
+    def kind(self) -> str:
+        """ADMINISTRATOR: the bootstrap issuer's token naming no account; else BUSINESS (a token of
+        a registered provider always names an account it is bound to: sign-in checks it)."""
+        return ADMINISTRATOR if self.account_id is None and self.provider == CONFIGURED else BUSINESS
 
     def holds(self, permission: str) -> bool:
-        return permission in self.permissions
+        """Whether this identity may use `permission`: listed in its claims, and for an
+        installation permission, an administrator's token."""
+        return self.refusal(permission) is None
+
+    def refusal(self, permission: str) -> str | None:
+        """Why this identity may not use `permission` (a 403 message), or None when it may."""
+        if permission in INSTALLATION_PERMISSIONS and self.kind != ADMINISTRATOR:
+            return (
+                f"The permission {permission} is the installation administrator's: a token acting for "
+                "a business account (account_id) never holds it."
+            )
+        if permission not in self.permissions:
+            return f"The access token lacks the permission {permission}."
+        return None
 
     def actor(self) -> dict[str, Any]:
-        """Who did something, for audit records."""
-        return {"subject": self.subject, "issuer": self.issuer, "account_id": self.account_id}
+        """Who did something, for audit records: the kind of principal, and the issuer, subject and
+        account of its token (the same subject from two issuers is two actors)."""
+        return {"kind": self.kind, "subject": self.subject, "issuer": self.issuer, "account_id": self.account_id}
 
 
 class InvalidClaims(ValueError):

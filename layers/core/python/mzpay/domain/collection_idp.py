@@ -30,6 +30,11 @@ DISCOVERED = {
 ENDPOINT_FIELDS = tuple(DISCOVERED)
 URL_FIELDS = ("provider_url", "well_known_url", *ENDPOINT_FIELDS)
 SECRET_FIELDS = ("client_secret", "encryption_key")
+# The business accounts a provider's tokens may act for (docs/collection.md, "Identity providers"):
+# a token of it naming another account, or none, is refused at sign-in.
+BINDING = "account_ids"
+MAX_BOUND_ACCOUNTS = 100
+MAX_ACCOUNT_ID = 128
 # Required on create (the spec's table); endpoint fields may come from discovery instead.
 REQUIRED = (
     "name",
@@ -63,11 +68,17 @@ SETTABLE = (
     "introspection_endpoint",
     "revocation_endpoint",
     "well_known_url",
+    BINDING,
 )
 STAMPS = ("created_at", "updated_at", "created_by", "updated_by", "created_ip", "updated_ip")
 VIEW_FIELDS = ("id", *SETTABLE, *STAMPS)
 MASK = "****"
 _HINT_MIN_LENGTH = 16  # shorter secrets show no characters at all
+
+
+def bound_accounts(record: dict[str, Any]) -> list[str]:
+    """The accounts a provider is trusted for (none for a provider stored before bindings existed)."""
+    return [str(account) for account in record.get(BINDING) or []]
 
 
 def is_idp_id(text: object) -> bool:
@@ -105,6 +116,14 @@ def field_errors(fields: dict[str, Any]) -> list[FieldError]:
         entries = [entry.strip() for entry in redirects.split(",")]
         if not all(entry and ":" in entry and " " not in entry for entry in entries):
             errors.append(FieldError("redirect_uris", "invalid_url", "redirect_uris is a comma-separated URI list"))
+    accounts = fields.get(BINDING)
+    if accounts is not None and (
+        not isinstance(accounts, list)
+        or len(accounts) > MAX_BOUND_ACCOUNTS
+        or not all(isinstance(a, str) and 0 < len(a) <= MAX_ACCOUNT_ID and a.strip() == a for a in accounts)
+    ):
+        message = f"{BINDING} is a list of at most {MAX_BOUND_ACCOUNTS} account ids of 1 to {MAX_ACCOUNT_ID} characters"
+        errors.append(FieldError(BINDING, "invalid_value", message))
     for name in ("created_ip", "updated_ip"):
         value = fields.get(name)
         if value is not None:
@@ -155,6 +174,7 @@ def missing(record: dict[str, Any], discovery_ran: bool) -> list[FieldError]:
 def view(record: dict[str, Any]) -> dict[str, Any]:
     """The spec's IdentityProvider: secrets as hints, every field present (null when unset)."""
     public = {name: record.get(name) for name in VIEW_FIELDS}
+    public[BINDING] = bound_accounts(record)
     for name in SECRET_FIELDS:
         public[name] = record.get(f"{name}_hint")
     return public
@@ -166,7 +186,10 @@ def changes(before: dict[str, Any], after: dict[str, Any], secrets_set: set[str]
     keeps no comparable form of it."""
     changed: dict[str, dict[str, Any]] = {}
     for name in SETTABLE:
-        if name in SECRET_FIELDS:
+        if name == BINDING:
+            if bound_accounts(before) != bound_accounts(after):
+                changed[name] = {"from": bound_accounts(before), "to": bound_accounts(after)}
+        elif name in SECRET_FIELDS:
             if name in secrets_set:
                 changed[name] = {"from": before.get(f"{name}_hint"), "to": after.get(f"{name}_hint")}
         elif before.get(name) != after.get(name):

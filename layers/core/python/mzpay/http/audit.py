@@ -5,8 +5,8 @@ the route has answered, whatever the answer (a refusal is recorded with its code
 Management functions audit every state-changing route (`audit_requests(app, "management")`); the
 collection surface audits the routes marked `@audited` (reviewers' decisions, identity providers,
 licences). Who acts comes from the management authorizer (the operator's name and address), the
-collection caller (the token's subject), or the surface itself (`steps.audit.identify`: the
-console's session)."""
+collection caller (administrator or business: its token's subject, issuer and account), or the
+surface itself (`steps.audit.identify`: the console's session)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def audited(route: F) -> F:
     return route
 
 
-Actor = Callable[[Any], tuple[str, str, str]]
+Actor = Callable[[Any], audit.Actor]
 Write = Callable[[audit.Observation, audit.Request, int, str | None], None]
 
 
@@ -49,8 +49,8 @@ def audit_requests(
 ) -> None:
     """Record every state-changing request of `app`'s routes (or only the `@audited` ones) with
     `write` (mzpay.steps.audit.write, bound by mzpay.entry); `surface` names where they came from
-    (default: the resolver's API); `actor(event)` says who acts, as (kind, id, source address)
-    (default: the operator the management authorizer named)."""
+    (default: the resolver's API); `actor(event)` says who acts (mzpay.domain.audit.Actor; default:
+    the operator the management authorizer named)."""
     actor_of = actor or operator
     api: Surface = app.mzpay_surface  # type: ignore[attr-defined]
     name = surface or api.value
@@ -80,7 +80,7 @@ def audit_requests(
                 status, code = 503, api.unavailable_code()
             raise
         finally:
-            actor_kind, actor_id, source_ip = actor_of(event)
+            who = actor_of(event)
             request = audit.Request(
                 surface=name,
                 action=route.func.__name__,
@@ -89,9 +89,11 @@ def audit_requests(
                 path_params=dict(app.context.get("_route_args") or {}),
                 body=_body(event),
                 request_id=rid.current() or "",
-                actor_kind=actor_kind,
-                actor_id=actor_id,
-                source_ip=source_ip,
+                actor_kind=who.kind,
+                actor_id=who.id,
+                source_ip=who.source_ip,
+                actor_issuer=who.issuer,
+                actor_account_id=who.account_id,
             )
             write(observation, request, status, code)
             audit.end()
@@ -99,11 +101,11 @@ def audit_requests(
     app.use([middleware])
 
 
-def operator(event: Any) -> tuple[str, str, str]:
+def operator(event: Any) -> audit.Actor:
     """The operator the management authorizer named, and their address."""
     context = event.request_context.authorizer.raw_event if event.request_context.authorizer else {}
     source_ip = str(context.get("source_ip") or event.request_context.identity.source_ip or "")
-    return "operator", str(context.get("operator") or "anonymous"), source_ip
+    return audit.Actor("operator", str(context.get("operator") or "anonymous"), source_ip)
 
 
 def _body(event: Any) -> Any:

@@ -17,6 +17,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from mzpay import deps
 from mzpay.collection.signin import Provider, audience, configured_provider, unauthorized, verify_access_token
+from mzpay.domain.audit import Actor
 from mzpay.domain.collection_access import SIGNED_IN, Identity, RouteAccess
 from mzpay.domain.errors import ServiceError
 from mzpay.http.authorizers import bearer_token, source_ip
@@ -52,11 +53,15 @@ def caller() -> Caller:
     return current
 
 
-def reviewer(_event: Any) -> tuple[str, str, str]:
-    """Who acts on an audited collection route (mzpay.http.audit): the token's subject."""
+def reviewer(_event: Any) -> Actor:
+    """Who acts on an audited collection route (mzpay.http.audit): the kind of principal
+    (administrator or business) and its token's subject, issuer and account."""
     current = _current.get()
     identity = current.identity if current is not None else None
-    return "reviewer", identity.subject if identity is not None else "anonymous", current.source_ip if current else ""
+    source_ip = current.source_ip if current is not None else ""
+    if identity is None:
+        return Actor("anonymous", "anonymous", source_ip)
+    return Actor(identity.kind, identity.subject, source_ip, identity.issuer, identity.account_id)
 
 
 def _resource(path: str) -> str:
@@ -112,23 +117,20 @@ class CollectionRoutes:
                 f"The licence does not include the capability {access.capability}.",
                 capability=access.capability,
             )
-        if access.permission and identity is not None and not identity.holds(access.permission):
-            raise ServiceError(
-                403,
-                "forbidden",
-                f"The access token lacks the permission {access.permission}.",
-                permission=access.permission,
-            )
+        refusal = identity.refusal(access.permission) if access.permission and identity is not None else None
+        if refusal is not None:
+            raise ServiceError(403, "forbidden", refusal, permission=access.permission)
         _current.set(Caller(identity, source_ip(event)))
 
 
 def provider_for(issuer: str) -> Provider | None:
     """The configured provider whose issuer is `issuer`: the stack's bootstrap provider, or an
-    `oidc` identity provider created through the API."""
+    `oidc` identity provider created through the API (trusted only for the accounts bound to it)."""
     configured = configured_provider()
     if configured is not None and issuer == configured.issuer:
         return configured
     pointer = deps.identity_providers().by_issuer(issuer)
     if pointer is None or pointer.get("type") != "oidc" or not pointer.get("jwks_uri"):
         return None
-    return Provider(issuer, str(pointer["jwks_uri"]), str(pointer["idp_id"]))
+    bound = frozenset(str(account) for account in pointer.get("account_ids") or ())
+    return Provider(issuer, str(pointer["jwks_uri"]), str(pointer["idp_id"]), bound)

@@ -14,6 +14,7 @@ Text = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048)]
 Secret = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
 LongText = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+AccountId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^\S+$")]
 
 
 class _IdentityProviderFields(Strict):
@@ -35,6 +36,9 @@ class _IdentityProviderFields(Strict):
     introspection_endpoint: Url | None = None
     revocation_endpoint: Url | None = None
     well_known_url: Url | None = None
+    # The business accounts its tokens may act for (set by the administrator; none: no token of it
+    # is accepted). Bounded so that the provider and its issuer pointer stay small items.
+    account_ids: list[AccountId] | None = Field(default=None, max_length=100)
     # Stamps: timestamps are the service's clock whatever is sent; *_by and *_ip default to the
     # token's subject and the request's address (docs/collection.md).
     created_at: AwareDatetime | None = None

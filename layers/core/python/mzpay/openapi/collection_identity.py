@@ -33,6 +33,7 @@ _PROVIDER = {
     "introspection_endpoint": "https://sso.acme.example/introspect",
     "revocation_endpoint": "https://sso.acme.example/revoke",
     "well_known_url": "https://sso.acme.example/.well-known/openid-configuration",
+    "account_ids": ["01JD9B1C2D3E4F5G6H7J8K9M0N"],
     "created_at": "2026-11-01T08:00:00.000Z",
     "updated_at": "2026-11-01T08:00:00.000Z",
     "created_by": "admin-1",
@@ -64,6 +65,10 @@ class IdentityProvider(Answer):
     introspection_endpoint: str = Field(description="The introspection endpoint.")
     revocation_endpoint: str = Field(description="The revocation endpoint.")
     well_known_url: str = Field(description="Its OIDC discovery document.")
+    account_ids: list[str] = Field(
+        description="The business accounts its tokens may act for (bound by the administrator, at most 100); "
+        "a token of it naming another account, or none, is 401 unauthorized (reason unbound_account)."
+    )
     created_at: Timestamp = Field(description="When it was created.")
     updated_at: Timestamp = Field(description="When it last changed.")
     created_by: str = Field(description="Who created it (given, else the token's subject).")

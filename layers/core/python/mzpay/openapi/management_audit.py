@@ -12,7 +12,13 @@ _RECORD = {
     "id": "01JDAUD1T0000000000000000A",
     "object": "audit_record",
     "at": "2026-11-25T09:14:03Z",
-    "actor": {"kind": "operator", "id": "ana.macuacua", "source_ip": "198.51.100.7"},
+    "actor": {
+        "kind": "operator",
+        "id": "ana.macuacua",
+        "source_ip": "198.51.100.7",
+        "issuer": None,
+        "account_id": None,
+    },
     "surface": "management",
     "action": "approve_payout",
     "method": "POST",
@@ -30,11 +36,21 @@ _RECORD = {
 class AuditActor(Answer):
     """Who acted."""
 
-    kind: Literal["operator", "reviewer"] = Field(
-        description="operator: the management API or the console; reviewer: the collection surface's reviews."
+    kind: Literal["operator", "administrator", "business", "anonymous", "reviewer"] = Field(
+        description="operator: the management API or the console; administrator: the collection surface's "
+        "installation administrator (a bootstrap-issuer token without account_id); business: a collection "
+        "token acting for a business account; reviewer: collection records written before administrators "
+        "and businesses were told apart."
     )
-    id: str = Field(description="The operator's name (named operator tokens) or the reviewer token's subject.")
+    id: str = Field(description="The operator's name (named operator tokens) or the collection token's subject.")
     source_ip: str = Field(description="The address the request came from.")
+    issuer: str | None = Field(
+        description="A collection token's issuer (`iss`): one subject from two issuers is two actors; "
+        "null for operators."
+    )
+    account_id: str | None = Field(
+        description="The business account a collection token acts for; null for operators and administrators."
+    )
 
 
 class AuditTarget(Answer):

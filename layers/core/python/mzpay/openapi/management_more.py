@@ -284,8 +284,11 @@ class WebhookDispatchReplay(_DispatchMessage):
 
 # ---------------------------------------------------------------- reviews and audits (collection surface)
 class Actor(Answer):
-    """Who did it: the subject of an access token."""
+    """Who did it: the kind of principal and the issuer, subject and account of its access token."""
 
+    kind: Literal["administrator", "business"] | None = Field(
+        default=None, description="administrator (bootstrap issuer, no account_id) or business; absent on old records."
+    )
     subject: str = Field(description="The token's subject (sub).")
     issuer: str = Field(description="The token's issuer (iss).")
     account_id: str | None = Field(description="The business account the token acts for; null: none.")
@@ -329,7 +332,12 @@ class BusinessAccountReviews(Answer):
                     "to_status": "rejected",
                     "reason": "The NIB does not match the bank declaration.",
                     "errors": [{"field": "bank_details.nib", "message": "Another holder", "code": "NOT_FOUND"}],
-                    "reviewer": {"subject": "reviewer-7", "issuer": "https://id.mzpay.example", "account_id": None},
+                    "reviewer": {
+                        "kind": "administrator",
+                        "subject": "reviewer-7",
+                        "issuer": "https://id.mzpay.example",
+                        "account_id": None,
+                    },
                     "source_ip": "198.51.100.7",
                     "at": "2026-11-02T11:00:00Z",
                 }
@@ -344,8 +352,8 @@ class BusinessAccountReviews(Answer):
 class FieldChange(Answer):
     """A field's value before and after (a secret only as its hint)."""
 
-    from_: str | None = Field(alias="from", description="Before; null when unset.")
-    to: str | None = Field(description="After; null when unset.")
+    from_: str | list[str] | None = Field(alias="from", description="Before; null when unset (account_ids: a list).")
+    to: str | list[str] | None = Field(description="After; null when unset (account_ids: a list).")
 
 
 class AuditRecord(Answer):

@@ -46,6 +46,8 @@ def write(observation: Observation, request: Request, status: int, code: str | N
         status=status,
         code=code,
         request_id=request.request_id,
+        actor_issuer=request.actor_issuer if observation.actor_kind is None else None,
+        actor_account_id=request.actor_account_id if observation.actor_kind is None else None,
     )
     try:
         deps.audit_trail().append(record)

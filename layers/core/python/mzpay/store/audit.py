@@ -141,6 +141,10 @@ def _item(record: AuditRecord) -> dict[str, Any]:
         item["account_id"] = record.account_id
     if record.code is not None:
         item["code"] = record.code
+    if record.actor_issuer is not None:
+        item["actor_issuer"] = record.actor_issuer
+    if record.actor_account_id is not None:
+        item["actor_account_id"] = record.actor_account_id
     return item
 
 
@@ -164,4 +168,6 @@ def _record(item: dict[str, Any]) -> AuditRecord:
         status=int(item["status"]),
         code=item.get("code"),
         request_id=item["request_id"],
+        actor_issuer=item.get("actor_issuer"),
+        actor_account_id=item.get("actor_account_id"),
     )

@@ -3,7 +3,7 @@
 | pk | sk | holds |
 |---|---|---|
 | `IDP#<id>` | `IDP` | the provider (secrets KMS-encrypted, with hints), version; gsi1 `IDP` / `<id>` lists them |
-| `IDPISSUER#<issuer_url>` | `IDPISSUER` | which provider owns an issuer (unique), its type and jwks_uri |
+| `IDPISSUER#<issuer_url>` | `IDPISSUER` | the issuer's provider (unique): type, jwks_uri, bound account_ids |
 | `AUDIT#IDP#<id>` | `<at>#<audit id>` | one audit record per create, update and delete |
 
 Every change is one transaction: the provider conditioned on its version, its issuer pointer
@@ -19,7 +19,7 @@ from typing import Any
 from mzpay.store.aws import client, env, table
 
 LIST_KEY = "IDP"
-_POINTER_FIELDS = ("idp_id", "type", "jwks_uri")
+_POINTER_FIELDS = ("idp_id", "type", "jwks_uri", "account_ids")
 
 
 class Conflict(Exception):
@@ -80,7 +80,7 @@ class IdentityProviders:
         return self.table.get_item(Key=idp_key(idp_id), ConsistentRead=True).get("Item")  # type: ignore[no-any-return]
 
     def by_issuer(self, issuer_url: str) -> dict[str, Any] | None:
-        """The pointer of the provider owning `issuer_url` (idp_id, type, jwks_uri)."""
+        """The pointer of the provider owning `issuer_url` (idp_id, type, jwks_uri, account_ids)."""
         return self.table.get_item(Key=issuer_key(issuer_url)).get("Item")  # type: ignore[no-any-return]
 
     def page(self, size: int, start: dict[str, str] | None) -> Page:
@@ -129,7 +129,8 @@ class IdentityProviders:
 
     def _put_pointer(self, record: dict[str, Any], *, replace_own: bool) -> dict[str, Any]:
         item = {**issuer_key(record["issuer_url"]), **{"idp_id": record["id"]}}
-        item |= {name: record[name] for name in _POINTER_FIELDS[1:]}
+        item |= {name: record.get(name) for name in _POINTER_FIELDS[1:]}
+        item["account_ids"] = list(record.get("account_ids") or [])  # sign-in reads the binding here
         condition = "attribute_not_exists(pk)" + (" OR idp_id = :id" if replace_own else "")
         put: dict[str, Any] = {"TableName": self.name, "Item": item, "ConditionExpression": condition}
         if replace_own:
