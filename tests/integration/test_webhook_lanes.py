@@ -18,11 +18,13 @@ from typing import Any
 import boto3
 import pytest
 
+from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.domain import webhooks as rules
 from mzpay.domain.webhooks import Lane, endpoint_key
 from mzpay.webhooks import outbox, sender
+from tests.integration.races import race
 from tests.integration.support import REGION
 from tests.integration.test_webhook_outbox import ACCOUNT, event_image, receive, roll_secret, stack, stored
 
@@ -157,8 +159,12 @@ def test_a_marked_endpoints_delivery_goes_to_the_slow_lane_unattempted_and_anoth
     assert attempts(mine) == [] and stored(mine)["status"] == "pending"  # type: ignore[arg-type]
     assert "lease_token" not in stored(mine)  # type: ignore[arg-type]  # given back unused
     (moved,) = slow_lane()
-    owner = next(r["messageId"] for r in records if json.loads(r["body"])["delivery_id"] == mine)
-    assert json.loads(moved["body"]) == {"delivery_id": mine, "round": 0, "owner": owner, "attempts_before": 0}
+    body = json.loads(moved["body"])
+    assert body == {"delivery_id": mine, "round": 0, "owner": body["owner"], "attempts_before": 0}
+    assert stored(mine)["owner"] == body["owner"]  # type: ignore[arg-type]  # the moved message owns the round
+    (hot,) = [r for r in records if json.loads(r["body"])["delivery_id"] == mine]
+    assert sender.send_batch([hot]) == {"batchItemFailures": []}  # a copy of the hot one: ignored
+    assert slow_lane(visibility=0) == [] and attempts(mine) == []  # type: ignore[arg-type]
     assert sender.send_batch([moved]) == {"batchItemFailures": []}  # its first attempt, in the slow lane
     assert attempts(mine) == [(200, None)] and stored(mine)["status"] == "delivered"  # type: ignore[arg-type]
 
@@ -203,3 +209,20 @@ def test_a_quick_failure_in_the_hot_lane_is_retried_there_as_before(
     assert attempts(delivery_id) == [(503, None)]  # type: ignore[arg-type]
     assert slow_lane() == []
     assert deps.deliveries().slow_until(endpoint_key(ACCOUNT, slow_receiver.url)) is None
+
+
+def test_copies_of_a_message_to_a_marked_endpoint_racing_move_it_once_and_post_nothing(
+    lanes: ProvisionedStack, slow_receiver: SlowReceiver
+) -> None:
+    roll_secret()
+    deps.deliveries().mark_slow(endpoint_key(ACCOUNT, slow_receiver.url), int(time.time()) + 600)
+    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
+    (record,) = receive()
+    message = sender.Received.from_record(record)
+    with atomic_dynamodb():
+        outcomes = race(3, lambda _: sender.attempt(message))  # the same message received 3 times
+    assert outcomes == [("ok", True)] * 3
+    (moved,) = slow_lane()  # one lease won: one move
+    assert json.loads(moved["body"])["delivery_id"] == delivery_id
+    assert slow_receiver.requests == [] and attempts(delivery_id) == []  # type: ignore[arg-type]
+    assert "lease_token" not in stored(delivery_id)  # type: ignore[arg-type]

@@ -159,13 +159,17 @@ class WebhookDeliveries:
             },
         )
 
-    def release_attempt(self, delivery_id: str, token: str) -> None:
-        """Give an attempt's lease back unused (the message moved to the slow lane instead)."""
-        self._update(
-            delivery_id,
-            UpdateExpression="REMOVE lease_token, lease_until",
-            ConditionExpression="lease_token = :token",
-            ExpressionAttributeValues={":token": token},
+    def hand_over(self, delivery_id: str, token: str, owner: str) -> bool:
+        """Give an attempt's lease back unused and the round to `owner` (the message that moves
+        it to the slow lane), so that copies of the old message are ignored from now on."""
+        return (
+            self._update(
+                delivery_id,
+                UpdateExpression="SET #owner = :owner REMOVE lease_token, lease_until",
+                ConditionExpression="lease_token = :token",
+                ExpressionAttributeValues={":token": token, ":owner": owner},
+            )
+            is not None
         )
 
     # ------------------------------------------------------------ slow endpoints

@@ -114,20 +114,22 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
     now = clock()
     token = uuid.uuid4().hex
 
-    def lease() -> Delivery | None:
+    def lease(owner: str) -> Delivery | None:
         until = int(now) + outbox.ATTEMPT_LEASE_SECONDS
-        return store.begin_attempt(message.delivery_id, message.round, message.owned_by, token, until, int(now))
+        return store.begin_attempt(message.delivery_id, message.round, owner, token, until, int(now))
 
-    delivery = lease()
+    delivery = lease(message.owned_by)
     if delivery is None:  # not pending in this round, or another message owns it or is attempting it
         logger.info("message not attempted", delivery_id=message.delivery_id, round=message.round)
         return True
     endpoint = rules.endpoint_key(delivery.account_id, delivery.url)
     if message.lane is Lane.HOT and queue.has_slow_lane and _marked_slow(endpoint, now):
-        store.release_attempt(message.delivery_id, token)
-        if _to_slow_lane(message, number - 1, 0, "slow_endpoint"):
+        successor = uuid.uuid4().hex  # the slow-lane message owns the round from now on
+        if not store.hand_over(message.delivery_id, token, successor):
             return True
-        delivery = lease()  # the slow lane cannot be reached: attempt it here after all
+        if _to_slow_lane(message, number - 1, 0, "slow_endpoint", successor):
+            return True
+        delivery = lease(successor)  # the slow lane cannot be reached: attempt it here after all
         if delivery is None:
             return True
     result = _post(delivery, clock, message.lane)
@@ -202,10 +204,12 @@ def _remember(endpoint: str, slow: bool, lane: Lane, now: float) -> None:
         logger.exception("could not record the endpoint's lane", endpoint=endpoint)
 
 
-def _to_slow_lane(message: Received, attempts_before: int, delay: int, reason: str) -> bool:
-    """Move the message's round to the slow lane; False when it could not be sent there."""
+def _to_slow_lane(message: Received, attempts_before: int, delay: int, reason: str, owner: str = "") -> bool:
+    """Move the message's round to the slow lane (owned by `owner`, by default the round's
+    owner so far); False when it could not be sent there."""
+    owner = owner or message.owned_by
     try:
-        deps.delivery_queue().to_slow_lane(message.delivery_id, message.round, message.owned_by, attempts_before, delay)
+        deps.delivery_queue().to_slow_lane(message.delivery_id, message.round, owner, attempts_before, delay)
     except Exception:
         logger.exception("could not move a delivery to the slow lane", delivery_id=message.delivery_id)
         return False
