@@ -43,6 +43,7 @@ class SlowReceiver(ThreadingHTTPServer):
         self.delay = delay
         self.status = 503
         self.requests: list[str] = []
+        self.gate: threading.Event | None = None  # when set: each request is held until it opens
 
     @property
     def url(self) -> str:
@@ -55,6 +56,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         self.server.requests.append(self.headers["Service-Delivery-Id"])
+        if self.server.gate is not None:
+            self.server.gate.wait(10)
         time.sleep(self.server.delay)  # the receiver's slowness is the scenario
         self.send_response(self.server.status)
         self.send_header("Content-Length", "0")
@@ -226,3 +229,25 @@ def test_copies_of_a_message_to_a_marked_endpoint_racing_move_it_once_and_post_n
     assert json.loads(moved["body"])["delivery_id"] == delivery_id
     assert slow_receiver.requests == [] and attempts(delivery_id) == []  # type: ignore[arg-type]
     assert "lease_token" not in stored(delivery_id)  # type: ignore[arg-type]
+
+
+def test_the_endpoint_is_marked_slow_while_its_slow_attempt_is_still_under_way(
+    lanes: ProvisionedStack, slow_receiver: SlowReceiver
+) -> None:
+    roll_secret()
+    slow_receiver.gate, slow_receiver.delay = threading.Event(), 0
+    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
+    (record,) = receive()
+    running = threading.Thread(target=sender.send_batch, args=([record],))
+    running.start()
+    endpoint = endpoint_key(ACCOUNT, slow_receiver.url)
+    deadline = time.monotonic() + 10
+    while deps.deliveries().slow_until(endpoint) is None:
+        assert time.monotonic() < deadline, "the endpoint was not marked while its attempt hung"
+        time.sleep(0.05)
+    assert running.is_alive() and slow_receiver.requests == [delivery_id]  # the attempt still waits
+    slow_receiver.gate.set()
+    running.join(10)
+    assert not running.is_alive() and attempts(delivery_id) == [(503, None)]  # type: ignore[arg-type]
+    (moved,) = slow_lane()  # a slow attempt: its retry is in the slow lane
+    assert json.loads(moved["body"])["attempts_before"] == 1

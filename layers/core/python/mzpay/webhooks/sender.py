@@ -11,6 +11,7 @@ account's slow receiver cannot hold up the others'."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -132,7 +133,16 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
         delivery = lease(successor)  # the slow lane cannot be reached: attempt it here after all
         if delivery is None:
             return True
-    result = _post(delivery, clock, message.lane)
+    # In the hot lane the endpoint is marked as soon as the attempt turns slow, not when it ends:
+    # the endpoint's deliveries arriving meanwhile go to the slow lane already.
+    early = threading.Timer(rules.SLOW_ATTEMPT_SECONDS, _remember, (endpoint, True, message.lane, now))
+    early.daemon = True
+    if message.lane is Lane.HOT and queue.has_slow_lane:
+        early.start()
+    try:
+        result = _post(delivery, clock, message.lane)
+    finally:
+        early.cancel()
     slow = rules.is_slow_attempt(result.latency_ms)
     if queue.has_slow_lane:
         _remember(endpoint, slow, message.lane, now)
