@@ -2,7 +2,10 @@
 
 SQS: messages a batch reports as failed (ReportBatchItemFailures), or a whole batch whose
 invocation failed, are left on the queue; SQS (moto) makes them visible again after the
-visibility timeout and moves them to the dead-letter queue past maxReceiveCount.
+visibility timeout and moves them to the dead-letter queue past maxReceiveCount. A mapping with
+ScalingConfig.MaximumConcurrency runs up to that many invocations at once, like Lambda (a batch is
+received only while an invocation slot is free, so no message waits received but unprocessed);
+one without it runs one at a time (Lambda would scale it out: locally the others stay serial).
 Streams: records are delivered in order per shard; a failed batch is retried from the first
 failed record, or bisected (BisectBatchOnFunctionError), until MaximumRetryAttempts or
 MaximumRecordAgeInSeconds, then described to the OnFailure destination and skipped, like Lambda.
@@ -128,6 +131,7 @@ class SqsEventSource(_Poller):
         batch_size: int = 10,
         report_batch_item_failures: bool = False,
         filters: Sequence[Mapping[str, Any]] = (),
+        maximum_concurrency: int | None = None,
     ):
         super().__init__(f"sqs:{queue_arn.rsplit(':', 1)[1]}->{runtime.spec.logical_id}", runtime, session, endpoint)
         self.sqs = session.client("sqs", endpoint_url=endpoint)
@@ -136,6 +140,13 @@ class SqsEventSource(_Poller):
         self.batch_size = max(1, min(int(batch_size), 10))
         self.report_failures = report_batch_item_failures
         self.filters = list(filters)
+        if maximum_concurrency is not None and not 2 <= int(maximum_concurrency) <= 1000:
+            raise ValueError(f"MaximumConcurrency {maximum_concurrency}: Lambda accepts 2 to 1000")
+        self.concurrency = int(maximum_concurrency or 1)
+        self.slots = threading.BoundedSemaphore(self.concurrency)
+        self._counter = threading.Lock()
+        self.in_flight = 0
+        self.most_in_flight = 0  # the most invocations seen at once (the emulation's own test reads it)
 
     def record(self, message: dict[str, Any]) -> dict[str, Any]:
         attributes = message.get("MessageAttributes") or {}
@@ -166,20 +177,49 @@ class SqsEventSource(_Poller):
             return record
 
     def poll_once(self) -> None:
-        messages = self.sqs.receive_message(
-            QueueUrl=self.queue_url,
-            MaxNumberOfMessages=self.batch_size,
-            WaitTimeSeconds=1,
-            AttributeNames=["All"],
-            MessageAttributeNames=["All"],
-        ).get("Messages", [])
-        if not messages:
+        if not self.slots.acquire(timeout=1):  # every invocation slot busy: receive nothing meanwhile
             return
+        try:
+            messages = self.sqs.receive_message(
+                QueueUrl=self.queue_url,
+                MaxNumberOfMessages=self.batch_size,
+                WaitTimeSeconds=1,
+                AttributeNames=["All"],
+                MessageAttributeNames=["All"],
+            ).get("Messages", [])
+        except BaseException:
+            self.slots.release()
+            raise
+        if not messages:
+            self.slots.release()
+            return
+        if self.concurrency == 1:
+            self._process(messages)
+        else:
+            threading.Thread(target=self._process, args=(messages,), name=f"{self.name}:batch", daemon=True).start()
+
+    def _process(self, messages: list[dict[str, Any]]) -> None:
+        """One batch: invoke, then delete what is done; frees its slot at the end."""
+        with self._counter:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            self._invoke_and_delete(messages)
+        except Exception:
+            if not self.stopping.is_set():
+                log.exception("%s: batch failed", self.name)
+        finally:
+            with self._counter:
+                self.in_flight -= 1
+            self.slots.release()
+
+    def _invoke_and_delete(self, messages: list[dict[str, Any]]) -> None:
         records = [self.record(m) for m in messages]
         selected = [r for r in records if passes_filters(self.filters, self._filter_view(r))]
         done = [r for r in records if r not in selected]  # filtered out: deleted, like Lambda
         if selected:
-            self.deliveries += 1
+            with self._counter:
+                self.deliveries += 1
             try:
                 result = self.runtime.invoke({"Records": selected})
             except InvocationError as exc:

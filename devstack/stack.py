@@ -250,6 +250,7 @@ def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_
                     batch_size=props.get("BatchSize", 10),
                     report_batch_item_failures=report,
                     filters=filters,
+                    maximum_concurrency=(props.get("ScalingConfig") or {}).get("MaximumConcurrency"),
                 )
             elif kind == "DynamoDB":
                 on_failure = ((props.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")

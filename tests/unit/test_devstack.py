@@ -432,3 +432,104 @@ def test_a_functions_stdout_goes_to_its_log_file_and_its_errors_also_to_the_stac
         "mzpay-mz-GatewayPayments CRITICAL down -",
     ]
     assert log.isatty() is False
+
+
+# ---------------------------------------------------------------- SQS: MaximumConcurrency
+class _Queue:
+    """An SQS queue as the event source sees it: receive hands out visible messages, in order."""
+
+    def __init__(self, count: int) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        self.visible = [
+            {"MessageId": f"m{i}", "ReceiptHandle": f"h{i}", "Body": f"b{i}", "Attributes": {}} for i in range(count)
+        ]
+        self.deleted: list[str] = []
+
+    def client(self, service: str, endpoint_url: str) -> _Queue:
+        return self
+
+    def receive_message(self, **request: Any) -> dict[str, Any]:
+        with self.lock:
+            batch, self.visible = (
+                self.visible[: request["MaxNumberOfMessages"]],
+                self.visible[request["MaxNumberOfMessages"] :],
+            )
+        return {"Messages": batch}
+
+    def delete_message_batch(self, QueueUrl: str, Entries: list[dict[str, str]]) -> None:
+        with self.lock:
+            self.deleted += [e["ReceiptHandle"] for e in Entries]
+
+
+class _HeldRuntime:
+    """A function whose invocations run until the test lets them end; it counts them."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.spec = type("Spec", (), {"logical_id": "Sender", "region": "af-south-1"})()
+        self.started = threading.Semaphore(0)
+        self.finish = threading.Semaphore(0)
+        self.bodies: list[list[str]] = []
+
+    def invoke(self, event: dict[str, Any]) -> Any:
+        self.bodies.append([r["body"] for r in event["Records"]])
+        self.started.release()
+        assert self.finish.acquire(timeout=10), "the test never let the invocation end"
+        return {"batchItemFailures": []}
+
+
+def _sqs_source(queue: _Queue, runtime: _HeldRuntime, maximum_concurrency: int | None) -> Any:
+    from devstack.esm import SqsEventSource
+
+    return SqsEventSource(
+        runtime,  # type: ignore[arg-type]
+        queue,  # type: ignore[arg-type]
+        "http://moto",
+        queue_url="http://moto/123456789012/q",
+        queue_arn="arn:aws:sqs:af-south-1:123456789012:q",
+        batch_size=1,
+        report_batch_item_failures=True,
+        maximum_concurrency=maximum_concurrency,
+    )
+
+
+def test_an_sqs_mapping_runs_up_to_its_maximum_concurrency_at_once_and_receives_nothing_beyond() -> None:
+    queue, runtime = _Queue(4), _HeldRuntime()
+    source = _sqs_source(queue, runtime, maximum_concurrency=2)
+    source.poll_once()
+    source.poll_once()
+    assert runtime.started.acquire(timeout=10) and runtime.started.acquire(timeout=10)
+    assert runtime.bodies == [["b0"], ["b1"]] and source.in_flight == 2  # two at once
+    source.poll_once()  # both slots busy: nothing is received (Lambda polls no more than it can run)
+    assert [m["Body"] for m in queue.visible] == ["b2", "b3"] and len(runtime.bodies) == 2
+    runtime.finish.release()  # one invocation ends: its slot takes the next batch
+    source.poll_once()
+    assert runtime.started.acquire(timeout=10)
+    assert runtime.bodies[2] == ["b2"] and [m["Body"] for m in queue.visible] == ["b3"]
+    for _ in range(2):
+        runtime.finish.release()
+    source.poll_once()
+    assert runtime.started.acquire(timeout=10)
+    runtime.finish.release()
+    assert source.slots.acquire(timeout=10) and source.slots.acquire(timeout=10)  # every batch ended
+    assert sorted(queue.deleted) == ["h0", "h1", "h2", "h3"] and source.most_in_flight == 2
+
+
+def test_an_sqs_mapping_without_maximum_concurrency_runs_one_batch_at_a_time() -> None:
+    queue, runtime = _Queue(2), _HeldRuntime()
+    source = _sqs_source(queue, runtime, maximum_concurrency=None)
+    for _ in range(2):
+        runtime.finish.release()
+    source.poll_once()  # the batch runs in the poller's own thread, to its end
+    assert queue.deleted == ["h0"] and source.in_flight == 0
+    source.poll_once()
+    assert queue.deleted == ["h0", "h1"] and source.most_in_flight == 1
+
+
+@pytest.mark.parametrize("value", [1, 1001])
+def test_maximum_concurrency_outside_lambdas_range_is_refused(value: int) -> None:
+    with pytest.raises(ValueError, match="2 to 1000"):
+        _sqs_source(_Queue(0), _HeldRuntime(), maximum_concurrency=value)

@@ -89,6 +89,22 @@ def test_the_queue_redelivers_once_per_attempt_and_keeps_messages_past_the_longe
     assert sender_timeout > rules.REQUEST_TIMEOUT_SECONDS
 
 
+def test_the_slow_lane_keeps_the_hot_lanes_attempts_dead_letter_and_has_its_own_capped_event_source() -> None:
+    hot, slow = RESOURCES["WebhookQueue"]["Properties"], RESOURCES["WebhookSlowQueue"]["Properties"]
+    for name in ("VisibilityTimeout", "MessageRetentionPeriod", "RedrivePolicy", "SqsManagedSseEnabled"):
+        assert slow[name] == hot[name], name  # same attempts per receive, same dead-letter queue
+    sender = RESOURCES["WebhookSenderFunction"]["Properties"]
+    assert sender["Environment"]["Variables"]["WEBHOOK_SLOW_QUEUE_URL"] == {"Ref": "WebhookSlowQueue"}
+    assert sender["Environment"]["Variables"]["WEBHOOK_DEAD_LETTER_QUEUE_URL"] == {"Ref": "WebhookDeadLetterQueue"}
+    events = {e["Properties"]["Queue"]["Fn::GetAtt"][0]: e["Properties"] for e in sender["Events"].values()}
+    assert set(events) == {"WebhookQueue", "WebhookSlowQueue"}
+    hot_cap = events["WebhookQueue"]["ScalingConfig"]["MaximumConcurrency"]
+    slow_cap = events["WebhookSlowQueue"]["ScalingConfig"]["MaximumConcurrency"]
+    assert 2 <= slow_cap < hot_cap <= 1000  # slow receivers never get the hot lane's share
+    assert all(e["FunctionResponseTypes"] == ["ReportBatchItemFailures"] for e in events.values())
+    assert sender["Timeout"] > rules.REQUEST_TIMEOUT_SECONDS > rules.HOT_LANE_TIMEOUT_SECONDS
+
+
 def _duration(seconds: float) -> str:
     rest = round(seconds)
     days, rest = divmod(rest, DAY)
@@ -270,3 +286,37 @@ def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
         "WEBHOOK_RETRY_TIME_SCALE": repr(1 / 60),  # a minute of the schedule is a second locally
     } == LOCAL_ENVIRONMENT
     assert LOCAL_PARAMETERS == {"ReconcileFirstSeconds": "1"}  # the production retry base, 300 s
+
+
+# ---------------------------------------------------------------- fairness: the two lanes
+def test_the_hot_lane_waits_less_than_the_slow_lane_and_the_contract() -> None:
+    from mzpay.domain.webhooks import (
+        HOT_LANE_TIMEOUT_SECONDS,
+        REQUEST_TIMEOUT_SECONDS,
+        SLOW_ATTEMPT_SECONDS,
+        Lane,
+        attempt_timeout,
+    )
+
+    assert attempt_timeout(Lane.HOT) == HOT_LANE_TIMEOUT_SECONDS == 5.0
+    assert attempt_timeout(Lane.SLOW) == REQUEST_TIMEOUT_SECONDS == 10.0
+    assert SLOW_ATTEMPT_SECONDS < HOT_LANE_TIMEOUT_SECONDS  # a hot-lane timeout is always a slow attempt
+
+
+@pytest.mark.parametrize(("latency_ms", "slow"), [(0, False), (1_999, False), (2_000, True), (5_003, True)])
+def test_an_attempt_of_two_seconds_or_more_is_slow_whatever_it_answered(latency_ms: int, slow: bool) -> None:
+    from mzpay.domain.webhooks import is_slow_attempt
+
+    assert is_slow_attempt(latency_ms) is slow
+
+
+def test_an_endpoint_is_the_account_and_the_urls_origin() -> None:
+    from mzpay.domain.webhooks import endpoint_key
+
+    a = endpoint_key("ACC_A", "https://Shop.example/hooks/1?x=1")
+    assert a == endpoint_key("ACC_A", "https://shop.example/other")  # same origin, any path
+    assert a.startswith("ACC_A#") and len(a) == len("ACC_A#") + 32
+    assert a != endpoint_key("ACC_B", "https://shop.example/hooks/1")  # never shared between accounts
+    assert a != endpoint_key("ACC_A", "https://shop.example:8443/hooks/1")
+    assert a != endpoint_key("ACC_A", "http://shop.example/hooks/1")
+    assert endpoint_key("ACC_A", "http://[::1").startswith("ACC_A#")  # an unparsable URL still has one

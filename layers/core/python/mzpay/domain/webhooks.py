@@ -8,6 +8,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from ulid import ULID
 
@@ -48,7 +49,7 @@ DELIVERABLE = frozenset(
 # stored event item (keys, callback_url) is posted.
 
 USER_AGENT = "mzpay-webhooks/1"
-REQUEST_TIMEOUT_SECONDS = 10.0
+REQUEST_TIMEOUT_SECONDS = 10.0  # an attempt in the slow lane (docs/webhooks.md, "Fairness")
 RETENTION_SECONDS = 30 * 86400  # delivery records (with their attempts) are kept 30 days
 
 # ---------------------------------------------------------------- retry schedule
@@ -145,6 +146,45 @@ def outcome_of(status_code: int | None, error: str | None) -> Outcome:
     if status_code == 410:
         return Outcome.STOPPED
     return Outcome.RETRY
+
+
+# ---------------------------------------------------------------- fairness: two lanes
+# Every delivery is first attempted in the hot lane (WebhookQueue), where an attempt waits at most
+# HOT_LANE_TIMEOUT_SECONDS; an attempt that took SLOW_ATTEMPT_SECONDS or more (a timeout
+# included) marks its endpoint slow for SLOW_ENDPOINT_HOLD_SECONDS and its retries, and the
+# endpoint's next deliveries, go to the slow lane (WebhookSlowQueue, its own capped concurrency),
+# where an attempt waits REQUEST_TIMEOUT_SECONDS. One account's slow receiver so holds hot-lane
+# capacity for at most one short attempt per delivery, and only until its endpoint is marked.
+HOT_LANE_TIMEOUT_SECONDS = 5.0
+SLOW_ATTEMPT_SECONDS = 2.0
+SLOW_ENDPOINT_HOLD_SECONDS = 600
+MAX_QUEUE_DELAY_SECONDS = 900  # SQS's longest DelaySeconds: a retry moved to the slow lane waits so
+
+
+class Lane(StrEnum):
+    HOT = "hot"
+    SLOW = "slow"
+
+
+def attempt_timeout(lane: Lane) -> float:
+    """How long an attempt waits for the receiver's answer in `lane`."""
+    return HOT_LANE_TIMEOUT_SECONDS if lane is Lane.HOT else REQUEST_TIMEOUT_SECONDS
+
+
+def is_slow_attempt(latency_ms: int) -> bool:
+    """An attempt that held its sender this long marks its endpoint slow (whatever it answered)."""
+    return latency_ms >= SLOW_ATTEMPT_SECONDS * 1000
+
+
+def endpoint_key(account_id: str, url: str) -> str:
+    """The endpoint a slow mark is kept for: the account and the URL's origin (scheme, host,
+    port), so that one slow host of an account never moves another account's deliveries."""
+    try:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{parts.port or ''}"
+    except ValueError:
+        origin = url
+    return f"{account_id}#{hashlib.sha256(origin.encode()).hexdigest()[:32]}"
 
 
 # ---------------------------------------------------------------- deliveries

@@ -3,22 +3,25 @@
 Item: pk DLV#<delivery_id>, sk DELIVERY, with its attempts in a list. Indexes: gsi1
 (ACC#<account> / <delivery_id>) lists an account's deliveries newest first, gsi2
 (ACC#<account>#<status> / <delivery_id>) the same by status. Every state change is a
-conditional write: a lost race is seen, never overwritten.
+conditional write: a lost race is seen, never overwritten. A slow endpoint's mark
+(docs/webhooks.md, "Fairness") is pk SLOW#<account>#<origin hash>, sk ENDPOINT, in no index.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.deliveries import Attempt, Delivery
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.domain.webhooks import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
 from mzpay.store.aws import client, env, is_conditional_failure, table
 
 SK = "DELIVERY"
+SLOW_SK = "ENDPOINT"
 # Attribute names that are DynamoDB reserved words, or that we prefer to alias.
 _NAMES = {"#status": "status", "#round": "round", "#owner": "owner", "#ttl": "ttl"}
 _STATUS_KEY = "gsi2pk"
@@ -155,6 +158,33 @@ class WebhookDeliveries:
                 ":round": round_,
             },
         )
+
+    def hand_over(self, delivery_id: str, token: str, owner: str) -> bool:
+        """Give an attempt's lease back unused and the round to `owner` (the message that moves
+        it to the slow lane), so that copies of the old message are ignored from now on."""
+        return (
+            self._update(
+                delivery_id,
+                UpdateExpression="SET #owner = :owner REMOVE lease_token, lease_until",
+                ConditionExpression="lease_token = :token",
+                ExpressionAttributeValues={":token": token, ":owner": owner},
+            )
+            is not None
+        )
+
+    # ------------------------------------------------------------ slow endpoints
+    def slow_until(self, endpoint: str) -> int | None:
+        """Until when (epoch seconds) `endpoint` is marked slow; None when it never was."""
+        item = self.table.get_item(Key={"pk": f"SLOW#{endpoint}", "sk": SLOW_SK}).get("Item")
+        return int(item["until"]) if item else None
+
+    def mark_slow(self, endpoint: str, until: int) -> None:
+        """Mark `endpoint` slow until `until` (the item expires a day after)."""
+        self.table.put_item(Item={"pk": f"SLOW#{endpoint}", "sk": SLOW_SK, "until": until, "ttl": until + 86_400})
+
+    def clear_slow(self, endpoint: str) -> None:
+        """The endpoint answers quickly again: its deliveries go back to the hot lane."""
+        self.table.delete_item(Key={"pk": f"SLOW#{endpoint}", "sk": SLOW_SK})
 
     def finish_attempt(
         self,
@@ -299,21 +329,59 @@ class WebhookDeliveries:
 
 
 class DeliveryQueue:
-    """WebhookQueue: one message {delivery_id, round} per delivery round."""
+    """WebhookQueue (the hot lane): one message {delivery_id, round} per delivery round; and,
+    where the function has them, WebhookSlowQueue (the slow lane: the message moved there, with
+    its owner and the attempts made before) and WebhookDeadLetterQueue."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, slow_url: str | None = None, dead_letter_url: str | None = None) -> None:
         self.url = url
+        self.slow_url = slow_url
+        self.dead_letter_url = dead_letter_url
 
     @classmethod
     def from_env(cls) -> DeliveryQueue:
-        return cls(env("WEBHOOK_QUEUE_URL"))
+        return cls(
+            env("WEBHOOK_QUEUE_URL"),
+            os.environ.get("WEBHOOK_SLOW_QUEUE_URL") or None,
+            os.environ.get("WEBHOOK_DEAD_LETTER_QUEUE_URL") or None,
+        )
+
+    @property
+    def has_slow_lane(self) -> bool:
+        return self.slow_url is not None and self.dead_letter_url is not None
+
+    def lane_of(self, queue_arn: str | None) -> Lane:
+        """The lane of a received message, from its event source (the queue's ARN ends with its
+        name, as its URL does)."""
+        if self.slow_url and queue_arn and queue_arn.rsplit(":", 1)[-1] == self.slow_url.rsplit("/", 1)[-1]:
+            return Lane.SLOW
+        return Lane.HOT
 
     def send(self, delivery_id: str, round_: int) -> None:
         body = json.dumps({"delivery_id": delivery_id, "round": round_}, separators=(",", ":"))
         client("sqs").send_message(QueueUrl=self.url, MessageBody=body)
 
-    def retry_after(self, receipt_handle: str, seconds: int) -> None:
+    def to_slow_lane(self, delivery_id: str, round_: int, owner: str, attempts_before: int, delay: int) -> None:
+        """Move a delivery's round to the slow lane: its next attempt after `delay` seconds."""
+        if self.slow_url is None:
+            raise RuntimeError("WEBHOOK_SLOW_QUEUE_URL is not set for this function")
+        body = {"delivery_id": delivery_id, "round": round_, "owner": owner, "attempts_before": attempts_before}
+        client("sqs").send_message(
+            QueueUrl=self.slow_url,
+            MessageBody=json.dumps(body, separators=(",", ":")),
+            DelaySeconds=max(0, min(int(delay), MAX_QUEUE_DELAY_SECONDS)),
+        )
+
+    def to_dead_letters(self, delivery_id: str, round_: int) -> None:
+        """A round out of attempts in the slow lane goes where SQS's redrive would take it."""
+        if self.dead_letter_url is None:
+            raise RuntimeError("WEBHOOK_DEAD_LETTER_QUEUE_URL is not set for this function")
+        body = json.dumps({"delivery_id": delivery_id, "round": round_}, separators=(",", ":"))
+        client("sqs").send_message(QueueUrl=self.dead_letter_url, MessageBody=body)
+
+    def retry_after(self, receipt_handle: str, seconds: int, lane: Lane = Lane.HOT) -> None:
         """Make the received message visible again in `seconds` (its next attempt)."""
+        url = self.slow_url if lane is Lane.SLOW and self.slow_url else self.url
         client("sqs").change_message_visibility(
-            QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=int(seconds)
+            QueueUrl=url, ReceiptHandle=receipt_handle, VisibilityTimeout=int(seconds)
         )
