@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-START_TIMEOUT_SECONDS = 120
+START_TIMEOUT_SECONDS = 300  # generous: a busy CI machine starts two regions slowly
 STOP_TIMEOUT_SECONDS = 30
 
 
