@@ -151,6 +151,7 @@ def test_a_request_is_paid_through_its_link_and_notified_signed(mz: Collection, 
             "payment_link": link,
         },
         "mode": "test",
+        "listed": True,
         "created_at": created["created_at"],
     }
     secret = mz.demo["webhook_secret_test"]
@@ -582,7 +583,7 @@ def test_the_payers_app_lists_a_number_only_for_who_holds_a_request_sent_to_it(m
     refusal = not_a_boolean.json()
     assert (refusal["code"], refusal["metadata"]) == (
         "validation_error",
-        validation(("listed", "invalid_type", "must be true or false")),
+        validation(("listed", "invalid_type", "listed must be true or false")),
     )
     assert refusal["message"].startswith("The request has invalid fields: listed.")
     assert full(mz, hidden["id"])["listed"] is True  # nothing changed

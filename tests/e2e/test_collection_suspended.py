@@ -170,11 +170,13 @@ class Business:
             for page in pages:
                 for item in page["Items"]:
                     text = json.dumps(item, sort_keys=True)
+                    if item["pk"]["S"].startswith("RATE#"):  # the gateway's rate-limit counters of reads
+                        continue
                     if self.account_id in text or self.customer_id in text or self.opened in text:
                         # CollectionTable whole; elsewhere the keys (the workers may mark records later)
                         kept = text if table == "CollectionTable" else json.dumps([item["pk"], item.get("sk")])
                         items.append(f"{table} {kept}")
-        return {"items": sorted(items), "reads": self.reads()}
+        return {"items": set(items), "reads": self.reads()}
 
     def reads(self) -> dict[str, Any]:
         customer = self.customer_id
@@ -190,6 +192,12 @@ class Business:
                 f"/v1/customers/{customer}/kyc/logs",
             )
         }
+
+
+def unchanged(business: Business, before: dict[str, Any]) -> None:
+    after = business.stored()
+    assert (after["items"] - before["items"], before["items"] - after["items"]) == (set(), set())
+    assert after["reads"] == before["reads"]
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +232,7 @@ def test_a_suspended_business_is_refused_everywhere_and_nothing_is_stored_until_
     try:
         before = business.stored()
         refused_everywhere(business, business.token, SUSPENDED, "suspended")
-        assert business.stored() == before  # nothing stored, nothing changed
+        unchanged(business, before)  # nothing stored, nothing changed
         # the business still reads its own data
         assert assert_ok(mz.call("GET", "/v1/account", token=business.token))["status"] == "suspended"
     finally:
@@ -248,7 +256,7 @@ def test_a_token_naming_a_gateway_account_that_never_onboarded_is_refused_everyw
     token = mz.mint(account_id=account["id"], sub="never-onboarded")
     before = business.stored()
     refused_everywhere(business, token, NOT_ONBOARDED, "not_onboarded")
-    assert business.stored() == before
+    unchanged(business, before)
     assert_error(
         mz.call("GET", "/v1/account", token=token),
         404,
@@ -306,7 +314,7 @@ def test_the_payment_link_of_a_suspended_business_shows_a_page_and_takes_no_paym
             assert 'data-code="account_suspended"' in refused.text
             assert "Este comerciante não pode receber pagamentos agora" in refused.text
         assert read_payment()["status"] == "requires_payment_method"  # no money moved
-        assert business.stored() == before  # no checkout opened for the other request
+        unchanged(business, before)  # no checkout opened for the other request
         unopened = business.reads()[f"/v1/collection-requests/{business.unopened}"]["collection_request"]
         assert unopened["payment_reconciliation"]["payment_status"] == "pending"
     finally:
