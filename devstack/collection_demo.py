@@ -58,15 +58,15 @@ def seed_collection(
         business_token = issuer.token_for(BOOTSTRAP_REALM, business.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
         _post(f"{collection_url}/v1/account/onboarding/initialize", business_token, None, "onboarding")
         onboarding_tokens.append(business_token)
-    verifications = []
+    reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (ACCOUNT_REVIEW,))
+    reviewer_token = issuer.token_for(BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
+    method_ids = _collecting(collection_url, token, reviewer_token, account_id) if account_id else []
+    verifications = []  # customers once the demo business is active (only an active one registers them)
     for name, document in (("Ana Machava", "bi"), ("Carlos Nhantumbo", "passport"), ("Rita Sitoe", "dire")):
         customer = _post(
             f"{collection_url}/v1/customers", token, {"name": name, "document_type": document}, "customers"
         )
         verifications.append({"customer_id": customer["id"], "kyc_id": customer["kyc"]["kyc_id"]})
-    reviewer = issuer.register_client(BOOTSTRAP_REALM, f"mzpay-reviewer-{region}", (ACCOUNT_REVIEW,))
-    reviewer_token = issuer.token_for(BOOTSTRAP_REALM, reviewer.client_id, lifetime=DEMO_TOKEN_LIFETIME_SECONDS)
-    method_ids = _collecting(collection_url, token, reviewer_token, account_id) if account_id else []
     return {
         "collection_token": token,
         "collection_client_id": client.client_id,

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.domain.collection_access import guarded
+from mzpay.domain.collection_access import active_business, guarded
 from mzpay.entry import audit_trail, collection_app
 from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body
@@ -20,8 +20,8 @@ else:  # each route's use case is loaded when a request first needs it
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)
-KYC_READ, KYC_WRITE = guarded("kyc:read"), guarded("kyc:write")
-CUSTOMER_WRITE = guarded("customer:write")
+KYC_READ, KYC_WRITE = guarded("kyc:read"), active_business(guarded("kyc:write"))
+CUSTOMER_WRITE = active_business(guarded("customer:write"))
 
 
 @routes.post("/v1/customers", CUSTOMER_WRITE)

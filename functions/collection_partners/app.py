@@ -4,7 +4,7 @@ and customers' payment methods."""
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain import partners
-from mzpay.domain.collection_access import SIGNED_IN, guarded
+from mzpay.domain.collection_access import SIGNED_IN, active_business, guarded
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.marks import errors
@@ -19,7 +19,7 @@ else:  # loaded when a request first needs it
     payment_methods = deferred("mzpay.collection.payment_methods")
 
 app, routes = collection_app()
-CUSTOMER_READ, CUSTOMER_WRITE = guarded("customer:read"), guarded("customer:write")
+CUSTOMER_READ, CUSTOMER_WRITE = guarded("customer:read"), active_business(guarded("customer:write"))
 
 
 @routes.get("/v1/partners", SIGNED_IN)

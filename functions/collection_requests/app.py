@@ -4,8 +4,9 @@ and the payment link that leads a payer to the hosted checkout."""
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import unquote
 
-from mzpay.domain.collection_access import RouteAccess, guarded
+from mzpay.domain.collection_access import RouteAccess, active_business, guarded, serves_payee
 from mzpay.domain.errors import ServiceError
+from mzpay.domain.ids import has_prefix
 from mzpay.entry import collection_app
 from mzpay.http import payment_link_page
 from mzpay.http.collection_auth import caller
@@ -29,9 +30,10 @@ else:  # each route's use case is loaded when a request first needs it
     payment_links = deferred("mzpay.collection.payment_links")
 
 app, routes = collection_app()
-REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), guarded("collection_request:write")
-METHOD_READ, METHOD_WRITE = guarded("collection_method:read"), guarded("collection_method:write")
+REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))
+METHOD_READ, METHOD_WRITE = guarded("collection_method:read"), active_business(guarded("collection_method:write"))
 PAYER = RouteAccess(token=False)  # the payer's app and browser: no token, throttled per address
+PAYMENT_LINK = serves_payee(PAYER)  # and the request's business must be active (payment_links.open_link)
 PageSize = Annotated[int, Query(ge=1, le=100)]
 PageToken = Annotated[str | None, Query(max_length=1024)]
 
@@ -121,43 +123,59 @@ def delete_collection_request(request_id: str) -> dict[str, Any]:
 
 
 @routes.get("/v1/kulpay/collection-requests/list-by-phone-number/<phone_number>", PAYER)
-def list_by_phone(phone_number: str, page_size: PageSize = 50, page_token: PageToken = None) -> dict[str, Any]:
+@errors("missing_field")
+def list_by_phone(
+    phone_number: str,
+    request_id: Annotated[str | None, Query(max_length=64)] = None,
+    page_size: PageSize = 50,
+    page_token: PageToken = None,
+) -> dict[str, Any]:
     """List a payer's collection requests by phone number
 
-    For the payer's app, without a token: the requests whose payer has this E.164 number, newest
-    first, with their id, description, amount, status and creation time only. A number with none
-    answers an empty list."""
-    return collection_requests.by_phone(unquote(phone_number), page_size, page_token)
+    For the payer's app, without a token, and only for whoever holds a request sent to this E.164
+    number: `request_id` (required) is the id its payment link ends with. The number's requests
+    that their businesses did not mark `listed: false`, newest first, with their id, description,
+    amount, status and creation time only. With a request that is not this number's, or a number
+    with none, the answer is the same empty list (numbers cannot be probed)."""
+    return collection_requests.by_phone(unquote(phone_number), request_id, page_size, page_token)
 
 
 @routes.get("/v1/kulpay/collection-requests/get-request/<request_id>", PAYER)
 def get_request_for_payer(request_id: str) -> dict[str, Any]:
     """Read a collection request as its payer
 
-    For the payer's app, without a token: what the payer sees of the request to pay it."""
+    For the payer's app, without a token: what the payer sees of the request to pay it; no
+    personal data of the payer (names, NUIT, contact, address)."""
     return collection_requests.public_read(request_id)
 
 
-@routes.get("/pay/<request_id>", PAYER)
-@pages(200, 303, 404, 409)
+@routes.get("/pay/<request_id>", PAYMENT_LINK)
+@pages(200, 303, 403, 404, 409)
 @errors("invalid_state")  # its 409 page: the request cannot be paid online
 def payment_link(request_id: str) -> Response[str]:
     """Open a collection request's payment link
 
     For the payer's browser: a 303 redirect to the gateway's hosted checkout of the request
-    (opening one when none is open), or a page saying that it is paid (200), cannot be paid online
-    (409) or does not exist (404)."""
+    (opening one when none is open), or a page (Portuguese, or English by `?lang=en` or
+    `Accept-Language`) saying that it is paid (200), that its business cannot take payments now
+    (403: not active, e.g. suspended), that it cannot be paid online (409) or does not exist (404)."""
+    event = app.current_event
+    link = f"{_link_base().rstrip('/')}/pay/{request_id}" if has_prefix(request_id, "cr") else ""
     try:
-        destination = payment_links.open_link(request_id, public_url(app.current_event, "PUBLIC_GATEWAY_URL"))
+        destination = payment_links.open_link(request_id, public_url(event, "PUBLIC_GATEWAY_URL"))
     except ServiceError as refused:
         if refused.code != "not_found":
             raise
-        return payment_link_page.page("not_found")
+        return payment_link_page.page("not_found", event, link)
     if destination.checkout_url:
         return payment_link_page.redirect(destination.checkout_url)
     request = destination.request
     return payment_link_page.page(
-        destination.state, request.biller.get("business_name"), request.invoice_metadata.get("invoice_number")
+        destination.state,
+        event,
+        link,
+        request.biller.get("business_name"),
+        request.invoice_metadata.get("invoice_number"),
     )
 
 

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.domain.collection_access import guarded
+from mzpay.domain.collection_access import active_business, guarded
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.idempotency import derived_id, idempotent
@@ -18,7 +18,7 @@ else:  # loaded when a request first needs it
     transactions = deferred("mzpay.collection.transactions")
 
 app, routes = collection_app()
-TRANSACTION_CREATE, CUSTOMER_READ = guarded("transaction:create"), guarded("customer:read")
+TRANSACTION_CREATE, CUSTOMER_READ = active_business(guarded("transaction:create")), guarded("customer:read")
 Filter = Annotated[str | None, Query(max_length=200)]
 
 

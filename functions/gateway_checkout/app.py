@@ -87,8 +87,8 @@ def change_manual_payment_evidence(payment_id: str, body: Annotated[EvidenceRequ
 
 
 @app.get("/checkout/<payment_id>")
-@errors("not_found")
-@pages(200, 404, 503)
+@errors("not_found", "account_suspended")
+@pages(200, 403, 404, 503)
 @checkout_page.answers_pages(app)
 def checkout(payment_id: str) -> Response[str]:
     """The payer's checkout page
@@ -121,6 +121,7 @@ def checkout_receipt(payment_id: str) -> Response[str]:
     "invalid_card",
     "gateway.raw_card_data_not_accepted",
     "not_supported",
+    "account_suspended",
 )
 @pages(303, 400, 403, 404, 409, 422, 503)
 @checkout_page.answers_pages(app)
@@ -145,7 +146,7 @@ def checkout_pay(payment_id: str) -> Response[str]:
 
 
 @app.post("/checkout/<payment_id>/test/<outcome>")
-@errors("csrf_missing", "csrf_invalid", "live_payment", "invalid_state")
+@errors("csrf_missing", "csrf_invalid", "live_payment", "invalid_state", "account_suspended")
 @pages(303, 403, 404, 409, 503)
 @checkout_page.answers_pages(app)
 def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:

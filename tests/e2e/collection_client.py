@@ -73,6 +73,30 @@ class Collection:
         """An installation administrator's token: the bootstrap realm, no account_id."""
         return self.mint(**{"sub": "admin-tester", "scope": ADMIN_SCOPES, **claims, "account_id": None})
 
+    def active_business(self, name: str = "Outra Loja", sub: str = "other-business") -> tuple[str, str]:
+        """A fresh gateway account, onboarded and approved as a business (only an active business
+        writes: docs/onboarding.md): (its account id, a token acting for it)."""
+        from devstack.collection_demo import DEMO_DETAILS
+
+        management = self.stack.state["regions"][self.region]["management"]
+        operator = {"Authorization": f"Bearer {self.stack.state['operator_token']}"}
+        created = requests.post(
+            f"{management}/v1/accounts", json={"name": name, "region": self.region}, headers=operator, timeout=30
+        )
+        assert created.status_code == 201, created.text
+        account_id = str(created.json()["id"])
+        token = self.mint(account_id=account_id, sub=sub)
+        reviewer = self.mint(account_id=None, sub="reviewer-1", scope="account:review")
+        for method, path, body, who in (
+            ("POST", "/v1/account/onboarding/initialize", None, token),
+            ("PUT", "/v1/account/onboarding/details", DEMO_DETAILS, token),
+            ("POST", "/v1/account/onboarding/finish", None, token),
+            ("POST", f"/v1/accounts/{account_id}/approve", None, reviewer),
+        ):
+            answer = self.call(method, path, body, token=who)
+            assert answer.status_code == 200, answer.text
+        return account_id, token
+
     def licence(self, **options: Any) -> str:
         """A licence key signed by the local stack's licence issuer."""
         options.setdefault("issued_to", "Banco Teste")

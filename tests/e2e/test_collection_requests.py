@@ -151,6 +151,7 @@ def test_a_request_is_paid_through_its_link_and_notified_signed(mz: Collection, 
             "payment_link": link,
         },
         "mode": "test",
+        "listed": True,
         "created_at": created["created_at"],
     }
     secret = mz.demo["webhook_secret_test"]
@@ -203,7 +204,8 @@ def test_a_request_is_paid_through_its_link_and_notified_signed(mz: Collection, 
     assert notified["data"]["object"]["payment_reconciliation"]["gateway_transaction_id"] == payment_id
 
     again = browser.open(link)  # a second payment is refused: no checkout for a paid request
-    assert again.status_code == 200 and "This invoice is paid." in again.text and "Location" not in again.headers
+    assert (again.status_code, "Location" in again.headers) == (200, False)
+    assert "Esta factura está paga. Obrigado." in again.text
     refused = mz.call("DELETE", f"/v1/collection-requests/{request_id}")
     assert_error(
         refused,
@@ -325,7 +327,7 @@ def test_a_change_touches_only_the_given_fields_and_a_deleted_request_is_gone(mz
         "not_found",
         "No such collection request.",
     )
-    assert "There is no such invoice." in Payer().open(f"{mz.url}/pay/{request_id}").text
+    assert "Esta factura não existe." in Payer().open(f"{mz.url}/pay/{request_id}").text
 
 
 # ---------------------------------------------------------------- refusals
@@ -522,48 +524,101 @@ def test_another_accounts_requests_and_methods_are_404_on_every_route(mz: Collec
 
 
 # ---------------------------------------------------------------- the payer's app, no token
-def test_the_payers_app_lists_by_phone_and_reads_without_a_token(mz: Collection) -> None:
+KULPAY_LIST = "/v1/kulpay/collection-requests/list-by-phone-number/"
+EMPTY = {"object": "list", "items": [], "has_more": False, "next_page_token": None, "error": None}
+
+
+def by_phone(mz: Collection, phone: str, **params: Any) -> requests.Response:
+    return mz.call("GET", KULPAY_LIST + phone, token=None, params=params)
+
+
+def public_item(created: dict[str, Any]) -> dict[str, Any]:
+    return {name: created[name] for name in ("id", "description", "amount", "status", "created_at")}
+
+
+def test_the_payers_app_lists_a_number_only_for_who_holds_a_request_sent_to_it(mz: Collection) -> None:
     phone = unique_phone()
-    ids = [create(mz, payer=payer(phone))["id"] for _ in range(2)]
-    listed = assert_ok(mz.call("GET", f"/v1/kulpay/collection-requests/list-by-phone-number/{phone}", token=None))
-    assert [item["id"] for item in listed["items"]] == ids[::-1]
-    assert set(listed["items"][0]) == {"id", "description", "amount", "status", "created_at"}
-    assert listed["items"][0]["amount"] == {"currency": "MZN", "value": 1500.5}
+    shown = [create(mz, payer=payer(phone)) for _ in range(2)]
+    hidden = create(mz, payer=payer(phone), listed=False)  # the business keeps it out of the list
+    assert (hidden["listed"], shown[0]["listed"]) == (False, True)
+    expected = {**EMPTY, "items": [public_item(created) for created in shown[::-1]]}
+    assert assert_ok(by_phone(mz, phone, request_id=shown[0]["id"])) == expected
+    assert assert_ok(by_phone(mz, phone, request_id=hidden["id"])) == expected  # it proves the number, unlisted
     encoded = phone.replace("+", "%2B")
-    assert (
-        assert_ok(mz.call("GET", f"/v1/kulpay/collection-requests/list-by-phone-number/{encoded}", token=None))["items"]
-        == listed["items"]
-    )
-    page = assert_ok(
-        mz.call(
-            "GET", f"/v1/kulpay/collection-requests/list-by-phone-number/{phone}", token=None, params={"page_size": 1}
+    assert assert_ok(by_phone(mz, encoded, request_id=shown[1]["id"])) == expected
+    page = assert_ok(by_phone(mz, phone, request_id=shown[0]["id"], page_size=1))
+    assert page["items"] == expected["items"][:1] and page["has_more"] is True
+    # without a request sent to this number: the answer of a number with no requests at all
+    elsewhere = create(mz)  # another number's request
+    deleted = create(mz, payer=payer(phone))
+    assert_ok(mz.call("DELETE", f"/v1/collection-requests/{deleted['id']}"))
+    for proof in (elsewhere["id"], deleted["id"], "cr_01ARZ3NDEKTSV4RRFFQ69G5FAV", "not-a-request"):
+        assert assert_ok(by_phone(mz, phone, request_id=proof)) == EMPTY
+        assert assert_ok(by_phone(mz, "+258849999123", request_id=proof)) == EMPTY
+    for number in (phone, "+258849999123"):  # no proof at all: the same refusal for every number
+        assert_error(
+            by_phone(mz, number),
+            400,
+            "missing_field",
+            "The request has problems: request_id.",
+            validation(("request_id", "REQUIRED", "the id of a collection request sent to this number")),
         )
-    )
-    assert len(page["items"]) == 1 and page["has_more"] is True
-    nobody = assert_ok(mz.call("GET", "/v1/kulpay/collection-requests/list-by-phone-number/+258849999123", token=None))
-    assert nobody == {"object": "list", "items": [], "has_more": False, "next_page_token": None, "error": None}
     assert_error(
-        mz.call("GET", "/v1/kulpay/collection-requests/list-by-phone-number/12345", token=None),
+        by_phone(mz, "12345", request_id=shown[0]["id"]),
         400,
         "validation_error",
         "The request has problems: phone_number.",
         validation(("phone_number", "INVALID_FORMAT", "an E.164 number: + and the country code, e.g. +258841234567")),
     )
-    public = assert_ok(mz.call("GET", f"/v1/kulpay/collection-requests/get-request/{ids[0]}", token=None))
+    # the business changes its mind: listed again, or taken out
+    assert_ok(mz.call("PUT", f"/v1/collection-requests/{hidden['id']}", {"listed": True}))
+    assert_ok(mz.call("PUT", f"/v1/collection-requests/{shown[0]['id']}", {"listed": False}))
+    assert full(mz, shown[0]["id"])["listed"] is False
+    assert [item["id"] for item in assert_ok(by_phone(mz, phone, request_id=shown[0]["id"]))["items"]] == [
+        hidden["id"],
+        shown[1]["id"],
+    ]
+    not_a_boolean = mz.call("PUT", f"/v1/collection-requests/{hidden['id']}", {"listed": "no"})
+    assert not_a_boolean.status_code == 400, not_a_boolean.text
+    refusal = not_a_boolean.json()
+    assert (refusal["code"], refusal["metadata"]) == (
+        "validation_error",
+        validation(("listed", "invalid_type", "listed must be true or false")),
+    )
+    assert refusal["message"].startswith("The request has invalid fields: listed.")
+    assert full(mz, hidden["id"])["listed"] is True  # nothing changed
+
+
+def test_the_payers_public_read_shows_no_personal_data_of_the_payer(mz: Collection) -> None:
+    phone = unique_phone()
+    request_id = create(mz, payer=payer(phone))["id"]
+    answer = mz.call("GET", f"/v1/kulpay/collection-requests/get-request/{request_id}", token=None)
+    public = assert_ok(answer)
     view = public["collection_request"]
-    assert view["payer"] == {
-        "first_name": "João",
-        "last_name": "Sitoe",
-        "legal_name": "João Sitoe",
-        "type": "individual",
+    mine = full(mz, request_id)
+    assert public == {
+        "object": "collection_request",
+        "collection_request": {
+            "id": request_id,
+            "description": "Factura de Novembro",
+            "amount": {"currency": "MZN", "value": 1500.5},
+            "collection_method_details": mine["collection_method_details"],
+            "invoice_metadata": mine["invoice_metadata"],
+            "bill_info": mine["bill_info"],
+            "biller": {
+                "business_name": "Demo Comercial Lda",
+                "logo": None,
+                "contact": {"phone_number": "+258841234567", "email": "financas@demo.co.mz"},
+            },
+            "status": "pending",
+            "created_at": view["created_at"],
+            "updated_at": view["updated_at"],
+            "payer": {"type": "individual"},
+            "payment_reconciliation": {"payment_status": "pending", "date_payment": None},
+        },
     }
-    assert "contact" not in str(view["payer"]) and "metadata" not in view and "integration_routing" not in view
-    assert view["biller"] == {
-        "business_name": "Demo Comercial Lda",
-        "logo": None,
-        "contact": {"phone_number": "+258841234567", "email": "financas@demo.co.mz"},
-    }
-    assert view["payment_reconciliation"] == {"payment_status": "pending", "date_payment": None}
+    for personal in ("João", "Sitoe", phone, "joao@example.co.mz", "400339910", "Maputo"):
+        assert personal not in answer.text
 
 
 # ---------------------------------------------------------------- collection methods
@@ -641,7 +696,7 @@ def test_the_link_offers_only_the_methods_active_now_and_due_dates_stay_in_step(
     assert changed["invoice_metadata"]["payment_link"] == link  # the change closed the open checkout
     assert_ok(mz.call("POST", f"/v1/collection-methods/{mkesh}/status", {"status": "inactive"}))
     closed = browser.open(link)
-    assert closed.status_code == 409 and "cannot be paid online" in closed.text
+    assert closed.status_code == 409 and "não pode ser paga online" in closed.text
 
 
 def from_address(url: str, source: str) -> tuple[int, dict[str, str], str]:
@@ -653,7 +708,7 @@ def from_address(url: str, source: str) -> tuple[int, dict[str, str], str]:
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30, source_address=(source, 0))
     try:
-        connection.request("GET", parts.path)
+        connection.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""))
         answer = connection.getresponse()
         return answer.status, dict(answer.getheaders()), answer.read().decode()
     finally:
@@ -662,7 +717,8 @@ def from_address(url: str, source: str) -> tuple[int, dict[str, str], str]:
 
 def test_hammering_the_payer_endpoints_from_one_address_is_throttled(mz: Collection) -> None:
     limit = 100  # the template's KulpayRateLimit per KulpayRateWindowSeconds (60)
-    listing = f"{mz.url}/v1/kulpay/collection-requests/list-by-phone-number/+258849990001"
+    proof = "request_id=cr_01ARZ3NDEKTSV4RRFFQ69G5FAV"  # a request of no one: an empty list
+    listing = f"{mz.url}/v1/kulpay/collection-requests/list-by-phone-number/+258849990001?{proof}"
     statuses = [from_address(listing, "127.0.0.9")[0] for _ in range(limit)]
     assert statuses == [200] * limit
     status, headers, body = from_address(listing, "127.0.0.9")

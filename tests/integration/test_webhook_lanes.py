@@ -134,7 +134,7 @@ def test_a_slow_attempt_moves_its_retry_to_the_slow_lane_and_marks_the_endpoint(
         "owner": record["messageId"],
         "attempts_before": 1,
     }
-    until = deps.deliveries().slow_until(endpoint_key(ACCOUNT, slow_receiver.url))
+    until = deps.deliveries().slow_until("test", endpoint_key(ACCOUNT, slow_receiver.url))
     assert until is not None and until > time.time() + rules.SLOW_ENDPOINT_HOLD_SECONDS - 60
 
     slow_receiver.delay, slow_receiver.status = 0, 200  # back, and quick: the slow lane delivers
@@ -143,7 +143,7 @@ def test_a_slow_attempt_moves_its_retry_to_the_slow_lane_and_marks_the_endpoint(
     assert sender.send_batch([moved]) == {"batchItemFailures": []}
     assert attempts(delivery_id) == [(503, None), (200, None)] and stored(delivery_id)["status"] == "delivered"
     assert stored(delivery_id)["attempt_count"] == 2
-    assert deps.deliveries().slow_until(endpoint_key(ACCOUNT, slow_receiver.url)) is None  # cleared
+    assert deps.deliveries().slow_until("test", endpoint_key(ACCOUNT, slow_receiver.url)) is None  # cleared
 
 
 def test_a_marked_endpoints_delivery_goes_to_the_slow_lane_unattempted_and_another_accounts_does_not(
@@ -151,7 +151,7 @@ def test_a_marked_endpoints_delivery_goes_to_the_slow_lane_unattempted_and_anoth
 ) -> None:
     roll_secret()
     roll_secret(OTHER)
-    deps.deliveries().mark_slow(endpoint_key(ACCOUNT, slow_receiver.url), int(time.time()) + 600)
+    deps.deliveries().mark_slow("test", endpoint_key(ACCOUNT, slow_receiver.url), int(time.time()) + 600)
     mine = outbox.dispatch(event_image(callback_url=slow_receiver.url))
     theirs = outbox.dispatch(event_image(callback_url=slow_receiver.url, account_id=OTHER))
     slow_receiver.delay, slow_receiver.status = 0, 200
@@ -211,14 +211,14 @@ def test_a_quick_failure_in_the_hot_lane_is_retried_there_as_before(
     assert sender.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
     assert attempts(delivery_id) == [(503, None)]  # type: ignore[arg-type]
     assert slow_lane() == []
-    assert deps.deliveries().slow_until(endpoint_key(ACCOUNT, slow_receiver.url)) is None
+    assert deps.deliveries().slow_until("test", endpoint_key(ACCOUNT, slow_receiver.url)) is None
 
 
 def test_copies_of_a_message_to_a_marked_endpoint_racing_move_it_once_and_post_nothing(
     lanes: ProvisionedStack, slow_receiver: SlowReceiver
 ) -> None:
     roll_secret()
-    deps.deliveries().mark_slow(endpoint_key(ACCOUNT, slow_receiver.url), int(time.time()) + 600)
+    deps.deliveries().mark_slow("test", endpoint_key(ACCOUNT, slow_receiver.url), int(time.time()) + 600)
     delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
     (record,) = receive()
     message = sender.Received.from_record(record)
@@ -242,7 +242,7 @@ def test_the_endpoint_is_marked_slow_while_its_slow_attempt_is_still_under_way(
     running.start()
     endpoint = endpoint_key(ACCOUNT, slow_receiver.url)
     deadline = time.monotonic() + 10
-    while deps.deliveries().slow_until(endpoint) is None:
+    while deps.deliveries().slow_until("test", endpoint) is None:
         assert time.monotonic() < deadline, "the endpoint was not marked while its attempt hung"
         time.sleep(0.05)
     assert running.is_alive() and slow_receiver.requests == [delivery_id]  # the attempt still waits

@@ -411,9 +411,11 @@ def test_a_collection_request_through_its_lifecycle(world: World, monkeypatch: p
     assert listed.has_more and listed.next_page_token is not None
     rest = valid(answers.CollectionRequestList, collection_requests.listed(BUSINESS, 1, listed.next_page_token))
     assert [r.id for r in rest.items] == [created.id]
-    phone = valid(answers.PayerRequestList, collection_requests.by_phone("+258841234567", 50, None))
+    phone = valid(answers.PayerRequestList, collection_requests.by_phone("+258841234567", created.id, 50, None))
     assert {r.status for r in phone.items} == {"pending", "paid"}
-    assert valid(answers.PayerRequestList, collection_requests.by_phone("+258849999999", 50, None)).items == []
+    assert (
+        valid(answers.PayerRequestList, collection_requests.by_phone("+258849999999", created.id, 50, None)).items == []
+    )
 
 
 def settle(world: World, request_id: str, event_type: str) -> None:

@@ -376,7 +376,7 @@ def ops(monkeypatch: pytest.MonkeyPatch) -> Iterator[Ops]:
         business_accounts=stores.business_accounts,
         identity_providers=stores.identity_providers,
         deliveries=stores.deliveries,
-        delivery_queue=SimpleNamespace(send=lambda *_: None, retry_after=lambda *_: None),
+        delivery_queue=SimpleNamespace(send=lambda *_: None, retry_after=lambda *_: None, has_slow_lane=False),
     ):
         yield stores
 

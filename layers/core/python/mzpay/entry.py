@@ -41,14 +41,21 @@ def _require_licence() -> Any:
     return licence.require_active()
 
 
+def _require_business(account_id: str) -> Any:
+    from mzpay.steps import business  # read by the first request of a route that needs an active business
+
+    return business.require_active(account_id)
+
+
 def collection_app() -> tuple[APIGatewayRestResolver, CollectionRoutes]:
     """A collection group's resolver and the route table that checks each route's licence,
-    token, capability and permission (its Lambda entry point: lambda_handler(app, routes.admit))."""
+    token, capability, permission and active business (its Lambda entry point:
+    lambda_handler(app, routes.admit))."""
     from mzpay.http.collection_auth import CollectionRoutes
     from mzpay.http.errors import Surface
 
     app = create_resolver(Surface.COLLECTION)
-    return app, CollectionRoutes(app, _require_licence)
+    return app, CollectionRoutes(app, _require_licence, _require_business)
 
 
 def _write_audit(*record: Any) -> None:

@@ -21,6 +21,7 @@ from mzpay.domain.receipts import receipt
 from mzpay.domain.routing import binding_method
 from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
+from mzpay.steps.business import require_payee_active
 from mzpay.steps.checkouts import cancel_payment, create_checkout
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import (
@@ -61,6 +62,8 @@ class CheckoutView:
 def checkout_view(provider_payment_id: str, payment: Payment | None = None) -> CheckoutView:
     """The page of a checkout (`payment` when the caller has just read or changed it)."""
     payment = payment or checkout_payment(provider_payment_id)
+    if payment.status in (Status.REQUIRES_PAYMENT_METHOD, Status.REQUIRES_ACTION):
+        _payee_may_be_paid(payment)  # no form for a payment the merchant may not take now
     merchant = merchant_name(payment)
     found: list[Offer] = []
     if payment.status == Status.REQUIRES_PAYMENT_METHOD:
@@ -93,6 +96,7 @@ def test_action(provider_payment_id: str, outcome: str) -> Payment:
     payment = checkout_payment(provider_payment_id)
     if payment.mode != "test":
         raise ServiceError(403, "live_payment", "Test actions are refused on live payments.")
+    _payee_may_be_paid(payment)
     if outcome not in TEST_PAYERS:
         raise ServiceError(404, "not_found", f"No such test action: {outcome} (one of {', '.join(TEST_PAYERS)}).")
     if payment.status == Status.REQUIRES_ACTION and outcome == "succeed":
@@ -112,6 +116,7 @@ def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
     national way (84 123 4567)."""
     payment = checkout_payment(provider_payment_id)
     ensure_transition(payment.status, "pay")
+    _payee_may_be_paid(payment)
     offered = checkout_view(provider_payment_id, payment).offers
     if choice.key not in {offer.key for offer in offered}:
         names = ", ".join(offer.key for offer in offered)
@@ -162,6 +167,13 @@ def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
         reject(payer, request, ceiling_refusal(psp, reached.reservation, payment.currency, rejection_id))
     result = connector.charge(provider_call(started))
     return apply_outcome(started, result, now_iso())
+
+
+def _payee_may_be_paid(payment: Payment) -> None:
+    """A collection request's checkout takes money only while its business is active (403
+    account_suspended otherwise): a link opened before a suspension cannot be paid after it."""
+    if payment.collection_request_id:
+        require_payee_active(payment.account_id)
 
 
 def _source(choice: PayerChoice) -> Source:

@@ -18,7 +18,7 @@ from mzpay.domain.business import INVALID_FORMAT, BusinessAccount, phone_problem
 from mzpay.domain.clock import now_iso
 from mzpay.domain.collection_requests import CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.ids import has_prefix, new_prefixed_id
 from mzpay.domain.payments import Status
 from mzpay.steps.business import require_active
 from mzpay.steps.checkouts import cancel_payment
@@ -214,6 +214,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
             "reconciled_at": None,
         },
         biller=biller,
+        listed=body.get("listed", True),
         created_at=now,
         updated_at=now,
     )
@@ -285,7 +286,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         mode, details = _methods(target, body["collection_method_ids"])
         changes |= {"collection_method_ids": body["collection_method_ids"], "collection_method_details": details}
         changes["mode"] = mode
-    for name in ("description", "payer", "third_party_reference", "metadata"):
+    for name in ("description", "payer", "third_party_reference", "metadata", "listed"):
         if name in body:
             changes[name] = body[name]
     if new_account is not None:
@@ -336,14 +337,22 @@ def delete(account_id: str, actor: str, request_id: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the payer's app (no token)
-def by_phone(phone_number: str, page_size: int, page_token: str | None) -> dict[str, Any]:
-    """The requests whose payer has this phone number, newest first; a number with none answers
-    an empty list (so numbers cannot be probed). Only id, description, amount, status, created_at."""
+def by_phone(phone_number: str, request_id: str | None, page_size: int, page_token: str | None) -> dict[str, Any]:
+    """The listed requests whose payer has this phone number, newest first, for whoever holds a
+    request sent to it (`request_id`, from its payment link: required, 400 missing_field); with
+    a request that is not one of this number's, the answer is the empty list a number with none
+    gets, so numbers cannot be probed. Only id, description, amount, status, created_at."""
     problem = phone_problem(phone_number)
-    if problem:
-        raise rules.invalid([FieldError("phone_number", INVALID_FORMAT, problem)])
+    problems = [FieldError("phone_number", INVALID_FORMAT, problem)] if problem else []
+    if not request_id:
+        problems.append(FieldError("request_id", "REQUIRED", "the id of a collection request sent to this number"))
+    _reject(problems)
     list_key = phone_list_key(phone_number)
-    found, last = deps.collection_requests().page(list_key, page_size, _start(page_token, list_key, "gsi2"))
+    start = _start(page_token, list_key, "gsi2")
+    proof = deps.collection_requests().get(request_id or "") if has_prefix(request_id or "", "cr") else None
+    if not rules.may_list_by_phone(phone_number, proof):
+        return _listing([], None)
+    found, last = deps.collection_requests().page(list_key, page_size, start)
     return _listing([request.public_item() for request in found], last)
 
 

@@ -3,13 +3,16 @@ it and lands on the gateway's hosted checkout for the request (its amount, bille
 and the request's wallets). One checkout per attempt: while one is open every opening of the link
 leads to it; when it ends unpaid (failed, expired, canceled) the next opening starts attempt n+1.
 The attempt's payment_id is derived from (request, n), so openings that race start one payment,
-and the request records it with one conditional write. A paid request opens no checkout."""
+and the request records it with one conditional write. A paid request opens no checkout, nor does
+a request of a business that is not active (suspended): its payer gets a page saying so, and the
+checkout a link opened before refuses to take the payment (mzpay.cases.checkout)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from mzpay import deps
+from mzpay.domain.business import AccountStatus
 from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.clock import now_iso
 from mzpay.domain.collection_requests import (
@@ -23,6 +26,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import has_prefix
 from mzpay.domain.payments import Status
 from mzpay.domain.principal import Principal
+from mzpay.steps.business import status_of
 from mzpay.steps.checkouts import create_checkout
 from mzpay.steps.payments import current
 from mzpay.store.collection_requests import Changed
@@ -33,7 +37,8 @@ MAX_ATTEMPTS = 3  # openings that keep losing the race to record an attempt
 
 @dataclass(frozen=True)
 class Destination:
-    """Where the link leads: the checkout's URL, or (no checkout) why not: paid, not_payable."""
+    """Where the link leads: the checkout's URL, or (no checkout) why not: paid, suspended (the
+    business may not take payments now), not_payable."""
 
     checkout_url: str | None
     state: str
@@ -88,6 +93,8 @@ def open_link(request_id: str, gateway_url: str) -> Destination:
         request = _request(request_id)
         if request.status == RequestStatus.PAID:
             return Destination(None, "paid", request)
+        if status_of(request.account_id) != AccountStatus.ACTIVE:  # the gate (RouteAccess PAYEE_ACTIVE)
+            return Destination(None, "suspended", request)
         if request.checkout_payment_id:
             payment = deps.payments().get(request.checkout_payment_id)
             if payment is not None:

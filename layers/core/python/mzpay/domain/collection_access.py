@@ -16,7 +16,7 @@ never holds them, whatever its claims list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 # Claims of an access token (docs/collection.md): `sub` is the identity; `account_id` the
@@ -62,21 +62,46 @@ KNOWN_CAPABILITIES = (
 )
 
 
+# Which business must be `active` for a route to run (docs/onboarding.md, "Suspended means
+# stopped"): the one the caller's token acts for (checked before the route, with the licence and
+# the token), or the one whose collection request the route serves a payer (no token: checked
+# by the use case, which finds the request first).
+CALLER_ACTIVE = "caller"
+PAYEE_ACTIVE = "payee"
+BUSINESS_GATES = (CALLER_ACTIVE, PAYEE_ACTIVE)
+
+
 @dataclass(frozen=True)
 class RouteAccess:
     """What a route needs. `capability` is checked against the licence, `permission` against
-    the token; a route that needs no licence (the licence routes, health, version) has none."""
+    the token; a route that needs no licence (the licence routes, health, version) has none.
+    `business` names the business that must be active (CALLER_ACTIVE, PAYEE_ACTIVE), if any."""
 
     licence: bool = True
     token: bool = True
     capability: str | None = None
     permission: str | None = None
+    business: str | None = None
 
     def __post_init__(self) -> None:
         if self.capability and not self.licence:
             raise ValueError("a capability is a licence's: the route must need a licence")
         if self.permission and not self.token:
             raise ValueError("a permission is a token's: the route must need a token")
+        if self.business is not None and self.business not in BUSINESS_GATES:
+            raise ValueError(f"business is one of {BUSINESS_GATES}")
+        if self.business == CALLER_ACTIVE and not self.token:
+            raise ValueError("the caller's business is a token's: the route must need a token")
+
+
+def active_business(access: RouteAccess) -> RouteAccess:
+    """`access`, and the business the caller's token acts for must be active (403 otherwise)."""
+    return replace(access, business=CALLER_ACTIVE)
+
+
+def serves_payee(access: RouteAccess) -> RouteAccess:
+    """`access` of a payer's route, and the business whose request it serves must be active."""
+    return replace(access, business=PAYEE_ACTIVE)
 
 
 OPEN = RouteAccess(licence=False, token=False)

@@ -171,6 +171,7 @@ class CollectionRequest(Entity):
     integration_routing: dict[str, Any]
     compliance_audit: dict[str, Any]
     biller: dict[str, Any]
+    listed: bool = True  # false: left out of the payer's list by phone (the business's choice)
     checkout_payment_id: str | None = None  # the gateway payment of the open (or last) attempt
     attempt: int = 0  # how many checkouts the payment link opened
     created_at: str
@@ -210,6 +211,7 @@ class CollectionRequest(Entity):
             "compliance_audit": self.compliance_audit,
             "biller": self.biller,
             "status": self.status,
+            "listed": self.listed,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -231,6 +233,7 @@ class CollectionRequest(Entity):
             "metadata",
             "invoice_metadata",
             "mode",
+            "listed",
             "created_at",
         )
         return {"object": "collection_request", **{name: full[name] for name in fields}}
@@ -261,11 +264,12 @@ class CollectionRequest(Entity):
         }
 
     def public_view(self) -> dict[str, Any]:
-        """The unsecured read: the request as its payer knows it. The payer's own contact and
-        address, the business's internal metadata and routing, and the audit trail are left out:
-        a request id is all this endpoint asks for."""
+        """The unsecured read: the request as its payer knows it. No personal data of the payer
+        (names, NUIT, contact, address: only whether an individual or a business is billed), nor
+        the business's internal metadata, routing and audit trail: a request id is all this
+        endpoint asks for, and whoever holds one must learn nothing about the person billed."""
         full = self.view()
-        payer = {name: self.payer.get(name) for name in ("first_name", "last_name", "legal_name", "type")}
+        payer = {"type": self.payer.get("type")}
         kept = (
             "id",
             "description",
@@ -285,6 +289,13 @@ class CollectionRequest(Entity):
         }
         view["biller"] = {name: self.biller.get(name) for name in ("business_name", "logo", "contact")}
         return {"object": "collection_request", "collection_request": view}
+
+
+def may_list_by_phone(phone_number: str, proof: CollectionRequest | None) -> bool:
+    """The payer's list by phone is shown only to whoever holds a request sent to that number
+    (`proof`: the request its payment link names, not deleted, whose payer has this number);
+    anyone else gets the answer of a number with no requests, so numbers cannot be probed."""
+    return proof is not None and proof.status != RequestStatus.DELETED and proof.payer_phone == phone_number
 
 
 def request_event(kind: str, request: CollectionRequest, now: str) -> Event:

@@ -186,8 +186,9 @@ def _notice(refused: ServiceError, choice: PayerChoice | None) -> dict[str, str]
 
 def on_the_form(refused: ServiceError) -> bool:
     """Whether the checkout's page answers `refused` (what the payer typed, a method or a limit
-    that refused it, a checkout paid or closed meanwhile); else the payer's problem page does."""
-    return refused.status < 500 and refused.code != "not_found"
+    that refused it, a checkout paid or closed meanwhile); else the payer's problem page does (no
+    such checkout, a merchant that may not take payments now)."""
+    return refused.status < 500 and refused.code not in ("not_found", "account_suspended")
 
 
 def _qr(next_action: dict[str, Any] | None) -> str | None:

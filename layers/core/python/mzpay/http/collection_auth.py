@@ -18,7 +18,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from mzpay import deps
 from mzpay.collection.signin import Provider, audience, configured_provider, unauthorized, verify_access_token
 from mzpay.domain.audit import Actor
-from mzpay.domain.collection_access import SIGNED_IN, Identity, RouteAccess
+from mzpay.domain.collection_access import CALLER_ACTIVE, SIGNED_IN, Identity, RouteAccess
 from mzpay.domain.errors import ServiceError
 from mzpay.http.authorizers import bearer_token, source_ip
 
@@ -74,11 +74,19 @@ def _resource(path: str) -> str:
 class CollectionRoutes:
     """Declares routes on the resolver together with what each needs."""
 
-    def __init__(self, app: APIGatewayRestResolver, require_licence: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        app: APIGatewayRestResolver,
+        require_licence: Callable[[], Any],
+        require_business: Callable[[str], Any] | None = None,
+    ) -> None:
         """`require_licence()` answers the active licence or raises (the licence use case's
-        `require_active`, wired by the function)."""
+        `require_active`, wired by the function); `require_business(account_id)` raises unless
+        that business is active (mzpay.steps.business.require_active), for the routes whose
+        RouteAccess.business is CALLER_ACTIVE."""
         self.app = app
         self.require_licence = require_licence
+        self.require_business = require_business
         self.access: dict[tuple[str, str], RouteAccess] = {}
 
     def _route(self, method: str, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
@@ -120,7 +128,12 @@ class CollectionRoutes:
         refusal = identity.refusal(access.permission) if access.permission and identity is not None else None
         if refusal is not None:
             raise ServiceError(403, "forbidden", refusal, permission=access.permission)
-        _current.set(Caller(identity, source_ip(event)))
+        current = Caller(identity, source_ip(event))
+        if access.business == CALLER_ACTIVE:
+            if self.require_business is None:
+                raise RuntimeError("a route needs an active business, but no check is wired")
+            self.require_business(current.account_id())
+        _current.set(current)
 
 
 def provider_for(issuer: str) -> Provider | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import Field, StrictBool, StringConstraints, field_validator
 
 from mzpay.domain.bounds import Code, Email, Id, Name, Phone, Text, Url
 from mzpay.domain.model import StrictText as Strict
@@ -96,6 +96,9 @@ class CollectionRequestIn(Strict):
     invoice_metadata: InvoiceIn | None = None
     financial_details: FinancialIn | None = None
     integration_routing: RoutingIn | None = None
+    listed: StrictBool | None = Field(
+        default=None, description="false: the request is left out of the payer app's list by phone (default true)"
+    )
 
     def fields(self) -> dict[str, Any]:
         """What the request carries (absent optional parts left out), as plain data."""
@@ -114,6 +117,9 @@ class CollectionRequestChange(Strict):
     metadata: Metadata | None = None
     invoice_metadata: InvoiceIn | None = None
     integration_routing: RoutingIn | None = None
+    listed: StrictBool | None = Field(
+        default=None, description="false: the request is left out of the payer app's list by phone"
+    )
 
     def fields(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

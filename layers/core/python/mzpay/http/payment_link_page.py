@@ -1,17 +1,19 @@
 """What a collection request's payment link answers a browser: 303 to the hosted checkout, or a
-short page saying why there is none (paid already, not payable online, no such request)."""
+short page saying why there is none (paid already, its business may not take payments now, not
+payable online, no such request), in Portuguese or English like the checkout's pages
+(mzpay.http.page_locale: the switch `?lang=en`, its cookie, Accept-Language)."""
 
 from __future__ import annotations
 
-from html import escape
+import secrets
+from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-_TEXT = {
-    "paid": (200, "This invoice is paid. Thank you."),
-    "not_payable": (409, "This invoice cannot be paid online: ask the biller how to pay it."),
-    "not_found": (404, "There is no such invoice."),
-}
+from mzpay.http import page_locale
+from mzpay.http.checkout_page import html_response, language
+
+STATUSES = {"paid": 200, "suspended": 403, "not_payable": 409, "not_found": 404}
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"}
 
 
@@ -19,16 +21,19 @@ def redirect(url: str) -> Response[str]:
     return Response(303, "text/plain; charset=utf-8", "", headers={**_HEADERS, "Location": url})
 
 
-def page(state: str, biller: str | None = None, invoice_number: str | None = None) -> Response[str]:
-    status, text = _TEXT[state]
-    parts = [
-        "<!doctype html><html lang='pt'><head><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>mzpay</title></head><body>",
-        f"<main data-state='{escape(state)}'>",
-    ]
-    if biller:
-        parts.append(f"<p class='biller'>{escape(biller)}</p>")
-    if invoice_number:
-        parts.append(f"<p class='invoice'>Invoice <span>{escape(invoice_number)}</span></p>")
-    parts.append(f"<p class='status'>{escape(text)}</p></main></body></html>")
-    return Response(status, "text/html; charset=utf-8", "".join(parts), headers=_HEADERS)
+def page(
+    state: str, event: Any, link: str, biller: str | None = None, invoice_number: str | None = None
+) -> Response[str]:
+    """The page of `state` (one of STATUSES) for the link at `link` (its language switch)."""
+    lang = language(event)
+    nonce = secrets.token_urlsafe(16)
+    body = page_locale.render(
+        "payment_link.html",
+        lang,
+        nonce=nonce,
+        state=state,
+        biller=biller,
+        invoice_number=invoice_number,
+        url=link,
+    )
+    return html_response(STATUSES[state], body, nonce, lang, event, link)

@@ -121,6 +121,7 @@ class CollectionMethodList(Answer):
     has_more: Literal[False] = Field(description="Always false: the list is whole.")
 
 
+_LISTED = "false: left out of the payer app's list by phone (the business's choice; default true)."
 _CREATED = (  # CollectionRequest.created_view's fields
     "id",
     "collection_method_ids",
@@ -134,6 +135,7 @@ _CREATED = (  # CollectionRequest.created_view's fields
     "metadata",
     "invoice_metadata",
     "mode",
+    "listed",
     "created_at",
 )
 
@@ -159,6 +161,7 @@ class CollectionRequest(Answer):
     compliance_audit: ComplianceAudit = Field(description="Who did what, and when.")
     biller: Biller = Field(description="The business, as the payer sees it.")
     status: RequestStatus = Field(description="paid once a payment of its amount settled it.")
+    listed: bool = Field(description=_LISTED)
     created_at: Timestamp = Field(description="When it was created.")
     updated_at: Timestamp = Field(description="When it last changed.")
 
@@ -206,6 +209,7 @@ class CreatedCollectionRequest(Answer):
     metadata: dict[str, str] = Field(description="The business's key-value pairs (empty: none).")
     invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
     mode: Mode = Field(description="The mode of its collection methods.")
+    listed: bool = Field(description=_LISTED)
     created_at: Timestamp = Field(description="When it was created.")
 
 

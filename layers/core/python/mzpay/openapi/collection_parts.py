@@ -271,6 +271,7 @@ REQUEST: dict[str, Any] = {
     },
     "biller": BILLER,
     "status": "pending",
+    "listed": True,
     "created_at": "2026-11-02T10:00:00Z",
     "updated_at": "2026-11-02T10:00:00Z",
 }
@@ -315,12 +316,9 @@ class PayerRequestList(Answer):
     error: None = Field(description="Always null.")
 
 
-class PayerName(Answer):
-    """Who pays, without their contact or address."""
+class PayerKind(Answer):
+    """Who pays, without any personal data (names, NUIT, contact, address)."""
 
-    first_name: str = Field(description="The payer's first name.")
-    last_name: str = Field(description="The payer's last name.")
-    legal_name: str = Field(description="The payer's legal name.")
     type: PayerType = Field(description="business or individual.")
 
 
@@ -340,7 +338,8 @@ class BusinessShown(Answer):
 
 
 class PayerView(Answer):
-    """A collection request as its payer sees it: no contact, address, metadata, routing or audit."""
+    """A collection request as its payer sees it: no personal data of the payer, metadata, routing
+    or audit."""
 
     id: str = Field(description="The request's id.")
     description: str | None = Field(description="What it is for.")
@@ -352,7 +351,7 @@ class PayerView(Answer):
     status: RequestStatus = Field(description="pending or paid.")
     created_at: Timestamp = Field(description="When it was created.")
     updated_at: Timestamp = Field(description="When it last changed.")
-    payer: PayerName = Field(description="Who pays.")
+    payer: PayerKind = Field(description="Whether an individual or a business pays (no personal data).")
     payment_reconciliation: PaymentProgress = Field(description="Where its payment is.")
 
 
@@ -366,7 +365,7 @@ class PayerRequestRead(Answer):
                 **{k: REQUEST[k] for k in ("id", "description", "amount", "collection_method_details")},
                 **{k: REQUEST[k] for k in ("invoice_metadata", "bill_info", "status", "created_at", "updated_at")},
                 "biller": {k: BILLER[k] for k in ("business_name", "logo", "contact")},
-                "payer": {k: PAYER[k] for k in ("first_name", "last_name", "legal_name", "type")},
+                "payer": {"type": PAYER["type"]},
                 "payment_reconciliation": {"payment_status": "pending", "date_payment": None},
             },
         }

@@ -2,8 +2,9 @@
 
 Items: CM#<method_id>/CM (gsi1: CMACC#<account_id>/<method_id>) and CR#<request_id>/CR (gsi1:
 CRACC#<account_id>/<request_id>, the account's list; gsi2: CRPHONE#<E.164>/<request_id>, the
-payer's list by phone). Request ids are cr_<ULID>, so both lists read in creation order. A
-deleted request loses its index keys (it leaves every list) and keeps its item for the audit.
+payer's list by phone, only while the request is `listed`). Request ids are cr_<ULID>, so both
+lists read in creation order. A deleted request loses its index keys (it leaves every list) and
+keeps its item for the audit.
 Every change of a request is one conditional write on its status and version, with the events
 it records (EventsTable) in the same transaction: the outbox delivers them to the request's
 callback_url.
@@ -45,7 +46,7 @@ def _index_keys(request: CollectionRequest) -> dict[str, str]:
     if request.status == RequestStatus.DELETED:
         return {}
     keys = {"gsi1pk": account_list_key(request.account_id), "gsi1sk": request.request_id}
-    if request.payer_phone:
+    if request.payer_phone and request.listed:  # a request marked not listed is in no payer's list
         keys |= {"gsi2pk": phone_list_key(request.payer_phone), "gsi2sk": request.request_id}
     return keys
 

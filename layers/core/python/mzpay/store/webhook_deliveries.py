@@ -4,7 +4,7 @@ Item: pk DLV#<delivery_id>, sk DELIVERY, with its attempts in a list. Indexes: g
 (ACC#<account> / <delivery_id>) lists an account's deliveries newest first, gsi2
 (ACC#<account>#<status> / <delivery_id>) the same by status. Every state change is a
 conditional write: a lost race is seen, never overwritten. A slow endpoint's mark
-(docs/webhooks.md, "Fairness") is pk SLOW#<account>#<origin hash>, sk ENDPOINT, in no index.
+(docs/webhooks.md, "Fairness") is pk SLOW#<mode>#<account>#<origin hash>, sk ENDPOINT, in no index.
 """
 
 from __future__ import annotations
@@ -173,18 +173,21 @@ class WebhookDeliveries:
         )
 
     # ------------------------------------------------------------ slow endpoints
-    def slow_until(self, endpoint: str) -> int | None:
-        """Until when (epoch seconds) `endpoint` is marked slow; None when it never was."""
-        item = self.table.get_item(Key={"pk": f"SLOW#{endpoint}", "sk": SLOW_SK}).get("Item")
+    def slow_until(self, mode: str, endpoint: str) -> int | None:
+        """Until when (epoch seconds) `endpoint` is marked slow in `mode`; None when it never was
+        (a test receiver's slowness never moves live deliveries: modes never meet)."""
+        item = self.table.get_item(Key={"pk": f"SLOW#{mode}#{endpoint}", "sk": SLOW_SK}).get("Item")
         return int(item["until"]) if item else None
 
-    def mark_slow(self, endpoint: str, until: int) -> None:
-        """Mark `endpoint` slow until `until` (the item expires a day after)."""
-        self.table.put_item(Item={"pk": f"SLOW#{endpoint}", "sk": SLOW_SK, "until": until, "ttl": until + 86_400})
+    def mark_slow(self, mode: str, endpoint: str, until: int) -> None:
+        """Mark `endpoint` slow in `mode` until `until` (the item expires a day after)."""
+        self.table.put_item(
+            Item={"pk": f"SLOW#{mode}#{endpoint}", "sk": SLOW_SK, "until": until, "ttl": until + 86_400}
+        )
 
-    def clear_slow(self, endpoint: str) -> None:
+    def clear_slow(self, mode: str, endpoint: str) -> None:
         """The endpoint answers quickly again: its deliveries go back to the hot lane."""
-        self.table.delete_item(Key={"pk": f"SLOW#{endpoint}", "sk": SLOW_SK})
+        self.table.delete_item(Key={"pk": f"SLOW#{mode}#{endpoint}", "sk": SLOW_SK})
 
     def finish_attempt(
         self,

@@ -124,7 +124,7 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
         logger.info("message not attempted", delivery_id=message.delivery_id, round=message.round)
         return True
     endpoint = rules.endpoint_key(delivery.account_id, delivery.url)
-    if message.lane is Lane.HOT and queue.has_slow_lane and _marked_slow(endpoint, now):
+    if message.lane is Lane.HOT and queue.has_slow_lane and _marked_slow(delivery.mode, endpoint, now):
         successor = uuid.uuid4().hex  # the slow-lane message owns the round from now on
         if not store.hand_over(message.delivery_id, token, successor):
             return True
@@ -135,7 +135,7 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
             return True
     # In the hot lane the endpoint is marked as soon as the attempt turns slow, not when it ends:
     # the endpoint's deliveries arriving meanwhile go to the slow lane already.
-    early = threading.Timer(rules.SLOW_ATTEMPT_SECONDS, _remember, (endpoint, True, message.lane, now))
+    early = threading.Timer(rules.SLOW_ATTEMPT_SECONDS, _remember, (delivery.mode, endpoint, True, message.lane, now))
     early.daemon = True
     if message.lane is Lane.HOT and queue.has_slow_lane:
         early.start()
@@ -145,7 +145,7 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
         early.cancel()
     slow = rules.is_slow_attempt(result.latency_ms)
     if queue.has_slow_lane:
-        _remember(endpoint, slow, message.lane, now)
+        _remember(delivery.mode, endpoint, slow, message.lane, now)
     outcome = rules.outcome_of(result.status_code, result.error)
     delay: int | None = None
     next_attempt_at: str | None = None
@@ -194,22 +194,22 @@ def attempt(message: Received, clock: Callable[[], float] = time.time) -> bool:
     return False
 
 
-def _marked_slow(endpoint: str, now: float) -> bool:
+def _marked_slow(mode: str, endpoint: str, now: float) -> bool:
     try:
-        until = deps.deliveries().slow_until(endpoint)
+        until = deps.deliveries().slow_until(mode, endpoint)
     except Exception:  # unknown: the hot lane, whose short wait bounds the cost anyway
         logger.exception("could not read the endpoint's lane", endpoint=endpoint)
         return False
     return until is not None and until > now
 
 
-def _remember(endpoint: str, slow: bool, lane: Lane, now: float) -> None:
+def _remember(mode: str, endpoint: str, slow: bool, lane: Lane, now: float) -> None:
     """A slow attempt marks its endpoint slow (again); a quick one in the slow lane clears it."""
     try:
         if slow:
-            deps.deliveries().mark_slow(endpoint, int(now) + rules.SLOW_ENDPOINT_HOLD_SECONDS)
+            deps.deliveries().mark_slow(mode, endpoint, int(now) + rules.SLOW_ENDPOINT_HOLD_SECONDS)
         elif lane is Lane.SLOW:
-            deps.deliveries().clear_slow(endpoint)
+            deps.deliveries().clear_slow(mode, endpoint)
     except Exception:  # only the lane of its next deliveries depends on it
         logger.exception("could not record the endpoint's lane", endpoint=endpoint)
 
