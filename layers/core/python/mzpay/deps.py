@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.connectors import Bindings
+    from mzpay.store.console_sessions import ConsoleSessions
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
@@ -234,6 +235,7 @@ def dispatch_failures() -> DispatchFailureQueue:
 @once
 def bindings() -> Bindings:
     from mzpay.store.connectors import Bindings
+    from mzpay.store.console_sessions import ConsoleSessions
 
     return Bindings.from_env()
 
@@ -377,3 +379,10 @@ def kyc() -> KycStore:
     from mzpay.store.kyc import KycStore
 
     return KycStore.from_env()
+
+
+@once
+def console_sessions() -> ConsoleSessions:
+    from mzpay.store.console_sessions import ConsoleSessions
+
+    return ConsoleSessions.from_env()
