@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from mzpay.store.payouts import Payouts, SettlementQueue
     from mzpay.store.psp_applications import PspApplications
     from mzpay.store.psp_transactions import PspTransactions
-    from mzpay.store.rate_limits import RateCounters
+    from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
 
@@ -235,7 +235,6 @@ def dispatch_failures() -> DispatchFailureQueue:
 @once
 def bindings() -> Bindings:
     from mzpay.store.connectors import Bindings
-    from mzpay.store.console_sessions import ConsoleSessions
 
     return Bindings.from_env()
 
@@ -386,3 +385,10 @@ def console_sessions() -> ConsoleSessions:
     from mzpay.store.console_sessions import ConsoleSessions
 
     return ConsoleSessions.from_env()
+
+
+@once
+def upload_counters() -> UploadCounters:
+    from mzpay.store.rate_limits import UploadCounters
+
+    return UploadCounters.from_env()
