@@ -101,7 +101,7 @@ def comment_kyc(kyc_id: str, body: Annotated[KycComment, Body()]) -> dict[str, A
     KYC_WRITE,
     responses={200: {"description": "{object: bool, status: true}", "content": {"application/json": {}}}},
 )
-@errors("invalid_request", "missing_field")
+@errors("invalid_request", "missing_field", "rate_limited")
 def save_kyc_document(kyc_id: str) -> dict[str, Any]:
     """Upload a KYC document
 

@@ -97,7 +97,7 @@ def finish_onboarding() -> dict[str, Any]:
         }
     },
 )
-@errors("forbidden", "invalid_request", "validation_error", "missing_field")
+@errors("forbidden", "invalid_request", "validation_error", "missing_field", "rate_limited")
 def upload_file() -> dict[str, Any]:
     """Upload a file
 

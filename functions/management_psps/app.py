@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.entry import audit_trail
 from mzpay.http.body import content_type, raw_body
+from mzpay.http.downloads import download_headers
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query, Response
@@ -73,7 +74,7 @@ def submit_psp_application(application_id: str) -> dict[str, Any]:
 
 
 @app.put("/v1/admin/psps/<application_id>/documents/<kind>")
-@errors("already_submitted", "invalid_state")
+@errors("already_submitted", "invalid_state", "rate_limited")
 def put_psp_document(application_id: str, kind: str) -> dict[str, Any]:
     """Attach a KYB document
 
@@ -100,13 +101,14 @@ def read_psp_document(application_id: str, kind: str) -> Response[bytes]:
     """Download a KYB document
 
     The stored file, checked against its recorded SHA-256 first: 409 `document_tampered` when
-    it no longer matches."""
+    it no longer matches. Always an attachment (`Content-Disposition: attachment`, never shown
+    by the browser in the management API's origin) with `X-Content-Type-Options: nosniff`."""
     media_type, content = psp_applications.read_document(application_id, kind)
-    return Response(200, media_type, content, headers={"Cache-Control": "no-store"})
+    return Response(200, media_type, content, headers=download_headers(f"{kind}", media_type))
 
 
 @app.put("/v1/admin/psps/<application_id>/logo")
-@errors("invalid_logo", "already_submitted", "invalid_state")
+@errors("invalid_logo", "already_submitted", "invalid_state", "rate_limited")
 def put_psp_logo(application_id: str) -> dict[str, Any]:
     """Upload the PSP's logo
 

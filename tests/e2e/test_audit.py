@@ -276,3 +276,39 @@ def test_an_uploaded_file_is_recorded_by_its_media_type_and_size(stack: RunningS
     ]
     assert found[0]["request"] == {"media_type": "image/png", "bytes": len(LOGO)}
     assert found[0]["after"]["logo"]["status"] == "pending_review"
+
+
+def test_a_request_refused_by_body_validation_is_recorded_with_its_code(stack: RunningStack) -> None:
+    shop = funded(stack)
+    account_id = shop.account["id"]
+    refused = requests.post(
+        f"{management(stack)}/v1/accounts/{account_id}/suspend",
+        json={"reason": 5, "unknown": True},
+        headers=operator(stack),
+        timeout=30,
+    )
+    assert refused.status_code == 400, refused.text
+    assert [(e["field"], e["code"]) for e in refused.json()["errors"]] == [
+        ("reason", "invalid_type"),
+        ("unknown", "unknown_field"),
+    ]
+    not_json = requests.post(
+        f"{management(stack)}/v1/accounts/{account_id}/suspend",
+        data="reason=x",
+        headers={**operator(stack), "Content-Type": "application/x-www-form-urlencoded"},
+        timeout=30,
+    )
+    assert (not_json.status_code, not_json.json()["code"]) == (400, "invalid_request")
+
+    found = records(stack, account_id=account_id, action="suspend_account")
+    assert [(r["outcome"]["status"], r["outcome"]["code"]) for r in found] == [
+        (400, "invalid_request"),  # the form: "The request body must be JSON"
+        (400, "invalid_request"),  # the management API's validation code, its fields in `errors`
+    ]
+    assert [r["request"] for r in found] == [{"reason": "x"}, {"reason": 5, "unknown": True}]
+    assert {(r["actor"]["kind"], r["actor"]["id"], r["surface"]) for r in found} == {
+        ("operator", "operator", "management")
+    }
+    assert {r["target"]["id"] for r in found} == {account_id}
+    account = requests.get(f"{management(stack)}/v1/accounts/{account_id}", headers=operator(stack), timeout=30)
+    assert account.json()["status"] == "active"  # nothing changed

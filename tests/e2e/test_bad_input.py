@@ -22,6 +22,12 @@ CASES: dict[str, tuple[bytes, str]] = {
     "escaped lone surrogate": (b'{"name":"\\ud800"}', "application/json"),
     "nested 5,000 deep": (DEEP.encode(), "application/json"),
     "multipart without boundary": (b"--x\r\n\r\nhello\r\n--x--", "multipart/form-data"),
+    "multipart without its closing boundary": (
+        b'--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG\r\n',
+        "multipart/form-data; boundary=x",
+    ),
+    "an integer of 4,301 digits": (b'{"name":"x","amount":' + b"9" * 4301 + b"}", "application/json"),
+    "JSON cut short": (b'{"name":"x",', "application/json"),
 }
 
 

@@ -14,6 +14,7 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
+from mzpay.domain.rate_limits import UPLOADS_PER_MINUTE
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.unit.test_business_rules import details
 
@@ -449,3 +450,52 @@ def test_files_are_checked_kept_per_account_and_a_logo_is_one_of_them(mz: Collec
             },
         )
     assert assert_ok(mz.call("GET", "/v1/account", token=token))["logo"]["file_id"] == uploaded["id"]
+
+
+def test_uploads_over_the_accounts_limit_are_429_rate_limited_and_store_nothing(mz: Collection) -> None:
+    token = business(mz)
+    account_id = claims_account(mz, token)
+    mz.call("POST", "/v1/account/onboarding/initialize", token=token)
+    accepted: list[str] = []
+    answer = upload(mz, token, PNG, "png", "logo.png")
+    # a minute's window is fixed: the limit is met within two windows at most, whatever the clock
+    while answer.status_code == 200 and len(accepted) <= 2 * UPLOADS_PER_MINUTE:
+        accepted.append(answer.json()["id"])
+        answer = upload(mz, token, PNG, "png", "logo.png")
+    retry = int(answer.headers["Retry-After"])
+    assert 1 <= retry <= 60
+    limit = f"at most {UPLOADS_PER_MINUTE} uploads a minute"
+    message = f"Too many uploads for this account: {limit}. Retry after {retry} s."
+    assert_error(answer, 429, "rate_limited", message, {"rule": "uploads_per_minute", "limit": UPLOADS_PER_MINUTE})
+    assert UPLOADS_PER_MINUTE <= len(accepted) <= 2 * UPLOADS_PER_MINUTE
+    assert sorted(stored_objects(mz, account_id)) == sorted(f"accounts/{account_id}/files/{i}" for i in accepted)
+    other = business(mz)  # another account's uploads are its own
+    assert assert_ok(upload(mz, other, PNG, "png", "logo.png"))["file_size"] == len(PNG)
+
+
+def test_a_truncated_multipart_upload_is_400_and_stores_nothing(mz: Collection) -> None:
+    token = business(mz)
+    account_id = claims_account(mz, token)
+    mz.call("POST", "/v1/account/onboarding/initialize", token=token)
+    whole = (
+        b'--cut\r\nContent-Disposition: form-data; name="file_type"\r\n\r\npng\r\n'
+        b'--cut\r\nContent-Disposition: form-data; name="file"; filename="logo.png"\r\n'
+        b"Content-Type: image/png\r\n\r\n" + PNG + b"\r\n--cut--\r\n"
+    )
+    truncated = whole[: whole.index(b"\r\n--cut--")]  # the connection dropped before the end
+    answer = requests.post(
+        mz.url + "/v1/files",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "multipart/form-data; boundary=cut"},
+        data=truncated,
+        timeout=30,
+    )
+    message = "The multipart body is truncated: it does not end with its closing boundary (--<boundary>--)."
+    assert_error(answer, 400, "invalid_request", message)
+    assert stored_objects(mz, account_id) == []
+    done = requests.post(
+        mz.url + "/v1/files",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "multipart/form-data; boundary=cut"},
+        data=whole,
+        timeout=30,
+    )
+    assert assert_ok(done)["file_size"] == len(PNG)  # the whole body is a file

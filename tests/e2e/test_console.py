@@ -73,9 +73,19 @@ def waiting_payout(stack: RunningStack, amount: str = "1500.00") -> tuple[Mercha
 
 # ---------------------------------------------------------------- signing in
 def test_every_page_without_a_session_redirects_to_sign_in(stack: RunningStack) -> None:
-    for method, path in [("GET", ""), ("GET", "/accounts"), ("GET", "/payouts"), ("POST", "/payouts/X/approve")]:
+    for method, path in [("GET", ""), ("GET", "/accounts"), ("GET", "/payouts")]:
         answer = requests.request(method, base(stack) + path, allow_redirects=False, timeout=30)
         assert (answer.status_code, answer.headers["Location"]) == (303, "/console/sign-in"), (method, path)
+
+
+def test_a_post_without_a_session_is_the_sign_in_page_with_401_and_nothing_runs(stack: RunningStack) -> None:
+    answer = requests.post(f"{base(stack)}/payouts/X/approve", allow_redirects=False, timeout=30)
+    assert (answer.status_code, main_of(answer)["data-page"], answer.headers["X-Error-Code"]) == (
+        401,
+        "sign-in",
+        "unauthorized",
+    )
+    assert "Location" not in answer.headers
 
 
 def test_sign_in_sets_a_strict_http_only_session_for_eight_hours_and_sign_out_ends_it(stack: RunningStack) -> None:
@@ -102,10 +112,33 @@ def test_sign_in_sets_a_strict_http_only_session_for_eight_hours_and_sign_out_en
     assert (home.status_code, main_of(home)["data-page"]) == (200, "accounts")
     assert 'data-operator="operator"' in home.text
 
+    kept = {SESSION: client.cookies[SESSION], CSRF: client.cookies[CSRF]}  # a copy taken before sign-out
     out = client.post(f"{base(stack)}/sign-out", data={"csrf_token": csrf_of(home)}, allow_redirects=False, timeout=30)
     assert (out.status_code, out.headers["Location"]) == (303, "/console/sign-in?done=signed_out")
     after = client.get(f"{base(stack)}/accounts", allow_redirects=False, timeout=30)
     assert (after.status_code, after.headers["Location"]) == (303, "/console/sign-in")
+    # The copy is no session either: the service ended it, not only the browser's cookie.
+    reused = requests.get(f"{base(stack)}/accounts", cookies=kept, allow_redirects=False, timeout=30)
+    assert (reused.status_code, reused.headers["Location"]) == (303, "/console/sign-in")
+    name = f"After sign-out {time.time_ns()}"
+    create = requests.post(
+        f"{base(stack)}/accounts",
+        cookies=kept,
+        data={"name": name, "csrf_token": csrf_of(home)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert (create.status_code, main_of(create)["data-page"], create.headers["X-Error-Code"]) == (
+        401,
+        "sign-in",
+        "unauthorized",
+    )
+    found = requests.get(f"{base(stack)}/accounts", params={"q": name}, cookies=signed_in(stack).cookies, timeout=30)
+    assert (found.status_code, 'data-empty="accounts"' in found.text, "data-account=" in found.text) == (
+        200,
+        True,
+        False,
+    )  # nothing was created
 
 
 def test_a_wrong_token_is_the_form_again_with_401(stack: RunningStack) -> None:
@@ -538,3 +571,34 @@ def test_accounts_are_found_by_the_start_of_their_name(stack: RunningStack) -> N
     assert (by_id.status_code, by_id.headers["Location"]) == (303, f"/console/accounts/{next(iter(made))}")
     nothing = client.get(f"{base(stack)}/accounts", params={"q": "\u0301"}, timeout=30)
     assert (nothing.status_code, main_of(nothing)["data-code"]) == (400, "invalid_request")
+
+
+def test_a_post_without_a_session_is_recorded_as_refused_not_as_the_action(stack: RunningStack) -> None:
+    shop, payout_id = waiting_payout(stack)
+    stale = signed_in(stack)
+    listing = stale.get(f"{base(stack)}/payouts", timeout=30)
+    kept = {SESSION: stale.cookies[SESSION], CSRF: stale.cookies[CSRF]}
+    out = stale.post(
+        f"{base(stack)}/sign-out", data={"csrf_token": csrf_of(listing)}, allow_redirects=False, timeout=30
+    )
+    assert out.status_code == 303
+    answer = requests.post(  # the signed-out tab's form, with its old cookies
+        f"{base(stack)}/payouts/{payout_id}/approve",
+        cookies=kept,
+        data={"csrf_token": csrf_of(listing)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert (answer.status_code, answer.headers["X-Error-Code"]) == (401, "unauthorized")
+
+    found = requests.get(
+        f"{stack.state['regions']['mz']['management']}/v1/audit-records",
+        params={"target_type": "payout", "target_id": payout_id},
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    ).json()["data"]
+    assert [(r["surface"], r["action"], r["outcome"]["status"], r["outcome"]["code"]) for r in found] == [
+        ("console", "approve_payout", 401, "unauthorized")
+    ]
+    assert found[0]["actor"]["id"] == "anonymous"
+    assert operator_payout(stack, shop, payout_id)["status"] == "waiting_for_approval"  # nothing was done

@@ -105,6 +105,11 @@ BYTES: dict[str, tuple[bytes, str]] = {
     "multipart without boundary": (b"--b\r\n\r\nx\r\n--b--", "multipart/form-data"),
     "binary as text": (bytes(range(256)), "text/plain"),
     "truncated json": (b'{"a": [1, 2', "application/json"),
+    "an integer of 4,301 digits": (b'{"a":' + b"9" * 4301 + b"}", "application/json"),
+    "multipart cut before its closing boundary": (
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG',
+        "multipart/form-data; boundary=b",
+    ),
 }
 
 

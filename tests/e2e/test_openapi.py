@@ -25,26 +25,61 @@ ROOT = Path(__file__).resolve().parents[2]
 APIS = ("gateway", "collection", "management")
 
 
+def credentials(stack: RunningStack, api: str) -> dict[str, str]:
+    """What the API's documentation needs: nothing, but the management API's operator token."""
+    return {"Authorization": f"Bearer {stack.state['operator_token']}"} if api == "management" else {}
+
+
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_each_api_serves_its_document_and_interactive_docs(stack: RunningStack, api: str) -> None:
     base = stack.state["regions"]["mz"][api]
-    document = requests.get(f"{base}/openapi.json", timeout=30)
+    headers = credentials(stack, api)
+    document = requests.get(f"{base}/openapi.json", headers=headers, timeout=30)
     assert document.status_code == 200 and document.headers["Content-Type"].startswith("application/json")
+    assert document.headers["X-Content-Type-Options"] == "nosniff"
     committed = json.loads((ROOT / "docs" / "openapi" / f"{api}.json").read_text(encoding="utf-8"))
     assert document.json() == committed
-    page = requests.get(f"{base}/docs", timeout=30)
+    page = requests.get(f"{base}/docs", headers=headers, timeout=30)
     assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
-    for linked in ('href="docs/swagger-ui.css"', 'src="docs/swagger-ui-bundle.js"', 'url: "openapi.json"'):
+    assert {
+        name: page.headers[name] for name in ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options")
+    } == {
+        "Content-Security-Policy": PAGE_POLICY,
+        "X-Content-Type-Options": "nosniff",
+        "X-Frame-Options": "DENY",
+    }
+    for linked in ('href="docs/swagger-ui.css"', 'src="docs/swagger-ui-bundle.js"', 'src="docs/swagger-init.js"'):
         assert linked in page.text
     assert "https://" not in page.text  # nothing from a CDN
-    script = requests.get(f"{base}/docs/swagger-ui-bundle.js", timeout=30)
+    assert "<script>" not in page.text  # no inline script: the policy allows none
+    script = requests.get(f"{base}/docs/swagger-ui-bundle.js", headers=headers, timeout=30)
     assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
     assert "SwaggerUIBundle" in script.text and len(script.content) > 100_000
-    style = requests.get(f"{base}/docs/swagger-ui.css", timeout=30)
+    start = requests.get(f"{base}/docs/swagger-init.js", headers=headers, timeout=30)
+    assert (start.status_code, start.headers["X-Content-Type-Options"]) == (200, "nosniff")
+    assert 'url: "openapi.json"' in start.text
+    style = requests.get(f"{base}/docs/swagger-ui.css", headers=headers, timeout=30)
     assert style.status_code == 200 and style.headers["Content-Type"].startswith("text/css")
-    missing = requests.get(f"{base}/docs/other.js", timeout=30)
+    missing = requests.get(f"{base}/docs/other.js", headers=headers, timeout=30)
     assert missing.status_code == 404
     assert missing.json()["code"] == "not_found"
+
+
+@pytest.mark.parametrize("path", ["/openapi.json", "/docs", "/docs/swagger-ui-bundle.js"])
+def test_the_management_documentation_needs_an_operator_token(stack: RunningStack, path: str) -> None:
+    base = stack.state["regions"]["mz"]["management"]
+    nobody = requests.get(f"{base}{path}", timeout=30)
+    detail = "A valid operator bearer token is required."
+    assert (nobody.status_code, nobody.json()) == (401, problem(401, "Unauthorized", "unauthorized", detail))
+    assert nobody.headers["WWW-Authenticate"] == 'Bearer realm="mzpay-management"'
+    wrong = requests.get(f"{base}{path}", headers={"Authorization": "Bearer not-an-operator"}, timeout=30)
+    assert (wrong.status_code, wrong.json()) == (401, problem(401, "Unauthorized", "unauthorized", detail))
 
 
 def test_the_gateway_document_needs_no_key_and_answers_a_problem_for_a_stranger_path(stack: RunningStack) -> None:

@@ -265,6 +265,11 @@ def test_documents_are_kept_with_their_checksum_and_a_tampered_one_is_refused(op
     }
     got = ops.call("GET", path)
     assert (got.status_code, got.headers["Content-Type"], got.content) == (200, "application/pdf", PDF)
+    assert {name: got.headers[name] for name in ("Content-Disposition", "X-Content-Type-Options", "Cache-Control")} == {
+        "Content-Disposition": 'attachment; filename="commercial_registration.pdf"',
+        "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-store",
+    }  # saved by the browser, never shown in the management API's origin nor sniffed as another type
     bad = ops.call("PUT", path, raw=b"not a pdf", media="application/pdf")
     assert (bad.status_code, bad.json()["code"], bad.json()["errors"][0]["code"]) == (
         400,

@@ -11,7 +11,7 @@ import pytest
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from pydantic import BaseModel
 
-from mzpay.http.body import MAX_JSON_DEPTH
+from mzpay.http.body import MAX_JSON_DEPTH, MAX_JSON_NUMBER
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 
@@ -75,6 +75,23 @@ BAD = {
     "nested 5,000 deep": event(deep(5000)),
     "nested one level too deep": event(deep(MAX_JSON_DEPTH)),
     "multipart without boundary": event(b64(b"--x\r\n\r\n--x--"), "multipart/form-data", base64_encoded=True),
+    "multipart without its closing boundary": event(
+        b64(b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG\r\n'),
+        "multipart/form-data; boundary=b",
+        base64_encoded=True,
+    ),
+    "multipart as text without its closing boundary": event(
+        '--b\r\nContent-Disposition: form-data; name="file_type"\r\n\r\npng\r\n--b\r\n',
+        "multipart/form-data; boundary=b",
+    ),
+    "an integer of 5,000 digits": event('{"name":"x","n":' + "9" * 5000 + "}"),
+    "an integer of 4,301 digits in a list": event('{"name":"x","n":[1,' + "1" * 4301 + "]}"),
+    "a number one character too long": event('{"name":"x","n":' + "1" * (MAX_JSON_NUMBER + 1) + "}"),
+    "a fraction one character too long": event('{"name":"x","n":0.' + "1" * (MAX_JSON_NUMBER - 1) + "}"),
+    "NaN": event('{"name":"x","n":NaN}'),
+    "Infinity": event('{"name":"x","n":-Infinity}'),
+    "JSON cut short": event('{"name":"x",'),
+    "JSON cut short, no content type": event('{"name":"x",', ""),
 }
 
 
@@ -106,6 +123,7 @@ def test_bytes_no_route_could_read_are_400_before_any_work(surface: Surface, cas
         event('{"name":"Ol\\u00e1 \\ud83d\\ude00"}'),  # an escaped surrogate PAIR is one character
         event(b64('{"name":"Olá"}'.encode()), base64_encoded=True),
         event(deep(MAX_JSON_DEPTH - 2)),
+        event('{"name":"x","n":' + "1" * MAX_JSON_NUMBER + ',"m":-1.5e3}'),
     ],
 )
 def test_well_formed_bodies_still_reach_the_route(good: dict[str, Any]) -> None:

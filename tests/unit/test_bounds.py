@@ -62,7 +62,31 @@ def test_only_the_local_stack_accepts_loopback_receivers(monkeypatch: pytest.Mon
 
 def test_return_url_may_be_a_path() -> None:
     assert bounds.url_problem("/thanks?order=1", allow_path=True) is None
-    assert bounds.url_problem("//evil.example/", allow_path=True) == "an absolute http:// or https:// URL"
+    assert bounds.url_problem("/thanks?note=a%20b", allow_path=True) is None
+    assert bounds.url_problem("/shop/%2F/x", allow_path=True) is None  # an encoded / further on stays a path
+
+
+_OFF_HOST = "a path on this host: one / that no /, \\ or encoded form of them follows"
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("//evil.example/", _OFF_HOST),  # scheme-relative
+        ("/\\evil.example", "no backslash"),  # browsers read \ as /
+        ("\\\\evil.example", "no backslash"),
+        ("/%5Cevil.example", _OFF_HOST),
+        ("/%5cevil.example", _OFF_HOST),
+        ("/%2F/evil.example", _OFF_HOST),
+        ("/%2fevil.example", _OFF_HOST),
+        ("/%252F%252Fevil.example", _OFF_HOST),  # encoded twice
+        ("/%255Cevil.example", _OFF_HOST),
+        ("/%09/evil.example", _OFF_HOST),  # a tab browsers strip
+        ("https://shop.example\\@evil.example/", "no backslash"),
+    ],
+)
+def test_return_url_path_never_leaves_the_host(value: str, problem: str) -> None:
+    assert bounds.url_problem(value, allow_path=True) == problem
 
 
 @pytest.mark.parametrize(
@@ -119,4 +143,11 @@ def test_over_long_strings_are_refused_per_field() -> None:
     many = {"type": "reference", "reference": {f"k{i}": "v" for i in range(21)}}
     assert codes(charge(source=many)) == [("source.reference", "too_long")]
     checkout = {"amount": "10.00", "currency": "MZN", "return_url": "/ok\n"}
+    assert codes(checkout, CheckoutRequest) == [("return_url", "invalid_return_url")]
+
+
+@pytest.mark.parametrize("value", ["/\\evil.example", "//evil.example", "/%5Cevil.example", "\\\\evil.example"])
+def test_charges_and_checkouts_refuse_a_return_url_off_the_host(value: str) -> None:
+    assert codes(charge(return_url=value)) == [("return_url", "invalid_return_url")]
+    checkout = {"amount": "10.00", "currency": "MZN", "return_url": value}
     assert codes(checkout, CheckoutRequest) == [("return_url", "invalid_return_url")]

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.connectors import Bindings
+    from mzpay.store.console_sessions import ConsoleSessions
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from mzpay.store.payouts import Payouts, SettlementQueue
     from mzpay.store.psp_applications import PspApplications
     from mzpay.store.psp_transactions import PspTransactions
-    from mzpay.store.rate_limits import RateCounters
+    from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
 
@@ -377,3 +378,17 @@ def kyc() -> KycStore:
     from mzpay.store.kyc import KycStore
 
     return KycStore.from_env()
+
+
+@once
+def console_sessions() -> ConsoleSessions:
+    from mzpay.store.console_sessions import ConsoleSessions
+
+    return ConsoleSessions.from_env()
+
+
+@once
+def upload_counters() -> UploadCounters:
+    from mzpay.store.rate_limits import UploadCounters
+
+    return UploadCounters.from_env()

@@ -21,6 +21,7 @@ from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.principal import Principal
 from mzpay.steps.bills import ask_supplier, invoice_of
+from mzpay.steps.uploads import admit_upload
 from mzpay.store.bills import InvoiceChanged, save_document
 from mzpay.store.transitions import rejudged
 
@@ -72,6 +73,7 @@ def attach_document(principal: Principal, number: str, media_type: str, content:
     biller = _biller(principal)
     document = document_of(media_type, content)
     check_attachable(_invoice(principal, biller, number))
+    admit_upload(principal.account_id, document.size, principal.mode)  # 429 rate_limited over the upload limits
     where = save_document(biller.biller_id, principal.mode, number, document.content, document.sha256)
 
     def write(invoice: Invoice) -> Invoice:

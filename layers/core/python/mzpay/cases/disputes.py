@@ -30,6 +30,7 @@ from mzpay.domain.payments import Status as PaymentStatus
 from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
+from mzpay.steps.uploads import admit_evidence
 from mzpay.store.disputes import DisputeMoved, PaymentMoved
 from mzpay.store.transitions import rejudged
 
@@ -163,6 +164,7 @@ def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequ
     409 invalid_state); the files are kept in the uploads bucket with their SHA-256."""
     dispute = _merchants_dispute(principal, dispute_id)
     next_status(dispute.status, "submit_evidence")  # refused before any file is written
+    admit_evidence(dispute.account_id, dispute.mode, request)
     folder = f"accounts/{dispute.account_id}/disputes/{dispute.dispute_id}"
     evidence = deps.evidence_files().keep(folder, dispute.account_id, request)
     return view(_move(dispute, "submit_evidence", {"evidence": evidence}))

@@ -23,6 +23,7 @@ from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.checkouts import create_or_replay, replay
 from mzpay.steps.payments import apply_outcome, payment_event, visible_payment
+from mzpay.steps.uploads import admit_evidence
 
 
 def _folder(payment: Payment) -> str:
@@ -67,6 +68,7 @@ def record(principal: Principal, request: ManualPaymentRequest) -> dict[str, Any
         created_at=now,
         updated_at=now,
     )
+    admit_evidence(account, payment.mode, request.evidence, "evidence.")  # 429 rate_limited over the upload limits
     payment = payment.with_changes(
         {"evidence": deps.evidence_files().keep(_folder(payment), account, request.evidence, "evidence.")}
     )
@@ -78,6 +80,7 @@ def change_evidence(principal: Principal, provider_payment_id: str, request: Evi
     checked again by the write's condition)."""
     payment = visible_payment(principal, provider_payment_id)
     next_status(payment, "change the evidence of")
+    admit_evidence(payment.account_id, payment.mode, request)  # 429 rate_limited over the upload limits
     evidence = deps.evidence_files().keep(_folder(payment), payment.account_id, request)
     now = iso(datetime.now(UTC))
     changes = {"evidence": evidence, "updated_at": now}

@@ -28,6 +28,7 @@ from mzpay.domain.psp_onboarding import (
 )
 from mzpay.steps.audit import observe
 from mzpay.steps.psp_onboarding import application, move
+from mzpay.steps.uploads import admit_upload
 from mzpay.store.psp_applications import LIST
 
 
@@ -93,6 +94,7 @@ def put_document(application_id: str, kind: str, media_type: str, content: bytes
     again (it restores a tampered object); anything else is 409 already_submitted."""
     document = document_of(kind, media_type, content)
     current = application(application_id)
+    admit_upload(current.application_id, len(content))  # 429 rate_limited over the upload limits
     recorded = current.documents.get(kind)
     restoring = recorded is not None and recorded["sha256"] == document.sha256
     if not restoring:
@@ -139,6 +141,7 @@ def put_logo(application_id: str, media_type: str, content: bytes) -> dict[str, 
     """PUT /{id}/logo: a checked logo (400 invalid_logo) kept on a draft, waiting for review."""
     logo = checked_logo(media_type, content)
     current = _draft(application_id)
+    admit_upload(current.application_id, len(content))  # 429 rate_limited over the upload limits
     store = deps.psp_applications()
     key = store.keep_file(current.application_id, "logo", content, logo.media_type, logo.sha256)
 

@@ -10,6 +10,7 @@ from mzpay import deps
 from mzpay.domain.clock import now_iso
 from mzpay.domain.files import check_upload, form_parts
 from mzpay.domain.ids import new_prefixed_id
+from mzpay.steps.uploads import admit_upload
 
 
 def view(record: dict[str, Any]) -> dict[str, Any]:
@@ -27,4 +28,5 @@ def upload(account_id: str, body: bytes, content_type: str) -> dict[str, Any]:
     """Store the multipart body's `file` part as a file of `file_type` of the account."""
     form = form_parts(body, content_type)
     checked = check_upload(form.fields.get("file_type"), form.files.get("file"))
+    admit_upload(account_id, checked.size)  # 429 rate_limited over the account's upload limits
     return view(deps.files().save(account_id, new_prefixed_id("file"), checked, now_iso()))

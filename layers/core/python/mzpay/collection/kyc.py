@@ -27,6 +27,7 @@ from mzpay.domain.kyc import (
     next_status,
     review_message,
 )
+from mzpay.steps.uploads import admit_upload
 from mzpay.store.kyc import VerificationChanged
 from mzpay.store.transitions import rejudged
 
@@ -182,6 +183,7 @@ def save_document(account_id: str, kyc_id: str, body: bytes, content_type: str) 
         form.fields.get("file_type") or form.extension("attachment"), form.files.get("attachment"), "attachment"
     )
     _verification(account_id, kyc_id)  # before anything is stored: 404 for another's
+    admit_upload(account_id, checked.size)  # 429 rate_limited over the account's upload limits
     file_id = new_prefixed_id("file")
     record = deps.files().save(account_id, file_id, checked, now_iso())
     document = {

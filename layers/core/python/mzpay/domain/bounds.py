@@ -9,7 +9,7 @@ import ipaddress
 import os
 import re
 from typing import Annotated
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, StringConstraints
 
@@ -46,14 +46,20 @@ def allow_loopback() -> bool:
 def url_problem(value: str, allow_path: bool = False) -> str | None:
     """Why `value` cannot be stored as a URL the service will call or send a payer to, or None:
     at most 2,048 characters, no whitespace or control characters, http or https with a host
-    (or, with `allow_path`, a path starting with /), and no literal IP host that is not public
-    (loopback only where the local stack allows it). The send-time SSRF guard still checks
-    what a name resolves to."""
+    (or, with `allow_path`, a path on the service's own host: one / that no / or \\ follows,
+    neither raw nor percent-encoded), no backslash (browsers read one as /, so `/\\evil.example`
+    would leave the host), and no literal IP host that is not public (loopback only where the
+    local stack allows it). The send-time SSRF guard still checks what a name resolves to."""
     if len(value) > MAX_URL:
         return f"at most {MAX_URL} characters"
     if _CONTROL_OR_SPACE.search(value):
         return "no whitespace or control characters"
-    if allow_path and value.startswith("/") and not value.startswith("//"):
+    if "\\" in value:
+        return "no backslash"
+    if allow_path and value.startswith("/"):
+        decoded = _decoded(value)  # a layer that decodes the path must not find a host in it
+        if "\\" in decoded or decoded.startswith("//") or _CONTROL_OR_SPACE.match(decoded[1:2]):
+            return "a path on this host: one / that no /, \\ or encoded form of them follows"
         return None
     try:
         parts = urlsplit(value)
@@ -70,6 +76,17 @@ def url_problem(value: str, allow_path: bool = False) -> str | None:
     if not address_allowed(address, allow_loopback()):  # the sender's own rule, applied early
         return "a public host (not a loopback, private, link-local or reserved address)"
     return None
+
+
+def _decoded(value: str) -> str:
+    """`value` with its percent-escapes undone until nothing changes (at most a few rounds: a
+    double-encoded %255C is still a backslash to a layer that decodes twice)."""
+    for _ in range(4):
+        once = unquote(value)
+        if once == value:
+            break
+        value = once
+    return value
 
 
 def luhn_valid(digits: str) -> bool:

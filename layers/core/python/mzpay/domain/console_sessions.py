@@ -2,7 +2,11 @@
 
 A session is a signed cookie value `v1.<operator>.<issued_at>.<session_id>.<mac>`: the operator
 who signed in, when (Unix seconds), a random id, and an HMAC-SHA256 of the rest under a key derived
-from the operator secret, so rotating the secret ends every session. It lasts `SESSION_SECONDS`.
+from the operator secret, so rotating the secret ends every session. It lasts `SESSION_SECONDS`
+at most, and only while the service holds its record (mzpay.store.console_sessions): signing out
+deletes the record, so the cookie is worthless afterwards even if a copy survives, and a session
+unused for `IDLE_SECONDS` ends (its record keeps when it was last used, written at most once every
+`TOUCH_SECONDS`).
 
 A CSRF token is `<nonce>.<mac>`: the mac binds the nonce to the session id (or, before sign-in,
 to the sign-in form), so only the service can issue one and a token of one session is worthless
@@ -23,6 +27,8 @@ from dataclasses import dataclass
 from mzpay.domain.errors import ServiceError
 
 SESSION_SECONDS = 8 * 3600
+IDLE_SECONDS = 30 * 60  # a session unused this long has ended (docs/console.md)
+TOUCH_SECONDS = 60  # how stale the record's last use may be before a request writes it again
 SIGN_IN_BINDING = "sign-in"  # what a CSRF token is bound to before there is a session
 MAX_COOKIE = 512  # longer session or CSRF values are not read
 _VERSION = "v1"
@@ -40,6 +46,16 @@ class Session:
 
     def expires_at(self) -> int:
         return self.issued_at + SESSION_SECONDS
+
+
+def idle(last_used: int, now: int) -> bool:
+    """True when a session last used at `last_used` has been idle too long at `now`."""
+    return now - last_used >= IDLE_SECONDS
+
+
+def needs_touch(last_used: int, now: int) -> bool:
+    """True when the session's record should be told it was used at `now`."""
+    return now - last_used >= TOUCH_SECONDS
 
 
 def session_key(operator_secret: str) -> bytes:

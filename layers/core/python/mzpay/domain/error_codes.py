@@ -132,7 +132,9 @@ GATEWAY: dict[str, Code] = {
     "refund_id_reused": _c(409, "This refund_id belongs to another refund."),
     "payout_id_reused": _c(409, "This payout_id belongs to another payout."),
     # the service's own
-    "rate_limited": _c(429, "Too many requests for the key; Retry-After says when to retry.", "later"),
+    "rate_limited": _c(
+        429, "Too many requests for the key, or uploads for the account (`rule`); Retry-After says when.", "later"
+    ),
     "service_unavailable": _c(503, "A dependency is unreachable; Retry-After says when to retry.", "as_is"),
     "internal_error": _c(500, "A fault of the service; safe to retry money-moving calls with the same key.", "as_is"),
     # the management API's own
@@ -161,6 +163,7 @@ COLLECTION: dict[str, Code] = {
     "processing_error": _c((500, 503), "A fault of the service or a dependency; retry later.", "later"),
     "provider_error": _c(502, "The provider could not answer.", "later"),
     "wrong_region": _c(421, "The tenant's data lives in another region."),
+    "rate_limited": _c(429, "Too many uploads for the account (`rule`, `limit`); Retry-After says when.", "later"),
     **{
         code: GATEWAY[code]
         for code in (

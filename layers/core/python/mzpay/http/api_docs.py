@@ -1,10 +1,15 @@
 """Each API describes itself: `GET /openapi.json` answers the API's OpenAPI 3.1 document (the one
 `make openapi` generates from the code, shipped in the layer as mzpay/openapi/documents/<api>.json) and
 `GET /docs` interactive documentation (Swagger UI, from the copy Powertools ships: pinned with
-it, no CDN). No authentication; nothing here reads a store.
+it, no CDN). The gateway's and the collection surface's need no credentials; the management API's
+sit behind its operator authorizer like every other management route (template.yaml). Nothing
+here reads a store.
 
 The page links its assets relatively (docs/swagger-ui.css, openapi.json), so it works under an
-API Gateway stage prefix (/prod/docs) as locally (/docs)."""
+API Gateway stage prefix (/prod/docs) as locally (/docs). It runs no inline script (its start
+is the asset docs/swagger-init.js), so its Content-Security-Policy allows scripts, styles,
+images and fetches from the API itself only, and no page may frame it; every answer here is
+`X-Content-Type-Options: nosniff`."""
 
 from __future__ import annotations
 
@@ -23,8 +28,18 @@ ASSET_PATH = "/docs/<asset>"
 _ASSETS = {
     "swagger-ui.css": ("swagger-ui.min.css", "text/css; charset=utf-8"),
     "swagger-ui-bundle.js": ("swagger-ui-bundle.min.js", "text/javascript; charset=utf-8"),
+    "swagger-init.js": ("", "text/javascript; charset=utf-8"),
 }
+_INIT = """window.ui = SwaggerUIBundle({url: "openapi.json", dom_id: "#swagger-ui", deepLinking: true});
+"""
 _CACHE = "public, max-age=3600"
+# Swagger UI sets style attributes and loads its icons as data: images; it fetches the document
+# (and, with "Try it out", calls the API) from the same origin.
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+_GUARD = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"}
 _PAGE = """<!doctype html>
 <html lang="en">
 <head>
@@ -36,9 +51,7 @@ _PAGE = """<!doctype html>
 <body>
 <div id="swagger-ui"></div>
 <script src="docs/swagger-ui-bundle.js"></script>
-<script>
-window.ui = SwaggerUIBundle({{url: "openapi.json", dom_id: "#swagger-ui", deepLinking: true}});
-</script>
+<script src="docs/swagger-init.js"></script>
 </body>
 </html>
 """
@@ -52,6 +65,8 @@ def document(api: str) -> str:
 
 @cache
 def _asset(name: str) -> str:
+    if not name:
+        return _INIT
     import aws_lambda_powertools.event_handler as event_handler
 
     folder = Path(event_handler.__file__).parent / "openapi" / "swagger_ui"
@@ -68,18 +83,19 @@ def add_routes(app: Any, api: str, route: Any = None) -> None:
         """This API's OpenAPI 3.1 document
 
         What this page is generated from; feed it to a client generator."""
-        return Response(200, "application/json", document(api), headers={"Cache-Control": _CACHE})
+        return Response(200, "application/json", document(api), headers={"Cache-Control": _CACHE, **_GUARD})
 
     @declare("GET", PAGE_PATH)
     def interactive_docs() -> Response[str]:
         """Interactive documentation of this API (Swagger UI)"""
         page = _PAGE.format(title=f"mzpay {api} API")
-        return Response(200, "text/html; charset=utf-8", page, headers={"Cache-Control": _CACHE})
+        headers = {"Cache-Control": _CACHE, "Content-Security-Policy": PAGE_POLICY, **_GUARD}
+        return Response(200, "text/html; charset=utf-8", page, headers=headers)
 
     @declare("GET", ASSET_PATH)
     def interactive_docs_asset(asset: str) -> Response[str]:
-        """A file of the interactive documentation (swagger-ui.css, swagger-ui-bundle.js)"""
+        """A file of the interactive documentation (swagger-ui.css, swagger-ui-bundle.js, swagger-init.js)"""
         if asset not in _ASSETS:
             raise ServiceError(404, "not_found", f"No documentation file {asset}.")
         name, media = _ASSETS[asset]
-        return Response(200, media, _asset(name), headers={"Cache-Control": _CACHE})
+        return Response(200, media, _asset(name), headers={"Cache-Control": _CACHE, **_GUARD})

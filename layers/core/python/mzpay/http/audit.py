@@ -1,6 +1,7 @@
 """The surfaces' side of the audit trail: a resolver middleware that opens an audit scope for each
 state-changing request (POST, PUT, PATCH, DELETE) that reached a route, and writes its record when
-the route has answered, whatever the answer (a refusal is recorded with its code).
+the route has answered, whatever the answer (a refusal is recorded with its code, one refused by
+the route's body or parameter validation included: the middleware runs around Powertools').
 
 Management functions audit every state-changing route (`audit_requests(app, "management")`); the
 collection surface audits the routes marked `@audited` (reviewers' decisions, identity providers,
@@ -11,6 +12,7 @@ surface itself (`steps.audit.identify`: the console's session)."""
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -74,9 +76,12 @@ def audit_requests(
             status, code = error.status, error.code
             raise
         except Exception as exc:
-            from mzpay.http.resolver import is_dependency_fault
+            from mzpay.http.resolver import is_dependency_fault, is_request_refusal, request_refusal
 
-            if is_dependency_fault(exc):
+            if is_request_refusal(exc):
+                refusal = request_refusal(app, exc)
+                status, code = refusal.status, refusal.code
+            elif is_dependency_fault(exc):
                 status, code = 503, api.unavailable_code()
             raise
         finally:
@@ -98,7 +103,18 @@ def audit_requests(
             write(observation, request, status, code)
             audit.end()
 
-    app.use([middleware])
+    # Powertools validates a request's body and parameters in a middleware it runs before every
+    # other: the trail's goes around it, so a request refused by validation is recorded too.
+    validation = getattr(app, "_request_validation_middleware", None)
+    if validation is None:
+        app.use([middleware])
+        return
+
+    def validated_and_audited(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+        validate: Any = functools.partial(validation, next_middleware=next_middleware)
+        return middleware(app, validate)
+
+    app._request_validation_middleware = validated_and_audited  # type: ignore[assignment]
 
 
 def operator(event: Any) -> audit.Actor:

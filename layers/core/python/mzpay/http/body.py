@@ -5,8 +5,12 @@ a body must be what its content type says, decodable, and bounded in depth. What
 - a base64 body (binary media types) that is not base64;
 - a text body that is not UTF-8, or holds a lone surrogate (raw, or escaped in JSON as "\\ud800":
   no store can keep it, so retrying could never succeed);
+- a JSON body that does not parse (with a JSON media type, or none and a body that starts as
+  JSON), holds NaN or Infinity, or a number longer than MAX_JSON_NUMBER characters (Python
+  refuses integers of 4,300+ digits with an error no parser expects: that was a 500);
 - JSON nested deeper than MAX_JSON_DEPTH;
-- multipart/form-data without a boundary.
+- multipart/form-data without a boundary, or whose body does not end its parts with the closing
+  delimiter (`--<boundary>--`): a truncated upload is refused, never stored as a shorter file.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from mzpay.domain.errors import ServiceError
 
 MAX_JSON_DEPTH = 32  # objects and arrays inside each other; no request of the API needs more than 6
+MAX_JSON_NUMBER = 64  # characters of one JSON number (sign, digits, point, exponent); money needs < 20
 
 
 def _refusal(message: str) -> ServiceError:
@@ -49,6 +54,16 @@ def _content_type(event: dict[str, Any]) -> tuple[str, dict[str, str]]:
     message["content-type"] = value or "application/octet-stream"
     params = {str(k).lower(): str(v) for k, v in message.get_params(failobj=[])[1:]}
     return (value.split(";", 1)[0].strip().lower(), params)
+
+
+_UNCLOSED = "The multipart body is truncated: it does not end with its closing boundary (--<boundary>--)."
+
+
+def _closed(raw: bytes, boundary: str) -> bool:
+    """True when the multipart body holds its close delimiter `--boundary--` (RFC 2046 5.1.1; an
+    epilogue may follow it). A sender picks a boundary that no part contains, so a body cut
+    short anywhere before its end lacks it."""
+    return b"--" + boundary.encode("utf-8", "surrogateescape") + b"--" in raw
 
 
 def _has_surrogate(text: str) -> bool:
@@ -81,6 +96,26 @@ def _screen_json(value: Any) -> str | None:
     return None
 
 
+class _Refused(ValueError):
+    """A JSON number or constant the screen refuses while parsing."""
+
+
+def _number(text: str) -> str:
+    if len(text) > MAX_JSON_NUMBER:
+        raise _Refused(f"A JSON number is at most {MAX_JSON_NUMBER} characters long.")
+    return text
+
+
+def _constant(text: str) -> None:
+    raise _Refused(f"{text} is not a JSON number.")
+
+
+def parse_screened(text: str) -> Any:
+    """`text` parsed as JSON the way the screen reads it: numbers are kept as their text (so none
+    is converted before its length is checked); raises ValueError on anything refused."""
+    return json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_constant)
+
+
 def screen(event: dict[str, Any]) -> ServiceError | None:
     """The refusal of the request's body, or None when it may be read."""
     body = event.get("body")
@@ -94,6 +129,8 @@ def screen(event: dict[str, Any]) -> ServiceError | None:
             raw = base64.b64decode(str(body), validate=True)
         except (binascii.Error, ValueError):
             return _refusal("The request body is not valid base64.")
+        if media.startswith("multipart/") and not _closed(raw, params["boundary"]):
+            return _refusal(_UNCLOSED)
         if media.startswith("multipart/") or media in BINARY_MEDIA_TYPES:
             return None  # binary parts are the point of multipart; PDFs and images are binary
         try:
@@ -102,15 +139,19 @@ def screen(event: dict[str, Any]) -> ServiceError | None:
             return _refusal("The request body is not valid UTF-8.")
     else:
         text = str(body)
+        if media.startswith("multipart/") and not _closed(text.encode("utf-8", "surrogateescape"), params["boundary"]):
+            return _refusal(_UNCLOSED)
     if _has_surrogate(text):
         return _refusal("The request body is not valid UTF-8 (it holds a lone surrogate).")
     if media == "application/json" or media.endswith("+json") or (not media and text.lstrip()[:1] in ("{", "[")):
         try:
-            document = json.loads(text)
+            document = parse_screened(text)
         except RecursionError:
             return _refusal(f"The JSON body is nested deeper than {MAX_JSON_DEPTH} levels.")
+        except _Refused as refused:
+            return _refusal(str(refused))
         except ValueError:
-            return None  # not JSON: the resolver answers that in its own words
+            return _refusal("The request body is not valid JSON.")
         reason = _screen_json(document)
         if reason is not None:
             return _refusal(reason)

@@ -125,10 +125,19 @@ def problem_page(error: ServiceError, event: Any, checkout_url: str | None = Non
     return response
 
 
+# What an answer without a page (a redirect) still says: not to be framed or sniffed.
+REDIRECT_GUARD = {
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
 def see_other(payment: Payment, event: Any) -> Response[str]:
     """303 to the checkout's page: the outcome of a post is read with a GET."""
     lang = language(event)
-    response = Response(303, HTML, "", headers={"Location": payment.checkout_url or "", "Cache-Control": "no-store"})
+    headers = {"Location": payment.checkout_url or "", "Cache-Control": "no-store", **REDIRECT_GUARD}
+    response = Response(303, HTML, "", headers=headers)
     response.cookies.append(_lang_cookie(lang, payment.checkout_url or ""))
     return response
 

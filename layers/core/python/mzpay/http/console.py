@@ -4,8 +4,11 @@ The console's routes have no API Gateway authorizer (a browser sends no Authoriz
 this module does the management API's checks itself. Every request must come from an address
 of the operators' allowlist (OPERATOR_IP_ALLOWLIST, as the authorizer; else 403
 `ip_not_allowed`); every page but sign-in needs the session cookie a sign-in with an operator's
-token issued (else 303 to the sign-in page); every post needs the CSRF cookie and the same token
-in the form, issued by the service for the session (403 `csrf_missing` / `csrf_invalid`).
+token issued, whose record the service still holds and which was used in the last 30 minutes
+(mzpay.domain.console_sessions; else a page is 303 to the sign-in page and a post is the sign-in
+page with 401 `unauthorized`: nothing runs, and the audit trail records the refusal); every post
+needs the CSRF cookie and the same token in the form, issued by the service for the session (403
+`csrf_missing` / `csrf_invalid`).
 
 A route is one of:
 - `@page(app)`: a page an operator reads (GET);
@@ -19,13 +22,14 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import Response
 
+from mzpay import deps
 from mzpay.deps import once
+from mzpay.domain import clock
 from mzpay.domain import console_sessions as rules
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
@@ -69,6 +73,29 @@ def _key() -> bytes:
     return rules.session_key(_operator_secret())
 
 
+def _now() -> int:
+    return int(clock.now().timestamp())
+
+
+def _session(visit: pages.Visit, key: bytes) -> rules.Session | None:
+    """The visit's session: its cookie signed by the service and unexpired, its record held (not
+    signed out) and used within the idle limit; a use is recorded (at most once a minute)."""
+    now = _now()
+    session = rules.opened(key, visit.cookie(pages.SESSION_COOKIE), now)
+    if session is None:
+        return None
+    store = deps.console_sessions()
+    last_used = store.last_used(session)
+    if last_used is None:
+        return None
+    if rules.idle(last_used, now):
+        store.end(session.session_id)
+        return None
+    if rules.needs_touch(last_used, now) and not store.touch(session, now):
+        return None
+    return session
+
+
 def _admit(visit: pages.Visit) -> None:
     allowlist = _allowlist()
     if allowlist and not ip_allowed(visit.source_ip(), allowlist):
@@ -100,7 +127,9 @@ def _served(app: Any, route: F, posting: bool, signed_in: bool, back: str | None
             _admit(visit)
             key = _key()
             if signed_in:
-                visit.session = rules.opened(key, visit.cookie(pages.SESSION_COOKIE), int(time.time()))
+                visit.session = _session(visit, key)
+                if visit.session is None and posting:  # refused, and recorded so: not the action's success
+                    raise ServiceError(401, "unauthorized", "No console session: sign in again.")
                 if visit.session is None:
                     return pages.see_other(SIGN_IN)
                 _identified(visit.session.operator, visit)
@@ -113,6 +142,8 @@ def _served(app: Any, route: F, posting: bool, signed_in: bool, back: str | None
             error = refusal
         except Exception as exc:  # a fault: 503 + Retry-After (or 500), as a page
             error = unexpected_error(exc, Surface.MANAGEMENT)
+        if error.status == 401 and visit.session is None:
+            return _signed_out(visit, error)
         return pages.refused(error, back_to if visit.session else None)
 
     return wrapper  # type: ignore[return-value]
@@ -145,20 +176,31 @@ def answers_unknown_paths(app: Any) -> None:
     app.not_found(lambda _exc: served())
 
 
-def sign_in_form(status: int = 200, failed: bool = False) -> Response[str]:
-    return pages.show("sign_in.html", status, failed=failed)
+def _signed_out(visit: pages.Visit, error: ServiceError) -> Response[str]:
+    """A post without a session: the sign-in form (401) with a fresh sign-in CSRF token, and the
+    refusal's code for the audit trail."""
+    _issue_csrf(visit, _key(), rules.SIGN_IN_BINDING)
+    response = sign_in_form(401, expired=True)
+    response.headers[pages.ERROR_CODE_HEADER] = error.code
+    return response
+
+
+def sign_in_form(status: int = 200, failed: bool = False, expired: bool = False) -> Response[str]:
+    return pages.show("sign_in.html", status, failed=failed, expired=expired)
 
 
 def sign_in() -> Response[str]:
-    """The sign-in form's post: an operator's token opens a session (8 h) in the session cookie
-    and a CSRF token bound to it; anything else is the form again with 401."""
+    """The sign-in form's post: an operator's token opens a session (8 h, 30 min idle) held by the
+    service and named in the session cookie, and a CSRF token bound to it; anything else is the
+    form again with 401."""
     visit = pages.current()
     presented = visit.fields().get("token", "").strip()
     name = operator_named(_operator_secret(), presented) if 0 < len(presented) <= MAX_TOKEN else None
     if name is None:
         return sign_in_form(401, failed=True)
     key = _key()
-    session = rules.new_session(name, int(time.time()))
+    session = rules.new_session(name, _now())
+    deps.console_sessions().open(session)
     visit.set_session(rules.seal(key, session))
     visit.csrf = rules.csrf_token(key, session.session_id)
     visit.set_cookie(pages.CSRF_COOKIE, visit.csrf)
@@ -167,8 +209,11 @@ def sign_in() -> Response[str]:
 
 
 def sign_out() -> Response[str]:
-    """The session and CSRF cookies cleared; the sign-in page next."""
+    """The session ended where the service holds it (its cookie is worthless from now on, even
+    a copy), its cookies cleared; the sign-in page next."""
     visit = pages.current()
+    if visit.session is not None:
+        deps.console_sessions().end(visit.session.session_id)
     visit.cookies.clear()
     visit.set_cookie(pages.SESSION_COOKIE, "", 0)
     visit.set_cookie(pages.CSRF_COOKIE, "", 0)

@@ -14,7 +14,16 @@ from mzpay.http import page_locale
 from mzpay.http.checkout_page import html_response, language
 
 STATUSES = {"paid": 200, "suspended": 403, "not_payable": 409, "not_found": 404}
-_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"}
+# The redirect has no body: its policy allows nothing, and no page may frame it (the pages
+# themselves get the checkout's headers: html_response).
+REDIRECT_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": REDIRECT_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 def redirect(url: str) -> Response[str]:

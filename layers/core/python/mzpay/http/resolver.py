@@ -213,13 +213,11 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
 
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response:
-        if _not_json(app.current_event.raw_event):  # e.g. curl -d without -H: a form, not JSON
-            return error_response(NOT_JSON, surface)
-        return error_response(validation_error(list(exc.errors()), surface, _body_model(app)), surface)
+        return error_response(request_refusal(app, exc), surface)
 
     @app.exception_handler(RequestUnsupportedContentType)
-    def _unsupported(_exc: RequestUnsupportedContentType) -> Response:
-        return error_response(NOT_JSON, surface)
+    def _unsupported(exc: RequestUnsupportedContentType) -> Response:
+        return error_response(request_refusal(app, exc), surface)
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:
@@ -227,6 +225,22 @@ def create_resolver(surface: Surface) -> APIGatewayRestResolver:
 
     app.mzpay_surface = surface  # type: ignore[attr-defined]
     return app
+
+
+def request_refusal(app: APIGatewayRestResolver, exc: Exception) -> ServiceError:
+    """What the surface answers when Powertools refuses the request before its route (the body or
+    parameters fail the route's models, or the body is not JSON): the same error the audit trail
+    records for it."""
+    surface: Surface = app.mzpay_surface  # type: ignore[attr-defined]
+    if isinstance(exc, RequestUnsupportedContentType) or _not_json(app.current_event.raw_event):
+        return NOT_JSON  # e.g. curl -d without -H: a form, not JSON
+    errors = list(exc.errors()) if isinstance(exc, RequestValidationError) else []
+    return validation_error(errors, surface, _body_model(app))
+
+
+def is_request_refusal(exc: BaseException) -> bool:
+    """True for Powertools' refusals of a request before its route (see request_refusal)."""
+    return isinstance(exc, RequestValidationError | RequestUnsupportedContentType)
 
 
 def _body_model(app: APIGatewayRestResolver) -> type[BaseModel] | None:

@@ -1,4 +1,4 @@
-"""Rate-limit counters and per-account overrides.
+"""Rate-limit counters and per-account overrides; upload counters (UploadCounters, below).
 
 Counters (payments table): pk RATE#<account>#<window second>, sk RATE, attributes `total` (the
 account's requests in that second) and `k_<key_id>` (each key's), raised by ONE conditional
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.rate_limits import RateLimits
+from mzpay.domain.rate_limits import RateLimits, UploadLimits, upload_day
 from mzpay.store.aws import env, is_conditional_failure, table
 
 COUNTER_TTL_SECONDS = 60
@@ -60,3 +60,63 @@ class RateCounters:
         self.overrides.put_item(
             Item={"pk": f"ACCOUNT#{account_id}", "sk": "RATELIMITS", **limits.public(), "updated_at": now}
         )
+
+
+class UploadCounters:
+    """Uploads counted per owner and UTC day (the table of UPLOAD_COUNTERS_TABLE: the payments
+    table on the gateway and management APIs, the collection table on the collection surface):
+    pk UPLOADS#<owner>#<mode>#<day>, sk UPLOADS, attributes `files`, `bytes` and `m_<minute of the
+    day>`, raised by ONE conditional UpdateItem, so an upload counts against every limit or
+    none. Items expire by TTL a day after theirs."""
+
+    def __init__(self, table_name: str) -> None:
+        self.table = table(table_name)
+
+    @classmethod
+    def from_env(cls) -> UploadCounters:
+        return cls(env("UPLOAD_COUNTERS_TABLE"))
+
+    def take(self, owner: str, mode: str, size: int, now: float, limits: UploadLimits) -> str | None:
+        """Count one upload of `size` bytes by `owner` in `mode` (test uploads never use up the
+        live allowance) at `now`; the limit it would pass (and then nothing is counted), or None."""
+        if size > limits.bytes_per_day:
+            return "upload_bytes_per_day"
+        day, minute, day_left = upload_day(now)
+        try:
+            self.table.update_item(
+                Key={"pk": f"UPLOADS#{owner}#{mode}#{day}", "sk": "UPLOADS"},
+                UpdateExpression="ADD #files :one, #bytes :size, #minute :one SET #ttl = :ttl",
+                ConditionExpression="(attribute_not_exists(#files) OR #files < :per_day) AND "
+                "(attribute_not_exists(#bytes) OR #bytes <= :room) AND "
+                "(attribute_not_exists(#minute) OR #minute < :per_minute)",
+                ExpressionAttributeNames={
+                    "#files": "files",
+                    "#bytes": "bytes",
+                    "#minute": f"m_{minute}",
+                    "#ttl": "ttl",
+                },
+                ExpressionAttributeValues={
+                    ":one": 1,
+                    ":size": size,
+                    ":per_day": limits.per_day,
+                    ":room": limits.bytes_per_day - size,
+                    ":per_minute": limits.per_minute,
+                    ":ttl": int(now) + day_left + 86_400,
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            old: dict[str, Any] = (getattr(exc, "response", None) or {}).get("Item") or {}
+            if _number(old.get(f"m_{minute}")) >= limits.per_minute:
+                return "uploads_per_minute"
+            if _number(old.get("files")) >= limits.per_day:
+                return "uploads_per_day"
+            return "upload_bytes_per_day"
+        return None
+
+
+def _number(value: Any) -> int:
+    """A number of the error's item (raw DynamoDB JSON: {"N": "3"})."""
+    return int(value["N"] if isinstance(value, dict) else value or 0)
