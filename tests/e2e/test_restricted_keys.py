@@ -33,12 +33,12 @@ class Shop:
         self.full = operator.key(self.account_id)["key"]
         self.restricted = operator.key(self.account_id, allowed_customers=["cust_1"])["key"]
 
-    def call(self, key: str, method: str, path: str, body: Any = None) -> requests.Response:
-        headers = {"Authorization": f"Bearer {key}", "Idempotency-Key": str(uuid.uuid4())}
+    def call(self, key: str, method: str, path: str, body: Any = None, idempotency_key: str = "") -> requests.Response:
+        headers = {"Authorization": f"Bearer {key}", "Idempotency-Key": idempotency_key or str(uuid.uuid4())}
         return requests.request(method, self.url + path, json=body, headers=headers, timeout=30)
 
-    def ok(self, key: str, method: str, path: str, body: Any = None) -> dict[str, Any]:
-        response = self.call(key, method, path, body)
+    def ok(self, key: str, method: str, path: str, body: Any = None, idempotency_key: str = "") -> dict[str, Any]:
+        response = self.call(key, method, path, body, idempotency_key)
         assert response.status_code == 200, response.text
         return response.json()  # type: ignore[no-any-return]
 
@@ -85,7 +85,16 @@ def test_a_restricted_key_that_names_no_customer_is_refused_and_nothing_is_store
 
 
 def test_a_restricted_key_finds_only_its_customers_resources(stack: RunningStack, shop: Shop) -> None:
-    theirs = shop.ok(shop.full, "POST", "/charges?customer_id=cust_2", charge_body("50.00"))
+    reused_key, their_body = str(uuid.uuid4()), charge_body("50.00")
+    theirs = shop.ok(shop.full, "POST", "/charges?customer_id=cust_2", their_body, reused_key)
+    # the same Idempotency-Key and body for its own customer: never the other customer's stored answer
+    assert_problem(
+        shop.call(shop.restricted, "POST", "/charges?customer_id=cust_1", their_body, reused_key),
+        409,
+        "Conflict",
+        "idempotency_key_reused",
+        "This Idempotency-Key was used for another request (method, path or body).",
+    )
     nobodys = shop.ok(shop.full, "POST", "/charges", charge_body("50.00"))
     assert (theirs["customer_id"], "customer_id" in nobodys) == ("cust_2", False)
     for payment in (theirs, nobodys):
