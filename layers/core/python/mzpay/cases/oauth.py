@@ -13,6 +13,7 @@ from mzpay import deps
 from mzpay.deps import settings
 from mzpay.domain import oauth as rules
 from mzpay.domain.accounts import AccountStatus
+from mzpay.domain.client_certs import counts, fingerprint_of, thumbprint
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_id
@@ -169,8 +170,6 @@ def _confirmation(
     for an unbound token: allowed only when the account does not require mutual TLS and no
     certificate was presented. A presented certificate that is not a valid one of the account
     (another account's, revoked, expired) is refused rather than ignored or bound."""
-    from mzpay.domain.client_certs import counts, fingerprint_of, thumbprint
-
     fingerprint = fingerprint_of(presented_pem) if presented_pem else None
     if fingerprint is None:
         if mtls_required:
