@@ -255,6 +255,7 @@ def _codes(api: str, op: dict[str, Any], operation: dict[str, Any]) -> list[str]
     if op["authorized"] and api == "gateway":
         codes += ["unauthorized", "invalid_api_key", "key_expired", "wrong_environment"]
         codes += ["client_certificate_required", "ip_not_allowed", "account_suspended", "rate_limited"]
+        codes.append("customer_not_allowed")  # a key restricted to customers: another's, or a route for none
         if marks["scope"]:
             codes.append("insufficient_scope")
     elif op["authorized"] and api == "management":

@@ -8,7 +8,8 @@ import base64
 import json
 import time
 import uuid
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from devstack.modules import load_module
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
 from mzpay.cases import oauth
+from mzpay.domain.client_certs import CertStatus, ClientCertificate, described, fingerprint_of, new_ca, thumbprint
 from mzpay.domain.keys import generate_key, key_hash
 from mzpay.domain.oauth import JWT_BEARER, TokenRequest
 from mzpay.http import merchant_auth
@@ -176,3 +178,43 @@ def test_the_token_endpoint_without_its_store_is_503_temporarily_unavailable(aut
         ['Basic realm="mzpay"'],
         ["no-store"],
     )
+
+
+def test_a_bound_token_stops_with_its_certificate(authorizer: Any) -> None:
+    """A token bound to a certificate (RFC 8705) is served with it while the certificate counts;
+    once the certificate is revoked or past its validity, the token is refused with it too."""
+    _key, pem = new_ca("mz", datetime.now(UTC))  # any certificate: the authorizer only fingerprints it
+    fingerprint = fingerprint_of(pem)
+    assert fingerprint is not None
+    shown = described(pem)
+    record = ClientCertificate(
+        fingerprint=fingerprint,
+        account_id=ACCOUNT_ID,
+        home_region="mz",
+        serial_number=shown["serial_number"],
+        subject=shown["subject"],
+        not_before="2026-01-01T00:00:00Z",
+        not_after="2099-01-01T00:00:00Z",
+        status=CertStatus.ACTIVE,
+        created_at="2026-01-01T00:00:00Z",
+    )
+    deps.client_certs().add(record)
+    client = secret_client()
+    request = TokenRequest("client_credentials", "payments:read", client["client_id"], client["client_secret"])
+    answer = oauth.issue_token(request, TOKEN_URL, pem)
+    assert answer["cnf"] == {"x5t#S256": thumbprint(fingerprint)}
+    stored = deps.oauth().token_by_hash(key_hash(answer["access_token"], key_pepper()))
+    assert stored is not None and stored.cnf == answer["cnf"]  # the token's record carries it
+    event = auth_event(f"Bearer {answer['access_token']}")
+    event["requestContext"]["identity"]["clientCert"] = {"clientCertPem": pem}
+    assert authorizer(event, None)["policyDocument"] == policy("Allow")
+    gone = "The client certificate this access token is bound to is no longer valid for this account."
+    for changed in (replace(record, status=CertStatus.REVOKED), replace(record, not_after="2026-02-01T00:00:00Z")):
+        deps.client_certs().table.put_item(Item={"pk": f"CERT#{fingerprint}", "sk": "CERT", **changed.item()})
+        assert refusal(authorizer(event, None)) == {
+            "status": 401,
+            "code": "client_certificate_required",
+            "message": gone,
+            "headers": {},
+            "extensions": {},
+        }

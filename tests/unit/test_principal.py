@@ -6,16 +6,19 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.principal import CUSTOMER_CREATES, CUSTOMER_ROUTES, customer_of_create, ensure_customer_visible
 from mzpay.http import principal as principal_module
 from mzpay.http.authorizers import refuse
 from mzpay.http.principal import Principal, admit, merchant, refusal_context
 from tests.expected import problem
 
+ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 WWW = {"WWW-Authenticate": 'Bearer realm="mzpay"'}
 METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/POST/v1/payments"
@@ -38,8 +41,8 @@ def no_principal() -> Iterator[None]:
 
 def event(authorizer: dict[str, Any] | None, query: dict[str, str] | None = None) -> dict[str, Any]:
     return {
-        "resource": "/v1/payments",
-        "path": "/v1/payments",
+        "resource": "/v1/payments/{payment_id}",  # a route a key restricted to customers may call
+        "path": "/v1/payments/01JPAYMENT0000000000000000",
         "httpMethod": "GET",
         "headers": {},
         "queryStringParameters": query,
@@ -329,3 +332,95 @@ def test_other_refusals_are_an_allow_whose_refusal_admit_raises(error: ServiceEr
         error.headers,
         error.extensions,
     )
+
+
+# ---------------------------------------------------------------- keys restricted to customers (issue 30.6)
+def routed(method: str, resource: str, query: dict[str, str] | None = None, **context: str) -> dict[str, Any]:
+    return {**merchant_event(query, **context), "httpMethod": method, "resource": resource}
+
+
+def gateway_operations() -> set[tuple[str, str]]:
+    document = json.loads((ROOT / "docs" / "openapi" / "gateway.json").read_text())
+    verbs = ("get", "put", "post", "delete", "patch")
+    return {(m.upper(), path) for path, item in document["paths"].items() for m in item if m in verbs}
+
+
+def test_the_routes_of_restricted_keys_are_routes_of_the_gateway() -> None:
+    """Every entry names a real route (a renamed route cannot linger here), and the creates are among them."""
+    assert gateway_operations() >= CUSTOMER_ROUTES
+    assert CUSTOMER_CREATES <= CUSTOMER_ROUTES
+
+
+def test_every_other_gateway_route_is_refused_to_a_restricted_key_whatever_customer_it_names() -> None:
+    """Listed from the gateway's OpenAPI document (generated from the route table): a route added
+    later is refused to a restricted key until it is made to record and check its customer."""
+    others = sorted(gateway_operations() - CUSTOMER_ROUTES)
+    assert ("GET", "/v1/balance") in others and ("POST", "/v1/payout-batches") in others
+    for method, resource in others:
+        restricted = routed(method, resource, {"customer_id": "cus_1"}, allowed_customers="cus_1")
+        assert raised(admit, restricted, now=NOW) == (
+            403,
+            "customer_not_allowed",
+            "This API key is restricted to customers, and this route acts for the whole account.",
+            (),
+            {},
+            {},
+        ), (method, resource)
+        admit(routed(method, resource), now=NOW)  # an unrestricted key passes the gate
+
+
+@pytest.mark.parametrize(("method", "resource"), sorted(CUSTOMER_CREATES))
+def test_a_restricted_key_names_its_customer_on_every_create(method: str, resource: str) -> None:
+    assert raised(admit, routed(method, resource, allowed_customers="cus_1"), now=NOW) == (
+        403,
+        "customer_not_allowed",
+        "This API key is restricted to customers: name one of them with ?customer_id=.",
+        (),
+        {},
+        {},
+    )
+    admit(routed(method, resource, {"customer_id": "cus_1"}, allowed_customers="cus_1"), now=NOW)
+    assert merchant().customer_id == "cus_1"
+
+
+def test_a_customer_id_is_bounded() -> None:
+    assert raised(admit, merchant_event({"customer_id": "c" * 101}), now=NOW) == (
+        400,
+        "invalid_request",
+        "customer_id: 1 to 100 characters.",
+        (FieldError("customer_id", "invalid_value", "1 to 100 characters"),),
+        {},
+        {},
+    )
+
+
+def test_the_customer_of_a_create_is_the_bodys_or_the_querys_and_one_of_the_keys() -> None:
+    admit(merchant_event({"customer_id": "cus_1"}, allowed_customers="cus_1,cus_2"), now=NOW)
+    assert customer_of_create(merchant()) == "cus_1"
+    assert customer_of_create(merchant(), "cus_1") == "cus_1"
+    assert raised(customer_of_create, merchant(), "cus_2")[:3] == (
+        400,
+        "invalid_request",
+        "customer.id: customer.id and ?customer_id= name different customers.",
+    )
+    admit(merchant_event(allowed_customers="cus_1"), now=NOW)
+    assert raised(customer_of_create, merchant(), "cus_9")[:3] == (
+        403,
+        "customer_not_allowed",
+        "This API key is restricted to other customers.",
+    )
+    assert raised(customer_of_create, merchant())[:2] == (403, "customer_not_allowed")
+    admit(merchant_event(), now=NOW)
+    assert customer_of_create(merchant()) is None  # an unrestricted key may name none
+
+
+def test_a_restricted_key_sees_only_its_customers_resources() -> None:
+    gone = ServiceError(404, "not_found", "No such payment.")
+    admit(merchant_event(allowed_customers="cus_1"), now=NOW)
+    ensure_customer_visible(merchant(), "cus_1", gone)
+    for other in ("cus_2", None):
+        with pytest.raises(ServiceError) as caught:
+            ensure_customer_visible(merchant(), other, gone)
+        assert caught.value is gone
+    admit(merchant_event(), now=NOW)
+    ensure_customer_visible(merchant(), None, gone)  # an unrestricted key sees every customer's

@@ -12,7 +12,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.domain import expiry
-from mzpay.domain.charges import ChargeRequest, check_charge
+from mzpay.domain.charges import ChargeRequest, Customer, check_charge
 from mzpay.domain.clock import now_iso
 from mzpay.domain.entity import Claimed
 from mzpay.domain.errors import FieldError, ServiceError
@@ -20,7 +20,7 @@ from mzpay.domain.ids import new_id, request_fingerprint
 from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status, amount_error, charge_result, ensure_transition, snapshot
-from mzpay.domain.principal import Principal
+from mzpay.domain.principal import Principal, customer_of_create
 from mzpay.domain.receipts import receipt
 from mzpay.domain.routing import binding_method
 from mzpay.observability import count
@@ -52,6 +52,7 @@ from mzpay.store.transitions import same_request
 def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any]:
     """Validate, claim the payment_id, ask the provider, record its answer: a ChargeResult."""
     check_charge(request, principal.mode)
+    request = _for_customer(request, customer_of_create(principal, request.customer.id if request.customer else None))
     account, mode = principal.acting_account_id, principal.mode
     fingerprint = request_fingerprint(request.model_dump(mode="json"))
     state = admission_state(principal, request, request.payment_id)  # one read: the claim, ceilings, routing
@@ -129,6 +130,16 @@ def _submitting(payment: Payment) -> dict[str, Any]:
     it again when the lease ends, in case its creating request never reached the provider."""
     lease = expiry.submission_lease(payment.mode, datetime.now(UTC))
     return {"submit_lease_until": lease, "due_at": min(lease, payment.due_at or lease)}
+
+
+def _for_customer(request: ChargeRequest, customer_id: str | None) -> ChargeRequest:
+    """The request with its customer's id in `customer.id` (from ?customer_id= when the body has
+    none): recorded on the payment, and part of the request's fingerprint, so a payment_id of
+    another customer's charge is never replayed to this one."""
+    if customer_id is None or (request.customer is not None and request.customer.id == customer_id):
+        return request
+    customer = request.customer.model_copy(update={"id": customer_id}) if request.customer else Customer(id=customer_id)
+    return request.model_copy(update={"customer": customer})
 
 
 def _replay(claimed: Claimed[Payment], fingerprint: str) -> dict[str, Any]:

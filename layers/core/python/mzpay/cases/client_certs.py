@@ -1,9 +1,9 @@
 """Mutual TLS for a merchant account (docs/access.md, "Mutual TLS"): client certificates issued
 by the region's private CA (POST /v1/client-certificates), and the account's switch
 (PUT /v1/mtls): once required, every gateway request of the account needs one of its
-certificates (the authorizer answers 401 client_certificate_required otherwise). Certificates
-and the switch belong to the key's own account (a platform acting for another account uses its
-own)."""
+certificates (the authorizer answers 401 client_certificate_required otherwise; OAuth tokens
+are bound to one, mzpay.cases.oauth). Certificates are issued to the key's own account only; the
+switch of a connected account moves only with a certificate of that account."""
 
 from __future__ import annotations
 
@@ -27,7 +27,12 @@ def certificate_required(detail: str, status: int = 401) -> ServiceError:
 
 def issue(principal: Principal, csr: str | None) -> dict[str, Any]:
     """A certificate for the account: from the merchant's CSR, or with a key pair made here whose
-    private key is in this answer and nowhere else. Recorded by its SHA-256 fingerprint."""
+    private key is in this answer and nowhere else. Recorded by its SHA-256 fingerprint. Only
+    for the key's own account: like API keys, certificates are not reached through a platform
+    connection (404), since one would outlive the connection and open the account's mutual TLS
+    (and its switch) to the platform."""
+    if principal.acting_account_id != principal.account_id:
+        raise ServiceError(404, "not_found", "No such account.")
     account = home_account(principal.acting_account_id, "gateway")
     if deps.client_certs().count_of(account.account_id) >= MAX_CERTS_PER_ACCOUNT:
         raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CERTS_PER_ACCOUNT} certificates.")
@@ -77,13 +82,23 @@ def mtls(principal: Principal) -> dict[str, Any]:
 
 def set_mtls(principal: Principal, required: bool, presented_pem: str | None) -> dict[str, Any]:
     """Require client certificates (only from a request that presents one of the account's: 409
-    client_certificate_required otherwise, so nobody locks themselves out), or stop requiring."""
+    client_certificate_required otherwise, so nobody locks themselves out), or stop requiring
+    (while required, only from a request that presents one of the account's: 401
+    client_certificate_required otherwise, whoever asks: the account's own key or token, which
+    the authorizer already held to it, or a platform acting with ?account_id=, whose own
+    credential says nothing about the connected account's certificates)."""
     account = home_account(principal.acting_account_id, "gateway")
-    if required and not presented_counts(account.account_id, presented_pem, datetime.now(UTC)):
+    presented = presented_counts(account.account_id, presented_pem, datetime.now(UTC))
+    if required and not presented:
         raise certificate_required(
             "Present a client certificate of this account to require one: the request that enables "
             "mutual TLS shows that it works.",
             status=409,
+        )
+    if not required and account.mtls_required and not presented:
+        raise certificate_required(
+            "This account requires mutual TLS: only a request presenting one of its client certificates "
+            "may stop requiring it."
         )
     try:
         deps.client_certs().set_mtls(account.account_id, required, account.version)

@@ -13,6 +13,7 @@ from mzpay import deps
 from mzpay.deps import settings
 from mzpay.domain import oauth as rules
 from mzpay.domain.accounts import AccountStatus
+from mzpay.domain.client_certs import counts, fingerprint_of, thumbprint
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import new_id
@@ -108,8 +109,12 @@ def revoke_client(client_id: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- POST /oauth/token
-def issue_token(request: TokenRequest, token_url: str) -> dict[str, Any]:
-    """An access token for an authenticated, active client of an active account homed here."""
+def issue_token(request: TokenRequest, token_url: str, presented_pem: str | None = None) -> dict[str, Any]:
+    """An access token for an authenticated, active client of an active account homed here.
+    A request presenting a client certificate (mutual TLS, `presented_pem`) gets a token bound
+    to it (RFC 8705: `cnf.x5t#S256`), accepted only with that certificate; the certificate must
+    be a valid one of the client's account, and an account that requires mutual TLS gets no
+    token without one (401 client_certificate_required)."""
     if not request.grant_type:
         raise rules.invalid_request("grant_type is required (client_credentials).")
     if request.grant_type != rules.GRANT_TYPE:
@@ -133,6 +138,7 @@ def issue_token(request: TokenRequest, token_url: str) -> dict[str, Any]:
     if account is None or account.status == AccountStatus.SUSPENDED:
         raise rules.invalid_client("The client's account is suspended.")
     scopes = rules.granted_scopes(request.scope, client)
+    cnf = _confirmation(account.account_id, account.mtls_required, presented_pem, now)
     token = generate_key(client.mode, ACCESS_TOKEN_PREFIX)
     expires = now + timedelta(seconds=rules.TOKEN_LIFETIME_SECONDS)
     record = AccessToken(
@@ -143,14 +149,40 @@ def issue_token(request: TokenRequest, token_url: str) -> dict[str, Any]:
         mode=client.mode,
         scopes=scopes,
         expires_at=iso(expires),
+        cnf=cnf,
     )
     deps.oauth().put_token(record, expires)
-    return {
+    answer: dict[str, Any] = {
         "access_token": token,
         "token_type": "Bearer",
         "expires_in": rules.TOKEN_LIFETIME_SECONDS,
         "scope": " ".join(scopes),
     }
+    if cnf is not None:  # the client sees what its token is bound to (the token itself is opaque)
+        answer["cnf"] = cnf
+    return answer
+
+
+def _confirmation(
+    account_id: str, mtls_required: bool, presented_pem: str | None, now: datetime
+) -> dict[str, str] | None:
+    """The bound certificate's confirmation `{"x5t#S256": thumbprint}` (RFC 8705 3.1), or None
+    for an unbound token: allowed only when the account does not require mutual TLS and no
+    certificate was presented. A presented certificate that is not a valid one of the account
+    (another account's, revoked, expired) is refused rather than ignored or bound."""
+    fingerprint = fingerprint_of(presented_pem) if presented_pem else None
+    if fingerprint is None:
+        if mtls_required:
+            raise rules.certificate_required(
+                "This client's account requires mutual TLS: request the token over TLS presenting one of "
+                "the account's client certificates; the token is bound to it."
+            )
+        return None
+    if not counts(deps.client_certs().get(fingerprint), account_id, now):
+        raise rules.certificate_required(
+            "The client certificate presented is not a valid certificate of this client's account."
+        )
+    return {rules.X5T_S256: thumbprint(fingerprint)}
 
 
 def _active(client: OAuthClient | None, method: str) -> OAuthClient:

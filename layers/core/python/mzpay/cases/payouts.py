@@ -15,7 +15,7 @@ from mzpay.domain.ids import is_ulid
 from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.payouts import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
 from mzpay.domain.payouts import payout_view as view
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.principal import Principal, customer_of_create, ensure_customer_visible, wrong_environment
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector
@@ -28,7 +28,8 @@ def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any
     """Validate, check the limits, hold the money and answer at once (pending, or waiting for
     approval above the account's threshold); settlement follows through the queue."""
     check_payout(request)
-    payer = Payer(principal.acting_account_id, principal.mode, principal.key_id)
+    customer_id = customer_of_create(principal)  # ?customer_id=: required of a key restricted to customers
+    payer = Payer(principal.acting_account_id, principal.mode, principal.key_id, customer_id=customer_id)
     return make_payout(payer, request)
 
 
@@ -39,6 +40,7 @@ def visible_payout(principal: Principal, provider_payout_id: str) -> Payout:
         raise ServiceError(404, "not_found", "No such payout.")
     if payout.mode != principal.mode:
         raise wrong_environment(principal.mode, payout.mode)
+    ensure_customer_visible(principal, payout.customer_id, ServiceError(404, "not_found", "No such payout."))
     return payout
 
 

@@ -23,7 +23,7 @@ from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.manual_payments import is_manual
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.principal import Principal, ensure_customer_visible, wrong_environment
 from mzpay.domain.refunds import Refund
 from mzpay.steps.payments import (
     connector_of,
@@ -78,6 +78,9 @@ def _exceeds(payment: Payment, amount: Decimal) -> ServiceError:
     )
 
 
+_NO_SUCH_PAYMENT = ServiceError(404, "not_found", "No such payment.")
+
+
 def create_refund(
     principal: Principal, provider_payment_id: str, refund_id: str | None, money: Money | None, reason: str | None
 ) -> dict[str, Any]:
@@ -99,6 +102,7 @@ def create_refund(
     if refund_id is not None:
         existing = deps.refunds().by_refund_id(account, mode, refund_id)
         if existing is not None:
+            ensure_customer_visible(principal, existing.entity.customer_id, _NO_SUCH_PAYMENT)
             return _replay(existing, fingerprint)
     payment = visible_payment(principal, provider_payment_id)
     _refundable_now(payment)
@@ -135,6 +139,7 @@ def create_refund(
         currency=currency,
         reason=reason,
         callback_url=payment.callback_url,
+        customer_id=payment.customer_id,
         fingerprint=fingerprint,
         created_at=now,
         updated_at=now,
@@ -200,6 +205,7 @@ def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]
         raise ServiceError(404, "not_found", "No such refund.")
     if refund.mode != principal.mode:
         raise wrong_environment(principal.mode, refund.mode)
+    ensure_customer_visible(principal, refund.customer_id, ServiceError(404, "not_found", "No such refund."))
     return refund_result(refund)
 
 

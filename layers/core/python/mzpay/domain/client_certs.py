@@ -213,6 +213,12 @@ def fingerprint_of(cert_pem: str) -> str | None:
     return hashlib.sha256(der).hexdigest() if der else None
 
 
+def thumbprint(fingerprint: str) -> str:
+    """RFC 8705's `x5t#S256` of a certificate from its fingerprint (hex SHA-256 of the DER): the
+    same digest, base64url without padding."""
+    return base64.urlsafe_b64encode(bytes.fromhex(fingerprint)).rstrip(b"=").decode()
+
+
 def counts(record: ClientCertificate | None, account_id: str, now: datetime) -> bool:
     """True when the presented certificate's record makes it a valid certificate of `account_id`."""
     if record is None or record.account_id != account_id or record.status != CertStatus.ACTIVE:

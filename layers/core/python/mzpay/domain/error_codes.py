@@ -191,6 +191,9 @@ COLLECTION: dict[str, Code] = {
 OAUTH: dict[str, Code] = {  # the token endpoint (RFC 6749 5.2), in OAuth's {error, error_description}
     "invalid_request": _c(400, "The form is malformed: a parameter missing, repeated or unknown."),
     "invalid_client": _c(401, "Client authentication failed: unknown, revoked, bad assertion, suspended account."),
+    "client_certificate_required": _c(
+        401, "The account requires mTLS and none of its valid certificates was presented (tokens are bound to one)."
+    ),
     "invalid_scope": _c(400, "A scope the client was not granted."),
     "unsupported_grant_type": _c(400, "A grant_type other than client_credentials."),
     "wrong_region": _c(421, "The client's account lives in another region."),

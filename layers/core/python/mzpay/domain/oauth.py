@@ -28,6 +28,7 @@ MAX_JTI = 255
 MAX_KEYS = 5  # public keys a client may register (rotation: the next key beside the current)
 MAX_NAME = 100
 REALM = 'Basic realm="mzpay"'
+X5T_S256 = "x5t#S256"  # RFC 8705 3.1: the confirmation member naming a certificate's SHA-256 thumbprint
 _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {"RSA": ("kty", "n", "e"), "EC": ("kty", "crv", "x", "y")}
 
 
@@ -100,6 +101,13 @@ class AccessToken:
     mode: str
     scopes: list[str]
     expires_at: str
+    # RFC 8705: a certificate-bound token's confirmation, {"x5t#S256": <thumbprint>}; None: unbound
+    cnf: dict[str, str] | None = None
+
+    @property
+    def bound_to(self) -> str | None:
+        """The x5t#S256 thumbprint of the certificate this token is bound to, or None."""
+        return (self.cnf or {}).get(X5T_S256)
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,12 @@ def invalid_request(description: str) -> ServiceError:
 
 def invalid_client(description: str) -> ServiceError:
     return oauth_error(401, "invalid_client", description)
+
+
+def certificate_required(description: str) -> ServiceError:
+    """The account requires mutual TLS and the token request presented none of its valid
+    certificates (the gateway's code, in OAuth's format: an extension error, RFC 6749 8.5)."""
+    return oauth_error(401, "client_certificate_required", description)
 
 
 # ---------------------------------------------------------------- rules

@@ -124,6 +124,12 @@ class Payment(Entity):
         return Decimal(self.amount)
 
     @property
+    def customer_id(self) -> str | None:
+        """The merchant's customer the payment is for (`customer.id`), if it names one."""
+        named = (self.customer or {}).get("id")
+        return str(named) if named is not None else None
+
+    @property
     def refundable(self) -> Decimal:
         """What of the captured amount is not refunded (or charged back) yet."""
         return Decimal(self.captured_amount) - self.refunded_amount - self.charged_back_amount
@@ -158,6 +164,8 @@ def view(payment: Payment) -> dict[str, Any]:
         }
     if payment.collection_request_id:
         view["collection_request_id"] = payment.collection_request_id
+    if payment.customer_id is not None:
+        view["customer_id"] = payment.customer_id
     if payment.evidence is not None:  # a manual payment
         view |= {"evidence": payment.evidence, "resolution": payment.resolution}
     return view

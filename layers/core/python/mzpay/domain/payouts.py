@@ -305,6 +305,7 @@ class Payout(Entity):
     reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
     resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
     cash_deposit: dict[str, Any] | None = None  # the cash deposit it carries (domain.cash_deposits)
+    customer_id: str | None = None  # the merchant's customer it is for (a restricted key finds only its own)
 
     @field_validator("amount", mode="before")
     @classmethod
@@ -320,8 +321,8 @@ class Payout(Entity):
 
 
 def payout_view(payout: Payout) -> dict[str, Any]:
-    """The payout as answered."""
-    return {
+    """The payout as answered (`customer_id` when it names one)."""
+    view = {
         "payout_id": payout.payout_id,
         "provider_payout_id": payout.provider_payout_id,
         "status": payout.status,
@@ -332,3 +333,4 @@ def payout_view(payout: Payout) -> dict[str, Any]:
         "created_at": payout.created_at,
         "processed_at": payout.updated_at,
     }
+    return view | ({"customer_id": payout.customer_id} if payout.customer_id is not None else {})

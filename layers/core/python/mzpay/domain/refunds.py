@@ -62,6 +62,7 @@ class Refund(Entity):
     currency: str
     reason: str | None = None
     callback_url: str | None = None
+    customer_id: str | None = None  # the refunded payment's customer (a restricted key finds only its own)
     failure_code: str | None = None
     failure_message: str | None = None
     fingerprint: str

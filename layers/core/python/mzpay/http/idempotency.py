@@ -103,7 +103,10 @@ def idempotent(
             if len(key.encode()) > MAX_KEY_BYTES:
                 raise ServiceError(400, "invalid_idempotency_key", f"{HEADER} is longer than {MAX_KEY_BYTES} bytes.")
             pk = f"{scope()}#{key}"
-            request_print = fingerprint(event.http_method, event.path, event.body)
+            # the customer named (?customer_id=) is part of the request: a key never replays another customer's
+            customer = (event.query_string_parameters or {}).get("customer_id")
+            path = event.path if customer is None else f"{event.path}?customer_id={customer}"
+            request_print = fingerprint(event.http_method, path, event.body)
             remaining = app.lambda_context.get_remaining_time_in_millis() / 1000 if app.lambda_context else 30
             try:
                 claim = deps.idempotency().claim(pk, request_print, lock_seconds=remaining + 1)

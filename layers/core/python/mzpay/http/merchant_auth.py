@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from mzpay import deps
 from mzpay.deps import settings
 from mzpay.domain.accounts import AccountStatus, suspended_message
-from mzpay.domain.client_certs import counts, fingerprint_of
+from mzpay.domain.client_certs import counts, fingerprint_of, thumbprint
 from mzpay.domain.clock import parse_iso
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, key_hash, key_mode, key_use, looks_like_key, token_mode
@@ -46,6 +46,26 @@ def _certificate_missing(event: dict[str, Any], account: Account, now: datetime)
     fingerprint = fingerprint_of(client_certificate(event) or "")
     record = deps.client_certs().get(fingerprint) if fingerprint else None
     return not counts(record, account.account_id, now)
+
+
+def _token_certificate_refusal(event: dict[str, Any], bound_to: str | None, account: Account, now: datetime) -> str:
+    """Why an access token may not be used with the certificate this request presented, or "".
+    A bound token (RFC 8705) needs exactly its certificate, still valid for the account; while
+    the account requires mutual TLS, an unbound token (issued before, or over plain HTTP) is
+    refused whatever the request presents: the certificate must be proven at /oauth/token."""
+    if bound_to is None:
+        if account.mtls_required:
+            return (
+                "This access token is not bound to a client certificate and this account requires mutual "
+                "TLS: get a new token at POST /oauth/token presenting one of the account's certificates."
+            )
+        return ""
+    fingerprint = fingerprint_of(client_certificate(event) or "")
+    if fingerprint is None or thumbprint(fingerprint) != bound_to:
+        return "This access token is bound to a client certificate: present that certificate (mutual TLS)."
+    if not counts(deps.client_certs().get(fingerprint), account.account_id, now):
+        return "The client certificate this access token is bound to is no longer valid for this account."
+    return ""
 
 
 def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
@@ -100,8 +120,10 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
 
 def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) -> dict[str, Any]:
     """An OAuth access token: like an API key of its client's account, mode and granted scopes,
-    while the token lives, the client is active and the account is not suspended. Two DynamoDB
-    round trips: the token, then the client and the account together."""
+    while the token lives, the client is active and the account is not suspended; a
+    certificate-bound token only with its certificate, and an unbound one not while the account
+    requires mutual TLS. Two DynamoDB round trips: the token, then the client and the account
+    together (a third, the certificate's record, for a bound token)."""
     if token_mode(token) is None:  # mistyped: no lookup
         raise Unauthorized()
     record = deps.oauth().token_by_hash(key_hash(token, key_pepper()))
@@ -128,6 +150,9 @@ def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) ->
         return refuse(
             event, client.client_id, ServiceError(403, "account_suspended", suspended_message(account.reason))
         )
+    refusal = _token_certificate_refusal(event, record.bound_to, account, now)
+    if refusal:
+        return refuse(event, client.client_id, ServiceError(401, "client_certificate_required", refusal))
     return allow(
         event,
         client.client_id,

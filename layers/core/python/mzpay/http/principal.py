@@ -18,6 +18,7 @@ from mzpay.domain.principal import (
     WWW_AUTHENTICATE,
     Principal,
     ensure_customer_allowed,
+    ensure_route_for_customers,
     wrong_environment,
 )
 
@@ -78,6 +79,8 @@ def admit(
     customer_id = query.get("customer_id")
     if customer_id is not None:
         ensure_customer_allowed(principal, customer_id)
+        principal = Principal(**{**principal.__dict__, "customer_id": customer_id})
+    ensure_route_for_customers(principal, str(event.get("httpMethod") or ""), str(event.get("resource") or ""))
     _current.set(principal)
 
 

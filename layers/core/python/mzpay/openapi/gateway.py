@@ -114,6 +114,7 @@ class PaymentView(Answer):
     max_amount: DecimalText | None = sometimes("The most the payer may choose; open-amount payments only.")
     suggested_amounts: list[DecimalText] | None = sometimes("Amounts offered to the payer; open-amount payments.")
     collection_request_id: str = sometimes("The collection request whose payment link opened this checkout.")
+    customer_id: str = sometimes("Your customer the payment is for (`customer.id` or ?customer_id=), if named.")
     evidence: Evidence = sometimes("A manual payment's evidence, as given last.")
     resolution: ManualResolution | None = sometimes("A manual payment's confirmation or rejection; null while pending.")
 
@@ -284,6 +285,7 @@ class Payout(Answer):
     failure_message: str | None = Field(description="The failure, or the approver's reason, in plain words.")
     created_at: Timestamp = Field(description="When the payout was created.")
     processed_at: Timestamp = Field(description="When the payout last changed.")
+    customer_id: str = sometimes("Your customer the payout is for (?customer_id=), if named.")
 
 
 Success = type[Answer] | type[RootModel[Any]]

@@ -337,6 +337,10 @@ class OAuthToken(Answer):
     token_type: Literal["Bearer"] = Field(description="Always Bearer.")
     expires_in: int = Field(description="Seconds it is valid for.")
     scope: str = Field(description="The scopes granted, space-separated.")
+    cnf: dict[str, str] | None = Field(
+        default=None,
+        description='Over mutual TLS: `{"x5t#S256": <base64url SHA-256 of the certificate\'s DER>}` (RFC 8705).',
+    )
 
 
 class SecretScanningLabel(Answer):

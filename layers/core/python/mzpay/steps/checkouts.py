@@ -18,7 +18,7 @@ from mzpay.domain.ids import new_id, request_fingerprint
 from mzpay.domain.methods import METHODS
 from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import Payment, Status, amount_error, snapshot
-from mzpay.domain.principal import Principal
+from mzpay.domain.principal import Principal, customer_of_create
 from mzpay.steps.payments import close, current, payment_event, waiting
 from mzpay.store.payments import PaymentIdTaken
 from mzpay.store.transitions import same_request
@@ -35,6 +35,7 @@ def create_checkout(
     """POST /v1/payments: a payment the payer completes on the hosted checkout page. `statement`
     (biller, invoice_number, description) is shown on the page and `networks` limits the
     wallets it offers (a collection request's payment link sets both, and its id)."""
+    customer_id = customer_of_create(principal)  # ?customer_id=: required of a key restricted to customers
     currency = request.currency
     if request.value <= 0:
         raise amount_error("amount", "the amount of a checkout is more than zero")
@@ -53,7 +54,8 @@ def create_checkout(
     deadline = expiry.checkout_deadline(principal.mode, request.expires_in, now)
     account, mode = principal.acting_account_id, principal.mode
     payment_id = request.payment_id or new_id()
-    fingerprint = request_fingerprint(request.model_dump(mode="json"), "checkout")
+    asked = request.model_dump(mode="json") | ({"customer_id": customer_id} if customer_id is not None else {})
+    fingerprint = request_fingerprint(asked, "checkout")
     existing = deps.payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
     if existing is not None:
         return replay(existing, fingerprint)
@@ -75,6 +77,7 @@ def create_checkout(
         amount=amount,
         currency=currency,
         country="MZ",
+        customer={"id": customer_id} if customer_id is not None else None,
         callback_url=request.callback_url,
         return_url=request.return_url,
         metadata=request.metadata,

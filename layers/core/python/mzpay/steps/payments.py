@@ -29,7 +29,7 @@ from mzpay.domain.payments import (
     ensure_transition,
     snapshot,
 )
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.principal import Principal, ensure_customer_visible, wrong_environment
 from mzpay.domain.routing import binding_method
 from mzpay.observability import count
 from mzpay.steps.connectors import connector_for
@@ -189,13 +189,15 @@ def resume(payment: Payment, submit: bool = True) -> Payment:
 
 
 def visible_payment(principal: Principal, provider_payment_id: str) -> Payment:
-    """The payment if it belongs to the caller's account (else 404) and mode (else 401); one
+    """The payment if it belongs to the caller's account (else 404), mode (else 401) and, for a
+    key restricted to customers, one of them (else 404); one
     past its deadline is expired first, so nobody acts on a payment that has run out of time."""
     payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
     if payment is None or payment.account_id != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such payment.")
     if payment.mode != principal.mode:
         raise wrong_environment(principal.mode, payment.mode)
+    ensure_customer_visible(principal, payment.customer_id, ServiceError(404, "not_found", "No such payment."))
     return current(payment)
 
 

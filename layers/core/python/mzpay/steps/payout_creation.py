@@ -40,6 +40,7 @@ class Payer:
     batch_id: str | None = None
     batch_reserved: tuple[Reserved, ...] = ()
     cash_deposit: dict[str, Any] | None = None  # the cash deposit it carries (mzpay.cases.cash_deposits)
+    customer_id: str | None = None  # the merchant's customer it is for (?customer_id=), recorded on it
 
 
 def make_payout(payer: Payer, request: PayoutRequest, limits: PayoutLimits | None = None) -> dict[str, Any]:
@@ -54,7 +55,7 @@ def payout_for(payer: Payer, request: PayoutRequest, limits: PayoutLimits | None
     fingerprint = request_fingerprint(request.model_dump(mode="json"))
     existing = deps.payouts().by_payout_id(account, mode, request.payout_id)
     if existing is not None:
-        return _replay(existing, fingerprint, payer.batch_id)
+        return _replay(existing, fingerprint, payer)
     destination = stored_destination(request.destination)
     payout_connector(account, mode, destination)  # no binding / cannot pay out: refused before anything is written
     currency, amount = request.money.currency, request.money.value
@@ -93,6 +94,7 @@ def payout_for(payer: Payer, request: PayoutRequest, limits: PayoutLimits | None
         metadata=request.metadata,
         description=request.description,
         cash_deposit=payer.cash_deposit,
+        customer_id=payer.customer_id,
         reservations=(reserved + payer.batch_reserved) or None,
         fingerprint=fingerprint,
         created_at=now,
@@ -113,12 +115,18 @@ def payout_for(payer: Payer, request: PayoutRequest, limits: PayoutLimits | None
         winner = deps.payouts().by_payout_id(account, mode, request.payout_id)
         assert winner is not None
         if winner.entity.provider_payout_id != payout.provider_payout_id:  # else our own write landed
-            return _replay(winner, fingerprint, payer.batch_id)
+            return _replay(winner, fingerprint, payer)
     return payout
 
 
-def _replay(existing: Claimed[Payout], fingerprint: str, batch_id: str | None) -> Payout:
-    if existing.fingerprint != fingerprint or existing.entity.batch_id != batch_id:
+def _replay(existing: Claimed[Payout], fingerprint: str, payer: Payer) -> Payout:
+    """The payout a payout_id was claimed for, if claimed by the same request (for the same batch
+    and customer: another customer's payout is never answered to this one)."""
+    entity = existing.entity
+    if existing.fingerprint != fingerprint or (entity.batch_id, entity.customer_id) != (
+        payer.batch_id,
+        payer.customer_id,
+    ):
         raise ServiceError(
             409, "payout_id_reused", "This payout_id belongs to another payout (different amount or destination)."
         )

@@ -129,7 +129,8 @@ class OAuthStore:
 
     # ------------------------------------------------------------ tokens and assertions
     def put_token(self, token: AccessToken, expires_at: datetime) -> None:
-        item = {"pk": f"TOKEN#{token.token_hash}", "sk": "TOKEN", **token.__dict__, "ttl": _ttl(expires_at)}
+        fields = {name: value for name, value in token.__dict__.items() if value is not None}
+        item = {"pk": f"TOKEN#{token.token_hash}", "sk": "TOKEN", **fields, "ttl": _ttl(expires_at)}
         self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
 
     def token_by_hash(self, token_hash: str) -> AccessToken | None:
@@ -137,7 +138,8 @@ class OAuthStore:
         if item is None:
             return None
         names = AccessToken.__dataclass_fields__
-        return AccessToken(**{name: item[name] for name in names} | {"scopes": list(item["scopes"])})
+        fields = {name: item[name] for name in names if name in item}  # tokens issued before cnf have none
+        return AccessToken(**fields | {"scopes": list(item["scopes"])})
 
     def revoke_token(self, token: AccessToken, events: list[Event], events_table: str) -> bool:
         """Delete the token with `events`, in one transaction; False when it is gone already."""
