@@ -312,3 +312,27 @@ def test_a_request_refused_by_body_validation_is_recorded_with_its_code(stack: R
     assert {r["target"]["id"] for r in found} == {account_id}
     account = requests.get(f"{management(stack)}/v1/accounts/{account_id}", headers=operator(stack), timeout=30)
     assert account.json()["status"] == "active"  # nothing changed
+
+
+def test_a_request_refused_by_the_body_screen_is_recorded_without_its_body(stack: RunningStack) -> None:
+    shop = funded(stack)
+    account_id = shop.account["id"]
+    refused = requests.post(
+        f"{management(stack)}/v1/accounts/{account_id}/suspend",
+        data='{"reason": ' + "9" * 4300 + "}",  # refused before any route reads it
+        headers={**operator(stack), "Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid_request")
+
+    (found,) = records(stack, account_id=account_id, action="suspend_account")
+    assert (found["method"], found["path"], found["target"], found["outcome"]) == (
+        "POST",
+        "/v1/accounts/{account_id}/suspend",
+        {"type": "account", "id": account_id},
+        {"status": 400, "code": "invalid_request"},
+    )
+    assert found["request"] is None  # never read: what the screen refuses is never kept
+    assert (found["actor"]["kind"], found["actor"]["id"], found["surface"]) == ("operator", "operator", "management")
+    account = requests.get(f"{management(stack)}/v1/accounts/{account_id}", headers=operator(stack), timeout=30)
+    assert account.json()["status"] == "active"  # nothing changed

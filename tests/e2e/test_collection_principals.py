@@ -349,6 +349,18 @@ def test_the_trail_names_issuer_subject_and_account_so_a_forged_reviewer_is_anot
         "account_id": account_a,
     }
     assert impostor["actor"] != decision["actor"]
+    # the impostor's refused suspension is in the trail too: refused by the access check before
+    # its route, recorded with its code and who tried, without a body
+    attempt = recorded(stack, refused.headers["X-Request-ID"], actor=reviewer)
+    assert attempt["actor"] == impostor["actor"]
+    assert (attempt["action"], attempt["method"], attempt["path"], attempt["target"], attempt["outcome"]) == (
+        "suspend_account",
+        "POST",
+        "/v1/accounts/{account_id}/suspend",
+        {"type": "account", "id": victim},
+        {"status": 403, "code": "forbidden"},
+    )
+    assert attempt["request"] is None
     # the reviewer decisions kept on the account name the administrator the same way
     url = stack.state["regions"]["mz"]["management"] + f"/v1/accounts/{victim}/onboarding-reviews"
     reviews = requests.get(url, headers={"Authorization": f"Bearer {stack.state['operator_token']}"}, timeout=30)

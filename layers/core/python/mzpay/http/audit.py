@@ -85,23 +85,53 @@ def audit_requests(
                 status, code = 503, api.unavailable_code()
             raise
         finally:
-            who = actor_of(event)
-            request = audit.Request(
-                surface=name,
-                action=route.func.__name__,
-                method=event.http_method.upper(),
-                path=route.path.replace("<", "{").replace(">", "}"),
-                path_params=dict(app.context.get("_route_args") or {}),
-                body=_body(event),
-                request_id=rid.current() or "",
-                actor_kind=who.kind,
-                actor_id=who.id,
-                source_ip=who.source_ip,
-                actor_issuer=who.issuer,
-                actor_account_id=who.account_id,
+            write(
+                observation,
+                _request(event, route, dict(app.context.get("_route_args") or {}), _body(event)),
+                status,
+                code,
             )
-            write(observation, request, status, code)
             audit.end()
+
+    def _request(event: Any, route: Any, path_params: dict[str, Any], body: Any) -> audit.Request:
+        who = actor_of(event)
+        return audit.Request(
+            surface=name,
+            action=route.func.__name__,
+            method=event.http_method.upper(),
+            path=_template(route.path),
+            path_params=path_params,
+            body=body,
+            request_id=rid.current() or "",
+            actor_kind=who.kind,
+            actor_id=who.id,
+            source_ip=who.source_ip,
+            actor_issuer=who.issuer,
+            actor_account_id=who.account_id,
+        )
+
+    def refused_before_route(raw: dict[str, Any], error: ServiceError) -> None:
+        """A state-changing request the function refused before its route ran (the surface's
+        access check: a business token trying an administrator's route; the body screen): recorded
+        with its code and who tried, without its body, which was never read (it may hold what the
+        screen refuses, a card number)."""
+        method = str(raw.get("httpMethod") or "").upper()
+        resource = str(raw.get("resource") or "")
+        route = next((r for r in _routes(app) if r.method == method and _template(r.path) == resource), None)
+        if method not in STATE_CHANGING or route is None:
+            return
+        if only_marked and not getattr(route.func, AUDITED, False):
+            return
+        from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+        observation = audit.begin()
+        try:
+            path_params = {str(k): str(v) for k, v in (raw.get("pathParameters") or {}).items()}
+            write(observation, _request(APIGatewayProxyEvent(raw), route, path_params, None), error.status, error.code)
+        finally:
+            audit.end()
+
+    app.mzpay_refused_before_route = refused_before_route  # type: ignore[attr-defined]
 
     # Powertools validates a request's body and parameters in a middleware it runs before every
     # other: the trail's goes around it, so a request refused by validation is recorded too.
@@ -115,6 +145,15 @@ def audit_requests(
         return middleware(app, validate)
 
     app._request_validation_middleware = validated_and_audited  # type: ignore[assignment]
+
+
+def _template(path: str) -> str:
+    """Powertools' /v1/x/<id> -> API Gateway's resource /v1/x/{id}."""
+    return path.replace("<", "{").replace(">", "}")
+
+
+def _routes(app: APIGatewayRestResolver) -> list[Any]:
+    return [*app._static_routes, *app._dynamic_routes]
 
 
 def operator(event: Any) -> audit.Actor:

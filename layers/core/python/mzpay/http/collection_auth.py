@@ -118,6 +118,7 @@ class CollectionRoutes:
             if token is None:
                 raise unauthorized("missing")
             identity = verify_access_token(token, provider_for, api_audience=audience())
+            _current.set(Caller(identity, source_ip(event)))  # who is refused below, for the audit trail
         if access.capability and active is not None and not active.allows(access.capability):
             raise ServiceError(
                 403,

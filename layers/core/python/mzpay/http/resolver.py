@@ -300,6 +300,7 @@ def lambda_handler(
         # Every log line of the request carries the id it answers in X-Request-ID (its authorizer's
         # too) and API Gateway's own, which the access log records as requestId.
         correlate(request_id, request_id=request_id, gateway_request_id=str(platform_id or ""))
+        routed = False
         try:
             admit(
                 event, may_act_for=may_act_for
@@ -309,8 +310,16 @@ def lambda_handler(
             refusal = screen_body(event)  # bytes no route could read: 400 before any work
             if refusal is not None:
                 raise refusal
+            routed = True
             response = app.resolve(event, context)
         except ServiceError as error:
+            # Refused before its route: the audit trail (mzpay.http.audit), where the app has one.
+            record_refusal = None if routed else getattr(app, "mzpay_refused_before_route", None)
+            if record_refusal is not None:
+                try:
+                    record_refusal(event, error)
+                except Exception:  # the refusal stands; the trail's own failures are logged there
+                    logger.exception("refusal not recorded in the audit trail")
             response = _proxy_error(error, surface)
         except Exception as exc:  # an error handler itself failed: still answer in shape
             response = _proxy_error(unexpected_error(exc, surface), surface)
