@@ -145,6 +145,22 @@ def answers_unknown_paths(app: Any) -> None:
     app.not_found(lambda _exc: served())
 
 
+def answers_refusals(app: Any) -> None:
+    """A request the service refuses before any route runs (a form holding a card number, bytes
+    no route could read) is the console's refusal page too, never JSON (mzpay.http.resolver)."""
+    app.mzpay_refusal_page = _refusal_page
+
+
+def _refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+    from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    proxy = APIGatewayProxyEvent(event)
+    pages.begin(proxy)
+    builder: ResponseBuilder[APIGatewayProxyEvent] = ResponseBuilder(pages.refused(error, None))
+    return builder.build(proxy)
+
+
 def sign_in_form(status: int = 200, failed: bool = False) -> Response[str]:
     return pages.show("sign_in.html", status, failed=failed)
 
