@@ -68,6 +68,8 @@ def test_outside_13_to_19_digits_is_no_card_number() -> None:
         f"order-{PAN}",
         f"({PAN})",
         "3782 822463 10005",  # 15 digits
+        f"1234567890123456789012 {PAN}",  # beside a group too long to be in one
+        f"{spaced(PAN)} 1234567890123456789012",
         *TEST_CARDS,
     ],
 )
@@ -88,6 +90,7 @@ def test_card_numbers_are_found_inside_text(text: str) -> None:
         "550e8400-e29b-41d4-a716-446655440000",
         f"tok{PAN}x",  # glued to letters: part of a token
         f"a1b2{PAN}ff",  # inside a hex secret
+        f"x{PAN} 1234567890123456789012",
         "01JABCDEF0123456789XYZ0000",
         "order 12345",
         "2026-11-27T10:00:00Z",
@@ -323,3 +326,13 @@ def test_the_specs_own_card_fields_are_left_to_their_routes_rules() -> None:
     assert fields(Surface.COLLECTION, "/v1/customers/{customer_id}/payment_methods", method) == []
     assert fields(Surface.COLLECTION, "/v1/partners/get-logo", {"card_number": PAN}) == []
     assert fields(Surface.COLLECTION, "/v1/partners/get-logo", {"card_number": PAN, "cvv": "1"}) == ["cvv"]
+
+
+def test_a_multipart_body_no_form_parser_can_read_is_left_to_its_route() -> None:
+    unreadable = event(
+        base64.b64encode(f"--b\r\n\r\n{PAN}".encode()).decode(),
+        "multipart/form-data; boundary=\u20ac",  # not Latin-1: no header parser takes it
+        path="/v1/form",
+        base64_encoded=True,
+    )
+    assert card_screen.card_data_fields(unreadable, Surface.GATEWAY) == []

@@ -67,17 +67,44 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _candidates(groups: list[str], open_start: bool, open_end: bool) -> Iterator[str]:
-    """The digits of every sequence of neighbouring groups of 13 to 19 digits whose ends are not
-    glued to other text (the run's first group only when the run is not, likewise its last)."""
-    for first in range(0 if open_start else 1, len(groups)):
-        digits = ""
-        for last in range(first, len(groups)):
-            digits += groups[last]
-            if len(digits) > MAX_DIGITS:
-                break
-            if len(digits) >= MIN_DIGITS and (last < len(groups) - 1 or open_end) and digits[0] != "0":
-                yield digits
+_DOUBLED = (0, 2, 4, 6, 8, 1, 3, 5, 7, 9)  # a digit's Luhn value when doubled
+
+
+def _run_holds_card_number(groups: list[str], open_start: bool, open_end: bool) -> bool:
+    """Whether neighbouring groups of a run make 13 to 19 digits passing Luhn, not starting with 0,
+    whose ends are not glued to other text (the run's first group counts only when the run's start
+    is not glued, likewise its last). Prefix sums make each candidate's Luhn check one subtraction,
+    so a long run costs linear time."""
+    digits = "".join(groups)
+    # odd[i] / even[i]: the Luhn sum of digits[:i] with the digits at odd / even positions doubled.
+    odd, even = [0], [0]
+    for position, char in enumerate(digits):
+        value = ord(char) - 48
+        doubled = _DOUBLED[value]
+        odd.append(odd[-1] + (doubled if position % 2 else value))
+        even.append(even[-1] + (value if position % 2 else doubled))
+    starts, ends, offset = [], [], 0
+    for group in groups:
+        starts.append(offset)
+        offset += len(group)
+        ends.append(offset)
+    last = len(groups) if open_end else len(groups) - 1  # groups that may end a candidate: [.., last)
+    first_end = 0  # the first group whose end is at least MIN_DIGITS after `begin`: only moves on
+    for index in range(0 if open_start else 1, last):
+        begin = starts[index]
+        if digits[begin] == "0":
+            continue
+        while first_end < last and ends[first_end] - begin < MIN_DIGITS:
+            first_end += 1
+        ending = first_end
+        while ending < last and ends[ending] - begin <= MAX_DIGITS:
+            stop = ends[ending]
+            # from the right, the check digit is not doubled: positions of the parity of stop are
+            sums = even if stop % 2 == 0 else odd
+            if (sums[stop] - sums[begin]) % 10 == 0:
+                return True
+            ending += 1
+    return False
 
 
 def holds_card_number(text: str) -> bool:
@@ -94,7 +121,19 @@ def holds_card_number(text: str) -> bool:
         open_end = end == len(text) or not _GLUED_AFTER.match(text, end)
         if open_start and open_end and nib.is_valid("".join(groups)):
             continue  # a bank account number (NIB), however it is grouped
-        if any(luhn_valid(digits) for digits in _candidates(groups, open_start, open_end)):
+        # A group of more than 19 digits is in no card number: it splits the run in parts, whose
+        # ends next to it are separated from it (so not glued).
+        part: list[str] = []
+        part_open_start = open_start
+        for group in groups:
+            if len(group) <= MAX_DIGITS:
+                part.append(group)
+                continue
+            if part and _run_holds_card_number(part, part_open_start, True):
+                return True
+            part, part_open_start = [], True
+        last_open_end = open_end if len(groups[-1]) <= MAX_DIGITS else True
+        if part and _run_holds_card_number(part, part_open_start, last_open_end):
             return True
     return False
 

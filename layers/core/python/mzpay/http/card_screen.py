@@ -146,7 +146,7 @@ def _multipart_fields(data: bytes, media: str) -> list[str]:
 
     try:
         form = form_parts(data, media)
-    except ServiceError:
+    except (ServiceError, ValueError):  # UnicodeError too: a Content-Type that is not Latin-1
         return []  # not a readable form: its route refuses it before reading any field
     named = {name: [value] for name, value in form.fields.items()}
     found = list(card_data_in_fields(named))
