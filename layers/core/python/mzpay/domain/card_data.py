@@ -25,8 +25,8 @@ from mzpay.domain import nib
 
 MIN_DIGITS, MAX_DIGITS = 13, 19
 # Groups of digits separated by one space or dash: each maximal run of them.
-_RUN = re.compile(r"\d+(?:[ -]\d+)*")
-_GROUP = re.compile(r"\d+")
+_RUN = re.compile(r"[0-9]+(?:[ -][0-9]+)*")  # ASCII digits: \d would take any script's
+_GROUP = re.compile(r"[0-9]+")
 _UUID = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z])")
 _GLUED_BEFORE = re.compile(r"[0-9A-Za-z+]")
 _GLUED_AFTER = re.compile(r"[0-9A-Za-z]")
@@ -99,7 +99,7 @@ def _run_holds_card_number(groups: list[str], open_start: bool, open_end: bool) 
         ending = first_end
         while ending < last and ends[ending] - begin <= MAX_DIGITS:
             stop = ends[ending]
-            # from the right, the check digit is not doubled: positions of the parity of stop are
+            # doubled: every second digit left of the check digit (stop - 1), so stop's parity
             sums = even if stop % 2 == 0 else odd
             if (sums[stop] - sums[begin]) % 10 == 0:
                 return True
