@@ -252,6 +252,8 @@ def _codes(api: str, op: dict[str, Any], operation: dict[str, Any]) -> list[str]
         codes += ["validation_error", "missing_field"] if api == "collection" else ["invalid_request"]
     if operation.get("requestBody"):
         codes.append("invalid_request")  # a body that is not JSON, or not text, in every API
+    if (operation.get("requestBody") or operation.get("parameters")) and api != "collection":
+        codes.append("gateway.raw_card_data_not_accepted")  # card data in any field (mzpay.http.card_screen)
     if op["authorized"] and api == "gateway":
         codes += ["unauthorized", "invalid_api_key", "key_expired", "wrong_environment"]
         codes += ["client_certificate_required", "ip_not_allowed", "account_suspended", "rate_limited"]

@@ -56,6 +56,7 @@ app = create_resolver(Surface.MANAGEMENT)
 audit_trail(app, "console")
 console.identify_with(audit.identify)  # the audit trail names the console's operator
 console.answers_unknown_paths(app)
+console.answers_refusals(app)  # a refusal before any route (card data in a form) is a page too
 HTML = {"include_in_schema": False}  # pages for people: not in the management API's OpenAPI document
 MODES = ("test", "live")
 

@@ -439,7 +439,10 @@ def test_a_checkout_description_has_a_maximum_and_no_card_numbers(stack: Running
     fresh = Merchant(stack)
     for description, message in (
         ("x" * 501, "description must be at most 500 characters"),
-        ("card 4242 4242 4242 4242", "a card number is never accepted here: send the acquirer's card token"),
+        (
+            "card 4242 4242 4242 4242",
+            "a card number or security code is never accepted: send the acquirer's card token",
+        ),
     ):
         answer = fresh.call("POST", "/v1/payments", {"amount": "10.00", "currency": "MZN", "description": description})
         assert answer.status_code == 400, answer.text

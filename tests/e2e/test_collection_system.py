@@ -90,11 +90,22 @@ def test_a_device_id_must_be_a_sha256_digest(mz: Collection) -> None:
     message = "device_id must be a SHA-256 hex digest (64 hex digits)"
     expected = {"errors": [{"field": "device_id", "code": "invalid_format", "message": message}]}
     assert_error(
-        mz.call("POST", "/v1/devices/trust", device(device_id="356938035643809")),
+        mz.call("POST", "/v1/devices/trust", device(device_id="356938035643808")),  # not a digest
         400,
         "validation_error",
         "The request has invalid fields: device_id.",
         expected,
+    )
+    # A raw IMEI (15 digits passing Luhn) cannot be told from a card number: refused as card data
+    # before any rule of the route (docs/conventions.md, "Card data").
+    words = "a card number or security code is never accepted: send the acquirer's card token"
+    assert_error(
+        mz.call("POST", "/v1/devices/trust", device(device_id="356938035643809")),
+        400,
+        "validation_error",
+        "Card data is never accepted here: remove the card number or security code from device_id "
+        "(send a card only as the acquirer's token, where a route takes one).",
+        {"errors": [{"field": "device_id", "code": "INVALID_FORMAT", "message": words}]},
     )
     assert_error(
         mz.call("GET", "/v1/devices/" + "g" * 64),

@@ -13,7 +13,10 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, StringConstraints
 
+from mzpay.domain.card_data import holds_card_number, luhn_valid
 from mzpay.domain.network import address_allowed
+
+__all__ = ["holds_card_number", "luhn_valid"]  # the card-number rule lives in mzpay.domain.card_data
 
 MAX_URL = 2048
 MAX_ID = 128  # merchant-chosen ids and references of other systems
@@ -35,7 +38,6 @@ Url = Annotated[str, StringConstraints(max_length=MAX_URL)]
 SubObject = Annotated[dict[Code, Text], Field(max_length=MAX_SUB_OBJECT_KEYS)]
 
 _CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
-_PAN = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
 
 
 def allow_loopback() -> bool:
@@ -87,22 +89,3 @@ def _decoded(value: str) -> str:
             break
         value = once
     return value
-
-
-def luhn_valid(digits: str) -> bool:
-    """The Luhn check of a string of digits."""
-    total = 0
-    for index, digit in enumerate(reversed(digits)):
-        value = int(digit) * (2 if index % 2 else 1)
-        total += value - 9 if value > 9 else value
-    return total % 10 == 0
-
-
-def holds_card_number(text: str) -> bool:
-    """True when free text holds what looks like a card number (13 to 19 digits, optionally
-    separated by spaces or dashes, passing Luhn): it must never be stored."""
-    for match in _PAN.finditer(text):
-        digits = re.sub(r"[ -]", "", match.group())
-        if 13 <= len(digits) <= 19 and luhn_valid(digits):
-            return True
-    return False

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from mzpay.domain import partners
-from mzpay.domain.bounds import holds_card_number
+from mzpay.domain.card_data import CARD_DATA_WORDS, holds_card_number
 from mzpay.domain.entity import Entity
 from mzpay.domain.errors import FieldError
 from mzpay.domain.errors import field_refusal as invalid
@@ -21,7 +21,7 @@ STATUSES = ("active", "inactive")
 MODES = ("test", "live")
 MAX_METHODS_PER_CUSTOMER = 50
 RAW_CARD_FIELDS = frozenset({"card_number", "number", "pan", "cvv", "cvc", "cvv2", "security_code"})
-RAW_CARD_MESSAGE = "a card number or security code is never accepted: send the acquirer's card token"
+RAW_CARD_MESSAGE = CARD_DATA_WORDS
 
 
 class PaymentMethod(Entity):

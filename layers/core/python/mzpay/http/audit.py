@@ -22,11 +22,13 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
 from mzpay.domain import audit
+from mzpay.domain.card_data import holds_card_number
 from mzpay.domain.errors import ServiceError
 from mzpay.http import request_id as rid
 from mzpay.http.errors import Surface
 
 AUDITED = "mzpay_audited"
+CARD_DATA = "[card data]"  # what a refusal's record keeps of a path parameter holding a card number
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -126,7 +128,10 @@ def audit_requests(
 
         observation = audit.begin()
         try:
-            path_params = {str(k): str(v) for k, v in (raw.get("pathParameters") or {}).items()}
+            path_params = {
+                str(k): CARD_DATA if holds_card_number(str(v)) else str(v)  # a card number is never kept
+                for k, v in (raw.get("pathParameters") or {}).items()
+            }
             write(observation, _request(APIGatewayProxyEvent(raw), route, path_params, None), error.status, error.code)
         finally:
             audit.end()

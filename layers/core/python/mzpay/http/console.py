@@ -176,6 +176,22 @@ def answers_unknown_paths(app: Any) -> None:
     app.not_found(lambda _exc: served())
 
 
+def answers_refusals(app: Any) -> None:
+    """A request the service refuses before any route runs (a form holding a card number, bytes
+    no route could read) is the console's refusal page too, never JSON (mzpay.http.resolver)."""
+    app.mzpay_refusal_page = _refusal_page
+
+
+def _refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+    from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    proxy = APIGatewayProxyEvent(event)
+    pages.begin(proxy)
+    builder: ResponseBuilder[APIGatewayProxyEvent] = ResponseBuilder(pages.refused(error, None))
+    return builder.build(proxy)
+
+
 def _signed_out(visit: pages.Visit, error: ServiceError) -> Response[str]:
     """A post without a session: the sign-in form (401) with a fresh sign-in CSRF token, and the
     refusal's code for the audit trail."""

@@ -35,6 +35,7 @@ from mzpay.http import field_messages
 from mzpay.http import request_id as rid
 from mzpay.http.body import content_type
 from mzpay.http.body import screen as screen_body
+from mzpay.http.card_screen import screen as screen_card_data
 from mzpay.http.errors import (
     JSON_CONTENT_TYPE,
     PROBLEM_CONTENT_TYPE,
@@ -268,6 +269,20 @@ def _proxy_error(error: ServiceError, surface: Surface) -> dict[str, Any]:
     return {"statusCode": error.status, "multiValueHeaders": headers, "body": body, "isBase64Encoded": False}
 
 
+def _refused_before_route(
+    app: APIGatewayRestResolver, event: dict[str, Any], error: ServiceError, surface: Surface
+) -> dict[str, Any]:
+    """A refusal before any route ran, in the surface's shape, or as the page of an app that
+    answers people with pages (`app.mzpay_refusal_page(event, error)`: the operator console)."""
+    page = getattr(app, "mzpay_refusal_page", None)
+    if page is not None:
+        try:
+            return page(event, error)  # type: ignore[no-any-return]
+        except Exception as exc:  # a page that cannot render: the refusal still answers, in JSON
+            logger.exception("refusal page failed", exc_info=exc)
+    return _proxy_error(error, surface)
+
+
 def _with_request_id(response: dict[str, Any], request_id: str) -> dict[str, Any]:
     multi = response.get("multiValueHeaders")
     if isinstance(multi, dict):
@@ -308,6 +323,8 @@ def lambda_handler(
             if admit_more is not None:
                 admit_more(event)
             refusal = screen_body(event)  # bytes no route could read: 400 before any work
+            if refusal is None:  # card data: refused before the audit trail, idempotency or a log sees it
+                refusal = screen_card_data(event, surface)
             if refusal is not None:
                 raise refusal
             routed = True
@@ -320,7 +337,7 @@ def lambda_handler(
                     record_refusal(event, error)
                 except Exception:  # the refusal stands; the trail's own failures are logged there
                     logger.exception("refusal not recorded in the audit trail")
-            response = _proxy_error(error, surface)
+            response = _refused_before_route(app, event, error, surface)
         except Exception as exc:  # an error handler itself failed: still answer in shape
             response = _proxy_error(unexpected_error(exc, surface), surface)
         return _with_request_id(response, request_id)
