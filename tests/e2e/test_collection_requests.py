@@ -588,6 +588,15 @@ def test_the_payers_app_lists_a_number_only_for_who_holds_a_request_sent_to_it(m
     assert refusal["message"].startswith("The request has invalid fields: listed.")
     assert full(mz, hidden["id"])["listed"] is True  # nothing changed
 
+    # modes never meet: a live request to the same number is listed only to a live request's holder
+    live_method = assert_ok(mz.call("POST", "/v1/collection-methods", {"type": "mpesa", "mode": "live"}))["id"]
+    live = create(mz, payer=payer(phone), collection_method_ids=[live_method])
+    assert [item["id"] for item in assert_ok(by_phone(mz, phone, request_id=shown[1]["id"]))["items"]] == [
+        hidden["id"],
+        shown[1]["id"],
+    ]
+    assert assert_ok(by_phone(mz, phone, request_id=live["id"])) == {**EMPTY, "items": [public_item(live)]}
+
 
 def test_the_payers_public_read_shows_no_personal_data_of_the_payer(mz: Collection) -> None:
     phone = unique_phone()

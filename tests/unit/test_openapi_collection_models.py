@@ -148,7 +148,7 @@ class Requests:
                 r
                 for r in self.requests.values()
                 if r.status != "deleted"
-                and list_key in (account_list_key(r.account_id), phone_list_key(r.payer_phone or ""))
+                and list_key in (account_list_key(r.account_id), phone_list_key(r.mode, r.payer_phone or ""))
             ),
             key=lambda r: r.request_id,
             reverse=True,

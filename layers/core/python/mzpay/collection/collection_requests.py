@@ -341,17 +341,18 @@ def by_phone(phone_number: str, request_id: str | None, page_size: int, page_tok
     """The listed requests whose payer has this phone number, newest first, for whoever holds a
     request sent to it (`request_id`, from its payment link: required, 400 missing_field); with
     a request that is not one of this number's, the answer is the empty list a number with none
-    gets, so numbers cannot be probed. Only id, description, amount, status, created_at."""
+    gets, so numbers cannot be probed; only requests of the proof's mode are listed. Only id,
+    description, amount, status, created_at."""
     problem = phone_problem(phone_number)
     problems = [FieldError("phone_number", INVALID_FORMAT, problem)] if problem else []
     if not request_id:
         problems.append(FieldError("request_id", "REQUIRED", "the id of a collection request sent to this number"))
     _reject(problems)
-    list_key = phone_list_key(phone_number)
-    start = _start(page_token, list_key, "gsi2")
     proof = deps.collection_requests().get(request_id or "") if has_prefix(request_id or "", "cr") else None
-    if not rules.may_list_by_phone(phone_number, proof):
+    if proof is None or not rules.may_list_by_phone(phone_number, proof):
         return _listing([], None)
+    list_key = phone_list_key(proof.mode, phone_number)  # the proof's mode only: modes never meet
+    start = _start(page_token, list_key, "gsi2")
     found, last = deps.collection_requests().page(list_key, page_size, start)
     return _listing([request.public_item() for request in found], last)
 

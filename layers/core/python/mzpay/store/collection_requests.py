@@ -37,8 +37,9 @@ def account_list_key(account_id: str) -> str:
     return f"CRACC#{account_id}"
 
 
-def phone_list_key(phone: str) -> str:
-    return f"CRPHONE#{phone}"
+def phone_list_key(mode: str, phone: str) -> str:
+    """A phone's requests of one mode: a test request's link never lists live ones."""
+    return f"CRPHONE#{mode}#{phone}"
 
 
 def _index_keys(request: CollectionRequest) -> dict[str, str]:
@@ -47,7 +48,7 @@ def _index_keys(request: CollectionRequest) -> dict[str, str]:
         return {}
     keys = {"gsi1pk": account_list_key(request.account_id), "gsi1sk": request.request_id}
     if request.payer_phone and request.listed:  # a request marked not listed is in no payer's list
-        keys |= {"gsi2pk": phone_list_key(request.payer_phone), "gsi2sk": request.request_id}
+        keys |= {"gsi2pk": phone_list_key(request.mode, request.payer_phone), "gsi2sk": request.request_id}
     return keys
 
 
