@@ -158,3 +158,19 @@ def assert_ok(response: requests.Response) -> dict[str, Any]:
     assert response.headers["Content-Type"] == "application/json"
     assert UUID.match(response.headers["X-Request-ID"])
     return response.json()  # type: ignore[no-any-return]
+
+
+def partner_provider(mz: Collection, account_ids: list[str]) -> dict[str, Any]:
+    """The body of an oidc provider for the local issuer's `partner` realm, bound to `account_ids`."""
+    return {
+        "name": "Partner SSO",
+        "type": "oidc",
+        "client_id": "mzpay",
+        "client_secret": "partner-client-secret-value",
+        "encryption_key": "partner-encryption-key-value",
+        "provider_url": "https://partner.example",
+        "scopes": "openid profile",
+        "redirect_uris": "https://portal.example/callback",
+        "well_known_url": f"{mz.oidc['realms']['partner']['issuer']}/.well-known/openid-configuration",
+        "account_ids": account_ids,
+    }

@@ -16,7 +16,7 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from tests.e2e.collection_client import ADMIN_SCOPES, ALL_SCOPES, Collection, assert_error, assert_ok
+from tests.e2e.collection_client import ADMIN_SCOPES, ALL_SCOPES, Collection, assert_error, assert_ok, partner_provider
 from tests.e2e.test_collection_onboarding import DETAILS
 
 pytestmark = pytest.mark.e2e
@@ -57,22 +57,6 @@ def submitted(mz: Collection) -> tuple[str, str]:
 
 def status_of(mz: Collection, token: str) -> str:
     return str(assert_ok(mz.call("GET", "/v1/account/onboarding", token=token))["status"])
-
-
-def partner_provider(mz: Collection, account_ids: list[str]) -> dict[str, Any]:
-    """The body of an oidc provider for the local issuer's `partner` realm, bound to `account_ids`."""
-    return {
-        "name": "Partner SSO",
-        "type": "oidc",
-        "client_id": "mzpay",
-        "client_secret": "partner-client-secret-value",
-        "encryption_key": "partner-encryption-key-value",
-        "provider_url": "https://partner.example",
-        "scopes": "openid profile",
-        "redirect_uris": "https://portal.example/callback",
-        "well_known_url": f"{mz.oidc['realms']['partner']['issuer']}/.well-known/openid-configuration",
-        "account_ids": account_ids,
-    }
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from tests.e2e.collection_client import (
     Collection,
     assert_error,
     assert_ok,
+    partner_provider,
     random_rsa_key,
 )
 
@@ -171,18 +172,7 @@ def test_an_identity_provider_created_through_the_api_is_trusted_until_deleted(m
         "unknown_issuer",
         "The access token was issued by a provider this service does not trust.",
     )
-    body = {
-        "name": "Partner SSO",
-        "type": "oidc",
-        "client_id": "mzpay",
-        "client_secret": "partner-client-secret-value",
-        "encryption_key": "partner-encryption-key-value",
-        "provider_url": "https://partner.example",
-        "scopes": "openid profile",
-        "redirect_uris": "https://portal.example/callback",
-        "well_known_url": f"{partner['issuer']}/.well-known/openid-configuration",
-        "account_ids": [mz.demo["account_id"]],  # the account its tokens may act for (mint's default)
-    }
+    body = partner_provider(mz, [mz.demo["account_id"]])  # the account its tokens may act for (mint's default)
     created = assert_ok(mz.call("POST", "/v1/identity_providers", body, token=mz.admin))["identity_provider"]
     try:
         assert created["issuer_url"] == partner["issuer"]

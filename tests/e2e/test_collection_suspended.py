@@ -22,6 +22,7 @@ from devstack.launcher import RunningStack
 from mzpay.domain.collection_access import CALLER_ACTIVE
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_collection_kyc import PNG
+from tests.e2e.test_collection_requests import payer
 from tests.unit.test_business_gate import ROUTES
 
 pytestmark = pytest.mark.e2e
@@ -74,15 +75,7 @@ class Business:
             "description": "Factura de Dezembro",
             "collection_method_ids": [self.method_id],
             "amount": {"currency": "MZN", "value": 250},
-            "payer": {
-                "first_name": "João",
-                "last_name": "Sitoe",
-                "legal_name": "João Sitoe",
-                "vat_number": "400339910",
-                "type": "individual",
-                "delivery_method": "sms",
-                "contact": {"phone_number": "+258841234567"},
-            },
+            "payer": payer("+258841234567"),
         }
 
     def transaction(self, body: dict[str, Any], token: str | None = None) -> requests.Response:
