@@ -14,7 +14,8 @@ built without Docker, checked, and a packaged template that points at them.
   package imports (statically; not under `if TYPE_CHECKING:`) is in the standard library, provided
   by the Lambda runtime (RUNTIME_PROVIDED) or inside the function's zip or one of its layers' zips.
 - The packaged template (the template with CodeUri/ContentUri naming the zips, relative to it) is
-  written beside the zips: `sam deploy --template-file .aws-sam/package/template.yaml` uploads the
+  written beside the zips, and so is each nested template in a local file (at its own path; the
+  parent's Location/TemplateURL names the copy): `sam deploy --template-file .aws-sam/package/template.yaml` uploads the
   zips to its S3 bucket, as `sam package` would, and deploys (docs/operations.md, "Packaging").
 
 Pure parts (sizes, imports, ELF headers, template rewriting) are separate from the build for the
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import posixpath
 import re
 import shutil
 import subprocess
@@ -193,16 +195,29 @@ class Code:
     functions: dict[str, str]
     layers: dict[str, str]
     layers_of: dict[str, list[str]]
+    nested: dict[str, str]
+
+
+# In Code.layers_of: a layer that a parent stack passes in as a parameter (a nested template's).
+PASSED_IN = "<passed in>"
+_NESTED = {"AWS::Serverless::Application": "Location", "AWS::CloudFormation::Stack": "TemplateURL"}
 
 
 def template_code(template: Mapping[str, Any]) -> Code:
-    """The local code of `template` (a string CodeUri/ContentUri; S3 locations are left alone). A
-    function's layer must be a `Ref` to a layer of the template, else its size cannot be told."""
+    """The local code of `template` (a string CodeUri/ContentUri; S3 locations are left alone) and
+    its nested templates in local files. A function's layer must be a `Ref` to a layer of the
+    template (else its size cannot be told) or to a parameter (PASSED_IN: a nested template's
+    layer comes from its parent; `package` counts every layer of the build for it)."""
     resources: Mapping[str, Any] = template.get("Resources") or {}
+    parameters: Mapping[str, Any] = template.get("Parameters") or {}
     functions: dict[str, str] = {}
     layers: dict[str, str] = {}
+    nested: dict[str, str] = {}
     for name, resource in resources.items():
         properties = resource.get("Properties") or {}
+        location = properties.get(_NESTED.get(resource.get("Type", ""), ""))
+        if isinstance(location, str) and not re.match(r"^(s3|https?)://", location):
+            nested[name] = location
         if resource.get("Type") == "AWS::Serverless::Function" and isinstance(properties.get("CodeUri"), str):
             functions[name] = properties["CodeUri"]
         if resource.get("Type") == "AWS::Serverless::LayerVersion" and isinstance(properties.get("ContentUri"), str):
@@ -213,24 +228,31 @@ def template_code(template: Mapping[str, Any]) -> Code:
         sources = [source]
         for layer in [*global_layers, *(resources[name]["Properties"].get("Layers") or [])]:
             ref = layer.get("Ref") if isinstance(layer, dict) else None
-            if ref not in layers:
-                raise ValueError(f"{name}: layer {layer!r} is not a Ref to a layer of this template")
-            sources.append(layers[ref])
+            if ref in layers:
+                sources.append(layers[ref])
+            elif ref in parameters:
+                sources.append(PASSED_IN)
+            else:
+                raise ValueError(f"{name}: layer {layer!r} is not a Ref to a layer or a parameter of this template")
         layers_of[name] = sources
-    return Code(functions, layers, layers_of)
+    return Code(functions, layers, layers_of, nested)
 
 
-def packaged_template(template: Mapping[str, Any], zips: Mapping[str, str]) -> dict[str, Any]:
+def packaged_template(
+    template: Mapping[str, Any], zips: Mapping[str, str], nested: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """A copy of `template` whose functions' CodeUri and layers' ContentUri name the zip built
-    from them (`zips`: source -> path relative to the packaged template); nothing else changes."""
+    from them (`zips`: source -> path relative to the packaged template) and whose nested
+    templates' locations name their packaged copies (`nested`: location -> path); nothing else
+    changes."""
+    keys = {"AWS::Serverless::Function": "CodeUri", "AWS::Serverless::LayerVersion": "ContentUri", **_NESTED}
+    paths = {**zips, **(nested or {})}
     packaged = copy.deepcopy(dict(template))
     for resource in (packaged.get("Resources") or {}).values():
         properties = resource.get("Properties") or {}
-        key = {"AWS::Serverless::Function": "CodeUri", "AWS::Serverless::LayerVersion": "ContentUri"}.get(
-            resource.get("Type", "")
-        )
-        if key and isinstance(properties.get(key), str):
-            properties[key] = zips[properties[key]]
+        key = keys.get(resource.get("Type", ""))
+        if key and isinstance(properties.get(key), str) and properties[key] in paths:
+            properties[key] = paths[properties[key]]
     return packaged
 
 
@@ -379,11 +401,11 @@ def platform_problems(artifact: Artifact) -> list[str]:
     return problems
 
 
-def import_problems(root: Path, code: Code, artifacts: Mapping[str, Artifact]) -> list[str]:
+def import_problems(root: Path, layers_of: Mapping[str, list[str]], artifacts: Mapping[str, Artifact]) -> list[str]:
     """The modules a function's code or its layers' own Python sources import that none of its
     zips (nor the standard library, nor the runtime) holds."""
     problems = []
-    for function, sources in sorted(code.layers_of.items()):
+    for function, sources in sorted(layers_of.items()):
         available: set[str] = set()
         for source in sources:
             available |= artifacts[source].top_level
@@ -398,32 +420,74 @@ def import_problems(root: Path, code: Code, artifacts: Mapping[str, Artifact]) -
     return problems
 
 
+@dataclass(frozen=True)
+class Stack:
+    """One template of the build (the root one, or a nested one in a local file): where it is
+    (relative to the root folder), what it says, and its local code."""
+
+    path: str
+    template: dict[str, Any]
+    code: Code
+
+    def rooted(self, location: str) -> str:
+        """A location written in this template, relative to the root folder (folders end in /)."""
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), location))
+        return joined + "/" if location.endswith("/") else joined
+
+
+def stacks(root: Path, path: str = "template.yaml") -> list[Stack]:
+    """The template at `path` and, depth first, the nested templates it names in local files."""
+    template = load_template(root / path)
+    stack = Stack(path, template, template_code(template))
+    found = [stack]
+    for location in dict.fromkeys(stack.code.nested.values()):
+        found += stacks(root, stack.rooted(location))
+    return found
+
+
 def package(root: Path, out: Path, compiler: str | None = None) -> int:
     started = time.monotonic()
-    template = load_template(root / "template.yaml")
-    code = template_code(template)
+    tree = stacks(root)
+    layer_sources = list(dict.fromkeys(stack.rooted(s) for stack in tree for s in stack.code.layers.values()))
+    function_sources = list(dict.fromkeys(stack.rooted(s) for stack in tree for s in stack.code.functions.values()))
+    layers_of: dict[str, list[str]] = {}
+    for stack in tree:
+        prefix = "" if stack.path == "template.yaml" else f"{stack.path}:"
+        for function, sources in stack.code.layers_of.items():
+            expanded = [stack.rooted(sources[0])]
+            for source in sources[1:]:
+                expanded += layer_sources if source == PASSED_IN else [stack.rooted(source)]
+            layers_of[prefix + function] = list(dict.fromkeys(expanded))
+    if not function_sources:
+        raise SystemExit("template.yaml and its nested templates name no function with local code")
+
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     artifacts: dict[str, Artifact] = {}
     with tempfile.TemporaryDirectory(prefix="mzpay-package-") as staging:
-        for source in dict.fromkeys(code.layers.values()):
+        for source in layer_sources:
             artifacts[source] = build_artifact(root, source, "layer", Path(staging), out, compiler)
-        for source in dict.fromkeys(code.functions.values()):
+        for source in function_sources:
             artifacts[source] = build_artifact(root, source, "function", Path(staging), out, compiler)
-    problems = size_problems(artifacts, code.layers_of)
+    problems = size_problems(artifacts, layers_of)
     for artifact in artifacts.values():
         problems += platform_problems(artifact)
-    problems += import_problems(root, code, artifacts)
+    problems += import_problems(root, layers_of, artifacts)
 
-    zips = {source: zip_name(source) for source in artifacts}
-    packaged = packaged_template(template, zips)
-    (out / "template.yaml").write_text(yaml.safe_dump(packaged, sort_keys=False, width=100), encoding="utf-8")
+    for stack in tree:
+        here = posixpath.dirname(stack.path)
+        written = {**stack.code.functions, **stack.code.layers}
+        zips = {s: posixpath.relpath(zip_name(stack.rooted(s)), here or ".") for s in written.values()}
+        nested = {s: posixpath.relpath(stack.rooted(s), here or ".") for s in stack.code.nested.values()}
+        packaged = packaged_template(stack.template, zips, nested)
+        (out / stack.path).parent.mkdir(parents=True, exist_ok=True)
+        (out / stack.path).write_text(yaml.safe_dump(packaged, sort_keys=False, width=100), encoding="utf-8")
 
-    layers = [artifacts[source] for source in dict.fromkeys(code.layers.values())]
-    functions = [artifacts[source] for source in dict.fromkeys(code.functions.values())]
+    functions = [artifacts[source] for source in function_sources]
     largest = max(functions, key=lambda artifact: artifact.unzipped)
-    heaviest = max(code.layers_of.items(), key=lambda item: sum(artifacts[s].unzipped for s in item[1]))
-    for layer in layers:
+    heaviest = max(layers_of.items(), key=lambda item: sum(artifacts[s].unzipped for s in item[1]))
+    for source in layer_sources:
+        layer = artifacts[source]
         print(f"layer    {layer.source:<32} {mb(layer.zipped):>9} zipped {mb(layer.unzipped):>9} unzipped")
     print(
         f"{len(functions)} functions; largest {largest.source:<17} {mb(largest.zipped):>9} zipped "
@@ -435,7 +499,9 @@ def package(root: Path, out: Path, compiler: str | None = None) -> int:
         f"(limit {mb(UNZIPPED_LIMIT)}; zips limit {mb(ZIPPED_LIMIT)})"
     )
     bytecode = f"bytecode by {compiler}" if compiler else f"no bytecode (no python{PIP_PYTHON_VERSION} here)"
-    print(f"packaged template: {out / 'template.yaml'}; {bytecode}; {time.monotonic() - started:.0f} s")
+    print(f"packaged template{'s' if len(tree) > 1 else ''}: {out / 'template.yaml'}", end="")
+    print(f" (+{len(tree) - 1} nested)" if len(tree) > 1 else "", end="")
+    print(f"; {bytecode}; {time.monotonic() - started:.0f} s")
     for problem in problems:
         print(f"PROBLEM {problem}", file=sys.stderr)
     return 1 if problems else 0

@@ -12,6 +12,7 @@ import pytest
 
 from devstack.package import (
     EM_AARCH64,
+    PASSED_IN,
     ROOT,
     UNZIPPED_LIMIT,
     ZIPPED_LIMIT,
@@ -21,9 +22,11 @@ from devstack.package import (
     goes_in_zip,
     imported_modules,
     missing_modules,
+    package,
     packaged_template,
     requirements_named,
     size_problems,
+    stacks,
     template_code,
     top_level_names,
     write_zip,
@@ -244,6 +247,7 @@ def test_template_code_adds_globals_layers_to_each_function() -> None:
         "AFunction": ["functions/a/", "layers/core/"],
         "BFunction": ["functions/b/", "layers/core/", "layers/extra/"],
     }
+    assert code.nested == {}
 
 
 def test_a_layer_that_is_not_the_templates_cannot_be_measured() -> None:
@@ -255,7 +259,10 @@ def test_a_layer_that_is_not_the_templates_cannot_be_measured() -> None:
             }
         }
     }
-    with pytest.raises(ValueError, match="AFunction: layer 'arn:aws:lambda:af-south-1:1:layer:x:1' is not a Ref"):
+    with pytest.raises(
+        ValueError,
+        match="AFunction: layer 'arn:aws:lambda:af-south-1:1:layer:x:1' is not a Ref to a layer or a parameter",
+    ):
         template_code(template)
 
 
@@ -280,3 +287,94 @@ def test_every_function_of_the_template_has_its_code_and_the_core_layer() -> Non
     for function, sources in code.layers_of.items():
         assert sources[1:] == ["layers/core/"], function
         assert (ROOT / sources[0] / "app.py").is_file(), function
+
+
+NESTED_ROOT = """
+Resources:
+  CoreLayer:
+    Type: AWS::Serverless::LayerVersion
+    Properties: {ContentUri: layers/core/}
+  Gateway:
+    Type: AWS::Serverless::Application
+    Properties:
+      Location: stacks/gateway.yaml
+      Parameters: {CoreLayerArn: !Ref CoreLayer}
+  Published:
+    Type: AWS::Serverless::Application
+    Properties:
+      Location: {ApplicationId: arn:aws:serverlessrepo:af-south-1:1:applications/x, SemanticVersion: 1.0.0}
+  Remote:
+    Type: AWS::CloudFormation::Stack
+    Properties: {TemplateURL: https://s3.amazonaws.com/bucket/child.yaml}
+"""
+
+NESTED_GATEWAY = """
+Parameters:
+  CoreLayerArn: {Type: String}
+Globals:
+  Function:
+    Layers: [!Ref CoreLayerArn]
+Resources:
+  PaymentsFunction:
+    Type: AWS::Serverless::Function
+    Properties: {CodeUri: ../functions/gateway_payments/, Handler: app.lambda_handler}
+"""
+
+
+def test_nested_templates_in_local_files_are_followed(tmp_path: Path) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "template.yaml").write_text(NESTED_ROOT)
+    (tmp_path / "stacks" / "gateway.yaml").write_text(NESTED_GATEWAY)
+    root, gateway = stacks(tmp_path)
+    assert (root.path, gateway.path) == ("template.yaml", "stacks/gateway.yaml")
+    assert root.code.nested == {"Gateway": "stacks/gateway.yaml"}  # not the published nor the remote one
+    assert root.code.layers == {"CoreLayer": "layers/core/"}
+    assert gateway.code.layers_of == {"PaymentsFunction": ["../functions/gateway_payments/", PASSED_IN]}
+    assert gateway.rooted("../functions/gateway_payments/") == "functions/gateway_payments/"
+    assert root.rooted("stacks/gateway.yaml") == "stacks/gateway.yaml"
+    packaged = packaged_template(root.template, {"layers/core/": "layers/core.zip"}, {"stacks/gateway.yaml": "x.yaml"})
+    assert packaged["Resources"]["Gateway"]["Properties"] == {
+        "Location": "x.yaml",
+        "Parameters": {"CoreLayerArn": {"Ref": "CoreLayer"}},
+    }
+    assert packaged["Resources"]["Published"] == root.template["Resources"]["Published"]
+    assert packaged["Resources"]["Remote"] == root.template["Resources"]["Remote"]
+
+
+def test_a_build_checks_the_imports_and_writes_every_packaged_template(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A whole build, offline: a layer without requirements (so no pip), a nested template."""
+    root = tmp_path / "repo"
+    (root / "stacks").mkdir(parents=True)
+    (root / "template.yaml").write_text(NESTED_ROOT)
+    (root / "stacks" / "gateway.yaml").write_text(NESTED_GATEWAY)
+    (root / "layers" / "core" / "python" / "corepkg").mkdir(parents=True)
+    (root / "layers" / "core" / "python" / "corepkg" / "__init__.py").write_text("import json\nimport boto3\n")
+    (root / "functions" / "gateway_payments").mkdir(parents=True)
+    app = "import corepkg\nimport simplejson\n\ndef lambda_handler(event, context):\n    return {}\n"
+    (root / "functions" / "gateway_payments" / "app.py").write_text(app)
+    out = tmp_path / "out"
+
+    assert package(root, out) == 1
+    assert capsys.readouterr().err == (
+        "PROBLEM stacks/gateway.yaml:PaymentsFunction: functions/gateway_payments/app.py imports simplejson,"
+        " in none of its artifacts\n"
+    )
+
+    (root / "layers" / "core" / "python" / "simplejson.py").write_text("")
+    assert package(root, out) == 0
+    assert capsys.readouterr().err == ""
+    with zipfile.ZipFile(out / "layers" / "core.zip") as archive:
+        assert archive.namelist() == ["python/corepkg/__init__.py", "python/simplejson.py"]
+    with zipfile.ZipFile(out / "functions" / "gateway_payments.zip") as archive:
+        assert archive.namelist() == ["app.py"]
+    packaged_root = load_template(out / "template.yaml")
+    packaged_gateway = load_template(out / "stacks" / "gateway.yaml")
+    assert packaged_root["Resources"]["CoreLayer"]["Properties"] == {"ContentUri": "layers/core.zip"}
+    assert packaged_root["Resources"]["Gateway"]["Properties"]["Location"] == "stacks/gateway.yaml"
+    assert packaged_gateway["Resources"]["PaymentsFunction"]["Properties"] == {
+        "CodeUri": "../functions/gateway_payments.zip",
+        "Handler": "app.lambda_handler",
+    }
+    assert (out / "stacks" / packaged_gateway["Resources"]["PaymentsFunction"]["Properties"]["CodeUri"]).is_file()
