@@ -5,6 +5,8 @@
 # make invoke FUNCTION=GatewayPaymentsFunction EVENT=events/gateway_charge.json [SET="name=value ..."]
 #              - one function of the running local stack on an event file (what sam local invoke
 #              does, without Docker); SET fills the event's ${name} placeholders
+# make package - the layer and function zips for Lambda (python3.12, arm64) without Docker, checked
+#              against Lambda's limits, and .aws-sam/package/template.yaml for sam deploy
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -16,10 +18,10 @@ PY := $(VENV)/bin/python
 # This machine's pip configuration names index folders that do not exist; hide that noise.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: help install system-packages run wait test lint validate unit integration e2e bench openapi translations fuzz invoke clean
+.PHONY: help install system-packages run wait test lint validate package unit integration e2e bench openapi translations fuzz invoke clean
 
 help:
-	@echo "make run | make test | make fuzz | make bench | make invoke FUNCTION=... EVENT=... | make openapi | make translations | make lint | make validate | make clean"
+	@echo "make run | make test | make package | make fuzz | make bench | make invoke FUNCTION=... EVENT=... | make openapi | make translations | make lint | make validate | make clean"
 
 $(VENV)/.installed: pyproject.toml layers/core/requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -76,6 +78,12 @@ validate: $(SAM_VENV)/.installed
 	  --regions af-south-1 eu-west-1 --non-zero-exit-code informational --template template.yaml
 	$(SAM_VENV)/bin/python -m devstack.resource_count
 
+# The deployable artifacts without Docker: pip installs the core layer's requirements as wheels for
+# manylinux2014_aarch64 / CPython 3.12 (never a source build); zips, sizes, arm64 extensions, the
+# imports every function needs, and the packaged template (docs/operations.md, "Packaging").
+package: $(VENV)/.installed
+	$(PY) -m devstack.package
+
 unit: $(VENV)/.installed
 	$(PY) -m pytest tests/unit -q
 
@@ -85,7 +93,7 @@ integration: $(VENV)/.installed
 e2e: $(VENV)/.installed
 	$(PY) -m pytest tests/e2e -q
 
-test: install lint validate
+test: install lint validate package
 	$(PY) -m pytest -q
 
 # The fuzz harness with a bigger budget than make test's (FUZZ_EXAMPLES per operation; docs/testing.md).
