@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -148,6 +148,18 @@ class GatewayError(Exception):
         self.authorizer = dict(authorizer or {})
 
 
+def _integration_failure(exc: InvocationError) -> GatewayError:
+    if exc.error_type == "Sandbox.Timedout":
+        return GatewayError("INTEGRATION_TIMEOUT", "Endpoint request timed out")
+    return GatewayError("INTEGRATION_FAILURE", "Internal server error")
+
+
+def _authorizer_failure(exc: InvocationError) -> GatewayError:
+    if exc.error_message == "Unauthorized":  # what a Lambda authorizer raises to answer 401
+        return GatewayError("UNAUTHORIZED", "Unauthorized")
+    return GatewayError("AUTHORIZER_FAILURE", "Authorizer error")
+
+
 class RestApi:
     """WSGI application playing one REST API."""
 
@@ -199,13 +211,14 @@ class RestApi:
             authorizer_context = self.authorize(route, event)
             event["requestContext"]["authorizer"] = authorizer_context
             context["authorizer"] = authorizer_context
+        return self.to_response(self._invoke(route.function, event, _integration_failure))
+
+    def _invoke(self, function: str, event: dict[str, Any], failure: Callable[[InvocationError], GatewayError]) -> Any:
+        """The function's answer; its failure as the GatewayError API Gateway answers with."""
         try:
-            result = self.runtimes[route.function].invoke(event)
+            return self.runtimes[function].invoke(event)
         except InvocationError as exc:
-            if exc.error_type == "Sandbox.Timedout":
-                raise GatewayError("INTEGRATION_TIMEOUT", "Endpoint request timed out") from exc
-            raise GatewayError("INTEGRATION_FAILURE", "Internal server error") from exc
-        return self.to_response(result)
+            raise failure(exc) from exc
 
     # ---------------------------------------------------------------- routing
     def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
@@ -334,12 +347,7 @@ class RestApi:
                 },
             }
             started = time.perf_counter()
-            try:
-                cached = self.runtimes[authorizer.function].invoke(auth_event)
-            except InvocationError as exc:
-                if exc.error_message == "Unauthorized":
-                    raise GatewayError("UNAUTHORIZED", "Unauthorized") from exc
-                raise GatewayError("AUTHORIZER_FAILURE", "Authorizer error") from exc
+            cached = self._invoke(authorizer.function, auth_event, _authorizer_failure)
             if not isinstance(cached, dict) or "policyDocument" not in cached or "principalId" not in cached:
                 raise GatewayError("AUTHORIZER_CONFIGURATION_ERROR", "Authorizer configuration error")
             cached = {**cached, "_latency": int((time.perf_counter() - started) * 1000)}

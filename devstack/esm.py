@@ -25,6 +25,7 @@ from typing import Any
 import boto3
 
 from devstack.lambdas import FunctionRuntime, InvocationError
+from devstack.threads import Loop
 
 log = logging.getLogger("devstack.esm")
 
@@ -92,26 +93,18 @@ def failed_item_ids(result: Any, batch_ids: Sequence[str]) -> set[str] | None:
     return failed
 
 
-class _Poller(threading.Thread):
+class _Poller(Loop):
+    failure_pause = 1.0
+
     def __init__(self, name: str, runtime: FunctionRuntime, session: boto3.session.Session, endpoint: str):
-        super().__init__(name=name, daemon=True)
+        super().__init__(name)
         self.runtime = runtime
         self.session = session
         self.endpoint = endpoint
-        self.stopping = threading.Event()
         self.deliveries = 0
 
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def run(self) -> None:
-        while not self.stopping.is_set():
-            try:
-                self.poll_once()
-            except Exception:  # keep polling like the managed service; say why
-                if not self.stopping.is_set():
-                    log.exception("%s: poll failed", self.name)
-                    self.stopping.wait(1)
+    def once(self) -> None:
+        self.poll_once()
 
     def poll_once(self) -> None:
         raise NotImplementedError

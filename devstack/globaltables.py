@@ -7,22 +7,19 @@ travel back over a newer write."""
 from __future__ import annotations
 
 import json
-import logging
-import threading
 from collections import Counter
 from typing import Any
 
 import boto3
 
-log = logging.getLogger("devstack.globaltables")
+from devstack.threads import Loop
 
 
-class GlobalTableReplicator(threading.Thread):
+class GlobalTableReplicator(Loop):
     def __init__(self, name: str, regions: list[str], endpoint: str, poll_seconds: float = 0.1) -> None:
-        super().__init__(name=f"replicate:{name}", daemon=True)
+        super().__init__(f"replicate:{name}")
         self.table = name
-        self.poll_seconds = poll_seconds
-        self.stopping = threading.Event()
+        self.pause = poll_seconds
         self.clients = {}
         self.iterators: dict[tuple[str, str], str | None] = {}
         for region in regions:
@@ -40,17 +37,8 @@ class GlobalTableReplicator(threading.Thread):
         self.applied = 0
         self.echoes: Counter[tuple[str, str, str]] = Counter()  # (region, key, image) copies still to come back
 
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def run(self) -> None:
-        while not self.stopping.is_set():
-            try:
-                self.replicate_once()
-            except Exception:  # keep replicating, like the managed service
-                if not self.stopping.is_set():
-                    log.exception("replication of %s failed", self.table)
-            self.stopping.wait(self.poll_seconds)
+    def once(self) -> None:
+        self.replicate_once()
 
     def replicate_once(self) -> None:
         for (region, shard), iterator in list(self.iterators.items()):

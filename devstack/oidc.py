@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -27,8 +26,9 @@ from typing import Any
 import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
+
+from devstack.threads import LoopbackServer
 
 REALMS = ("mzpay", "partner")
 TOKEN_LIFETIME_SECONDS = 3600
@@ -95,18 +95,15 @@ class Realm:
         return jwt.encode({**body, **claims}, self.key, algorithm="RS256", headers={"kid": self.kid})
 
 
-class _Quiet(WSGIRequestHandler):
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        """No access log: every signed-in request of the local stack would print a JWKS line."""
-
-
-class OidcIssuer:
+class OidcIssuer(LoopbackServer):
     """The issuer's realms and its HTTP server."""
+
+    thread_name = "oidc"
 
     def __init__(self, host: str, port: int, audience: str, realms: tuple[str, ...] = REALMS) -> None:
         self.host = host
         self.audience = audience
-        self.server: BaseWSGIServer = make_server(host, port, self, threaded=True, request_handler=_Quiet)
+        super().__init__(host, port)
         self.url = f"http://{host}:{self.server.server_port}"
         self.realms = {
             name: Realm(
@@ -117,16 +114,6 @@ class OidcIssuer:
             )
             for name in realms
         }
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> OidcIssuer:
-        self._thread = threading.Thread(target=self.server.serve_forever, name="oidc", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
     def register_client(
         self, realm: str, client_id: str, scopes: tuple[str, ...], claims: dict[str, Any] | None = None

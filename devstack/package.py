@@ -42,7 +42,7 @@ from typing import Any
 
 import yaml
 
-from devstack.template import load_template
+from devstack.template import read_template
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / ".aws-sam" / "package"
@@ -437,7 +437,7 @@ class Stack:
 
 def stacks(root: Path, path: str = "template.yaml") -> list[Stack]:
     """The template at `path` and, depth first, the nested templates it names in local files."""
-    template = load_template(root / path)
+    template = read_template(root / path)
     stack = Stack(path, template, template_code(template))
     found = [stack]
     for location in dict.fromkeys(stack.code.nested.values()):

@@ -218,7 +218,9 @@ def functions(template: Mapping[str, Any]) -> list[str]:
 
 
 # ---------------------------------------------------------------- printing what a function needs
-def _arn(key: str, part: str, template: Mapping[str, Any]) -> str:
+def _arn(key: str, part: str, template: Mapping[str, Any], outside: bool = False) -> str:
+    """The statement's Resource; `outside`: the resource is another nested stack's, so the
+    function's template has its ARN as a parameter named <Resource><Attribute>."""
     suffix = {"": "", "index": "/index/*", "stream": "/stream/*", "objects": "/*"}[part]
     if key.startswith("param:"):
         name = key.removeprefix("param:")
@@ -229,24 +231,35 @@ def _arn(key: str, part: str, template: Mapping[str, Any]) -> str:
     if key.startswith("sub:"):
         name = key.removeprefix("sub:")
         return f"!Sub arn:${{AWS::Partition}}:secretsmanager:${{AWS::Region}}:${{AWS::AccountId}}:secret:{name}-*"
+    arn, stream = (f"{key}Arn", f"{key}StreamArn") if outside else (f"{key}.Arn", f"{key}.StreamArn")
     if part == "stream":
-        return f"!GetAtt {key}.StreamArn"
+        return f"!Ref {stream}" if outside else f"!GetAtt {stream}"
     if template["Resources"][key]["Type"] == "AWS::SecretsManager::Secret":
         return f"!Ref {key}"  # a secret's Ref is its ARN
     if part:
-        return f'!Sub "${{{key}.Arn}}{suffix}"'
-    return f"!GetAtt {key}.Arn"
+        return f'!Sub "${{{arn}}}{suffix}"'
+    return f"!Ref {arn}" if outside else f"!GetAtt {arn}"
+
+
+def _neighbours(logical_id: str, template: Mapping[str, Any]) -> set[str]:
+    """The resources of the template the function is written in (its nested stack's, or all)."""
+    for stack in (template.get("NestedStacks") or {}).values():
+        if logical_id in stack["Resources"]:
+            return set(stack["Resources"])
+    return set(template["Resources"])
 
 
 def statements_yaml(logical_id: str, template: Mapping[str, Any]) -> str:
-    """The Policies a function needs, as template.yaml lines (one statement per resource)."""
+    """The Policies a function needs, as lines of its template (template.yaml or its nested
+    stack's; one statement per resource)."""
+    neighbours = _neighbours(logical_id, template)
     by_resource: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
     for action, key, part in needs(logical_id, template):
         # a table's indexes (Query) and its stream (GetRecords...): statements of their own
         own = part if part in ("index", "stream") else ""
         actions, arns = by_resource.setdefault((key, own), (set(), set()))
         actions.add(action)
-        arns.add(_arn(key, part, template))
+        arns.add(_arn(key, part, template, outside=":" not in key and key not in neighbours))
     lines = [
         "      Policies:  # derived from the code: python -m devstack.permissions " + logical_id,
         "        - Statement:",

@@ -7,20 +7,15 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from typing import Any
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
+from devstack.threads import LoopbackServer
+
 KEY_IDENTIFIER = "local-secret-scanning-key-1"
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        pass
 
 
 def signature(body: bytes, private_pem: str) -> str:
@@ -30,12 +25,13 @@ def signature(body: bytes, private_pem: str) -> str:
     return base64.b64encode(key.sign(body, ec.ECDSA(hashes.SHA256()))).decode()
 
 
-class KeyServer:
+class KeyServer(LoopbackServer):
+    thread_name = "secret-scanning-keys"
+
     def __init__(self, host: str, port: int) -> None:
         self.key = ec.generate_private_key(ec.SECP256R1())
-        self.server: BaseWSGIServer = make_server(host, port, self, threaded=True, request_handler=_Quiet)
+        super().__init__(host, port)
         self.url = f"http://{host}:{port}/keys"
-        self._thread: threading.Thread | None = None
 
     @property
     def private_pem(self) -> str:
@@ -49,15 +45,6 @@ class KeyServer:
             .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
             .decode()
         )
-
-    def start(self) -> KeyServer:
-        self._thread = threading.Thread(target=self.server.serve_forever, name="secret-scanning-keys", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         request = Request(environ)

@@ -1,7 +1,19 @@
-"""Read template.yaml (CloudFormation YAML, short-form intrinsics) and resolve intrinsics."""
+"""Read template.yaml (CloudFormation YAML, short-form intrinsics) and resolve intrinsics.
+
+template.yaml composes nested applications (AWS::Serverless::Application or
+AWS::CloudFormation::Stack whose Location/TemplateURL is a local file, stacks/*.yaml). Every reader
+of the template (the local stack, the OpenAPI generator, the IAM and operations tests) sees them
+through `load_template`, which merges them into one stack as CloudFormation would run it: each
+nested template's parameters replaced by what its parent passes, `!GetAtt App.Outputs.X` by the
+nested stack's output, code folders relative to the root. Logical ids, conditions and Globals must
+not clash across the templates (a nested stack's parameter named like the resource it stands for,
+PaymentsTable for `!Ref PaymentsTable`, keeps the merged view equal to one big template).
+"""
 
 from __future__ import annotations
 
+import copy
+import posixpath
 import re
 import shlex
 import tomllib
@@ -58,13 +70,181 @@ for _tag in _TAGS:
     _CfnLoader.add_constructor(f"!{_tag}", _intrinsic(_tag))
 
 
-def load_template(path: Path) -> dict[str, Any]:
-    """The template as plain data, intrinsics in their long form."""
+def read_template(path: Path) -> dict[str, Any]:
+    """One template file as plain data, intrinsics in their long form (nested stacks left as they are)."""
     with path.open(encoding="utf-8") as handle:
         data = yaml.load(handle, Loader=_CfnLoader)
     if not isinstance(data, dict) or "Resources" not in data:
         raise ValueError(f"{path} is not a CloudFormation template")
     return data
+
+
+def load_template(path: Path) -> dict[str, Any]:
+    """The template as plain data, intrinsics in their long form, its nested templates in local
+    files merged in (module docstring); "NestedStacks" names each one's file and resources."""
+    return _merged(read_template(path), path.parent, path.parent)
+
+
+NESTED_TYPES = {"AWS::Serverless::Application": "Location", "AWS::CloudFormation::Stack": "TemplateURL"}
+
+
+def nested_location(spec: Mapping[str, Any]) -> str | None:
+    """The local file a nested application or stack names (relative to its template), else None."""
+    key = NESTED_TYPES.get(spec.get("Type", ""))
+    location = (spec.get("Properties") or {}).get(key) if key else None
+    if isinstance(location, str) and not re.match(r"^[a-z0-9]+://", location):
+        return location
+    return None
+
+
+def template_files(path: Path) -> list[Path]:
+    """`path` and, depth first, every nested template it names in a local file."""
+    found = [path]
+    for spec in read_template(path)["Resources"].values():
+        location = nested_location(spec)
+        if location is not None:
+            found += template_files(path.parent / location)
+    return found
+
+
+def template_text(path: Path) -> str:
+    """The text of `path` and of every nested template it names (for checks of what is written)."""
+    return "\n".join(file.read_text(encoding="utf-8") for file in template_files(path))
+
+
+def substitute(node: Any, values: Mapping[str, Any]) -> Any:
+    """`node` with `Ref: name` and `Fn::GetAtt: [A, B]` (as "A.B") replaced by values[name]; in
+    Fn::Sub strings a Ref or GetAtt value is written back as ${X}/${X.Y}, a literal inline, any
+    other expression as a Sub variable."""
+    if isinstance(node, list):
+        return [substitute(item, values) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if len(node) == 1:
+        ((key, value),) = node.items()
+        if key == "Ref" and isinstance(value, str) and value in values:
+            return copy.deepcopy(values[value])
+        if key == "Fn::GetAtt":
+            name = ".".join(value) if isinstance(value, list) else value
+            if name in values:
+                return copy.deepcopy(values[name])
+        if key == "Fn::Sub":
+            text, variables = (value[0], dict(value[1])) if isinstance(value, list) else (value, {})
+            variables = {k: substitute(v, values) for k, v in variables.items()}
+
+            def replace(match: re.Match[str]) -> str:
+                name = match.group(1)
+                if name.startswith("!") or name in variables or name not in values:
+                    return match.group(0)
+                found = values[name]
+                if isinstance(found, dict) and set(found) == {"Ref"}:
+                    return "${" + str(found["Ref"]) + "}"
+                if isinstance(found, dict) and set(found) == {"Fn::GetAtt"}:
+                    attribute = found["Fn::GetAtt"]
+                    return "${" + (".".join(attribute) if isinstance(attribute, list) else attribute) + "}"
+                if isinstance(found, (str, int, float)):
+                    return str(found)
+                variables[name] = copy.deepcopy(found)
+                return match.group(0)
+
+            text = re.sub(r"\$\{([^}]+)\}", replace, text)
+            return {key: [text, variables] if variables else text}
+    return {k: substitute(v, values) for k, v in node.items()}
+
+
+def _rebased(resources: dict[str, Any], folder: Path, root: Path) -> None:
+    """Code folders (CodeUri, ContentUri) relative to the root template's folder."""
+    if folder == root:
+        return
+    for spec in resources.values():
+        properties = spec.get("Properties") or {}
+        for key in ("CodeUri", "ContentUri"):
+            uri = properties.get(key)
+            if isinstance(uri, str) and not re.match(r"^[a-z0-9]+://", uri):
+                joined = posixpath.relpath(posixpath.normpath((folder / uri).as_posix()), root.as_posix())
+                properties[key] = joined + "/" if uri.endswith("/") else joined
+
+
+def _names(value: str | list[str] | None) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def _depending(resources: dict[str, Any], on: str | list[str] | None) -> None:
+    """A nested stack's DependsOn holds for each of its resources (created after those)."""
+    for spec in resources.values() if on else ():
+        names = list(dict.fromkeys(_names(spec.get("DependsOn")) + _names(on)))
+        spec["DependsOn"] = names[0] if len(names) == 1 else names
+
+
+def _passed(spec: Mapping[str, Any], value: Any) -> Any:
+    """What a nested stack's parameter stands for: CloudFormation passes strings, so a
+    CommaDelimitedList goes down as !Join [",", list] and is the list again inside."""
+    if spec.get("Type") == "CommaDelimitedList":
+        join = value.get("Fn::Join") if isinstance(value, dict) else None
+        if join and join[0] == ",":
+            return join[1]
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",")] if value else []
+    return value
+
+
+def _merge(into: dict[str, Any], section: str, found: Mapping[str, Any], where: str) -> None:
+    target = into.setdefault(section, {})
+    for name, value in found.items():
+        if name in target and target[name] != value:
+            raise ValueError(f"{where}: {section} {name} differs from another template's")
+        target[name] = value
+
+
+def _merged(template: dict[str, Any], folder: Path, root: Path) -> dict[str, Any]:
+    merged = {k: v for k, v in template.items() if k not in ("Resources", "Conditions", "Globals", "Outputs")}
+    merged["Resources"] = {}
+    merged["NestedStacks"] = {}
+    for section in ("Conditions", "Globals"):
+        if template.get(section):
+            merged[section] = copy.deepcopy(template[section])
+    outputs: dict[str, Any] = {}
+    for name, spec in template["Resources"].items():
+        location = nested_location(spec)
+        if location is None:
+            merged["Resources"][name] = copy.deepcopy(spec)
+            continue
+        path = folder / location
+        child = _merged(read_template(path), path.parent, root)
+        passed = (spec.get("Properties") or {}).get("Parameters") or {}
+        values: dict[str, Any] = {}
+        for parameter, declared in (child.get("Parameters") or {}).items():
+            if parameter in passed:
+                values[parameter] = _passed(declared, passed[parameter])
+            elif "Default" in declared:
+                values[parameter] = _passed(declared, str(declared["Default"]))
+            else:
+                raise ValueError(f"{name} passes no value for {location}'s parameter {parameter}")
+        unknown = set(passed) - set(values)
+        if unknown:
+            raise ValueError(f"{name} passes parameters {location} lacks: {sorted(unknown)}")
+        child = substitute({k: v for k, v in child.items() if k != "Parameters"}, values)
+        clash = set(child["Resources"]) & (set(merged["Resources"]) | set(template["Resources"]))
+        if clash:
+            raise ValueError(f"{location} declares logical ids its parent has: {sorted(clash)}")
+        _rebased(child["Resources"], path.parent, root)
+        _depending(child["Resources"], spec.get("DependsOn"))
+        merged["Resources"].update(child["Resources"])
+        for section in ("Conditions", "Globals"):
+            _merge(merged, section, child.get(section) or {}, location)
+        for output, declared in (child.get("Outputs") or {}).items():
+            outputs[f"{name}.Outputs.{output}"] = declared["Value"]
+        relative = posixpath.relpath(path.as_posix(), root.as_posix())
+        merged["NestedStacks"][name] = {"Location": relative, "Resources": sorted(child["Resources"])}
+        merged["NestedStacks"].update(child.get("NestedStacks") or {})
+    if template.get("Outputs"):
+        merged["Outputs"] = copy.deepcopy(template["Outputs"])
+    for _ in range(len(outputs) + 1):  # an output may name a sibling's output: until none is left
+        resolved = substitute(merged, outputs)
+        if resolved == merged:
+            break
+        merged = resolved
+    return merged
 
 
 def load_samconfig(path: Path, env: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from devstack.template import template_files
 from mzpay.domain.audit import PART_LIMIT, AuditFilter, capped, redacted
 from mzpay.domain.errors import ServiceError
 from mzpay.steps.audit import _target_of
@@ -88,8 +89,9 @@ def test_no_function_may_change_or_delete_an_audit_record() -> None:
         pass
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    template = yaml.load((ROOT / "template.yaml").read_text(), Loader=Loader)
-    grants = _grants(template)
+    grants: dict[str, set[str]] = {}
+    for path in template_files(ROOT / "template.yaml"):  # the root and its nested templates
+        grants.update(_grants(yaml.load(path.read_text(), Loader=Loader)))
     assert {"ManagementOperationsFunction", "ManagementAccountsFunction", "CollectionOnboardingFunction"} <= set(grants)
     for function, actions in grants.items():
         assert actions <= {"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:Query"}, function

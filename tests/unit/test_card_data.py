@@ -13,6 +13,7 @@ import pytest
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from pydantic import BaseModel
 
+from devstack.template import template_text
 from mzpay.domain import audit
 from mzpay.domain.card_data import card_data_in, holds_card_number, is_card_data_name, luhn_valid
 from mzpay.domain.cards import TEST_CARDS
@@ -316,7 +317,7 @@ def test_the_specs_own_card_fields_are_left_to_their_routes_rules() -> None:
         (Surface.COLLECTION, "POST", "/v1/customers/{customer_id}/payment_methods", "details"),
         (Surface.COLLECTION, "POST", "/v1/partners/get-logo", "card_number"),
     }
-    template = (ROOT / "template.yaml").read_text()
+    template = template_text(ROOT / "template.yaml")  # with its nested templates
     for field in card_screen.OWN_CARD_FIELDS:  # a renamed route would lose its exemption silently
         assert f"Path: {field.resource}\n" in template, field.resource
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from devstack import permissions
-from devstack.template import load_samconfig, load_template
+from devstack.template import load_samconfig, load_template, template_text
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = load_template(ROOT / "template.yaml")
@@ -68,7 +68,7 @@ def watching(logical_id: str) -> str:
 
 def test_the_printed_blocks_are_the_templates_own() -> None:
     """What a failing test prints for a new function is what the others have (it deploys)."""
-    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    text = template_text(ROOT / "template.yaml")  # with its nested templates
     assert all(watching(name) in text for name in FUNCTIONS)
 
 

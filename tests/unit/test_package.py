@@ -32,7 +32,7 @@ from devstack.package import (
     write_zip,
     zip_name,
 )
-from devstack.template import load_template
+from devstack.template import load_template, read_template
 
 
 def artifact(source: str, kind: str, zipped: int, unzipped: int) -> Artifact:
@@ -369,8 +369,8 @@ def test_a_build_checks_the_imports_and_writes_every_packaged_template(
         assert archive.namelist() == ["python/corepkg/__init__.py", "python/simplejson.py"]
     with zipfile.ZipFile(out / "functions" / "gateway_payments.zip") as archive:
         assert archive.namelist() == ["app.py"]
-    packaged_root = load_template(out / "template.yaml")
-    packaged_gateway = load_template(out / "stacks" / "gateway.yaml")
+    packaged_root = read_template(out / "template.yaml")
+    packaged_gateway = read_template(out / "stacks" / "gateway.yaml")
     assert packaged_root["Resources"]["CoreLayer"]["Properties"] == {"ContentUri": "layers/core.zip"}
     assert packaged_root["Resources"]["Gateway"]["Properties"]["Location"] == "stacks/gateway.yaml"
     assert packaged_gateway["Resources"]["PaymentsFunction"]["Properties"] == {

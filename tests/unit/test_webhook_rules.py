@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ulid import ULID
 
-from devstack.template import load_template
+from devstack.template import load_template, template_text
 from mzpay.domain import network
 from mzpay.domain import webhooks as rules
 from mzpay.domain.events import ENVELOPE_FIELDS, envelope_of
@@ -277,7 +277,7 @@ def test_a_public_address_embedded_in_ipv6_is_judged_by_its_ipv4() -> None:
 def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
     from devstack.stack import LOCAL_ENVIRONMENT, LOCAL_PARAMETERS
 
-    template = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    template = template_text(ROOT / "template.yaml")  # with its nested templates
     assert "WEBHOOK_ALLOW_LOOPBACK" not in template
     assert "WEBHOOK_RETRY_TIME_SCALE" not in template  # production waits the schedule as it is
     assert {
