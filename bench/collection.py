@@ -29,7 +29,7 @@ AUDIENCE = "mzpay-collection"
 
 
 def _in_process() -> list[dict[str, Any]]:
-    from mzpay.collection import signin
+    from mzpay.connectors import oidc as signin
 
     issuer = OidcIssuer("127.0.0.1", 0, AUDIENCE).start()
     previous = os.environ.get("OIDC_ALLOW_LOOPBACK")

@@ -64,8 +64,8 @@ TRANSACTION_ITEMS = {
 class Unit:
     """A class or function of a mzpay.store module: what it reads of the environment and calls."""
 
-    env: set[str] = field(default_factory=set)  # required: env("X"), os.environ["X"]
-    optional_env: set[str] = field(default_factory=set)  # os.environ.get("X"): absent is allowed
+    env: set[str] = field(default_factory=set)  # required: env("X") (mzpay.config), os.environ["X"]
+    optional_env: set[str] = field(default_factory=set)  # optional_env("X"), os.environ.get("X"): absent is allowed
     actions: set[tuple[str, str]] = field(default_factory=set)  # (service, action)
     indexes: bool = False
     calls: set[str] = field(default_factory=set)  # names it calls (same-module or imported helpers)
@@ -310,7 +310,7 @@ def deps_factories() -> dict[str, tuple[str, str]]:
 
 def _env_name(call: ast.Call) -> str | None:
     func = call.func
-    is_env = (isinstance(func, ast.Name) and func.id == "env") or (
+    is_env = (isinstance(func, ast.Name) and func.id in ("env", "optional_env")) or (
         isinstance(func, ast.Attribute)
         and func.attr in ("get", "getenv")
         and isinstance(func.value, ast.Attribute | ast.Name)
@@ -329,7 +329,7 @@ def _unit_of(node: ast.AST) -> Unit:
         if isinstance(child, ast.Call):
             name = _env_name(child)
             if name:
-                optional = isinstance(child.func, ast.Attribute)
+                optional = isinstance(child.func, ast.Attribute) or getattr(child.func, "id", "") == "optional_env"
                 (unit.optional_env if optional else unit.env).add(name)
             func = child.func
             if isinstance(func, ast.Attribute) and func.attr in CALLS:

@@ -6,8 +6,8 @@ reach (devstack.code_reach): the store classes mzpay.deps builds for it, through
 calls on them, and the store functions it calls. Each of those touches:
 
 * the resources named by the environment variables it reads (`env("PAYMENTS_TABLE")`,
-  `os.environ.get("CLIENT_CA_SECRET")`), resolved through the function's Environment in
-  template.yaml to a table, queue, key, bucket or secret; and
+  `optional_env("CLIENT_CA_SECRET")`, both answered by mzpay.config's settings), resolved
+  through the function's Environment in template.yaml to a table, queue, key, bucket or secret; and
 * with the AWS calls written in it (and in the store helpers it calls): `get_item` is
   dynamodb:GetItem, `transact_write_items` the item actions its "Put"/"Update"/"Delete"/
   "ConditionCheck" entries name, `send_message` sqs:SendMessage, `encrypt` kms:Encrypt, ...,

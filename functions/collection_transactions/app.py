@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.collection_access import active_business, guarded
-from mzpay.entry import collection_app
+from mzpay.entry import bind_gateway, collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 else:  # loaded when a request first needs it
     transactions = deferred("mzpay.collection.transactions")
 
+bind_gateway()  # a pay_in or pay_out runs the gateway's own charge or payout path (mzpay.ports.gateway)
 app, routes = collection_app()
 TRANSACTION_CREATE, CUSTOMER_READ = active_business(guarded("transaction:create")), guarded("customer:read")
 Filter = Annotated[str | None, Query(max_length=200)]

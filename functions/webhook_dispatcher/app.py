@@ -15,8 +15,8 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from mzpay.fanout import stream
 from mzpay.observability import correlate, logger
-from mzpay.webhooks import outbox
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
@@ -38,12 +38,12 @@ def record_handler(record: DynamoDBRecord) -> None:
     try:
         image = record.dynamodb.new_image
     except Exception as exc:  # an image that does not deserialise never will
-        outbox.skip(None, outbox.Skip("webhook", "malformed_image", repr(exc)[:200]), _stream(record))
+        stream.skip(None, stream.Skip("webhook", "malformed_image", repr(exc)[:200]), _stream(record))
         return
     if not image:
         return
-    for skipped in outbox.dispatch_event(image).skipped:
-        outbox.skip(image, skipped, _stream(record))
+    for skipped in stream.dispatch_event(image).skipped:
+        stream.skip(image, skipped, _stream(record))
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -12,7 +12,9 @@ import pytest
 from devstack.licence import generate_issuer_key, issue_licence, one_line
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
-from mzpay.collection import devices, identity_providers, licence, signin
+from mzpay import config
+from mzpay.collection import devices, identity_providers, licence
+from mzpay.connectors import oidc as signin
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import ServiceError
 from tests.integration.races import race
@@ -73,6 +75,7 @@ def test_a_licence_verified_by_a_rotated_out_key_is_invalid_and_replaceable(
     licence.activate(issue_licence(PRIVATE, issued_to="before rotation"), "admin", "10.0.0.1")
     private, public = generate_issuer_key()
     monkeypatch.setenv("LICENCE_ISSUER_PUBLIC_KEY", public)
+    config.reload()  # a new key is a new execution environment's setting
     assert licence.current()["license"]["status"] == "invalid"
     with pytest.raises(ServiceError) as gate:
         licence.require_active()

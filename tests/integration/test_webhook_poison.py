@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.domain.webhooks import delivery_id_for
+from mzpay.fanout import stream as fanout
 from mzpay.webhooks import outbox, sender
 from tests.integration.support import REGION
 from tests.integration.test_webhook_outbox import (  # noqa: F401 - fixtures
@@ -48,12 +49,12 @@ def test_an_item_dynamodb_refuses_is_skipped_with_its_key_and_no_delivery(
     monkeypatch.setattr(outbox, "MAX_PAYLOAD_BYTES", 10 * 1024 * 1024)  # as if the cap were wrong
     image = event_image()
     image["data"]["object"]["padding"] = "x" * 420_000  # the delivery item would pass 400 KB
-    result = outbox.dispatch_event(image)
+    result = fanout.dispatch_event(image)
     assert result.delivery_id is None
     (skip,) = result.skipped
     assert (skip.step, skip.reason) == ("webhook", "rejected_by_dynamodb")  # moto's own ValidationException
     assert deps.deliveries().get(delivery_id_for(image["id"], image["callback_url"])) is None
-    outbox.skip(image, skip, {"sequence_number": "42"})
+    fanout.skip(image, skip, {"sequence_number": "42"})
     (message,) = failure_messages()
     assert message["event_key"] == {"pk": image["pk"], "sk": image["sk"]}
     assert (message["reason"], message["event_id"], message["stream"]) == (
@@ -66,7 +67,7 @@ def test_an_item_dynamodb_refuses_is_skipped_with_its_key_and_no_delivery(
 
 def test_an_over_long_url_is_skipped_before_anything_is_written(dispatcher: ProvisionedStack) -> None:
     image = event_image(callback_url="https://shop.example/" + "a" * 3000)
-    result = outbox.dispatch_event(image)
+    result = fanout.dispatch_event(image)
     assert (result.delivery_id, [(s.step, s.reason) for s in result.skipped]) == (
         None,
         [("webhook", "callback_url_too_long")],
@@ -82,14 +83,14 @@ def test_a_transient_fault_raises_so_that_the_record_is_played_again(
 
     monkeypatch.setattr(deps.deliveries(), "create", throttled)
     with pytest.raises(ClientError):
-        outbox.dispatch_event(event_image())
+        fanout.dispatch_event(event_image())
     assert failure_messages() == []
 
 
 def test_a_payout_event_without_a_payout_id_skips_its_settlement_only(dispatcher: ProvisionedStack) -> None:
     image = event_image("payout.approved", callback_url=None)
     image["resource_id"] = ""
-    result = outbox.dispatch_event(image)
+    result = fanout.dispatch_event(image)
     assert [(s.step, s.reason) for s in result.skipped] == [("settlement", "malformed_event")]
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from mzpay import deps
-from mzpay.config import Settings, parse_peer_region_urls
+from mzpay.config import VARIABLES, Settings, env, optional_env, parse_peer_region_urls
 from mzpay.deps import settings
 
 STACK_VARIABLES = ("SERVICE_REGION", "STAGE", "PEER_REGION_URLS", "GIT_COMMIT", "BUILD_DATE")
@@ -153,4 +155,65 @@ def test_settings_refuse_malformed_peer_region_urls(clean_env: pytest.MonkeyPatc
     clean_env.setenv("SERVICE_REGION", "mz")
     clean_env.setenv("PEER_REGION_URLS", "regional-sa.gateway")
     with pytest.raises(ValueError, match="PeerRegionUrls entry"):
+        settings()
+
+
+# ---------------------------------------------------------------- one place reads the environment
+PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "python" / "mzpay"
+
+
+def environment_reads(source: str) -> list[int]:
+    """The lines of `source` that read the process environment (os.environ, os.getenv, environ)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb", "getenvb"):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            lines.extend(node.lineno for alias in node.names if alias.name in ("environ", "getenv"))
+    return lines
+
+
+def test_only_the_settings_module_reads_the_environment() -> None:
+    readers = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "config.py" or path.parent != PACKAGE
+        if (lines := environment_reads(path.read_text()))
+    }
+    assert readers == {}
+
+
+@pytest.mark.parametrize(
+    "source", ["import os\nx = os.environ['A']", "import os\nx = os.getenv('A')", "from os import environ"]
+)
+def test_the_environment_check_sees_every_spelling(source: str) -> None:
+    assert environment_reads(source) != []
+
+
+def test_every_store_resource_is_a_setting() -> None:
+    """env("X")/optional_env("X") name a field of Settings (a typo fails here, not in Lambda)."""
+    named = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            called = getattr(node, "func", None)
+            if getattr(called, "id", None) in ("env", "optional_env") and isinstance(node.args[0], ast.Constant):
+                named.add(node.args[0].value)
+    assert named and named <= VARIABLES
+
+
+def test_a_store_resource_the_function_lacks_is_refused(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("SERVICE_REGION", "mz")
+    clean_env.delenv("PAYMENTS_TABLE", raising=False)
+    clean_env.setenv("WEBHOOK_SLOW_QUEUE_URL", "")
+    with pytest.raises(RuntimeError, match="PAYMENTS_TABLE is not set for this function"):
+        env("PAYMENTS_TABLE")
+    assert optional_env("WEBHOOK_SLOW_QUEUE_URL") is None
+    with pytest.raises(KeyError):
+        optional_env("NOT_A_SETTING")
+
+
+def test_settings_validate_the_tuning(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("SERVICE_REGION", "mz")
+    clean_env.setenv("RATE_LIMIT_PER_KEY", "many")
+    with pytest.raises(ValueError, match="RATE_LIMIT_PER_KEY"):
         settings()

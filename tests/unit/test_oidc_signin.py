@@ -10,8 +10,8 @@ import pytest
 import requests
 
 from devstack.oidc import OidcIssuer
-from mzpay.collection import signin
-from mzpay.collection.fetch import FetchError, fetch_json, vetted_addresses
+from mzpay.connectors import oidc as signin
+from mzpay.connectors.fetch import FetchError, fetch_json, vetted_addresses
 from mzpay.domain.errors import ServiceError
 
 AUDIENCE = "mzpay-collection"

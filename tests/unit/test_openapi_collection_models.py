@@ -257,7 +257,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     stores = World(business_accounts=BusinessAccounts(), requests=Requests(), directory=Directory([]), payments={})
     lookups = SimpleNamespace(get=stores.payments.get)
     with deps.substitute(
-        settings=Settings(service_region="mz", stage="test"),
+        settings=Settings(service_region="mz", stage="test", licence_issuer_public_key=PUBLIC),
         business_accounts=stores.business_accounts,
         collection_requests=stores.requests,
         directory=stores.directory,

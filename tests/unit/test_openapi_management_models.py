@@ -28,6 +28,7 @@ from mzpay.cases import access, bindings, dispatch_failures, oauth, psps, rate_l
 from mzpay.cases import payouts as payout_cases
 from mzpay.collection import identity_providers, onboarding
 from mzpay.config import SERVICE_REGIONS, Settings
+from mzpay.connectors import transport
 from mzpay.domain import accounts as account_rules
 from mzpay.domain import business, keys, routing
 from mzpay.domain import oauth as oauth_rules
@@ -38,6 +39,7 @@ from mzpay.domain.events import new_event
 from mzpay.domain.model import Strict
 from mzpay.domain.payout_limits import PayoutLimits as PayoutLimitRules
 from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.fanout import stream as fanout
 from mzpay.http import account_schemas, operations_schemas
 from mzpay.http.resolver import dumps
 from mzpay.openapi import management as answers
@@ -51,7 +53,7 @@ from mzpay.store.identity_providers import Conflict, Page
 from mzpay.store.oauth import ClientChanged
 from mzpay.store.payments import Payments, _routing
 from mzpay.store.transitions import applied
-from mzpay.webhooks import outbox, sender, transport
+from mzpay.webhooks import outbox, sender
 from tests.unit import test_openapi_gateway_models as gateway_tests
 from tests.unit.test_business_rules import details
 
@@ -581,13 +583,13 @@ def test_webhook_dispatch_failures_listed_and_replayed(ops: Ops, monkeypatch: py
         "payment.succeeded", "01JD0000000000000000000ACC", "live", "payment", "p1", {}, "2026-11-02T10:00:00Z"
     )
     stream = {"event_source_arn": "arn:aws:dynamodb:af-south-1:1:table/events/stream/x", "event_id": "e1"}
-    skipped = outbox.skip_message(
+    skipped = fanout.skip_message(
         event_item(event),
-        outbox.Skip("webhook", "rejected_by_sqs", "InvalidParameterValue"),
+        fanout.Skip("webhook", "rejected_by_sqs", "InvalidParameterValue"),
         stream | {"sequence_number": "42"},
     )
-    malformed = outbox.skip_message(
-        None, outbox.Skip("webhook", "malformed_image", "KeyError('id')"), stream | {"sequence_number": None}
+    malformed = fanout.skip_message(
+        None, fanout.Skip("webhook", "malformed_image", "KeyError('id')"), stream | {"sequence_number": None}
     )
     batch = {
         "requestContext": {"requestId": "r", "functionArn": "arn:f", "condition": "RetryAttemptsExhausted"},
@@ -628,8 +630,8 @@ def test_webhook_dispatch_failures_listed_and_replayed(ops: Ops, monkeypatch: py
             "event_id": None, "event_type": None, "delivery_id": None, "outcome": "expired", "reason": None
         }  # fmt: skip
     image = event_item(event)
-    again = outbox.Dispatched(None, (outbox.Skip("webhook", "rejected_by_sqs", "still too large"),))
-    monkeypatch.setattr(outbox, "dispatch_event", lambda _image: again)
+    again = fanout.Dispatched(None, (fanout.Skip("webhook", "rejected_by_sqs", "still too large"),))
+    monkeypatch.setattr(fanout, "dispatch_event", lambda _image: again)
     queue = DispatchFailures([_message(ids[0], json.dumps(skipped))])
     with deps.substitute(dispatch_failures=queue, events=SimpleNamespace(by_key=lambda *_: image)):
         kept = valid(more.WebhookDispatchReplay, dispatch_failures.replay(ids[0]))

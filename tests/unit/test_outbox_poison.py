@@ -12,6 +12,8 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+from mzpay import config
+from mzpay.fanout import stream as fanout
 from mzpay.webhooks import outbox
 
 
@@ -96,8 +98,8 @@ def test_a_malformed_event_is_poison_before_anything_is_written(image: dict[str,
 
 def test_a_skip_message_is_bounded_and_names_the_event() -> None:
     image = {"pk": "ACC#a#test", "sk": "EVT#" + "x" * 5000, "id": "01J", "type": "payment.succeeded", "mode": "test"}
-    message = outbox.skip_message(
-        image, outbox.Skip("webhook", "payload_too_large", "d" * 5000), {"sequence_number": "7"}, clock=lambda: 0
+    message = fanout.skip_message(
+        image, fanout.Skip("webhook", "payload_too_large", "d" * 5000), {"sequence_number": "7"}, clock=lambda: 0
     )
     assert message["event_key"] == {"pk": "ACC#a#test", "sk": ("EVT#" + "x" * 5000)[:1024]}
     assert len(message["detail"]) == outbox.MAX_ERROR_CHARS
@@ -120,6 +122,7 @@ def test_production_waits_the_schedule_and_the_local_stack_scales_it(monkeypatch
     monkeypatch.delenv("WEBHOOK_RETRY_TIME_SCALE", raising=False)
     assert outbox.retry_time_scale("https://shop.example/?devstack_retry_scale=0") == 1.0  # ignored in production
     monkeypatch.setenv("WEBHOOK_RETRY_TIME_SCALE", repr(1 / 60))
+    config.reload()  # the settings are read once per execution environment
     assert outbox.retry_time_scale("http://127.0.0.1:8080/hooks") == 1 / 60
     assert outbox.retry_time_scale("http://127.0.0.1:8080/hooks?devstack_retry_scale=0") == 0.0
     assert outbox.retry_time_scale("http://127.0.0.1/h?devstack_retry_scale=fast") == 1 / 60  # unreadable

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mzpay import config
 from mzpay.domain import rate_limits
 
 
@@ -13,6 +14,7 @@ def test_stack_defaults_come_from_the_template_parameters(monkeypatch: pytest.Mo
     assert rate_limits.stack_defaults() == rate_limits.RateLimits(100, 200)
     monkeypatch.setenv("RATE_LIMIT_PER_KEY", "7")
     monkeypatch.setenv("RATE_LIMIT_PER_ACCOUNT", "9")
+    config.reload()  # the settings are read once per execution environment
     assert rate_limits.stack_defaults().public() == {"per_key": 7, "per_account": 9}
 
 

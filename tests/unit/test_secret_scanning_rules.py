@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from devstack.secret_scanning import signature
 from mzpay import deps
 from mzpay.cases import secret_scanning
-from mzpay.collection.fetch import FetchError
 from mzpay.config import parse_provider_urls
+from mzpay.connectors.fetch import FetchError
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.secret_scanning import Reported, parse_report, public_keys, signature_valid
 
@@ -89,7 +89,7 @@ def test_the_receiver_keeps_the_keys_and_asks_again_only_for_an_unknown_one(monk
         return answer
 
     clock = [1000.0]
-    monkeypatch.setattr("mzpay.collection.fetch.fetch_json", fetch)
+    monkeypatch.setattr("mzpay.connectors.fetch.fetch_json", fetch)
     monkeypatch.setattr(secret_scanning.time, "monotonic", lambda: clock[0])
     assert secret_scanning.provider_key("https://keys", "k1") == "PEM1"
     assert secret_scanning.provider_key("https://keys", "k1") == "PEM1"

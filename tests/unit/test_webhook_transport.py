@@ -1,4 +1,4 @@
-"""One webhook POST (mzpay.webhooks.transport) against real sockets on loopback: what arrives,
+"""One webhook POST (mzpay.connectors.transport) against real sockets on loopback: what arrives,
 what each kind of answer or failure is recorded as, and the addresses never connected to."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mzpay.webhooks import transport
+from mzpay.connectors import transport
 
 BODY = b'{"id":"01JEVT","type":"payment.succeeded","data":{"amount":"150.00"}}'
 HEADERS = {"Content-Type": "application/json", "User-Agent": "mzpay-webhooks/1", "Service-Event-Id": "01JEVT"}

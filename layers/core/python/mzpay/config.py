@@ -1,26 +1,34 @@
-"""Stack settings, read once per execution environment from the function's environment."""
+"""The stack's settings: the one place of the layer that reads the function's environment.
+
+`settings()` reads it once per execution environment (on first use, then cached) into one
+validated pydantic model, `Settings`: the stack (region, stage, peers, build), the resources
+template.yaml names for the function (tables, queues, buckets, keys, secrets; absent where a
+function has none) and the stack's tuning (limits, retry schedule, local-stack switches). No
+other module reads `os.environ` (tests/unit/test_config.py checks the layer's source).
+
+Stores name what they need with `env("PAYMENTS_TABLE")` (a required resource: RuntimeError when
+the function has none) or `optional_env("WEBHOOK_SLOW_QUEUE_URL")`; both answer from the model,
+and devstack.code_reach reads those names to derive each function's IAM grants.
+
+Tests: `mzpay.deps.reset()` (or `reload()` here) forgets the settings, so the next `settings()`
+reads the environment again; tests/conftest.py does it before every test, so a test that sets
+variables with monkeypatch before its first read sees them. Each local-stack function runs in its
+own worker process with its own environment (devstack.lambdas), so per-function settings hold.
+"""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mzpay.memo import once, reset
 
 SERVICE_REGIONS = ("mz", "regional-sa")
 API_NAMES = ("gateway", "collection", "management")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What a function knows about the stack it runs in."""
-
-    service_region: str
-    stage: str
-    peer_region_urls: dict[str, dict[str, str]] = field(default_factory=dict)
-    git_commit: str = "unknown"
-    build_date: str = "unknown"
-    # secret-scanning provider -> the URL of its public keys (SECRET_SCANNING_KEYS_URLS)
-    secret_scanning_keys_urls: dict[str, str] = field(default_factory=dict)
 
 
 def parse_peer_region_urls(text: str) -> dict[str, dict[str, str]]:
@@ -58,16 +66,122 @@ def parse_provider_urls(text: str) -> dict[str, str]:
     return providers
 
 
-def read_settings() -> Settings:
-    """The settings of this execution environment, validated (mzpay.deps.settings keeps them)."""
-    region = os.environ.get("SERVICE_REGION", "")
+class Settings(BaseModel):
+    """What a function knows about the stack it runs in. Each field is read from the environment
+    variable of the same name in upper case (`payments_table` <- PAYMENTS_TABLE); an empty
+    variable counts as unset."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore", alias_generator=str.upper)
+
+    # ---- the stack
+    service_region: str
+    stage: str = "prod"
+    peer_region_urls: dict[str, dict[str, str]] = Field(default_factory=dict)
+    git_commit: str = "unknown"
+    build_date: str = "unknown"
+    # secret-scanning provider -> the URL of its public keys (SECRET_SCANNING_KEYS_URLS)
+    secret_scanning_keys_urls: dict[str, str] = Field(default_factory=dict)
+
+    # ---- the resources template.yaml names for the function (None: this function has none)
+    accounts_table: str | None = None
+    audit_table: str | None = None
+    collection_table: str | None = None
+    directory_table: str | None = None
+    events_table: str | None = None
+    idempotency_table: str | None = None
+    payments_table: str | None = None
+    upload_counters_table: str | None = None
+    webhook_deliveries_table: str | None = None
+    notification_queue_url: str | None = None
+    payout_settlement_queue_url: str | None = None
+    webhook_queue_url: str | None = None
+    webhook_slow_queue_url: str | None = None
+    webhook_dead_letter_queue_url: str | None = None
+    webhook_dispatch_failure_queue_url: str | None = None
+    uploads_bucket: str | None = None
+    data_key_id: str | None = None
+    client_ca_secret: str | None = None
+    key_pepper_secret: str | None = None
+    operator_token_secret_arn: str | None = None
+
+    # ---- public addresses (else the execute-api one of the request)
+    public_gateway_url: str | None = None
+    public_collection_url: str | None = None
+
+    # ---- tuning (None: the documented default of the module that uses it)
+    rate_limit_per_key: int | None = None
+    rate_limit_per_account: int | None = None
+    upload_limit_per_minute: int | None = None
+    upload_limit_per_day: int | None = None
+    upload_bytes_per_day: int | None = None
+    reconcile_first_seconds: int | None = None
+    webhook_retry_base_seconds: int | None = None
+    webhook_retry_time_scale: str | None = None  # a float; the local stack's per-URL override is read beside it
+    operator_ip_allowlist: str = ""
+    powertools_metrics_namespace: str | None = None
+
+    # ---- sign-in and licences of the collection API
+    oidc_issuer: str = ""
+    oidc_jwks_uri: str = ""
+    oidc_audience: str | None = None
+    licence_issuer: str | None = None
+    licence_issuer_public_key: str = ""
+
+    # ---- the local stack only (its receivers and issuer run on localhost)
+    webhook_allow_loopback: bool = False
+    oidc_allow_loopback: bool = False
+
+    @field_validator("peer_region_urls", mode="before")
+    @classmethod
+    def _peers(cls, value: Any) -> Any:
+        return parse_peer_region_urls(value) if isinstance(value, str) else value
+
+    @field_validator("secret_scanning_keys_urls", mode="before")
+    @classmethod
+    def _providers(cls, value: Any) -> Any:
+        return parse_provider_urls(value) if isinstance(value, str) else value
+
+    @field_validator("webhook_allow_loopback", "oidc_allow_loopback", mode="before")
+    @classmethod
+    def _switch(cls, value: Any) -> Any:
+        """Only `true` (any case) turns a switch on; any other text leaves it off."""
+        return value.lower() == "true" if isinstance(value, str) else value
+
+
+VARIABLES = frozenset(name.upper() for name in Settings.model_fields)
+
+
+def read_settings(environment: Mapping[str, str] | None = None) -> Settings:
+    """The settings of `environment` (this process's environment by default), validated."""
+    source = os.environ if environment is None else environment
+    region = source.get("SERVICE_REGION", "")
     if region not in SERVICE_REGIONS:
         raise RuntimeError(f"SERVICE_REGION must be one of {SERVICE_REGIONS}, got {region!r}")
-    return Settings(
-        service_region=region,
-        stage=os.environ.get("STAGE", "prod"),
-        peer_region_urls=parse_peer_region_urls(os.environ.get("PEER_REGION_URLS", "")),
-        git_commit=os.environ.get("GIT_COMMIT") or "unknown",
-        build_date=os.environ.get("BUILD_DATE") or "unknown",
-        secret_scanning_keys_urls=parse_provider_urls(os.environ.get("SECRET_SCANNING_KEYS_URLS", "")),
-    )
+    return Settings.model_validate({name: source[name] for name in VARIABLES if source.get(name)})
+
+
+@once
+def settings() -> Settings:
+    """This execution environment's settings, read and validated once (until `reload()`)."""
+    return read_settings()
+
+
+def reload() -> None:
+    """Forget the settings (and everything built from them: mzpay.deps.reset); tests only."""
+    reset()
+
+
+def optional_env(name: str) -> str | None:
+    """The setting of the environment variable `name` as text, None where this function has none."""
+    if name not in VARIABLES:
+        raise KeyError(f"{name} is not a setting of mzpay.config.Settings")
+    value = getattr(settings(), name.lower())
+    return None if value is None or value == "" else str(value)
+
+
+def env(name: str) -> str:
+    """A resource the function needs (declared in template.yaml): RuntimeError when it has none."""
+    value = optional_env(name)
+    if not value:
+        raise RuntimeError(f"{name} is not set for this function")
+    return value

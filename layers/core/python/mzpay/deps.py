@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mzpay.config import settings as settings
 from mzpay.memo import on_reset as on_reset
 from mzpay.memo import once as once
 from mzpay.memo import remembered as remembered
@@ -19,7 +20,6 @@ from mzpay.memo import reset as reset
 from mzpay.memo import substitute as substitute
 
 if TYPE_CHECKING:
-    from mzpay.config import Settings
     from mzpay.connectors.notifications import NotificationProvider
     from mzpay.store.account_names import AccountNames
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
@@ -59,15 +59,6 @@ if TYPE_CHECKING:
     from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
-
-
-# ---------------------------------------------------------------- settings
-@once
-def settings() -> Settings:
-    """The stack's settings, read and validated from the function's environment once."""
-    from mzpay.config import read_settings
-
-    return read_settings()
 
 
 # ---------------------------------------------------------------- stores and queues

@@ -13,9 +13,33 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from mzpay.http.principal import current_merchant
 from mzpay.http.resolver import create_resolver, lambda_handler
+from mzpay.ports import gateway as gateway_port
 
 if TYPE_CHECKING:
+    from mzpay.domain.charges import ChargeRequest
+    from mzpay.domain.payouts import PayoutRequest
+    from mzpay.domain.principal import Principal
     from mzpay.http.collection_auth import CollectionRoutes
+
+
+class GatewayCases:
+    """mzpay.ports.gateway answered by the gateway's use cases (each imported on first use)."""
+
+    def create_charge(self, principal: Principal, request: ChargeRequest) -> Any:
+        from mzpay.cases import charges
+
+        return charges.create_charge(principal, request)
+
+    def create_payout(self, principal: Principal, request: PayoutRequest) -> Any:
+        from mzpay.cases import payouts
+
+        return payouts.create_payout(principal, request)
+
+
+def bind_gateway() -> None:
+    """Bind mzpay.ports.gateway to the gateway's use cases: called by the function whose routes
+    reach the gateway from the collection surface (collection_transactions), and by tests."""
+    gateway_port.bind(GatewayCases())
 
 
 def _rate_limit(_event: dict[str, Any]) -> None:

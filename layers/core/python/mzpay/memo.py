@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 DEPS = "mzpay.deps"
+SUBSTITUTABLE = (DEPS, "mzpay.config")  # the factories mzpay.deps builds or re-exports (settings)
 Built = TypeVar("Built")
 _forget: list[Callable[[], None]] = []
 _substitutes: dict[str, Any] = {}
@@ -19,7 +20,7 @@ def once(factory: Callable[..., Built]) -> Callable[..., Built]:
     """`factory`'s result, built on first use and kept (per arguments) until `reset()`."""
     cached = functools.cache(factory)
     _forget.append(cached.cache_clear)
-    if factory.__module__ != DEPS:
+    if factory.__module__ not in SUBSTITUTABLE:
         return cached
     name = factory.__name__
 

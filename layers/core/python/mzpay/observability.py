@@ -11,9 +11,9 @@ POWERTOOLS_METRICS_NAMESPACE (template.yaml: mzpay) with the dimension `service`
 
 from __future__ import annotations
 
-import os
-
 from aws_lambda_powertools import Logger
+
+from mzpay.config import settings
 
 # Service name comes from POWERTOOLS_SERVICE_NAME (set per function in template.yaml).
 logger = Logger(utc=True)
@@ -39,7 +39,7 @@ def count(name: str, **dimensions: str) -> None:
     # Imported on first use: a function that counts nothing keeps Metrics off its cold start.
     from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_NAMESPACE
+    namespace = settings().powertools_metrics_namespace or DEFAULT_NAMESPACE
     with single_metric(name=name, unit=MetricUnit.Count, value=1, namespace=namespace, default_dimensions=dimensions):
         pass
 

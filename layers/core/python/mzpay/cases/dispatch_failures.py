@@ -18,8 +18,8 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.domain.errors import ServiceError
+from mzpay.fanout import stream
 from mzpay.store.dispatch_failures import StreamExpired, stream_records
-from mzpay.webhooks import outbox
 
 _MESSAGE_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
 
@@ -33,7 +33,7 @@ def _body(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _kind(body: dict[str, Any] | None) -> str:
-    if body is not None and body.get("source") == outbox.SKIP_SOURCE and isinstance(body.get("event_key"), dict):
+    if body is not None and body.get("source") == stream.SKIP_SOURCE and isinstance(body.get("event_key"), dict):
         return "skipped"
     if body is not None and isinstance(body.get("DDBStreamBatchInfo"), dict):
         return "stream_batch"
@@ -108,7 +108,7 @@ def _outcome(
 
 
 def _replay_image(image: dict[str, Any]) -> dict[str, Any]:
-    result = outbox.dispatch_event(image)
+    result = stream.dispatch_event(image)
     if result.skipped:
         reason = ",".join(s.reason for s in result.skipped)
         return _outcome(image.get("id"), image.get("type"), "skipped", result.delivery_id, reason)

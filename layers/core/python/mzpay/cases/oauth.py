@@ -267,7 +267,7 @@ def _keys_at(url: str, kid: str | None, refresh: bool = False) -> list[dict[str,
     """The usable public keys a client publishes at `url` (https, SSRF-guarded, 3 s), kept
     JWKS_TTL_SECONDS; fetched again sooner for a kid not among them (a rotation), at most every
     JWKS_REFETCH_SECONDS. [] when they cannot be fetched and none are kept."""
-    from mzpay.collection.fetch import FetchError, fetch_json
+    from mzpay.connectors.fetch import FetchError, fetch_json
 
     now = time.monotonic()
     fetched_at, keys = _published.get(url, (0.0, []))

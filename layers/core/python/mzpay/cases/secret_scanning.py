@@ -46,7 +46,7 @@ def _invalid_signature(detail: str) -> ServiceError:
 
 def provider_key(url: str, key_id: str) -> str | None:
     """The PEM of the provider's key `key_id` (None: the provider publishes no such key)."""
-    from mzpay.collection.fetch import FetchError, fetch_json
+    from mzpay.connectors.fetch import FetchError, fetch_json
 
     now = time.monotonic()
     fetched_at, keys = _keys.get(url, (0.0, {}))

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
-from mzpay.collection.fetch import FetchError, fetch_json, loopback_allowed
-from mzpay.collection.signin import configured_provider
+from mzpay.connectors.fetch import FetchError, fetch_json, loopback_allowed
+from mzpay.connectors.oidc import configured_provider
 from mzpay.domain import collection_idp as rules
 from mzpay.domain import page_tokens
 from mzpay.domain.collection_access import Identity

@@ -8,11 +8,11 @@ active the moment it expires or the configured issuer key changes.
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.config import settings
 from mzpay.deps import remembered
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.licence import (
@@ -28,11 +28,11 @@ _EPOCH = datetime.fromtimestamp(0, UTC)
 
 
 def _issuer_key_text() -> str:
-    return os.environ.get("LICENCE_ISSUER_PUBLIC_KEY", "")
+    return settings().licence_issuer_public_key
 
 
 def _issuer() -> str:
-    return os.environ.get("LICENCE_ISSUER") or DEFAULT_ISSUER
+    return settings().licence_issuer or DEFAULT_ISSUER
 
 
 @remembered(maxsize=256)

@@ -25,6 +25,7 @@ from mzpay.domain.errors import FieldError, ServiceError, field_refusal
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.domain.payment_methods import PaymentMethod
 from mzpay.domain.principal import Principal
+from mzpay.ports.gateway import gateway
 from mzpay.steps.customers import customer_of, method_of
 
 NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
@@ -54,8 +55,6 @@ def _metadata(method: PaymentMethod) -> dict[str, str]:
 
 
 def _pay_in(method: PaymentMethod, movement_id: str, amount: Decimal, currency: str) -> dict[str, Any]:
-    from mzpay.cases.charges import create_charge  # the gateway's own charge path
-
     if method.type == "mobile_wallet" and method.partner_id in NETWORKS:
         wallet = MobileWallet(network=NETWORKS[method.partner_id], phone_number=method.details["phone_number"])
         source = Source(type="mobile_wallet", mobile_wallet=wallet)
@@ -70,7 +69,7 @@ def _pay_in(method: PaymentMethod, movement_id: str, amount: Decimal, currency: 
         country="MZ",
         metadata=_metadata(method),
     )
-    charge = create_charge(_principal(method), request)
+    charge = gateway().create_charge(_principal(method), request)  # the gateway's own charge path
     status = PAYMENT_STATUS.get(charge["status"], "pending")
     return {
         "status": status,
@@ -88,7 +87,6 @@ def _pay_out(
     destination: str | None,
     text: str | None,
 ) -> dict[str, Any]:
-    from mzpay.cases.payouts import create_payout  # the gateway's own payout path
     from mzpay.domain.payouts import PayoutRequest
 
     network, phone = _wallet(method, destination)
@@ -106,7 +104,7 @@ def _pay_out(
         field = "destination" if destination else "payment_method"
         message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
         raise field_refusal([FieldError(field, "INVALID_FORMAT", message)]) from None
-    payout = create_payout(_principal(method), request)
+    payout = gateway().create_payout(_principal(method), request)  # the gateway's own payout path
     return {"status": PAYOUT_STATUS.get(payout["status"], "pending"), "reference": payout["provider_payout_id"]}
 
 

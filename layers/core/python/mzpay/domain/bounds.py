@@ -6,13 +6,13 @@ DynamoDB item (400 KB) by construction: the largest request body that passes the
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 from typing import Annotated
 from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, StringConstraints
 
+from mzpay.config import settings
 from mzpay.domain.card_data import holds_card_number, luhn_valid
 from mzpay.domain.network import address_allowed
 
@@ -42,7 +42,7 @@ _CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
 
 def allow_loopback() -> bool:
     """Only the local stack sets WEBHOOK_ALLOW_LOOPBACK=true (its receivers run on localhost)."""
-    return os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "").lower() == "true"
+    return settings().webhook_allow_loopback
 
 
 def url_problem(value: str, allow_path: bool = False) -> str | None:

@@ -4,10 +4,10 @@ Retry-After. Pure rules; the counters live in mzpay.store.rate_limits."""
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
+from mzpay.config import settings
 from mzpay.domain.errors import ServiceError
 
 DEFAULT_PER_KEY = 100  # requests per second, per API key
@@ -27,9 +27,10 @@ class RateLimits:
 
 def stack_defaults() -> RateLimits:
     """The stack's defaults (template parameters RateLimitPerKey, RateLimitPerAccount)."""
+    current = settings()
     return RateLimits(
-        int(os.environ.get("RATE_LIMIT_PER_KEY") or DEFAULT_PER_KEY),
-        int(os.environ.get("RATE_LIMIT_PER_ACCOUNT") or DEFAULT_PER_ACCOUNT),
+        current.rate_limit_per_key or DEFAULT_PER_KEY,
+        current.rate_limit_per_account or DEFAULT_PER_ACCOUNT,
     )
 
 
@@ -71,10 +72,11 @@ class UploadLimits:
 def upload_limits() -> UploadLimits:
     """The stack's upload limits (UPLOAD_LIMIT_PER_MINUTE, UPLOAD_LIMIT_PER_DAY,
     UPLOAD_BYTES_PER_DAY; the documented defaults when unset)."""
+    current = settings()
     return UploadLimits(
-        int(os.environ.get("UPLOAD_LIMIT_PER_MINUTE") or UPLOADS_PER_MINUTE),
-        int(os.environ.get("UPLOAD_LIMIT_PER_DAY") or UPLOADS_PER_DAY),
-        int(os.environ.get("UPLOAD_BYTES_PER_DAY") or UPLOAD_BYTES_PER_DAY),
+        current.upload_limit_per_minute or UPLOADS_PER_MINUTE,
+        current.upload_limit_per_day or UPLOADS_PER_DAY,
+        current.upload_bytes_per_day or UPLOAD_BYTES_PER_DAY,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mzpay.deps import settings
+from mzpay.config import settings
 from mzpay.domain.errors import ServiceError
 
 

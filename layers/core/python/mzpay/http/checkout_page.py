@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import hmac
-import os
 import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -21,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
+from mzpay.config import optional_env
 from mzpay.domain.charges import RAW_CARD_DATA, phone_fault
 from mzpay.domain.checkout_offer import TEST_CARD_HINT, PayerChoice
 from mzpay.domain.errors import ServiceError
@@ -40,7 +40,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def public_base_url(event: Any) -> str:
     """The gateway's public address: PUBLIC_GATEWAY_URL, else the execute-api one of the request."""
-    configured = os.environ.get("PUBLIC_GATEWAY_URL", "")
+    configured = optional_env("PUBLIC_GATEWAY_URL")
     if configured:
         return configured.rstrip("/")
     context = event.request_context

@@ -16,7 +16,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from mzpay import deps
-from mzpay.collection.signin import Provider, audience, configured_provider, unauthorized, verify_access_token
+from mzpay.connectors.oidc import Provider, audience, configured_provider, unauthorized, verify_access_token
 from mzpay.domain.audit import Actor
 from mzpay.domain.collection_access import CALLER_ACTIVE, SIGNED_IN, Identity, RouteAccess
 from mzpay.domain.errors import ServiceError

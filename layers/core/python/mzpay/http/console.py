@@ -21,13 +21,13 @@ A route is one of:
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import Response
 
 from mzpay import deps
+from mzpay.config import settings
 from mzpay.deps import once
 from mzpay.domain import clock
 from mzpay.domain import console_sessions as rules
@@ -60,7 +60,7 @@ def _identified(name: str, visit: pages.Visit) -> None:
 
 @once
 def _allowlist() -> tuple[IpNetwork, ...]:
-    return parse_allowlist(os.environ.get("OPERATOR_IP_ALLOWLIST", ""))
+    return parse_allowlist(settings().operator_ip_allowlist)
 
 
 def _operator_secret() -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from mzpay.config import settings
 from mzpay.deps import once
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
@@ -15,7 +15,7 @@ from mzpay.store.secrets import operator_token
 
 @once
 def _allowlist() -> tuple[IpNetwork, ...]:
-    return parse_allowlist(os.environ.get("OPERATOR_IP_ALLOWLIST", ""))
+    return parse_allowlist(settings().operator_ip_allowlist)
 
 
 def authorize_operator(event: dict[str, Any]) -> dict[str, Any]:

@@ -3,13 +3,14 @@ token endpoint's audience)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
+
+from mzpay.config import optional_env
 
 
 def public_url(event: Any, variable: str) -> str:
     """The API's public address: the `variable` setting, else the execute-api one of the request."""
-    configured = os.environ.get(variable, "")
+    configured = optional_env(variable)
     if configured:
         return configured.rstrip("/")
     context = event.request_context

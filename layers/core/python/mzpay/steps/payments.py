@@ -5,13 +5,13 @@ reading one (`visible_payment`, `current`)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.config import settings
 from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
 from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
@@ -135,8 +135,8 @@ def kept(reservations: tuple[Reservation, ...], currency: str) -> tuple[Reserved
 
 def reconcile_first() -> timedelta:
     """This stack's first reconciliation delay (RECONCILE_FIRST_SECONDS, else expiry.RECONCILE_FIRST)."""
-    first = os.environ.get("RECONCILE_FIRST_SECONDS")
-    return timedelta(seconds=int(first)) if first else expiry.RECONCILE_FIRST
+    first = settings().reconcile_first_seconds
+    return timedelta(seconds=first) if first else expiry.RECONCILE_FIRST
 
 
 def waiting(payment: Payment, now: datetime) -> dict[str, Any]:

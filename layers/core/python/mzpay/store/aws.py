@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import Any
 
-from mzpay.deps import once
+from mzpay.config import env as env
+from mzpay.memo import once
 
 
 @once
@@ -33,14 +33,6 @@ def table(name: str) -> Any:
     """A DynamoDB Table resource."""
     session, config = session_and_config()
     return session.resource("dynamodb", config=config).Table(name)
-
-
-def env(name: str) -> str:
-    """A required environment variable of the function (declared in template.yaml)."""
-    value = os.environ.get(name)
-    if not value:
-        raise RuntimeError(f"{name} is not set for this function")
-    return value
 
 
 def _error_response(exc: BaseException) -> dict[str, Any]:

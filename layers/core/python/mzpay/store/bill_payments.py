@@ -14,7 +14,8 @@ from mzpay.domain.bills import BillQuote, Invoice
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
@@ -40,13 +41,7 @@ def invoice_update(name: str, invoice: Invoice | None, changes: dict[str, Any] |
     return [versioned_update(name, invoice_key(invoice.biller_id, invoice.mode, invoice.number), invoice, changes)]
 
 
-class BillPayments:
-    def __init__(self, table_name: str, events_table: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_table
-
+class BillPayments(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> BillPayments:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

@@ -9,7 +9,8 @@ from typing import Any
 
 from mzpay.domain.billers import Biller, BillProduct
 from mzpay.domain.errors import ServiceError
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -25,12 +26,7 @@ def _product_key(product_id: str) -> dict[str, str]:
     return {"pk": f"BILLPRODUCT#{product_id}", "sk": "PRODUCT"}
 
 
-class Billers:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class Billers(TableStore):
     @classmethod
     def from_env(cls) -> Billers:
         return cls(env("PAYMENTS_TABLE"))

@@ -10,7 +10,8 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from mzpay.domain.bills import BillQuote, Invoice
-from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.aws import client, env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -22,12 +23,7 @@ def invoice_key(biller_id: str, mode: str, number: str) -> dict[str, str]:
     return {"pk": f"INVOICE#{biller_id}#{mode}#{number}", "sk": "INVOICE"}
 
 
-class BillQuotes:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class BillQuotes(TableStore):
     @classmethod
     def from_env(cls) -> BillQuotes:
         return cls(env("PAYMENTS_TABLE"))

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.business import BusinessAccount
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -24,12 +25,7 @@ def _key(account_id: str) -> dict[str, str]:
     return {"pk": _partition(account_id), "sk": "ACCOUNT"}
 
 
-class BusinessAccounts:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class BusinessAccounts(TableStore):
     @classmethod
     def from_env(cls) -> BusinessAccounts:
         return cls(env("COLLECTION_TABLE"))

@@ -10,7 +10,8 @@ from typing import Any
 
 from mzpay.domain.cash_deposits import CashDepositIntent
 from mzpay.domain.name_lookups import NameLookup
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 from mzpay.store.transitions import applied, versioned_update
 
@@ -31,12 +32,7 @@ def _lookup_key(lookup_id: str) -> dict[str, str]:
     return {"pk": f"LOOKUP#{lookup_id}", "sk": "LOOKUP"}
 
 
-class CashDepositIntents:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class CashDepositIntents(TableStore):
     @classmethod
     def from_env(cls) -> CashDepositIntents:
         return cls(env("PAYMENTS_TABLE"))

@@ -12,9 +12,9 @@ The CA (`{key, certificate}` PEM, JSON) is one secret per region, made by the fi
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 
+from mzpay.config import optional_env
 from mzpay.domain.client_certs import ClientCertificate
 from mzpay.store.aws import client, env, error_code, is_conditional_failure, table
 
@@ -35,7 +35,7 @@ class ClientCerts:
     @classmethod
     def from_env(cls) -> ClientCerts:
         # the authorizer reads certificates only: it has no CA secret
-        return cls(env("DIRECTORY_TABLE"), os.environ.get("CLIENT_CA_SECRET"))
+        return cls(env("DIRECTORY_TABLE"), optional_env("CLIENT_CA_SECRET"))
 
     def ca(self, create: Callable[[], tuple[str, str]]) -> tuple[str, str]:
         """(key PEM, certificate PEM) of the region's CA, made with `create` if there is none yet."""

@@ -16,7 +16,8 @@ from typing import Any
 
 from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.events import Event
-from mzpay.store.aws import batch_get, env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_puts
 from mzpay.store.transitions import applied, versioned_update
 
@@ -75,13 +76,7 @@ def _with_index(update: dict[str, Any], after: CollectionRequest) -> dict[str, A
     return update
 
 
-class CollectionRequests:
-    def __init__(self, table_name: str, events_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_name
-
+class CollectionRequests(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> CollectionRequests:
         return cls(env("COLLECTION_TABLE"), env("EVENTS_TABLE"))

@@ -9,7 +9,7 @@ import base64
 import json
 from typing import Any
 
-from mzpay.deps import remembered
+from mzpay.memo import remembered
 from mzpay.store.aws import client, env, table
 
 

@@ -21,7 +21,8 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.keys import KeyStatus
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import batch_get, env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.events import event_puts
 
 
@@ -154,13 +155,8 @@ class AlreadyConnected(Exception):
     """The connection exists already."""
 
 
-class Directory:
+class Directory(TableStore):
     """Repository of the directory table (conditional writes; one transaction per change)."""
-
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
 
     @classmethod
     def from_env(cls) -> Directory:

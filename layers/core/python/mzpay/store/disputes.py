@@ -20,7 +20,8 @@ from mzpay.domain.disputes import Dispute
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
-from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first, table
+from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
 from mzpay.store.transitions import applied, own_write, versioned_update, write_token
@@ -43,13 +44,7 @@ def _payment_key(provider_payment_id: str) -> dict[str, str]:
     return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
 
 
-class Disputes:
-    def __init__(self, table_name: str, events_table: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_table
-
+class Disputes(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> Disputes:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

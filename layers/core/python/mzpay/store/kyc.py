@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.kyc import Customer, KycVerification
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -24,12 +25,7 @@ def _kyc_key(kyc_id: str) -> dict[str, str]:
     return {"pk": f"KYC#{kyc_id}", "sk": "KYC"}
 
 
-class KycStore:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class KycStore(TableStore):
     @classmethod
     def from_env(cls) -> KycStore:
         return cls(env("COLLECTION_TABLE"))

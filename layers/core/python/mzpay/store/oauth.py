@@ -18,7 +18,8 @@ from datetime import datetime
 from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.events import Event
 from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
-from mzpay.store.aws import batch_get, env, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.directory import Account
 from mzpay.store.events import event_puts
 
@@ -38,12 +39,7 @@ def _ttl(expires_at: datetime) -> int:
     return int(expires_at.timestamp()) + TTL_GRACE_SECONDS
 
 
-class OAuthStore:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class OAuthStore(TableStore):
     @classmethod
     def from_env(cls) -> OAuthStore:
         return cls(env("DIRECTORY_TABLE"))

@@ -9,7 +9,8 @@ from typing import Any
 
 from mzpay.domain.customer_transactions import CustomerTransaction
 from mzpay.domain.payment_methods import PaymentMethod
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -21,12 +22,7 @@ def _key(pm_id: str) -> dict[str, str]:
     return {"pk": f"PM#{pm_id}", "sk": "PM"}
 
 
-class PaymentMethods:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-
+class PaymentMethods(TableStore):
     @classmethod
     def from_env(cls) -> PaymentMethods:
         return cls(env("COLLECTION_TABLE"))

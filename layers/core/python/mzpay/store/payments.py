@@ -25,7 +25,8 @@ from mzpay.domain.payments import Payment
 from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
-from mzpay.store.aws import batch_get, env, index_page, is_conditional_failure, table
+from mzpay.store.aws import batch_get, env, index_page, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
@@ -137,13 +138,7 @@ def _routing(
     return statuses, pilots
 
 
-class Payments:
-    def __init__(self, payments_table: str, events_table: str) -> None:
-        self.table = table(payments_table)
-        self.client = self.table.meta.client
-        self.name = payments_table
-        self.events_name = events_table
-
+class Payments(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> Payments:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

@@ -16,7 +16,8 @@ from mzpay.domain.entity import Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.payout_batches import BatchLine, PayoutBatch, Status
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import Queue, applied, own_write, queued, versioned_update, write_token
@@ -34,13 +35,7 @@ def _line_key(batch_id: str, line: int) -> dict[str, str]:
     return {"pk": f"POB#{batch_id}", "sk": f"LINE#{line:05d}"}
 
 
-class PayoutBatches:
-    def __init__(self, table_name: str, events_table: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_table
-
+class PayoutBatches(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> PayoutBatches:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

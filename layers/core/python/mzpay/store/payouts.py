@@ -16,7 +16,8 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payouts import Payout, Status
-from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure, table
+from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
@@ -45,13 +46,7 @@ def _key(provider_payout_id: str) -> dict[str, str]:
 AWAITING_APPROVAL = Queue("PAYOUTS#AWAITING_APPROVAL", Status.WAITING_FOR_APPROVAL)
 
 
-class Payouts:
-    def __init__(self, table_name: str, events_table: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_table
-
+class Payouts(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> Payouts:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

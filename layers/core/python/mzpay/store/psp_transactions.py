@@ -14,7 +14,8 @@ from typing import Any
 
 from mzpay.domain.events import Event
 from mzpay.domain.psp_transactions import PspTransaction
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure, newest_first, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, newest_first
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 
@@ -35,13 +36,7 @@ def _claim_key(account_id: str, mode: str, reference: str) -> dict[str, str]:
     return {"pk": f"PSPREF#{account_id}#{mode}", "sk": reference}
 
 
-class PspTransactions:
-    def __init__(self, table_name: str, events_table: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_table
-
+class PspTransactions(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> PspTransactions:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

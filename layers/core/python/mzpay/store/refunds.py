@@ -16,7 +16,8 @@ from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
-from mzpay.store.aws import env, index_page, is_conditional_failure, table
+from mzpay.store.aws import env, index_page, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
@@ -39,13 +40,7 @@ def _by_payment(refund: Refund) -> dict[str, str]:
     return {"gsi1pk": f"REFUNDS#{refund.provider_payment_id}", "gsi1sk": refund.provider_refund_id}
 
 
-class Refunds:
-    def __init__(self, table_name: str, events_table: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.events_name = events_table
-
+class Refunds(PaymentsTableStore):
     @classmethod
     def from_env(cls) -> Refunds:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from mzpay.config import env
 
 SECRET_CACHE_SECONDS = 300
 
@@ -13,7 +13,7 @@ def operator_token() -> str:
     mzpay.domain.operators)."""
     from aws_lambda_powertools.utilities import parameters  # deferred: keeps boto3 off cold start of other paths
 
-    value = parameters.get_secret(os.environ["OPERATOR_TOKEN_SECRET_ARN"], max_age=SECRET_CACHE_SECONDS)
+    value = parameters.get_secret(env("OPERATOR_TOKEN_SECRET_ARN"), max_age=SECRET_CACHE_SECONDS)
     return str(value)
 
 
@@ -22,5 +22,5 @@ def key_pepper() -> str:
     recognise any key to answer 421)."""
     from aws_lambda_powertools.utilities import parameters
 
-    value = parameters.get_secret(os.environ["KEY_PEPPER_SECRET"], max_age=SECRET_CACHE_SECONDS)
+    value = parameters.get_secret(env("KEY_PEPPER_SECRET"), max_age=SECRET_CACHE_SECONDS)
     return str(value)

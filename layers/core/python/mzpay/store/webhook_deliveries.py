@@ -10,11 +10,11 @@ conditional write: a lost race is seen, never overwritten. A slow endpoint's mar
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from mzpay.config import optional_env
 from mzpay.domain.deliveries import Attempt, Delivery
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.webhooks import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
@@ -345,8 +345,8 @@ class DeliveryQueue:
     def from_env(cls) -> DeliveryQueue:
         return cls(
             env("WEBHOOK_QUEUE_URL"),
-            os.environ.get("WEBHOOK_SLOW_QUEUE_URL") or None,
-            os.environ.get("WEBHOOK_DEAD_LETTER_QUEUE_URL") or None,
+            optional_env("WEBHOOK_SLOW_QUEUE_URL"),
+            optional_env("WEBHOOK_DEAD_LETTER_QUEUE_URL"),
         )
 
     @property

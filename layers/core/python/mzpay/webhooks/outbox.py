@@ -12,12 +12,10 @@ timeout after they processed it): they deduplicate on Service-Event-Id.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -25,6 +23,7 @@ import simplejson
 from ulid import ULID
 
 from mzpay import deps
+from mzpay.config import settings
 from mzpay.domain import webhooks as rules
 from mzpay.domain.deliveries import Delivery
 from mzpay.domain.events import envelope_of
@@ -48,7 +47,8 @@ MAX_ERROR_CHARS = 200
 
 def retry_base() -> int:
     """WEBHOOK_RETRY_BASE_SECONDS (template parameter WebhookRetryBaseSeconds; 300 by default)."""
-    return int(os.environ.get("WEBHOOK_RETRY_BASE_SECONDS", rules.DEFAULT_RETRY_BASE_SECONDS))
+    base = settings().webhook_retry_base_seconds
+    return rules.DEFAULT_RETRY_BASE_SECONDS if base is None else base
 
 
 LOCAL_SCALE_PARAMETER = "devstack_retry_scale"  # a callback URL's query parameter, local stack only
@@ -59,7 +59,7 @@ def retry_time_scale(url: str = "") -> float:
     unset). The local stack sets 1/60 (a minute of schedule is a second). Only there, a callback
     URL with the query parameter devstack_retry_scale=<scale> (e.g. 0) has its own scale, so a
     test can run out of attempts in seconds while the others keep the schedule."""
-    local = os.environ.get("WEBHOOK_RETRY_TIME_SCALE")
+    local = settings().webhook_retry_time_scale
     if not local:
         return 1.0
     query = parse_qs(urlsplit(url).query)
@@ -218,101 +218,3 @@ def _enqueue(delivery_id: str, token: str, clock: Callable[[], float]) -> None:
             deps.deliveries().release_enqueue_lease(delivery_id, token)
         raise
     deps.deliveries().mark_enqueued(delivery_id, token, iso(clock()))
-
-
-@dataclass(frozen=True)
-class Skip:
-    """One step of an event's dispatch that can never succeed as the event is."""
-
-    step: str  # "webhook", "settlement", "collection" or "notification"
-    reason: str
-    detail: str
-
-
-@dataclass(frozen=True)
-class Dispatched:
-    """What the outbox did for one event: its delivery (None: nothing to deliver) and the steps
-    it skipped as poison."""
-
-    delivery_id: str | None
-    skipped: tuple[Skip, ...]
-
-
-def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
-    """Everything the outbox does for a new event item: its webhook delivery and its settlement
-    message. A permanent fault of one step is returned as a Skip (the other step still runs); a
-    transient one raises, so that the record is played again (both steps are idempotent)."""
-    from mzpay.steps.collection_payments import reconcile_collection  # imported late (they import much)
-    from mzpay.steps.notifications import dispatch_notification
-    from mzpay.steps.settlement import dispatch_settlement
-
-    skipped: list[Skip] = []
-    delivery_id = None
-    try:
-        delivery_id = dispatch(image)
-    except Exception as exc:
-        if not is_permanent(exc):
-            raise
-        skipped.append(Skip("webhook", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
-    try:
-        dispatch_settlement(dict(image))
-    except Exception as exc:
-        if not is_permanent(exc):
-            raise
-        skipped.append(Skip("settlement", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
-    try:
-        reconcile_collection(image)
-    except Exception as exc:
-        if not is_permanent(exc):
-            raise
-        skipped.append(Skip("collection", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
-    try:
-        dispatch_notification(dict(image))
-    except Exception as exc:
-        if not is_permanent(exc):
-            raise
-        skipped.append(Skip("notification", poison_reason(exc), str(exc)[:MAX_ERROR_CHARS]))
-    return Dispatched(delivery_id, tuple(skipped))
-
-
-SKIP_SOURCE = "webhook_dispatcher"
-_KEY_CHARS = 1_024
-
-
-def _text(value: Any, limit: int = 200) -> str | None:
-    return None if value is None else str(value)[:limit]
-
-
-def skip_message(
-    image: Mapping[str, Any] | None, skip: Skip, stream: Mapping[str, Any], clock: Callable[[], float] = time.time
-) -> dict[str, Any]:
-    """The failure-queue message of a skipped event: why, and the event's key in the events
-    table (every string bounded, so the message always fits SQS's 256 KB)."""
-    image = image or {}
-    return {
-        "source": SKIP_SOURCE,
-        "step": skip.step,
-        "reason": skip.reason,
-        "detail": skip.detail[:MAX_ERROR_CHARS],
-        "event_key": {"pk": _text(image.get("pk"), _KEY_CHARS), "sk": _text(image.get("sk"), _KEY_CHARS)},
-        "event_id": _text(image.get("id")),
-        "event_type": _text(image.get("type")),
-        "account_id": _text(image.get("account_id")),
-        "mode": _text(image.get("mode")),
-        "stream": {name: _text(value, _KEY_CHARS) for name, value in stream.items()},
-        "skipped_at": iso(clock()),
-    }
-
-
-def skip(image: Mapping[str, Any] | None, skipped: Skip, stream: Mapping[str, Any]) -> None:
-    """Put a poison event in WebhookDispatchFailureQueue (alarmed) and say so in the log. If the
-    queue cannot be reached this raises, and the record is played again."""
-    message = skip_message(image, skipped, stream)
-    deps.dispatch_failures().send(message)
-    logger.error(
-        "webhook dispatch skipped a poison event",
-        reason=skipped.reason,
-        step=skipped.step,
-        event_id=message["event_id"],
-        account_id=message["account_id"],
-    )

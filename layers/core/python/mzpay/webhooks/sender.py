@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.connectors import transport
 from mzpay.domain import webhooks as rules
 from mzpay.domain.bounds import allow_loopback
 from mzpay.domain.deliveries import Attempt, Delivery
@@ -29,7 +30,7 @@ from mzpay.domain.webhooks import DeliveryStatus, Lane, Outcome
 from mzpay.observability import correlate, count, logger
 from mzpay.store.aws import client
 from mzpay.store.webhook_deliveries import iso
-from mzpay.webhooks import outbox, transport
+from mzpay.webhooks import outbox
 from mzpay.webhooks.signing import sign
 
 

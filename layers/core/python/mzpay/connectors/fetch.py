@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import ssl
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from mzpay.config import settings
+from mzpay.connectors.transport import PinnedHTTPConnection, PinnedHTTPSConnection
 from mzpay.domain.network import address_allowed
-from mzpay.webhooks.transport import PinnedHTTPConnection, PinnedHTTPSConnection
 
 TIMEOUT_SECONDS = 3.0
 MAX_BYTES = 512 * 1024
@@ -36,7 +36,7 @@ class FetchError(Exception):
 
 def loopback_allowed() -> bool:
     """Only the local stack sets OIDC_ALLOW_LOOPBACK=true (its issuer runs on localhost)."""
-    return os.environ.get("OIDC_ALLOW_LOOPBACK", "").lower() == "true"
+    return settings().oidc_allow_loopback
 
 
 def vetted_addresses(url: str, allow_loopback: bool) -> tuple[str, str, int, list[str]]:

@@ -11,13 +11,13 @@ may name any account, or none (the installation's administrator).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mzpay.collection.fetch import FetchError, fetch_json
+from mzpay.config import settings
+from mzpay.connectors.fetch import FetchError, fetch_json
 from mzpay.domain.collection_access import CONFIGURED, Identity, InvalidClaims, identity_from_claims
 from mzpay.domain.errors import ServiceError
 
@@ -63,12 +63,12 @@ def unauthorized(reason: str) -> ServiceError:
 
 def configured_provider() -> Provider | None:
     """The stack's bootstrap provider (OIDC_ISSUER, OIDC_JWKS_URI), if it has one."""
-    issuer, jwks_uri = os.environ.get("OIDC_ISSUER", ""), os.environ.get("OIDC_JWKS_URI", "")
+    issuer, jwks_uri = settings().oidc_issuer, settings().oidc_jwks_uri
     return Provider(issuer, jwks_uri, CONFIGURED) if issuer and jwks_uri else None
 
 
 def audience() -> str:
-    return os.environ.get("OIDC_AUDIENCE") or "mzpay-collection"
+    return settings().oidc_audience or "mzpay-collection"
 
 
 def _client_class() -> Any:
@@ -76,7 +76,7 @@ def _client_class() -> Any:
     from jwt.exceptions import PyJWKClientConnectionError
 
     class SafeJWKClient(PyJWKClient):  # type: ignore[misc]
-        """PyJWKClient whose fetch follows mzpay.collection.fetch (https, public, 3 s)."""
+        """PyJWKClient whose fetch follows mzpay.connectors.fetch (https, public, 3 s)."""
 
         def fetch_data(self) -> Any:
             import time

@@ -1,0 +1,1 @@
+"""The event-stream fan-out, above mzpay.steps: mzpay.fanout.stream."""
