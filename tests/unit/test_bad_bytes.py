@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from mzpay.http.body import MAX_JSON_DEPTH, MAX_JSON_NUMBER
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
+from tests.events import rest_event
 
 RAN: list[str] = []
 
@@ -39,22 +40,15 @@ def build(surface: Surface) -> Any:
 
 
 def event(body: str | None, content_type: str = "application/json", base64_encoded: bool = False) -> dict[str, Any]:
-    headers = {"Content-Type": content_type}
     path = "/v1/form" if content_type.startswith(("multipart", "application/x-www")) else "/v1/things"
-    return {
-        "resource": path,
-        "path": path,
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {"requestId": "rid-bytes", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
-        "body": body,
-        "isBase64Encoded": base64_encoded,
-    }
+    return rest_event(
+        "POST",
+        path,
+        headers={"Content-Type": content_type},
+        body=body,
+        context={"requestId": "rid-bytes", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
+        base64_encoded=base64_encoded,
+    )
 
 
 def b64(raw: bytes) -> str:

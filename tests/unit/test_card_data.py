@@ -20,6 +20,7 @@ from mzpay.http import card_screen
 from mzpay.http.audit import audit_requests
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
+from tests.events import rest_event
 
 ROOT = Path(__file__).resolve().parents[2]
 PAN = "4539148803436467"  # Luhn-valid, not a documented test card
@@ -179,22 +180,17 @@ def event(
     path_parameters: dict[str, str] | None = None,
     base64_encoded: bool = False,
 ) -> dict[str, Any]:
-    headers = {"Content-Type": content_type}
-    resource = "/v1/things/{thing_id}" if path_parameters else path
-    return {
-        "resource": resource,
-        "path": path,
-        "httpMethod": method,
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": query,
-        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
-        "pathParameters": path_parameters,
-        "stageVariables": None,
-        "requestContext": {"requestId": "rid-pan", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
-        "body": body,
-        "isBase64Encoded": base64_encoded,
-    }
+    return rest_event(
+        method,
+        path,
+        headers={"Content-Type": content_type},
+        body=body,
+        resource="/v1/things/{thing_id}" if path_parameters else path,
+        query=query,
+        path_parameters=path_parameters,
+        context={"requestId": "rid-pan", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
+        base64_encoded=base64_encoded,
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,7 @@ from mzpay.domain.payouts import (
 )
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
+from tests.events import rest_event
 from tests.expected import problem
 
 PAYOUT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
@@ -58,21 +59,13 @@ HANDLER = _gateway()
 
 
 def post(path: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": "application/json"}
-    event = {
-        "resource": path,
-        "path": path,
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {"requestId": "r-1", "stage": "prod", "resourcePath": path, "httpMethod": "POST"},
-        "body": json.dumps(payload),
-        "isBase64Encoded": False,
-    }
+    event = rest_event(
+        "POST",
+        path,
+        headers={"Content-Type": "application/json"},
+        body=json.dumps(payload),
+        context={"requestId": "r-1", "stage": "prod", "resourcePath": path, "httpMethod": "POST"},
+    )
     response = HANDLER(event, None)
     return response["statusCode"], json.loads(response["body"])
 
