@@ -3,6 +3,7 @@ the unit and integration tests."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 CONTEXT = {"requestId": "r-1", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}}
@@ -37,3 +38,8 @@ def rest_event(
         "body": body,
         "isBase64Encoded": base64_encoded,
     }
+
+
+def json_post(path: str, payload: Any) -> dict[str, Any]:
+    """A POST of `payload` as JSON to `path`."""
+    return rest_event("POST", path, headers={"Content-Type": "application/json"}, body=json.dumps(payload))

@@ -22,7 +22,7 @@ from mzpay.domain.name_lookups import (
 )
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
-from tests.events import rest_event
+from tests.events import json_post
 from tests.expected import problem
 
 NIB = "000301080016367102371"
@@ -50,15 +50,7 @@ HANDLER = _gateway()
 
 
 def post(payload: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    path = "/v1/name-lookups"
-    event = rest_event(
-        "POST",
-        path,
-        headers={"Content-Type": "application/json"},
-        body=json.dumps(payload),
-        context={"requestId": "r-1", "stage": "prod", "resourcePath": path, "httpMethod": "POST"},
-    )
-    response = HANDLER(event, None)
+    response = HANDLER(json_post("/v1/name-lookups", payload), None)
     headers_out = {k: v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()}
     return response["statusCode"], json.loads(response["body"]), headers_out
 

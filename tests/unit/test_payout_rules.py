@@ -26,7 +26,7 @@ from mzpay.domain.payouts import (
 )
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
-from tests.events import rest_event
+from tests.events import json_post
 from tests.expected import problem
 
 PAYOUT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
@@ -59,14 +59,7 @@ HANDLER = _gateway()
 
 
 def post(path: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    event = rest_event(
-        "POST",
-        path,
-        headers={"Content-Type": "application/json"},
-        body=json.dumps(payload),
-        context={"requestId": "r-1", "stage": "prod", "resourcePath": path, "httpMethod": "POST"},
-    )
-    response = HANDLER(event, None)
+    response = HANDLER(json_post(path, payload), None)
     return response["statusCode"], json.loads(response["body"])
 
 
