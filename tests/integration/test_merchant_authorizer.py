@@ -22,7 +22,7 @@ from mzpay.domain.keys import generate_key, key_hash, redacted
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import Account, ApiKey, Directory
-from tests.expected import problem
+from tests.expected import policy, problem
 from tests.integration.support import create_directory_table, reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,19 +100,6 @@ def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> di
         "multiValueHeaders": {k: [v] for k, v in headers.items()},
         "queryStringParameters": None,
         "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
-    }
-
-
-def policy(effect: str) -> dict[str, Any]:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Action": "execute-api:Invoke",
-                "Effect": effect,
-                "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
-            }
-        ],
     }
 
 

@@ -16,7 +16,7 @@ from mzpay.domain.principal import CUSTOMER_CREATES, CUSTOMER_ROUTES, customer_o
 from mzpay.http import principal as principal_module
 from mzpay.http.authorizers import refuse
 from mzpay.http.principal import Principal, admit, merchant, refusal_context
-from tests.expected import problem
+from tests.expected import policy, problem
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -275,19 +275,6 @@ def test_an_event_without_request_context_is_not_a_merchant() -> None:
 
 
 # ---------------------------------------------------------------- mzpay.http.authorizers.refuse
-def policy(effect: str) -> dict[str, Any]:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Action": "execute-api:Invoke",
-                "Effect": effect,
-                "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
-            }
-        ],
-    }
-
-
 def test_a_403_refusal_is_a_deny_carrying_the_problem_document() -> None:
     error = ServiceError(403, "ip_not_allowed", "This API key may not be used from this address.", rule="ip")
     answer = refuse({"methodArn": METHOD_ARN}, "01JKEY", error)
