@@ -1,5 +1,5 @@
-"""Test data builders for the unit tests, written once: each builds a valid domain object of
-the bill payments capability from defaults, and a test names only the fields it is about."""
+"""Test data builders, written once: each builds a valid domain object (of the bill payments
+capability) or request body from defaults, and a test names only the fields it is about."""
 
 from __future__ import annotations
 
@@ -44,3 +44,18 @@ def bill_payment(**fields: Any) -> BillPayment:
     """A pending payment of 400.00 MZN (405.00 with the payer's fee)."""
     money = {"currency": "MZN", "amount": "400.00", "total": "405.00", "channel_debit": "405.00"}
     return BillPayment(**{**money, "biller_credit": "400.00", **STAMPS, "status": "pending", **fields})
+
+
+def collection_payer(phone: str, **changes: Any) -> dict[str, Any]:
+    """A collection request's payer as a client sends it: João Sitoe, an individual told by SMS."""
+    body: dict[str, Any] = {
+        "first_name": "João",
+        "last_name": "Sitoe",
+        "legal_name": "João Sitoe",
+        "vat_number": "400339910",
+        "type": "individual",
+        "delivery_method": "sms",
+        "contact": {"phone_number": phone, "email": "joao@example.co.mz"},
+        "address": {"country": "MZ", "city": "Maputo"},
+    }
+    return {**body, **changes}
