@@ -5,37 +5,20 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
-from aws_lambda_powertools.event_handler.openapi.params import Body
-from pydantic import BaseModel
 
 from mzpay.http.body import MAX_JSON_DEPTH, MAX_JSON_NUMBER
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from tests.events import rest_event
-
-RAN: list[str] = []
-
-
-class Thing(BaseModel):
-    name: str
+from tests.unit.things_api import RAN, add_thing_routes
 
 
 def build(surface: Surface) -> Any:
     app = create_resolver(surface)
-
-    @app.post("/v1/things")
-    def create_thing(thing: Annotated[Thing, Body()]) -> dict[str, Any]:
-        RAN.append(thing.name)
-        return {"name": thing.name}
-
-    @app.post("/v1/form")
-    def form() -> dict[str, Any]:
-        RAN.append("form")
-        return {"ok": True}
-
+    add_thing_routes(app)
     return lambda_handler(app)
 
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
-from aws_lambda_powertools.event_handler.openapi.params import Body
-from pydantic import BaseModel
 
 from mzpay.domain import audit
 from mzpay.domain.card_data import card_data_in, holds_card_number, is_card_data_name, luhn_valid
@@ -21,6 +19,7 @@ from mzpay.http.audit import audit_requests
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from tests.events import rest_event
+from tests.unit.things_api import RAN, add_thing_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 PAN = "4539148803436467"  # Luhn-valid, not a documented test card
@@ -137,13 +136,7 @@ def test_a_routes_own_card_field_is_left_to_its_rule_but_not_what_it_nests() -> 
 
 
 # ---------------------------------------------------------------- the screen on every API
-RAN: list[str] = []
 AUDITED: list[Any] = []
-
-
-class Thing(BaseModel):
-    name: str
-    metadata: dict[str, str] | None = None
 
 
 def build(surface: Surface) -> Any:
@@ -152,20 +145,7 @@ def build(surface: Surface) -> Any:
     app = create_resolver(surface)
     audit_requests(app, lambda *record: AUDITED.append(record), "management")
 
-    @app.post("/v1/things")
-    def create_thing(thing: Annotated[Thing, Body()]) -> dict[str, Any]:
-        RAN.append(thing.name)
-        return {"name": thing.name}
-
-    @app.post("/v1/form")
-    def form() -> dict[str, Any]:
-        RAN.append("form")
-        return {"ok": True}
-
-    @app.get("/v1/things/<thing_id>")
-    def read_thing(thing_id: str) -> dict[str, Any]:
-        RAN.append(thing_id)
-        return {"id": thing_id}
+    add_thing_routes(app)
 
     return lambda_handler(app)
 
