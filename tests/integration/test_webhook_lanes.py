@@ -162,14 +162,21 @@ def test_a_marked_endpoints_delivery_goes_to_the_slow_lane_unattempted_and_anoth
     assert attempts(mine) == [(200, None)] and stored(mine)["status"] == "delivered"  # type: ignore[arg-type]
 
 
-def test_a_copy_of_a_moved_message_sent_by_another_owner_is_dropped_unposted(
-    lanes: ProvisionedStack, slow_receiver: SlowReceiver
-) -> None:
+def moved_to_the_slow_lane(receiver: SlowReceiver) -> tuple[str | None, dict[str, Any]]:
+    """A delivery to the slow receiver, its first attempt made in the hot lane: its id and the
+    message that moved it to the slow lane."""
     roll_secret()
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
+    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     (record,) = receive()
     sender.send_batch([record])
     (moved,) = slow_lane()
+    return delivery_id, moved
+
+
+def test_a_copy_of_a_moved_message_sent_by_another_owner_is_dropped_unposted(
+    lanes: ProvisionedStack, slow_receiver: SlowReceiver
+) -> None:
+    delivery_id, moved = moved_to_the_slow_lane(slow_receiver)
     stranger = {**moved, "messageId": "x", "body": json.dumps({**json.loads(moved["body"]), "owner": "another"})}
     assert sender.send_batch([stranger]) == {"batchItemFailures": []}
     assert slow_receiver.requests == [delivery_id]  # only the hot lane's attempt was posted
@@ -178,11 +185,7 @@ def test_a_copy_of_a_moved_message_sent_by_another_owner_is_dropped_unposted(
 def test_a_round_out_of_attempts_in_the_slow_lane_reaches_the_dead_letter_queue(
     lanes: ProvisionedStack, slow_receiver: SlowReceiver
 ) -> None:
-    roll_secret()
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
-    (record,) = receive()
-    sender.send_batch([record])
-    (moved,) = slow_lane()
+    delivery_id, moved = moved_to_the_slow_lane(slow_receiver)
     body = {**json.loads(moved["body"]), "attempts_before": rules.MAX_ATTEMPTS}  # its 20 attempts made
     assert sender.send_batch([{**moved, "body": json.dumps(body)}]) == {"batchItemFailures": []}
     assert dead_letters() == [{"delivery_id": delivery_id, "round": 0}]
