@@ -23,16 +23,16 @@ from mzpay.domain.collection_access import (
     ACCOUNT_REVIEW,
     INSTALLATION_PERMISSIONS,
     KNOWN_CAPABILITIES,
-    LICENSE_READ,
-    LICENSE_WRITE,
+    LICENCE_READ,
+    LICENCE_WRITE,
 )
 
 LICENCE_ROUTE = ("POST", "/v1/license/activate")  # a region whose collection API has it gets a licence
 BOOTSTRAP_REALM = "mzpay"
 # A business token carries business permissions only; the installation's are its administrator's.
-DEMO_SCOPES = (LICENSE_READ, *(name for name in KNOWN_CAPABILITIES if name not in INSTALLATION_PERMISSIONS))
-ADMIN_SCOPES = (LICENSE_READ, *sorted(INSTALLATION_PERMISSIONS))
-assert LICENSE_WRITE in ADMIN_SCOPES and not INSTALLATION_PERMISSIONS & set(DEMO_SCOPES)
+DEMO_SCOPES = (LICENCE_READ, *(name for name in KNOWN_CAPABILITIES if name not in INSTALLATION_PERMISSIONS))
+ADMIN_SCOPES = (LICENCE_READ, *sorted(INSTALLATION_PERMISSIONS))
+assert LICENCE_WRITE in ADMIN_SCOPES and not INSTALLATION_PERMISSIONS & set(DEMO_SCOPES)
 DEMO_TOKEN_LIFETIME_SECONDS = 24 * 3600  # `make run` sessions last; fresh ones: the token endpoint
 ONBOARDING_ACCOUNTS = 3  # the happy path, one to reject, one to suspend
 

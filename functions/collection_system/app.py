@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain import collection_reference
 from mzpay.domain.collection_access import (
-    LICENSE_READ,
-    LICENSE_WRITE,
+    LICENCE_READ,
+    LICENCE_WRITE,
     OPEN,
     SIGNED_IN,
     licence_admin,
@@ -47,7 +47,7 @@ def version() -> dict[str, Any]:
     return {"object": "version", **version_info()}
 
 
-@routes.post("/v1/license/activate", licence_admin(LICENSE_WRITE))
+@routes.post("/v1/license/activate", licence_admin(LICENCE_WRITE))
 @audited
 @errors("already_exists")
 def activate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def activate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
     return licence.activate(body.license_key, who.signed_in().subject, who.source_ip)
 
 
-@routes.get("/v1/license", licence_admin(LICENSE_READ))
+@routes.get("/v1/license", licence_admin(LICENCE_READ))
 @errors("not_found", "license_invalid")
 def get_license() -> dict[str, Any]:
     """Read the active licence
@@ -68,7 +68,7 @@ def get_license() -> dict[str, Any]:
     return licence.current()
 
 
-@routes.post("/v1/license/deactivate", licence_admin(LICENSE_WRITE))
+@routes.post("/v1/license/deactivate", licence_admin(LICENCE_WRITE))
 @audited
 @errors("not_found")
 def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> dict[str
     return licence.deactivate()
 
 
-@routes.post("/v1/license/validate", licence_admin(LICENSE_READ))
+@routes.post("/v1/license/validate", licence_admin(LICENCE_READ))
 def validate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
     """Validate a licence key
 

@@ -127,6 +127,13 @@ class Collection:
             assert answer.status_code == 200, answer.text
 
 
+def licensed(stack: RunningStack, region: str = "mz") -> Collection:
+    """The region's collection API as the demo business meets it, its demo licence active."""
+    client = Collection(stack, region)
+    client.ensure_licence()
+    return client
+
+
 def random_rsa_key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 

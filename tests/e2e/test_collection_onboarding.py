@@ -15,7 +15,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.domain.rate_limits import UPLOADS_PER_MINUTE
-from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed
 from tests.unit.test_business_rules import details
 
 pytestmark = pytest.mark.e2e
@@ -33,9 +33,7 @@ STORED_DETAILS = {
 
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
-    client = Collection(stack, "mz")
-    client.ensure_licence()
-    return client
+    return licensed(stack)
 
 
 def business(mz: Collection) -> str:

@@ -8,16 +8,14 @@ import base64
 import pytest
 
 from devstack.launcher import RunningStack
-from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
-    client = Collection(stack, "mz")
-    client.ensure_licence()
-    return client
+    return licensed(stack)
 
 
 def test_partners_list_filter_and_read(mz: Collection) -> None:

@@ -10,16 +10,14 @@ import uuid
 import pytest
 
 from devstack.launcher import RunningStack
-from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
-    client = Collection(stack, "mz")
-    client.ensure_licence()
-    return client
+    return licensed(stack)
 
 
 def device(**fields: str) -> dict[str, str]:

@@ -11,7 +11,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from devstack.launcher import RunningStack
 from mzpay.domain.webhooks import delivery_id_for
 from mzpay.webhooks import verify
 from tests.e2e.test_webhooks import SUCCEEDS, Arrival, Receiver, Shop, attempts
+from tests.receivers import LoopbackServer, QuietHandler, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -29,20 +29,18 @@ HUNG_DELIVERIES = 30
 NEIGHBOUR_DELIVERIES = 3
 
 
-class HungReceiver(ThreadingHTTPServer):
+class HungReceiver(LoopbackServer):
     """A receiver that records each request and then holds it without answering, up to
     HANG_SECONDS, until `release()`; from then on it answers 200 at once."""
 
-    daemon_threads = True
-
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _HungHandler)
+        super().__init__(_HungHandler)
         self.released = threading.Event()
         self.arrivals: list[Arrival] = []
         self.changed = threading.Condition()
 
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/hooks/{uuid.uuid4().hex}"
+        return f"{self.origin}/hooks/{uuid.uuid4().hex}"
 
     def record(self, arrival: Arrival) -> None:
         with self.changed:
@@ -60,29 +58,20 @@ class HungReceiver(ThreadingHTTPServer):
             return found
 
 
-class _HungHandler(BaseHTTPRequestHandler):
+class _HungHandler(QuietHandler):
     server: HungReceiver
 
     def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.server.record(Arrival(self.path, dict(self.headers), body, time.time()))
+        self.server.record(Arrival(self.path, dict(self.headers), self.body(), time.time()))
         self.server.released.wait(HANG_SECONDS)  # the scenario's slowness, ended by release()
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.answer(200)
 
 
 @pytest.fixture
 def hung() -> Iterator[HungReceiver]:
-    server = HungReceiver()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield server
-    server.released.set()
-    server.shutdown()
-    server.server_close()
+    with serving(HungReceiver()) as server:
+        yield server
+        server.released.set()
 
 
 def test_a_hung_receiver_of_one_account_does_not_delay_another_accounts_webhooks(

@@ -20,7 +20,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -32,6 +31,7 @@ from mzpay.domain.events import ENVELOPE_FIELDS
 from mzpay.domain.webhooks import MAX_ATTEMPTS, delivery_id_for, retry_ceiling
 from mzpay.webhooks import verify
 from tests.expected import problem
+from tests.receivers import LoopbackServer, QuietHandler, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -48,14 +48,12 @@ class Arrival:
     at: float
 
 
-class Receiver(ThreadingHTTPServer):
+class Receiver(LoopbackServer):
     """A merchant's webhook endpoint on loopback. Each path answers the statuses it was scripted
     with, in order, repeating the last one (200 when not scripted)."""
 
-    daemon_threads = True
-
     def __init__(self, port: int = 0) -> None:
-        super().__init__(("127.0.0.1", port), _Handler)
+        super().__init__(_Handler, port)
         self.arrivals: list[Arrival] = []
         self.scripts: dict[str, list[int]] = {}
         self.changed = threading.Condition()
@@ -65,7 +63,7 @@ class Receiver(ThreadingHTTPServer):
         retries come at once (the local stack's devstack_retry_scale=0)."""
         path = f"/hooks/{uuid.uuid4().hex}" + ("?devstack_retry_scale=0" if fast else "")
         self.scripts[path] = list(statuses or (200,))
-        return f"http://127.0.0.1:{self.server_address[1]}{path}"
+        return f"{self.origin}{path}"
 
     def script(self, url: str, *statuses: int) -> None:
         with self.changed:
@@ -101,19 +99,12 @@ def _path(url: str) -> str:
     return "/" + url.split("/", 3)[3]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: Receiver
 
     def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.server.record(Arrival(self.path, dict(self.headers), body, time.time()))
-        status = self.server.answer_for(self.path)
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.server.record(Arrival(self.path, dict(self.headers), self.body(), time.time()))
+        self.answer(self.server.answer_for(self.path))
 
 
 # ---------------------------------------------------------------- the merchant and the operator
@@ -420,24 +411,18 @@ def test_a_receiver_down_for_seconds_after_the_first_attempt_gets_the_event_once
     300 s: the next attempt within 5 s, then 10 s, 20 s...). The receiver answers 503, is down
     (connection refused) for 4 s, and is back: it receives the event once, signed, and every
     attempt came no sooner than the wait recorded before it."""
-    first = Receiver()
-    port = first.server_address[1]
-    threading.Thread(target=first.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    url = first.endpoint(503)
-    charge = shop.charge(SUCCEEDS, url)
-    (refused,) = first.wait_for(url, 1, settle=0)
-    first.shutdown()
-    first.server_close()  # down: connections are refused
+    with serving(Receiver()) as first:
+        port = first.server_address[1]
+        url = first.endpoint(503)
+        charge = shop.charge(SUCCEEDS, url)
+        (refused,) = first.wait_for(url, 1, settle=0)
+    # down: connections are refused
     time.sleep(max(0.0, refused.at + 4.0 - time.time()))
     back = Receiver(port)  # the same endpoint on the same port, answering 200
     back.script(url, 200)
     back_at = time.time()
-    threading.Thread(target=back.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
+    with serving(back):
         (arrival,) = back.wait_for(url, 1, timeout=120, settle=3.0)  # once, and nothing after it
-    finally:
-        back.shutdown()
-        back.server_close()
     assert arrival.body == refused.body
     assert arrival.headers["Service-Event-Id"] == refused.headers["Service-Event-Id"]
     verify(arrival.body, arrival.headers["Service-Signature"], [shop.secret])

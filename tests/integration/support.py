@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from moto import mock_aws
 
 from devstack.provision import ProvisionedStack, provision
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from mzpay import deps
+from mzpay.domain.keys import generate_key, key_hash, redacted
+from mzpay.store.directory import ApiKey
 
 REGION = "af-south-1"
 
@@ -65,3 +70,33 @@ def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[Pr
             root=ROOT,
             seed_secrets=seed_secrets or {},
         )
+
+
+@contextmanager
+def function_stack(function: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
+    """The provisioned stack with `function`'s environment set, as the function runs in it; the
+    layer's dependencies are built afresh for it and dropped afterwards."""
+    with provisioned_stack() as provisioned:
+        for name, value in provisioned.functions[function].environment.items():
+            monkeypatch.setenv(name, value)
+        deps.reset()
+        yield provisioned
+        deps.reset()
+
+
+def new_api_key(key_id: str, account_id: str, pepper: str, **changes: Any) -> tuple[ApiKey, str]:
+    """An active mz key of `account_id` for payments (test mode unless `changes` say otherwise)
+    and its secret, hashed with `pepper`; `changes` may name any ApiKey field."""
+    secret = generate_key(changes.get("mode", "test"))
+    key = ApiKey(
+        key_id=key_id,
+        account_id=account_id,
+        home_region="mz",
+        mode="test",
+        scopes=["payments:read", "payments:write"],
+        status="active",
+        key_hash=key_hash(secret, pepper),
+        hint=redacted(secret),
+        created_at="2026-03-01T10:00:00Z",
+    )
+    return replace(key, **changes), secret

@@ -13,18 +13,14 @@ from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.domain.audit import AuditFilter, Observation, Request, begin, end, observe
 from mzpay.steps.audit import write
-from tests.integration.support import provisioned_stack
+from tests.integration.support import function_stack
 from tests.integration.test_business_metrics import counts
 
 
 @pytest.fixture
 def management(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack() as provisioned:
-        for variable, value in provisioned.functions["ManagementOperationsFunction"].environment.items():
-            monkeypatch.setenv(variable, value)
-        deps.reset()
+    with function_stack("ManagementOperationsFunction", monkeypatch) as provisioned:
         yield provisioned
-        deps.reset()
 
 
 def request(**changes: object) -> Request:

@@ -30,21 +30,17 @@ from mzpay.domain.principal import Principal
 from mzpay.steps import bills as bill_steps
 from mzpay.store.aws import env, table
 from tests.integration.races import race
-from tests.integration.support import provisioned_stack
+from tests.integration.support import function_stack
 
 WATER = "01M8A0MH8BAHW8JZV956J9ME22"
 
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack() as provisioned:
-        for name, value in provisioned.functions["GatewayBillsFunction"].environment.items():
-            monkeypatch.setenv(name, value)
+    with function_stack("GatewayBillsFunction", monkeypatch) as provisioned:
         # the simulator answering both modes: a biller's system connected for live as well
         monkeypatch.setattr(bill_steps, "supplier_for", lambda name, mode: SimulatedSupplier())
-        deps.reset()
         yield provisioned
-        deps.reset()
 
 
 def key_of(account_id: str, mode: str) -> Principal:

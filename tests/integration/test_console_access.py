@@ -21,6 +21,7 @@ from devstack.modules import load_module
 from mzpay.domain import clock
 from mzpay.domain.console_sessions import IDLE_SECONDS
 from mzpay.steps import audit
+from tests.events import rest_event
 from tests.integration.support import REGION, create_directory_table, reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,16 +50,14 @@ def event(
     headers = {"Host": host, **({"Cookie": cookies} if cookies else {})}
     if form is not None:
         headers["Content-Type"] = "application/x-www-form-urlencoded"
-    return {
-        "resource": "/console/{proxy+}",
-        "path": path,
-        "httpMethod": method,
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": {"proxy": path.removeprefix("/console/")},
-        "requestContext": {
+    return rest_event(
+        method,
+        path,
+        headers=headers,
+        body=urlencode(form) if form is not None else None,
+        resource="/console/{proxy+}",
+        path_parameters={"proxy": path.removeprefix("/console/")},
+        context={
             "identity": {"sourceIp": ip},
             "requestId": "r-1",
             "stage": "Prod",
@@ -66,9 +65,7 @@ def event(
             "path": f"/Prod{path}",
             "httpMethod": method,
         },
-        "body": urlencode(form) if form is not None else None,
-        "isBase64Encoded": False,
-    }
+    )
 
 
 def cookies_of(answer: dict[str, Any]) -> dict[str, str]:

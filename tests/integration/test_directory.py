@@ -14,12 +14,12 @@ from moto import mock_aws
 
 from devstack.moto_server import atomic_dynamodb
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import generate_key, key_hash, redacted
+from mzpay.domain.keys import generate_key, key_hash
 from mzpay.store.account_names import AccountNames
 from mzpay.store.aws import is_conditional_failure
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.integration.races import race
-from tests.integration.support import create_directory_table, reset_mzpay_caches
+from tests.integration.support import create_directory_table, new_api_key, reset_mzpay_caches
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -65,19 +65,7 @@ def account(account_id: str = "01JACC0000000000000000000A", **changes: Any) -> A
 
 
 def api_key(key_id: str, account_id: str = "01JACC0000000000000000000A", **changes: Any) -> tuple[ApiKey, str]:
-    secret = generate_key("test")
-    key = ApiKey(
-        key_id=key_id,
-        account_id=account_id,
-        home_region="mz",
-        mode="test",
-        scopes=["payments:read", "payments:write"],
-        status="active",
-        key_hash=key_hash(secret, PEPPER),
-        hint=redacted(secret),
-        created_at="2026-03-01T10:00:00Z",
-    )
-    return replace(key, **changes), secret
+    return new_api_key(key_id, account_id, PEPPER, **changes)
 
 
 def service_error(call: Callable[..., Any], *args: Any) -> tuple[int, str, str]:

@@ -14,17 +14,13 @@ from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.collection import kyc
 from tests.integration.races import race
-from tests.integration.support import provisioned_stack
+from tests.integration.support import function_stack
 
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack() as provisioned:
-        for name, value in provisioned.functions["CollectionKycFunction"].environment.items():
-            monkeypatch.setenv(name, value)
-        deps.reset()
+    with function_stack("CollectionKycFunction", monkeypatch) as provisioned:
         yield provisioned
-        deps.reset()
 
 
 def test_two_racing_reviews_one_lands(stack: ProvisionedStack) -> None:

@@ -22,8 +22,8 @@ from mzpay.domain.keys import generate_key, key_hash, redacted
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import Account, ApiKey, Directory
-from tests.expected import problem
-from tests.integration.support import create_directory_table, reset_mzpay_caches
+from tests.expected import policy, problem
+from tests.integration.support import create_directory_table, new_api_key, reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "af-south-1"
@@ -71,19 +71,7 @@ def stored_key(
     key_id: str = "01JKEY000000000000000000A1", account_id: str = ACCOUNT_ID, **changes: Any
 ) -> tuple[ApiKey, str]:
     """A key written straight into the directory; `changes` may name any ApiKey field."""
-    secret = generate_key(changes.get("mode", "test"))
-    key = ApiKey(
-        key_id=key_id,
-        account_id=account_id,
-        home_region="mz",
-        mode="test",
-        scopes=["payments:read", "payments:write"],
-        status="active",
-        key_hash=key_hash(secret, PEPPER),
-        hint=redacted(secret),
-        created_at="2026-03-01T10:00:00Z",
-    )
-    key = replace(key, **changes)
+    key, secret = new_api_key(key_id, account_id, PEPPER, **changes)
     Directory(TABLE).create_key(key)
     return key, secret
 
@@ -100,19 +88,6 @@ def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> di
         "multiValueHeaders": {k: [v] for k, v in headers.items()},
         "queryStringParameters": None,
         "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
-    }
-
-
-def policy(effect: str) -> dict[str, Any]:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Action": "execute-api:Invoke",
-                "Effect": effect,
-                "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
-            }
-        ],
     }
 
 

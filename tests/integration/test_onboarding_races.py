@@ -19,7 +19,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.steps import business
 from tests.integration.races import race
-from tests.integration.support import provisioned_stack
+from tests.integration.support import function_stack
 from tests.unit.test_business_rules import details
 
 REVIEWER = Identity("reviewer-1", "https://issuer.example", None, frozenset({"account:review"}), "configured")
@@ -27,12 +27,8 @@ REVIEWER = Identity("reviewer-1", "https://issuer.example", None, frozenset({"ac
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack() as provisioned:
-        for name, value in provisioned.functions["CollectionOnboardingFunction"].environment.items():
-            monkeypatch.setenv(name, value)
-        deps.reset()
+    with function_stack("CollectionOnboardingFunction", monkeypatch) as provisioned:
         yield provisioned
-        deps.reset()
 
 
 def submitted() -> str:

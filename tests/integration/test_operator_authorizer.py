@@ -12,7 +12,7 @@ import pytest
 from moto import mock_aws
 
 from devstack.modules import load_module
-from tests.expected import problem
+from tests.expected import policy, problem
 from tests.integration.support import reset_mzpay_caches
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,16 +55,7 @@ def test_the_operator_token_is_allowed_on_the_whole_api(authorizer: Any) -> None
     answer = authorizer(auth_event(f"Bearer {TOKEN}"), None)
     assert answer == {
         "principalId": "operator",
-        "policyDocument": {
-            "Version": "2012-10-17",
-            "Statement": [
-                {
-                    "Action": "execute-api:Invoke",
-                    "Effect": "Allow",
-                    "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
-                }
-            ],
-        },
+        "policyDocument": policy("Allow"),
         "context": {"role": "operator", "operator": "operator", "source_ip": "198.51.100.7"},
     }
 

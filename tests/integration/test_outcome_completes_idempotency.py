@@ -24,7 +24,7 @@ from mzpay.domain.payments import Status
 from mzpay.store import aws
 from mzpay.store.idempotency import Completion, completing
 from tests.integration.races import race
-from tests.integration.support import ROOT, provisioned_stack
+from tests.integration.support import ROOT, function_stack
 
 ACCOUNT = "01JACCOUNT0000000000000000"
 AUTHORIZER = {
@@ -58,12 +58,8 @@ class Requests:
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack() as provisioned:
-        for name, value in provisioned.functions["GatewayPaymentsFunction"].environment.items():
-            monkeypatch.setenv(name, value)
-        deps.reset()
+    with function_stack("GatewayPaymentsFunction", monkeypatch) as provisioned:
         yield provisioned
-        deps.reset()
 
 
 @pytest.fixture

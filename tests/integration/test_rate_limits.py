@@ -18,19 +18,15 @@ from mzpay.domain.principal import Principal
 from mzpay.domain.rate_limits import RateLimits
 from mzpay.store import aws
 from tests.integration.races import race
-from tests.integration.support import provisioned_stack
+from tests.integration.support import function_stack
 
 ACCOUNT = "01JACCOUNT0000000000000000"
 
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack() as provisioned:
-        for name, value in provisioned.functions["GatewayPaymentsFunction"].environment.items():
-            monkeypatch.setenv(name, value)
-        deps.reset()
+    with function_stack("GatewayPaymentsFunction", monkeypatch) as provisioned:
         yield provisioned
-        deps.reset()
 
 
 def caller(key_id: str) -> Principal:

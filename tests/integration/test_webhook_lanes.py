@@ -12,7 +12,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import boto3
@@ -27,19 +26,18 @@ from mzpay.webhooks import outbox, sender
 from tests.integration.races import race
 from tests.integration.support import REGION
 from tests.integration.test_webhook_outbox import ACCOUNT, event_image, receive, roll_secret, stack, stored
+from tests.receivers import LoopbackServer, QuietHandler, serving
 
 __all__ = ["stack"]  # the fixture, shared with the outbox's own tests
 
 OTHER = "01JACC0000000000000000000B"
 
 
-class SlowReceiver(ThreadingHTTPServer):
+class SlowReceiver(LoopbackServer):
     """Answers 503 after `delay` seconds (0: at once), then 200 once told `recover()`."""
 
-    daemon_threads = True
-
     def __init__(self, delay: float) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.delay = delay
         self.status = 503
         self.requests: list[str] = []
@@ -47,33 +45,25 @@ class SlowReceiver(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/hooks"
+        return f"{self.origin}/hooks"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: SlowReceiver
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
+        self.body()
         self.server.requests.append(self.headers["Service-Delivery-Id"])
         if self.server.gate is not None:
             self.server.gate.wait(10)
         time.sleep(self.server.delay)  # the receiver's slowness is the scenario
-        self.send_response(self.server.status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.answer(self.server.status)
 
 
 @pytest.fixture
 def slow_receiver() -> Iterator[SlowReceiver]:
-    server = SlowReceiver(0.6)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(SlowReceiver(0.6), poll_interval=0.02) as server:
+        yield server
 
 
 @pytest.fixture
@@ -172,14 +162,21 @@ def test_a_marked_endpoints_delivery_goes_to_the_slow_lane_unattempted_and_anoth
     assert attempts(mine) == [(200, None)] and stored(mine)["status"] == "delivered"  # type: ignore[arg-type]
 
 
-def test_a_copy_of_a_moved_message_sent_by_another_owner_is_dropped_unposted(
-    lanes: ProvisionedStack, slow_receiver: SlowReceiver
-) -> None:
+def moved_to_the_slow_lane(receiver: SlowReceiver) -> tuple[str | None, dict[str, Any]]:
+    """A delivery to the slow receiver, its first attempt made in the hot lane: its id and the
+    message that moved it to the slow lane."""
     roll_secret()
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
+    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     (record,) = receive()
     sender.send_batch([record])
     (moved,) = slow_lane()
+    return delivery_id, moved
+
+
+def test_a_copy_of_a_moved_message_sent_by_another_owner_is_dropped_unposted(
+    lanes: ProvisionedStack, slow_receiver: SlowReceiver
+) -> None:
+    delivery_id, moved = moved_to_the_slow_lane(slow_receiver)
     stranger = {**moved, "messageId": "x", "body": json.dumps({**json.loads(moved["body"]), "owner": "another"})}
     assert sender.send_batch([stranger]) == {"batchItemFailures": []}
     assert slow_receiver.requests == [delivery_id]  # only the hot lane's attempt was posted
@@ -188,11 +185,7 @@ def test_a_copy_of_a_moved_message_sent_by_another_owner_is_dropped_unposted(
 def test_a_round_out_of_attempts_in_the_slow_lane_reaches_the_dead_letter_queue(
     lanes: ProvisionedStack, slow_receiver: SlowReceiver
 ) -> None:
-    roll_secret()
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
-    (record,) = receive()
-    sender.send_batch([record])
-    (moved,) = slow_lane()
+    delivery_id, moved = moved_to_the_slow_lane(slow_receiver)
     body = {**json.loads(moved["body"]), "attempts_before": rules.MAX_ATTEMPTS}  # its 20 attempts made
     assert sender.send_batch([{**moved, "body": json.dumps(body)}]) == {"batchItemFailures": []}
     assert dead_letters() == [{"delivery_id": delivery_id, "round": 0}]

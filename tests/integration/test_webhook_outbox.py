@@ -9,9 +9,9 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from mzpay.store.webhook_deliveries import delivery_key, plain
 from mzpay.webhooks import outbox, sender, verify
 from tests.integration.races import race
 from tests.integration.support import REGION, provisioned_stack, reset_mzpay_caches
+from tests.receivers import LoopbackServer, QuietHandler, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT = "01JACC0000000000000000000A"
@@ -111,53 +112,40 @@ def event_image(
     return event_item(event)
 
 
-class Receiver(ThreadingHTTPServer):
+class Receiver(LoopbackServer):
     """A merchant's endpoint on loopback answering the statuses it is told, in order."""
 
-    daemon_threads = True
-
     def __init__(self, statuses: list[int]) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.statuses = statuses
         self.requests: list[tuple[dict[str, str], bytes]] = []
         self.lock = threading.Lock()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/hooks"
+        return f"{self.origin}/hooks"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: Receiver
 
     def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
+        body = self.body()
         with self.server.lock:
             self.server.requests.append((dict(self.headers), body))
             status = self.server.statuses.pop(0) if len(self.server.statuses) > 1 else self.server.statuses[0]
         time.sleep(0.05)
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.answer(status)
 
 
 @pytest.fixture
 def receiver_factory() -> Iterator[Any]:
-    servers: list[Receiver] = []
+    with ExitStack() as servers:
 
-    def start(*statuses: int) -> Receiver:
-        server = Receiver(list(statuses))
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-        servers.append(server)
-        return server
+        def start(*statuses: int) -> Receiver:
+            return servers.enter_context(serving(Receiver(list(statuses)), poll_interval=0.02))
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+        yield start
 
 
 def roll_secret(account_id: str = ACCOUNT, mode: str = "test") -> str:

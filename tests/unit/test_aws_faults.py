@@ -20,6 +20,7 @@ from mzpay.http.errors import ServiceError, Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from mzpay.store import aws
 from mzpay.store.idempotency import IdempotencyStore, IdempotencyUnavailable
+from tests.events import rest_event
 
 ENDPOINT = "https://dynamodb.af-south-1.amazonaws.com"
 
@@ -103,20 +104,9 @@ def _app_raising(surface: Surface, exc: BaseException) -> Any:
 
 
 def _get(handler: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    event = {
-        "resource": "/v1/thing",
-        "path": "/v1/thing",
-        "httpMethod": "GET",
-        "headers": {},
-        "multiValueHeaders": {},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {"requestId": "rid-1", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
-        "body": None,
-        "isBase64Encoded": False,
-    }
+    event = rest_event(
+        "GET", "/v1/thing", context={"requestId": "rid-1", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}}
+    )
     response = handler(event, None)
     return response, json.loads(response["body"])
 

@@ -5,56 +5,33 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
-from aws_lambda_powertools.event_handler.openapi.params import Body
-from pydantic import BaseModel
 
 from mzpay.http.body import MAX_JSON_DEPTH, MAX_JSON_NUMBER
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
-
-RAN: list[str] = []
-
-
-class Thing(BaseModel):
-    name: str
+from tests.events import rest_event
+from tests.unit.things_api import RAN, add_thing_routes
 
 
 def build(surface: Surface) -> Any:
     app = create_resolver(surface)
-
-    @app.post("/v1/things")
-    def create_thing(thing: Annotated[Thing, Body()]) -> dict[str, Any]:
-        RAN.append(thing.name)
-        return {"name": thing.name}
-
-    @app.post("/v1/form")
-    def form() -> dict[str, Any]:
-        RAN.append("form")
-        return {"ok": True}
-
+    add_thing_routes(app)
     return lambda_handler(app)
 
 
 def event(body: str | None, content_type: str = "application/json", base64_encoded: bool = False) -> dict[str, Any]:
-    headers = {"Content-Type": content_type}
     path = "/v1/form" if content_type.startswith(("multipart", "application/x-www")) else "/v1/things"
-    return {
-        "resource": path,
-        "path": path,
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {"requestId": "rid-bytes", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
-        "body": body,
-        "isBase64Encoded": base64_encoded,
-    }
+    return rest_event(
+        "POST",
+        path,
+        headers={"Content-Type": content_type},
+        body=body,
+        context={"requestId": "rid-bytes", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
+        base64_encoded=base64_encoded,
+    )
 
 
 def b64(raw: bytes) -> str:

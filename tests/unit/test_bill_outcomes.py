@@ -12,39 +12,17 @@ from mzpay.domain.bill_payments import BillPayment
 from mzpay.domain.billers import Biller, BillProduct
 from mzpay.domain.bills import Invoice
 from mzpay.steps.bill_outcomes import reconcile_bill_payment
+from tests.unit import builders
 
 NOW = "2026-11-25T08:00:00Z"
 
 
 class Catalogue:
     def __init__(self, account_id: str | None) -> None:
-        self.biller = Biller(
-            biller_id="B1",
-            name="EDM",
-            category="electricity",
-            credit_account="000100001234567890194",
-            supplier="simulator",
-            account_id=account_id,
-            status="active",
-            version=1,
-            created_at=NOW,
-            updated_at=NOW,
-        )
-        self.item = BillProduct(
-            product_id="P1",
-            biller_id="B1",
-            name="Credelec",
-            kind="open",
-            currency="MZN",
-            min_amount="1.00",
-            max_amount="900.00",
-            yields="token",
-            supplier_product="sim-electricity",
-            status="active",
-            version=1,
-            created_at=NOW,
-            updated_at=NOW,
-        )
+        self.biller = builders.biller(biller_id="B1", account_id=account_id)
+        limits = {"min_amount": "1.00", "max_amount": "900.00"}
+        supply = {"yields": "token", "supplier_product": "sim-electricity"}
+        self.item = builders.bill_product(product_id="P1", biller_id="B1", name="Credelec", **limits, **supply)
 
     def get(self, biller_id: str) -> Biller:
         return self.biller
@@ -80,18 +58,8 @@ class Payments:
 
 class Quotes:
     def invoice(self, biller_id: str, mode: str, number: str) -> Invoice:
-        return Invoice(
-            biller_id="B1",
-            mode=mode,
-            number=number,
-            customer_name="Ana",
-            currency="MZN",
-            amount_due="1000.00",
-            paid="400.00",
-            status="partially_paid",
-            version=3,
-            created_at=NOW,
-            updated_at=NOW,
+        return builders.invoice(
+            biller_id="B1", mode=mode, number=number, paid="400.00", status="partially_paid", version=3
         )
 
 
@@ -101,28 +69,10 @@ class Endpoints:
 
 
 def pending(reference: str, invoice_number: str | None = None) -> BillPayment:
-    return BillPayment(
-        payment_id="5b7c3f5e-8f4e-5d63-9a0e-3c1b2a4d5e6f",
-        quote_id="Q",
-        account_id="CH",
-        mode="test",
-        product_id="P1",
-        product_name="Credelec",
-        biller_id="B1",
-        biller_name="EDM",
-        reference=reference,
-        customer_name="Ana",
-        currency="MZN",
-        amount="400.00",
-        total="405.00",
-        channel_debit="405.00",
-        biller_credit="400.00",
-        yields="token",
-        invoice_number=invoice_number,
-        status="pending",
-        version=1,
-        created_at=NOW,
-        updated_at=NOW,
+    ids = {"payment_id": "5b7c3f5e-8f4e-5d63-9a0e-3c1b2a4d5e6f", "quote_id": "Q", "account_id": "CH", "mode": "test"}
+    names = {"product_name": "Credelec", "biller_id": "B1", "biller_name": "EDM", "customer_name": "Ana"}
+    return builders.bill_payment(
+        **ids, **names, product_id="P1", reference=reference, yields="token", invoice_number=invoice_number
     )
 
 

@@ -17,53 +17,23 @@ from mzpay.domain.billers import BillProduct
 from mzpay.domain.bills import BillQuote
 from mzpay.domain.errors import ServiceError
 from mzpay.steps.admission import psp_pilot
+from tests.unit import builders
 
 NOW = "2026-11-25T08:00:00Z"
+PRODUCT_ID = "01M8A0MH8BAHW8JZV956J9ME27"
+BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME26"
 MOMENT = datetime(2026, 11, 25, 23, 30, tzinfo=UTC)  # already the 26th in Maputo
 
 
 def product(**limits: str) -> BillProduct:
-    return BillProduct(
-        product_id="01M8A0MH8BAHW8JZV956J9ME27",
-        biller_id="01M8A0MH8BAHW8JZV956J9ME26",
-        name="Recharge",
-        kind="open",
-        currency="MZN",
-        min_amount="1.00",
-        max_amount="5000.00",
-        yields="receipt",
-        supplier_product="sim-airtime",
-        status="active",
-        version=1,
-        created_at=NOW,
-        updated_at=NOW,
-        **limits,
-    )
+    named = {"product_id": PRODUCT_ID, "biller_id": BILLER_ID, "name": "Recharge", "supplier_product": "sim-airtime"}
+    return builders.bill_product(**named, min_amount="1.00", max_amount="5000.00", **limits)
 
 
 def quote(amount: str) -> BillQuote:
-    return BillQuote(
-        quote_id="01JD8Z5K3M2N4P6Q7R8S9T0VWX",
-        account_id="ACC",
-        mode="test",
-        product_id="01M8A0MH8BAHW8JZV956J9ME27",
-        biller_id="01M8A0MH8BAHW8JZV956J9ME26",
-        biller_name="Vodacom",
-        product_name="Recharge",
-        reference="+258841234567",
-        customer_name="Ana",
-        currency="MZN",
-        amount=amount,
-        total=amount,
-        channel_debit=amount,
-        biller_credit=amount,
-        yields="receipt",
-        expires_at=NOW,
-        status="quoted",
-        version=1,
-        created_at=NOW,
-        updated_at=NOW,
-    )
+    ids = {"quote_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWX", "account_id": "ACC", "mode": "test", "product_id": PRODUCT_ID}
+    names = {"biller_id": BILLER_ID, "biller_name": "Vodacom", "product_name": "Recharge", "customer_name": "Ana"}
+    return builders.bill_quote(amount, **ids, **names, reference="+258841234567")
 
 
 def test_daily_windows_per_reference_and_channel() -> None:

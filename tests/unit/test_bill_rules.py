@@ -11,41 +11,17 @@ import pytest
 from mzpay.domain.billers import BillProduct
 from mzpay.domain.bills import Invoice, chosen_amount, invoice_amount, paid_status, pricing
 from mzpay.domain.errors import ServiceError
+from tests.unit import builders
 
 NOW = "2026-11-25T08:00:00Z"
 
 
 def product(kind: str, **extra: Any) -> BillProduct:
-    return BillProduct(
-        product_id="01M8A0MH8BAHW8JZV956J9ME20",
-        biller_id="01M8A0MH8BAHW8JZV956J9ME1Z",
-        name="P",
-        kind=kind,
-        currency="MZN",
-        yields="receipt",
-        supplier_product="x",
-        status="active",
-        version=1,
-        created_at=NOW,
-        updated_at=NOW,
-        **extra,
-    )
+    return builders.bill_product(kind=kind, **extra)
 
 
 def invoice(paid: str = "0.00", status: str = "open") -> Invoice:
-    return Invoice(
-        biller_id="b",
-        mode="test",
-        number="F1",
-        customer_name="Ana",
-        currency="MZN",
-        amount_due="1000.00",
-        paid=paid,
-        status=status,
-        version=1,
-        created_at=NOW,
-        updated_at=NOW,
-    )
+    return builders.invoice(paid=paid, status=status)
 
 
 def code_of(call: Any) -> tuple[int, str]:

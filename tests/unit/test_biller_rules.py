@@ -17,6 +17,7 @@ from mzpay.domain.billers import (
     fee_conflicts,
 )
 from mzpay.domain.errors import ServiceError
+from tests.unit import builders
 
 
 def product(**extra: Any) -> ProductIn:
@@ -25,18 +26,7 @@ def product(**extra: Any) -> ProductIn:
 
 
 def biller(owned: bool, status: str = "active") -> Biller:
-    return Biller(
-        biller_id="01M8A0MH8BAHW8JZV956J9ME1Z",
-        name="EDM",
-        category="electricity",
-        credit_account="000100001234567890194",
-        owned_by_origin=owned,
-        supplier="simulator",
-        status=status,
-        version=1,
-        created_at="2026-11-25T08:00:00Z",
-        updated_at="2026-11-25T08:00:00Z",
-    )
+    return builders.biller(owned_by_origin=owned, status=status)
 
 
 def test_denominations_are_kept_once_each_in_order() -> None:

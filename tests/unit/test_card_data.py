@@ -7,11 +7,9 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
-from aws_lambda_powertools.event_handler.openapi.params import Body
-from pydantic import BaseModel
 
 from devstack.template import template_text
 from mzpay.domain import audit
@@ -21,6 +19,8 @@ from mzpay.http import card_screen
 from mzpay.http.audit import audit_requests
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
+from tests.events import rest_event
+from tests.unit.things_api import RAN, add_thing_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 PAN = "4539148803436467"  # Luhn-valid, not a documented test card
@@ -137,13 +137,7 @@ def test_a_routes_own_card_field_is_left_to_its_rule_but_not_what_it_nests() -> 
 
 
 # ---------------------------------------------------------------- the screen on every API
-RAN: list[str] = []
 AUDITED: list[Any] = []
-
-
-class Thing(BaseModel):
-    name: str
-    metadata: dict[str, str] | None = None
 
 
 def build(surface: Surface) -> Any:
@@ -152,20 +146,7 @@ def build(surface: Surface) -> Any:
     app = create_resolver(surface)
     audit_requests(app, lambda *record: AUDITED.append(record), "management")
 
-    @app.post("/v1/things")
-    def create_thing(thing: Annotated[Thing, Body()]) -> dict[str, Any]:
-        RAN.append(thing.name)
-        return {"name": thing.name}
-
-    @app.post("/v1/form")
-    def form() -> dict[str, Any]:
-        RAN.append("form")
-        return {"ok": True}
-
-    @app.get("/v1/things/<thing_id>")
-    def read_thing(thing_id: str) -> dict[str, Any]:
-        RAN.append(thing_id)
-        return {"id": thing_id}
+    add_thing_routes(app)
 
     return lambda_handler(app)
 
@@ -180,22 +161,17 @@ def event(
     path_parameters: dict[str, str] | None = None,
     base64_encoded: bool = False,
 ) -> dict[str, Any]:
-    headers = {"Content-Type": content_type}
-    resource = "/v1/things/{thing_id}" if path_parameters else path
-    return {
-        "resource": resource,
-        "path": path,
-        "httpMethod": method,
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": query,
-        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
-        "pathParameters": path_parameters,
-        "stageVariables": None,
-        "requestContext": {"requestId": "rid-pan", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
-        "body": body,
-        "isBase64Encoded": base64_encoded,
-    }
+    return rest_event(
+        method,
+        path,
+        headers={"Content-Type": content_type},
+        body=body,
+        resource="/v1/things/{thing_id}" if path_parameters else path,
+        query=query,
+        path_parameters=path_parameters,
+        context={"requestId": "rid-pan", "stage": "prod", "identity": {"sourceIp": "198.51.100.7"}},
+        base64_encoded=base64_encoded,
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,7 @@ from mzpay.domain.name_lookups import (
 )
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
+from tests.events import json_post
 from tests.expected import problem
 
 NIB = "000301080016367102371"
@@ -49,23 +50,7 @@ HANDLER = _gateway()
 
 
 def post(payload: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    path = "/v1/name-lookups"
-    headers = {"Content-Type": "application/json"}
-    event = {
-        "resource": path,
-        "path": path,
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {"requestId": "r-1", "stage": "prod", "resourcePath": path, "httpMethod": "POST"},
-        "body": json.dumps(payload),
-        "isBase64Encoded": False,
-    }
-    response = HANDLER(event, None)
+    response = HANDLER(json_post("/v1/name-lookups", payload), None)
     headers_out = {k: v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()}
     return response["statusCode"], json.loads(response["body"]), headers_out
 

@@ -11,11 +11,11 @@ the domain's, and no model is named like a request body of the document."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
@@ -49,14 +49,7 @@ from mzpay.domain.customer_transactions import CustomerTransaction
 from mzpay.domain.kyc import Customer, KycVerification
 from mzpay.domain.model import Strict
 from mzpay.domain.payment_methods import PaymentMethod
-from mzpay.http import (
-    collection_request_schemas,
-    collection_schemas,
-    kyc_schemas,
-    licence_schemas,
-    onboarding_schemas,
-    partner_schemas,
-)
+from mzpay.http import collection_request_schemas, collection_schemas, kyc_schemas, partner_schemas
 from mzpay.http.resolver import dumps
 from mzpay.openapi import collection as answers
 from mzpay.openapi import collection_customers as customers
@@ -69,6 +62,7 @@ from mzpay.store import files as file_store
 from mzpay.store.collection_requests import account_list_key, phone_list_key
 from mzpay.store.transitions import applied
 from mzpay.version import health_report, version_info
+from tests.unit import openapi_checks
 from tests.unit.test_business_rules import details
 from tests.unit.test_openapi_management_models import (
     ADMIN,
@@ -84,15 +78,7 @@ from tests.unit.test_openapi_management_models import (
     values,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCUMENT = next(  # shipped in the layer (served at /openapi.json); docs/openapi links there
-    path
-    for path in (
-        ROOT / "layers/core/python/mzpay/openapi/documents/collection.json",
-        ROOT / "docs/openapi/collection.json",
-    )
-    if path.exists()
-)
+DOCUMENT = openapi_checks.shipped_document("collection")
 BUSINESS = "acct_loja"
 PRIVATE, PUBLIC = generate_issuer_key()
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
@@ -663,23 +649,11 @@ def all_models() -> list[type[BaseModel]]:
 
 
 def test_every_example_validates_and_every_model_and_field_is_described() -> None:
-    for model in all_models():
-        schema = model.model_json_schema()
-        assert schema.get("examples"), model.__name__
-        for example in schema["examples"]:
-            model.model_validate(example)
-        for name, part in [(model.__name__, schema), *schema.get("$defs", {}).items()]:
-            assert part.get("description"), name
-            for field, spec in part.get("properties", {}).items():
-                assert spec.get("description"), f"{name}.{field}"
-            if "properties" in part:
-                assert part["additionalProperties"] is False, name
+    openapi_checks.assert_examples_valid_and_described(all_models())
 
 
 def test_routes_are_the_operations_of_the_collection_document() -> None:
-    document = json.loads(DOCUMENT.read_text())
-    verbs = ("get", "put", "post", "delete", "patch")
-    operations = {(m.upper(), path) for path, item in document["paths"].items() for m in item if m in verbs}
+    document, operations = openapi_checks.document_operations(DOCUMENT)
     assert set(ROUTES) == operations - EMPTY_BODY and not EMPTY_BODY & set(ROUTES)
     pages = {("GET", "/pay/{request_id}"), ("GET", "/docs"), ("GET", "/docs/{asset}")}
     assert {key for key, model in ROUTES.items() if model is None} == pages
@@ -736,14 +710,8 @@ def files_types() -> set[str]:
 def test_no_answer_model_is_named_like_a_request_body() -> None:
     """The generator files schemas by name: an answer named like a request body would replace it."""
     document = json.loads(DOCUMENT.read_text())
-    modules = (
-        collection_request_schemas,
-        collection_schemas,
-        kyc_schemas,
-        licence_schemas,
-        onboarding_schemas,
-        partner_schemas,
-    )
+    names_of_modules = ("collection_request", "collection", "kyc", "licence", "onboarding", "partner")
+    modules = [importlib.import_module(f"mzpay.http.{name}_schemas") for name in names_of_modules]
     bodies = {
         cls.__name__
         for module in modules

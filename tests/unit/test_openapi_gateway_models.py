@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
@@ -53,14 +52,10 @@ from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import apply_outcome, close, payment_event, provider_call, waiting
 from mzpay.store.directory import Account, ApiKey
 from mzpay.webhooks import sign
+from tests.unit import openapi_checks
 from tests.unit.test_client_cert_rules import csr_of
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCUMENT = next(  # shipped in the layer (served at /openapi.json); docs/openapi links there
-    path
-    for path in (ROOT / "layers/core/python/mzpay/openapi/documents/gateway.json", ROOT / "docs/openapi/gateway.json")
-    if path.exists()
-)
+DOCUMENT = openapi_checks.shipped_document("gateway")
 ACCOUNT = "01JD0000000000000000000ACC"
 KEY = "01JD0000000000000000000KEY"
 PEPPER = "pepper-for-tests"
@@ -569,23 +564,11 @@ def test_health_methods_and_the_document(world: World) -> None:
 
 # ---------------------------------------------------------------- the models themselves
 def test_every_example_validates_and_every_model_and_field_is_described() -> None:
-    for model in answers.models():
-        schema = model.model_json_schema()
-        assert schema.get("examples"), model.__name__
-        for example in schema["examples"]:
-            model.model_validate(example)
-        for name, part in [(model.__name__, schema), *schema.get("$defs", {}).items()]:
-            assert part.get("description"), name
-            for field, spec in part.get("properties", {}).items():
-                assert spec.get("description"), f"{name}.{field}"
-            if "properties" in part:
-                assert part["additionalProperties"] is False, name
+    openapi_checks.assert_examples_valid_and_described(answers.models())
 
 
 def test_routes_are_exactly_the_operations_of_the_gateway_document() -> None:
-    document = json.loads(DOCUMENT.read_text())
-    verbs = ("get", "put", "post", "delete", "patch")
-    operations = {(m.upper(), path) for path, item in document["paths"].items() for m in item if m in verbs}
+    document, operations = openapi_checks.document_operations(DOCUMENT)
     assert set(ROUTES) == operations
     pages = {path for path in document["paths"] if path.startswith(("/checkout/", "/docs"))}
     assert {path for (_, path), model in ROUTES.items() if model is None} == pages

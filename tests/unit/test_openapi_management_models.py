@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -54,18 +53,11 @@ from mzpay.store.oauth import ClientChanged
 from mzpay.store.payments import Payments, _routing
 from mzpay.store.transitions import applied
 from mzpay.webhooks import outbox, sender
+from tests.unit import openapi_checks
 from tests.unit import test_openapi_gateway_models as gateway_tests
 from tests.unit.test_business_rules import details
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCUMENT = next(  # shipped in the layer (served at /openapi.json); docs/openapi links there
-    path
-    for path in (
-        ROOT / "layers/core/python/mzpay/openapi/documents/management.json",
-        ROOT / "docs/openapi/management.json",
-    )
-    if path.exists()
-)
+DOCUMENT = openapi_checks.shipped_document("management")
 PEPPER = "pepper-for-tests"
 REVIEWER = Identity("reviewer-7", "https://id.example", None, frozenset({"account:review"}), "configured")
 ADMIN = Identity("admin-1", "https://id.example", "acct_platform", frozenset(), "configured")
@@ -704,23 +696,11 @@ def test_health_system_info_and_the_document(ops: Ops) -> None:
 
 # ---------------------------------------------------------------- the models themselves
 def test_every_example_validates_and_every_model_and_field_is_described() -> None:
-    for model in answers.models():
-        schema = model.model_json_schema()
-        assert schema.get("examples"), model.__name__
-        for example in schema["examples"]:
-            model.model_validate(example)
-        for name, part in [(model.__name__, schema), *schema.get("$defs", {}).items()]:
-            assert part.get("description"), name
-            for field, spec in part.get("properties", {}).items():
-                assert spec.get("description"), f"{name}.{field}"
-            if "properties" in part:
-                assert part["additionalProperties"] is False, name
+    openapi_checks.assert_examples_valid_and_described(answers.models())
 
 
 def test_routes_are_exactly_the_operations_of_the_management_document() -> None:
-    document = json.loads(DOCUMENT.read_text())
-    verbs = ("get", "put", "post", "delete", "patch")
-    operations = {(m.upper(), path) for path, item in document["paths"].items() for m in item if m in verbs}
+    document, operations = openapi_checks.document_operations(DOCUMENT)
     assert set(ROUTES) == operations  # nothing left untyped
     files = {("GET", "/v1/admin/psps/{application_id}/documents/{kind}")}  # the document itself
     assert {key for key, model in ROUTES.items() if model is None} == {

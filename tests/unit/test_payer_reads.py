@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from mzpay.domain.collection_requests import CollectionRequest, RequestStatus, may_list_by_phone
 from mzpay.http.collection_request_schemas import CollectionRequestChange, CollectionRequestIn
+from tests.unit.builders import collection_payer
 
 PHONE = "+258841234567"
 
@@ -27,16 +28,7 @@ def request(**changes: Any) -> CollectionRequest:
         "collection_method_ids": ["cm_1"],
         "collection_method_details": [{"collection_method_id": "cm_1", "name": "M-Pesa", "type": "mpesa"}],
         "amount": {"currency": "MZN", "value": Decimal("1500.5")},
-        "payer": {
-            "first_name": "João",
-            "last_name": "Sitoe",
-            "legal_name": "João Sitoe",
-            "vat_number": "400339910",
-            "type": "individual",
-            "delivery_method": "sms",
-            "contact": {"phone_number": PHONE, "email": "joao@example.co.mz"},
-            "address": {"country": "MZ", "city": "Maputo"},
-        },
+        "payer": collection_payer(PHONE),
         "metadata": {"order": "A-17"},
         "bill_info": {"bill_id": "bill_1", "bill_number": "INV-2026-1", "status": "open", "due_date": None},
         "invoice_metadata": {"invoice_number": "INV-2026-1", "payment_link": "https://c.example/pay/cr_1"},

@@ -26,6 +26,7 @@ from mzpay.domain.payouts import (
 )
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
+from tests.events import json_post
 from tests.expected import problem
 
 PAYOUT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
@@ -58,22 +59,7 @@ HANDLER = _gateway()
 
 
 def post(path: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": "application/json"}
-    event = {
-        "resource": path,
-        "path": path,
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {"requestId": "r-1", "stage": "prod", "resourcePath": path, "httpMethod": "POST"},
-        "body": json.dumps(payload),
-        "isBase64Encoded": False,
-    }
-    response = HANDLER(event, None)
+    response = HANDLER(json_post(path, payload), None)
     return response["statusCode"], json.loads(response["body"])
 
 

@@ -16,7 +16,7 @@ from mzpay.domain.principal import CUSTOMER_CREATES, CUSTOMER_ROUTES, customer_o
 from mzpay.http import principal as principal_module
 from mzpay.http.authorizers import refuse
 from mzpay.http.principal import Principal, admit, merchant, refusal_context
-from tests.expected import problem
+from tests.expected import policy, problem
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -61,20 +61,21 @@ def raised(call: Any, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
     return (error.status, error.code, error.message, error.errors, error.headers, error.extensions)
 
 
+def wrong_region(message: str) -> ServiceError:
+    """The refusal of a key whose tenant is served in regional-sa."""
+    peer = {"Service-Region": "regional-sa", "Service-Region-Url": "https://gw.sa.example"}
+    return ServiceError(
+        421, "wrong_region", message, headers=peer, region="regional-sa", base_url=peer["Service-Region-Url"]
+    )
+
+
 # ---------------------------------------------------------------- refusals from the authorizer
 @pytest.mark.parametrize(
     "error",
     [
         ServiceError(401, "invalid_api_key", "The API key is malformed.", headers=WWW),
         ServiceError(401, "key_expired", "This API key has expired.", headers=WWW),
-        ServiceError(
-            421,
-            "wrong_region",
-            "This tenant is served in region regional-sa.",
-            headers={"Service-Region": "regional-sa", "Service-Region-Url": "https://gw.sa.example"},
-            region="regional-sa",
-            base_url="https://gw.sa.example",
-        ),
+        wrong_region("This tenant is served in region regional-sa."),
         ServiceError(418, "teapot", "No headers, no extensions."),
     ],
 )
@@ -275,19 +276,6 @@ def test_an_event_without_request_context_is_not_a_merchant() -> None:
 
 
 # ---------------------------------------------------------------- mzpay.http.authorizers.refuse
-def policy(effect: str) -> dict[str, Any]:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Action": "execute-api:Invoke",
-                "Effect": effect,
-                "Resource": "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*",
-            }
-        ],
-    }
-
-
 def test_a_403_refusal_is_a_deny_carrying_the_problem_document() -> None:
     error = ServiceError(403, "ip_not_allowed", "This API key may not be used from this address.", rule="ip")
     answer = refuse({"methodArn": METHOD_ARN}, "01JKEY", error)
@@ -305,14 +293,7 @@ def test_a_403_refusal_is_a_deny_carrying_the_problem_document() -> None:
     "error",
     [
         ServiceError(401, "invalid_api_key", "Mistyped.", headers=WWW),
-        ServiceError(
-            421,
-            "wrong_region",
-            "Served in regional-sa.",
-            headers={"Service-Region": "regional-sa", "Service-Region-Url": "https://gw.sa.example"},
-            region="regional-sa",
-            base_url="https://gw.sa.example",
-        ),
+        wrong_region("Served in regional-sa."),
     ],
 )
 def test_other_refusals_are_an_allow_whose_refusal_admit_raises(error: ServiceError) -> None:

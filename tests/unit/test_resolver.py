@@ -18,6 +18,7 @@ from mzpay.domain.money import collection_money, is_currency_code
 from mzpay.http.errors import FieldError, ServiceError, Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from mzpay.observability import logger
+from tests.events import rest_event
 from tests.expected import problem
 
 API_GATEWAY_REQUEST_ID = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
@@ -106,27 +107,19 @@ def build(surface: Surface) -> Any:
 
 
 def event(method: str, path: str, body: str | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:
-    headers = {"Content-Type": "application/json", **(headers or {})}
-    return {
-        "resource": path,
-        "path": path,
-        "httpMethod": method,
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "multiValueQueryStringParameters": None,
-        "pathParameters": None,
-        "stageVariables": None,
-        "requestContext": {
+    return rest_event(
+        method,
+        path,
+        headers={"Content-Type": "application/json", **(headers or {})},
+        body=body,
+        context={
             "requestId": API_GATEWAY_REQUEST_ID,
             "stage": "prod",
             "resourcePath": path,
             "httpMethod": method,
             "identity": {"sourceIp": "198.51.100.7"},
         },
-        "body": body,
-        "isBase64Encoded": False,
-    }
+    )
 
 
 def header(response: dict[str, Any], name: str) -> str | None:

@@ -19,6 +19,7 @@ import mzpay.config
 import mzpay.deps
 from devstack.modules import load_module
 from devstack.template import load_template
+from tests.expected import policy
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
@@ -101,6 +102,19 @@ def declared_routes() -> dict[tuple[str, str, str], str]:
             api = props.get("RestApiId", {}).get("Ref", "ServerlessRestApi")
             routes[(api, props["Method"].upper(), props["Path"])] = logical_id
     return routes
+
+
+def expected_build() -> dict[str, str]:
+    """The build every version answer carries: the sample events' commit and date, this runtime."""
+    runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
+    return {
+        "version": mzpay.__version__,
+        "git_commit": "abc1234",
+        "build_date": "2026-11-21T00:00:00Z",
+        "go_version": runtime,
+        "runtime_version": runtime,
+        "platform": expected_platform(),
+    }
 
 
 def expected_platform() -> str:
@@ -270,38 +284,21 @@ def test_gateway_health_event_answers_ok_with_the_platform_request_id(monkeypatc
 @pytest.mark.usefixtures("stack_env")
 def test_collection_version_event_answers_the_build_and_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
     event, response = invoke("collection_system", "collection_version.json", monkeypatch)
-    runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
     assert response["statusCode"] == 200
     assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
-    assert json.loads(response["body"]) == {
-        "object": "version",
-        "version": mzpay.__version__,
-        "git_commit": "abc1234",
-        "build_date": "2026-11-21T00:00:00Z",
-        "go_version": runtime,
-        "runtime_version": runtime,
-        "platform": expected_platform(),
-    }
+    assert json.loads(response["body"]) == {"object": "version", **expected_build()}
 
 
 @pytest.mark.usefixtures("stack_env")
 def test_management_system_info_event_answers_region_stage_peers_and_build(monkeypatch: pytest.MonkeyPatch) -> None:
     event, response = invoke("management_accounts", "management_system_info.json", monkeypatch)
-    runtime = "python" + ".".join(str(part) for part in sys.version_info[:3])
     assert response["statusCode"] == 200
     assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
     assert json.loads(response["body"]) == {
         "service_region": "mz",
         "stage": "prod",
         "peer_regions": {"regional-sa": {"gateway": "https://gw.sa.example", "collection": "https://col.sa.example"}},
-        "build": {
-            "version": mzpay.__version__,
-            "git_commit": "abc1234",
-            "build_date": "2026-11-21T00:00:00Z",
-            "go_version": runtime,
-            "runtime_version": runtime,
-            "platform": expected_platform(),
-        },
+        "build": expected_build(),
     }
 
 
@@ -326,16 +323,7 @@ def test_management_authorizer_event_is_allowed_for_the_whole_api_with_the_opera
     api_id = event["requestContext"]["apiId"]
     assert answer == {
         "principalId": "operator",
-        "policyDocument": {
-            "Version": "2012-10-17",
-            "Statement": [
-                {
-                    "Action": "execute-api:Invoke",
-                    "Effect": "Allow",
-                    "Resource": f"arn:aws:execute-api:af-south-1:123456789012:{api_id}/prod/*",
-                }
-            ],
-        },
+        "policyDocument": policy("Allow", f"arn:aws:execute-api:af-south-1:123456789012:{api_id}/prod/*"),
         "context": {"role": "operator", "operator": "operator", "source_ip": "198.51.100.7"},
     }
     proxy_authorizer = load_event("management_system_info.json")["requestContext"]["authorizer"]

@@ -20,6 +20,13 @@ def answer(error: ServiceError | None) -> tuple[Any, ...] | None:
     return None if error is None else (error.status, error.code, error.message, error.extensions)
 
 
+def narrower(reason: str, restriction: str) -> tuple[Any, ...]:
+    """The refusal to roll a key broader than the caller's own: 403 insufficient_scope naming the
+    restriction the key to roll escapes."""
+    message = f"This API key {reason} ({restriction}); roll it with a key at least as broad, or ask an operator."
+    return (403, "insufficient_scope", message, {"restriction": restriction})
+
+
 # ---------------------------------------------------------------- acting for a connected account
 NOT_FOUND = (404, "not_found", "No such account.", {})
 
@@ -129,13 +136,7 @@ def test_a_customer_restricted_key_rolls_only_keys_restricted_to_its_customers(
     expected = (
         None
         if allowed
-        else (
-            403,
-            "insufficient_scope",
-            "This API key is restricted to customers the key to roll is not limited to (allowed_customers); "
-            "roll it with a key at least as broad, or ask an operator.",
-            {"restriction": "allowed_customers"},
-        )
+        else narrower("is restricted to customers the key to roll is not limited to", "allowed_customers")
     )
     assert answer(roll_refusal(caller, target)) == expected
 
@@ -159,15 +160,7 @@ def test_an_allowlisted_key_rolls_only_keys_confined_inside_its_allowlist(
 ) -> None:
     refusal = roll_refusal(grant("me", ip_allowlist=caller_list), grant("t", ip_allowlist=target_list))
     assert answer(refusal) == (
-        None
-        if allowed
-        else (
-            403,
-            "insufficient_scope",
-            "This API key has an IP allowlist the key to roll is not confined to (ip_allowlist); "
-            "roll it with a key at least as broad, or ask an operator.",
-            {"restriction": "ip_allowlist"},
-        )
+        None if allowed else narrower("has an IP allowlist the key to roll is not confined to", "ip_allowlist")
     )
 
 
@@ -185,17 +178,7 @@ def test_an_expiring_key_rolls_only_keys_that_expire_no_later(
     caller_expiry: datetime | None, target_expiry: datetime | None, allowed: bool
 ) -> None:
     refusal = roll_refusal(grant("me", expires_at=caller_expiry), grant("t", expires_at=target_expiry))
-    assert answer(refusal) == (
-        None
-        if allowed
-        else (
-            403,
-            "insufficient_scope",
-            "This API key expires before the key to roll (expires_at); "
-            "roll it with a key at least as broad, or ask an operator.",
-            {"restriction": "expires_at"},
-        )
-    )
+    assert answer(refusal) == (None if allowed else narrower("expires before the key to roll", "expires_at"))
 
 
 def test_scopes_are_checked_before_restrictions() -> None:

@@ -6,37 +6,34 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from mzpay.connectors import transport
+from tests.receivers import LoopbackServer, QuietHandler, serving
 
 BODY = b'{"id":"01JEVT","type":"payment.succeeded","data":{"amount":"150.00"}}'
 HEADERS = {"Content-Type": "application/json", "User-Agent": "mzpay-webhooks/1", "Service-Event-Id": "01JEVT"}
 
 
-class Receiver(ThreadingHTTPServer):
-    daemon_threads = True
-
+class Receiver(LoopbackServer):
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
+        super().__init__(Handler)
         self.requests: list[dict[str, Any]] = []
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        return self.origin
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     server: Receiver
 
     def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
+        body = self.body()
         self.server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
         if self.path.startswith("/slow"):
             time.sleep(1.5)
@@ -49,18 +46,11 @@ class Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a client that timed out
             self.wfile.write(b"ok")
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(Receiver(), poll_interval=0.02) as server:
+        yield server
 
 
 def post(url: str, **options: Any) -> transport.PostResult:

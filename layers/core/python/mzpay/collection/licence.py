@@ -36,19 +36,19 @@ def _issuer() -> str:
 
 
 @remembered(maxsize=256)
-def _verified(license_key: str, key_text: str, issuer: str) -> Verdict:
+def _verified(licence_key: str, key_text: str, issuer: str) -> Verdict:
     """The verdict on a key regardless of time (expiry is applied by `verdict`); cached,
     because the activated key is verified on every licensed request."""
     try:
         issuer_key = load_issuer_key(key_text)
     except IssuerKeyError as exc:
         return Verdict(None, LicenceStatus.INVALID, "no_issuer_key", f"The licence cannot be verified: {exc}.")
-    return verify_licence_key(license_key, issuer_key, issuer, _EPOCH)
+    return verify_licence_key(licence_key, issuer_key, issuer, _EPOCH)
 
 
-def verdict(license_key: str, now: datetime) -> Verdict:
-    """What `license_key` is worth at `now` under this stack's configuration."""
-    found = _verified(license_key, _issuer_key_text(), _issuer())
+def verdict(licence_key: str, now: datetime) -> Verdict:
+    """What `licence_key` is worth at `now` under this stack's configuration."""
+    found = _verified(licence_key, _issuer_key_text(), _issuer())
     if found.valid and found.licence is not None and found.licence.status_at(now) is LicenceStatus.EXPIRED:
         return Verdict(found.licence, LicenceStatus.EXPIRED, "expired", "The licence expired.")
     return found
@@ -58,11 +58,11 @@ def _fingerprint() -> str:
     return load_issuer_key(_issuer_key_text()).fingerprint
 
 
-def activate(license_key: str, subject: str, source_ip: str, now: datetime | None = None) -> dict[str, Any]:
-    """Activate `license_key`: 400 when it is not a valid licence, 409 already_exists while
+def activate(licence_key: str, subject: str, source_ip: str, now: datetime | None = None) -> dict[str, Any]:
+    """Activate `licence_key`: 400 when it is not a valid licence, 409 already_exists while
     another licence is active (an expired or no longer verifiable one is replaced)."""
     now = now or datetime.now(UTC)
-    found = verdict(license_key, now)
+    found = verdict(licence_key, now)
     if not found.valid or found.licence is None:
         raise ServiceError(
             400,
@@ -73,7 +73,7 @@ def activate(license_key: str, subject: str, source_ip: str, now: datetime | Non
     licence = found.licence
     fingerprint = _fingerprint()
     record: dict[str, Any] = {
-        "license_key": license_key,
+        "license_key": licence_key,
         "license_id": licence.licence_id,
         "expires_epoch": int(licence.expires_at.timestamp()),
         "issuer_key": fingerprint,
@@ -83,7 +83,7 @@ def activate(license_key: str, subject: str, source_ip: str, now: datetime | Non
     }
     if not deps.licences().activate(record, int(now.timestamp()), fingerprint):
         raise ServiceError(409, "already_exists", "A licence is already active; deactivate it first.")
-    return {"object": "license_key", "license_key": license_key, "license": licence.view(LicenceStatus.ACTIVE)}
+    return {"object": "license_key", "license_key": licence_key, "license": licence.view(LicenceStatus.ACTIVE)}
 
 
 def _activated(now: datetime) -> Verdict | None:
@@ -112,9 +112,9 @@ def deactivate() -> dict[str, Any]:
     return {"object": "bool", "success": True}
 
 
-def validate(license_key: str, now: datetime | None = None) -> dict[str, Any]:
+def validate(licence_key: str, now: datetime | None = None) -> dict[str, Any]:
     """Validate without activating: always 200, `valid` says the verdict."""
-    found = verdict(license_key, now or datetime.now(UTC))
+    found = verdict(licence_key, now or datetime.now(UTC))
     return {
         "object": "license_validation",
         "valid": found.valid,

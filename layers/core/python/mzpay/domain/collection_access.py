@@ -26,8 +26,8 @@ ACCOUNT_CLAIM = "account_id"
 PERMISSIONS_CLAIM = "permissions"
 SCOPE_CLAIM = "scope"
 
-LICENSE_READ = "license:read"
-LICENSE_WRITE = "license:write"
+LICENCE_READ = "license:read"
+LICENCE_WRITE = "license:write"
 IDENTITY_PROVIDER_READ = "identity_provider:read"
 IDENTITY_PROVIDER_WRITE = "identity_provider:write"
 DEVICE_READ = "device:read"
@@ -43,7 +43,7 @@ BUSINESS = "business"
 # activating and deactivating the licence, and reviewing business accounts. license:read stays a
 # business permission (the licence's status and capabilities are not secret, and a business reads
 # them to understand a license_expired answer).
-INSTALLATION_PERMISSIONS = frozenset({LICENSE_WRITE, IDENTITY_PROVIDER_READ, IDENTITY_PROVIDER_WRITE, ACCOUNT_REVIEW})
+INSTALLATION_PERMISSIONS = frozenset({LICENCE_WRITE, IDENTITY_PROVIDER_READ, IDENTITY_PROVIDER_WRITE, ACCOUNT_REVIEW})
 # Capabilities the spec shows on licences, and the ones this surface's routes need so far.
 KNOWN_CAPABILITIES = (
     "customer:read",

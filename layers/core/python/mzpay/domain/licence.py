@@ -171,8 +171,8 @@ def licence_from_claims(claims: dict[str, Any]) -> Licence | None:
     )
 
 
-def verify_licence_key(license_key: str, issuer_key: IssuerKey, issuer: str, now: datetime) -> Verdict:
-    """Verify `license_key` against the issuer's key and name; its status at `now`.
+def verify_licence_key(licence_key: str, issuer_key: IssuerKey, issuer: str, now: datetime) -> Verdict:
+    """Verify `licence_key` against the issuer's key and name; its status at `now`.
 
     Signature, algorithm and issuer failures make it `invalid` (its claims, read without trust,
     still describe it when they are complete); a verified licence past `exp` is `expired`."""
@@ -180,8 +180,8 @@ def verify_licence_key(license_key: str, issuer_key: IssuerKey, issuer: str, now
 
     invalid = LicenceStatus.INVALID
     try:
-        header = jwt.get_unverified_header(license_key)
-        unverified = jwt.decode(license_key, options={"verify_signature": False})
+        header = jwt.get_unverified_header(licence_key)
+        unverified = jwt.decode(licence_key, options={"verify_signature": False})
     except jwt.PyJWTError:
         return Verdict(None, invalid, "malformed", "The licence key is not a signed JWT.")
     described = licence_from_claims(unverified)
@@ -189,7 +189,7 @@ def verify_licence_key(license_key: str, issuer_key: IssuerKey, issuer: str, now
         return Verdict(described, invalid, "unsupported_algorithm", "The licence key's algorithm is not accepted.")
     try:
         claims = jwt.decode(
-            license_key,
+            licence_key,
             issuer_key.key,
             algorithms=[header["alg"]],
             options={"verify_exp": False, "verify_iat": False, "verify_nbf": False, "verify_aud": False},

@@ -126,7 +126,7 @@ class Checklist(Answer):
 
 
 # ---------------------------------------------------------------- the licence
-_LICENSE = {
+_LICENCE = {
     "id": "lic_2026_0042",
     "status": "active",
     "issued_to": "Banco Exemplo SA",
@@ -154,7 +154,7 @@ class License(Answer):
 class ActivatedLicense(Answer):
     """The licence key activated."""
 
-    model_config = examples({"object": "license_key", "license_key": "eyJhbGciOiJFUzI1NiJ9...", "license": _LICENSE})
+    model_config = examples({"object": "license_key", "license_key": "eyJhbGciOiJFUzI1NiJ9...", "license": _LICENCE})
 
     object: Literal["license_key"] = Field(description="Always license_key.")
     license_key: str = Field(description="The key activated.")
@@ -164,7 +164,7 @@ class ActivatedLicense(Answer):
 class CurrentLicense(Answer):
     """The activated licence, verified again now."""
 
-    model_config = examples({"object": "license", "license": _LICENSE})
+    model_config = examples({"object": "license", "license": _LICENCE})
 
     object: Literal["license"] = Field(description="Always license.")
     license: License = Field(
@@ -185,7 +185,7 @@ class LicenseValidation(Answer):
     """The verdict on a licence key, not activated (always 200)."""
 
     model_config = examples(
-        {"object": "license_validation", "valid": True, "message": "The licence key is valid.", "license": _LICENSE},
+        {"object": "license_validation", "valid": True, "message": "The licence key is valid.", "license": _LICENCE},
         {
             "object": "license_validation",
             "valid": False,

@@ -1,0 +1,61 @@
+"""Test data builders, written once: each builds a valid domain object (of the bill payments
+capability) or request body from defaults, and a test names only the fields it is about."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mzpay.domain.bill_payments import BillPayment
+from mzpay.domain.billers import Biller, BillProduct
+from mzpay.domain.bills import BillQuote, Invoice
+
+NOW = "2026-11-25T08:00:00Z"
+BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
+STAMPS = {"status": "active", "version": 1, "created_at": NOW, "updated_at": NOW}
+
+
+def biller(**fields: Any) -> Biller:
+    """An active electricity biller paid through the simulated supplier."""
+    defaults = {"biller_id": BILLER_ID, "name": "EDM", "category": "electricity", "supplier": "simulator"}
+    return Biller(**{**defaults, "credit_account": "000100001234567890194", **STAMPS, **fields})
+
+
+def bill_product(**fields: Any) -> BillProduct:
+    """An active open-amount product in MZN that yields a receipt."""
+    defaults = {"product_id": "01M8A0MH8BAHW8JZV956J9ME20", "biller_id": BILLER_ID, "name": "P", "kind": "open"}
+    return BillProduct(
+        **{**defaults, "currency": "MZN", "yields": "receipt", "supplier_product": "x", **STAMPS, **fields}
+    )
+
+
+def invoice(**fields: Any) -> Invoice:
+    """An open invoice of 1000.00 MZN for Ana, nothing paid."""
+    defaults = {"biller_id": "b", "mode": "test", "number": "F1", "customer_name": "Ana", "currency": "MZN"}
+    return Invoice(**{**defaults, "amount_due": "1000.00", "paid": "0.00", **STAMPS, "status": "open", **fields})
+
+
+def bill_quote(amount: str, **fields: Any) -> BillQuote:
+    """A quote of `amount` MZN (the total, the channel's debit and the biller's credit alike)."""
+    money = {"currency": "MZN", "amount": amount, "total": amount, "channel_debit": amount, "biller_credit": amount}
+    return BillQuote(**{**money, "yields": "receipt", "expires_at": NOW, **STAMPS, "status": "quoted", **fields})
+
+
+def bill_payment(**fields: Any) -> BillPayment:
+    """A pending payment of 400.00 MZN (405.00 with the payer's fee)."""
+    money = {"currency": "MZN", "amount": "400.00", "total": "405.00", "channel_debit": "405.00"}
+    return BillPayment(**{**money, "biller_credit": "400.00", **STAMPS, "status": "pending", **fields})
+
+
+def collection_payer(phone: str, **changes: Any) -> dict[str, Any]:
+    """A collection request's payer as a client sends it: João Sitoe, an individual told by SMS."""
+    body: dict[str, Any] = {
+        "first_name": "João",
+        "last_name": "Sitoe",
+        "legal_name": "João Sitoe",
+        "vat_number": "400339910",
+        "type": "individual",
+        "delivery_method": "sms",
+        "contact": {"phone_number": phone, "email": "joao@example.co.mz"},
+        "address": {"country": "MZ", "city": "Maputo"},
+    }
+    return {**body, **changes}
