@@ -16,7 +16,15 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from tests.e2e.collection_client import ADMIN_SCOPES, ALL_SCOPES, Collection, assert_error, assert_ok, partner_provider
+from tests.e2e.collection_client import (
+    ADMIN_SCOPES,
+    ALL_SCOPES,
+    Collection,
+    assert_error,
+    assert_ok,
+    licensed,
+    partner_provider,
+)
 from tests.e2e.test_collection_onboarding import DETAILS
 
 pytestmark = pytest.mark.e2e
@@ -34,9 +42,7 @@ def installation_only(permission: str) -> str:
 
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
-    client = Collection(stack, "mz")
-    client.ensure_licence()
-    return client
+    return licensed(stack)
 
 
 def pending_business(mz: Collection) -> tuple[str, str]:

@@ -18,6 +18,7 @@ from tests.e2e.collection_client import (
     Collection,
     assert_error,
     assert_ok,
+    licensed,
     partner_provider,
     random_rsa_key,
 )
@@ -28,9 +29,7 @@ PATH = "/v1/system/accountopening/checklist"
 
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
-    client = Collection(stack, "mz")
-    client.ensure_licence()
-    return client
+    return licensed(stack)
 
 
 def unauthorized(response: requests.Response, reason: str, message: str) -> None:
