@@ -1,5 +1,6 @@
 # make run   - the local stack (both regions) with demo credentials, in the foreground
-# make test  - install everything, lint, validate the template, run every test
+# make test  - install everything, lint, validate the template, run every test (two workers)
+# make check - the inner loop: ruff, ruff format, mypy and the unit tests (under 2 minutes)
 # make fuzz  - schemathesis over the three OpenAPI documents against the local stack (bigger budget)
 # make bench - cold start, warm latency, through-the-stack latency
 # make invoke FUNCTION=GatewayPaymentsFunction EVENT=events/gateway_charge.json [SET="name=value ..."]
@@ -18,10 +19,10 @@ PY := $(VENV)/bin/python
 # This machine's pip configuration names index folders that do not exist; hide that noise.
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: help install system-packages run wait test lint validate package unit integration e2e bench openapi translations fuzz invoke clean
+.PHONY: help install system-packages run wait test check lint validate package unit integration e2e bench openapi translations fuzz invoke clean
 
 help:
-	@echo "make run | make test | make package | make fuzz | make bench | make invoke FUNCTION=... EVENT=... | make openapi | make translations | make lint | make validate | make clean"
+	@echo "make run | make test | make check | make package | make fuzz | make bench | make invoke FUNCTION=... EVENT=... | make openapi | make translations | make lint | make validate | make clean"
 
 $(VENV)/.installed: pyproject.toml layers/core/requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -88,17 +89,29 @@ validate: $(SAM_VENV)/.installed
 package: $(VENV)/.installed
 	$(PY) -m devstack.package
 
+# pytest-xdist: TEST_WORKERS processes (one per core here), each with its own local stack (the
+# e2e fixtures are per session, and each worker is a session). --dist loadfile keeps a test file on
+# one worker, so its module fixtures are made once and its tests run in order; the files go out
+# slowest first (tests/conftest.py, pytest_collection_modifyitems), not by xdist's test count.
+# TEST_WORKERS=0: one process, as before. docs/testing.md: the measured times.
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+SLOWEST := --durations=20
+
+check: lint
+	$(PY) -m pytest tests/unit -q $(PARALLEL)
+
 unit: $(VENV)/.installed
-	$(PY) -m pytest tests/unit -q
+	$(PY) -m pytest tests/unit -q $(PARALLEL)
 
 integration: $(VENV)/.installed
-	$(PY) -m pytest tests/integration -q
+	$(PY) -m pytest tests/integration -q $(PARALLEL)
 
 e2e: $(VENV)/.installed
-	$(PY) -m pytest tests/e2e -q
+	$(PY) -m pytest tests/e2e -q $(PARALLEL) $(SLOWEST)
 
 test: install lint validate package
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PARALLEL) $(SLOWEST)
 
 # The fuzz harness with a bigger budget than make test's (FUZZ_EXAMPLES per operation; docs/testing.md).
 FUZZ_EXAMPLES ?= 200

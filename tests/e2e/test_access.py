@@ -104,7 +104,7 @@ def test_no_authorization_header_is_unauthorized_with_www_authenticate(stack: Ru
     assert response.headers["WWW-Authenticate"] == WWW
 
 
-@pytest.mark.parametrize("token", ["sk_live_not_ours", generate_key("test")])
+@pytest.mark.parametrize("token", ["sk_live_not_ours", generate_key("test")], ids=["foreign", "unknown"])
 def test_a_foreign_or_unknown_key_is_unauthorized(stack: RunningStack, token: str) -> None:
     response = gateway(stack, "mz", token)
     assert_problem(

@@ -482,8 +482,9 @@ def target_of(world: World, which: str) -> tuple[str, Resources]:
 def storage_of(stack: RunningStack, account_id: str) -> list[dict[str, Any]]:
     """Every item of the mz payments, events and idempotency tables that belongs to `account_id`:
     its keys or its account_id name it (every item an account owns does: the stores key them by
-    account, or carry account_id). Filtered by DynamoDB, so the scan sends back only those (the
-    tables hold every e2e test's items by the time this module runs)."""
+    account, or carry account_id). Filtered by DynamoDB, so the scan sends back only those. A scan
+    reads the whole table, and the stack keeps every item its earlier tests wrote: tests/conftest.py
+    runs this module first on its worker, while the tables are small."""
     found = []
     client = stack.aws("dynamodb")
     for table in ("PaymentsTable", "EventsTable", "IdempotencyTable"):
