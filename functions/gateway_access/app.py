@@ -4,26 +4,25 @@ the account's switch)."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.entry import gateway_handler
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import api_docs
 from mzpay.http.authorizers import client_certificate
-from mzpay.http.errors import Surface
 from mzpay.http.key_schemas import ClientCertificateIn, MtlsIn, RollApiKey, WebhookEndpointIn
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver, created
-from mzpay.lazy import deferred
+from mzpay.http.resolver import created
+from mzpay.lazy import deferred_modules
 from mzpay.version import health_report
 
 if TYPE_CHECKING:
     from mzpay.cases import access, account_endpoints, client_certs
 else:  # each route's use case is loaded when a request first needs it
-    access = deferred("mzpay.cases.access")
-    client_certs = deferred("mzpay.cases.client_certs")
-    account_endpoints = deferred("mzpay.cases.account_endpoints")
+    access, client_certs, account_endpoints = deferred_modules(
+        "mzpay.cases", "access", "client_certs", "account_endpoints"
+    )
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 api_docs.add_routes(app, "gateway")
 
 

@@ -1,31 +1,29 @@
 """Gateway API: bill payments through channels (docs/bills.md): quotes, payments, resends."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers import bills as answers
 from mzpay.domain.bill_payments import BillPaymentRequest, ResendRequest
 from mzpay.domain.bill_subscriptions import SubscriptionRequest
 from mzpay.domain.biller_api import InvoicePatch
 from mzpay.domain.bills import QuoteRequest
-from mzpay.entry import gateway_handler
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.body import content_type, raw_body
-from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver, created
-from mzpay.lazy import deferred
+from mzpay.http.resolver import created
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.cases import bill_payments, bill_quotes, bill_resends, bill_subscriptions, biller_api
 else:  # each route's use case is loaded when a request first needs it
-    biller_api = deferred("mzpay.cases.biller_api")
-    bill_subscriptions = deferred("mzpay.cases.bill_subscriptions")
-    bill_payments = deferred("mzpay.cases.bill_payments")
-    bill_resends = deferred("mzpay.cases.bill_resends")
-    bill_quotes = deferred("mzpay.cases.bill_quotes")
+    biller_api, bill_subscriptions, bill_payments, bill_resends, bill_quotes = deferred_modules(
+        "mzpay.cases", "biller_api", "bill_subscriptions", "bill_payments", "bill_resends", "bill_quotes"
+    )
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 
 
 @app.post("/v1/bill-payments/quotes")
@@ -39,7 +37,7 @@ app = create_resolver(Surface.GATEWAY)
     "biller_unavailable",
     "invoice_closed",
 )
-def create_bill_quote(body: Annotated[QuoteRequest, Body()]) -> Response[dict[str, Any]]:
+def create_bill_quote(body: Annotated[QuoteRequest, Body()]) -> Response[answers.BillQuote]:
     """Quote a bill payment
 
     Asks the biller's supplier about the reference: the customer's name, the amount due (all
@@ -50,7 +48,7 @@ def create_bill_quote(body: Annotated[QuoteRequest, Body()]) -> Response[dict[st
 
 @app.get("/v1/bill-payments/quotes/<quote_id>")
 @requires("payments:read")
-def read_bill_quote(quote_id: str) -> dict[str, Any]:
+def read_bill_quote(quote_id: str) -> answers.BillQuote:
     """Read a bill quote
 
     `expired` once its validity passed; `used` once a payment took it."""
@@ -72,7 +70,7 @@ def read_bill_quote(quote_id: str) -> dict[str, Any]:
     "invalid_phone",
     "invalid_callback_url",
 )
-def pay_bill(body: Annotated[BillPaymentRequest, Body()]) -> Response[dict[str, Any]]:
+def pay_bill(body: Annotated[BillPaymentRequest, Body()]) -> Response[answers.BillPayment]:
     """Pay a bill
 
     Pays a quote, once: its `channel_debit` leaves your float (422 `insufficient_balance` when
@@ -85,7 +83,7 @@ def pay_bill(body: Annotated[BillPaymentRequest, Body()]) -> Response[dict[str, 
 
 @app.get("/v1/bill-payments/<payment_id>")
 @requires("payments:read")
-def read_bill_payment(payment_id: str) -> dict[str, Any]:
+def read_bill_payment(payment_id: str) -> answers.BillPayment:
     """Read a bill payment"""
     return bill_payments.read(merchant(), payment_id)
 
@@ -93,7 +91,7 @@ def read_bill_payment(payment_id: str) -> dict[str, Any]:
 @app.post("/v1/bill-payments/<payment_id>/resend")
 @requires("payments:write")
 @errors("resend_limit", "sms_unavailable", "invalid_state", "invalid_request")
-def resend_bill_payment(payment_id: str, body: Annotated[ResendRequest, Body()]) -> Response[dict[str, Any]]:
+def resend_bill_payment(payment_id: str, body: Annotated[ResendRequest, Body()]) -> Response[answers.BillPaymentResend]:
     """Resend a token or receipt
 
     Sends a succeeded payment's token or receipt to its payer again, by `email` or `sms` (to
@@ -114,7 +112,7 @@ def resend_bill_payment(payment_id: str, body: Annotated[ResendRequest, Body()])
     "amount_out_of_range",
     "biller_unavailable",
 )
-def subscribe_payer(payer_id: str, body: Annotated[SubscriptionRequest, Body()]) -> Response[dict[str, Any]]:
+def subscribe_payer(payer_id: str, body: Annotated[SubscriptionRequest, Body()]) -> Response[answers.BillSubscription]:
     """Subscribe a payer to a recurring bill
 
     `payer_id` is your own id for your payer (1 to 64 letters, digits, `_.:-`). Needs the
@@ -127,7 +125,7 @@ def subscribe_payer(payer_id: str, body: Annotated[SubscriptionRequest, Body()])
 
 @app.get("/v1/payers/<payer_id>/subscriptions")
 @requires("payments:read")
-def list_payer_subscriptions(payer_id: str) -> dict[str, Any]:
+def list_payer_subscriptions(payer_id: str) -> answers.BillSubscriptionList:
     """List a payer's subscriptions"""
     return bill_subscriptions.subscriptions(merchant(), payer_id)
 
@@ -135,7 +133,7 @@ def list_payer_subscriptions(payer_id: str) -> dict[str, Any]:
 @app.patch("/v1/biller/invoices/<number>")
 @requires("payments:write")
 @errors("not_a_biller", "invoice_locked", "not_found", "invalid_amount", "biller_unavailable")
-def change_biller_invoice(number: str, body: Annotated[InvoicePatch, Body()]) -> dict[str, Any]:
+def change_biller_invoice(number: str, body: Annotated[InvoicePatch, Body()]) -> answers.BillerInvoice:
     """Change one of your invoices (billers)
 
     For a key of a registered biller's account (else 403 `not_a_biller`): the amount due, due
@@ -151,7 +149,7 @@ def change_biller_invoice(number: str, body: Annotated[InvoicePatch, Body()]) ->
 )
 @requires("payments:write")
 @errors("not_a_biller", "invoice_closed", "not_found", "invalid_request", "biller_unavailable")
-def attach_biller_invoice_document(number: str) -> dict[str, Any]:
+def attach_biller_invoice_document(number: str) -> answers.BillerInvoice:
     """Attach an invoice's PDF (billers)
 
     The body is the PDF itself (`Content-Type: application/pdf`, at most 5 MB); it is kept with

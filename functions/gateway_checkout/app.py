@@ -7,24 +7,22 @@ from mzpay.domain.checkout_offer import PayerChoice
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.manual_payments import ManualPaymentRequest
-from mzpay.entry import gateway_handler
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import checkout_page, receipts
-from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors, pages
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver, created
-from mzpay.lazy import deferred
+from mzpay.http.resolver import created
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.cases import checkout as hosted
     from mzpay.cases import manual_payments
 else:  # each route's use case is loaded when a request first needs it
-    hosted = deferred("mzpay.cases.checkout")
-    manual_payments = deferred("mzpay.cases.manual_payments")
+    hosted, manual_payments = deferred_modules("mzpay.cases", "checkout", "manual_payments")
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 PAYMENT_REFUSALS = (  # of a new checkout or manual payment
     "invalid_amount",
     "invalid_currency",

@@ -2,12 +2,11 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.entry import gateway_handler
-from mzpay.http.errors import Surface
+from mzpay.answers.events import Event, EventList
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
@@ -15,7 +14,7 @@ if TYPE_CHECKING:
 else:  # each route's use case is loaded when a request first needs it
     events = deferred("mzpay.cases.events")
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 
 
 @app.get("/v1/events")
@@ -27,7 +26,7 @@ def list_events(
         str | None, Query(alias="type", description="Only events of this type, e.g. payment.succeeded.")
     ] = None,
     resource_id: Annotated[str | None, Query(description="Only events of this resource.")] = None,
-) -> dict[str, Any]:
+) -> EventList:
     """List the account's events
 
     Newest first, in the key's mode: the same envelopes the webhooks carry. Page with
@@ -37,7 +36,7 @@ def list_events(
 
 @app.get("/v1/events/<event_id>")
 @requires("events:read")
-def read_event(event_id: str) -> dict[str, Any]:
+def read_event(event_id: str) -> Event:
     """Read an event"""
     return events.read_event(merchant(), event_id)
 

@@ -2,16 +2,16 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.receipts import Receipt
 from mzpay.domain.charges import ChargeRequest
-from mzpay.entry import gateway_handler
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import receipts
-from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import Capture, CompleteAction
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver, to_response
+from mzpay.http.resolver import to_response
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 else:  # each route's use case is loaded when a request first needs it
     charges = deferred("mzpay.cases.charges")
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 
 
 @app.get("/methods")
@@ -118,7 +118,7 @@ def read_payment(payment_id: str) -> dict[str, Any]:
 @app.get("/v1/payments/<payment_id>/receipt")
 @requires("payments:read")
 @errors("not_receiptable")
-def read_receipt(payment_id: str) -> Response[Any]:
+def read_receipt(payment_id: str) -> Response[Receipt]:
     """A payment's receipt
 
     Once money has moved: the merchant, the amount, what was refunded so far, the method
@@ -126,7 +126,7 @@ def read_receipt(payment_id: str) -> Response[Any]:
     with `Accept: application/pdf` (in Portuguese, or English by `Accept-Language`)."""
     answer = charges.read_receipt(merchant(), payment_id)
     return (
-        receipts.receipt_pdf(answer, app.current_event)
+        receipts.receipt_pdf(answer.model_dump(), app.current_event)
         if receipts.wants_pdf(app.current_event)
         else to_response(answer)
     )

@@ -5,25 +5,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 from mzpay.domain.name_lookups import NameLookupRequest
 from mzpay.domain.payout_batches import PayoutBatchRequest
 from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
-from mzpay.entry import gateway_handler
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.batch_lines import parse_lines
-from mzpay.http.errors import Surface
 from mzpay.http.gateway_schemas import SelectCandidate
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.cases import name_lookups, payout_batches, payouts
 else:  # each route's use case is loaded when a request first needs it
-    name_lookups = deferred("mzpay.cases.name_lookups")
-    payout_batches = deferred("mzpay.cases.payout_batches")
-    payouts = deferred("mzpay.cases.payouts")
+    name_lookups, payout_batches, payouts = deferred_modules("mzpay.cases", "name_lookups", "payout_batches", "payouts")
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 REFUSALS = (  # of any payout (a wallet payout may also break the network's phone and amount rules)
     "invalid_amount",
     "invalid_currency",

@@ -1,25 +1,24 @@
 """Gateway API: PSP transactions and cash deposits at partner agents."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
 from mzpay.domain.cash_deposits import DepositRequest, IntentRequest
 from mzpay.domain.psp_transactions import PspTransactionRequest
-from mzpay.entry import gateway_handler
-from mzpay.http.errors import Surface
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver, created, to_response
-from mzpay.lazy import deferred
+from mzpay.http.resolver import created, to_response
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.cases import cash_deposits, psp_transactions
 else:  # each route's use case is loaded when a request first needs it
-    cash_deposits = deferred("mzpay.cases.cash_deposits")
-    psp_transactions = deferred("mzpay.cases.psp_transactions")
+    cash_deposits, psp_transactions = deferred_modules("mzpay.cases", "cash_deposits", "psp_transactions")
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 
 
 @app.post("/v1/psp/transactions")
@@ -39,7 +38,7 @@ app = create_resolver(Surface.GATEWAY)
     "invalid_callback_url",
     "limit_exceeded",
 )
-def record_psp_transaction(body: Annotated[PspTransactionRequest, Body()]) -> Response[dict[str, Any]]:
+def record_psp_transaction(body: Annotated[PspTransactionRequest, Body()]) -> Response[PspTransaction]:
     """Record a PSP transaction
 
     A payment, payout or refund the PSP moved on its own rails, under its `originator_reference`
@@ -56,7 +55,7 @@ def list_psp_transactions(
     ] = None,
     limit: Annotated[str | None, Query(description="Transactions per page, 1 to 100 (20 by default).")] = None,
     page_token: Annotated[str | None, Query(description="The next_page_token of the previous page.")] = None,
-) -> dict[str, Any]:
+) -> PspTransactionList:
     """List PSP transactions
 
     Newest first, in the key's mode; `originator_reference` finds the one that carries it (an
@@ -66,7 +65,7 @@ def list_psp_transactions(
 
 @app.get("/v1/psp/transactions/<transaction_id>")
 @requires("payments:read")
-def read_psp_transaction(transaction_id: str) -> dict[str, Any]:
+def read_psp_transaction(transaction_id: str) -> PspTransaction:
     """Read a PSP transaction
 
     A payment also shows how much of it was refunded."""
@@ -84,7 +83,7 @@ def read_psp_transaction(transaction_id: str) -> dict[str, Any]:
     "invalid_currency",
     "pilot_limit",
 )
-def open_cash_deposit_intent(body: Annotated[IntentRequest, Body()]) -> Response[dict[str, Any]]:
+def open_cash_deposit_intent(body: Annotated[IntentRequest, Body()]) -> Response[CashDepositIntent]:
     """Open a cash-deposit intent
 
     A partner's agent is about to take cash for the wallet a name lookup found (selected, when
@@ -97,7 +96,7 @@ def open_cash_deposit_intent(body: Annotated[IntentRequest, Body()]) -> Response
 @app.get("/v1/cash-deposits/intents/<intent_id>")
 @requires("payouts:read")
 @errors("not_a_partner")
-def read_cash_deposit_intent(intent_id: str) -> dict[str, Any]:
+def read_cash_deposit_intent(intent_id: str) -> CashDepositIntent:
     """Read a cash-deposit intent"""
     return cash_deposits.read_intent(merchant(), intent_id)
 
@@ -114,7 +113,7 @@ def read_cash_deposit_intent(intent_id: str) -> dict[str, Any]:
     "invalid_callback_url",
     "no_connector_binding",
 )
-def confirm_cash_deposit(body: Annotated[DepositRequest, Body()]) -> Response[dict[str, Any]]:
+def confirm_cash_deposit(body: Annotated[DepositRequest, Body()]) -> Response[CashDeposit]:
     """Confirm a cash deposit
 
     The agent counted the intent's cash: the partner pays it into the payer's wallet from its
@@ -126,7 +125,7 @@ def confirm_cash_deposit(body: Annotated[DepositRequest, Body()]) -> Response[di
 @app.get("/v1/cash-deposits/<deposit_id>")
 @requires("payouts:read")
 @errors("not_a_partner")
-def read_cash_deposit(deposit_id: str) -> dict[str, Any]:
+def read_cash_deposit(deposit_id: str) -> CashDeposit:
     """Read a cash deposit"""
     return cash_deposits.read_deposit(merchant(), deposit_id)
 

@@ -2,24 +2,23 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.balance import Balance
+from mzpay.answers.disputes import Dispute, DisputeList
 from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.refunds import RefundBody, RefundRequest
-from mzpay.entry import gateway_handler
-from mzpay.http.errors import Surface
+from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query
 from mzpay.http.principal import merchant, requires
-from mzpay.http.resolver import create_resolver
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.cases import disputes, refunds
 else:  # each route's use case is loaded when a request first needs it
-    disputes = deferred("mzpay.cases.disputes")
-    refunds = deferred("mzpay.cases.refunds")
+    disputes, refunds = deferred_modules("mzpay.cases", "disputes", "refunds")
 
-app = create_resolver(Surface.GATEWAY)
+app = gateway_app()
 REFUSALS = (  # of a refund, by either route
     "not_found",
     "invalid_amount",
@@ -68,7 +67,7 @@ def read_refund(refund_id: str) -> dict[str, Any]:
 
 @app.get("/v1/balance")
 @requires("balance:read")
-def read_balance() -> dict[str, Any]:
+def read_balance() -> Balance:
     """Read the balance
 
     Per currency: what is available to pay out or refund, and what is held."""
@@ -81,7 +80,7 @@ def read_balance() -> dict[str, Any]:
 def list_disputes(
     limit: Annotated[str | None, Query(description="Disputes per page, 1 to 100 (20 by default).")] = None,
     page_token: Annotated[str | None, Query(description="The next_page_token of the previous page.")] = None,
-) -> dict[str, Any]:
+) -> DisputeList:
     """List disputes
 
     The account's disputes in the key's mode, newest first."""
@@ -90,7 +89,7 @@ def list_disputes(
 
 @app.get("/v1/disputes/<dispute_id>")
 @requires("payments:read")
-def read_dispute(dispute_id: str) -> dict[str, Any]:
+def read_dispute(dispute_id: str) -> Dispute:
     """Read a dispute
 
     Its status, the money it holds, the evidence given and the decision."""
@@ -100,7 +99,7 @@ def read_dispute(dispute_id: str) -> dict[str, Any]:
 @app.post("/v1/disputes/<dispute_id>/evidence")
 @requires("refunds:write")
 @errors("invalid_state", "invalid_request")
-def submit_dispute_evidence(dispute_id: str, body: Annotated[EvidenceRequest, Body()]) -> dict[str, Any]:
+def submit_dispute_evidence(dispute_id: str, body: Annotated[EvidenceRequest, Body()]) -> Dispute:
     """Submit a dispute's evidence
 
     Text and up to 3 files (PDF, PNG, JPEG; base64, 2 MiB each), given once while the dispute
@@ -111,7 +110,7 @@ def submit_dispute_evidence(dispute_id: str, body: Annotated[EvidenceRequest, Bo
 @app.post("/v1/disputes/<dispute_id>/accept")
 @requires("refunds:write")
 @errors("invalid_state")
-def accept_dispute(dispute_id: str) -> dict[str, Any]:
+def accept_dispute(dispute_id: str) -> Dispute:
     """Accept a dispute
 
     The merchant concedes while the dispute needs a response: it is lost and the held money goes

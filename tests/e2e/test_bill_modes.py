@@ -44,7 +44,6 @@ def answered(response: requests.Response, status: int, body: dict[str, Any]) -> 
 def water_invoice(number: str, customer: str, due: str, **changes: Any) -> dict[str, Any]:
     """A water invoice as the biller's test key reads it (the simulator's data, docs/test-mode.md)."""
     return {
-        "object": "invoice",
         "number": number,
         "status": "open",
         "customer_name": customer,

@@ -73,7 +73,6 @@ def test_a_prepaid_electricity_quote(shop: Merchant) -> None:
     assert answer.status_code == 201, answer.text
     body = answer.json()
     assert body == {
-        "object": "bill_quote",
         "quote_id": body["quote_id"],
         "status": "quoted",
         "product_id": ELECTRICITY,
@@ -265,7 +264,6 @@ def test_a_prepaid_token_is_delivered_from_the_channels_float(stack: RunningStac
     assert answer.status_code == 201, answer.text
     body = answer.json()
     assert body == {
-        "object": "bill_payment",
         "payment_id": body["payment_id"],
         "quote_id": made["quote_id"],
         "status": "succeeded",

@@ -80,7 +80,6 @@ def test_a_token_is_resent_by_email_three_times_at_most(stack: RunningStack) -> 
         assert answer.status_code == 201, answer.text
         body = answer.json()
         assert body == {
-            "object": "bill_payment_resend",
             "resend_id": body["resend_id"],
             "payment_id": pid,
             "channel": "email",

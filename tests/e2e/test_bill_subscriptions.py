@@ -38,7 +38,6 @@ def test_a_payer_subscribes_with_consent(stack: RunningStack) -> None:
     assert answer.status_code == 201, answer.text
     body = answer.json()
     assert body == {
-        "object": "bill_subscription",
         "subscription_id": body["subscription_id"],
         "payer_id": "cliente-8841",
         "status": "active",

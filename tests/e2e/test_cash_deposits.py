@@ -100,7 +100,6 @@ def test_a_deposit_credits_the_wallet_from_the_partners_balance(stack: RunningSt
     assert opened.status_code == 201, opened.text
     body = opened.json()
     assert body == {
-        "object": "cash_deposit_intent",
         "intent_id": body["intent_id"],
         "lookup_id": found["lookup_id"],
         "status": "open",
@@ -117,7 +116,6 @@ def test_a_deposit_credits_the_wallet_from_the_partners_balance(stack: RunningSt
     assert deposited.status_code == 201, deposited.text
     deposit = deposited.json()
     assert deposit == {
-        "object": "cash_deposit",
         "deposit_id": deposit["deposit_id"],
         "intent_id": body["intent_id"],
         "status": "pending",

@@ -476,7 +476,6 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
     body = receipt.json()
     assert (receipt.status_code, receipt.headers["Content-Type"]) == (200, "application/json")
     assert body == {
-        "object": "receipt",
         "receipt_number": f"R-{pid}",
         "provider_payment_id": pid,
         "payment_id": created["payment_id"],

@@ -100,7 +100,7 @@ def test_a_dispute_holds_the_money_takes_evidence_once_and_is_won(stack: Running
 
     assert shop.call("GET", f"/v1/disputes/{dispute_id}").json() == body
     listed = shop.call("GET", "/v1/disputes").json()
-    assert listed == {"object": "list", "data": [body], "has_more": False, "next_page_token": None}
+    assert listed == {"data": [body], "has_more": False, "next_page_token": None}
 
     given = shop.call("POST", f"/v1/disputes/{dispute_id}/evidence", evidence("Delivered.", ("pdf", PDF)))
     assert given.status_code == 200, given.text

@@ -62,7 +62,6 @@ def test_a_payment_is_recorded_and_found_by_its_reference(stack: RunningStack, p
     body = answer.json()
     transaction_id = body["transaction_id"]
     assert body == {
-        "object": "psp_transaction",
         "transaction_id": transaction_id,
         "type": "payment",
         "status": "recorded",
@@ -77,12 +76,12 @@ def test_a_payment_is_recorded_and_found_by_its_reference(stack: RunningStack, p
     }
     found = psp.call("GET", f"/v1/psp/transactions?originator_reference={ref}", idempotency_key=None)
     assert found.status_code == 200
-    assert found.json() == {"object": "list", "data": [body], "has_more": False, "next_page_token": None}
+    assert found.json() == {"data": [body], "has_more": False, "next_page_token": None}
     read = psp.call("GET", f"/v1/psp/transactions/{transaction_id}", idempotency_key=None)
     assert read.status_code == 200 and read.json() == body
     assert [e["type"]["S"] for e in resource_events(stack, transaction_id)] == ["psp_transaction.recorded"]
     none = psp.call("GET", "/v1/psp/transactions?originator_reference=NEVER-SENT", idempotency_key=None)
-    assert none.json() == {"object": "list", "data": [], "has_more": False, "next_page_token": None}
+    assert none.json() == {"data": [], "has_more": False, "next_page_token": None}
 
 
 def test_a_payout_masks_its_bank_account(psp: Merchant) -> None:

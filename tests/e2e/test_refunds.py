@@ -45,7 +45,6 @@ def test_a_full_refund_gives_everything_back(stack: RunningStack) -> None:
     shop = Merchant(stack)
     pid = paid(shop)
     assert balance(shop) == {
-        "object": "balance",
         "mode": "test",
         "balances": [{"currency": "MZN", "available": "150.00", "held": "0.00", "fees": "0.00"}],
     }

@@ -538,7 +538,7 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     assert shop.call("GET", f"/v1/payouts/{made.payout}").status_code == 200
     extra = platform.call("POST", "/charges", charge_body("7.00"), query=acting)
     assert extra.status_code == 200 and extra.json()["status"] == "succeeded"
-    balance = {"object": "balance", "mode": "test", "balances": [{"currency": "MZN", "held": "0.00", "fees": "0.00"}]}
+    balance = {"mode": "test", "balances": [{"currency": "MZN", "held": "0.00", "fees": "0.00"}]}
 
     def available(amount: str) -> dict[str, Any]:
         return {**balance, "balances": [{**balance["balances"][0], "available": amount}]}  # type: ignore[index]

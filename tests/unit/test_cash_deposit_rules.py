@@ -101,7 +101,6 @@ def test_a_deposit_reads_from_its_payout() -> None:
         updated_at=NOW,
     )
     assert deposit_view(payout) == {
-        "object": "cash_deposit",
         "deposit_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWY",
         "intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWX",
         "status": "succeeded",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from mzpay.answers.disputes import Dispute as DisputeAnswer
 from mzpay.domain import ledger
 from mzpay.domain.charges import Money
 from mzpay.domain.disputes import (
@@ -23,7 +24,6 @@ from mzpay.domain.disputes import (
 )
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.evidence import MAX_FILES, MAX_TEXT_LENGTH, EvidenceRequest
-from mzpay.openapi.gateway_disputes import Dispute as DisputeAnswer
 
 ID = "01JDB2M4N6P8R0T2V4W6X8Y0Z2"
 AT = "2026-11-26T09:00:00Z"

@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import BaseModel
 
 from mzpay import deps
+from mzpay.answers import events as event_answers
+from mzpay.answers.balance import Balance
 from mzpay.cases import access, account_endpoints, charges, checkout, client_certs, events, oauth
 from mzpay.cases import name_lookups as name_lookup_cases
 from mzpay.cases import payouts as payout_cases
@@ -270,8 +272,10 @@ def merchant(key_id: str = KEY) -> Principal:
 
 
 def valid(model: Any, answer: Any) -> Any:
-    """`answer` validated by `model` (after a JSON round trip: what the client reads)."""
-    return model.model_validate(json.loads(json.dumps(answer, default=str)))
+    """`answer` validated by `model` (after a JSON round trip: what the client reads; an answer model
+    as the keys it was built with, mzpay.answers)."""
+    plain = answer.model_dump() if isinstance(answer, BaseModel) else answer
+    return model.model_validate(json.loads(json.dumps(plain, default=str)))
 
 
 # ---------------------------------------------------------------- payments
@@ -395,7 +399,7 @@ def test_refunds_answer_refund_results_and_the_payment_shows_them(world: World) 
 
 
 def test_the_balance(world: World) -> None:
-    balance = valid(more.Balance, refund_cases.balance(merchant()))
+    balance = valid(Balance, refund_cases.balance(merchant()))
     assert balance.balances[0].model_dump() == {
         "currency": "MZN",
         "available": "970.00",
@@ -476,12 +480,12 @@ def test_the_events_of_those_changes_and_their_objects(world: World) -> None:
     charge(wallet("+258840000000"))
     refund_cases.create_refund(merchant(), charge(wallet("+258840000000")).provider_payment_id, None, None, "Duplicate")
     payout_cases.create_payout(merchant(), payout_request(DESTINATIONS["mobile_wallet"]))
-    page = valid(more.EventList, events.list_events(merchant(), "100", None, None, None))
+    page = valid(event_answers.EventList, events.list_events(merchant(), "100", None, None, None))
     assert not page.has_more and {e.resource for e in page.data} == {"payment", "refund", "payout"}
     for event in page.data:  # what webhooks deliver: the resource as its own route answers it
         valid(OBJECTS[event.resource], event.data["object"])
-        assert valid(more.Event, events.read_event(merchant(), event.id)) == event
-    first = valid(more.EventList, events.list_events(merchant(), "1", None, None, None))
+        assert valid(event_answers.Event, events.read_event(merchant(), event.id)) == event
+    first = valid(event_answers.EventList, events.list_events(merchant(), "1", None, None, None))
     assert first.has_more and first.next_cursor is not None
 
 

@@ -54,6 +54,13 @@ def _may_act_for(caller_account_id: str, account_id: str) -> None:
     ensure_may_act_for(caller_account_id, account_id)
 
 
+def gateway_app() -> APIGatewayRestResolver:
+    """A gateway group's resolver (its Lambda entry point: gateway_handler(app))."""
+    from mzpay.http.errors import Surface
+
+    return create_resolver(Surface.GATEWAY)
+
+
 def gateway_handler(app: APIGatewayRestResolver) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point of a gateway group's resolver `app`."""
     return lambda_handler(app, admit_more=_rate_limit, may_act_for=_may_act_for)

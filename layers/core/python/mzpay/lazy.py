@@ -30,6 +30,11 @@ def deferred(name: str) -> ModuleType:
     return module
 
 
+def deferred_modules(package: str, *names: str) -> tuple[ModuleType, ...]:
+    """`deferred` for each module `package.name` (a handler's use cases: one line for all)."""
+    return tuple(deferred(f"{package}.{name}") for name in names)
+
+
 def reexports_on_use(package: str) -> bool:
     """Stand in for `package`'s `__init__` when all it does is re-export names of its submodules
     (`from .x import A`, `__all__`): each name is imported from its submodule on first use, so

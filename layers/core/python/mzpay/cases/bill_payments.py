@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.bills import BillPayment as BillPaymentAnswer
 from mzpay.domain import ledger
 from mzpay.domain.bill_payments import (
     CREATED_EVENT,
@@ -42,7 +43,7 @@ def quote_expired(quote: BillQuote) -> ServiceError:
     return ServiceError(422, "quote_expired", f"This quote expired at {quote.expires_at}; quote again.")
 
 
-def pay(principal: Principal, request: BillPaymentRequest, payment_id: str) -> dict[str, Any]:
+def pay(principal: Principal, request: BillPaymentRequest, payment_id: str) -> BillPaymentAnswer:
     """Pay `request.quote_id` once. `payment_id` is derived from the request's Idempotency-Key:
     a retry after a fault finds its payment and finishes it."""
     mine = deps.bill_payments().get(payment_id)
@@ -91,7 +92,7 @@ def pay(principal: Principal, request: BillPaymentRequest, payment_id: str) -> d
         ) from None
     except QuoteTaken:
         return _lost(principal, request, payment_id)
-    return submit(payment).view()
+    return BillPaymentAnswer.of(submit(payment).view())
 
 
 def _payable(quote: BillQuote) -> None:
@@ -103,7 +104,7 @@ def _payable(quote: BillQuote) -> None:
         raise quote_expired(quote)
 
 
-def _lost(principal: Principal, request: BillPaymentRequest, payment_id: str) -> dict[str, Any]:
+def _lost(principal: Principal, request: BillPaymentRequest, payment_id: str) -> BillPaymentAnswer:
     """The creation lost its quote's condition: our own earlier attempt landed (finish it), or
     another payment used the quote (409 quote_used), or it expired meanwhile."""
     mine = deps.bill_payments().get(payment_id)
@@ -113,11 +114,11 @@ def _lost(principal: Principal, request: BillPaymentRequest, payment_id: str) ->
     raise ServiceError(409, "invalid_state", "The quote changed meanwhile; read it and retry.")
 
 
-def _finish(principal: Principal, payment: BillPayment, request: BillPaymentRequest) -> dict[str, Any]:
+def _finish(principal: Principal, payment: BillPayment, request: BillPaymentRequest) -> BillPaymentAnswer:
     own(principal, payment, "bill payment")
     if payment.quote_id != request.quote_id:
         raise ServiceError(409, "idempotency_key_reused", "This Idempotency-Key paid another quote.")
-    return (submit(payment) if payment.status == "pending" else payment).view()
+    return BillPaymentAnswer.of((submit(payment) if payment.status == "pending" else payment).view())
 
 
 def _reject(quote: BillQuote, refusal: ServiceError) -> Any:
@@ -125,8 +126,8 @@ def _reject(quote: BillQuote, refusal: ServiceError) -> Any:
     rejected(quote.account_id, quote.mode, refusal, details)
 
 
-def read(principal: Principal, payment_id: str) -> dict[str, Any]:
+def read(principal: Principal, payment_id: str) -> BillPaymentAnswer:
     payment = deps.bill_payments().get(payment_id) if is_uuid(payment_id) else None
     own(principal, payment, "bill payment")
     assert payment is not None
-    return payment.view()
+    return BillPaymentAnswer.of(payment.view())

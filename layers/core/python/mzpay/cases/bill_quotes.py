@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers.bills import BillQuote as BillQuoteAnswer
 from mzpay.domain.bills import (
     QuoteRequest,
     check_payable,
@@ -24,7 +24,7 @@ from mzpay.domain.principal import Principal
 from mzpay.steps.bills import ask_supplier, catalogue_of, invoice_of, owned_quote
 
 
-def quote(principal: Principal, request: QuoteRequest) -> dict[str, Any]:
+def quote(principal: Principal, request: QuoteRequest) -> BillQuoteAnswer:
     """Ask the biller's supplier about `request` and keep its answer as a quote."""
     biller, product = catalogue_of(request.product_id)
     check_payable(biller, product)
@@ -50,8 +50,8 @@ def quote(principal: Principal, request: QuoteRequest) -> dict[str, Any]:
         (now, iso(moment + timedelta(seconds=answer.valid_for))),
     )
     deps.bill_quotes().create(made)
-    return made.view(now)
+    return BillQuoteAnswer.of(made.view(now))
 
 
-def read_quote(principal: Principal, quote_id: str) -> dict[str, Any]:
-    return owned_quote(principal, quote_id).view(iso(datetime.now(UTC)))
+def read_quote(principal: Principal, quote_id: str) -> BillQuoteAnswer:
+    return BillQuoteAnswer.of(owned_quote(principal, quote_id).view(iso(datetime.now(UTC))))

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.bills import BillPaymentResend
 from mzpay.domain.bill_payments import RESEND_EVENT, BillPayment, ResendRequest, resend_text, resend_to
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
@@ -25,7 +26,7 @@ def sms_unavailable() -> ServiceError:
     return ServiceError(503, "sms_unavailable", "No SMS channel is configured for this account; resend by email.")
 
 
-def resend(principal: Principal, payment_id: str, request: ResendRequest) -> dict[str, Any]:
+def resend(principal: Principal, payment_id: str, request: ResendRequest) -> BillPaymentResend:
     """Record a resend of the payment's token or receipt by `request.channel` and queue it."""
     payment = _payment(principal, payment_id)
     sender = EMAIL_SENDER
@@ -75,17 +76,16 @@ def _event(payment: BillPayment, entry: dict[str, str], sender: str, now: str) -
     )
 
 
-def _view(payment: BillPayment, entry: dict[str, str]) -> dict[str, Any]:
-    return {
-        "object": "bill_payment_resend",
-        "resend_id": entry["resend_id"],
-        "payment_id": payment.payment_id,
-        "channel": entry["channel"],
-        "to": entry["to"],
-        "status": "queued",
-        "resends": len(payment.resends),
-        "requested_at": entry["requested_at"],
-    }
+def _view(payment: BillPayment, entry: dict[str, str]) -> BillPaymentResend:
+    return BillPaymentResend(
+        resend_id=entry["resend_id"],
+        payment_id=payment.payment_id,
+        channel=entry["channel"],  # type: ignore[arg-type]  # a ResendRequest's channel
+        to=entry["to"],
+        status="queued",
+        resends=len(payment.resends),
+        requested_at=entry["requested_at"],
+    )
 
 
 def set_sms_channel(account_id: str, sender_id: str | None) -> dict[str, Any]:

@@ -5,9 +5,9 @@ reference first."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers import bills as answers
 from mzpay.domain.bill_subscriptions import ACTIVE, BillSubscription, SubscriptionRequest, check_consent, check_payer_id
 from mzpay.domain.bills import check_payable, chosen_amount
 from mzpay.domain.clock import iso
@@ -18,7 +18,9 @@ from mzpay.steps.bills import ask_supplier, catalogue_of
 from mzpay.store.bill_subscriptions import AlreadySubscribed
 
 
-def subscribe(principal: Principal, payer_id: str, request: SubscriptionRequest, source_ip: str) -> dict[str, Any]:
+def subscribe(
+    principal: Principal, payer_id: str, request: SubscriptionRequest, source_ip: str
+) -> answers.BillSubscription:
     """Subscribe `payer_id` (the channel's own id of its payer) to a product for a reference."""
     check_payer_id(payer_id)
     consent = check_consent(request.consent)
@@ -52,11 +54,12 @@ def subscribe(principal: Principal, payer_id: str, request: SubscriptionRequest,
         raise ServiceError(
             409, "invalid_state", f"Payer {payer_id} is subscribed to {product.name} for {request.reference} already."
         ) from None
-    return subscription.view()
+    return answers.BillSubscription.of(subscription.view())
 
 
-def subscriptions(principal: Principal, payer_id: str) -> dict[str, Any]:
+def subscriptions(principal: Principal, payer_id: str) -> answers.BillSubscriptionList:
     """The payer's subscriptions (an unknown payer has none)."""
     check_payer_id(payer_id)
     found = deps.bill_subscriptions().of_payer(principal.acting_account_id, principal.mode, payer_id)
-    return {"object": "list", "data": [s.view() for s in sorted(found, key=lambda s: s.subscription_id)]}
+    ordered = sorted(found, key=lambda s: s.subscription_id)
+    return answers.BillSubscriptionList(data=[answers.BillSubscription.of(s.view()) for s in ordered])

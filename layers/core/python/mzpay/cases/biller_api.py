@@ -5,9 +5,9 @@ the biller's supplier first (its system is the invoices' origin)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers.bills import BillerInvoice
 from mzpay.domain.biller_api import (
     InvoicePatch,
     check_attachable,
@@ -52,7 +52,7 @@ def _invoice(principal: Principal, biller: Biller, number: str) -> Invoice:
     raise ServiceError(404, "not_found", "No such invoice.")
 
 
-def change_invoice(principal: Principal, number: str, patch: InvoicePatch) -> dict[str, Any]:
+def change_invoice(principal: Principal, number: str, patch: InvoicePatch) -> BillerInvoice:
     """Change an open, unpaid invoice (409 invoice_locked otherwise); of racing changes and
     payments, each is judged on the invoice as the last one left it."""
     biller = _biller(principal)
@@ -64,10 +64,12 @@ def change_invoice(principal: Principal, number: str, patch: InvoicePatch) -> di
             return invoice
         return deps.bill_quotes().change_invoice(invoice, {**changes, "updated_at": iso(datetime.now(UTC))})
 
-    return rejudged(lambda: _invoice(principal, biller, number), write, InvoiceChanged, "invoice").view()
+    return BillerInvoice.of(
+        rejudged(lambda: _invoice(principal, biller, number), write, InvoiceChanged, "invoice").view()
+    )
 
 
-def attach_document(principal: Principal, number: str, media_type: str, content: bytes) -> dict[str, Any]:
+def attach_document(principal: Principal, number: str, media_type: str, content: bytes) -> BillerInvoice:
     """Keep the invoice's PDF (with its SHA-256) and name it on the invoice; 409 invoice_closed
     for a cancelled or expired invoice."""
     biller = _biller(principal)
@@ -88,4 +90,6 @@ def attach_document(principal: Principal, number: str, media_type: str, content:
         }
         return deps.bill_quotes().change_invoice(invoice, {"document": kept, "updated_at": now})
 
-    return rejudged(lambda: _invoice(principal, biller, number), write, InvoiceChanged, "invoice").view()
+    return BillerInvoice.of(
+        rejudged(lambda: _invoice(principal, biller, number), write, InvoiceChanged, "invoice").view()
+    )

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import partners as answers
 from mzpay.domain.cash_deposits import (
     DEPOSIT_DESCRIPTION,
     USED,
@@ -55,7 +56,7 @@ def _own(principal: Principal, entity: Any, what: str) -> None:
 
 
 # ---------------------------------------------------------------- intents
-def open_intent(principal: Principal, request: IntentRequest) -> tuple[dict[str, Any], bool]:
+def open_intent(principal: Principal, request: IntentRequest) -> tuple[answers.CashDepositIntent, bool]:
     """The intent for `request` and whether it was made now (False: the lookup's intent for the
     same amount and currency, answered again)."""
     _partner(principal)
@@ -89,10 +90,10 @@ def open_intent(principal: Principal, request: IntentRequest) -> tuple[dict[str,
         if fresh is None or fresh.deposit is None:
             raise ServiceError(409, "invalid_state", "The name lookup changed meanwhile; read it and retry.") from None
         return _started(fresh, currency, amount), False
-    return intent.view(), True
+    return answers.CashDepositIntent.of(intent.view()), True
 
 
-def _started(lookup: NameLookup, currency: str, amount: Decimal) -> dict[str, Any]:
+def _started(lookup: NameLookup, currency: str, amount: Decimal) -> answers.CashDepositIntent:
     """A lookup that already started a deposit: that intent again for the same amount and
     currency, else 409 lookup_used."""
     deposit = lookup.deposit or {}
@@ -100,12 +101,12 @@ def _started(lookup: NameLookup, currency: str, amount: Decimal) -> dict[str, An
         raise lookup_used(lookup)
     intent = deps.cash_deposit_intents().get(deposit["intent_id"])
     assert intent is not None  # written with the lookup's mark, in one transaction
-    return intent.view()
+    return answers.CashDepositIntent.of(intent.view())
 
 
-def read_intent(principal: Principal, intent_id: str) -> dict[str, Any]:
+def read_intent(principal: Principal, intent_id: str) -> answers.CashDepositIntent:
     _partner(principal)
-    return _intent(principal, intent_id).view()
+    return answers.CashDepositIntent.of(_intent(principal, intent_id).view())
 
 
 def _intent(principal: Principal, intent_id: str) -> CashDepositIntent:
@@ -116,7 +117,7 @@ def _intent(principal: Principal, intent_id: str) -> CashDepositIntent:
 
 
 # ---------------------------------------------------------------- deposits
-def confirm(principal: Principal, request: DepositRequest) -> dict[str, Any]:
+def confirm(principal: Principal, request: DepositRequest) -> answers.CashDeposit:
     """The cash of an intent was counted: the partner pays the payer's wallet (a payout carrying
     the deposit), once per intent."""
     _partner(principal)
@@ -151,16 +152,16 @@ def confirm(principal: Principal, request: DepositRequest) -> dict[str, Any]:
         fresh = deps.cash_deposit_intents().get(intent.intent_id)
         if fresh is None or fresh.deposit_id != payout.provider_payout_id:
             raise ServiceError(409, "invalid_state", "The intent changed meanwhile; read it and retry.") from None
-    return deposit_view(payout)
+    return answers.CashDeposit.of(deposit_view(payout))
 
 
-def read_deposit(principal: Principal, deposit_id: str) -> dict[str, Any]:
+def read_deposit(principal: Principal, deposit_id: str) -> answers.CashDeposit:
     _partner(principal)
     payout = deps.payouts().get(deposit_id) if is_ulid(deposit_id) else None
     if payout is not None and payout.cash_deposit is None:
         payout = None  # a payout, not a deposit
     _own(principal, payout, "cash deposit")
-    return deposit_view(payout)
+    return answers.CashDeposit.of(deposit_view(payout))
 
 
 # ---------------------------------------------------------------- operators

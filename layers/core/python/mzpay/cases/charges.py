@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.receipts import Receipt
 from mzpay.domain import expiry
 from mzpay.domain.charges import ChargeRequest, Customer, check_charge
 from mzpay.domain.clock import now_iso
@@ -161,10 +162,10 @@ def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, An
     return snapshot(visible_payment(principal, provider_payment_id))
 
 
-def read_receipt(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+def read_receipt(principal: Principal, provider_payment_id: str) -> Receipt:
     """GET /v1/payments/{id}/receipt: once money has moved (else 409 not_receiptable)."""
     payment = visible_payment(principal, provider_payment_id)
-    return receipt(payment, merchant_name(payment))
+    return Receipt.of(receipt(payment, merchant_name(payment)))
 
 
 def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import disputes as answers
 from mzpay.domain import ledger, page_tokens
 from mzpay.domain.clock import iso
 from mzpay.domain.disputes import (
@@ -141,25 +142,27 @@ def _merchants_dispute(principal: Principal, dispute_id: str) -> Dispute:
     return dispute
 
 
-def read(principal: Principal, dispute_id: str) -> dict[str, Any]:
-    return view(_merchants_dispute(principal, dispute_id))
+def read(principal: Principal, dispute_id: str) -> answers.Dispute:
+    return answers.Dispute.of(view(_merchants_dispute(principal, dispute_id)))
 
 
-def listing(principal: Principal, limit: str | None, page_token: str | None) -> dict[str, Any]:
+def listing(principal: Principal, limit: str | None, page_token: str | None) -> answers.DisputeList:
     """The account's disputes in the key's mode, newest first."""
     account, mode = principal.acting_account_id, principal.mode
     size, start = page_tokens.page_request(limit, page_token, f"DSPL#{account}#{mode}")
     found, last = deps.disputes().page(account, mode, size, start)
-    return page_tokens.page([view(d) for d in found], last)
+    token = page_tokens.encode(last) if last else None
+    data = [answers.Dispute.of(view(d)) for d in found]
+    return answers.DisputeList(data=data, has_more=token is not None, next_page_token=token)
 
 
-def accept(principal: Principal, dispute_id: str) -> dict[str, Any]:
+def accept(principal: Principal, dispute_id: str) -> answers.Dispute:
     """POST /v1/disputes/{id}/accept: the merchant concedes; the payer keeps the money (lost)."""
     dispute = _merchants_dispute(principal, dispute_id)
-    return view(_move(dispute, "accept", {"decision": {"outcome": Status.LOST, "by": "merchant"}}))
+    return answers.Dispute.of(view(_move(dispute, "accept", {"decision": {"outcome": Status.LOST, "by": "merchant"}})))
 
 
-def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequest) -> dict[str, Any]:
+def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequest) -> answers.Dispute:
     """POST /v1/disputes/{id}/evidence: given once while the dispute needs a response (later,
     409 invalid_state); the files are kept in the uploads bucket with their SHA-256."""
     dispute = _merchants_dispute(principal, dispute_id)
@@ -167,7 +170,7 @@ def submit_evidence(principal: Principal, dispute_id: str, request: EvidenceRequ
     admit_evidence(dispute.account_id, dispute.mode, request)
     folder = f"accounts/{dispute.account_id}/disputes/{dispute.dispute_id}"
     evidence = deps.evidence_files().keep(folder, dispute.account_id, request)
-    return view(_move(dispute, "submit_evidence", {"evidence": evidence}))
+    return answers.Dispute.of(view(_move(dispute, "submit_evidence", {"evidence": evidence})))
 
 
 # ---------------------------------------------------------------- one move of the lifecycle

@@ -10,6 +10,8 @@ import time
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.events import Event as EventAnswer
+from mzpay.answers.events import EventList
 from mzpay.domain.bounds import MAX_CODE, MAX_ID
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
@@ -49,7 +51,7 @@ MAX_CURSOR = 1024  # far above any cursor this list gives
 
 def list_events(
     principal: Principal, limit: str | None, cursor: str | None, event_type: str | None, resource_id: str | None
-) -> dict[str, Any]:
+) -> EventList:
     """The caller's events in its mode, newest first, `limit` (1-100, default 20) a page."""
     try:
         size = DEFAULT_LIMIT if limit is None else int(limit)
@@ -66,21 +68,18 @@ def list_events(
         principal.acting_account_id, principal.mode, size, _cursor(cursor), event_type or None, resource_id or None
     )
     token = _token(last)
-    return {
-        "object": "list",
-        "data": [event.envelope() for event in items],
-        "has_more": token is not None,
-        "next_cursor": token,
-    }
+    return EventList(
+        data=[EventAnswer.of(event.envelope()) for event in items], has_more=token is not None, next_cursor=token
+    )
 
 
-def read_event(principal: Principal, event_id: str) -> dict[str, Any]:
+def read_event(principal: Principal, event_id: str) -> EventAnswer:
     """One event of the caller's account: 404 for another's, 401 wrong_environment for the other mode's."""
     if not is_ulid(event_id):
         raise ServiceError(404, "not_found", "No such event.")
     event = deps.events().get(principal.acting_account_id, principal.mode, event_id)
     if event is not None:
-        return event.envelope()
+        return EventAnswer.of(event.envelope())
     if deps.events().get(principal.acting_account_id, OTHER_MODE[principal.mode], event_id) is not None:
         raise wrong_environment(principal.mode, OTHER_MODE[principal.mode])
     raise ServiceError(404, "not_found", "No such event.")

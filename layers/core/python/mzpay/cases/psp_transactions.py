@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from mzpay import deps
+from mzpay.answers.partners import PspTransaction as PspTransactionAnswer
+from mzpay.answers.partners import PspTransactionList
 from mzpay.domain import page_tokens
 from mzpay.domain.clock import iso
 from mzpay.domain.entity import Reserved
@@ -37,7 +39,7 @@ COUNTER_TTL = 3 * 24 * 3600
 OTHER_MODE = {"test": "live", "live": "test"}
 
 
-def record(principal: Principal, request: PspTransactionRequest) -> dict[str, Any]:
+def record(principal: Principal, request: PspTransactionRequest) -> PspTransactionAnswer:
     """Record a PSP's transaction: 409 duplicate_originator_reference for a reference already
     recorded, 404 for a refund of an unknown original, 422 not_refundable or limit_exceeded."""
     check_psp_transaction(request)
@@ -101,7 +103,7 @@ def record(principal: Principal, request: PspTransactionRequest) -> dict[str, An
         raise refund_above_remainder(original) from None
     except CeilingReached as reached:
         _reject(principal, request, daily_ceiling_reached(currency, reached.reservation.ceiling, new_id()))
-    return transaction.view()
+    return PspTransactionAnswer.of(transaction.view())
 
 
 def _reservations(principal: Principal, request: PspTransactionRequest, now: datetime) -> tuple[Reservation, ...]:
@@ -145,7 +147,7 @@ def _invalid(field: str, message: str) -> ServiceError:
 
 def listing(
     principal: Principal, originator_reference: str | None, limit: str | None, page_token: str | None
-) -> dict[str, Any]:
+) -> PspTransactionList:
     """The account's transactions in the key's mode, newest first; with `originator_reference`
     only the one that carries it (an empty list when none does)."""
     account, mode = principal.acting_account_id, principal.mode
@@ -160,11 +162,13 @@ def listing(
     return _page(found_page, last)
 
 
-def _page(transactions: list[PspTransaction], last: dict[str, str] | None) -> dict[str, Any]:
-    return page_tokens.page([t.view() for t in transactions], last)
+def _page(transactions: list[PspTransaction], last: dict[str, str] | None) -> PspTransactionList:
+    token = page_tokens.encode(last) if last else None
+    data = [PspTransactionAnswer.of(t.view()) for t in transactions]
+    return PspTransactionList(data=data, has_more=token is not None, next_page_token=token)
 
 
-def read(principal: Principal, transaction_id: str) -> dict[str, Any]:
+def read(principal: Principal, transaction_id: str) -> PspTransactionAnswer:
     """One of the account's transactions: another account's is 404, the other mode's 401
     wrong_environment (as every resource of the gateway)."""
     store, account = deps.psp_transactions(), principal.acting_account_id
@@ -174,4 +178,4 @@ def read(principal: Principal, transaction_id: str) -> dict[str, Any]:
         if is_ulid(transaction_id) and store.get(account, other, transaction_id) is not None:
             raise wrong_environment(principal.mode, other)
         raise ServiceError(404, "not_found", "No such PSP transaction.")
-    return found.view()
+    return PspTransactionAnswer.of(found.view())

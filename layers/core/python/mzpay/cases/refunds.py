@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.balance import Balance, CurrencyBalance
 from mzpay.connectors.base import Refunding
 from mzpay.domain import expiry, ledger
 from mzpay.domain.charges import Money
@@ -209,20 +210,19 @@ def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]
     return refund_result(refund)
 
 
-def balance(principal: Principal) -> dict[str, Any]:
+def balance(principal: Principal) -> Balance:
     """GET /v1/balance: per currency, what is available (may be refunded or paid out), held, and
     the fees providers reported keeping (in total)."""
     items = deps.ledger().balances(principal.acting_account_id, principal.mode)
-    return {
-        "object": "balance",
-        "mode": principal.mode,
-        "balances": [
-            {
-                "currency": item["currency"],
-                "available": format_amount(Decimal(item["available"]), item["currency"]),
-                "held": format_amount(Decimal(item["held"]), item["currency"]),
-                "fees": format_amount(Decimal(item.get("fees", 0)), item["currency"]),
-            }
+    return Balance(
+        mode=principal.mode,  # type: ignore[arg-type]  # a Principal's mode is test or live
+        balances=[
+            CurrencyBalance(
+                currency=item["currency"],
+                available=format_amount(Decimal(item["available"]), item["currency"]),
+                held=format_amount(Decimal(item["held"]), item["currency"]),
+                fees=format_amount(Decimal(item.get("fees", 0)), item["currency"]),
+            )
             for item in sorted(items, key=lambda i: i["currency"])
         ],
-    }
+    )

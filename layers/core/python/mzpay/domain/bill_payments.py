@@ -106,7 +106,6 @@ class BillPayment(BillOfProduct):
 
     def view(self) -> dict[str, Any]:
         return {
-            "object": "bill_payment",
             "payment_id": self.payment_id,
             "quote_id": self.quote_id,
             "status": self.status,

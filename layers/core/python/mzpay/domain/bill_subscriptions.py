@@ -79,7 +79,6 @@ class BillSubscription(Entity):
 
     def view(self) -> dict[str, Any]:
         return {
-            "object": "bill_subscription",
             "subscription_id": self.subscription_id,
             "payer_id": self.payer_id,
             "status": self.status,

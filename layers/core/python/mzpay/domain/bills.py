@@ -199,7 +199,6 @@ class Invoice(Entity):
 
     def view(self) -> dict[str, Any]:
         return {
-            "object": "invoice",
             "number": self.number,
             "status": self.status,
             "customer_name": self.customer_name,
@@ -254,7 +253,6 @@ class BillQuote(BillOfProduct):
 
     def view(self, now: str) -> dict[str, Any]:
         return {
-            "object": "bill_quote",
             "quote_id": self.quote_id,
             "status": self.current_status(now),
             "product_id": self.product_id,

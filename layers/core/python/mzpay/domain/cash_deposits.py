@@ -149,7 +149,6 @@ class CashDepositIntent(Entity):
 
     def view(self) -> dict[str, Any]:
         return {
-            "object": "cash_deposit_intent",
             "intent_id": self.intent_id,
             "lookup_id": self.lookup_id,
             "status": self.status,
@@ -201,7 +200,6 @@ def deposit_view(payout: Any) -> dict[str, Any]:
     deposit = payout.cash_deposit or {}
     wallet = payout.destination.get("mobile_wallet") or {}
     return {
-        "object": "cash_deposit",
         "deposit_id": payout.provider_payout_id,
         "intent_id": deposit.get("intent_id"),
         "status": DEPOSIT_STATUS[payout.status],

@@ -173,7 +173,6 @@ class PspTransaction(Entity):
     def view(self) -> dict[str, Any]:
         """The transaction as answered (a bank account masked but for its last four digits)."""
         answer: dict[str, Any] = {
-            "object": "psp_transaction",
             "transaction_id": self.transaction_id,
             "type": self.type,
             "status": self.status,

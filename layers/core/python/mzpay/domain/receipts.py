@@ -46,7 +46,6 @@ def receipt(payment: Payment, merchant: str) -> dict[str, Any]:
     paid_at = payment.captured_at or payment.updated_at
     moment = datetime.fromisoformat(paid_at.replace("Z", "+00:00")).astimezone(MAPUTO)
     return {
-        "object": "receipt",
         "receipt_number": f"R-{payment.provider_payment_id}",
         "provider_payment_id": payment.provider_payment_id,
         "payment_id": payment.payment_id,

@@ -163,10 +163,12 @@ def error_response(error: ServiceError, surface: Surface) -> Response:
 
 
 def to_response(result: Any, status: int = 200) -> Response:
-    """A route's return value as a Response (a dict body is validated and serialized later)."""
+    """A route's return value as a Response (a dict body is validated and serialized later; an
+    answer model, mzpay.answers, as the keys it was built with)."""
     if isinstance(result, Response):
         return result
-    return Response(status_code=status, content_type=JSON_CONTENT_TYPE, body=result)
+    body = result.model_dump() if isinstance(result, BaseModel) else result
+    return Response(status_code=status, content_type=JSON_CONTENT_TYPE, body=body)
 
 
 def created(result: Any) -> Response:

@@ -14,21 +14,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
+from mzpay.answers.balance import Balance
+from mzpay.answers.bills import BILL_ROUTES
+from mzpay.answers.disputes import Dispute, DisputeList, Evidence, ManualResolution
+from mzpay.answers.events import Event, EventList
+from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
+from mzpay.answers.receipts import Receipt
 from mzpay.openapi.gateway_actions import (
     NextAction,
 )
 from mzpay.openapi.gateway_batches import PayoutBatch
-from mzpay.openapi.gateway_bills import BILL_ROUTES
-from mzpay.openapi.gateway_disputes import Dispute, DisputeList, Evidence, ManualResolution
 from mzpay.openapi.gateway_more import (
     Amount,
     Answer,
     ApiKey,
-    Balance,
     ClientCertificate,
     DecimalText,
-    Event,
-    EventList,
     Health,
     MethodList,
     MtlsSetting,
@@ -44,8 +45,6 @@ from mzpay.openapi.gateway_more import (
     examples,
     sometimes,
 )
-from mzpay.openapi.gateway_partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
-from mzpay.openapi.gateway_receipts import Receipt
 
 Network = Literal["mpesa", "emola", "mkesh"]
 PaymentStatus = Literal[

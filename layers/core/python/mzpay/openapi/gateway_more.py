@@ -1,5 +1,5 @@
-"""The base of the gateway's answer models (`Answer`, the wire types, `sometimes`) and the answers
-of its smaller routes: health, methods, balance, name lookups, events, API keys, the account's
+"""The answers of the gateway's smaller routes (the base of mzpay.answers.base re-exported for the
+other models): health, methods, balance, name lookups, events, API keys, the account's
 endpoint, mutual TLS, the OAuth token, the secret-scanning labels, the webhook check (and its 401
 `SignatureRefusal`) and the OpenAPI document. Payments, refunds, payouts and the route table:
 mzpay.openapi.gateway."""
@@ -8,46 +8,35 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
+from mzpay.answers.base import (
+    ACCOUNT,
+    ULID,
+    Amount,
+    Answer,
+    Currency,
+    DecimalText,
+    Mode,
+    Timestamp,
+    examples,
+    sometimes,
+)
 from mzpay.domain.keys import SCOPES
 
-Timestamp = Annotated[
-    str,
-    Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$", json_schema_extra={"format": "date-time"}),
-]
-DecimalText = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)(\.\d+)?$")]  # money: "150.00", never a JSON number
-Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
-Mode = Literal["test", "live"]
 Scope = Annotated[str, Field(json_schema_extra={"enum": list(SCOPES)})]  # what a key or client may hold
-ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
-ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
-
-
-def _no_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-def sometimes(description: str) -> Any:
-    """A key that some answers leave out (never null when it is there, unless its type says so)."""
-    return Field(default=None, description=description, json_schema_extra=_no_default)
-
-
-def examples(*answers: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"examples": list(answers)})
-
-
-class Answer(BaseModel):
-    """The base of every answer: a key the model does not name is refused."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-
-class Amount(Answer):
-    """An amount of money and its currency."""
-
-    amount: DecimalText = Field(description='A decimal string with the currency\'s fraction digits, e.g. "150.00".')
-    currency: Currency = Field(description="The ISO 4217 currency code, e.g. MZN.")
+__all__ = [
+    "ACCOUNT",
+    "ULID",
+    "Amount",
+    "Answer",
+    "Currency",
+    "DecimalText",
+    "Mode",
+    "Timestamp",
+    "examples",
+    "sometimes",
+]
 
 
 # ---------------------------------------------------------------- health and methods
@@ -100,33 +89,6 @@ class MethodList(Answer):
 
 
 # ---------------------------------------------------------------- balance and name lookups
-class CurrencyBalance(Answer):
-    """The balance in one currency."""
-
-    currency: Currency = Field(description="The currency.")
-    available: DecimalText = Field(description="What may be refunded or paid out now.")
-    held: DecimalText = Field(description="What refunds and payouts not settled yet hold.")
-    fees: DecimalText = Field(
-        description="What providers reported keeping of captured payments, in total; never part of available."
-    )
-
-
-class Balance(Answer):
-    """The account's balances in the key's mode."""
-
-    model_config = examples(
-        {
-            "object": "balance",
-            "mode": "test",
-            "balances": [{"currency": "MZN", "available": "970.00", "held": "30.00", "fees": "0.00"}],
-        }
-    )
-
-    object: Literal["balance"] = Field(description="Always balance.")
-    mode: Mode = Field(description="The key's mode.")
-    balances: list[CurrencyBalance] = Field(description="One per currency the account has moved money in.")
-
-
 class Candidate(Answer):
     """A possible holder of the looked-up account."""
 
@@ -158,53 +120,6 @@ class NameLookup(Answer):
     expires_at: Timestamp | None = Field(description="Until when a cash deposit may start from it.")
     created_at: Timestamp = Field(description="When the lookup was made.")
     updated_at: Timestamp = Field(description="When it last changed.")
-
-
-# ---------------------------------------------------------------- events
-_EVENT = {
-    "id": "01JD8Z5N2B3C4D5E6F7G8H9J0K",
-    "type": "payment.succeeded",
-    "created_at": "2026-11-02T10:00:04Z",
-    "account_id": ACCOUNT,
-    "mode": "test",
-    "api_version": "2026-11-01",
-    "resource": "payment",
-    "resource_id": "01JD8Z5M7B2C3D4E5F6G7H8J9K",
-    "data": {"object": {"provider_payment_id": "01JD8Z5M7B2C3D4E5F6G7H8J9K", "status": "succeeded"}},
-}
-
-
-EventResource = (
-    Literal["payment", "refund", "payout", "payout_batch", "cash_deposit", "psp_transaction", "dispute"]
-    | Literal["bill_payment", "rejection", "collection_request", "api_key", "oauth_client"]
-)
-
-
-class Event(Answer):
-    """One event: the envelope that webhooks deliver too."""
-
-    model_config = examples(_EVENT)
-
-    id: str = Field(description="The event's id (a ULID; later events have greater ids).")
-    type: str = Field(description="What happened, e.g. payment.succeeded, refund.failed, payout.paid.")
-    created_at: Timestamp = Field(description="When it happened.")
-    account_id: str = Field(description="The account it belongs to.")
-    mode: Mode = Field(description="The mode it happened in.")
-    api_version: str = Field(description="The version of the envelope and its data, e.g. 2026-11-01.")
-    resource: EventResource = Field(description="The kind of thing that changed.")
-    resource_id: str = Field(description="Its id (a payment's provider_payment_id, a refund's ...).")
-    data: dict[str, Any] = Field(description="object: the resource as its own route answers it, after the change.")
-
-
-class EventList(Answer):
-    """A page of the account's events in the key's mode, newest first."""
-
-    model_config = examples({"object": "list", "data": [_EVENT], "has_more": False, "next_cursor": None})
-
-    object: Literal["list"] = Field(description="Always list.")
-    data: list[Event] = Field(description="The events of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_cursor: str | None = Field(description="Send it as starting_after for the next page; null at the end.")
 
 
 # ---------------------------------------------------------------- access

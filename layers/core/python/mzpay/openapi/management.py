@@ -17,9 +17,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from mzpay.answers.disputes import Dispute
 from mzpay.openapi.gateway import PaymentSnapshot, Payout
 from mzpay.openapi.gateway_batches import PayoutBatch
-from mzpay.openapi.gateway_disputes import Dispute
 from mzpay.openapi.gateway_more import (
     ACCOUNT,
     ULID,

@@ -1,13 +1,11 @@
-"""The gateway's receipt answer (GET /v1/payments/{id}/receipt, mzpay.domain.receipts.receipt);
-the conventions are mzpay.openapi.gateway's."""
+"""The gateway's receipt answer (GET /v1/payments/{id}/receipt, built from
+mzpay.domain.receipts.receipt)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
-from mzpay.openapi.gateway_more import ACCOUNT, ULID, Amount, Answer, Mode, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, ULID, Amount, Answer, Mode, Timestamp, examples
 
 
 class ReceiptMerchant(Answer):
@@ -30,7 +28,6 @@ class Receipt(Answer):
 
     model_config = examples(
         {
-            "object": "receipt",
             "receipt_number": f"R-{ULID}",
             "provider_payment_id": ULID,
             "payment_id": "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
@@ -47,7 +44,6 @@ class Receipt(Answer):
         }
     )
 
-    object: Literal["receipt"] = Field(description="Always receipt.")
     receipt_number: str = Field(description="R- and the provider_payment_id.")
     provider_payment_id: str = Field(description="The payment.")
     payment_id: str = Field(description="Your id of the payment.")

@@ -1,5 +1,5 @@
 """The gateway's answers for bill payments (mzpay.domain.bills: BillQuote.view, BillPayment.view);
-the conventions are mzpay.openapi.gateway's."""
+the conventions are mzpay.answers.base's."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.openapi.gateway_more import ULID, Answer, DecimalText, Timestamp, examples, sometimes
+from mzpay.answers.base import ULID, Answer, DecimalText, Page, Timestamp, examples, sometimes
 from mzpay.openapi.management_bills import BILLER_ID, PRODUCT_ID, FeeOrDiscount
 
 QUOTE = {
-    "object": "bill_quote",
     "quote_id": ULID,
     "status": "quoted",
     "product_id": PRODUCT_ID,
@@ -65,7 +64,6 @@ class BillQuote(BillFields):
 
     model_config = examples(QUOTE)
 
-    object: Literal["bill_quote"] = Field(description="Always bill_quote.")
     quote_id: str = Field(description="The quote's id (a ULID).")
     status: Literal["quoted", "used", "expired"] = Field(description="quoted until a payment uses it or it expires.")
     invoice: QuotedInvoice | None = Field(description="The invoice paid (invoice products), or null.")
@@ -83,7 +81,6 @@ class BillPayer(Answer):
 
 
 BILL_PAYMENT = {
-    "object": "bill_payment",
     "payment_id": "5b7c3f5e-8f4e-5d63-9a0e-3c1b2a4d5e6f",
     "quote_id": ULID,
     "status": "succeeded",
@@ -117,7 +114,6 @@ class BillPayment(BillFields):
 
     model_config = examples(BILL_PAYMENT)
 
-    object: Literal["bill_payment"] = Field(description="Always bill_payment.")
     payment_id: str = Field(description="The payment's id (a UUID derived from your Idempotency-Key).")
     quote_id: str = Field(description="The quote it paid.")
     status: Literal["pending", "succeeded", "failed"] = Field(description="pending while the biller has not answered.")
@@ -138,7 +134,6 @@ class BillPaymentResend(Answer):
 
     model_config = examples(
         {
-            "object": "bill_payment_resend",
             "resend_id": ULID,
             "payment_id": BILL_PAYMENT["payment_id"],
             "channel": "sms",
@@ -149,7 +144,6 @@ class BillPaymentResend(Answer):
         }
     )
 
-    object: Literal["bill_payment_resend"] = Field(description="Always bill_payment_resend.")
     resend_id: str = Field(description="The resend's id (a ULID).")
     payment_id: str = Field(description="The bill payment.")
     channel: Literal["email", "sms"] = Field(description="How it is sent.")
@@ -160,7 +154,6 @@ class BillPaymentResend(Answer):
 
 
 SUBSCRIPTION = {
-    "object": "bill_subscription",
     "subscription_id": ULID,
     "payer_id": "cliente-8841",
     "status": "active",
@@ -197,7 +190,6 @@ class BillSubscription(Answer):
 
     model_config = examples(SUBSCRIPTION)
 
-    object: Literal["bill_subscription"] = Field(description="Always bill_subscription.")
     subscription_id: str = Field(description="The subscription's id (a ULID).")
     payer_id: str = Field(description="Your id of the payer.")
     status: Literal["active"] = Field(description="Always active.")
@@ -214,13 +206,10 @@ class BillSubscription(Answer):
     created_at: Timestamp = Field(description="When it was made.")
 
 
-class BillSubscriptionList(Answer):
-    """A payer's subscriptions."""
+class BillSubscriptionList(Page[BillSubscription]):
+    """A payer's subscriptions, oldest first (one page: no has_more)."""
 
-    model_config = examples({"object": "list", "data": [SUBSCRIPTION]})
-
-    object: Literal["list"] = Field(description="Always list.")
-    data: list[BillSubscription] = Field(description="Oldest first.")
+    model_config = examples({"data": [SUBSCRIPTION]})
 
 
 class InvoiceDocument(Answer):
@@ -239,7 +228,6 @@ class BillerInvoice(Answer):
 
     model_config = examples(
         {
-            "object": "invoice",
             "number": "FT2026-000102",
             "status": "open",
             "customer_name": "Carlos Nhantumbo",
@@ -254,7 +242,6 @@ class BillerInvoice(Answer):
         }
     )
 
-    object: Literal["invoice"] = Field(description="Always invoice.")
     number: str = Field(description="Its number (the reference channels pay).")
     status: Literal["open", "partially_paid", "paid", "cancelled", "expired"] = Field(description="Where it stands.")
     customer_name: str = Field(description="Who owes it.")

@@ -1,5 +1,5 @@
 """The gateway's answers for PSP transactions (mzpay.domain.psp_transactions.PspTransaction.view)
-and cash deposits at partner agents; the conventions are mzpay.openapi.gateway's."""
+and cash deposits at partner agents; the conventions are mzpay.answers.base's."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.openapi.gateway_more import ULID, Amount, Answer, Timestamp, examples, sometimes
+from mzpay.answers.base import ULID, Amount, Answer, Page, Timestamp, examples, sometimes
 
 Network = Literal["mpesa", "emola", "mkesh"]
 
@@ -26,7 +26,7 @@ class PartyBank(Answer):
     account: str = Field(description="The NIB, every digit but the last four shown as *.")
 
 
-class Party(Answer):
+class Counterparty(Answer):
     """Who paid (a payment's source) or was paid (a payout's destination)."""
 
     type: Literal["mobile_wallet", "bank_transfer"] = Field(description="The kind.")
@@ -35,7 +35,6 @@ class Party(Answer):
 
 
 PSP_PAYMENT = {
-    "object": "psp_transaction",
     "transaction_id": ULID,
     "type": "payment",
     "status": "recorded",
@@ -55,15 +54,14 @@ class PspTransaction(Answer):
 
     model_config = examples(PSP_PAYMENT)
 
-    object: Literal["psp_transaction"] = Field(description="Always psp_transaction.")
     transaction_id: str = Field(description="The gateway's id of the transaction (a ULID).")
     type: Literal["payment", "payout", "refund"] = Field(description="What the PSP moved.")
     status: Literal["recorded"] = Field(description="Always recorded: the money already moved at the PSP.")
     originator_reference: str = Field(description="The PSP's own reference, unique per account and mode.")
     money: Amount = Field(description="How much.")
-    source: Party = sometimes("Who paid; payments.")
+    source: Counterparty = sometimes("Who paid; payments.")
     refunded: Amount = sometimes("How much of the payment its refunds gave back so far; payments.")
-    destination: Party = sometimes("Who was paid; payouts.")
+    destination: Counterparty = sometimes("Who was paid; payouts.")
     original_reference: str = sometimes("The refunded payment's originator_reference; refunds.")
     original_transaction_id: str = sometimes("The refunded payment's transaction_id; refunds.")
     occurred_at: Timestamp = Field(description="When the PSP moved the money (as it said; else when recorded).")
@@ -72,15 +70,10 @@ class PspTransaction(Answer):
     created_at: Timestamp = Field(description="When the gateway recorded it.")
 
 
-class PspTransactionList(Answer):
+class PspTransactionList(Page[PspTransaction]):
     """A page of PSP transactions, newest first."""
 
-    model_config = examples({"object": "list", "data": [PSP_PAYMENT], "has_more": False, "next_page_token": None})
-
-    object: Literal["list"] = Field(description="Always list.")
-    data: list[PspTransaction] = Field(description="The transactions of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_page_token: str | None = Field(description="Pass as page_token for the next page; null on the last.")
+    model_config = examples({"data": [PSP_PAYMENT], "has_more": False, "next_page_token": None})
 
 
 class DepositWallet(Answer):
@@ -95,7 +88,6 @@ class CashDepositIntent(Answer):
 
     model_config = examples(
         {
-            "object": "cash_deposit_intent",
             "intent_id": ULID,
             "lookup_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWY",
             "status": "open",
@@ -109,7 +101,6 @@ class CashDepositIntent(Answer):
         }
     )
 
-    object: Literal["cash_deposit_intent"] = Field(description="Always cash_deposit_intent.")
     intent_id: str = Field(description="The intent's id (a ULID).")
     lookup_id: str = Field(description="The name lookup it started from.")
     status: Literal["open", "used"] = Field(description="used: its deposit was confirmed.")
@@ -127,7 +118,6 @@ class CashDeposit(Answer):
 
     model_config = examples(
         {
-            "object": "cash_deposit",
             "deposit_id": ULID,
             "intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWZ",
             "status": "pending",
@@ -142,7 +132,6 @@ class CashDeposit(Answer):
         }
     )
 
-    object: Literal["cash_deposit"] = Field(description="Always cash_deposit.")
     deposit_id: str = Field(description="The deposit's id: also the id of the partner's payout that carries it.")
     intent_id: str = Field(description="The intent it confirmed.")
     status: Literal["pending", "succeeded", "failed"] = Field(description="succeeded: the wallet was credited.")

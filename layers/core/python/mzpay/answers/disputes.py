@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.openapi.gateway_more import ULID, Amount, Answer, Mode, Timestamp, examples
+from mzpay.answers.base import ULID, Amount, Answer, Mode, Page, Timestamp, examples
 
 DISPUTE = {
     "dispute_id": "01JDB2M4N6P8R0T2V4W6X8Y0Z2",
@@ -98,12 +98,7 @@ class Dispute(Answer):
     updated_at: Timestamp = Field(description="When it last changed.")
 
 
-class DisputeList(Answer):
+class DisputeList(Page[Dispute]):
     """A page of disputes, newest first."""
 
-    model_config = examples({"object": "list", "data": [DISPUTE], "has_more": False, "next_page_token": None})
-
-    object: Literal["list"] = Field(description="Always list.")
-    data: list[Dispute] = Field(description="The disputes of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_page_token: str | None = Field(description="Pass as page_token for the next page; null on the last.")
+    model_config = examples({"data": [DISPUTE], "has_more": False, "next_page_token": None})

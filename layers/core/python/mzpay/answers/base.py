@@ -1,0 +1,76 @@
+"""The base of every answer model (`Answer`), the wire types (money as decimal strings, UTC times),
+`sometimes` for a key some answers leave out, and the gateway's one list envelope (`Page`).
+
+Every model refuses keys it does not name (`additionalProperties: false`). A key that is always
+there is required (`X | None` when it may be null); a key present in some answers only is optional
+without a default (`sometimes`): an answer sends exactly the keys it was built with (an unset
+`sometimes` key is absent from the JSON, a key set to None is null)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Generic, Literal, Self, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+Timestamp = Annotated[
+    str,
+    Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$", json_schema_extra={"format": "date-time"}),
+]
+DecimalText = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)(\.\d+)?$")]  # money: "150.00", never a JSON number
+Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+Mode = Literal["test", "live"]
+ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
+ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def sometimes(description: str) -> Any:
+    """A key that some answers leave out (never null when it is there, unless its type says so)."""
+    return Field(default=None, description=description, json_schema_extra=_no_default)
+
+
+def examples(*answers: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"examples": list(answers)})
+
+
+class Answer(BaseModel):
+    """The base of every answer: a key the model does not name is refused; serialized, it has the
+    keys it was built with, no more (see the module's docstring)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, json_schema_mode_override="validation")
+
+    @model_serializer(mode="wrap")
+    def _as_built(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if not isinstance(self, BaseModel) or not isinstance(data, dict):  # a `sometimes` model left unset: None
+            return data
+        return {key: value for key, value in data.items() if key in self.model_fields_set}
+
+    @classmethod
+    def of(cls, view: dict[str, Any]) -> Self:
+        """The answer of a domain object's view (its keys checked against the model)."""
+        return cls.model_validate(view)
+
+
+class Amount(Answer):
+    """An amount of money and its currency."""
+
+    amount: DecimalText = Field(description='A decimal string with the currency\'s fraction digits, e.g. "150.00".')
+    currency: Currency = Field(description="The ISO 4217 currency code, e.g. MZN.")
+
+
+Item = TypeVar("Item", bound=BaseModel)
+
+
+class Page(Answer, Generic[Item]):
+    """The gateway's list envelope: a page of items, and how to ask for the next page (a list that
+    pages by token says `next_page_token`, the events list `next_cursor`; a list that never pages,
+    neither)."""
+
+    data: list[Item] = Field(description="The items of this page.")
+    has_more: bool = sometimes("Whether another page follows (a list that pages).")
+    next_page_token: str | None = sometimes("Pass as page_token for the next page; null on the last.")
+    next_cursor: str | None = sometimes("Send it as starting_after for the next page; null at the end.")
