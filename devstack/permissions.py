@@ -58,7 +58,7 @@ ARNS_FROM_DATA: dict[tuple[str, str], str] = {("mzpay.store.dispatch_failures", 
 # Store classes a function's code can reach that it never uses there, each with the reason (the
 # smallest list that keeps the derivation honest; a reason must say why the path cannot run).
 NOT_REACHED: dict[tuple[str, str], str] = {
-    ("CollectionRequestsFunction", "mzpay.store.connectors.Bindings"): (
+    ("CollectionRequestsFunction", "mzpay.store.bindings.Bindings"): (
         "steps.payments.current lets the simulated payer answer a test payment (never a bound live "
         "connector); the payment link only opens checkouts, which carry no connector yet"
     ),

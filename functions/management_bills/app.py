@@ -12,10 +12,11 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import bill_resends, billers
+    from mzpay.cases import bill_resends
+    from mzpay.operators import billers
 else:  # each route's use case is loaded when a request first needs it
     bill_resends = deferred("mzpay.cases.bill_resends")
-    billers = deferred("mzpay.cases.billers")
+    billers = deferred("mzpay.operators.billers")
 
 app = create_resolver(Surface.MANAGEMENT)
 audit_trail(app)

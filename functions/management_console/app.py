@@ -24,33 +24,28 @@ from mzpay.lazy import deferred
 from mzpay.steps import audit
 
 if TYPE_CHECKING:
-    from mzpay.cases import (
-        access,
-        disputes,
+    from mzpay.cases import access, disputes, payout_batches, payouts
+    from mzpay.operators import audit as trail
+    from mzpay.operators import (
         operator_reads,
-        payout_batches,
-        payouts,
         psp_applications,
         psp_certification,
         psps,
         reconciliation,
         webhook_deliveries,
     )
-    from mzpay.cases import (
-        audit as trail,
-    )
 else:  # each route's use case is loaded when a request first needs it
     access = deferred("mzpay.cases.access")
-    trail = deferred("mzpay.cases.audit")
+    trail = deferred("mzpay.operators.audit")
     disputes = deferred("mzpay.cases.disputes")
-    operator_reads = deferred("mzpay.cases.operator_reads")
+    operator_reads = deferred("mzpay.operators.operator_reads")
     payouts = deferred("mzpay.cases.payouts")
     payout_batches = deferred("mzpay.cases.payout_batches")
-    psp_applications = deferred("mzpay.cases.psp_applications")
-    psp_certification = deferred("mzpay.cases.psp_certification")
-    psps = deferred("mzpay.cases.psps")
-    reconciliation = deferred("mzpay.cases.reconciliation")
-    webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
+    psp_applications = deferred("mzpay.operators.psp_applications")
+    psp_certification = deferred("mzpay.operators.psp_certification")
+    psps = deferred("mzpay.operators.psps")
+    reconciliation = deferred("mzpay.operators.reconciliation")
+    webhook_deliveries = deferred("mzpay.operators.webhook_deliveries")
 
 app = create_resolver(Surface.MANAGEMENT)
 audit_trail(app, "console")

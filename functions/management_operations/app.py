@@ -24,17 +24,18 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import audit, bindings, disputes, manual_payments, payout_batches, payouts, psps, reconciliation
+    from mzpay.cases import disputes, manual_payments, payout_batches, payouts
     from mzpay.collection import identity_providers
+    from mzpay.operators import audit, bindings, psps, reconciliation
 else:  # each route's use case is loaded when a request first needs it
-    audit = deferred("mzpay.cases.audit")
-    bindings = deferred("mzpay.cases.bindings")
+    audit = deferred("mzpay.operators.audit")
+    bindings = deferred("mzpay.operators.bindings")
     disputes = deferred("mzpay.cases.disputes")
     manual_payments = deferred("mzpay.cases.manual_payments")
     payouts = deferred("mzpay.cases.payouts")
     payout_batches = deferred("mzpay.cases.payout_batches")
-    psps = deferred("mzpay.cases.psps")
-    reconciliation = deferred("mzpay.cases.reconciliation")
+    psps = deferred("mzpay.operators.psps")
+    reconciliation = deferred("mzpay.operators.reconciliation")
     identity_providers = deferred("mzpay.collection.identity_providers")
 
 app = create_resolver(Surface.MANAGEMENT)

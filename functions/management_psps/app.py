@@ -15,10 +15,10 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import psp_applications, psp_certification
+    from mzpay.operators import psp_applications, psp_certification
 else:  # each route's use case is loaded when a request first needs it
-    psp_applications = deferred("mzpay.cases.psp_applications")
-    psp_certification = deferred("mzpay.cases.psp_certification")
+    psp_applications = deferred("mzpay.operators.psp_applications")
+    psp_certification = deferred("mzpay.operators.psp_certification")
 
 app = create_resolver(Surface.MANAGEMENT)
 audit_trail(app)

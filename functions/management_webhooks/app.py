@@ -12,10 +12,10 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
-    from mzpay.cases import dispatch_failures, webhook_deliveries
+    from mzpay.operators import dispatch_failures, webhook_deliveries
 else:  # each route's use case is loaded when a request first needs it
-    dispatch_failures = deferred("mzpay.cases.dispatch_failures")
-    webhook_deliveries = deferred("mzpay.cases.webhook_deliveries")
+    dispatch_failures = deferred("mzpay.operators.dispatch_failures")
+    webhook_deliveries = deferred("mzpay.operators.webhook_deliveries")
 
 app = create_resolver(Surface.MANAGEMENT)
 audit_trail(app)

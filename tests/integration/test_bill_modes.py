@@ -19,7 +19,7 @@ from ulid import ULID
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.cases import bill_payments, bill_quotes, biller_api, billers
+from mzpay.cases import bill_payments, bill_quotes, biller_api
 from mzpay.connectors.bill_suppliers import DATA, SimulatedSupplier
 from mzpay.domain.bill_payments import BillPaymentRequest
 from mzpay.domain.biller_api import InvoicePatch
@@ -27,6 +27,7 @@ from mzpay.domain.billers import BillerIn, ProductIn
 from mzpay.domain.bills import QuoteRequest
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.principal import Principal
+from mzpay.operators import billers
 from mzpay.steps import bills as bill_steps
 from mzpay.store.aws import env, table
 from tests.integration.races import race

@@ -21,11 +21,12 @@ import pytest
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.cases import access, webhook_deliveries
+from mzpay.cases import access
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import new_event
 from mzpay.domain.webhook_secrets import SecretVersion, generate_secret
 from mzpay.domain.webhooks import DeliveryStatus, delivery_id_for
+from mzpay.operators import webhook_deliveries
 from mzpay.store import aws
 from mzpay.store.accounts import WebhookSecrets
 from mzpay.store.events import event_item
@@ -283,6 +284,7 @@ def test_a_failed_attempt_is_recorded_and_the_message_hidden_for_its_backoff(
     receiver = receiver_factory(503)
     delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     monkeypatch.setenv("WEBHOOK_RETRY_BASE_SECONDS", "300")
+    _clear_caches()  # the settings are read once per execution environment
     monkeypatch.setattr(outbox.rules, "retry_delay", lambda attempt, base: 120 if (attempt, base) == (1, 300) else None)
     (record,) = receive()
     assert sender.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
@@ -326,8 +328,10 @@ def test_410_stops_and_a_refused_address_fails_without_retries(
     gone = receiver_factory(410)
     stopped = outbox.dispatch(event_image(callback_url=gone.url))
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
+    _clear_caches()  # the settings are read once per execution environment
     refused = outbox.dispatch(event_image(callback_url="http://169.254.169.254/latest/meta-data/"))
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
+    _clear_caches()
     assert sender.send_batch(receive()) == {"batchItemFailures": []}
     assert stored(stopped)["status"] == "stopped" and stored(stopped)["stopped_at"]  # type: ignore[arg-type]
     blocked = stored(refused)  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ import pytest
 from pydantic import BaseModel
 
 from mzpay import deps
-from mzpay.cases import access, bindings, dispatch_failures, oauth, psps, rate_limits, webhook_deliveries
+from mzpay.cases import access, oauth, rate_limits
 from mzpay.cases import payouts as payout_cases
 from mzpay.collection import identity_providers, onboarding
 from mzpay.config import SERVICE_REGIONS, Settings
@@ -45,7 +45,8 @@ from mzpay.openapi import management as answers
 from mzpay.openapi import management_more as more
 from mzpay.openapi import management_operations as operations
 from mzpay.openapi.management import ROUTES
-from mzpay.store import connectors as binding_store
+from mzpay.operators import bindings, dispatch_failures, psps, webhook_deliveries
+from mzpay.store import bindings as binding_store
 from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection
 from mzpay.store.events import event_item
 from mzpay.store.identity_providers import Conflict, Page

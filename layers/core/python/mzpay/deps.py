@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from mzpay.store.bill_subscriptions import BillSubscriptions
     from mzpay.store.billers import Billers
     from mzpay.store.bills import BillQuotes
+    from mzpay.store.bindings import Bindings
     from mzpay.store.business_accounts import BusinessAccounts
     from mzpay.store.cash_deposits import CashDepositIntents
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
-    from mzpay.store.connectors import Bindings
     from mzpay.store.console_sessions import ConsoleSessions
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
@@ -225,7 +225,7 @@ def dispatch_failures() -> DispatchFailureQueue:
 
 @once
 def bindings() -> Bindings:
-    from mzpay.store.connectors import Bindings
+    from mzpay.store.bindings import Bindings
 
     return Bindings.from_env()
 

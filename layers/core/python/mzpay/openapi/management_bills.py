@@ -1,4 +1,4 @@
-"""The management API's answers for billers and bill products (mzpay.cases.billers: Biller.view,
+"""The management API's answers for billers and bill products (mzpay.operators.billers: Biller.view,
 BillProduct.view); the conventions are mzpay.openapi.management's."""
 
 from __future__ import annotations

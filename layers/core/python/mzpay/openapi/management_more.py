@@ -1,5 +1,5 @@
 """The management API's smaller answers: health, the stack's information, webhook deliveries and
-dispatch failures (mzpay.cases.webhook_deliveries, dispatch_failures), business accounts' review
+dispatch failures (mzpay.operators.webhook_deliveries, dispatch_failures), business accounts' review
 records (mzpay.collection.onboarding.reviews), identity providers' audit records
 (mzpay.collection.identity_providers.audit_view) and the OpenAPI document. Accounts, keys, clients,
 limits, PSPs and the route table: mzpay.openapi.management."""

@@ -42,7 +42,7 @@ class Events:
 
     def by_key(self, pk: str, sk: str) -> dict[str, Any] | None:
         """The raw stored item under (pk, sk), read consistently: operators replay it to the
-        outbox as the stream image it was (see cases.dispatch_failures)."""
+        outbox as the stream image it was (see operators.dispatch_failures)."""
         item = self.table.get_item(Key={"pk": pk, "sk": sk}, ConsistentRead=True).get("Item")
         return dict(item) if item else None
 
