@@ -15,7 +15,7 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from tests.e2e.collection_client import Collection
+from tests.e2e.collection_client import licensed
 from tests.e2e.test_charges import wallet
 from tests.e2e.test_payouts import funded, management, operator, payout, set_payout_limits
 from tests.expected import problem
@@ -193,8 +193,7 @@ def test_secrets_sent_by_an_operator_never_reach_the_trail(stack: RunningStack) 
 
 
 def test_a_reviewers_decision_on_the_collection_surface_is_recorded(stack: RunningStack) -> None:
-    mz = Collection(stack, "mz")
-    mz.ensure_licence()
+    mz = licensed(stack)
     subject = f"reviewer-{ULID()}"
     token = mz.mint_admin(sub=subject, scope="account:review")
     unknown = str(ULID())

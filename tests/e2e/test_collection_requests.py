@@ -21,6 +21,7 @@ from devstack.launcher import RunningStack
 from mzpay.webhooks import verify
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_webhooks import Receiver
+from tests.unit.builders import collection_payer
 
 pytestmark = pytest.mark.e2e
 CR = re.compile(r"^cr_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -39,18 +40,7 @@ def unique_phone() -> str:
 
 
 def payer(phone: str | None = None, **changes: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "first_name": "João",
-        "last_name": "Sitoe",
-        "legal_name": "João Sitoe",
-        "vat_number": "400339910",
-        "type": "individual",
-        "delivery_method": "sms",
-        "contact": {"phone_number": phone or unique_phone(), "email": "joao@example.co.mz"},
-        "address": {"country": "MZ", "city": "Maputo"},
-    }
-    body.update(changes)
-    return body
+    return collection_payer(phone or unique_phone(), **changes)
 
 
 def request_body(mz: Collection, **changes: Any) -> dict[str, Any]:

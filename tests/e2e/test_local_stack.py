@@ -254,7 +254,6 @@ def test_make_invoke_plays_a_capture_a_stream_record_and_queue_batches(stack: Ru
     """The other samples of events/: a capture of a payment given by --set; an events-table stream
     record whose webhook reaches a local receiver, signed with the demo account's secret; the
     webhook sender and the payout settlement on their queue messages."""
-    import threading
 
     from ulid import ULID
 
@@ -262,6 +261,7 @@ def test_make_invoke_plays_a_capture_a_stream_record_and_queue_batches(stack: Ru
     from mzpay.domain.webhooks import delivery_id_for
     from mzpay.webhooks import verify
     from tests.e2e.test_webhooks import Receiver
+    from tests.receivers import serving
 
     def run(function: str, event: str, *given: str) -> Any:
         sets = [arg for pair in given for arg in ("--set", pair)]
@@ -287,9 +287,7 @@ def test_make_invoke_plays_a_capture_a_stream_record_and_queue_batches(stack: Ru
         "captured_amount": "60.00",
     }
 
-    receiver = Receiver()
-    threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
+    with serving(Receiver()) as receiver:
         hook = receiver.endpoint(200)
         assert run("WebhookDispatcherFunction", "events_stream_insert.json", f"callback_url={hook}") == {
             "batchItemFailures": []
@@ -307,9 +305,6 @@ def test_make_invoke_plays_a_capture_a_stream_record_and_queue_batches(stack: Ru
         assert run("WebhookSenderFunction", "webhook_sender_batch.json", f"delivery_id={delivery_id}") == {
             "batchItemFailures": []
         }
-    finally:
-        receiver.shutdown()
-        receiver.server_close()
 
     payout = {
         "payout_id": str(ULID()),
