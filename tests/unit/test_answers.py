@@ -223,3 +223,14 @@ def test_each_example_goes_out_as_it_came_in(model: type[BaseModel]) -> None:
     """An answer model built from its documented example writes the example back, key for key."""
     for example in model.model_json_schema().get("examples") or []:
         assert model.model_validate(example).model_dump(mode="json") == example
+
+
+def test_a_balance_a_dispute_overdrew_is_answered() -> None:
+    """A dispute takes its money even from a spent balance: available goes below zero."""
+    from mzpay.answers.balance import Balance
+
+    overdrawn = {
+        "mode": "test",
+        "balances": [{"currency": "MZN", "available": "-80.00", "held": "0.00", "fees": "0.00"}],
+    }
+    assert Balance.of(overdrawn).model_dump(mode="json") == overdrawn

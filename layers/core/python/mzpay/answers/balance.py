@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, DecimalText, Mode, examples
+from mzpay.answers.base import Answer, Currency, DecimalText, Mode, SignedDecimalText, examples
 
 
 class CurrencyBalance(Answer):
     """The balance in one currency."""
 
     currency: Currency = Field(description="The currency.")
-    available: DecimalText = Field(description="What may be refunded or paid out now.")
+    available: SignedDecimalText = Field(description="What may be refunded or paid out now.")
     held: DecimalText = Field(description="What refunds and payouts not settled yet hold.")
     fees: DecimalText = Field(
         description="What providers reported keeping of captured payments, in total; never part of available."

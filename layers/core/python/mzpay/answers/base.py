@@ -17,6 +17,7 @@ Timestamp = Annotated[
     Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$", json_schema_extra={"format": "date-time"}),
 ]
 DecimalText = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)(\.\d+)?$")]  # money: "150.00", never a JSON number
+SignedDecimalText = Annotated[str, Field(pattern=r"^-?(0|[1-9]\d*)(\.\d+)?$")]  # a balance a dispute overdrew
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 Mode = Literal["test", "live"]
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
