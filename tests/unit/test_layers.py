@@ -34,14 +34,18 @@ LAYERS: dict[str, frozenset[str]] = {
     "steps": BASE | {"domain", "connectors", "store", "deps", "webhooks"},  # shared steps of use cases
     "fanout": BASE | {"domain", "connectors", "store", "deps", "webhooks", "steps"},  # the event stream's fan-out
     "ports": BASE | {"domain"},  # what one use-case package reaches of another
-    "http": BASE | {"domain", "connectors", "store", "deps"},  # HTTP plumbing: schemas, authorizers, pages
-    "openapi": BASE | {"domain", "http"},  # the answers' models
+    "answers": BASE | {"domain"},  # the answers as typed models: what use cases return, what OpenAPI documents
+    "http": BASE | {"domain", "connectors", "store", "deps", "answers"},  # HTTP plumbing: schemas, authorizers, pages
+    "openapi": BASE | {"domain", "http", "answers"},  # the route tables and the models not yet in answers
     "version": BASE | {"deps"},  # health and version reports
-    "cases": BASE | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "openapi"},
-    "collection": BASE | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "openapi"},
-    "operators": BASE | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "openapi"},
+    "cases": BASE
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
+    "collection": BASE
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
+    "operators": BASE
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
     "entry": BASE
-    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "http", "openapi"}
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "http", "answers", "openapi"}
     | {"cases", "collection", "operators"},  # the composition root: binds the ports, wires the use cases
 }
 

@@ -8,7 +8,17 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers.base import ULID, Answer, DecimalText, Page, Timestamp, examples, sometimes
-from mzpay.openapi.management_bills import BILLER_ID, PRODUCT_ID, FeeOrDiscount
+
+BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
+PRODUCT_ID = "01M8A0MH8BAHW8JZV956J9ME20"
+
+
+class FeeOrDiscount(Answer):
+    """A fixed fee or discount and who bears it."""
+
+    amount: DecimalText = Field(description="How much, in the product's currency.")
+    bearer: Literal["payer", "channel", "biller"] = Field(description="Who pays it (a discount: who funds it).")
+
 
 QUOTE = {
     "quote_id": ULID,

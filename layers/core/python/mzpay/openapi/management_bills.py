@@ -7,10 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from mzpay.answers.bills import BILLER_ID, PRODUCT_ID, FeeOrDiscount
 from mzpay.openapi.gateway_more import Answer, DecimalText, Timestamp, examples
 
-BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
-PRODUCT_ID = "01M8A0MH8BAHW8JZV956J9ME20"
 Category = Literal["electricity", "water", "tv", "airtime", "education", "municipal", "other"]
 
 PRODUCT = {
@@ -52,13 +51,6 @@ BILLER = {
     "updated_at": "2026-11-25T08:00:00Z",
     "products": [PRODUCT],
 }
-
-
-class FeeOrDiscount(Answer):
-    """A fixed fee or discount and who bears it."""
-
-    amount: DecimalText = Field(description="How much, in the product's currency.")
-    bearer: Literal["payer", "channel", "biller"] = Field(description="Who pays it (a discount: who funds it).")
 
 
 class InvoiceRules(Answer):
