@@ -3,6 +3,7 @@ identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
@@ -242,7 +243,7 @@ def identity_provider_audit(
     idp_id: str,
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
-) -> dict[str, Any]:
+) -> IdentityProviderAuditList:
     """List an identity provider's audit records
 
     Every create, update and delete of a collection identity provider, newest first (a deleted

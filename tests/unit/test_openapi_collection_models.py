@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from devstack.licence import generate_issuer_key, issue_licence
 from mzpay import deps
+from mzpay.answers import collection_identity as identity
 from mzpay.collection import (
     collection_methods,
     collection_requests,
@@ -60,7 +61,6 @@ from mzpay.http import (
 from mzpay.http.resolver import dumps
 from mzpay.openapi import collection as answers
 from mzpay.openapi import collection_customers as customers
-from mzpay.openapi import collection_identity as identity
 from mzpay.openapi import collection_more as more
 from mzpay.openapi import collection_transactions as transaction_answers
 from mzpay.openapi.collection import ROUTES
@@ -605,7 +605,7 @@ def test_identity_providers_created_read_listed_updated_and_deleted(world: World
     page = valid(identity.IdentityProviderList, identity_providers.page(1, None))
     assert page.has_more and page.next_page_token is not None
     rest = valid(identity.IdentityProviderList, identity_providers.page(1, page.next_page_token))
-    assert [p.id for p in rest.data] == [second["identity_provider"]["id"]]
+    assert [p.id for p in rest.data] == [second.identity_provider.id]
     updated = identity_providers.update({"id": provider.id, "name": "Acme"}, ADMIN, "198.51.100.8")
     assert valid(identity.IdentityProviderResult, updated).identity_provider.updated_ip == "198.51.100.8"
     assert valid(identity.IdentityProviderDeleted, identity_providers.delete(provider.id, ADMIN, "198.51.100.9"))

@@ -18,6 +18,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
+from mzpay.answers.collection_identity import (
+    DeviceCheck,
+    DeviceTrusted,
+    IdentityProviderDeleted,
+    IdentityProviderList,
+    IdentityProviderResult,
+)
 from mzpay.openapi.collection_customers import (
     CardLogo,
     Customer,
@@ -30,13 +37,6 @@ from mzpay.openapi.collection_customers import (
     PartnerRead,
     PaymentMethodList,
     PaymentMethodResult,
-)
-from mzpay.openapi.collection_identity import (
-    DeviceCheck,
-    DeviceTrusted,
-    IdentityProviderDeleted,
-    IdentityProviderList,
-    IdentityProviderResult,
 )
 from mzpay.openapi.collection_more import (
     ActivatedLicense,

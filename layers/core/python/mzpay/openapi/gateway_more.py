@@ -8,39 +8,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
+from mzpay.answers.base import Answer, Mode, Timestamp, examples, sometimes
 from mzpay.domain.keys import SCOPES
 
-Timestamp = Annotated[
-    str,
-    Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$", json_schema_extra={"format": "date-time"}),
-]
+__all__ = ["Answer", "Mode", "Timestamp", "examples", "sometimes"]  # the base, for the other answer modules
+
 DecimalText = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)(\.\d+)?$")]  # money: "150.00", never a JSON number
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
-Mode = Literal["test", "live"]
 Scope = Annotated[str, Field(json_schema_extra={"enum": list(SCOPES)})]  # what a key or client may hold
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
 ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
-
-
-def _no_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-def sometimes(description: str) -> Any:
-    """A key that some answers leave out (never null when it is there, unless its type says so)."""
-    return Field(default=None, description=description, json_schema_extra=_no_default)
-
-
-def examples(*answers: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"examples": list(answers)})
-
-
-class Answer(BaseModel):
-    """The base of every answer: a key the model does not name is refused."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Amount(Answer):
