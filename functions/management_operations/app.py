@@ -7,8 +7,7 @@ from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
-from mzpay.entry import audit_trail
-from mzpay.http.errors import Surface
+from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
     AccountLimitsIn,
@@ -20,7 +19,7 @@ from mzpay.http.operations_schemas import (
     ResolveCase,
 )
 from mzpay.http.params import Body, Query, Response
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
@@ -38,8 +37,7 @@ else:  # each route's use case is loaded when a request first needs it
     reconciliation = deferred("mzpay.cases.reconciliation")
     identity_providers = deferred("mzpay.collection.identity_providers")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app)
+app = management_app()
 
 
 @app.put("/v1/accounts/<account_id>/limits")

@@ -53,15 +53,15 @@ def test_of_concurrent_activations_exactly_one_wins(stack: ProvisionedStack) -> 
         outcomes = race(10, lambda i: licence.activate(keys[i], "admin", "10.0.0.1"))
     assert outcome_codes(outcomes) == [200] + [409] * 9
     winner = next(result for kind, result in outcomes if kind == "ok")
-    assert licence.current()["license"] == winner["license"]  # type: ignore[index]
+    assert licence.current().license == winner.license  # type: ignore[attr-defined]
 
 
 def test_an_activation_replaces_an_expired_licence_but_not_an_active_one(stack: ProvisionedStack) -> None:
     old = issue_licence(PRIVATE, issued_to="old", issued_at=1_700_000_000, lifetime_seconds=60)
     licence.activate(old, "admin", "10.0.0.1", now=datetime.fromtimestamp(1_700_000_010, UTC))
-    assert licence.current(now=datetime.fromtimestamp(1_700_000_100, UTC))["license"]["status"] == "expired"
+    assert licence.current(now=datetime.fromtimestamp(1_700_000_100, UTC)).wire()["license"]["status"] == "expired"
     new = issue_licence(PRIVATE, issued_to="new")
-    assert licence.activate(new, "admin", "10.0.0.1")["license"]["issued_to"] == "new"
+    assert licence.activate(new, "admin", "10.0.0.1").wire()["license"]["issued_to"] == "new"
     with pytest.raises(ServiceError) as again:
         licence.activate(issue_licence(PRIVATE, issued_to="third"), "admin", "10.0.0.1")
     assert (again.value.status, again.value.code) == (409, "already_exists")
@@ -73,7 +73,7 @@ def test_a_licence_verified_by_a_rotated_out_key_is_invalid_and_replaceable(
     licence.activate(issue_licence(PRIVATE, issued_to="before rotation"), "admin", "10.0.0.1")
     private, public = generate_issuer_key()
     monkeypatch.setenv("LICENCE_ISSUER_PUBLIC_KEY", public)
-    assert licence.current()["license"]["status"] == "invalid"
+    assert licence.current().wire()["license"]["status"] == "invalid"
     with pytest.raises(ServiceError) as gate:
         licence.require_active()
     assert (gate.value.status, gate.value.code) == (401, "license_invalid")

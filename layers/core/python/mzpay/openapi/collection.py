@@ -25,6 +25,7 @@ from mzpay.answers.collection_identity import (
     IdentityProviderList,
     IdentityProviderResult,
 )
+from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
 from mzpay.openapi.collection_customers import (
     CardLogo,
     Customer,
@@ -39,13 +40,9 @@ from mzpay.openapi.collection_customers import (
     PaymentMethodResult,
 )
 from mzpay.openapi.collection_more import (
-    ActivatedLicense,
     BusinessAccount,
     Checklist,
-    CurrentLicense,
     Health,
-    LicenseDeactivated,
-    LicenseValidation,
     OnboardingDetails,
     OnboardingStatus,
     OpenApiDocument,
