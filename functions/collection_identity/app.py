@@ -1,7 +1,14 @@
 """Collection API: identity providers and trusted devices."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.collection_identity import (
+    DeviceCheck,
+    DeviceTrusted,
+    IdentityProviderDeleted,
+    IdentityProviderList,
+    IdentityProviderResult,
+)
 from mzpay.domain.collection_access import (
     DEVICE_READ,
     DEVICE_WRITE,
@@ -31,7 +38,7 @@ audit_trail(app, reviewers=True)
 @routes.post("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))
 @audited
 @errors("already_exists")
-def create_identity_provider(body: Annotated[IdentityProviderIn, Body()]) -> dict[str, Any]:
+def create_identity_provider(body: Annotated[IdentityProviderIn, Body()]) -> IdentityProviderResult:
     """Create an identity provider
 
     The installation's administrator registers an OIDC or SAML provider whose access tokens may
@@ -44,7 +51,7 @@ def create_identity_provider(body: Annotated[IdentityProviderIn, Body()]) -> dic
 
 
 @routes.get("/v1/identity_providers/<idp_id>", guarded(IDENTITY_PROVIDER_READ))
-def get_identity_provider(idp_id: str) -> dict[str, Any]:
+def get_identity_provider(idp_id: str) -> IdentityProviderResult:
     """Read an identity provider
 
     Its secrets (`client_secret`, `encryption_key`) are answered as hints, never in full."""
@@ -55,7 +62,7 @@ def get_identity_provider(idp_id: str) -> dict[str, Any]:
 def list_identity_providers(
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
-) -> dict[str, Any]:
+) -> IdentityProviderList:
     """List identity providers
 
     In creation order, `page_size` at a time; send `next_page_token` as `page_token` for the next page."""
@@ -65,7 +72,7 @@ def list_identity_providers(
 @routes.put("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))
 @audited
 @errors("not_found", "already_exists", "conflict")
-def update_identity_provider(body: Annotated[IdentityProviderUpdate, Body()]) -> dict[str, Any]:
+def update_identity_provider(body: Annotated[IdentityProviderUpdate, Body()]) -> IdentityProviderResult:
     """Update an identity provider
 
     The administrator changes only the fields the body sets on the provider named by `id` (a new
@@ -78,7 +85,7 @@ def update_identity_provider(body: Annotated[IdentityProviderUpdate, Body()]) ->
 @routes.delete("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))
 @audited
 @errors("not_found")
-def delete_identity_provider(id: Annotated[str, Query(min_length=1, max_length=200)]) -> dict[str, Any]:
+def delete_identity_provider(id: Annotated[str, Query(min_length=1, max_length=200)]) -> IdentityProviderDeleted:
     """Delete an identity provider
 
     Removes the provider named by the `id` query parameter; the deletion is audited."""
@@ -88,7 +95,7 @@ def delete_identity_provider(id: Annotated[str, Query(min_length=1, max_length=2
 
 @routes.post("/v1/devices/trust", guarded(DEVICE_WRITE))
 @errors("already_exists")
-def trust_device(body: Annotated[DeviceIn, Body()]) -> dict[str, Any]:
+def trust_device(body: Annotated[DeviceIn, Body()]) -> DeviceTrusted:
     """Trust a device
 
     Trusts a device, named by the SHA-256 hex digest of its IMEI, for a user of the caller's
@@ -97,7 +104,7 @@ def trust_device(body: Annotated[DeviceIn, Body()]) -> dict[str, Any]:
 
 
 @routes.get("/v1/devices/<device_id>", guarded(DEVICE_READ))
-def get_device(device_id: str) -> dict[str, Any]:
+def get_device(device_id: str) -> DeviceCheck:
     """Check whether a device is trusted
 
     Answers `device_exists` for the caller's account (an unknown device is not an error)."""

@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
 from mzpay.domain import collection_reference
 from mzpay.domain.collection_access import (
     LICENCE_READ,
@@ -50,7 +51,7 @@ def version() -> dict[str, Any]:
 @routes.post("/v1/license/activate", licence_admin(LICENCE_WRITE))
 @audited
 @errors("already_exists")
-def activate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
+def activate_license(body: Annotated[LicenseKey, Body()]) -> ActivatedLicense:
     """Activate the system licence
 
     Verifies the licence key against the configured issuer and activates it. Refused while another
@@ -61,7 +62,7 @@ def activate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
 
 @routes.get("/v1/license", licence_admin(LICENCE_READ))
 @errors("not_found", "license_invalid")
-def get_license() -> dict[str, Any]:
+def get_license() -> CurrentLicense:
     """Read the active licence
 
     The activated licence with its status now (verified again on every read); 404 when none is."""
@@ -71,7 +72,7 @@ def get_license() -> dict[str, Any]:
 @routes.post("/v1/license/deactivate", licence_admin(LICENCE_WRITE))
 @audited
 @errors("not_found")
-def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> dict[str, Any]:
+def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> LicenseDeactivated:
     """Deactivate the licence
 
     Removes the active licence: the licensed routes are refused until another is activated."""
@@ -79,7 +80,7 @@ def deactivate_license(body: Annotated[Empty | None, Body()] = None) -> dict[str
 
 
 @routes.post("/v1/license/validate", licence_admin(LICENCE_READ))
-def validate_license(body: Annotated[LicenseKey, Body()]) -> dict[str, Any]:
+def validate_license(body: Annotated[LicenseKey, Body()]) -> LicenseValidation:
     """Validate a licence key
 
     Checks a key without activating it: always answered 200, `valid` and `message` give the verdict."""

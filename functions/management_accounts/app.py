@@ -3,7 +3,7 @@ secrets, rate limits."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.entry import audit_trail
+from mzpay.entry import management_app
 from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
     ConnectAccount,
@@ -15,10 +15,9 @@ from mzpay.http.account_schemas import (
     RollWebhookSecret,
     SuspendAccount,
 )
-from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 from mzpay.version import health_report, stack_info
@@ -33,8 +32,7 @@ else:  # each route's use case is loaded when a request first needs it
     rate_limits = deferred("mzpay.cases.rate_limits")
     onboarding = deferred("mzpay.collection.onboarding")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app)
+app = management_app()
 api_docs.add_routes(app, "management")
 
 

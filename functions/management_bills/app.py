@@ -3,11 +3,10 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
-from mzpay.entry import audit_trail
-from mzpay.http.errors import Surface
+from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
@@ -18,8 +17,7 @@ else:  # each route's use case is loaded when a request first needs it
     bill_resends = deferred("mzpay.cases.bill_resends")
     billers = deferred("mzpay.operators.billers")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app)
+app = management_app()
 
 
 @app.post("/v1/billers")

@@ -10,15 +10,13 @@ from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.webhooks import DeliveryStatus
-from mzpay.entry import audit_trail
+from mzpay.entry import management_app
 from mzpay.http import console
 from mzpay.http.account_schemas import CreateAccount, CreateApiKey, SuspendAccount
 from mzpay.http.console_pages import field, fields_as, one_of, query, see_other, show, source_ip
-from mzpay.http.errors import Surface
 from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
 from mzpay.http.params import Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
-from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 from mzpay.steps import audit
@@ -47,8 +45,7 @@ else:  # each route's use case is loaded when a request first needs it
     reconciliation = deferred("mzpay.operators.reconciliation")
     webhook_deliveries = deferred("mzpay.operators.webhook_deliveries")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app, "console")
+app = management_app("console")
 console.identify_with(audit.identify)  # the audit trail names the console's operator
 console.answers_unknown_paths(app)
 console.answers_refusals(app)  # a refusal before any route (card data in a form) is a page too

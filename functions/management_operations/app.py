@@ -3,11 +3,11 @@ identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
-from mzpay.entry import audit_trail
-from mzpay.http.errors import Surface
+from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
     AccountLimitsIn,
@@ -19,7 +19,7 @@ from mzpay.http.operations_schemas import (
     ResolveCase,
 )
 from mzpay.http.params import Body, Query, Response
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
@@ -38,8 +38,7 @@ else:  # each route's use case is loaded when a request first needs it
     reconciliation = deferred("mzpay.operators.reconciliation")
     identity_providers = deferred("mzpay.collection.identity_providers")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app)
+app = management_app()
 
 
 @app.put("/v1/accounts/<account_id>/limits")
@@ -243,7 +242,7 @@ def identity_provider_audit(
     idp_id: str,
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
-) -> dict[str, Any]:
+) -> IdentityProviderAuditList:
     """List an identity provider's audit records
 
     Every create, update and delete of a collection identity provider, newest first (a deleted

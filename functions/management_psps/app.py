@@ -3,14 +3,13 @@ logo and its review, certification runs, approval."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mzpay.entry import audit_trail
+from mzpay.entry import management_app
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.downloads import download_headers
-from mzpay.http.errors import Surface
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn, PspApplicationIn
-from mzpay.http.resolver import create_resolver, created
+from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred
 
@@ -20,8 +19,7 @@ else:  # each route's use case is loaded when a request first needs it
     psp_applications = deferred("mzpay.operators.psp_applications")
     psp_certification = deferred("mzpay.operators.psp_certification")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app)
+app = management_app()
 
 
 def _upload() -> tuple[str, bytes]:

@@ -3,12 +3,11 @@
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.domain.webhooks import DeliveryStatus
-from mzpay.entry import audit_trail
-from mzpay.http.errors import Surface
+from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
-from mzpay.http.resolver import create_resolver, to_response
 from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.http.resolver import to_response
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
@@ -17,8 +16,7 @@ else:  # each route's use case is loaded when a request first needs it
     dispatch_failures = deferred("mzpay.operators.dispatch_failures")
     webhook_deliveries = deferred("mzpay.operators.webhook_deliveries")
 
-app = create_resolver(Surface.MANAGEMENT)
-audit_trail(app)
+app = management_app()
 
 
 @app.get("/v1/webhook-deliveries/<delivery_id>")

@@ -25,6 +25,8 @@ from pydantic import BaseModel
 
 from devstack.licence import generate_issuer_key, issue_licence
 from mzpay import deps
+from mzpay.answers import collection_identity as identity
+from mzpay.answers import collection_licence as licence_answers
 from mzpay.collection import (
     collection_methods,
     collection_requests,
@@ -53,7 +55,6 @@ from mzpay.http import collection_request_schemas, collection_schemas, kyc_schem
 from mzpay.http.resolver import dumps
 from mzpay.openapi import collection as answers
 from mzpay.openapi import collection_customers as customers
-from mzpay.openapi import collection_identity as identity
 from mzpay.openapi import collection_more as more
 from mzpay.openapi import collection_transactions as transaction_answers
 from mzpay.openapi.collection import ROUTES
@@ -591,7 +592,7 @@ def test_identity_providers_created_read_listed_updated_and_deleted(world: World
     page = valid(identity.IdentityProviderList, identity_providers.page(1, None))
     assert page.has_more and page.next_page_token is not None
     rest = valid(identity.IdentityProviderList, identity_providers.page(1, page.next_page_token))
-    assert [p.id for p in rest.data] == [second["identity_provider"]["id"]]
+    assert [p.id for p in rest.data] == [second.identity_provider.id]
     updated = identity_providers.update({"id": provider.id, "name": "Acme"}, ADMIN, "198.51.100.8")
     assert valid(identity.IdentityProviderResult, updated).identity_provider.updated_ip == "198.51.100.8"
     assert valid(identity.IdentityProviderDeleted, identity_providers.delete(provider.id, ADMIN, "198.51.100.9"))
@@ -616,19 +617,19 @@ def test_devices_trusted_and_checked(world: World) -> None:
 # ---------------------------------------------------------------- licence and system
 def test_the_licence_activated_read_validated_and_deactivated(world: World) -> None:
     key = issue_licence(PRIVATE, issued_to="Banco Teste", metadata={"tier": "gold"})
-    assert valid(more.LicenseValidation, licence.validate(key)).valid is True
-    assert valid(more.LicenseValidation, licence.validate("not-a-jwt")).license is None
+    assert valid(licence_answers.LicenseValidation, licence.validate(key)).valid is True
+    assert valid(licence_answers.LicenseValidation, licence.validate("not-a-jwt")).license is None
     expired = issue_licence(PRIVATE, issued_to="Banco Teste", issued_at=1_700_000_000, lifetime_seconds=60)
-    late = valid(more.LicenseValidation, licence.validate(expired))
+    late = valid(licence_answers.LicenseValidation, licence.validate(expired))
     assert (late.valid, late.license.status) == (False, "expired")
     wrong = issue_licence(PRIVATE, issued_to="Banco Teste", issuer="someone-else")
-    assert valid(more.LicenseValidation, licence.validate(wrong)).license.status == "invalid"
-    activated = valid(more.ActivatedLicense, licence.activate(key, "admin-1", "198.51.100.7"))
+    assert valid(licence_answers.LicenseValidation, licence.validate(wrong)).license.status == "invalid"
+    activated = valid(licence_answers.ActivatedLicense, licence.activate(key, "admin-1", "198.51.100.7"))
     assert activated.license.metadata == {"tier": "gold"}
-    assert valid(more.CurrentLicense, licence.current()).license.status == "active"
+    assert valid(licence_answers.CurrentLicense, licence.current()).license.status == "active"
     later = datetime(2099, 1, 1, tzinfo=UTC)
-    assert valid(more.CurrentLicense, licence.current(later)).license.status == "expired"
-    assert valid(more.LicenseDeactivated, licence.deactivate()).success is True
+    assert valid(licence_answers.CurrentLicense, licence.current(later)).license.status == "expired"
+    assert valid(licence_answers.LicenseDeactivated, licence.deactivate()).success is True
 
 
 def test_health_version_reference_data_and_the_document(world: World) -> None:
@@ -686,7 +687,7 @@ def test_the_enumerations_are_the_domains() -> None:
     assert literal(more.BusinessAccount, "status") == values(business.AccountStatus)
     assert literal(more.AccountFieldProblem, "code") == set(onboarding.REVIEW_ERROR_CODES)
     assert literal(more.UploadedFile, "file_type") == set(files_types())
-    assert literal(more.License, "status") == {s.value for s in licence_rules.LicenceStatus}
+    assert literal(licence_answers.License, "status") == {s.value for s in licence_rules.LicenceStatus}
     assert literal(more.SupportedDocument, "type") == set(kyc_rules.DOCUMENT_TYPES)
     assert literal(more.ChecklistItem, "type") == {item["type"] for item in collection_reference.CHECKLIST}
     assert literal(customers.KycVerification, "status") == values(kyc_rules.KycStatus)

@@ -23,6 +23,8 @@ import pytest
 from pydantic import BaseModel
 
 from mzpay import deps
+from mzpay.answers import management_audit as audit_answers
+from mzpay.answers.base import Answer
 from mzpay.cases import access, oauth, rate_limits
 from mzpay.cases import payouts as payout_cases
 from mzpay.collection import identity_providers, onboarding
@@ -66,7 +68,10 @@ world = gateway_tests.world  # the gateway's in-memory world (payouts approved a
 
 
 def valid(model: Any, answer: Any) -> Any:
-    """`answer` validated by `model` after the service's own JSON encoding (Decimal as a number)."""
+    """`answer` validated by `model` after the service's own JSON encoding (Decimal as a number); an
+    answer model is written as the service writes it (the keys its use case set)."""
+    if isinstance(answer, Answer):
+        answer = answer.wire()
     return model.model_validate(json.loads(dumps(answer)))
 
 
@@ -669,18 +674,18 @@ IDP = {
 
 
 def test_an_identity_providers_audit_records(ops: Ops) -> None:
-    made = identity_providers.create(IDP, ADMIN, "198.51.100.7")["identity_provider"]
-    update = {"id": made["id"], "name": "Acme", "client_secret": "an0ther-secret-long-enough"}
+    made = identity_providers.create(IDP, ADMIN, "198.51.100.7").identity_provider
+    update = {"id": made.id, "name": "Acme", "client_secret": "an0ther-secret-long-enough"}
     identity_providers.update(update, ADMIN, "198.51.100.8")
-    identity_providers.delete(made["id"], ADMIN, "198.51.100.9")
-    records = valid(more.IdentityProviderAuditList, identity_providers.audit_records(made["id"], 50, None))
+    identity_providers.delete(made.id, ADMIN, "198.51.100.9")
+    records = valid(audit_answers.IdentityProviderAuditList, identity_providers.audit_records(made.id, 50, None))
     assert [r.action for r in records.data] == ["deleted", "updated", "created"]
     assert records.data[0].changes == {} and records.data[1].changes["client_secret"].to == "****ough"
     assert records.data[1].changes["name"].from_ == "Acme SSO"
-    first = valid(more.IdentityProviderAuditList, identity_providers.audit_records(made["id"], 2, None))
+    first = valid(audit_answers.IdentityProviderAuditList, identity_providers.audit_records(made.id, 2, None))
     assert first.has_more and first.next_page_token is not None
-    rest = identity_providers.audit_records(made["id"], 2, first.next_page_token)
-    assert [r.action for r in valid(more.IdentityProviderAuditList, rest).data] == ["created"]
+    rest = identity_providers.audit_records(made.id, 2, first.next_page_token)
+    assert [r.action for r in valid(audit_answers.IdentityProviderAuditList, rest).data] == ["created"]
 
 
 # ---------------------------------------------------------------- health, the stack, the document

@@ -89,6 +89,16 @@ def collection_app() -> tuple[APIGatewayRestResolver, CollectionRoutes]:
     return app, CollectionRoutes(app, _require_licence, _require_business)
 
 
+def management_app(surface: str | None = None) -> APIGatewayRestResolver:
+    """A management group's resolver (operators only), every state-changing request of it on the
+    audit trail (`surface`: "console" for the operator console's)."""
+    from mzpay.http.errors import Surface
+
+    app = create_resolver(Surface.MANAGEMENT)
+    audit_trail(app, surface)
+    return app
+
+
 def _write_audit(*record: Any) -> None:
     from mzpay.steps import audit  # read by the first state-changing request
 

@@ -48,7 +48,16 @@ class Answer(BaseModel):
         data = handler(self)
         if not isinstance(self, BaseModel) or not isinstance(data, dict):  # a `sometimes` model left unset: None
             return data
-        return {key: value for key, value in data.items() if key in self.model_fields_set}
+        fields = type(self).model_fields
+        kept: set[str | None] = set(self.model_fields_set)  # by name, and by the alias a key is written under
+        kept |= {
+            alias for name in self.model_fields_set for alias in (fields[name].alias, fields[name].serialization_alias)
+        }
+        return {key: value for key, value in data.items() if key in kept}
+
+    def wire(self) -> dict[str, Any]:
+        """The answer as the service writes it: the keys it was built with (money stays Decimal)."""
+        return self.model_dump(mode="python", by_alias=True, exclude_unset=True)
 
     @classmethod
     def of(cls, view: dict[str, Any]) -> Self:
@@ -75,3 +84,13 @@ class Page(Answer, Generic[Item]):
     has_more: bool = sometimes("Whether another page follows (a list that pages).")
     next_page_token: str | None = sometimes("Pass as page_token for the next page; null on the last.")
     next_cursor: str | None = sometimes("Send it as starting_after for the next page; null at the end.")
+
+
+class ListOf(Answer, Generic[Item]):
+    """The list envelope of the collection and management surfaces: a list answer subclasses it
+    with its item model (describing `data` for it) and adds the page keys it has (next_page_token,
+    error)."""
+
+    object: Literal["list"] = Field(description="Always list.")
+    data: list[Item] = Field(description="The items of this page.")
+    has_more: bool = Field(description="Whether another page follows.")

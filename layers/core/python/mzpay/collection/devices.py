@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.collection_identity import DeviceCheck, DeviceTrusted
 from mzpay.domain.collection_devices import canonical_device_id, is_device_id
 from mzpay.domain.errors import FieldError, ServiceError
 
@@ -21,17 +22,17 @@ def _device_id(text: str) -> str:
     return canonical_device_id(text)
 
 
-def trust(account_id: str, device: dict[str, Any]) -> dict[str, Any]:
+def trust(account_id: str, device: dict[str, Any]) -> DeviceTrusted:
     """Trust `device` for the account: `{trusted: <device_id>}`."""
     record = {name: device.get(name) for name in _FIELDS}
-    record["device_id"] = _device_id(str(device["device_id"]))
+    record["device_id"] = device_id = _device_id(str(device["device_id"]))
     record["trusted_at"] = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     stored = deps.devices().trust(account_id, record)
     if stored["user_id"] != record["user_id"]:
         raise ServiceError(409, "already_exists", "This device is trusted for another user of the account.")
-    return {"object": "device", "trusted": record["device_id"]}
+    return DeviceTrusted(object="device", trusted=device_id)
 
 
-def exists(account_id: str, device_id: str) -> dict[str, Any]:
+def exists(account_id: str, device_id: str) -> DeviceCheck:
     """Whether the account trusts the device: `{object: device, device_exists}`."""
-    return {"object": "device", "device_exists": deps.devices().get(account_id, _device_id(device_id)) is not None}
+    return DeviceCheck(object="device", device_exists=deps.devices().get(account_id, _device_id(device_id)) is not None)

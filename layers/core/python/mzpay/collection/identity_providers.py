@@ -12,6 +12,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.collection_identity import (
+    IdentityProvider,
+    IdentityProviderDeleted,
+    IdentityProviderList,
+    IdentityProviderResult,
+)
+from mzpay.answers.management_audit import AuditRecord, IdentityProviderAuditList
 from mzpay.connectors.fetch import FetchError, fetch_json, loopback_allowed
 from mzpay.connectors.oidc import configured_provider
 from mzpay.domain import collection_idp as rules
@@ -31,8 +38,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _answer(record: dict[str, Any]) -> dict[str, Any]:
-    return {"object": "idp", "identity_provider": rules.view(record), "error": None}
+def _answer(record: dict[str, Any]) -> IdentityProviderResult:
+    return IdentityProviderResult(
+        object="idp", identity_provider=IdentityProvider.model_validate(rules.view(record)), error=None
+    )
 
 
 def _not_found() -> ServiceError:
@@ -47,7 +56,7 @@ def _found(idp_id: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- discovery and checks
-def discover(well_known_url: str) -> dict[str, str]:
+def _discover(well_known_url: str) -> dict[str, str]:
     """The endpoint fields the OIDC discovery document at `well_known_url` gives; 400
     validation_error on well_known_url when it cannot be fetched."""
     try:
@@ -113,7 +122,7 @@ def _issuer_taken() -> ServiceError:
 
 
 # ---------------------------------------------------------------------- routes
-def create(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]:
+def create(given: dict[str, Any], identity: Identity, ip: str) -> IdentityProviderResult:
     """A new provider from the request's fields (an oidc provider's endpoints may come from
     discovery; explicit values win)."""
     errors = rules.field_errors(given)
@@ -123,7 +132,7 @@ def create(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
     fields[rules.BINDING] = _distinct(fields.get(rules.BINDING) or [])  # none bound: its tokens act for no one
     discovery_ran = fields.get("type") == "oidc" and "well_known_url" in fields
     if discovery_ran:
-        fields = rules.with_discovery(fields, discover(fields["well_known_url"]))
+        fields = rules.with_discovery(fields, _discover(fields["well_known_url"]))
     _check_complete(fields, discovery_ran)
     now = _now()
     record: dict[str, Any] = {
@@ -145,7 +154,7 @@ def create(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
     return _answer(record)
 
 
-def get(idp_id: str) -> dict[str, Any]:
+def get(idp_id: str) -> IdentityProviderResult:
     return _answer(_found(idp_id))
 
 
@@ -173,7 +182,7 @@ def _updated(before: dict[str, Any], given: dict[str, Any], identity: Identity, 
     after = {**before, **provided}
     discovery_ran = after.get("type") == "oidc" and "well_known_url" in provided
     if discovery_ran:
-        discovered = discover(after["well_known_url"])
+        discovered = _discover(after["well_known_url"])
         after |= {name: value for name, value in discovered.items() if name not in provided}
     _check_complete(after, discovery_ran)
     now = _now()
@@ -185,7 +194,7 @@ def _updated(before: dict[str, Any], given: dict[str, Any], identity: Identity, 
     return after
 
 
-def update(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]:
+def update(given: dict[str, Any], identity: Identity, ip: str) -> IdentityProviderResult:
     """Change the fields the request sets, nothing else; a concurrent update of the same
     provider is re-applied on the fresh copy (each lands, each is audited)."""
     errors = rules.field_errors(given)
@@ -206,13 +215,13 @@ def update(given: dict[str, Any], identity: Identity, ip: str) -> dict[str, Any]
     raise AssertionError("unreachable")
 
 
-def delete(idp_id: str, identity: Identity, ip: str) -> dict[str, Any]:
+def delete(idp_id: str, identity: Identity, ip: str) -> IdentityProviderDeleted:
     record = _found(idp_id)
     try:
         deps.identity_providers().delete(record, _audit(record["id"], "deleted", identity, ip, _now(), {}))
     except Conflict as exc:
         raise _not_found() from exc
-    return {"object": "idp", "error": None}
+    return IdentityProviderDeleted(object="idp", error=None)
 
 
 # ---------------------------------------------------------------------- pages
@@ -236,27 +245,27 @@ def _is_list_key(key: dict[str, str]) -> bool:
     )
 
 
-def page(page_size: int, page_token: str | None) -> dict[str, Any]:
+def page(page_size: int, page_token: str | None) -> IdentityProviderList:
     """Providers in creation order, `page_size` at a time (cursor pagination)."""
     found = deps.identity_providers().page(page_size, _start_key(page_token, _is_list_key, "validation_error"))
-    return {
-        "object": "list",
-        "data": [rules.view(item) for item in found.items],
-        "has_more": found.last_key is not None,
-        "next_page_token": page_tokens.encode(found.last_key) if found.last_key else None,
-        "error": None,
-    }
+    return IdentityProviderList(
+        object="list",
+        data=[IdentityProvider.model_validate(rules.view(item)) for item in found.items],
+        has_more=found.last_key is not None,
+        next_page_token=page_tokens.encode(found.last_key) if found.last_key else None,
+        error=None,
+    )
 
 
-def audit_view(item: dict[str, Any]) -> dict[str, Any]:
+def audit_view(item: dict[str, Any]) -> AuditRecord:
     """An audit record as operators see it."""
     public: dict[str, Any] = {"object": "audit_record"}
     public |= {name: item.get(name) for name in ("id", "resource", "resource_id", "action", "actor", "ip", "at")}
     public["changes"] = item.get("changes") or {}
-    return public
+    return AuditRecord.model_validate(public)
 
 
-def audit_records(idp_id: str, page_size: int, page_token: str | None) -> dict[str, Any]:
+def audit_records(idp_id: str, page_size: int, page_token: str | None) -> IdentityProviderAuditList:
     """A provider's audit records, newest first (deleted providers' too); 404 when it has none."""
     if not rules.is_idp_id(idp_id):
         raise _not_found()
@@ -268,9 +277,9 @@ def audit_records(idp_id: str, page_size: int, page_token: str | None) -> dict[s
     found = deps.identity_providers().audit_page(idp_id, page_size, start)
     if not found.items and start is None:
         raise _not_found()
-    return {
-        "object": "list",
-        "data": [audit_view(item) for item in found.items],
-        "has_more": found.last_key is not None,
-        "next_page_token": page_tokens.encode(found.last_key) if found.last_key else None,
-    }
+    return IdentityProviderAuditList(
+        object="list",
+        data=[audit_view(item) for item in found.items],
+        has_more=found.last_key is not None,
+        next_page_token=page_tokens.encode(found.last_key) if found.last_key else None,
+    )

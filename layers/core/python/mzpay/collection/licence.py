@@ -12,6 +12,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.collection_licence import (
+    ActivatedLicense,
+    CurrentLicense,
+    License,
+    LicenseDeactivated,
+    LicenseValidation,
+)
 from mzpay.config import settings
 from mzpay.deps import remembered
 from mzpay.domain.errors import FieldError, ServiceError
@@ -58,7 +65,7 @@ def _fingerprint() -> str:
     return load_issuer_key(_issuer_key_text()).fingerprint
 
 
-def activate(licence_key: str, subject: str, source_ip: str, now: datetime | None = None) -> dict[str, Any]:
+def activate(licence_key: str, subject: str, source_ip: str, now: datetime | None = None) -> ActivatedLicense:
     """Activate `licence_key`: 400 when it is not a valid licence, 409 already_exists while
     another licence is active (an expired or no longer verifiable one is replaced)."""
     now = now or datetime.now(UTC)
@@ -83,7 +90,11 @@ def activate(licence_key: str, subject: str, source_ip: str, now: datetime | Non
     }
     if not deps.licences().activate(record, int(now.timestamp()), fingerprint):
         raise ServiceError(409, "already_exists", "A licence is already active; deactivate it first.")
-    return {"object": "license_key", "license_key": licence_key, "license": licence.view(LicenceStatus.ACTIVE)}
+    return ActivatedLicense(
+        object="license_key",
+        license_key=licence_key,
+        license=License.model_validate(licence.view(LicenceStatus.ACTIVE)),
+    )
 
 
 def _activated(now: datetime) -> Verdict | None:
@@ -95,32 +106,32 @@ def _none_active() -> ServiceError:
     return ServiceError(404, "not_found", "No licence is active.")
 
 
-def current(now: datetime | None = None) -> dict[str, Any]:
+def current(now: datetime | None = None) -> CurrentLicense:
     """The activated licence with its status now; 404 not_found when none is."""
     found = _activated(now or datetime.now(UTC))
     if found is None:
         raise _none_active()
     if found.licence is None:  # stored, but its claims no longer read (never stored so)
         raise ServiceError(401, "license_invalid", found.message)
-    return {"object": "license", "license": found.licence.view(found.status)}
+    return CurrentLicense(object="license", license=License.model_validate(found.licence.view(found.status)))
 
 
-def deactivate() -> dict[str, Any]:
+def deactivate() -> LicenseDeactivated:
     """Remove the activated licence; 404 not_found when none is (of two at once, one wins)."""
     if deps.licences().deactivate() is None:
         raise _none_active()
-    return {"object": "bool", "success": True}
+    return LicenseDeactivated(object="bool", success=True)
 
 
-def validate(licence_key: str, now: datetime | None = None) -> dict[str, Any]:
+def validate(licence_key: str, now: datetime | None = None) -> LicenseValidation:
     """Validate without activating: always 200, `valid` says the verdict."""
     found = verdict(licence_key, now or datetime.now(UTC))
-    return {
-        "object": "license_validation",
-        "valid": found.valid,
-        "message": found.message,
-        "license": found.licence.view(found.status) if found.licence else None,
-    }
+    return LicenseValidation(
+        object="license_validation",
+        valid=found.valid,
+        message=found.message,
+        license=License.model_validate(found.licence.view(found.status)) if found.licence else None,
+    )
 
 
 def require_active(now: datetime | None = None) -> Any:

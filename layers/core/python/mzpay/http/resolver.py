@@ -74,6 +74,8 @@ class ExactResponseValidation(OpenAPIResponseValidationMiddleware):
                 field=field, response_content=response_content, **options
             )
         options.pop("has_route_custom_response_validation", None)
+        if isinstance(value, BaseModel):  # an answer model (mzpay.answers): the keys its use case set
+            options["exclude_unset"] = True
         return jsonable_encoder(field.serialize(value, mode="python", **options))
 
 

@@ -18,6 +18,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
+from mzpay.answers.collection_identity import (
+    DeviceCheck,
+    DeviceTrusted,
+    IdentityProviderDeleted,
+    IdentityProviderList,
+    IdentityProviderResult,
+)
+from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
 from mzpay.openapi.collection_customers import (
     CardLogo,
     Customer,
@@ -31,21 +39,10 @@ from mzpay.openapi.collection_customers import (
     PaymentMethodList,
     PaymentMethodResult,
 )
-from mzpay.openapi.collection_identity import (
-    DeviceCheck,
-    DeviceTrusted,
-    IdentityProviderDeleted,
-    IdentityProviderList,
-    IdentityProviderResult,
-)
 from mzpay.openapi.collection_more import (
-    ActivatedLicense,
     BusinessAccount,
     Checklist,
-    CurrentLicense,
     Health,
-    LicenseDeactivated,
-    LicenseValidation,
     OnboardingDetails,
     OnboardingStatus,
     OpenApiDocument,

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from mzpay.answers.disputes import Dispute
+from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.openapi.gateway import PaymentSnapshot, Payout
 from mzpay.openapi.gateway_batches import PayoutBatch
 from mzpay.openapi.gateway_more import (
@@ -35,7 +36,6 @@ from mzpay.openapi.management_bills import Biller, BillerList, BillProduct, SmsC
 from mzpay.openapi.management_more import (
     BusinessAccountReviews,
     Health,
-    IdentityProviderAuditList,
     SystemInfo,
     WebhookDelivery,
     WebhookDeliveryList,

@@ -1,5 +1,5 @@
 """The collection API's answers about identity providers (mzpay.domain.collection_idp.view) and
-trusted devices; the conventions are mzpay.openapi.collection's."""
+trusted devices, as the use cases (mzpay.collection.identity_providers, devices) return them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.openapi.gateway_more import Answer, Timestamp, examples
+from mzpay.answers.base import Answer, ListOf, Timestamp, examples
 
 IDP = "idp_01JD9G0A1B2C3D4E5F6G7H8J9K"
 
@@ -87,16 +87,14 @@ class IdentityProviderResult(Answer):
     error: None = Field(description="Always null.")
 
 
-class IdentityProviderList(Answer):
+class IdentityProviderList(ListOf[IdentityProvider]):
     """A page of identity providers, in creation order."""
 
     model_config = examples(
         {"object": "list", "data": [_PROVIDER], "has_more": False, "next_page_token": None, "error": None}
     )
 
-    object: Literal["list"] = Field(description="Always list.")
     data: list[IdentityProvider] = Field(description="The providers of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
     next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
     error: None = Field(description="Always null.")
 
