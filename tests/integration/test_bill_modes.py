@@ -74,16 +74,18 @@ def fund(account_id: str, mode: str, amount: str) -> None:
 
 
 def quote(channel: Principal, product_id: str, number: str) -> dict[str, Any]:
-    return bill_quotes.quote(channel, QuoteRequest.model_validate({"product_id": product_id, "reference": number}))
+    return bill_quotes.quote(
+        channel, QuoteRequest.model_validate({"product_id": product_id, "reference": number})
+    ).wire()
 
 
 def pay(channel: Principal, quote_id: str) -> dict[str, Any]:
     request = BillPaymentRequest.model_validate({"quote_id": quote_id})
-    return bill_payments.pay(channel, request, str(uuid.uuid4()))
+    return bill_payments.pay(channel, request, str(uuid.uuid4())).wire()
 
 
 def change(biller: Principal, number: str, **fields: Any) -> dict[str, Any]:
-    return biller_api.change_invoice(biller, number, InvoicePatch.model_validate(fields))
+    return biller_api.change_invoice(biller, number, InvoicePatch.model_validate(fields)).wire()
 
 
 def refused(call: Any) -> tuple[int, str, str]:

@@ -251,7 +251,7 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
     assert kinds(outcomes) <= {"ok", "request_in_progress"} and "ok" in kinds(outcomes), outcomes
     assert calls.refunds == 1
     assert events_of(stored.provider_refund_id) == ["refund.created", "refund.succeeded"]
-    assert refunds.balance(merchant())["balances"] == [
+    assert refunds.balance(merchant()).wire()["balances"] == [
         {"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}
     ]
 
