@@ -20,7 +20,11 @@ from devstack.provision import FunctionSpec
 
 _SPAWN = multiprocessing.get_context("spawn")
 DEFAULT_MAX_CONCURRENCY = 8
-INIT_TIMEOUT_SECONDS = 30
+# How long a new execution environment may take to import its handler before the invocation fails
+# Runtime.InitTimeout. Lambda's own init limit is 10 s on a real core; here it only catches a
+# handler that never comes up, so it is generous: on a starved machine (CI with two test workers,
+# each with a stack, on two cores) twenty environments starting at once take tens of seconds.
+INIT_TIMEOUT_SECONDS = 120
 
 
 class InvocationError(Exception):
