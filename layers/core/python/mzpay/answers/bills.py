@@ -20,9 +20,8 @@ class FeeOrDiscount(Answer):
     bearer: Literal["payer", "channel", "biller"] = Field(description="Who pays it (a discount: who funds it).")
 
 
-QUOTE = {
-    "quote_id": ULID,
-    "status": "quoted",
+# What the examples of a quote and of its payment share (BillFields), in the answers' order.
+BILL = {
     "product_id": PRODUCT_ID,
     "product_name": "Credelec prepaid electricity",
     "biller_id": BILLER_ID,
@@ -35,6 +34,11 @@ QUOTE = {
     "discount": None,
     "total": "505.00",
     "channel_debit": "505.00",
+}
+QUOTE = {
+    "quote_id": ULID,
+    "status": "quoted",
+    **BILL,
     "invoice": None,
     "yields": "token",
     "payment_id": None,
@@ -94,18 +98,7 @@ BILL_PAYMENT = {
     "payment_id": "5b7c3f5e-8f4e-5d63-9a0e-3c1b2a4d5e6f",
     "quote_id": ULID,
     "status": "succeeded",
-    "product_id": PRODUCT_ID,
-    "product_name": "Credelec prepaid electricity",
-    "biller_id": BILLER_ID,
-    "biller_name": "EDM Credelec",
-    "reference": "04000000001",
-    "customer_name": "Ana Machava",
-    "amount": "500.00",
-    "currency": "MZN",
-    "fee": {"amount": "5.00", "bearer": "payer"},
-    "discount": None,
-    "total": "505.00",
-    "channel_debit": "505.00",
+    **BILL,
     "invoice_number": None,
     "token": "48213377054168112093",
     "receipt_number": "SIM4821337705",
