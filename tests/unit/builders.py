@@ -1,17 +1,35 @@
 """Test data builders, written once: each builds a valid domain object (of the bill payments
-capability) or request body from defaults, and a test names only the fields it is about."""
+capability) or request body from defaults, and a test names only the fields it is about; and the
+two helpers every lifecycle test uses (its table as cases, the ServiceError a refused call raises)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import pytest
 
 from mzpay.domain.bill_payments import BillPayment
 from mzpay.domain.billers import Biller, BillProduct
 from mzpay.domain.bills import BillQuote, Invoice
+from mzpay.domain.errors import ServiceError
 
 NOW = "2026-11-25T08:00:00Z"
 BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
 STAMPS = {"status": "active", "version": 1, "created_at": NOW, "updated_at": NOW}
+
+
+def moves(table: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, str, Any]]:
+    """A lifecycle's table, {status: {action: what follows}}, as the (status, action, what follows)
+    cases of one parametrized test, in the table's order."""
+    return [(status, action, after) for status, actions in table.items() for action, after in actions.items()]
+
+
+def refused(call: Callable[[], object]) -> ServiceError:
+    """The ServiceError that `call` raises (the test fails when it raises none)."""
+    with pytest.raises(ServiceError) as caught:
+        call()
+    return caught.value
 
 
 def biller(**fields: Any) -> Biller:

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mzpay.domain.accounts import AccountStatus, next_status
-from mzpay.domain.errors import ServiceError
 from mzpay.domain.webhook_secrets import ROLL_OVERLAP, SecretVersion, after_roll, generate_secret, valid_versions
+from tests.unit.builders import moves, refused
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -16,29 +16,33 @@ NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 # ---------------------------------------------------------------- account status
 @pytest.mark.parametrize(
     ("current", "action", "expected"),
-    [
-        (AccountStatus.ACTIVE, "suspend", AccountStatus.SUSPENDED),
-        (AccountStatus.SUSPENDED, "reactivate", AccountStatus.ACTIVE),
-    ],
+    moves(
+        {
+            AccountStatus.ACTIVE: {"suspend": AccountStatus.SUSPENDED},
+            AccountStatus.SUSPENDED: {"reactivate": AccountStatus.ACTIVE},
+        }
+    ),
 )
 def test_allowed_transitions(current: str, action: str, expected: str) -> None:
     assert next_status(current, action) == expected
 
 
-@pytest.mark.parametrize(
-    ("current", "action", "message"),
-    [
-        ("active", "reactivate", "Cannot reactivate an account that is active."),
-        ("suspended", "suspend", "Cannot suspend an account that is suspended."),
-        ("active", "close", "Cannot close an account that is active."),
-        ("closed", "reactivate", "Cannot reactivate an account that is closed."),
-        ("closed", "suspend", "Cannot suspend an account that is closed."),
-    ],
-)
+REFUSED_MOVES = {
+    "active": {
+        "reactivate": "Cannot reactivate an account that is active.",
+        "close": "Cannot close an account that is active.",
+    },
+    "suspended": {"suspend": "Cannot suspend an account that is suspended."},
+    "closed": {
+        "reactivate": "Cannot reactivate an account that is closed.",
+        "suspend": "Cannot suspend an account that is closed.",
+    },
+}
+
+
+@pytest.mark.parametrize(("current", "action", "message"), moves(REFUSED_MOVES))
 def test_other_transitions_are_invalid_state(current: str, action: str, message: str) -> None:
-    with pytest.raises(ServiceError) as caught:
-        next_status(current, action)
-    error = caught.value
+    error = refused(lambda: next_status(current, action))
     assert (error.status, error.code, error.message, error.errors, error.headers, error.extensions) == (
         409,
         "invalid_state",

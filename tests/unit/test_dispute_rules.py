@@ -24,41 +24,43 @@ from mzpay.domain.disputes import (
 )
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.evidence import MAX_FILES, MAX_TEXT_LENGTH, EvidenceRequest
+from tests.unit.builders import moves, refused
 
 ID = "01JDB2M4N6P8R0T2V4W6X8Y0Z2"
 AT = "2026-11-26T09:00:00Z"
 
 
-@pytest.mark.parametrize(
-    ("current", "action", "after"),
-    [
-        (Status.NEEDS_RESPONSE, "submit_evidence", Status.UNDER_REVIEW),
-        (Status.NEEDS_RESPONSE, "accept", Status.LOST),
-        (Status.NEEDS_RESPONSE, "won", Status.WON),
-        (Status.NEEDS_RESPONSE, "lost", Status.LOST),
-        (Status.UNDER_REVIEW, "won", Status.WON),
-        (Status.UNDER_REVIEW, "lost", Status.LOST),
-    ],
-)
+MOVES = {
+    Status.NEEDS_RESPONSE: {
+        "submit_evidence": Status.UNDER_REVIEW,
+        "accept": Status.LOST,
+        "won": Status.WON,
+        "lost": Status.LOST,
+    },
+    Status.UNDER_REVIEW: {"won": Status.WON, "lost": Status.LOST},
+}
+REFUSED_MOVES = {
+    Status.UNDER_REVIEW: {
+        "submit_evidence": "Cannot submit evidence for a dispute that is under review.",
+        "accept": "Cannot accept a dispute that is under review.",
+    },
+    Status.WON: {"lost": "Cannot decide a dispute that is won.", "accept": "Cannot accept a dispute that is won."},
+    Status.LOST: {
+        "won": "Cannot decide a dispute that is lost.",
+        "submit_evidence": "Cannot submit evidence for a dispute that is lost.",
+    },
+}
+
+
+@pytest.mark.parametrize(("current", "action", "after"), moves(MOVES))
 def test_the_moves_the_lifecycle_allows(current: str, action: str, after: str) -> None:
     assert next_status(current, action) == after
 
 
-@pytest.mark.parametrize(
-    ("current", "action", "message"),
-    [
-        (Status.UNDER_REVIEW, "submit_evidence", "Cannot submit evidence for a dispute that is under review."),
-        (Status.UNDER_REVIEW, "accept", "Cannot accept a dispute that is under review."),
-        (Status.WON, "lost", "Cannot decide a dispute that is won."),
-        (Status.LOST, "won", "Cannot decide a dispute that is lost."),
-        (Status.LOST, "submit_evidence", "Cannot submit evidence for a dispute that is lost."),
-        (Status.WON, "accept", "Cannot accept a dispute that is won."),
-    ],
-)
+@pytest.mark.parametrize(("current", "action", "message"), moves(REFUSED_MOVES))
 def test_every_other_move_is_invalid_state(current: str, action: str, message: str) -> None:
-    with pytest.raises(ServiceError) as refused:
-        next_status(current, action)
-    assert (refused.value.status, refused.value.code, refused.value.message) == (409, "invalid_state", message)
+    error = refused(lambda: next_status(current, action))
+    assert (error.status, error.code, error.message) == (409, "invalid_state", message)
 
 
 def test_a_dispute_takes_the_remainder_by_default_and_never_more() -> None:

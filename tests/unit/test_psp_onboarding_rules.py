@@ -15,6 +15,7 @@ from mzpay.domain import psp_logos as logos
 from mzpay.domain import psp_onboarding as rules
 from mzpay.domain.errors import ServiceError
 from mzpay.openapi import management_psps as answers
+from tests.unit.builders import moves, refused
 
 
 def png(width: int, height: int, kind: str = "PNG") -> bytes:
@@ -30,23 +31,14 @@ def application(**fields: typing.Any) -> rules.PspApplication:
     )
 
 
-def refused(call: typing.Callable[[], object]) -> ServiceError:
-    with pytest.raises(ServiceError) as caught:
-        call()
-    return caught.value
-
-
 # ---------------------------------------------------------------- the lifecycle
-@pytest.mark.parametrize(
-    ("status", "action", "after"),
-    [
-        ("draft", "edit", "draft"),
-        ("draft", "submit", "submitted"),
-        ("submitted", "certify", "submitted"),
-        ("submitted", "approve", "approved"),
-        ("submitted", "reject", "rejected"),
-    ],
-)
+MOVES = {
+    "draft": {"edit": "draft", "submit": "submitted"},
+    "submitted": {"certify": "submitted", "approve": "approved", "reject": "rejected"},
+}
+
+
+@pytest.mark.parametrize(("status", "action", "after"), moves(MOVES))
 def test_the_moves_of_the_table(status: str, action: str, after: str) -> None:
     assert rules.next_status(status, action) == after
 
