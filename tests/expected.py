@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 
@@ -16,6 +17,27 @@ def problem(status: int, title: str, code: str, detail: str, **extensions: Any) 
         **extensions,
         "error": {"code": code, "message": detail},
     }
+
+
+# A payment's members while no money has moved yet (nothing authorized, captured or refunded;
+# no next action, no failure): spread into the whole answer a test expects.
+NOTHING_MOVED_YET: dict[str, Any] = {
+    "next_action": None,
+    "authorized_amount": "0.00",
+    "captured_amount": "0.00",
+    "refunded_amount": "0.00",
+    "failure_code": None,
+    "failure_message": None,
+}
+
+# RFC 9110's name for 422 (Python 3.11's HTTPStatus still says Unprocessable Entity).
+TITLES = {422: "Unprocessable Content"}
+
+
+def problem_for(status: int, code: str, detail: str, **extensions: Any) -> dict[str, Any]:
+    """problem() with the status's standard reason phrase as its title (400 Bad Request, 409 Conflict,
+    422 Unprocessable Content...)."""
+    return problem(status, TITLES.get(status) or HTTPStatus(status).phrase, code, detail, **extensions)
 
 
 STAGE_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*"

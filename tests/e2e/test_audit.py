@@ -18,7 +18,7 @@ from devstack.launcher import RunningStack
 from tests.e2e.collection_client import licensed
 from tests.e2e.test_charges import wallet
 from tests.e2e.test_payouts import funded, management, operator, payout, set_payout_limits
-from tests.expected import problem
+from tests.expected import problem_for
 
 pytestmark = pytest.mark.e2e
 
@@ -125,9 +125,8 @@ def test_pages_follow_each_other_and_a_foreign_token_is_refused(stack: RunningSt
     assert second["data"] == everything[2:4]
 
     other = trail(stack, account_id=str(ULID()), page_token=first["next_page_token"])
-    assert other.json() == problem(
+    assert other.json() == problem_for(
         400,
-        "Bad Request",
         "invalid_request",
         "page_token: not a page_token this list gave.",
         errors=[{"field": "page_token", "code": "invalid_value", "message": "not a page_token this list gave"}],
@@ -149,9 +148,8 @@ def test_pages_follow_each_other_and_a_foreign_token_is_refused(stack: RunningSt
 )
 def test_bad_filters_are_400(stack: RunningStack, filters: dict[str, str], field: str, message: str) -> None:
     answer = trail(stack, **filters)
-    assert answer.json() == problem(
+    assert answer.json() == problem_for(
         400,
-        "Bad Request",
         "invalid_request",
         f"{field}: {message}.",
         errors=[{"field": field, "code": "invalid_value", "message": message}],
@@ -161,7 +159,7 @@ def test_bad_filters_are_400(stack: RunningStack, filters: dict[str, str], field
 def test_an_unknown_record_is_404(stack: RunningStack) -> None:
     for audit_id in (str(ULID()), "not-an-id"):
         answer = requests.get(f"{management(stack)}/v1/audit-records/{audit_id}", headers=operator(stack), timeout=30)
-        assert answer.json() == problem(404, "Not Found", "not_found", "No such audit record.")
+        assert answer.json() == problem_for(404, "not_found", "No such audit record.")
 
 
 def test_secrets_sent_by_an_operator_never_reach_the_trail(stack: RunningStack) -> None:
@@ -251,7 +249,7 @@ def test_a_regions_trail_stays_in_its_region(stack: RunningStack) -> None:
     )
     assert (listed.status_code, listed.json()["data"]) == (200, [])
     read = requests.get(f"{elsewhere}/v1/audit-records/{mine[0]['id']}", headers=operator(stack), timeout=30)
-    assert read.json() == problem(404, "Not Found", "not_found", "No such audit record.")
+    assert read.json() == problem_for(404, "not_found", "No such audit record.")
 
 
 @pytest.mark.parametrize("name", ["account_id", "actor", "action", "target_type", "target_id", "since", "until"])

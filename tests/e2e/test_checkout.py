@@ -15,7 +15,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, events_of, wallet
-from tests.expected import problem
+from tests.expected import NOTHING_MOVED_YET, problem_for
 
 pytestmark = pytest.mark.e2e
 
@@ -88,12 +88,7 @@ def test_a_checkout_answers_its_url_and_waits_for_the_payer(stack: RunningStack,
         "source": None,
         "checkout_url": f"{shop.gateway}/checkout/{pid}",
         "expires_at": body["expires_at"],
-        "next_action": None,
-        "authorized_amount": "0.00",
-        "captured_amount": "0.00",
-        "refunded_amount": "0.00",
-        "failure_code": None,
-        "failure_message": None,
+        **NOTHING_MOVED_YET,
         "last_updated_at": body["last_updated_at"],
     }
     deadline = datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
@@ -102,11 +97,8 @@ def test_a_checkout_answers_its_url_and_waits_for_the_payer(stack: RunningStack,
     again = checkout(shop, payment_id=payment_id, metadata={"order": "A-17"}, return_url="https://loja.example/ok")
     assert (again.status_code, again.json()) == (201, body)  # the same Idempotency-Key is not needed
     other = checkout(shop, amount="9.00", payment_id=payment_id)
-    assert other.json() == problem(
-        409,
-        "Conflict",
-        "payment_id_reused",
-        "This payment_id belongs to another payment (different amount or details).",
+    assert other.json() == problem_for(
+        409, "payment_id_reused", "This payment_id belongs to another payment (different amount or details)."
     )
     assert events_of(stack, pid) == ["payment.created"]
 
@@ -170,8 +162,8 @@ def test_cancel_while_the_payer_has_not_paid(shop: Merchant) -> None:
     pid = url.rsplit("/", 1)[1]
     canceled = shop.call("POST", f"/v1/payments/{pid}/cancel")
     assert (canceled.status_code, canceled.json()["status"], canceled.json()["expires_at"]) == (200, "canceled", None)
-    assert shop.call("POST", f"/v1/payments/{pid}/cancel").json() == problem(
-        409, "Conflict", "invalid_state", "Cannot cancel a payment that is canceled."
+    assert shop.call("POST", f"/v1/payments/{pid}/cancel").json() == problem_for(
+        409, "invalid_state", "Cannot cancel a payment that is canceled."
     )
     browser, page = requests.Session(), requests.get(url, timeout=30).text
     assert status_on(page) == "canceled" and "<form" not in page
@@ -184,8 +176,8 @@ def test_a_payment_waiting_for_the_payers_action_can_be_canceled(shop: Merchant)
     pid = shop.charge(wallet("+258841234567")).json()["provider_payment_id"]  # a prompt to approve
     assert shop.call("POST", f"/v1/payments/{pid}/cancel").json()["status"] == "canceled"
     succeeded = shop.charge(wallet("+258840000000")).json()["provider_payment_id"]
-    assert shop.call("POST", f"/v1/payments/{succeeded}/cancel").json() == problem(
-        409, "Conflict", "invalid_state", "Cannot cancel a payment that is succeeded."
+    assert shop.call("POST", f"/v1/payments/{succeeded}/cancel").json() == problem_for(
+        409, "invalid_state", "Cannot cancel a payment that is succeeded."
     )
 
 
@@ -458,11 +450,8 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
     created = checkout(shop, description="Cabaz de Natal").json()
     url, pid = created["checkout_url"], created["provider_payment_id"]
     early = shop.call("GET", f"/v1/payments/{pid}/receipt")
-    assert early.json() == problem(
-        409,
-        "Conflict",
-        "not_receiptable",
-        "A receipt exists once money has moved; this payment is requires_payment_method.",
+    assert early.json() == problem_for(
+        409, "not_receiptable", "A receipt exists once money has moved; this payment is requires_payment_method."
     )
     page = requests.get(f"{url}/receipt", timeout=30)
     problem_page(page, 409, "not_receiptable", "Ainda não há recibo")

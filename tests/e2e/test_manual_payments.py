@@ -21,7 +21,7 @@ from tests.e2e.test_charges import Merchant, events_of, wallet
 from tests.e2e.test_payouts import management, operator, stack_secret
 from tests.e2e.test_refunds import balance, refund
 from tests.e2e.test_webhooks import Receiver
-from tests.expected import problem
+from tests.expected import NOTHING_MOVED_YET, problem_for
 
 pytestmark = pytest.mark.e2e
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00deposit slip"
@@ -78,12 +78,7 @@ def test_a_manual_payment_waits_with_its_evidence_and_is_confirmed_into_the_bala
         },
         "checkout_url": None,
         "expires_at": None,
-        "next_action": None,
-        "authorized_amount": "0.00",
-        "captured_amount": "0.00",
-        "refunded_amount": "0.00",
-        "failure_code": None,
-        "failure_message": None,
+        **NOTHING_MOVED_YET,
         "evidence": {"text": "BCI deposit slip, Baixa branch.", "files": files, "at": body["evidence"]["at"]},
         "resolution": None,
         "last_updated_at": body["last_updated_at"],
@@ -132,7 +127,7 @@ def test_a_manual_payment_waits_with_its_evidence_and_is_confirmed_into_the_bala
         (decide(stack, pid, "reject"), "reject"),
     ]:
         detail = f"Cannot {action} a payment that is succeeded."
-        assert (answer.status_code, answer.json()) == (409, problem(409, "Conflict", "invalid_state", detail))
+        assert (answer.status_code, answer.json()) == (409, problem_for(409, "invalid_state", detail))
     # no provider holds this money: it is given back outside the gateway
     answer = refund(shop, pid)
     assert (answer.status_code, answer.json()["code"], answer.json()["detail"]) == (

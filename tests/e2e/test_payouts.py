@@ -18,7 +18,7 @@ from mzpay.webhooks import verify
 from tests.e2e.test_charges import Merchant, events_of, wallet
 from tests.e2e.test_refunds import assert_ledger_balances, balance
 from tests.e2e.test_webhooks import Receiver
-from tests.expected import problem
+from tests.expected import problem_for
 
 pytestmark = pytest.mark.e2e
 
@@ -151,9 +151,7 @@ def test_insufficient_balance_never_leaves_a_half_made_payout(stack: RunningStac
         "destination": wallet("+258840000000"),
     }
     refused = shop.call("POST", "/payouts", body)
-    assert refused.json() == problem(
-        422, "Unprocessable Content", "insufficient_balance", "The available balance does not cover 50.01 MZN."
-    )
+    assert refused.json() == problem_for(422, "insufficient_balance", "The available balance does not cover 50.01 MZN.")
     assert balance(shop)["balances"] == [{"currency": "MZN", "available": "50.00", "held": "0.00", "fees": "0.00"}]
     assert [e["type"] for e in shop.call("GET", "/v1/events").json()["data"]] == [
         "payment.succeeded",
@@ -207,9 +205,8 @@ def test_a_bank_account_that_is_not_a_nib_is_invalid_account(stack: RunningStack
     shop = funded(stack)
     answer = payout(shop, bank(account=account)).json()
     field = "destination.bank_transfer.account"
-    assert answer == problem(
+    assert answer == problem_for(
         400,
-        "Bad Request",
         "invalid_account",
         f"The request has invalid fields: {field}.",
         errors=[{"field": field, "code": "invalid_account", "message": NIB_MESSAGE}],
@@ -227,9 +224,8 @@ def test_the_nib_with_separators_is_kept_normalized(stack: RunningStack) -> None
 
 
 def invalid(field: str, code: str, message: str) -> dict[str, Any]:
-    return problem(
+    return problem_for(
         400,
-        "Bad Request",
         code,
         f"The request has invalid fields: {field}.",
         errors=[{"field": field, "code": code, "message": message}],
@@ -277,8 +273,8 @@ def set_payout_limits(stack: RunningStack, shop: Merchant, **limits: Any) -> Non
 
 
 def limit_refusal(answer: requests.Response, rule: str, detail: str) -> None:
-    assert answer.json() == problem(
-        422, "Unprocessable Content", "limit_exceeded", detail, rule=rule, rejection_id=answer.json()["rejection_id"]
+    assert answer.json() == problem_for(
+        422, "limit_exceeded", detail, rule=rule, rejection_id=answer.json()["rejection_id"]
     )
 
 
@@ -327,7 +323,7 @@ def test_a_payout_above_the_threshold_waits_for_approval(stack: RunningStack) ->
     assert (rejected.json()["status"], rejected.json()["failure_message"]) == ("rejected", "unknown recipient")
     assert requests.post(
         f"{url}/reject", json={"reason": "again"}, headers=operator(stack), timeout=30
-    ).json() == problem(409, "Conflict", "invalid_state", "Cannot reject a payout that is rejected.")
+    ).json() == problem_for(409, "invalid_state", "Cannot reject a payout that is rejected.")
     assert balance(shop)["balances"] == [{"currency": "MZN", "available": "3500.00", "held": "0.00", "fees": "0.00"}]
 
 
@@ -351,8 +347,8 @@ def test_cancel_races_settlement_and_one_outcome_wins(stack: RunningStack) -> No
     ]
     done = payout(shop, wallet("+258840000000"), "10.00").json()["provider_payout_id"]
     assert settled(shop, done)["status"] == "paid"
-    assert shop.call("POST", f"/v1/payouts/{done}/cancel").json() == problem(
-        409, "Conflict", "invalid_state", "Cannot cancel a payout that is paid."
+    assert shop.call("POST", f"/v1/payouts/{done}/cancel").json() == problem_for(
+        409, "invalid_state", "Cannot cancel a payout that is paid."
     )
 
 
@@ -420,11 +416,8 @@ def test_the_same_payout_id_sent_ten_times_at_once_makes_one_payout(stack: Runni
     assert settled(shop, answers[0].json()["provider_payout_id"])["status"] == "paid"
     assert balance(shop)["balances"] == [{"currency": "MZN", "available": "900.00", "held": "0.00", "fees": "0.00"}]
     other = shop.call("POST", "/payouts", {**body, "money": {"amount": "99.00", "currency": "MZN"}})
-    assert other.json() == problem(
-        409,
-        "Conflict",
-        "payout_id_reused",
-        "This payout_id belongs to another payout (different amount or destination).",
+    assert other.json() == problem_for(
+        409, "payout_id_reused", "This payout_id belongs to another payout (different amount or destination)."
     )
 
 

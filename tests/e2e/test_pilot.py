@@ -15,7 +15,7 @@ import requests
 from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, card, rejections, wallet
 from tests.e2e.test_connectors import bind, operator
-from tests.expected import problem
+from tests.expected import problem_for
 from tests.providers.mpesa_sandbox import MpesaSandbox
 
 pytestmark = pytest.mark.e2e
@@ -37,8 +37,8 @@ def settings(per_transaction: str, daily: str, monthly: str, currencies: tuple[s
 
 
 def pilot_refusal(response: requests.Response, rule: str, detail: str) -> None:
-    assert response.json() == problem(
-        422, "Unprocessable Content", "pilot_limit", detail, rule=rule, rejection_id=response.json()["rejection_id"]
+    assert response.json() == problem_for(
+        422, "pilot_limit", detail, rule=rule, rejection_id=response.json()["rejection_id"]
     )
 
 
@@ -184,16 +184,15 @@ def test_pilot_settings_are_validated(stack: RunningStack) -> None:
     incomplete = settings("100.00", "250.00", "1000.00")
     incomplete["monthly"] = {}
     response = set_pilot(stack, "vodacom-mpesa", {"in_pilot": True, "settings": incomplete})
-    assert response.json() == problem(
+    assert response.json() == problem_for(
         400,
-        "Bad Request",
         "missing_ceiling",
         "The request has invalid fields: settings.",
         errors=[{"field": "settings", "code": "missing_ceiling", "message": "monthly needs a ceiling for MZN"}],
     )
     simulator = set_pilot(stack, "simulator", {"in_pilot": True})
     assert simulator.json()["errors"] == [{"field": "psp_id", "code": "invalid_value", "message": "a live PSP"}]
-    assert set_pilot(stack, "nope", {"in_pilot": True}).json() == problem(404, "Not Found", "not_found", "No such PSP.")
+    assert set_pilot(stack, "nope", {"in_pilot": True}).json() == problem_for(404, "not_found", "No such PSP.")
 
 
 def pilot_total(stack: RunningStack, window: str) -> float:

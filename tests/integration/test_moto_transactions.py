@@ -32,20 +32,18 @@ def put(pk: str) -> dict[str, Any]:
     return {"Put": {"TableName": "t", "Item": {"pk": {"S": pk}}, "ConditionExpression": "attribute_not_exists(pk)"}}
 
 
+def update_a(expression: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A conditional update of the item "a"."""
+    update = {"UpdateExpression": expression, "ConditionExpression": condition, "ExpressionAttributeValues": values}
+    return {"Update": {"TableName": "t", "Key": {"pk": {"S": "a"}}, **update}}
+
+
 def test_a_cancelled_transaction_writes_nothing_and_names_each_reason(client: Any) -> None:
     with pytest.raises(ClientError) as raised:
         client.transact_write_items(
             TransactItems=[
                 put("b"),
-                {
-                    "Update": {
-                        "TableName": "t",
-                        "Key": {"pk": {"S": "a"}},
-                        "UpdateExpression": "SET n = :two",
-                        "ConditionExpression": "n = :zero",
-                        "ExpressionAttributeValues": {":two": {"N": "2"}, ":zero": {"N": "0"}},
-                    }
-                },
+                update_a("SET n = :two", "n = :zero", {":two": {"N": "2"}, ":zero": {"N": "0"}}),
             ]
         )
     reasons = [r["Code"] for r in raised.value.response["CancellationReasons"]]
@@ -61,15 +59,7 @@ def test_a_transaction_whose_conditions_hold_applies_every_write(client: Any) ->
     client.transact_write_items(
         TransactItems=[
             put("c"),
-            {
-                "Update": {
-                    "TableName": "t",
-                    "Key": {"pk": {"S": "a"}},
-                    "UpdateExpression": "SET n = n + :one",
-                    "ConditionExpression": "n = :one",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}},
-                }
-            },
+            update_a("SET n = n + :one", "n = :one", {":one": {"N": "1"}}),
             {"Delete": {"TableName": "t", "Key": {"pk": {"S": "gone"}}}},
         ]
     )

@@ -57,6 +57,7 @@ import hashlib
 import json
 import threading
 import urllib.parse
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -253,8 +254,7 @@ class MpesaSandbox:
             self._send(handler, 404, None)
 
     def _charge(self, handler: BaseHTTPRequestHandler, api_key: str | None, body: dict[str, Any] | None) -> None:
-        if api_key != self.api_key:
-            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+        if self._wrong_key(handler, api_key):
             return
         fields = body if isinstance(body, dict) else {}
         reference = str(fields.get("input_TransactionReference", ""))
@@ -287,14 +287,12 @@ class MpesaSandbox:
         self._send(handler, status, answer)
 
     def _query(self, handler: BaseHTTPRequestHandler, api_key: str | None, query: dict[str, str]) -> None:
-        if api_key != self.api_key:
-            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+        if self._wrong_key(handler, api_key):
             return
         if self.query_unavailable:
             self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
             return
-        if not all(query.get(name) for name in QUERY_PARAMETERS):
-            self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+        if self._missing(handler, query, QUERY_PARAMETERS):
             return
         asked = query["input_QueryReference"]
         with self._lock:
@@ -312,12 +310,10 @@ class MpesaSandbox:
 
     def _reverse(self, handler: BaseHTTPRequestHandler, api_key: str | None, body: dict[str, Any] | None) -> None:
         fields = body if isinstance(body, dict) else {}
-        if api_key != self.api_key:
-            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+        if self._wrong_key(handler, api_key):
             return
         required = ("input_TransactionID", "input_ThirdPartyReference", "input_ServiceProviderCode")
-        if not all(fields.get(name) for name in required):
-            self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+        if self._missing(handler, fields, required):
             return
         if (fields.get("input_InitiatorIdentifier"), fields.get("input_SecurityCredential")) != (
             self.initiator,
@@ -366,12 +362,10 @@ class MpesaSandbox:
         self._send(handler, 200, answer)
 
     def _name(self, handler: BaseHTTPRequestHandler, api_key: str | None, query: dict[str, str]) -> None:
-        if api_key != self.api_key:
-            self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+        if self._wrong_key(handler, api_key):
             return
         required = ("input_CustomerMSISDN", "input_ThirdPartyReference", "input_ServiceProviderCode")
-        if not all(query.get(name) for name in required):
-            self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+        if self._missing(handler, query, required):
             return
         number = query["input_CustomerMSISDN"]
         if number.endswith(UNAVAILABLE):
@@ -388,6 +382,20 @@ class MpesaSandbox:
             "output_CustomerName": self.names.get(number, DEFAULT_MASKED_NAME),
         }
         self._send(handler, 200, answer)
+
+    def _wrong_key(self, handler: BaseHTTPRequestHandler, api_key: str | None) -> bool:
+        """Answers 401 INS-2 when the token is not the sandbox's API key; True when it answered."""
+        if api_key == self.api_key:
+            return False
+        self._send(handler, 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid API Key"})
+        return True
+
+    def _missing(self, handler: BaseHTTPRequestHandler, given: Mapping[str, Any], required: Iterable[str]) -> bool:
+        """Answers 400 INS-20 when a required parameter is absent or empty; True when it answered."""
+        if all(given.get(name) for name in required):
+            return False
+        self._send(handler, 400, {"output_ResponseCode": "INS-20", "output_ResponseDesc": MISSING_PARAMETERS})
+        return True
 
     def _send(
         self,

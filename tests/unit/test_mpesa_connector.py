@@ -62,39 +62,21 @@ def test_success_is_captured_with_the_provider_ids(sandbox: MpesaSandbox, connec
     }
 
 
-def test_insufficient_balance(connector: MpesaConnector) -> None:
-    assert connector.charge(call("+258841230001")) == ProviderResult(
-        "failed",
-        None,
-        "insufficient_funds",
-        "The payer's wallet balance is too low.",
-        extra={"provider_response_code": "INS-2006"},
-    )
+# A charge M-Pesa refuses: {test id: (the payer's phone, our code, our message, M-Pesa's code)}.
+REFUSED = {
+    "low_balance": ("+258841230001", "insufficient_funds", "The payer's wallet balance is too low.", "INS-2006"),
+    "cancelled": ("+258851230002", "payer_declined", "The payer rejected the payment prompt.", "INS-5"),
+    "bad_msisdn": ("+258841230005", "invalid_phone", "The payer's number is not a valid M-Pesa number.", "INS-2051"),
+    "other_codes_keep_the_provider_description": ("+258841239876", "provider_declined", "Transaction Failed", "INS-6"),
+}
 
 
-def test_payer_cancelled(connector: MpesaConnector) -> None:
-    assert connector.charge(call("+258851230002")) == ProviderResult(
-        "failed",
-        None,
-        "payer_declined",
-        "The payer rejected the payment prompt.",
-        extra={"provider_response_code": "INS-5"},
-    )
-
-
-def test_invalid_msisdn(connector: MpesaConnector) -> None:
-    assert connector.charge(call("+258841230005")) == ProviderResult(
-        "failed",
-        None,
-        "invalid_phone",
-        "The payer's number is not a valid M-Pesa number.",
-        extra={"provider_response_code": "INS-2051"},
-    )
-
-
-def test_other_codes_are_declined_with_the_provider_description(connector: MpesaConnector) -> None:
-    assert connector.charge(call("+258841239876")) == ProviderResult(
-        "failed", None, "provider_declined", "Transaction Failed", extra={"provider_response_code": "INS-6"}
+@pytest.mark.parametrize(("phone", "code", "message", "provider_code"), list(REFUSED.values()), ids=list(REFUSED))
+def test_a_refused_charge_fails_with_the_payers_reason(
+    connector: MpesaConnector, phone: str, code: str, message: str, provider_code: str
+) -> None:
+    assert connector.charge(call(phone)) == ProviderResult(
+        "failed", None, code, message, extra={"provider_response_code": provider_code}
     )
 
 

@@ -104,6 +104,13 @@ def invalid_fields(*fields: str) -> str:
     return f"The request has invalid fields: {', '.join(fields)}."
 
 
+def one_field(field: str, code: str, message: str, detail: str | None = None) -> tuple[int, dict[str, Any]]:
+    """The whole answer to a body refused for one field: 400, and the problem naming the field (its
+    detail, by default, the invalid-fields sentence)."""
+    errors = [{"field": field, "code": code, "message": message}]
+    return 400, problem(400, "Bad Request", code, detail or invalid_fields(field), errors=errors)
+
+
 def test_a_wallet_payout_passes_and_keeps_its_destination() -> None:
     assert post("/payouts", payout(wallet())) == (
         200,
@@ -140,21 +147,8 @@ def test_the_other_destinations_take_mzn_and_usd(destination: dict[str, Any], cu
 
 
 def test_an_unknown_destination_type_is_invalid_method() -> None:
-    assert post("/payouts", payout({"type": "wire", "wire": {}})) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "invalid_method",
-            invalid_fields("destination.type"),
-            errors=[
-                {
-                    "field": "destination.type",
-                    "code": "invalid_method",
-                    "message": "type must be one of mobile_wallet, bank_transfer, manual, crypto, cheque",
-                }
-            ],
-        ),
+    assert post("/payouts", payout({"type": "wire", "wire": {}})) == one_field(
+        "destination.type", "invalid_method", "type must be one of mobile_wallet, bank_transfer, manual, crypto, cheque"
     )
 
 
@@ -164,21 +158,8 @@ def test_a_missing_destination_type_is_invalid_method() -> None:
 
 
 def test_a_phone_of_another_network_is_invalid_phone() -> None:
-    assert post("/payouts", payout(wallet("mpesa", "+258861234567"))) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "invalid_phone",
-            invalid_fields("destination.mobile_wallet.phone_number"),
-            errors=[
-                {
-                    "field": "destination.mobile_wallet.phone_number",
-                    "code": "invalid_phone",
-                    "message": "M-Pesa numbers start with +258 84 or 85",
-                }
-            ],
-        ),
+    assert post("/payouts", payout(wallet("mpesa", "+258861234567"))) == one_field(
+        "destination.mobile_wallet.phone_number", "invalid_phone", "M-Pesa numbers start with +258 84 or 85"
     )
 
 
@@ -223,21 +204,8 @@ def test_an_unknown_network_and_no_phone_are_both_named() -> None:
 
 @pytest.mark.parametrize("name", [None, "", "   "])
 def test_a_bank_transfer_without_name_is_beneficiary_name_required(name: str | None) -> None:
-    assert post("/payouts", payout(bank(name=name))) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "beneficiary_name_required",
-            invalid_fields("destination.bank_transfer.name"),
-            errors=[
-                {
-                    "field": "destination.bank_transfer.name",
-                    "code": "beneficiary_name_required",
-                    "message": "a bank payout needs the account holder's name",
-                }
-            ],
-        ),
+    assert post("/payouts", payout(bank(name=name))) == one_field(
+        "destination.bank_transfer.name", "beneficiary_name_required", "a bank payout needs the account holder's name"
     )
 
 
@@ -245,15 +213,8 @@ def test_a_bank_transfer_without_name_is_beneficiary_name_required(name: str | N
     "account", [None, "000301080016367102372", "0003010800163671023", "0003 0108 0016 3671 0237 X"]
 )
 def test_a_bank_transfer_to_anything_but_a_nib_is_invalid_account(account: str | None) -> None:
-    assert post("/payouts", payout(bank(account=account))) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "invalid_account",
-            invalid_fields("destination.bank_transfer.account"),
-            errors=[{"field": "destination.bank_transfer.account", "code": "invalid_account", "message": NIB_MESSAGE}],
-        ),
+    assert post("/payouts", payout(bank(account=account))) == one_field(
+        "destination.bank_transfer.account", "invalid_account", NIB_MESSAGE
     )
 
 
@@ -386,15 +347,8 @@ def test_an_amount_that_is_no_decimal_string_is_invalid_amount(amount: str) -> N
 
 
 def test_a_zero_amount_is_invalid_amount() -> None:
-    assert post("/payouts", payout(wallet(), amount="0.00")) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "invalid_amount",
-            "money.amount: amount must be above zero.",
-            errors=[{"field": "money.amount", "code": "invalid_amount", "message": "amount must be above zero"}],
-        ),
+    assert post("/payouts", payout(wallet(), amount="0.00")) == one_field(
+        "money.amount", "invalid_amount", "amount must be above zero", "money.amount: amount must be above zero."
     )
 
 
@@ -415,15 +369,8 @@ def test_more_fraction_digits_than_the_currency_has_is_invalid_amount() -> None:
 def test_amounts_outside_the_destination_limits_name_the_limit(
     destination: dict[str, Any], amount: str, code: str, detail: str
 ) -> None:
-    assert post("/payouts", payout(destination, amount=amount)) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            code,
-            f"money.amount: {detail}.",
-            errors=[{"field": "money.amount", "code": code, "message": detail}],
-        ),
+    assert post("/payouts", payout(destination, amount=amount)) == one_field(
+        "money.amount", code, detail, f"money.amount: {detail}."
     )
 
 
@@ -444,15 +391,8 @@ def test_a_currency_the_destination_does_not_take_is_unsupported_currency(
     destination: dict[str, Any], currency: str, takes: str
 ) -> None:
     message = f"{destination['type']} payouts take {takes}, not {currency}"
-    assert post("/payouts", payout(destination, currency=currency)) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "unsupported_currency",
-            f"money.currency: {message}.",
-            errors=[{"field": "money.currency", "code": "unsupported_currency", "message": message}],
-        ),
+    assert post("/payouts", payout(destination, currency=currency)) == one_field(
+        "money.currency", "unsupported_currency", message, f"money.currency: {message}."
     )
 
 
@@ -507,48 +447,19 @@ def test_a_bank_payout_becomes_a_bank_transfer_payout() -> None:
 @pytest.mark.parametrize("method", ["mobile_wallet", "bank_transfer", "BANK", None, 1])
 def test_a_method_other_than_bank_is_invalid_method(method: Any) -> None:
     payload = bank_payout() | {"method": method} if method is not None else bank_payout(method=None)
-    assert post("/v1/payouts", payload) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "invalid_method",
-            invalid_fields("method"),
-            errors=[{"field": "method", "code": "invalid_method", "message": "method must be one of bank"}],
-        ),
-    )
+    assert post("/v1/payouts", payload) == one_field("method", "invalid_method", "method must be one of bank")
 
 
 def test_a_bank_payout_without_beneficiary_name_is_beneficiary_name_required() -> None:
-    assert post("/v1/payouts", bank_payout(beneficiary={"account": NIB})) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "beneficiary_name_required",
-            invalid_fields("beneficiary.name"),
-            errors=[
-                {
-                    "field": "beneficiary.name",
-                    "code": "beneficiary_name_required",
-                    "message": "a bank payout needs the account holder's name",
-                }
-            ],
-        ),
+    assert post("/v1/payouts", bank_payout(beneficiary={"account": NIB})) == one_field(
+        "beneficiary.name", "beneficiary_name_required", "a bank payout needs the account holder's name"
     )
 
 
 def test_a_bank_payout_to_an_invalid_nib_is_invalid_account() -> None:
-    assert post("/v1/payouts", bank_payout(beneficiary={"name": "Ana", "account": "0003 0108 0016 3671 0237 2"})) == (
-        400,
-        problem(
-            400,
-            "Bad Request",
-            "invalid_account",
-            invalid_fields("beneficiary.account"),
-            errors=[{"field": "beneficiary.account", "code": "invalid_account", "message": NIB_MESSAGE}],
-        ),
-    )
+    assert post(
+        "/v1/payouts", bank_payout(beneficiary={"name": "Ana", "account": "0003 0108 0016 3671 0237 2"})
+    ) == one_field("beneficiary.account", "invalid_account", NIB_MESSAGE)
 
 
 def test_a_bank_payout_without_beneficiary_names_both_fields() -> None:

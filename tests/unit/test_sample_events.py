@@ -138,6 +138,15 @@ def invoke(group: str, event_name: str, monkeypatch: pytest.MonkeyPatch) -> tupl
     return event, response
 
 
+def answered_ok(group: str, event_name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The body the function answers the sample event with, after checking it is a 200 that names
+    the platform's request id."""
+    event, response = invoke(group, event_name, monkeypatch)
+    assert response["statusCode"] == 200
+    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
+    return json.loads(response["body"])
+
+
 # ---------------------------------------------------------------- the files
 
 
@@ -270,10 +279,7 @@ def test_authorizer_event_is_the_request_authorizer_call_of_the_system_info_requ
 
 @pytest.mark.usefixtures("stack_env")
 def test_gateway_health_event_answers_ok_with_the_platform_request_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    event, response = invoke("gateway_access", "gateway_health.json", monkeypatch)
-    assert response["statusCode"] == 200
-    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
-    assert json.loads(response["body"]) == {
+    assert answered_ok("gateway_access", "gateway_health.json", monkeypatch) == {
         "status": "ok",
         "api": "gateway",
         "service_region": "mz",
@@ -283,18 +289,15 @@ def test_gateway_health_event_answers_ok_with_the_platform_request_id(monkeypatc
 
 @pytest.mark.usefixtures("stack_env")
 def test_collection_version_event_answers_the_build_and_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
-    event, response = invoke("collection_system", "collection_version.json", monkeypatch)
-    assert response["statusCode"] == 200
-    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
-    assert json.loads(response["body"]) == {"object": "version", **expected_build()}
+    assert answered_ok("collection_system", "collection_version.json", monkeypatch) == {
+        "object": "version",
+        **expected_build(),
+    }
 
 
 @pytest.mark.usefixtures("stack_env")
 def test_management_system_info_event_answers_region_stage_peers_and_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    event, response = invoke("management_accounts", "management_system_info.json", monkeypatch)
-    assert response["statusCode"] == 200
-    assert response_header(response, "X-Request-ID") == event["requestContext"]["requestId"]
-    assert json.loads(response["body"]) == {
+    assert answered_ok("management_accounts", "management_system_info.json", monkeypatch) == {
         "service_region": "mz",
         "stage": "prod",
         "peer_regions": {"regional-sa": {"gateway": "https://gw.sa.example", "collection": "https://col.sa.example"}},
