@@ -40,6 +40,19 @@ def problem_for(status: int, code: str, detail: str, **extensions: Any) -> dict[
     return problem(status, TITLES.get(status) or HTTPStatus(status).phrase, code, detail, **extensions)
 
 
+def pilot_settings(
+    merchant_ids: list[str], per_transaction: str, daily: str, monthly: str, currencies: tuple[str, ...] = ("MZN",)
+) -> dict[str, Any]:
+    """A PSP's pilot settings: the merchants it serves and its ceilings, the same in each of `currencies`."""
+    return {
+        "merchant_ids": merchant_ids,
+        "currencies": list(currencies),
+        "per_transaction": dict.fromkeys(currencies, per_transaction),
+        "daily": dict.fromkeys(currencies, daily),
+        "monthly": dict.fromkeys(currencies, monthly),
+    }
+
+
 STAGE_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/*"
 
 

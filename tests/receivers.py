@@ -16,6 +16,7 @@ class LoopbackServer(ThreadingHTTPServer):
     """A server on 127.0.0.1 (a free port unless `port`), each request on its own daemon thread."""
 
     daemon_threads = True
+    path = ""  # where the merchant's endpoint listens
 
     def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), handler)
@@ -23,6 +24,11 @@ class LoopbackServer(ThreadingHTTPServer):
     @property
     def origin(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
+
+    @property
+    def url(self) -> str:
+        """The endpoint's address: the origin and `path`."""
+        return self.origin + self.path
 
 
 class QuietHandler(BaseHTTPRequestHandler):

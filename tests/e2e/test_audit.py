@@ -17,7 +17,7 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from tests.e2e.collection_client import licensed
 from tests.e2e.test_charges import wallet
-from tests.e2e.test_payouts import funded, management, operator, payout, set_payout_limits
+from tests.e2e.test_payouts import funded, manage, management, operator, payout, set_payout_limits
 from tests.expected import problem_for
 
 pytestmark = pytest.mark.e2e
@@ -80,12 +80,7 @@ def test_the_trail_filters_by_account_action_actor_and_time(stack: RunningStack)
     shop = funded(stack)
     account_id = shop.account["id"]
     set_payout_limits(stack, shop, approval_threshold={"MZN": "1000.00"})
-    suspended = requests.post(
-        f"{management(stack)}/v1/accounts/{account_id}/suspend",
-        json={"reason": "KYC review"},
-        headers=operator(stack),
-        timeout=30,
-    )
+    suspended = manage(stack, "POST", f"/v1/accounts/{account_id}/suspend", {"reason": "KYC review"})
     assert suspended.status_code == 200, suspended.text
 
     mine = records(stack, account_id=account_id)

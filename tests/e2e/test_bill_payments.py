@@ -17,7 +17,7 @@ import requests
 from devstack.launcher import ROOT, RunningStack
 from mzpay.webhooks import verify
 from tests.e2e.test_billers import manage
-from tests.e2e.test_charges import Merchant, events_of
+from tests.e2e.test_charges import Merchant, created, events_of
 from tests.e2e.test_payouts import funded, stack_secret
 from tests.e2e.test_refunds import assert_ledger_balances, balance
 from tests.e2e.test_webhooks import Receiver
@@ -68,25 +68,29 @@ def shop(stack: RunningStack) -> Merchant:
 
 
 # ---------------------------------------------------------------- quotes
+# What the quote for Ana's 500.00 MZN of prepaid electricity says, and the payment of it again.
+ANAS_ELECTRICITY = {
+    "product_id": ELECTRICITY,
+    "product_name": "Credelec prepaid electricity",
+    "biller_id": "01M8A0MH8BAHW8JZV956J9ME1Z",
+    "biller_name": "EDM Credelec",
+    "reference": "04000000001",
+    "customer_name": "Ana Machava",
+    "amount": "500.00",
+    "currency": "MZN",
+    "fee": {"amount": "5.00", "bearer": "payer"},
+    "discount": None,
+    "total": "505.00",
+    "channel_debit": "505.00",
+}
+
+
 def test_a_prepaid_electricity_quote(shop: Merchant) -> None:
-    answer = quote(shop, ELECTRICITY, "04000000001", "500.00")
-    assert answer.status_code == 201, answer.text
-    body = answer.json()
+    body = created(quote(shop, ELECTRICITY, "04000000001", "500.00"))
     assert body == {
         "quote_id": body["quote_id"],
         "status": "quoted",
-        "product_id": ELECTRICITY,
-        "product_name": "Credelec prepaid electricity",
-        "biller_id": "01M8A0MH8BAHW8JZV956J9ME1Z",
-        "biller_name": "EDM Credelec",
-        "reference": "04000000001",
-        "customer_name": "Ana Machava",
-        "amount": "500.00",
-        "currency": "MZN",
-        "fee": {"amount": "5.00", "bearer": "payer"},
-        "discount": None,
-        "total": "505.00",
-        "channel_debit": "505.00",
+        **ANAS_ELECTRICITY,
         "invoice": None,
         "yields": "token",
         "payment_id": None,
@@ -260,25 +264,12 @@ def test_a_prepaid_token_is_delivered_from_the_channels_float(stack: RunningStac
     url = receiver.endpoint()
     made = quoted(shop, ELECTRICITY, "04000000001", "500.00")
     key = str(uuid.uuid4())
-    answer = pay(shop, made["quote_id"], key, callback_url=url, payer={"phone_number": "+258841234567"})
-    assert answer.status_code == 201, answer.text
-    body = answer.json()
+    body = created(pay(shop, made["quote_id"], key, callback_url=url, payer={"phone_number": "+258841234567"}))
     assert body == {
         "payment_id": body["payment_id"],
         "quote_id": made["quote_id"],
         "status": "succeeded",
-        "product_id": ELECTRICITY,
-        "product_name": "Credelec prepaid electricity",
-        "biller_id": "01M8A0MH8BAHW8JZV956J9ME1Z",
-        "biller_name": "EDM Credelec",
-        "reference": "04000000001",
-        "customer_name": "Ana Machava",
-        "amount": "500.00",
-        "currency": "MZN",
-        "fee": {"amount": "5.00", "bearer": "payer"},
-        "discount": None,
-        "total": "505.00",
-        "channel_debit": "505.00",
+        **ANAS_ELECTRICITY,
         "invoice_number": None,
         "token": body["token"],
         "receipt_number": body["receipt_number"],

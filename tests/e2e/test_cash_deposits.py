@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
-from tests.e2e.test_charges import Merchant, events_of, wallet
+from tests.e2e.test_charges import Merchant, created, events_of, wallet
 from tests.e2e.test_payouts import funded, settled
 from tests.e2e.test_refunds import assert_ledger_balances, balance
 from tests.e2e.test_webhooks import Receiver
@@ -97,14 +97,13 @@ def test_a_deposit_credits_the_wallet_from_the_partners_balance(stack: RunningSt
     found = lookup(shop)
     assert found["status"] == "resolved" and found["expires_at"] > found["created_at"]
     opened = intent(shop, found["lookup_id"])
-    assert opened.status_code == 201, opened.text
-    body = opened.json()
+    body = created(opened)
+    ana = {"money": {"amount": "500.00", "currency": "MZN"}, "wallet": {"network": "mpesa", "phone_number": PAYER}}
     assert body == {
         "intent_id": body["intent_id"],
         "lookup_id": found["lookup_id"],
         "status": "open",
-        "money": {"amount": "500.00", "currency": "MZN"},
-        "wallet": {"network": "mpesa", "phone_number": PAYER},
+        **ana,
         "name": "Ana Machava",
         "deposit_id": None,
         "metadata": {},
@@ -113,14 +112,12 @@ def test_a_deposit_credits_the_wallet_from_the_partners_balance(stack: RunningSt
     }
     url = receiver.endpoint()
     deposited = confirm(shop, body["intent_id"], callback_url=url, metadata={"agent": "A-17"})
-    assert deposited.status_code == 201, deposited.text
-    deposit = deposited.json()
+    deposit = created(deposited)
     assert deposit == {
         "deposit_id": deposit["deposit_id"],
         "intent_id": body["intent_id"],
         "status": "pending",
-        "money": {"amount": "500.00", "currency": "MZN"},
-        "wallet": {"network": "mpesa", "phone_number": PAYER},
+        **ana,
         "name": "Ana Machava",
         "failure_code": None,
         "failure_message": None,

@@ -19,6 +19,12 @@ from tests.expected import NOTHING_MOVED_YET, problem_for
 pytestmark = pytest.mark.e2e
 
 
+def created(answer: requests.Response) -> Any:
+    """The body of an answer that must be a 201 (the test fails with the answer's text otherwise)."""
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
 class Merchant:
     """A fresh account of the mz region with a test key, a live key and a read-only key."""
 

@@ -67,6 +67,11 @@ def management(stack: RunningStack) -> str:
     return str(stack.state["regions"]["mz"]["management"])
 
 
+def manage(stack: RunningStack, method: str, path: str, body: dict[str, Any] | None = None) -> requests.Response:
+    """A call to the mz management API, as the operator."""
+    return requests.request(method, management(stack) + path, json=body, headers=operator(stack), timeout=30)
+
+
 def test_a_wallet_payout_settles_to_paid_with_its_signed_webhook(stack: RunningStack, receiver: Receiver) -> None:
     shop = funded(stack)
     secret = stack_secret(stack, shop)
@@ -114,12 +119,7 @@ def test_a_wallet_payout_settles_to_paid_with_its_signed_webhook(stack: RunningS
 
 def stack_secret(stack: RunningStack, shop: Merchant) -> str:
     """The account's current test webhook secret (rolled here, so the test knows its value)."""
-    rolled = requests.post(
-        f"{management(stack)}/v1/accounts/{shop.account['id']}/webhook-secrets/roll",
-        json={"mode": "test"},
-        headers=operator(stack),
-        timeout=30,
-    )
+    rolled = manage(stack, "POST", f"/v1/accounts/{shop.account['id']}/webhook-secrets/roll", {"mode": "test"})
     assert rolled.status_code == 200, rolled.text
     return str(rolled.json()["secret"])
 
@@ -172,18 +172,15 @@ def test_concurrent_payouts_never_overdraw(stack: RunningStack) -> None:
     assert balance(shop)["balances"] == [{"currency": "MZN", "available": "0.00", "held": "0.00", "fees": "0.00"}]
 
 
+def bank_payout(shop: Merchant, amount: str, beneficiary: dict[str, str]) -> requests.Response:
+    """A bank payout of `amount` MZN through POST /v1/payouts."""
+    body = {"payout_id": str(ULID()), "money": {"amount": amount, "currency": "MZN"}, "method": "bank"}
+    return shop.call("POST", "/v1/payouts", {**body, "beneficiary": beneficiary})
+
+
 def test_a_bank_payout_through_v1_payouts(stack: RunningStack) -> None:
     shop = funded(stack)
-    created = shop.call(
-        "POST",
-        "/v1/payouts",
-        {
-            "payout_id": str(ULID()),
-            "money": {"amount": "120.00", "currency": "MZN"},
-            "method": "bank",
-            "beneficiary": {"name": "Ana Machava", "account": NIB},
-        },
-    )
+    created = bank_payout(shop, "120.00", {"name": "Ana Machava", "account": NIB})
     body = created.json()
     assert created.status_code == 200, body
     assert body["destination"] == {
@@ -238,16 +235,7 @@ def test_payout_validation_codes(stack: RunningStack) -> None:
     assert payout(shop, bank(name=None)).json() == invalid(
         "destination.bank_transfer.name", "beneficiary_name_required", name_message
     )
-    v1 = shop.call(
-        "POST",
-        "/v1/payouts",
-        {
-            "payout_id": str(ULID()),
-            "money": {"amount": "1.00", "currency": "MZN"},
-            "method": "bank",
-            "beneficiary": {"account": NIB},
-        },
-    )
+    v1 = bank_payout(shop, "1.00", {"account": NIB})
     assert v1.json() == invalid("beneficiary.name", "beneficiary_name_required", name_message)
     assert payout(shop, {"type": "wire", "wire": {}}).json() == invalid(
         "destination.type", "invalid_method", "type must be one of mobile_wallet, bank_transfer, manual, crypto, cheque"
@@ -263,12 +251,7 @@ def test_payout_validation_codes(stack: RunningStack) -> None:
 
 
 def set_payout_limits(stack: RunningStack, shop: Merchant, **limits: Any) -> None:
-    answer = requests.put(
-        f"{management(stack)}/v1/accounts/{shop.account['id']}/payout-limits",
-        json={"mode": "test", **limits},
-        headers=operator(stack),
-        timeout=30,
-    )
+    answer = manage(stack, "PUT", f"/v1/accounts/{shop.account['id']}/payout-limits", {"mode": "test", **limits})
     assert answer.status_code == 200, answer.text
 
 

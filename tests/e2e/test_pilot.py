@@ -15,7 +15,7 @@ import requests
 from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, card, rejections, wallet
 from tests.e2e.test_connectors import bind, operator
-from tests.expected import problem_for
+from tests.expected import pilot_settings, problem_for
 from tests.providers.mpesa_sandbox import MpesaSandbox
 
 pytestmark = pytest.mark.e2e
@@ -27,13 +27,7 @@ def set_pilot(stack: RunningStack, psp_id: str, body: dict[str, Any]) -> request
 
 
 def settings(per_transaction: str, daily: str, monthly: str, currencies: tuple[str, ...] = ("MZN",)) -> dict[str, Any]:
-    return {
-        "merchant_ids": ["loja-1", "loja-2"],
-        "currencies": list(currencies),
-        "per_transaction": {c: per_transaction for c in currencies},
-        "daily": {c: daily for c in currencies},
-        "monthly": {c: monthly for c in currencies},
-    }
+    return pilot_settings(["loja-1", "loja-2"], per_transaction, daily, monthly, currencies)
 
 
 def pilot_refusal(response: requests.Response, rule: str, detail: str) -> None:

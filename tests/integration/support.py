@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from devstack.modules import load_module
 from devstack.provision import ProvisionedStack, provision
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from mzpay import deps
@@ -18,6 +19,11 @@ from mzpay.domain.keys import generate_key, key_hash, redacted
 from mzpay.store.directory import ApiKey
 
 REGION = "af-south-1"
+
+
+def function_app(group: str, name: str) -> Any:
+    """A function's app.py (functions/<group>/app.py), loaded afresh as the module `name`."""
+    return load_module(ROOT / "functions" / group / "app.py", name)
 
 
 def reset_mzpay_caches() -> None:

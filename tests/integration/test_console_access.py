@@ -125,21 +125,12 @@ def test_a_new_operator_secret_ends_every_session(console: Any, monkeypatch: pyt
 def test_on_the_execute_api_address_the_console_lives_under_the_stage_with_secure_cookies(console: Any) -> None:
     answer = signed_in(console, "token-of-ana-0123456789", host=EXECUTE_API)
     assert answer["multiValueHeaders"]["Location"] == ["/Prod/console/accounts"]
-    session = cookies_of(answer)["mzpay_console"]
-    assert sorted(part.strip() for part in session.split(";")[1:]) == [
-        "HttpOnly",
-        "Max-Age=28800",
-        "Path=/Prod/console",
-        "SameSite=Strict",
-        "Secure",
-    ]
-    csrf = cookies_of(answer)["mzpay_console_csrf"]
-    assert sorted(part.strip() for part in csrf.split(";")[1:]) == [
-        "HttpOnly",
-        "Path=/Prod/console",
-        "SameSite=Strict",
-        "Secure",
-    ]
+    attributes = {
+        name: sorted(part.strip() for part in cookie.split(";")[1:]) for name, cookie in cookies_of(answer).items()
+    }
+    secure = ["HttpOnly", "Path=/Prod/console", "SameSite=Strict", "Secure"]
+    assert attributes["mzpay_console"] == sorted([*secure, "Max-Age=28800"])
+    assert attributes["mzpay_console_csrf"] == secure
 
 
 class Clock:

@@ -8,14 +8,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from moto import mock_aws
 
-from devstack.modules import load_module
 from mzpay.cases import access
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.keys import generate_key, key_hash, redacted
@@ -23,9 +21,8 @@ from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.expected import policy, problem
-from tests.integration.support import create_directory_table, new_api_key, reset_mzpay_caches
+from tests.integration.support import create_directory_table, function_app, new_api_key, reset_mzpay_caches
 
-ROOT = Path(__file__).resolve().parents[2]
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
 PEPPER_SECRET = "mzpay/api-key-pepper"
@@ -37,8 +34,7 @@ SA_ACCOUNT_ID = "01JACC0000000000000000005A"
 
 
 def load_authorizer() -> Any:
-    path = ROOT / "functions" / "gateway_authorizer" / "app.py"
-    return load_module(path, "gateway_authorizer_app_under_test").lambda_handler
+    return function_app("gateway_authorizer", "gateway_authorizer_app_under_test").lambda_handler
 
 
 @pytest.fixture
@@ -97,6 +93,11 @@ def refusal(answer: dict[str, Any]) -> dict[str, Any]:
     assert set(answer) == {"principalId", "policyDocument", "context"}
     assert set(answer["context"]) == {"refusal"}
     return dict(json.loads(answer["context"]["refusal"]))
+
+
+def unauthorized(code: str, message: str) -> dict[str, Any]:
+    """The whole refusal of a 401 with the bearer challenge."""
+    return {"status": 401, "code": code, "message": message, "headers": WWW, "extensions": {}}
 
 
 def denied_problem(answer: dict[str, Any]) -> dict[str, Any]:
@@ -229,26 +230,16 @@ def test_a_mistyped_key_is_invalid_api_key_before_any_lookup(authorizer: Any, to
         token = secret[:-1] + ("A" if secret[-1] != "A" else "B")
     answer = authorizer(auth_event(f"Bearer {token}"), None)
     assert answer["principalId"] == "anonymous"
-    assert refusal(answer) == {
-        "status": 401,
-        "code": "invalid_api_key",
-        "message": "The API key is malformed or mistyped (its checksum does not match).",
-        "headers": WWW,
-        "extensions": {},
-    }
+    assert refusal(answer) == unauthorized(
+        "invalid_api_key", "The API key is malformed or mistyped (its checksum does not match)."
+    )
 
 
 def test_an_expired_key_is_key_expired(authorizer: Any) -> None:
     _, secret = stored_key(expires_at="2020-01-01T00:00:00Z")
     answer = authorizer(auth_event(f"Bearer {secret}"), None)
     assert answer["principalId"] == "01JKEY000000000000000000A1"
-    assert refusal(answer) == {
-        "status": 401,
-        "code": "key_expired",
-        "message": "This API key has expired.",
-        "headers": WWW,
-        "extensions": {},
-    }
+    assert refusal(answer) == unauthorized("key_expired", "This API key has expired.")
     # the function answers it before any route runs
     with pytest.raises(ServiceError) as caught:
         admit({"requestContext": {"authorizer": {**answer["context"], "principalId": answer["principalId"]}}})

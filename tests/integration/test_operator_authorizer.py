@@ -4,25 +4,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from moto import mock_aws
 
-from devstack.modules import load_module
 from tests.expected import policy, problem
-from tests.integration.support import reset_mzpay_caches
+from tests.integration.support import function_app, reset_mzpay_caches
 
-ROOT = Path(__file__).resolve().parents[2]
 METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/GET/v1/system/info"
 TOKEN = "op-token-0123456789abcdef"
 
 
 def load_authorizer() -> Any:
-    path = ROOT / "functions" / "management_authorizer" / "app.py"
-    return load_module(path, "management_authorizer_app").lambda_handler
+    return function_app("management_authorizer", "management_authorizer_app").lambda_handler
 
 
 @pytest.fixture

@@ -25,7 +25,15 @@ from mzpay.domain.webhooks import Lane, endpoint_key
 from mzpay.webhooks import outbox, sender
 from tests.integration.races import race
 from tests.integration.support import REGION
-from tests.integration.test_webhook_outbox import ACCOUNT, event_image, receive, roll_secret, stack, stored
+from tests.integration.test_webhook_outbox import (
+    ACCOUNT,
+    dispatched,
+    event_image,
+    receive,
+    roll_secret,
+    stack,
+    stored,
+)
 from tests.receivers import LoopbackServer, QuietHandler, serving
 
 __all__ = ["stack"]  # the fixture, shared with the outbox's own tests
@@ -36,16 +44,14 @@ OTHER = "01JACC0000000000000000000B"
 class SlowReceiver(LoopbackServer):
     """Answers 503 after `delay` seconds (0: at once), then 200 once told `recover()`."""
 
+    path = "/hooks"
+
     def __init__(self, delay: float) -> None:
         super().__init__(_Handler)
         self.delay = delay
         self.status = 503
         self.requests: list[str] = []
         self.gate: threading.Event | None = None  # when set: each request is held until it opens
-
-    @property
-    def url(self) -> str:
-        return f"{self.origin}/hooks"
 
 
 class _Handler(QuietHandler):
@@ -166,8 +172,7 @@ def moved_to_the_slow_lane(receiver: SlowReceiver) -> tuple[str | None, dict[str
     """A delivery to the slow receiver, its first attempt made in the hot lane: its id and the
     message that moved it to the slow lane."""
     roll_secret()
-    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(receiver.url)
     sender.send_batch([record])
     (moved,) = slow_lane()
     return delivery_id, moved
@@ -199,8 +204,7 @@ def test_a_quick_failure_in_the_hot_lane_is_retried_there_as_before(
 ) -> None:
     roll_secret()
     slow_receiver.delay = 0
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(slow_receiver.url)
     assert sender.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
     assert attempts(delivery_id) == [(503, None)]  # type: ignore[arg-type]
     assert slow_lane() == []
@@ -212,8 +216,7 @@ def test_copies_of_a_message_to_a_marked_endpoint_racing_move_it_once_and_post_n
 ) -> None:
     roll_secret()
     deps.deliveries().mark_slow("test", endpoint_key(ACCOUNT, slow_receiver.url), int(time.time()) + 600)
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(slow_receiver.url)
     message = sender.Received.from_record(record)
     with atomic_dynamodb():
         outcomes = race(3, lambda _: sender.attempt(message))  # the same message received 3 times
@@ -229,8 +232,7 @@ def test_the_endpoint_is_marked_slow_while_its_slow_attempt_is_still_under_way(
 ) -> None:
     roll_secret()
     slow_receiver.gate, slow_receiver.delay = threading.Event(), 0
-    delivery_id = outbox.dispatch(event_image(callback_url=slow_receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(slow_receiver.url)
     running = threading.Thread(target=sender.send_batch, args=([record],))
     running.start()
     endpoint = endpoint_key(ACCOUNT, slow_receiver.url)

@@ -40,6 +40,13 @@ ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT = "01JACC0000000000000000000A"
 
 
+def setting(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    """Sets one of the outbox's settings; the caches are cleared, as the settings are read once per
+    execution environment."""
+    monkeypatch.setenv(name, value)
+    _clear_caches()
+
+
 def _clear_caches() -> None:
     reset_mzpay_caches()
 
@@ -116,15 +123,13 @@ def event_image(
 class Receiver(LoopbackServer):
     """A merchant's endpoint on loopback answering the statuses it is told, in order."""
 
+    path = "/hooks"
+
     def __init__(self, statuses: list[int]) -> None:
         super().__init__(_Handler)
         self.statuses = statuses
         self.requests: list[tuple[dict[str, str], bytes]] = []
         self.lock = threading.Lock()
-
-    @property
-    def url(self) -> str:
-        return f"{self.origin}/hooks"
 
 
 class _Handler(QuietHandler):
@@ -147,6 +152,13 @@ def receiver_factory() -> Iterator[Any]:
             return servers.enter_context(serving(Receiver(list(statuses)), poll_interval=0.02))
 
         yield start
+
+
+def dispatched(callback_url: str) -> tuple[str | None, dict[str, Any]]:
+    """An event dispatched to `callback_url`: its delivery id, and the one queue message that carries it."""
+    delivery_id = outbox.dispatch(event_image(callback_url=callback_url))
+    (record,) = receive()
+    return delivery_id, record
 
 
 def roll_secret(account_id: str = ACCOUNT, mode: str = "test") -> str:
@@ -261,8 +273,7 @@ def test_an_attempt_posts_the_signed_envelope_and_records_delivery(
 ) -> None:
     secret = roll_secret()
     receiver = receiver_factory(200)
-    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(receiver.url)
     assert sender.send_batch([record]) == {"batchItemFailures": []}
     ((headers, body),) = receiver.requests
     delivery = stored(delivery_id)  # type: ignore[arg-type]
@@ -283,8 +294,7 @@ def test_a_failed_attempt_is_recorded_and_the_message_hidden_for_its_backoff(
     roll_secret()
     receiver = receiver_factory(503)
     delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
-    monkeypatch.setenv("WEBHOOK_RETRY_BASE_SECONDS", "300")
-    _clear_caches()  # the settings are read once per execution environment
+    setting(monkeypatch, "WEBHOOK_RETRY_BASE_SECONDS", "300")
     monkeypatch.setattr(outbox.rules, "retry_delay", lambda attempt, base: 120 if (attempt, base) == (1, 300) else None)
     (record,) = receive()
     assert sender.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
@@ -298,8 +308,7 @@ def test_a_failed_attempt_is_recorded_and_the_message_hidden_for_its_backoff(
 def test_copies_of_a_message_never_post_twice(stack: ProvisionedStack, receiver_factory: Any) -> None:
     roll_secret()
     receiver = receiver_factory(200)
-    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(receiver.url)
     message = sender.Received.from_record(record)
     with atomic_dynamodb():
         outcomes = race(3, lambda _: sender.attempt(message))  # the same message received 3 times
@@ -313,8 +322,7 @@ def test_copies_of_a_message_never_post_twice(stack: ProvisionedStack, receiver_
 def test_a_message_owned_by_another_is_dropped_unposted(stack: ProvisionedStack, receiver_factory: Any) -> None:
     roll_secret()
     receiver = receiver_factory(500)
-    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(receiver.url)
     assert sender.attempt(sender.Received.from_record(record)) is False  # owns round 0 now
     duplicate = sender.Received("a-second-copy-sent-by-a-dead-dispatcher", "h", delivery_id, 0, 1)  # type: ignore[arg-type]
     assert sender.attempt(duplicate) is True
@@ -327,11 +335,9 @@ def test_410_stops_and_a_refused_address_fails_without_retries(
     roll_secret()
     gone = receiver_factory(410)
     stopped = outbox.dispatch(event_image(callback_url=gone.url))
-    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
-    _clear_caches()  # the settings are read once per execution environment
+    setting(monkeypatch, "WEBHOOK_ALLOW_LOOPBACK", "false")
     refused = outbox.dispatch(event_image(callback_url="http://169.254.169.254/latest/meta-data/"))
-    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
-    _clear_caches()
+    setting(monkeypatch, "WEBHOOK_ALLOW_LOOPBACK", "true")
     assert sender.send_batch(receive()) == {"batchItemFailures": []}
     assert stored(stopped)["status"] == "stopped" and stored(stopped)["stopped_at"]  # type: ignore[arg-type]
     blocked = stored(refused)  # type: ignore[arg-type]
@@ -343,8 +349,7 @@ def test_without_a_signing_secret_the_attempt_fails_and_is_retried(
     stack: ProvisionedStack, receiver_factory: Any
 ) -> None:
     receiver = receiver_factory(200)
-    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
-    (record,) = receive()
+    delivery_id, record = dispatched(receiver.url)
     assert sender.send_batch([record])["batchItemFailures"] == [{"itemIdentifier": record["messageId"]}]
     assert receiver.requests == []
     assert stored(delivery_id)["last_error"] == "no_signing_secret"  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from mzpay.domain.billers import BillProduct
 from mzpay.domain.bills import BillQuote
 from mzpay.domain.errors import ServiceError
 from mzpay.steps.admission import psp_pilot
+from tests.expected import pilot_settings
 from tests.unit import builders
 
 NOW = "2026-11-25T08:00:00Z"
@@ -71,13 +72,7 @@ class Pilots:
         return self.stored
 
 
-SETTINGS = {
-    "merchant_ids": ["loja-1"],
-    "currencies": ["MZN"],
-    "per_transaction": {"MZN": "100.00"},
-    "daily": {"MZN": "300.00"},
-    "monthly": {"MZN": "1000.00"},
-}
+SETTINGS = pilot_settings(["loja-1"], "100.00", "300.00", "1000.00")
 
 
 def test_a_live_bill_payment_counts_in_its_psps_pilot() -> None:

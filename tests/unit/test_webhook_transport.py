@@ -24,10 +24,6 @@ class Receiver(LoopbackServer):
         super().__init__(Handler)
         self.requests: list[dict[str, Any]] = []
 
-    @property
-    def url(self) -> str:
-        return self.origin
-
 
 class Handler(QuietHandler):
     server: Receiver
