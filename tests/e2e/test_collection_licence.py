@@ -143,37 +143,21 @@ def test_an_activation_without_a_key_is_a_validation_error(sa: Collection) -> No
 
 
 def test_validate_reports_each_status_without_activating(sa: Collection) -> None:
+    def validation(key: str) -> Any:
+        return assert_ok(sa.call("POST", "/v1/license/validate", {"license_key": key}))
+
+    def reported(valid: bool, message: str, view: Any) -> dict[str, Any]:
+        return {"object": "license_validation", "valid": valid, "message": message, "license": view}
+
     good = sa.licence()
-    body = assert_ok(sa.call("POST", "/v1/license/validate", {"license_key": good}))
-    assert body == {
-        "object": "license_validation",
-        "valid": True,
-        "message": "The licence key is valid.",
-        "license": licence_view(good, sa, "active"),
-    }
+    assert validation(good) == reported(True, "The licence key is valid.", licence_view(good, sa, "active"))
     expired = sa.licence(issued_at=int(time.time()) - 7200, lifetime_seconds=3600)
-    body = assert_ok(sa.call("POST", "/v1/license/validate", {"license_key": expired}))
-    assert body == {
-        "object": "license_validation",
-        "valid": False,
-        "message": "The licence expired.",
-        "license": licence_view(expired, sa, "expired"),
-    }
+    assert validation(expired) == reported(False, "The licence expired.", licence_view(expired, sa, "expired"))
     forged = issue_licence(generate_issuer_key()[0], issued_to="Forger")
-    body = assert_ok(sa.call("POST", "/v1/license/validate", {"license_key": forged}))
-    assert body == {
-        "object": "license_validation",
-        "valid": False,
-        "message": "The licence key's signature does not verify.",
-        "license": licence_view(forged, sa, "invalid"),
-    }
-    body = assert_ok(sa.call("POST", "/v1/license/validate", {"license_key": "x.y.z"}))
-    assert body == {
-        "object": "license_validation",
-        "valid": False,
-        "message": "The licence key is not a signed JWT.",
-        "license": None,
-    }
+    assert validation(forged) == reported(
+        False, "The licence key's signature does not verify.", licence_view(forged, sa, "invalid")
+    )
+    assert validation("x.y.z") == reported(False, "The licence key is not a signed JWT.", None)
     # nothing of it was activated: the demo licence is still the active one
     assert (
         assert_ok(sa.call("GET", "/v1/license"))["license"]["id"]

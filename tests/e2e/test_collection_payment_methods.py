@@ -31,18 +31,18 @@ def path(customer: str, suffix: str = "") -> str:
     return f"/v1/customers/{customer}/payment_methods{suffix}"
 
 
+def added_wallet(mz: Collection, customer: str, partner_id: str, phone: str) -> Any:
+    """The answer to adding a mobile-wallet method of `partner_id` to the customer (a 200)."""
+    body = {"partner_id": partner_id, "type": "mobile_wallet", "details": {"phone_number": phone}}
+    return assert_ok(mz.call("POST", path(customer), body))
+
+
 def validation(*errors: tuple[str, str, str]) -> dict[str, Any]:
     return {"errors": [{"field": f, "code": c, "message": m} for f, c, m in errors]}
 
 
 def test_a_wallet_method_is_added_read_listed_and_switched(mz: Collection, customer: str) -> None:
-    added = assert_ok(
-        mz.call(
-            "POST",
-            path(customer),
-            {"partner_id": "ptn_mpesa", "type": "mobile_wallet", "details": {"phone_number": " +258841234567 "}},
-        )
-    )
+    added = added_wallet(mz, customer, "ptn_mpesa", " +258841234567 ")
     method = added["payment_method"]
     assert added["object"] == "payment_method"
     assert method == {
@@ -174,13 +174,7 @@ def test_a_card_is_kept_as_a_token_and_a_card_number_is_never_taken(mz: Collecti
 
 
 def test_another_accounts_customer_and_another_customers_method_are_404(mz: Collection, customer: str) -> None:
-    method = assert_ok(
-        mz.call(
-            "POST",
-            path(customer),
-            {"partner_id": "ptn_emola", "type": "mobile_wallet", "details": {"phone_number": "+258861234567"}},
-        )
-    )["payment_method"]
+    method = added_wallet(mz, customer, "ptn_emola", "+258861234567")["payment_method"]
     other = mz.active_business()[1]  # an active business: its writes pass the gate, reach nothing of ours
     for method_name, route, body in (
         ("POST", path(customer), {"partner_id": "ptn_mpesa", "type": "mobile_wallet", "details": {}}),

@@ -16,7 +16,7 @@ import requests
 from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, resource_events, set_limits, wallet
 from tests.e2e.test_webhooks import Receiver
-from tests.expected import problem
+from tests.expected import problem_for
 
 pytestmark = pytest.mark.e2e
 
@@ -27,23 +27,17 @@ def reference() -> str:
     return f"PSP-{uuid.uuid4().hex[:16]}"
 
 
+def transaction(kind: str, ref: str, amount: str, **rest: Any) -> dict[str, Any]:
+    """The body recording a PSP transaction of `kind` (payment, refund, payout) of `amount` MZN."""
+    return {"type": kind, "originator_reference": ref, "money": {"amount": amount, "currency": "MZN"}, **rest}
+
+
 def payment(ref: str, amount: str = "250.00", **extra: Any) -> dict[str, Any]:
-    return {
-        "type": "payment",
-        "originator_reference": ref,
-        "money": {"amount": amount, "currency": "MZN"},
-        "source": wallet("+258841234567"),
-        **extra,
-    }
+    return transaction("payment", ref, amount, source=wallet("+258841234567"), **extra)
 
 
 def refund(ref: str, original: str, amount: str) -> dict[str, Any]:
-    return {
-        "type": "refund",
-        "originator_reference": ref,
-        "money": {"amount": amount, "currency": "MZN"},
-        "original_reference": original,
-    }
+    return transaction("refund", ref, amount, original_reference=original)
 
 
 def record(shop: Merchant, body: dict[str, Any], **kwargs: Any) -> requests.Response:
@@ -86,13 +80,8 @@ def test_a_payment_is_recorded_and_found_by_its_reference(stack: RunningStack, p
 
 def test_a_payout_masks_its_bank_account(psp: Merchant) -> None:
     ref = reference()
-    body = {
-        "type": "payout",
-        "originator_reference": ref,
-        "money": {"amount": "1200.00", "currency": "MZN"},
-        "destination": {"type": "bank_transfer", "bank_transfer": {"name": "Ana Machava", "account": NIB}},
-        "description": "Supplier",
-    }
+    bank = {"type": "bank_transfer", "bank_transfer": {"name": "Ana Machava", "account": NIB}}
+    body = transaction("payout", ref, "1200.00", destination=bank, description="Supplier")
     answer = record(psp, body)
     assert answer.status_code == 201, answer.text
     assert answer.json()["destination"] == {
@@ -112,8 +101,8 @@ def test_a_second_submission_of_a_reference_is_a_conflict_and_the_idempotent_ret
     assert replay.headers["Idempotent-Replayed"] == "true"
     again = record(psp, payment(ref, amount="9.00"))
     assert again.status_code == 409
-    assert again.json() == problem(
-        409, "Conflict", "duplicate_originator_reference", f"originator_reference {ref} was already submitted."
+    assert again.json() == problem_for(
+        409, "duplicate_originator_reference", f"originator_reference {ref} was already submitted."
     )
     listed = psp.call("GET", f"/v1/psp/transactions?originator_reference={ref}", idempotency_key=None).json()
     assert [t["money"]["amount"] for t in listed["data"]] == ["250.00"]
@@ -138,9 +127,7 @@ def test_refunds_stay_within_the_remainder(psp: Merchant) -> None:
     assert first.status_code == 201, first.text
     assert first.json()["original_reference"] == original
     above = record(psp, refund(reference(), original, "40.01"))
-    assert above.json() == problem(
-        422, "Unprocessable Content", "not_refundable", f"{original} has 40.00 MZN left to refund."
-    )
+    assert above.json() == problem_for(422, "not_refundable", f"{original} has 40.00 MZN left to refund.")
     assert record(psp, refund(reference(), original, "40.00")).status_code == 201
     read = psp.call("GET", f"/v1/psp/transactions?originator_reference={original}", idempotency_key=None).json()
     assert read["data"][0]["refunded"] == {"amount": "100.00", "currency": "MZN"}
@@ -161,27 +148,16 @@ def test_racing_refunds_never_pass_the_amount(psp: Merchant) -> None:
 
 def test_only_payments_in_their_currency_are_refundable(psp: Merchant) -> None:
     payout_ref = reference()
-    payout = {
-        "type": "payout",
-        "originator_reference": payout_ref,
-        "money": {"amount": "10.00", "currency": "MZN"},
-        "destination": wallet("+258841234567"),
-    }
+    payout = transaction("payout", payout_ref, "10.00", destination=wallet("+258841234567"))
     assert record(psp, payout).status_code == 201
     answer = record(psp, refund(reference(), payout_ref, "1.00"))
-    assert answer.json() == problem(
-        422, "Unprocessable Content", "not_refundable", f"{payout_ref} is a payout; only payments are refunded."
-    )
+    assert answer.json() == problem_for(422, "not_refundable", f"{payout_ref} is a payout; only payments are refunded.")
     paid = reference()
     assert record(psp, payment(paid, amount="10.00")).status_code == 201
     in_usd = {**refund(reference(), paid, "1.00"), "money": {"amount": "1.00", "currency": "USD"}}
-    assert record(psp, in_usd).json() == problem(
-        422, "Unprocessable Content", "not_refundable", f"{paid} was in MZN, not USD."
-    )
+    assert record(psp, in_usd).json() == problem_for(422, "not_refundable", f"{paid} was in MZN, not USD.")
     unknown = record(psp, refund(reference(), "NO-SUCH-REF", "1.00"))
-    assert unknown.json() == problem(
-        404, "Not Found", "not_found", "No PSP transaction has originator_reference NO-SUCH-REF."
-    )
+    assert unknown.json() == problem_for(404, "not_found", "No PSP transaction has originator_reference NO-SUCH-REF.")
 
 
 @pytest.mark.parametrize(
@@ -239,12 +215,7 @@ def test_the_accounts_ceilings_hold(stack: RunningStack) -> None:
     assert daily.status_code == 422 and daily.json()["rule"] == "daily", daily.text
     assert record(shop, payment(reference(), amount="200.00")).status_code == 201
     # a payout is money out: it does not raise the daily total of money in
-    payout = {
-        "type": "payout",
-        "originator_reference": reference(),
-        "money": {"amount": "300.00", "currency": "MZN"},
-        "destination": wallet("+258841234567"),
-    }
+    payout = transaction("payout", reference(), "300.00", destination=wallet("+258841234567"))
     assert record(shop, payout).status_code == 201
 
 
@@ -283,9 +254,9 @@ def test_another_accounts_or_modes_transactions_are_never_seen(stack: RunningSta
     assert (
         other.call("GET", f"/v1/psp/transactions?originator_reference={ref}", idempotency_key=None).json()["data"] == []
     )
-    assert other.call("GET", f"/v1/psp/transactions/{mine['transaction_id']}", idempotency_key=None).json() == problem(
-        404, "Not Found", "not_found", "No such PSP transaction."
-    )
+    assert other.call(
+        "GET", f"/v1/psp/transactions/{mine['transaction_id']}", idempotency_key=None
+    ).json() == problem_for(404, "not_found", "No such PSP transaction.")
     assert record(other, refund(reference(), ref, "1.00")).status_code == 404
     # its own reference space: the same reference is free for another account
     assert record(other, payment(ref)).status_code == 201

@@ -110,6 +110,12 @@ def lease_ended(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(expiry, "iso", lambda moment: on_time(moment + timedelta(hours=1)))
 
 
+@pytest.fixture
+def calls(stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """The simulator's calls, counted, on the provisioned stack."""
+    return Calls(monkeypatch)
+
+
 def half_made_charge(calls: Calls, payment_id: str) -> Payment:
     """A charge whose write landed while its request met a fault before the provider call."""
     calls.fail_next = True
@@ -136,9 +142,8 @@ def events_of(resource_id: str) -> list[str]:
 
 
 def test_a_retry_within_the_lease_is_asked_to_wait_and_one_after_it_finishes_the_charge(
-    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+    calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = Calls(monkeypatch)
     payment_id = str(ULID())
     stored = half_made_charge(calls, payment_id)
     with pytest.raises(ServiceError) as early:  # the creator might still be submitting it
@@ -161,9 +166,8 @@ def test_a_retry_within_the_lease_is_asked_to_wait_and_one_after_it_finishes_the
 
 
 def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
-    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+    calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = Calls(monkeypatch)
     payment_id = str(ULID())
     stored = half_made_charge(calls, payment_id)
     lease_ended(monkeypatch)
@@ -176,10 +180,7 @@ def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
     assert events_of(stored.provider_payment_id) == ["payment.created", "payment.succeeded"]
 
 
-def test_the_sweep_submits_a_test_charge_its_request_abandoned(
-    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls = Calls(monkeypatch)
+def test_the_sweep_submits_a_test_charge_its_request_abandoned(calls: Calls, monkeypatch: pytest.MonkeyPatch) -> None:
     stored = half_made_charge(calls, str(ULID()))
     assert sweep.expire_due()["resumed"] == 0  # the lease still runs: nobody takes it over
     lease_ended(monkeypatch)
@@ -206,9 +207,8 @@ class AskedConnector:
 
 
 def test_a_provider_that_can_be_asked_is_asked_first_retry_submits_the_sweep_fails_it(
-    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+    calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = Calls(monkeypatch)
     retried = half_made_charge(calls, str(ULID()))
     swept = half_made_charge(calls, str(ULID()))
     provider = AskedConnector()
@@ -235,9 +235,8 @@ def half_made_refund(calls: Calls, refund_id: str) -> tuple[dict[str, Any], Refu
 
 
 def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_one(
-    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+    calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = Calls(monkeypatch)
     refund_id = str(ULID())
     paid, stored = half_made_refund(calls, refund_id)
     lease_ended(monkeypatch)
