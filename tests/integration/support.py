@@ -51,6 +51,19 @@ REGION = "af-south-1"
 
 
 @contextmanager
+def directory_table(monkeypatch: pytest.MonkeyPatch, table: str, **env: str) -> Iterator[None]:
+    """In-process moto holding the tenant directory `table` (DIRECTORY_TABLE), with `env` set;
+    mzpay's caches fresh before and after."""
+    for name, value in {"DIRECTORY_TABLE": table, **env}.items():
+        monkeypatch.setenv(name, value)
+    reset_mzpay_caches()
+    with mock_aws():
+        create_directory_table(table)
+        yield
+        reset_mzpay_caches()
+
+
+@contextmanager
 def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[ProvisionedStack]:
     """The mz stack of template.yaml provisioned in in-process moto (af-south-1)."""
     template = load_template(ROOT / "template.yaml")

@@ -8,14 +8,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from moto import mock_aws
 
 from devstack.moto_server import atomic_dynamodb
 from mzpay.cases import access
 from mzpay.domain.errors import ServiceError
 from mzpay.store.directory import AlreadyConnected, Connection, Directory
 from tests.integration.races import race
-from tests.integration.support import create_directory_table, reset_mzpay_caches
+from tests.integration.support import directory_table
 from tests.integration.test_directory import account, all_items, items_with_prefix
 
 TABLE = "mzpay-directory"
@@ -28,18 +27,12 @@ CREATED = "2026-03-01T12:00:00Z"
 
 @pytest.fixture
 def directory(monkeypatch: pytest.MonkeyPatch) -> Iterator[Directory]:
-    monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
-    monkeypatch.setenv("SERVICE_REGION", "mz")
-    monkeypatch.setenv("STAGE", "test")
-    reset_mzpay_caches()
-    with mock_aws():
-        create_directory_table(TABLE)
+    with directory_table(monkeypatch, TABLE, SERVICE_REGION="mz", STAGE="test"):
         store = Directory.from_env()
         for account_id in (PLATFORM, SHOP, OTHER):
             store.create_account(account(account_id))
         store.create_account(account(SA_SHOP, home_region="regional-sa"))
         yield store
-        reset_mzpay_caches()
 
 
 def refused(call: Callable[..., Any], *args: Any) -> tuple[Any, ...]:

@@ -10,7 +10,6 @@ from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from devstack.moto_server import atomic_dynamodb
 from mzpay.domain.errors import ServiceError
@@ -19,7 +18,7 @@ from mzpay.store.account_names import AccountNames
 from mzpay.store.aws import is_conditional_failure
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.integration.races import race
-from tests.integration.support import create_directory_table, new_api_key, reset_mzpay_caches
+from tests.integration.support import directory_table, new_api_key
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -29,12 +28,8 @@ NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 @pytest.fixture
 def directory(monkeypatch: pytest.MonkeyPatch) -> Iterator[Directory]:
-    monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
-    reset_mzpay_caches()
-    with mock_aws():
-        create_directory_table(TABLE)
+    with directory_table(monkeypatch, TABLE):
         yield Directory.from_env()
-        reset_mzpay_caches()
 
 
 def all_items() -> list[dict[str, Any]]:

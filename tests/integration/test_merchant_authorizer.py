@@ -12,7 +12,6 @@ from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from mzpay.cases import access
 from mzpay.domain.errors import ServiceError
@@ -21,7 +20,13 @@ from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import Account, ApiKey, Directory
 from tests.expected import policy, problem
-from tests.integration.support import create_directory_table, function_app, new_api_key, reset_mzpay_caches
+from tests.integration.support import (
+    create_directory_table,
+    directory_table,
+    function_app,
+    new_api_key,
+    reset_mzpay_caches,
+)
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -39,13 +44,10 @@ def load_authorizer() -> Any:
 
 @pytest.fixture
 def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("DIRECTORY_TABLE", TABLE)
-    monkeypatch.setenv("KEY_PEPPER_SECRET", PEPPER_SECRET)
-    monkeypatch.setenv("SERVICE_REGION", "mz")
-    monkeypatch.setenv("PEER_REGION_URLS", "regional-sa.gateway=https://gw.sa.example")
-    reset_mzpay_caches()
-    with mock_aws():
-        create_directory_table(TABLE)
+    peers = "regional-sa.gateway=https://gw.sa.example"
+    with directory_table(
+        monkeypatch, TABLE, KEY_PEPPER_SECRET=PEPPER_SECRET, SERVICE_REGION="mz", PEER_REGION_URLS=peers
+    ):
         create_directory_table("accounts")  # same key schema: where new accounts' webhook secrets go
         monkeypatch.setenv("ACCOUNTS_TABLE", "accounts")
         create_directory_table("events")  # same key schema: where a revocation's audit event goes
