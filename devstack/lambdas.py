@@ -8,7 +8,9 @@ import json
 import multiprocessing
 import signal
 import threading
+import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -169,12 +171,32 @@ class FunctionRuntime:
         return json.loads(payload)
 
     def close(self) -> None:
+        close_all([self])
+
+    def _retire(self) -> list[_Environment]:
+        """Closed: no new invocation; the idle environments, to stop (busy ones stop as they end)."""
         with self._cond:
             self._closed = True
             idle, self._idle = self._idle, []
             self._cond.notify_all()
-        for env in idle:
-            _stop(env)
+        return idle
+
+
+def close_all(runtimes: Iterable[FunctionRuntime], timeout: float = 5.0) -> None:
+    """Close `runtimes` and stop their idle environments all at once (each told, then all waited
+    for), not one after another: a stack has about 65 of them."""
+    environments = [env for runtime in runtimes for env in runtime._retire()]
+    for env in environments:
+        with contextlib.suppress(OSError):
+            env.conn.send(None)
+    deadline = time.monotonic() + timeout
+    for env in environments:
+        env.process.join(timeout=max(0.0, deadline - time.monotonic()))
+    for env in environments:
+        if env.process.is_alive():
+            env.process.kill()
+            env.process.join(timeout=2)
+        env.conn.close()
 
 
 def _stop(env: _Environment, kill: bool = False) -> None:
