@@ -16,7 +16,7 @@ from devstack.stack import ROOT, LocalStack
 def _stop_at_end_of_stdin(stopping: threading.Event, started: threading.Event) -> None:
     """The program that started the stack is gone: stop; still starting, exit at once (moto and
     the execution environments exit as their pipes to this process close)."""
-    while sys.stdin.buffer.read(4096):
+    while os.read(0, 4096):  # not sys.stdin: its lock, held at exit, aborts the interpreter
         pass
     if not started.is_set():
         os._exit(1)

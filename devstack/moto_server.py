@@ -212,7 +212,7 @@ def exit_with_stdin() -> None:
     """Exit the process as soon as standard input ends (its writer, the stack, is gone)."""
 
     def watch() -> None:
-        while sys.stdin.buffer.read(4096):
+        while os.read(0, 4096):  # not sys.stdin: its lock, held at exit, aborts the interpreter
             pass
         os._exit(0)  # nothing of moto's is worth keeping: its state lives in memory only
 
