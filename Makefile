@@ -1,5 +1,5 @@
 # make run   - the local stack (both regions) with demo credentials, in the foreground
-# make test  - install everything, lint, validate the template, run every test (two workers)
+# make test  - install everything, lint, validate the template, run every test (TEST_WORKERS=2: two workers)
 # make check - the inner loop: ruff, ruff format, mypy and the unit tests (under 2 minutes)
 # make fuzz  - schemathesis over the three OpenAPI documents against the local stack (bigger budget)
 # make bench - cold start, warm latency, through-the-stack latency
@@ -95,9 +95,10 @@ package: $(VENV)/.installed
 # slowest first (tests/conftest.py, pytest_collection_modifyitems), not by xdist's test count.
 # make test and make e2e default to one process (TEST_WORKERS=0): with two workers, each with its
 # stack, on two cores, the race tests (twenty concurrent charges, cancel-and-pay) met a moto slower
-# than the functions' AWS read timeout and answered 503 (docs/testing.md, "Two workers"); make test
-# TEST_WORKERS=2 is the faster run. The unit tests have no stack: make check and make unit use two.
-# docs/testing.md: the measured times.
+# than the functions' AWS read timeout and answered 503 (docs/testing.md, "Two workers"). The local
+# stack now gives its functions longer AWS timeouts and costs far less CPU (idle, cold starts,
+# moto); TEST_WORKERS=2 becomes the default once a clean clone passes with it twice. The unit tests
+# have no stack: make check and make unit use two. docs/testing.md: the measured costs.
 TEST_WORKERS ?= 0
 PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 UNIT_PARALLEL := -n 2 --dist loadfile --no-loadscope-reorder

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
 from pathlib import Path
 
 from devstack.stack import ROOT, LocalStack
+
+
+def _stop_at_end_of_stdin(stopping: threading.Event, started: threading.Event) -> None:
+    """The program that started the stack is gone: stop; still starting, exit at once (moto and
+    the execution environments exit as their pipes to this process close)."""
+    while os.read(0, 4096):  # not sys.stdin: its lock, held at exit, aborts the interpreter
+        pass
+    if not started.is_set():
+        os._exit(1)
+    stopping.set()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--function-aws-endpoint", help="where the functions reach AWS (default: moto itself; tests put a proxy here)"
     )
+    parser.add_argument(
+        "--stop-with-stdin",
+        action="store_true",
+        help="stop when standard input ends (a program that started the stack exited: devstack.launcher)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     args.moto_log.parent.mkdir(parents=True, exist_ok=True)
@@ -49,14 +65,20 @@ def main(argv: list[str] | None = None) -> int:
         warm=not args.no_warm,
         function_aws_endpoint=args.function_aws_endpoint,
     )
-    stopping = threading.Event()
+    stopping, started = threading.Event(), threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
+    if args.stop_with_stdin:
+        watch = threading.Thread(
+            target=_stop_at_end_of_stdin, args=(stopping, started), name="parent-watch", daemon=True
+        )
+        watch.start()
     try:
         state = stack.start()
     except BaseException:
         stack.stop()
         raise
+    started.set()
     for env, urls in state["regions"].items():
         print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in urls.items()), flush=True)
     print(f"AWS (moto): {state['aws_endpoint']}   state: {args.state_file}", flush=True)

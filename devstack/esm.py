@@ -24,6 +24,7 @@ from typing import Any
 
 import boto3
 
+from devstack.changes import TableChanges, stream_table
 from devstack.lambdas import FunctionRuntime, InvocationError
 from devstack.threads import Loop
 
@@ -93,6 +94,15 @@ def failed_item_ids(result: Any, batch_ids: Sequence[str]) -> set[str] | None:
     return failed
 
 
+# An idle queue is asked once per long poll (moto answers as soon as a message is visible, a
+# returned one included, so a longer wait costs no latency, only fewer requests).
+SQS_LONG_POLL_SECONDS = 20
+# An idle stream is read again after this rest; moto's table changes (devstack.changes) cut it short
+# at the next write, so where they are told it is only a safety net.
+STREAM_POLL_SECONDS = 0.2
+FOLLOWED_STREAM_POLL_SECONDS = 5.0
+
+
 class _Poller(Loop):
     failure_pause = 1.0
 
@@ -103,10 +113,10 @@ class _Poller(Loop):
         self.endpoint = endpoint
         self.deliveries = 0
 
-    def once(self) -> None:
-        self.poll_once()
+    def once(self) -> bool | None:
+        return self.poll_once()
 
-    def poll_once(self) -> None:
+    def poll_once(self) -> bool | None:
         raise NotImplementedError
 
 
@@ -176,7 +186,7 @@ class SqsEventSource(_Poller):
             messages = self.sqs.receive_message(
                 QueueUrl=self.queue_url,
                 MaxNumberOfMessages=self.batch_size,
-                WaitTimeSeconds=1,
+                WaitTimeSeconds=SQS_LONG_POLL_SECONDS,
                 AttributeNames=["All"],
                 MessageAttributeNames=["All"],
             ).get("Messages", [])
@@ -266,6 +276,7 @@ class DynamoDBStreamEventSource(_Poller):
         bisect_on_error: bool = False,
         on_failure_queue_url: str | None = None,
         retry_delay: float = 0.5,
+        changes: TableChanges | None = None,
     ):
         super().__init__(f"stream:{stream_arn.split('/')[1]}->{runtime.spec.logical_id}", runtime, session, endpoint)
         self.streams = session.client("dynamodbstreams", endpoint_url=endpoint)
@@ -287,8 +298,13 @@ class DynamoDBStreamEventSource(_Poller):
             )["ShardIterator"]
             for shard in shards
         }
+        self.pause = STREAM_POLL_SECONDS
+        if changes is not None:
+            changes.follow(*stream_table(stream_arn), self.wake)
+            self.pause = FOLLOWED_STREAM_POLL_SECONDS
 
-    def poll_once(self) -> None:
+    def poll_once(self) -> bool:
+        """Read each shard once and deliver what passes the filters; True when something did."""
         busy = False
         for shard_id, iterator in list(self.iterators.items()):
             if iterator is None:
@@ -300,8 +316,7 @@ class DynamoDBStreamEventSource(_Poller):
             if records:
                 busy = True
                 self.deliver(records, shard_id)
-        if not busy:
-            self.stopping.wait(0.2)
+        return busy
 
     def deliver(self, records: list[dict[str, Any]], shard_id: str = "shardId-local") -> None:
         """Play `records` (in order) to the function until each is done or discarded."""

@@ -12,14 +12,24 @@ from typing import Any
 
 import boto3
 
+from devstack.changes import TableChanges
 from devstack.threads import Loop
+
+FOLLOWED_POLL_SECONDS = 5.0  # told each write by moto (devstack.changes): reading again is a safety net
 
 
 class GlobalTableReplicator(Loop):
-    def __init__(self, name: str, regions: list[str], endpoint: str, poll_seconds: float = 0.1) -> None:
+    def __init__(
+        self,
+        name: str,
+        regions: list[str],
+        endpoint: str,
+        poll_seconds: float = 0.1,
+        changes: TableChanges | None = None,
+    ) -> None:
         super().__init__(f"replicate:{name}")
         self.table = name
-        self.pause = poll_seconds
+        self.pause = poll_seconds if changes is None else FOLLOWED_POLL_SECONDS
         self.clients = {}
         self.iterators: dict[tuple[str, str], str | None] = {}
         for region in regions:
@@ -35,12 +45,17 @@ class GlobalTableReplicator(Loop):
                     StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
                 )["ShardIterator"]
         self.applied = 0
+        if changes is not None:
+            for region in regions:
+                changes.follow(region, name, self.wake)
         self.echoes: Counter[tuple[str, str, str]] = Counter()  # (region, key, image) copies still to come back
 
-    def once(self) -> None:
-        self.replicate_once()
+    def once(self) -> bool:
+        return self.replicate_once()
 
-    def replicate_once(self) -> None:
+    def replicate_once(self) -> bool:
+        """Copy each replica's new changes to the others; True when there were any."""
+        busy = False
         for (region, shard), iterator in list(self.iterators.items()):
             if iterator is None:
                 continue
@@ -48,6 +63,7 @@ class GlobalTableReplicator(Loop):
             response = streams.get_records(ShardIterator=iterator, Limit=1000)
             self.iterators[(region, shard)] = response.get("NextShardIterator")
             for record in response.get("Records", []):
+                busy = True
                 echo = _signature(region, record)
                 if self.echoes[echo] > 0:  # our own copy coming back: already everywhere
                     self.echoes[echo] -= 1
@@ -55,6 +71,7 @@ class GlobalTableReplicator(Loop):
                 for target in self.clients:
                     if target != region:
                         self.apply(target, record)
+        return busy
 
     def apply(self, region: str, record: dict[str, Any]) -> None:
         dynamodb = self.clients[region][0]

@@ -8,7 +8,9 @@ import json
 import multiprocessing
 import signal
 import threading
+import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -18,7 +20,25 @@ from typing import Any
 from devstack import worker
 from devstack.provision import FunctionSpec
 
-_SPAWN = multiprocessing.get_context("spawn")
+# An execution environment is a fresh process forked from a server (multiprocessing's forkserver)
+# that has imported the libraries every function uses, and nothing of mzpay nor of any handler:
+# each environment sets its own variables and path, then imports its handler, as Lambda's would.
+# A cold start then costs a fork and the function's own imports, not a whole interpreter importing
+# boto3 and pydantic again (about 1 CPU-second each; a stack starts 65, a test run hundreds).
+_SPAWN = multiprocessing.get_context("forkserver")
+_SPAWN.set_forkserver_preload(
+    [
+        "boto3",
+        "botocore.session",
+        "botocore.client",
+        "pydantic",
+        "aws_lambda_powertools",
+        "aws_lambda_powertools.logging",
+        "aws_lambda_powertools.metrics",
+        "aws_lambda_powertools.event_handler",
+        "jinja2",
+    ]
+)
 DEFAULT_MAX_CONCURRENCY = 8
 # How long a new execution environment may take to import its handler before the invocation fails
 # Runtime.InitTimeout. Lambda's own init limit is 10 s on a real core; here it only catches a
@@ -169,12 +189,32 @@ class FunctionRuntime:
         return json.loads(payload)
 
     def close(self) -> None:
+        close_all([self])
+
+    def _retire(self) -> list[_Environment]:
+        """Closed: no new invocation; the idle environments, to stop (busy ones stop as they end)."""
         with self._cond:
             self._closed = True
             idle, self._idle = self._idle, []
             self._cond.notify_all()
-        for env in idle:
-            _stop(env)
+        return idle
+
+
+def close_all(runtimes: Iterable[FunctionRuntime], timeout: float = 5.0) -> None:
+    """Close `runtimes` and stop their idle environments all at once (each told, then all waited
+    for), not one after another: a stack has about 65 of them."""
+    environments = [env for runtime in runtimes for env in runtime._retire()]
+    for env in environments:
+        with contextlib.suppress(OSError):
+            env.conn.send(None)
+    deadline = time.monotonic() + timeout
+    for env in environments:
+        env.process.join(timeout=max(0.0, deadline - time.monotonic()))
+    for env in environments:
+        if env.process.is_alive():
+            env.process.kill()
+            env.process.join(timeout=2)
+        env.conn.close()
 
 
 def _stop(env: _Environment, kill: bool = False) -> None:

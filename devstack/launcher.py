@@ -88,6 +88,9 @@ class RunningStack:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=5)
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
         return self.process.returncode
 
 
@@ -145,6 +148,7 @@ def _start(
         str(workdir / "moto.log"),
         "--function-log",
         str(workdir / "functions.log"),
+        "--stop-with-stdin",  # a test run that dies takes its stack with it (and the stack its moto)
     ]
     if template:
         command += ["--template", str(template)]
@@ -161,7 +165,13 @@ def _start(
     environment["PYTHONPATH"] = os.pathsep.join([*own, *filter(None, [environment.get("PYTHONPATH", "")])])
     with log_file.open("wb") as output:
         process = subprocess.Popen(
-            command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=environment, start_new_session=True
+            command,
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            start_new_session=True,
         )
     stack = RunningStack(process, state_file, log_file)
     deadline = time.monotonic() + START_TIMEOUT_SECONDS

@@ -10,10 +10,24 @@
    roll back: each transaction costs more than the last, and a local stack that has run for a
    while answers money-moving requests in seconds. Under (1) a transaction can instead check
    every condition first and then write, with nothing to roll back.
+
+3. Per request, moto's server finds the service by listing its own package's folders and trying
+   hundreds of URL patterns, holding a lock, and logs a line; a Query reads and sorts every item
+   of the table to keep one partition's. In server mode (quicker_moto) the service of a host is
+   remembered, requests are not logged, and a Query of a table's key reads only its partition: a
+   stack that has served a whole test run answers as quickly as a new one.
+
+Run by the local stack (devstack.stack.start_moto), it also tells the stack which tables it
+wrote (`--changes-fd`, devstack.changes) and exits when the stack does (`--exit-with-stdin`: the
+stack holds the other end of moto's standard input; a stack that dies, even killed, closes it).
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import logging
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -29,7 +43,10 @@ from moto.dynamodb.exceptions import (
     TransactionCanceledException,
     TransactWriteSingleOpException,
 )
+from moto.dynamodb.models.table import StreamShard, Table
 from moto.dynamodb.responses import DynamoHandler
+
+from devstack.changes import ChangeWriter
 
 
 def _item_key(backend: Any, op_type: str, op: dict[str, Any]) -> dict[str, Any]:
@@ -114,11 +131,108 @@ def atomic_dynamodb() -> Iterator[None]:
         dynamodb_models.DynamoDBBackend.transact_write_items = original_transact  # type: ignore[method-assign]
 
 
+@contextmanager
+def telling_changes(changes: ChangeWriter) -> Iterator[None]:
+    """While inside, every stream record moto adds (a table's item written: put, update, delete,
+    in a transaction or a batch too) is told to `changes` as (region, table)."""
+    original_add = StreamShard.add
+
+    def add(self: StreamShard, old: Any, new: Any) -> None:
+        original_add(self, old, new)
+        changes.changed(self.table.region_name, self.table.name)
+
+    StreamShard.add = add  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        StreamShard.add = original_add  # type: ignore[method-assign]
+
+
+_query = threading.local()  # the partition a Query of this thread reads (quicker_moto)
+_WHOLE_TABLE = object()  # ... or every item, unsorted
+
+
+@contextmanager
+def quicker_moto() -> Iterator[None]:
+    """While inside: the service of each host is looked up once, moto's package folders listed
+    once, and a Query without an index reads its partition only (moto's Query takes every item of
+    the table, sorted, and keeps the partition's: its cost grew with the table). A Query with an
+    index still reads every item, unsorted: it sorts its results itself."""
+    from moto import backends
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    original_backend_for_host = DomainDispatcherApplication.get_backend_for_host
+    original_modules = backends.list_of_moto_modules
+    original_all_items = Table.all_items
+    original_query = Table.query
+    modules = list(original_modules())
+    known: dict[str | None, Any] = {}
+
+    def get_backend_for_host(self: Any, host: str | None) -> Any:
+        if host not in known:
+            known[host] = original_backend_for_host(self, host)
+        return known[host]
+
+    def all_items(self: Table) -> list[Any]:
+        scope = getattr(_query, "scope", None)
+        if scope is None:
+            return original_all_items(self)
+        if scope is _WHOLE_TABLE:
+            return [item for hashed in self.items.values() for item in _partition(self, hashed)]
+        hashed = self.items.get(scope)
+        return [] if hashed is None else _partition(self, hashed)
+
+    def query(self: Table, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        _query.scope = hash_key if index_name is None and hash_key is not None else _WHOLE_TABLE
+        try:
+            return original_query(self, hash_key, *args, **kwargs)
+        finally:
+            _query.scope = None
+
+    DomainDispatcherApplication.get_backend_for_host = get_backend_for_host  # type: ignore[method-assign]
+    backends.list_of_moto_modules = lambda: modules
+    Table.all_items = all_items  # type: ignore[method-assign]
+    Table.query = query  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DomainDispatcherApplication.get_backend_for_host = original_backend_for_host  # type: ignore[method-assign]
+        backends.list_of_moto_modules = original_modules
+        Table.all_items = original_all_items  # type: ignore[method-assign]
+        Table.query = original_query  # type: ignore[method-assign]
+
+
+def _partition(table: Table, hashed: Any) -> list[Any]:
+    """The items of one hash key: a dict by range key when the table has one, else the item."""
+    return list(hashed.values()) if table.range_key_attr else [hashed]
+
+
+def exit_with_stdin() -> None:
+    """Exit the process as soon as standard input ends (its writer, the stack, is gone)."""
+
+    def watch() -> None:
+        while os.read(0, 4096):  # not sys.stdin: its lock, held at exit, aborts the interpreter
+            pass
+        os._exit(0)  # nothing of moto's is worth keeping: its state lives in memory only
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main(argv: list[str]) -> None:
     from moto import server
 
-    with atomic_dynamodb():
-        server.main(argv)
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--changes-fd", type=int, help="write `<region> <table>` lines here (devstack.changes)")
+    parser.add_argument("--exit-with-stdin", action="store_true", help="exit when standard input ends")
+    own, rest = parser.parse_known_args(argv)
+    if own.exit_with_stdin:
+        exit_with_stdin()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request: moto serves thousands a minute
+    with atomic_dynamodb(), quicker_moto(), contextlib.ExitStack() as stack:
+        if own.changes_fd is not None:
+            stack.enter_context(telling_changes(ChangeWriter(own.changes_fd)))
+        server.main(rest)
 
 
 if __name__ == "__main__":

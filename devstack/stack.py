@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,11 +24,12 @@ import boto3
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from devstack.apigw import ApiDefinition, RestApi, Route
+from devstack.changes import TableChanges
 from devstack.collection_demo import BOOTSTRAP_REALM, LICENCE_ROUTE, seed_collection
 from devstack.esm import DynamoDBStreamEventSource, ScheduleEventSource, SqsEventSource, parse_filters
 from devstack.globaltables import GlobalTableReplicator
 from devstack.lambda_api import LambdaApi
-from devstack.lambdas import FunctionRuntime
+from devstack.lambdas import FunctionRuntime, InvocationError, close_all
 from devstack.licence import DEFAULT_ISSUER, generate_issuer_key, one_line
 from devstack.oidc import OidcIssuer, private_pem
 from devstack.provision import ProvisionedStack, provision
@@ -57,6 +59,12 @@ LOCAL_ENVIRONMENT = {
     "OIDC_ALLOW_LOOPBACK": "true",
     "WEBHOOK_RETRY_TIME_SCALE": repr(LOCAL_WEBHOOK_TIME_SCALE),
 }
+# moto on a busy machine (two test workers, each with a stack, on two cores) answers slower than
+# AWS: a transaction queued behind others may take longer than the functions' 5 s read timeout,
+# and the functions would rightly answer 503. Talking to moto directly, the functions wait longer;
+# behind a fault proxy (a test playing a flaky network) they keep AWS's timeouts.
+LOCAL_AWS_TIMEOUTS = {"AWS_CONNECT_TIMEOUT_SECONDS": "10", "AWS_READ_TIMEOUT_SECONDS": "20"}
+WARM_AT_ONCE = 2 * (os.cpu_count() or 2)  # execution environments started at once by the warm-up
 OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)
 SECRET_SCANNING_SLOT = 8  # the local secret-scanning provider's key endpoint: port base + 8
 GATEWAY_TLS_SLOT = 5  # each region's gateway over TLS (mutual TLS optional): its port base + 5
@@ -83,33 +91,48 @@ class RegionStack:
     routes: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # API logical id -> (method, path)
 
     def stop(self) -> None:
+        """Stop serving and polling (a long poll in flight is not waited for: its thread is a
+        daemon, and what it may still receive returns to the queue), then every execution
+        environment at once."""
         for poller in self.pollers:
             poller.stop()
         for server in self.servers.values():
             server.shutdown()
             server.server_close()
+        deadline = time.monotonic() + 5
         for poller in self.pollers:
-            poller.join(timeout=5)
-        for runtime in self.runtimes.values():
-            runtime.close()
+            if not isinstance(poller, SqsEventSource):
+                poller.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
-def start_moto(host: str, port: int, log_file: Path | None) -> subprocess.Popen[bytes]:
-    """moto in server mode, in its own process (its GIL is not ours)."""
+def start_moto(host: str, port: int, log_file: Path | None) -> tuple[subprocess.Popen[bytes], TableChanges]:
+    """moto in server mode, in its own process (its GIL is not ours), and the tables it writes
+    (devstack.changes). moto exits with this process: it reads our end of its standard input."""
     output = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as moto
-    process = subprocess.Popen(
-        [sys.executable, "-m", "devstack.moto_server", "-H", host, "-p", str(port)],
-        stdout=output,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # a terminal's Ctrl-C is for the stack, which stops moto last
-    )
+    changes_read, changes_write = os.pipe()
+    try:
+        process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "devstack.moto_server", "--exit-with-stdin"),
+                *("--changes-fd", str(changes_write), "-H", host, "-p", str(port)),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            pass_fds=(changes_write,),
+            start_new_session=True,  # a terminal's Ctrl-C is for the stack, which stops moto last
+        )
+    finally:
+        os.close(changes_write)
+    changes = TableChanges(changes_read)
+    changes.start()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"moto server exited with {process.returncode}")
         try:
             with urllib.request.urlopen(f"http://{host}:{port}/moto-api/", timeout=1):
-                return process
+                return process, changes
         except OSError:
             time.sleep(0.1)
     process.kill()
@@ -167,6 +190,8 @@ def build_region(
     )
     for spec in provisioned.functions.values():
         spec.environment.update(LOCAL_ENVIRONMENT)
+        if function_endpoint is None:
+            spec.environment.update(LOCAL_AWS_TIMEOUTS)
     # The functions may reach AWS through another endpoint (a test's fault proxy in front of moto).
     endpoint = function_endpoint or aws_endpoint
     functions = provisioned.functions.items()
@@ -220,7 +245,11 @@ def serve_apis(stack: RegionStack, host: str, port_base: int) -> None:
         stack.urls[name] = f"http://{host}:{port}"
 
 
-def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_endpoint: str) -> None:
+def start_event_sources(
+    stack: RegionStack, session: boto3.session.Session, aws_endpoint: str, changes: TableChanges | None = None
+) -> None:
+    """Start each function's event source mappings; `changes`: moto's table changes, which wake
+    the stream pollers (without, they poll)."""
     intrinsics = stack.provisioned.intrinsics
     queues = {
         arn: url
@@ -269,6 +298,7 @@ def start_event_sources(stack: RegionStack, session: boto3.session.Session, aws_
                     maximum_record_age_seconds=props.get("MaximumRecordAgeInSeconds", -1),
                     bisect_on_error=props.get("BisectBatchOnFunctionError", False),
                     on_failure_queue_url=queues[on_failure] if on_failure else None,
+                    changes=changes,
                 )
             elif kind == "Schedule":
                 poller = ScheduleEventSource(runtime, session, aws_endpoint, schedule=props["Schedule"])
@@ -309,6 +339,7 @@ class LocalStack:
         self.warm = warm
         self.operator_token = secrets.token_hex(32)  # never starts with "-", which a command line reads as an option
         self.moto: subprocess.Popen[bytes] | None = None
+        self.changes: TableChanges | None = None
         self.regions: dict[str, RegionStack] = {}
         self.replicators: list[GlobalTableReplicator] = []
         self.demo: dict[str, dict[str, Any]] = {}
@@ -327,7 +358,7 @@ class LocalStack:
         return self.port_base + 10 * index
 
     def start(self) -> dict[str, Any]:
-        self.moto = start_moto(self.host, self.moto_port, self.moto_log)
+        self.moto, self.changes = start_moto(self.host, self.moto_port, self.moto_log)
         self.oidc = OidcIssuer(self.host, self.port_base + OIDC_SLOT, COLLECTION_AUDIENCE).start()
         self.scanning_keys = KeyServer(self.host, self.port_base + SECRET_SCANNING_SLOT).start()
         bootstrap = self.oidc.realms[BOOTSTRAP_REALM].issuer
@@ -367,13 +398,13 @@ class LocalStack:
             session = boto3.session.Session(
                 aws_access_key_id="testing", aws_secret_access_key="testing", region_name=stack.provisioned.region
             )
-            start_event_sources(stack, session, self.aws_endpoint)
+            start_event_sources(stack, session, self.aws_endpoint, self.changes)
             serve_apis(stack, self.host, self.port_base_of(index))
             self._serve_gateway_tls(stack, session, self.port_base_of(index) + GATEWAY_TLS_SLOT)
             self._serve_lambda_api(stack, self.port_base_of(index) + LAMBDA_SLOT)
         for stack in self.regions.values():
             for table, regions in stack.provisioned.global_tables.items():
-                replicator = GlobalTableReplicator(table, regions, self.aws_endpoint)
+                replicator = GlobalTableReplicator(table, regions, self.aws_endpoint, changes=self.changes)
                 replicator.start()
                 self.replicators.append(replicator)
         if self.warm:
@@ -441,16 +472,16 @@ class LocalStack:
         self.lambda_urls[stack.env] = f"http://{self.host}:{port}"
 
     def _warm_all(self) -> None:
-        """Start one execution environment per function, all at once."""
-        threads = [
-            threading.Thread(target=runtime.warm)
-            for stack in self.regions.values()
-            for runtime in stack.runtimes.values()
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        """Start one execution environment per function, a few at a time: each is an interpreter
+        importing its handler, bound by the CPU, so starting all 65 at once finishes no sooner
+        and, on a busy machine, lets each take long enough to fail its init timeout."""
+        runtimes = [runtime for stack in self.regions.values() for runtime in stack.runtimes.values()]
+        with ThreadPoolExecutor(WARM_AT_ONCE, thread_name_prefix="warm") as pool:
+            for runtime, warmed in [(runtime, pool.submit(runtime.warm)) for runtime in runtimes]:
+                try:
+                    warmed.result()
+                except InvocationError as exc:  # it starts (or fails again) on first use
+                    log.warning("warm-up of %s: %s", runtime.spec.logical_id, exc)
 
     def state(self) -> dict[str, Any]:
         """The documented .local/stack.json shape."""
@@ -500,6 +531,7 @@ class LocalStack:
             replicator.stop()
         for stack in self.regions.values():
             stack.stop()
+        close_all(runtime for stack in self.regions.values() for runtime in stack.runtimes.values())
         if self.oidc is not None:
             self.oidc.stop()
         if self.scanning_keys is not None:

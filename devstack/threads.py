@@ -43,7 +43,9 @@ class LoopbackServer:
 
 class Loop(threading.Thread):
     """A daemon thread calling once() until stop(), like a managed service's poller: a failure is
-    logged and the loop goes on (`failure_pause` seconds later); `pause` seconds between rounds."""
+    logged and the loop goes on (`failure_pause` seconds later). A round that found nothing (once()
+    did not answer True) is followed by `pause` seconds of rest, cut short by wake() (something
+    new to read: devstack.changes) or stop()."""
 
     pause = 0.0
     failure_pause = 0.0
@@ -51,20 +53,28 @@ class Loop(threading.Thread):
     def __init__(self, name: str) -> None:
         super().__init__(name=name, daemon=True)
         self.stopping = threading.Event()
+        self.woken = threading.Event()
 
     def stop(self) -> None:
         self.stopping.set()
+        self.woken.set()
 
-    def once(self) -> None:
+    def wake(self) -> None:
+        self.woken.set()
+
+    def once(self) -> bool | None:
+        """One round; True when it found something (the next round starts at once)."""
         raise NotImplementedError
 
     def run(self) -> None:
         while not self.stopping.is_set():
+            self.woken.clear()  # before the round: a change told during it cuts the rest after it
+            busy = False
             try:
-                self.once()
+                busy = bool(self.once())
             except Exception:  # keep going like the managed service; say why
                 if not self.stopping.is_set():
                     log.exception("%s failed", self.name)
                     self.stopping.wait(self.failure_pause)
-            if self.pause:
-                self.stopping.wait(self.pause)
+            if self.pause and not busy:
+                self.woken.wait(self.pause)

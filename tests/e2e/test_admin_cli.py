@@ -9,13 +9,13 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from devstack.launcher import ROOT, RunningStack, start
+from devstack.launcher import ROOT, RunningStack
 
 sys.path.insert(0, str(ROOT / "tools"))
 
@@ -47,10 +47,9 @@ Admin = Callable[..., Run]
 
 
 @pytest.fixture(scope="module")
-def local_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    running = start(tmp_path_factory.mktemp("admin-cli"), envs="mz,regional-sa")
-    yield running
-    running.interrupt()
+def local_stack(stack: RunningStack) -> RunningStack:
+    """The session's stack (both regions): every test makes its own accounts."""
+    return stack
 
 
 @pytest.fixture(autouse=True)

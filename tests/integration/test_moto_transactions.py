@@ -72,3 +72,77 @@ def test_two_operations_on_one_item_are_refused(client: Any) -> None:
         client.transact_write_items(TransactItems=[put("d"), put("d")])
     assert raised.value.response["Error"]["Code"] == "ValidationException"
     assert "Item" not in client.get_item(TableName="t", Key={"pk": {"S": "d"}})
+
+
+def _queries(dynamodb: Any) -> list[Any]:
+    """Queries of the key and of an index, forwards and backwards, paged, filtered."""
+    answers = []
+    for forward in (True, False):
+        for index in (None, "by_g"):
+            names = {"#k": "g" if index else "pk"}
+            pages, start = [], None
+            while True:
+                request: dict[str, Any] = {
+                    "TableName": "q",
+                    "KeyConditionExpression": "#k = :k",
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": {":k": {"S": "p1"}},
+                    "ScanIndexForward": forward,
+                    "Limit": 3,
+                }
+                if index:
+                    request["IndexName"] = index
+                if start:
+                    request["ExclusiveStartKey"] = start
+                page = dynamodb.query(**request)
+                pages.append(page["Items"])
+                start = page.get("LastEvaluatedKey")
+                if not start:
+                    break
+            answers.append(pages)
+    answers.append(
+        dynamodb.query(
+            TableName="q",
+            KeyConditionExpression="pk = :k AND begins_with(sk, :s)",
+            FilterExpression="n > :n",
+            ExpressionAttributeValues={":k": {"S": "p2"}, ":s": {"S": "s1"}, ":n": {"N": "3"}},
+        )["Items"]
+    )
+    answers.append(
+        dynamodb.query(
+            TableName="q", KeyConditionExpression="pk = :k", ExpressionAttributeValues={":k": {"S": "none"}}
+        )["Items"]
+    )
+    return answers
+
+
+def test_quicker_moto_answers_every_query_as_moto_does() -> None:
+    from devstack.moto_server import quicker_moto
+
+    with mock_aws(), atomic_dynamodb():
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        dynamodb.create_table(
+            TableName="q",
+            BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": name, "AttributeType": "S"} for name in ("pk", "sk", "g")],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "by_g",
+                    "KeySchema": [
+                        {"AttributeName": "g", "KeyType": "HASH"},
+                        {"AttributeName": "sk", "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            ],
+        )
+        for i in range(40):
+            item = {"pk": {"S": f"p{i % 3}"}, "sk": {"S": f"s{i:02d}"}, "n": {"N": str(i % 7)}}
+            if i % 2:
+                item["g"] = {"S": f"p{i % 4}"}
+            dynamodb.put_item(TableName="q", Item=item)
+        expected = _queries(dynamodb)
+        with quicker_moto():
+            assert _queries(dynamodb) == expected
+    assert any(len(pages) > 1 for pages in expected[:4])  # paged: the start keys were exercised

@@ -217,3 +217,18 @@ def test_settings_validate_the_tuning(clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("RATE_LIMIT_PER_KEY", "many")
     with pytest.raises(ValueError, match="RATE_LIMIT_PER_KEY"):
         settings()
+
+
+def test_aws_clients_keep_awss_timeouts_unless_the_stack_sets_longer_ones(clean_env: pytest.MonkeyPatch) -> None:
+    from mzpay.store import aws
+
+    clean_env.setenv("SERVICE_REGION", "mz")
+    clean_env.delenv("AWS_CONNECT_TIMEOUT_SECONDS", raising=False)
+    clean_env.delenv("AWS_READ_TIMEOUT_SECONDS", raising=False)
+    _, config = aws.session_and_config()
+    assert (config.connect_timeout, config.read_timeout) == (2, 5)
+    deps.reset()
+    clean_env.setenv("AWS_CONNECT_TIMEOUT_SECONDS", "10")
+    clean_env.setenv("AWS_READ_TIMEOUT_SECONDS", "20")  # the local stack's (devstack.stack.LOCAL_AWS_TIMEOUTS)
+    _, config = aws.session_and_config()
+    assert (config.connect_timeout, config.read_timeout) == (10, 20)

@@ -533,3 +533,52 @@ def test_an_sqs_mapping_without_maximum_concurrency_runs_one_batch_at_a_time() -
 def test_maximum_concurrency_outside_lambdas_range_is_refused(value: int) -> None:
     with pytest.raises(ValueError, match="2 to 1000"):
         _sqs_source(_Queue(0), _HeldRuntime(), maximum_concurrency=value)
+
+
+def test_moto_tells_the_stack_each_table_it_wrote_once_per_round() -> None:
+    import os
+    import threading
+
+    from devstack.changes import ChangeWriter, TableChanges, stream_table
+
+    read, write = os.pipe()
+    writer, changes = ChangeWriter(write), TableChanges(read)
+    woken = {name: threading.Event() for name in ("events", "payments")}
+    changes.follow("af-south-1", "events", woken["events"].set)
+    changes.follow("af-south-1", "payments", woken["payments"].set)
+    changes.start()
+    for _ in range(3):
+        writer.changed("af-south-1", "events")
+    writer.changed("eu-west-1", "payments")  # another region's table of that name: not followed here
+    assert woken["events"].wait(10)
+    writer.changed("af-south-1", "payments")
+    assert woken["payments"].wait(10)
+    assert stream_table("arn:aws:dynamodb:af-south-1:123456789012:table/events/stream/2026") == ("af-south-1", "events")
+
+
+def test_a_followed_stream_is_read_again_as_soon_as_moto_tells_a_write() -> None:
+    import threading
+
+    from devstack.threads import Loop
+
+    class Follower(Loop):
+        pause = 60.0  # without a wake the next round would be a minute away
+
+        def __init__(self) -> None:
+            super().__init__("follower")
+            self.rounds = 0
+            self.round = threading.Semaphore(0)
+
+        def once(self) -> bool:
+            self.rounds += 1
+            self.round.release()
+            return False
+
+    loop = Follower()
+    loop.start()
+    assert loop.round.acquire(timeout=10)
+    loop.wake()
+    assert loop.round.acquire(timeout=10) and loop.rounds == 2
+    loop.stop()
+    loop.join(timeout=10)
+    assert not loop.is_alive()

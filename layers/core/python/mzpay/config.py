@@ -119,6 +119,10 @@ class Settings(BaseModel):
     webhook_retry_time_scale: str | None = None  # a float; the local stack's per-URL override is read beside it
     operator_ip_allowlist: str = ""
     powertools_metrics_namespace: str | None = None
+    # AWS client timeouts in seconds (None: mzpay.store.aws's, fit for AWS: 2 s to connect, 5 s to
+    # read); the local stack gives its functions longer ones, its moto being slower than AWS
+    aws_connect_timeout_seconds: float | None = None
+    aws_read_timeout_seconds: float | None = None
 
     # ---- sign-in and licences of the collection API
     oidc_issuer: str = ""

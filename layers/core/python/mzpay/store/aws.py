@@ -7,7 +7,11 @@ import time
 from typing import Any
 
 from mzpay.config import env as env
+from mzpay.config import settings
 from mzpay.memo import once
+
+CONNECT_TIMEOUT_SECONDS = 2
+READ_TIMEOUT_SECONDS = 5
 
 
 @once
@@ -16,8 +20,14 @@ def session_and_config() -> tuple[Any, Any]:
     import boto3
     from botocore.config import Config
 
-    # Fail fast and let the caller answer 503 + Retry-After rather than hang a request.
-    config = Config(connect_timeout=2, read_timeout=5, retries={"max_attempts": 2, "mode": "standard"})
+    # Fail fast and let the caller answer 503 + Retry-After rather than hang a request; the local
+    # stack sets longer timeouts (its moto, on a busy machine, answers slower than AWS).
+    tuning = settings()
+    config = Config(
+        connect_timeout=tuning.aws_connect_timeout_seconds or CONNECT_TIMEOUT_SECONDS,
+        read_timeout=tuning.aws_read_timeout_seconds or READ_TIMEOUT_SECONDS,
+        retries={"max_attempts": 2, "mode": "standard"},
+    )
     return boto3.session.Session(), config
 
 
