@@ -20,7 +20,7 @@ from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
-from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+from mzpay.store.transitions import versioned_update, write_token
 
 
 class QuoteTaken(Exception):
@@ -83,8 +83,7 @@ class BillPayments(PaymentsTableStore):
             raise QuoteTaken() from exc
 
     def get(self, payment_id: str) -> BillPayment | None:
-        item = self.table.get_item(Key=_key(payment_id), ConsistentRead=True).get("Item")
-        return BillPayment.model_validate(item) if item else None
+        return self.read_item(BillPayment, _key(payment_id))
 
     def transition(
         self,
@@ -100,24 +99,17 @@ class BillPayments(PaymentsTableStore):
         (InvoiceMoved when the invoice changed since read)."""
         releases = counter_releases(self.name, payment.reservations, Decimal(0)) if release else []
         token = write_token()
-        try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    versioned_update(self.name, _key(payment.payment_id), payment, changes, token),
-                    *event_puts(self.events_name, events),
-                    *entry_items(self.name, entry),
-                    *releases,
-                    *invoice_update(self.name, *(invoice or (None, None))),
-                ]
-            )
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            fresh = self.get(payment.payment_id)
-            if own_write(fresh, token):
-                assert fresh is not None
-                return fresh
+        items = [
+            versioned_update(self.name, _key(payment.payment_id), payment, changes, token),
+            *event_puts(self.events_name, events),
+            *entry_items(self.name, entry),
+            *releases,
+            *invoice_update(self.name, *(invoice or (None, None))),
+        ]
+
+        def refused(fresh: BillPayment | None, _exc: BaseException) -> Exception:
             if invoice is not None and fresh is not None and fresh.version == payment.version:
-                raise InvoiceMoved() from exc
-            raise ServiceError(409, "invalid_state", "The bill payment changed meanwhile.") from exc
-        return applied(payment, changes, token)
+                return InvoiceMoved()
+            return ServiceError(409, "invalid_state", "The bill payment changed meanwhile.")
+
+        return self.transact_versioned(items, payment, changes, token, lambda: self.get(payment.payment_id), refused)

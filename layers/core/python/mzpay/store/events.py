@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.events import Event
-from mzpay.store.aws import env, table
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore, put_new
 
 
 def event_item(event: Event) -> dict[str, Any]:
@@ -22,16 +23,10 @@ def event_item(event: Event) -> dict[str, Any]:
 
 def event_puts(events_table: str, events: list[Event]) -> list[dict[str, Any]]:
     """TransactItems writing immutable events (never over an existing one)."""
-    return [
-        {"Put": {"TableName": events_table, "Item": event_item(e), "ConditionExpression": "attribute_not_exists(pk)"}}
-        for e in events
-    ]
+    return [put_new(events_table, event_item(e)) for e in events]
 
 
-class Events:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class Events(TableStore):
     @classmethod
     def from_env(cls) -> Events:
         return cls(env("EVENTS_TABLE"))

@@ -7,16 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.files import Upload
-from mzpay.store.aws import client, env, table
+from mzpay.store.aws import client, env
+from mzpay.store.base import TableStore
 
 
 def object_key(account_id: str, file_id: str) -> str:
     return f"accounts/{account_id}/files/{file_id}"
 
 
-class Files:
+class Files(TableStore):
     def __init__(self, table_name: str, bucket: str) -> None:
-        self.table = table(table_name)
+        super().__init__(table_name)
         self.bucket = bucket
 
     @classmethod

@@ -19,7 +19,7 @@ from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.events import Event
 from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.base import TableStore, put_new
 from mzpay.store.directory import Account
 from mzpay.store.events import event_puts
 
@@ -55,12 +55,7 @@ class OAuthStore(TableStore):
         items = [{**_client_key(client.client_id), **client.item()}, pointer]
         if client.secret_hash:
             items.append({"pk": f"OAUTHSECRET#{client.secret_hash}", "sk": "CLIENT", "client_id": client.client_id})
-        self.client.transact_write_items(
-            TransactItems=[
-                {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
-                for item in items
-            ]
-        )
+        self.client.transact_write_items(TransactItems=[put_new(self.name, item) for item in items])
 
     def get_client(self, client_id: str) -> OAuthClient | None:
         if not client_id or len(client_id) > MAX_ID:

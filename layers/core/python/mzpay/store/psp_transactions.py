@@ -15,7 +15,7 @@ from typing import Any
 from mzpay.domain.events import Event
 from mzpay.domain.psp_transactions import PspTransaction
 from mzpay.store.aws import env, first_failed_item, is_conditional_failure, newest_first
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 
@@ -58,14 +58,8 @@ class PspTransactions(PaymentsTableStore):
             "transaction_id": transaction.transaction_id,
         }
         items: list[dict[str, Any]] = [
-            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**_key(account, mode, transaction.transaction_id), **transaction.item()},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
+            put_new(self.name, claim),
+            put_new(self.name, {**_key(account, mode, transaction.transaction_id), **transaction.item()}),
             *counter_raises(self.name, reservations, ttl),
         ]
         if refunding is not None:
@@ -103,8 +97,7 @@ class PspTransactions(PaymentsTableStore):
             raise ReferenceTaken() from exc
 
     def get(self, account_id: str, mode: str, transaction_id: str) -> PspTransaction | None:
-        item = self.table.get_item(Key=_key(account_id, mode, transaction_id), ConsistentRead=True).get("Item")
-        return PspTransaction.model_validate(item) if item else None
+        return self.read_item(PspTransaction, _key(account_id, mode, transaction_id))
 
     def by_reference(self, account_id: str, mode: str, reference: str) -> PspTransaction | None:
         """The account's transaction with this originator_reference, if any."""
