@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from mzpay.domain.entity import Entity
-from mzpay.store.aws import is_conditional_failure, table
+from mzpay.store.aws import first_failed_item, is_conditional_failure, table
 from mzpay.store.transitions import applied, own_write, versioned_update
 
 M = TypeVar("M", bound=BaseModel)
@@ -61,6 +61,16 @@ class TableStore:
                 raise moved() from exc
             raise
         return applied(entity, changes)
+
+    def transact_new(self, items: list[dict[str, Any]], refused: Callable[[int], BaseException]) -> None:
+        """Write `items` in one transaction; when a condition refuses, raise `refused(the index of
+        the first item refused)`."""
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            raise refused(first_failed_item(exc)) from exc
 
     def transact_versioned(
         self,

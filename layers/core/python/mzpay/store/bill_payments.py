@@ -14,7 +14,7 @@ from mzpay.domain.bills import BillQuote, Invoice
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure
+from mzpay.store.aws import env
 from mzpay.store.base import PaymentsTableStore
 from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
@@ -68,19 +68,15 @@ class BillPayments(PaymentsTableStore):
             *invoice_update(self.name, *(invoice or (None, None))),
             *event_puts(self.events_name, events),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if first == 2:
-                raise BalanceTooLow() from exc
-            if 4 <= first < 4 + len(reservations):
-                raise CeilingReached(reservations[first - 4]) from exc
-            if invoice is not None and first == 4 + len(reservations):
-                raise InvoiceMoved() from exc
-            raise QuoteTaken() from exc
+
+        def refused(item: int) -> Exception:
+            if item == 2:
+                return BalanceTooLow()
+            if invoice is not None and item == 4 + len(reservations):
+                return InvoiceMoved()
+            return CeilingReached.of(reservations, 4, item) or QuoteTaken()
+
+        self.transact_new(items, refused)
 
     def get(self, payment_id: str) -> BillPayment | None:
         return self.read_item(BillPayment, _key(payment_id))

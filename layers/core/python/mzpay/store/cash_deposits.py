@@ -10,7 +10,7 @@ from typing import Any
 
 from mzpay.domain.cash_deposits import CashDepositIntent
 from mzpay.domain.name_lookups import NameLookup
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure
+from mzpay.store.aws import env
 from mzpay.store.base import TableStore, put_new
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 from mzpay.store.transitions import versioned_update
@@ -48,15 +48,7 @@ class CashDepositIntents(TableStore):
             put_new(self.name, {**_key(intent.intent_id), **intent.item()}),
             *counter_raises(self.name, reservations, ttl),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if 2 <= first < 2 + len(reservations):
-                raise CeilingReached(reservations[first - 2]) from exc
-            raise LookupChanged() from exc
+        self.transact_new(items, lambda item: CeilingReached.of(reservations, 2, item) or LookupChanged())
 
     def get(self, intent_id: str) -> CashDepositIntent | None:
         return self.read_item(CashDepositIntent, _key(intent_id))

@@ -16,9 +16,9 @@ from typing import Any
 
 from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.events import Event
-from mzpay.store.aws import batch_get, env, is_conditional_failure
+from mzpay.store.aws import batch_get, env
 from mzpay.store.base import PaymentsTableStore, put_new
-from mzpay.store.events import event_puts
+from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -134,17 +134,7 @@ class CollectionRequests(PaymentsTableStore):
         update = _with_index(
             versioned_update(self.name, _request_key(request.request_id), request, changes)["Update"], after
         )
-        try:
-            if events:
-                self.client.transact_write_items(
-                    TransactItems=[{"Update": update}, *event_puts(self.events_name, events)]
-                )
-            else:
-                self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise Changed() from exc
-            raise
+        update_with_events(self.client, update, self.events_name, events, Changed)
         return after
 
     def page(

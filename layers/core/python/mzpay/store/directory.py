@@ -23,7 +23,7 @@ from mzpay.domain.keys import KeyStatus
 from mzpay.store.account_names import name_item
 from mzpay.store.aws import batch_get, env, is_conditional_failure
 from mzpay.store.base import TableStore, put_new
-from mzpay.store.events import event_puts
+from mzpay.store.events import update_with_events
 
 
 @dataclass
@@ -353,15 +353,13 @@ class Directory(TableStore):
             "ExpressionAttributeNames": {"#s": "status"},
             "ExpressionAttributeValues": {":revoked": KeyStatus.REVOKED},
         }
-        try:
-            if events:
-                self.client.transact_write_items(TransactItems=[{"Update": update}, *event_puts(events_table, events)])
-            else:
-                self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise ServiceError(409, "invalid_state", "This key is already revoked.") from exc
-            raise
+        update_with_events(
+            self.client,
+            update,
+            events_table,
+            events or [],
+            lambda: ServiceError(409, "invalid_state", "This key is already revoked."),
+        )
         return ApiKey(**{**key.__dict__, "status": KeyStatus.REVOKED})
 
 

@@ -46,6 +46,13 @@ class CeilingReached(Exception):
         super().__init__(reservation.key)
         self.reservation = reservation
 
+    @staticmethod
+    def of(reservations: tuple[Reservation, ...], first: int, refused: int) -> CeilingReached | None:
+        """The ceiling a transaction met when its item `refused` is one of the counter raises of
+        `reservations` (written from item `first` on); None when it is another item."""
+        at = refused - first
+        return CeilingReached(reservations[at]) if 0 <= at < len(reservations) else None
+
 
 @dataclass(frozen=True)
 class Reservation:

@@ -16,7 +16,7 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payouts import Payout, Status
-from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure
+from mzpay.store.aws import client, env
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
@@ -78,17 +78,10 @@ class Payouts(PaymentsTableStore):
             *counter_raises(self.name, reservations, ttl),
             *event_puts(self.events_name, events),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if first == 2:
-                raise BalanceTooLow() from exc
-            if 4 <= first < 4 + len(reservations):
-                raise CeilingReached(reservations[first - 4]) from exc
-            raise PayoutIdTaken() from exc
+        self.transact_new(
+            items,
+            lambda item: BalanceTooLow() if item == 2 else CeilingReached.of(reservations, 4, item) or PayoutIdTaken(),
+        )
 
     def get(self, provider_payout_id: str) -> Payout | None:
         return self.read_item(Payout, _key(provider_payout_id))

@@ -14,7 +14,7 @@ from typing import Any
 
 from mzpay.domain.events import Event
 from mzpay.domain.psp_transactions import PspTransaction
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure, newest_first
+from mzpay.store.aws import env, newest_first
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
@@ -84,17 +84,13 @@ class PspTransactions(PaymentsTableStore):
                 }
             )
         items += event_puts(self.events_name, events)
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if 2 <= first < 2 + len(reservations):
-                raise CeilingReached(reservations[first - 2]) from exc
-            if refunding is not None and first == 2 + len(reservations):
-                raise RemainderTaken() from exc
-            raise ReferenceTaken() from exc
+
+        def refused(item: int) -> Exception:
+            if refunding is not None and item == 2 + len(reservations):
+                return RemainderTaken()
+            return CeilingReached.of(reservations, 2, item) or ReferenceTaken()
+
+        self.transact_new(items, refused)
 
     def get(self, account_id: str, mode: str, transaction_id: str) -> PspTransaction | None:
         return self.read_item(PspTransaction, _key(account_id, mode, transaction_id))
