@@ -13,14 +13,10 @@ from mzpay.domain.limits import AccountLimits
 from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.webhook_secrets import SecretVersion
 from mzpay.store.aws import client, env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.base import SealedTableStore, TableStore
 
 
-class WebhookSecrets(TableStore):
-    def __init__(self, table_name: str, key_id: str) -> None:
-        super().__init__(table_name)
-        self.key_id = key_id
-
+class WebhookSecrets(SealedTableStore):
     @classmethod
     def from_env(cls) -> WebhookSecrets:
         return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))

@@ -98,6 +98,22 @@ class TableStore:
         return applied(entity, changes, token)
 
 
+class SealedTableStore(TableStore):
+    """A store whose secrets are sealed with the KMS data key `key_id`."""
+
+    def __init__(self, table_name: str, key_id: str) -> None:
+        super().__init__(table_name)
+        self.key_id = key_id
+
+
+class UploadsTableStore(TableStore):
+    """A store whose files are kept in the uploads bucket `bucket`."""
+
+    def __init__(self, table_name: str, bucket: str) -> None:
+        super().__init__(table_name)
+        self.bucket = bucket
+
+
 class PaymentsTableStore(TableStore):
     """A store of the PaymentsTable whose transitions write their events to the EventsTable."""
 

@@ -8,18 +8,14 @@ from typing import Any
 
 from mzpay.domain.files import Upload
 from mzpay.store.aws import client, env
-from mzpay.store.base import TableStore
+from mzpay.store.base import UploadsTableStore
 
 
 def object_key(account_id: str, file_id: str) -> str:
     return f"accounts/{account_id}/files/{file_id}"
 
 
-class Files(TableStore):
-    def __init__(self, table_name: str, bucket: str) -> None:
-        super().__init__(table_name)
-        self.bucket = bucket
-
+class Files(UploadsTableStore):
     @classmethod
     def from_env(cls) -> Files:
         return cls(env("COLLECTION_TABLE"), env("UPLOADS_BUCKET"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mzpay.store.aws import client, env
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.base import SealedTableStore, put_new
 
 LIST_KEY = "IDP"
 _POINTER_FIELDS = ("idp_id", "type", "jwks_uri", "account_ids")
@@ -57,11 +57,7 @@ def _cancelled(exc: BaseException) -> list[str] | None:
     return [reason.get("Code", "None") for reason in response.get("CancellationReasons") or []]
 
 
-class IdentityProviders(TableStore):
-    def __init__(self, table_name: str, key_id: str) -> None:
-        super().__init__(table_name)
-        self.key_id = key_id
-
+class IdentityProviders(SealedTableStore):
     @classmethod
     def from_env(cls) -> IdentityProviders:
         return cls(env("COLLECTION_TABLE"), env("DATA_KEY_ID"))

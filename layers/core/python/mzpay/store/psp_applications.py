@@ -25,7 +25,7 @@ from mzpay.store.aws import (
     error_code,
     newest_first,
 )
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.base import UploadsTableStore, put_new
 from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import versioned_update, write_token
 
@@ -44,11 +44,7 @@ def _run_key(application_id: str, run_id: str) -> dict[str, str]:
     return {"pk": f"PSPAPP#{application_id}", "sk": f"RUN#{run_id}"}
 
 
-class PspApplications(TableStore):
-    def __init__(self, table_name: str, bucket: str) -> None:
-        super().__init__(table_name)
-        self.bucket = bucket
-
+class PspApplications(UploadsTableStore):
     @classmethod
     def from_env(cls) -> PspApplications:
         return cls(env("PAYMENTS_TABLE"), env("UPLOADS_BUCKET"))
