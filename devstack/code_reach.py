@@ -391,6 +391,14 @@ def _parts(module: str) -> dict[str, tuple[Unit, set[str]]]:
                         and n.value.id in ("self", "cls")
                     }
                     parts[f"{node.name}.{method.name}"] = (_unit_of(method), own)
+            for base in node.bases:  # what it inherits from a store class (mzpay.store.base's)
+                named = getattr(base, "id", "")
+                source, member = (module, named) if f"{named}." in parts else load(module).bindings.get(named, ("", ""))
+                if source.startswith("mzpay.store") and member:
+                    for key, part in list((parts if source == module else _parts(source)).items()):
+                        owner, _, inherited = key.partition(".")
+                        if owner == member and inherited:
+                            parts.setdefault(f"{node.name}.{inherited}", part)
     return parts
 
 
@@ -401,7 +409,14 @@ def store_unit(module: str, name: str, methods: frozenset[str] | None = None) ->
     if name in parts:
         selected = [name]
     elif f"{name}." in parts:
-        everything = {key.partition(".")[2] for key in parts if key.startswith(f"{name}.")} - {""}
+        # all its own methods (those it inherits count when its own call them, or when named)
+        nodes = load(module).units.get(name) or []
+        everything = {
+            method.name
+            for node in nodes
+            for method in getattr(node, "body", [])
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
         wanted = set(everything if methods is None else methods) | {"from_env", "__init__"}
         selected, pending = [f"{name}."], sorted(wanted)
         while pending:

@@ -23,13 +23,12 @@ from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, Identity
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.collection import devices, identity_providers
 else:  # each route's use case is loaded when a request first needs it
-    devices = deferred("mzpay.collection.devices")
-    identity_providers = deferred("mzpay.collection.identity_providers")
+    devices, identity_providers = deferred_modules("mzpay.collection", "devices", "identity_providers")
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)

@@ -11,13 +11,12 @@ from mzpay.http.marks import errors
 from mzpay.http.onboarding_schemas import OnboardingDetailsIn, RejectAccount, SuspendAccount
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.collection import files, onboarding
 else:  # each route's use case is loaded when a request first needs it
-    files = deferred("mzpay.collection.files")
-    onboarding = deferred("mzpay.collection.onboarding")
+    files, onboarding = deferred_modules("mzpay.collection", "files", "onboarding")
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)

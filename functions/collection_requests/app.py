@@ -20,14 +20,14 @@ from mzpay.http.marks import errors, pages
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.collection import collection_methods, collection_requests, payment_links
 else:  # each route's use case is loaded when a request first needs it
-    collection_methods = deferred("mzpay.collection.collection_methods")
-    collection_requests = deferred("mzpay.collection.collection_requests")
-    payment_links = deferred("mzpay.collection.payment_links")
+    collection_methods, collection_requests, payment_links = deferred_modules(
+        "mzpay.collection", "collection_methods", "collection_requests", "payment_links"
+    )
 
 app, routes = collection_app()
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))

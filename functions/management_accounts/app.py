@@ -19,17 +19,16 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred, deferred_modules
 from mzpay.version import health_report, stack_info
 
 if TYPE_CHECKING:
     from mzpay.cases import access, cash_deposits, oauth, rate_limits
     from mzpay.collection import onboarding
 else:  # each route's use case is loaded when a request first needs it
-    access = deferred("mzpay.cases.access")
-    cash_deposits = deferred("mzpay.cases.cash_deposits")
-    oauth = deferred("mzpay.cases.oauth")
-    rate_limits = deferred("mzpay.cases.rate_limits")
+    access, cash_deposits, oauth, rate_limits = deferred_modules(
+        "mzpay.cases", "access", "cash_deposits", "oauth", "rate_limits"
+    )
     onboarding = deferred("mzpay.collection.onboarding")
 
 app = management_app()

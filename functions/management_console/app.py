@@ -18,7 +18,7 @@ from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, Rejec
 from mzpay.http.params import Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 from mzpay.steps import audit
 
 if TYPE_CHECKING:
@@ -33,17 +33,21 @@ if TYPE_CHECKING:
         webhook_deliveries,
     )
 else:  # each route's use case is loaded when a request first needs it
-    access = deferred("mzpay.cases.access")
-    trail = deferred("mzpay.operators.audit")
-    disputes = deferred("mzpay.cases.disputes")
-    operator_reads = deferred("mzpay.operators.operator_reads")
-    payouts = deferred("mzpay.cases.payouts")
-    payout_batches = deferred("mzpay.cases.payout_batches")
-    psp_applications = deferred("mzpay.operators.psp_applications")
-    psp_certification = deferred("mzpay.operators.psp_certification")
-    psps = deferred("mzpay.operators.psps")
-    reconciliation = deferred("mzpay.operators.reconciliation")
-    webhook_deliveries = deferred("mzpay.operators.webhook_deliveries")
+    access, disputes, payouts, payout_batches = deferred_modules(
+        "mzpay.cases", "access", "disputes", "payouts", "payout_batches"
+    )
+    trail, operator_reads, psp_applications, psp_certification, psps, reconciliation, webhook_deliveries = (
+        deferred_modules(
+            "mzpay.operators",
+            "audit",
+            "operator_reads",
+            "psp_applications",
+            "psp_certification",
+            "psps",
+            "reconciliation",
+            "webhook_deliveries",
+        )
+    )
 
 app = management_app("console")
 console.identify_with(audit.identify)  # the audit trail names the console's operator

@@ -21,21 +21,19 @@ from mzpay.http.operations_schemas import (
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred, deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.cases import disputes, manual_payments, payout_batches, payouts
     from mzpay.collection import identity_providers
     from mzpay.operators import audit, bindings, psps, reconciliation
 else:  # each route's use case is loaded when a request first needs it
-    audit = deferred("mzpay.operators.audit")
-    bindings = deferred("mzpay.operators.bindings")
-    disputes = deferred("mzpay.cases.disputes")
-    manual_payments = deferred("mzpay.cases.manual_payments")
-    payouts = deferred("mzpay.cases.payouts")
-    payout_batches = deferred("mzpay.cases.payout_batches")
-    psps = deferred("mzpay.operators.psps")
-    reconciliation = deferred("mzpay.operators.reconciliation")
+    audit, bindings, psps, reconciliation = deferred_modules(
+        "mzpay.operators", "audit", "bindings", "psps", "reconciliation"
+    )
+    disputes, manual_payments, payouts, payout_batches = deferred_modules(
+        "mzpay.cases", "disputes", "manual_payments", "payouts", "payout_batches"
+    )
     identity_providers = deferred("mzpay.collection.identity_providers")
 
 app = management_app()

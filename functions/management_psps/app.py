@@ -11,13 +11,12 @@ from mzpay.http.params import Body, Query, Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn, PspApplicationIn
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.operators import psp_applications, psp_certification
 else:  # each route's use case is loaded when a request first needs it
-    psp_applications = deferred("mzpay.operators.psp_applications")
-    psp_certification = deferred("mzpay.operators.psp_certification")
+    psp_applications, psp_certification = deferred_modules("mzpay.operators", "psp_applications", "psp_certification")
 
 app = management_app()
 

@@ -8,13 +8,14 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.http.resolver import to_response
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_modules
 
 if TYPE_CHECKING:
     from mzpay.operators import dispatch_failures, webhook_deliveries
 else:  # each route's use case is loaded when a request first needs it
-    dispatch_failures = deferred("mzpay.operators.dispatch_failures")
-    webhook_deliveries = deferred("mzpay.operators.webhook_deliveries")
+    dispatch_failures, webhook_deliveries = deferred_modules(
+        "mzpay.operators", "dispatch_failures", "webhook_deliveries"
+    )
 
 app = management_app()
 

@@ -35,14 +35,11 @@ SECRET_FIELDS = ("client_secret", "encryption_key")
 BINDING = "account_ids"
 MAX_BOUND_ACCOUNTS = 100
 MAX_ACCOUNT_ID = 128
+# The provider and the client registered with it: required on create, and set by a client.
+CLIENT_FIELDS = ("name", "type", "client_id", "client_secret", "encryption_key", "provider_url")
 # Required on create (the spec's table); endpoint fields may come from discovery instead.
 REQUIRED = (
-    "name",
-    "type",
-    "client_id",
-    "client_secret",
-    "encryption_key",
-    "provider_url",
+    *CLIENT_FIELDS,
     "scopes",
     "redirect_uris",
     "well_known_url",
@@ -50,12 +47,7 @@ REQUIRED = (
 )
 # What a client sets; the rest (id, created_*/updated_* stamps) the service sets.
 SETTABLE = (
-    "name",
-    "type",
-    "client_id",
-    "client_secret",
-    "encryption_key",
-    "provider_url",
+    *CLIENT_FIELDS,
     "issuer_url",
     "auth_url",
     "token_url",

@@ -19,65 +19,60 @@ SUPPORTED_DOCUMENTS: tuple[dict[str, Any], ...] = (
     {"type": "bi", "description": "BI: Mozambican identity card (Bilhete de Identidade)", "config": {"has_back": True}},
 )
 
+
 # The spec's Checklist item: item ids are stable (a reviewer's request names them), so they are
 # readable words rather than generated ids. has_duration: the document has an expiry date.
+def _item(item_id: str, kind: str, description: str, mandatory: bool, has_duration: bool) -> dict[str, Any]:
+    return {
+        "item_id": item_id,
+        "type": kind,
+        "description": description,
+        "is_mandatory": mandatory,
+        "has_validity": {"has_duration": has_duration},
+    }
+
+
 CHECKLIST: tuple[dict[str, Any], ...] = (
-    {
-        "item_id": "item_representative_id",
-        "type": "identity_document",
-        "description": "Identity document of the legal representative (BI, DIRE or passport)",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": True},
-    },
-    {
-        "item_id": "item_nuit_certificate",
-        "type": "tax_document",
-        "description": "NUIT registration certificate",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": False},
-    },
-    {
-        "item_id": "item_commercial_registration",
-        "type": "company_document",
-        "description": "Commercial registration certificate (Certidão de Registo Comercial)",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": True},
-    },
-    {
-        "item_id": "item_articles_of_association",
-        "type": "company_document",
-        "description": "Articles of association (Estatutos) as published in the Boletim da República",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": False},
-    },
-    {
-        "item_id": "item_business_licence",
-        "type": "company_document",
-        "description": "Business licence (Alvará) or activity registration",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": True},
-    },
-    {
-        "item_id": "item_proof_of_address",
-        "type": "address_document",
-        "description": "Proof of the business address (utility bill or lease, at most 3 months old)",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": True},
-    },
-    {
-        "item_id": "item_bank_account_proof",
-        "type": "bank_document",
-        "description": "Bank declaration confirming the account holder and NIB",
-        "is_mandatory": True,
-        "has_validity": {"has_duration": False},
-    },
-    {
-        "item_id": "item_tax_clearance",
-        "type": "tax_document",
-        "description": "Tax clearance certificate (Certidão de Quitação)",
-        "is_mandatory": False,
-        "has_validity": {"has_duration": True},
-    },
+    _item(
+        "item_representative_id",
+        "identity_document",
+        "Identity document of the legal representative (BI, DIRE or passport)",
+        True,
+        True,
+    ),
+    _item("item_nuit_certificate", "tax_document", "NUIT registration certificate", True, False),
+    _item(
+        "item_commercial_registration",
+        "company_document",
+        "Commercial registration certificate (Certidão de Registo Comercial)",
+        True,
+        True,
+    ),
+    _item(
+        "item_articles_of_association",
+        "company_document",
+        "Articles of association (Estatutos) as published in the Boletim da República",
+        True,
+        False,
+    ),
+    _item(
+        "item_business_licence", "company_document", "Business licence (Alvará) or activity registration", True, True
+    ),
+    _item(
+        "item_proof_of_address",
+        "address_document",
+        "Proof of the business address (utility bill or lease, at most 3 months old)",
+        True,
+        True,
+    ),
+    _item(
+        "item_bank_account_proof",
+        "bank_document",
+        "Bank declaration confirming the account holder and NIB",
+        True,
+        False,
+    ),
+    _item("item_tax_clearance", "tax_document", "Tax clearance certificate (Certidão de Quitação)", False, True),
 )
 
 

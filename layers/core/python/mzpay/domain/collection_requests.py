@@ -29,7 +29,7 @@ from mzpay.domain.business import (
 from mzpay.domain.entity import Entity
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.errors import field_refusal as invalid
-from mzpay.domain.events import Event, new_event
+from mzpay.domain.events import Event, entity_event
 from mzpay.domain.methods import METHODS, NETWORK_NAMES
 
 # ---------------------------------------------------------------- collection methods
@@ -300,13 +300,12 @@ def may_list_by_phone(phone_number: str, proof: CollectionRequest | None) -> boo
 
 def request_event(kind: str, request: CollectionRequest, now: str) -> Event:
     """The event a request's change records: posted to its integration_routing.callback_url."""
-    return new_event(
+    return entity_event(
         kind,
-        request.account_id,
-        request.mode,
+        request,
         "collection_request",
         request.request_id,
-        {"object": request.view()},
+        request.view(),
         now,
         request.integration_routing.get("callback_url"),
     )

@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from mzpay.domain.charges import Money
 from mzpay.domain.entity import Entity
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.errors import FieldError, ServiceError, allowed_move
 from mzpay.domain.model import StrictText
 from mzpay.domain.money import format_amount
 
@@ -75,11 +75,8 @@ _ACTION_WORDS = {
 
 def next_status(current: str, action: str) -> str:
     """The status `action` leads to from `current`, or 409 invalid_state."""
-    after = TRANSITIONS.get((current, action))
-    if after is None:
-        shown = current.replace("_", " ")
-        raise ServiceError(409, "invalid_state", f"Cannot {_ACTION_WORDS[action]} a dispute that is {shown}.")
-    return after
+    shown = current.replace("_", " ")
+    return allowed_move(TRANSITIONS, current, action, f"Cannot {_ACTION_WORDS[action]} a dispute that is {shown}.")
 
 
 class OpenDisputeRequest(StrictText):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -70,3 +70,15 @@ def field_refusal(problems: list[FieldError]) -> ServiceError:
         f"The request has problems: {names}.",
         errors=problems,
     )
+
+
+T = TypeVar("T")
+
+
+def allowed_move(transitions: Mapping[tuple[str, str], T], current: str, action: str, refusal: str) -> T:
+    """What a state machine's `transitions` give `action` from the status `current` (the status
+    it leads to, or those it may reach); else 409 invalid_state saying `refusal`."""
+    allowed = transitions.get((current, action))
+    if allowed is None:
+        raise ServiceError(409, "invalid_state", refusal)
+    return allowed

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mzpay.domain.ids import new_id
 
@@ -53,6 +53,23 @@ def new_event(
     callback_url: str | None = None,
 ) -> Event:
     return Event(new_id(), event_type, now, account_id, mode, API_VERSION, resource, resource_id, data, callback_url)
+
+
+class Owned(Protocol):
+    """An entity of an account in one mode."""
+
+    @property
+    def account_id(self) -> str: ...
+
+    @property
+    def mode(self) -> str: ...
+
+
+def entity_event(
+    kind: str, entity: Owned, resource: str, resource_id: str, view: dict[str, Any], now: str, callback_url: str | None
+) -> Event:
+    """The event `kind` of an account's `entity`, its `view` as the event's object."""
+    return new_event(kind, entity.account_id, entity.mode, resource, resource_id, {"object": view}, now, callback_url)
 
 
 def envelope_of(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,16 @@ MAPUTO = timezone(timedelta(hours=2), "CAT")
 
 
 @dataclass(frozen=True)
+class Window:
+    """A counter to raise in a creation transaction within its ceiling: a total of a day or a
+    month (`rule` names the ceiling: daily, monthly, beneficiary_daily)."""
+
+    rule: str
+    key: str
+    ceiling: Decimal
+
+
+@dataclass(frozen=True)
 class AccountLimits:
     currencies: frozenset[str] | None = None  # None: any currency a method takes
     per_transaction: dict[str, Decimal] = field(default_factory=dict)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 
 from mzpay.domain.charges import Money, PaymentDetails, Text, _payment_id_rule
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import ServiceError, allowed_move
 from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.model import StrictText
 from mzpay.domain.payments import Payment, Status
@@ -51,10 +51,7 @@ def next_status(payment: Payment, action: str) -> str:
     """The status `action` leads a manual payment to, or 409 invalid_state."""
     if not is_manual(payment):
         raise ServiceError(409, "invalid_state", f"Only a manual payment can be {_done(action)}.")
-    after = TRANSITIONS.get((payment.status, action))
-    if after is None:
-        raise ServiceError(409, "invalid_state", f"Cannot {action} a payment that is {payment.status}.")
-    return after
+    return allowed_move(TRANSITIONS, payment.status, action, f"Cannot {action} a payment that is {payment.status}.")
 
 
 def _done(action: str) -> str:

@@ -32,7 +32,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mzpay.domain.charges import Strict
 from mzpay.domain.entity import Entity
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import ServiceError, allowed_move
 from mzpay.domain.payout_destinations import (
     MobileWalletDestination,
     documented_required,
@@ -111,10 +111,7 @@ def option_locked() -> ServiceError:
 
 def ensure_transition(current: str, action: str) -> str:
     """The status `action` leads to from `current`, or 409 invalid_state."""
-    target = TRANSITIONS.get((current, action))
-    if target is None:
-        raise ServiceError(409, "invalid_state", f"Cannot {action} a name lookup that is {current}.")
-    return target
+    return allowed_move(TRANSITIONS, current, action, f"Cannot {action} a name lookup that is {current}.")
 
 
 def simulated_lookup(kind: str, identifier: str) -> tuple[str, list[str]]:

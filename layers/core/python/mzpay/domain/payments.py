@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.entity import Entity, Reserved
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.errors import FieldError, ServiceError, allowed_move
 from mzpay.domain.money import format_amount
 
 
@@ -61,11 +61,8 @@ EVENT_OF_STATUS = {
 
 def ensure_transition(current: str, action: str) -> frozenset[str]:
     """The statuses `action` may reach from `current`, or 409 invalid_state."""
-    allowed = TRANSITIONS.get((current, action))
-    if allowed is None:
-        verb = action.replace("_", " ")
-        raise ServiceError(409, "invalid_state", f"Cannot {verb} a payment that is {current}.")
-    return allowed
+    verb = action.replace("_", " ")
+    return allowed_move(TRANSITIONS, current, action, f"Cannot {verb} a payment that is {current}.")
 
 
 class Payment(Entity):

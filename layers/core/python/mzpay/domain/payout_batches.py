@@ -19,7 +19,7 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain.charges import Strict
 from mzpay.domain.entity import Entity, Reserved
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.errors import ServiceError, allowed_move
 from mzpay.domain.limits import business_day
 from mzpay.domain.payout_limits import PayoutLimits, limit_refusal
 from mzpay.domain.payouts import PayoutRequest, callback_url_rule, check_payout
@@ -64,11 +64,8 @@ RELEASED_EVENT = EVENT_OF_STATUS[Status.RELEASED]
 
 def ensure_transition(current: str, action: str) -> frozenset[str]:
     """The statuses `action` may reach from `current`, or 409 invalid_state."""
-    allowed = TRANSITIONS.get((current, action))
-    if allowed is None:
-        shown = current.replace("_", " ")
-        raise ServiceError(409, "invalid_state", f"Cannot {action} a payout batch that is {shown}.")
-    return allowed
+    shown = current.replace("_", " ")
+    return allowed_move(TRANSITIONS, current, action, f"Cannot {action} a payout batch that is {shown}.")
 
 
 # ---------------------------------------------------------------- the upload

@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.limits import business_day
+from mzpay.domain.limits import Window, business_day
 from mzpay.domain.routing import refusal
 
 
@@ -33,11 +33,9 @@ class PayoutLimits:
         return cls(*({c: Decimal(v) for c, v in (data.get(name) or {}).items()} for name in cls.NAMES))
 
 
-@dataclass(frozen=True)
-class PayoutWindow:
-    rule: str  # daily | beneficiary_daily
-    key: str
-    ceiling: Decimal
+PayoutWindow = Window
+"""A payout total a creation raises: the account's of the day (daily), or one bank account's
+(beneficiary_daily)."""
 
 
 def limit_refusal(rule: str, message: str, rejection_id: str) -> Any:

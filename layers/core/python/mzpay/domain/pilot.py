@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.limits import MAPUTO
+from mzpay.domain.limits import MAPUTO, Window
 from mzpay.domain.routing import Psp, refusal
 
 PILOT_RULES = ("settings_missing", "merchant_not_allowed", "currency", "per_transaction", "daily", "monthly")
@@ -71,13 +71,8 @@ class PilotState:
         }
 
 
-@dataclass(frozen=True)
-class PilotWindow:
-    """A counter to raise in the creation transaction: the PSP's total for a day or a month."""
-
-    rule: str  # daily | monthly
-    key: str
-    ceiling: Decimal
+PilotWindow = Window
+"""A counter to raise in the creation transaction: the PSP's total for a day or a month."""
 
 
 def pilot_refusal(rule: str, message: str, rejection_id: str) -> ServiceError:

@@ -26,7 +26,7 @@ from mzpay.domain.biller_api import RECEIVED_EVENT
 from mzpay.domain.bills import Invoice, paid_status
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
+from mzpay.domain.events import Event, entity_event, new_event
 from mzpay.steps.bills import supplier_of
 from mzpay.steps.payments import reconcile_first
 from mzpay.store.bill_payments import InvoiceMoved
@@ -36,16 +36,7 @@ ATTEMPTS = 3
 
 
 def bill_event(kind: str, payment: BillPayment, now: str) -> Event:
-    return new_event(
-        kind,
-        payment.account_id,
-        payment.mode,
-        "bill_payment",
-        payment.payment_id,
-        {"object": payment.view()},
-        now,
-        payment.callback_url,
-    )
+    return entity_event(kind, payment, "bill_payment", payment.payment_id, payment.view(), now, payment.callback_url)
 
 
 def bill_entry(payment: BillPayment, movement: ledger.Movement, event: Event, now: str) -> ledger.Entry:

@@ -4,13 +4,15 @@ else 409 no_connector_binding."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from mzpay import deps
 from mzpay.connectors.base import Connector, LookingUp, Paying
 from mzpay.connectors.registry import LIVE_CONNECTORS
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain.errors import ServiceError
+
+C = TypeVar("C", LookingUp, Paying)
 
 
 def no_binding() -> ServiceError:
@@ -44,22 +46,23 @@ def payout_connector(account_id: str, mode: str, destination: dict[str, Any]) ->
     must be able to pay out (else 422 not_supported, rule operation)."""
     if mode == "test":
         return SimulatedConnector()
-    bound = deps.bindings().credentials(account_id, mode, payout_method(destination))
-    if bound is None or bound[0] not in LIVE_CONNECTORS:
-        raise no_binding()
-    connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
-    if not isinstance(connector, Paying):
-        raise ServiceError(422, "not_supported", "The bound provider cannot pay out through the API.", rule="operation")
-    return connector
+    return _bound(account_id, mode, payout_method(destination), Paying, "pay out through the API")  # type: ignore[type-abstract]
 
 
 def lookup_connector(account_id: str, mode: str, network: str) -> LookingUp:
     """The live connector bound for `network` that can say who holds a wallet (else 422
     not_supported, rule operation; nothing bound: 409 no_connector_binding)."""
-    bound = deps.bindings().credentials(account_id, mode, network)
+    return _bound(account_id, mode, network, LookingUp, "look names up")  # type: ignore[type-abstract]
+
+
+def _bound(account_id: str, mode: str, method: str, able: type[C], to: str) -> C:
+    """The live connector bound to the account for `method`, which must be `able` (else 422
+    not_supported, rule operation: "The bound provider cannot <to>."). `able` is a runtime-checkable
+    Protocol, which mypy will not take for a type[...] (its callers say so: type-abstract)."""
+    bound = deps.bindings().credentials(account_id, mode, method)
     if bound is None or bound[0] not in LIVE_CONNECTORS:
         raise no_binding()
     connector = LIVE_CONNECTORS[bound[0]].build(bound[1])
-    if not isinstance(connector, LookingUp):
-        raise ServiceError(422, "not_supported", "The bound provider cannot look names up.", rule="operation")
+    if not isinstance(connector, able):
+        raise ServiceError(422, "not_supported", f"The bound provider cannot {to}.", rule="operation")
     return connector

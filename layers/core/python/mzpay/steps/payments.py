@@ -17,7 +17,7 @@ from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
 from mzpay.domain.entity import Reserved
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
+from mzpay.domain.events import Event, entity_event
 from mzpay.domain.ids import is_ulid
 from mzpay.domain.manual_payments import is_manual
 from mzpay.domain.manual_payments import next_status as manual_status
@@ -59,15 +59,8 @@ def provider_call(payment: Payment) -> ProviderCall:
 
 
 def payment_event(kind: str, payment: Payment, now: str) -> Event:
-    return new_event(
-        kind,
-        payment.account_id,
-        payment.mode,
-        "payment",
-        payment.provider_payment_id,
-        {"object": snapshot(payment)},
-        now,
-        payment.callback_url,
+    return entity_event(
+        kind, payment, "payment", payment.provider_payment_id, snapshot(payment), now, payment.callback_url
     )
 
 

@@ -16,7 +16,7 @@ from mzpay.domain.cash_deposits import EVENT_OF_STATUS as EVENT_OF_DEPOSIT_STATU
 from mzpay.domain.cash_deposits import deposit_view
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
+from mzpay.domain.events import Event, entity_event, new_event
 from mzpay.domain.payments import Status as ProviderStatus
 from mzpay.domain.payouts import Payout, Status, event_kind
 from mzpay.domain.payouts import payout_view as view
@@ -30,16 +30,7 @@ def now_iso() -> str:
 
 
 def payout_event(kind: str, payout: Payout, now: str) -> Event:
-    return new_event(
-        kind,
-        payout.account_id,
-        payout.mode,
-        "payout",
-        payout.provider_payout_id,
-        {"object": view(payout)},
-        now,
-        payout.callback_url,
-    )
+    return entity_event(kind, payout, "payout", payout.provider_payout_id, view(payout), now, payout.callback_url)
 
 
 def deposit_events(payout: Payout, now: str, kind: str | None = None) -> list[Event]:

@@ -13,7 +13,7 @@ from mzpay.connectors.base import Refunding, RefundReconciling
 from mzpay.domain import expiry, ledger
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
+from mzpay.domain.events import Event, entity_event
 from mzpay.domain.payments import Status
 from mzpay.domain.refunds import Refund
 from mzpay.observability import count
@@ -36,15 +36,8 @@ def refund_result(refund: Refund) -> dict[str, Any]:
 
 
 def refund_event(kind: str, refund: Refund, now: str) -> Event:
-    return new_event(
-        kind,
-        refund.account_id,
-        refund.mode,
-        "refund",
-        refund.provider_refund_id,
-        {"object": refund_result(refund)},
-        now,
-        refund.callback_url,
+    return entity_event(
+        kind, refund, "refund", refund.provider_refund_id, refund_result(refund), now, refund.callback_url
     )
 
 

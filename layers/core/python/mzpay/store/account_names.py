@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.accounts import folded
-from mzpay.store.aws import env, table
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore
 
 
 def name_item(account_id: str, name: str, region: str) -> dict[str, Any]:
@@ -24,10 +25,7 @@ def name_item(account_id: str, name: str, region: str) -> dict[str, Any]:
     }
 
 
-class AccountNames:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class AccountNames(TableStore):
     @classmethod
     def from_env(cls) -> AccountNames:
         return cls(env("DIRECTORY_TABLE"))

@@ -12,14 +12,11 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.limits import AccountLimits
 from mzpay.domain.payout_limits import PayoutLimits
 from mzpay.domain.webhook_secrets import SecretVersion
-from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.aws import client, env, is_conditional_failure
+from mzpay.store.base import SealedTableStore, TableStore
 
 
-class WebhookSecrets:
-    def __init__(self, table_name: str, key_id: str) -> None:
-        self.table = table(table_name)
-        self.key_id = key_id
-
+class WebhookSecrets(SealedTableStore):
     @classmethod
     def from_env(cls) -> WebhookSecrets:
         return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))
@@ -81,12 +78,8 @@ def _version_item(version: SecretVersion) -> dict[str, Any]:
     return item
 
 
-class Limits:
+class Limits(TableStore):
     """Account ceilings per mode: pk ACCOUNT#<id>, sk LIMITS#<mode>."""
-
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.name = table_name
 
     @classmethod
     def from_env(cls) -> Limits:
@@ -116,11 +109,8 @@ class Limits:
         self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}", **public})
 
 
-class PayoutLimitsStore:
+class PayoutLimitsStore(TableStore):
     """Payout limits per mode: pk ACCOUNT#<id>, sk PAYOUTLIMITS#<mode>."""
-
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
 
     @classmethod
     def from_env(cls) -> PayoutLimitsStore:
@@ -134,12 +124,9 @@ class PayoutLimitsStore:
         self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"PAYOUTLIMITS#{mode}", **limits.public()})
 
 
-class AccountEndpoints:
+class AccountEndpoints(TableStore):
     """Where an account's own events (its credentials revoked) are posted, per mode: pk
     ACCOUNT#<id>, sk ENDPOINT#<mode>, {url, updated_at}."""
-
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
 
     @classmethod
     def from_env(cls) -> AccountEndpoints:

@@ -14,16 +14,14 @@ import json
 from typing import Any
 
 from mzpay.domain.audit import AuditFilter, AuditRecord
-from mzpay.store.aws import env, table
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore
 
 TRAIL = "audit"
 MAX_QUERIES = 10  # reads per page when filters drop most of what an index returns
 
 
-class AuditTrail:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class AuditTrail(TableStore):
     @classmethod
     def from_env(cls) -> AuditTrail:
         return cls(env("AUDIT_TABLE"))

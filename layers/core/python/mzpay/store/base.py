@@ -1,11 +1,30 @@
 """What the stores kept in one DynamoDB table share: the table, its low-level client (for
-transactions) and its name; the payments-table stores whose transitions write their events in the
-same transaction also know the events table. Each store still names its tables in its own
-`from_env` (`env("PAYMENTS_TABLE")`), which is where devstack.code_reach reads them."""
+transactions) and its name, reading an item by its key, the conditional put of a new item and
+the versioned change of an entity; the payments-table stores whose transitions write their
+events in the same transaction also know the events table. Each store still names its tables in
+its own `from_env` (`env("PAYMENTS_TABLE")`), which is where devstack.code_reach reads them."""
 
 from __future__ import annotations
 
-from mzpay.store.aws import table
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from mzpay.domain.entity import Entity
+from mzpay.store.aws import first_failed_item, is_conditional_failure, table
+from mzpay.store.transitions import applied, own_write, versioned_update
+
+M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=Entity)
+
+NEW = "attribute_not_exists(pk)"
+"""The condition of a put that must not overwrite an item."""
+
+
+def put_new(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A TransactItem putting `item`, on condition that no item has its key yet."""
+    return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": NEW}}
 
 
 class TableStore:
@@ -15,6 +34,84 @@ class TableStore:
         self.table = table(table_name)
         self.client = self.table.meta.client
         self.name = table_name
+
+    def read_item(self, model: type[M], key: dict[str, str]) -> M | None:
+        """The item under `key` (a consistent read) as a `model`; None when there is none."""
+        item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
+        return None if item is None else model.model_validate(item)
+
+    def put_unique(self, item: dict[str, Any], taken: Callable[[], BaseException]) -> None:
+        """Put `item`, on condition that no item has its key yet (else raise `taken()`)."""
+        try:
+            self.table.put_item(Item=item, ConditionExpression=NEW)
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise taken() from exc
+            raise
+
+    def change_versioned(
+        self, key: dict[str, str], entity: E, changes: dict[str, Any], moved: Callable[[], BaseException]
+    ) -> E:
+        """Apply `changes` to `entity` (kept under `key`) if it still has the status and version
+        it was read with; else raise `moved()`."""
+        try:
+            self.client.update_item(**versioned_update(self.name, key, entity, changes)["Update"])
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise moved() from exc
+            raise
+        return applied(entity, changes)
+
+    def transact_new(self, items: list[dict[str, Any]], refused: Callable[[int], BaseException]) -> None:
+        """Write `items` in one transaction; when a condition refuses, raise `refused(the index of
+        the first item refused)`."""
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            raise refused(first_failed_item(exc)) from exc
+
+    def transact_versioned(
+        self,
+        items: list[dict[str, Any]],
+        entity: E,
+        changes: dict[str, Any],
+        token: str,
+        reread: Callable[[], E | None],
+        refused: Callable[[E | None, BaseException], BaseException],
+    ) -> E:
+        """Write `items` in one transaction, the first a versioned update of `entity` carrying
+        `token`, and answer the entity as changed. When a condition refuses: the entity read
+        again if an earlier attempt of this very write landed (see `own_write`), else raise
+        `refused(the entity read again, the error)`."""
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            fresh = reread()
+            if own_write(fresh, token):  # an earlier attempt of this very write landed
+                assert fresh is not None
+                return fresh
+            raise refused(fresh, exc) from exc
+        return applied(entity, changes, token)
+
+
+class SealedTableStore(TableStore):
+    """A store whose secrets are sealed with the KMS data key `key_id`."""
+
+    def __init__(self, table_name: str, key_id: str) -> None:
+        super().__init__(table_name)
+        self.key_id = key_id
+
+
+class UploadsTableStore(TableStore):
+    """A store whose files are kept in the uploads bucket `bucket`."""
+
+    def __init__(self, table_name: str, bucket: str) -> None:
+        super().__init__(table_name)
+        self.bucket = bucket
 
 
 class PaymentsTableStore(TableStore):

@@ -14,13 +14,13 @@ from mzpay.domain.bills import BillQuote, Invoice
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure
+from mzpay.store.aws import env
 from mzpay.store.base import PaymentsTableStore
 from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
-from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+from mzpay.store.transitions import versioned_update, write_token
 
 
 class QuoteTaken(Exception):
@@ -68,23 +68,18 @@ class BillPayments(PaymentsTableStore):
             *invoice_update(self.name, *(invoice or (None, None))),
             *event_puts(self.events_name, events),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if first == 2:
-                raise BalanceTooLow() from exc
-            if 4 <= first < 4 + len(reservations):
-                raise CeilingReached(reservations[first - 4]) from exc
-            if invoice is not None and first == 4 + len(reservations):
-                raise InvoiceMoved() from exc
-            raise QuoteTaken() from exc
+
+        def refused(item: int) -> Exception:
+            if item == 2:
+                return BalanceTooLow()
+            if invoice is not None and item == 4 + len(reservations):
+                return InvoiceMoved()
+            return CeilingReached.of(reservations, 4, item) or QuoteTaken()
+
+        self.transact_new(items, refused)
 
     def get(self, payment_id: str) -> BillPayment | None:
-        item = self.table.get_item(Key=_key(payment_id), ConsistentRead=True).get("Item")
-        return BillPayment.model_validate(item) if item else None
+        return self.read_item(BillPayment, _key(payment_id))
 
     def transition(
         self,
@@ -100,24 +95,17 @@ class BillPayments(PaymentsTableStore):
         (InvoiceMoved when the invoice changed since read)."""
         releases = counter_releases(self.name, payment.reservations, Decimal(0)) if release else []
         token = write_token()
-        try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    versioned_update(self.name, _key(payment.payment_id), payment, changes, token),
-                    *event_puts(self.events_name, events),
-                    *entry_items(self.name, entry),
-                    *releases,
-                    *invoice_update(self.name, *(invoice or (None, None))),
-                ]
-            )
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            fresh = self.get(payment.payment_id)
-            if own_write(fresh, token):
-                assert fresh is not None
-                return fresh
+        items = [
+            versioned_update(self.name, _key(payment.payment_id), payment, changes, token),
+            *event_puts(self.events_name, events),
+            *entry_items(self.name, entry),
+            *releases,
+            *invoice_update(self.name, *(invoice or (None, None))),
+        ]
+
+        def refused(fresh: BillPayment | None, _exc: BaseException) -> Exception:
             if invoice is not None and fresh is not None and fresh.version == payment.version:
-                raise InvoiceMoved() from exc
-            raise ServiceError(409, "invalid_state", "The bill payment changed meanwhile.") from exc
-        return applied(payment, changes, token)
+                return InvoiceMoved()
+            return ServiceError(409, "invalid_state", "The bill payment changed meanwhile.")
+
+        return self.transact_versioned(items, payment, changes, token, lambda: self.get(payment.payment_id), refused)

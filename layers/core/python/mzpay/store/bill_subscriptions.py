@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from mzpay.domain.bill_subscriptions import BillSubscription
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 
 class AlreadySubscribed(Exception):
@@ -15,10 +16,7 @@ def _partition(account_id: str, mode: str, payer_id: str) -> str:
     return f"PAYER#{account_id}#{mode}#{payer_id}"
 
 
-class BillSubscriptions:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class BillSubscriptions(TableStore):
     @classmethod
     def from_env(cls) -> BillSubscriptions:
         return cls(env("PAYMENTS_TABLE"))

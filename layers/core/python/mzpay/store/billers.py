@@ -5,13 +5,13 @@ versioned updates: of two operators changing one biller, one wins."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mzpay.domain.billers import Biller, BillProduct
 from mzpay.domain.errors import ServiceError
-from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.aws import env
 from mzpay.store.base import TableStore
-from mzpay.store.transitions import applied, versioned_update
 
 
 class IdTaken(Exception):
@@ -31,54 +31,38 @@ class Billers(TableStore):
     def from_env(cls) -> Billers:
         return cls(env("PAYMENTS_TABLE"))
 
-    def _put_new(self, key: dict[str, str], item: dict[str, Any]) -> None:
-        try:
-            self.table.put_item(Item={**key, **item}, ConditionExpression="attribute_not_exists(pk)")
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise IdTaken() from exc
-            raise
-
     def create(self, biller: Biller) -> None:
         """IdTaken when the id is used."""
-        self._put_new(_biller_key(biller.biller_id), {**biller.item(), "gsi1pk": "BILLERS", "gsi1sk": biller.biller_id})
+        index = {"gsi1pk": "BILLERS", "gsi1sk": biller.biller_id}
+        self.put_unique({**_biller_key(biller.biller_id), **biller.item(), **index}, IdTaken)
 
     def get(self, biller_id: str) -> Biller | None:
-        item = self.table.get_item(Key=_biller_key(biller_id), ConsistentRead=True).get("Item")
-        return Biller.model_validate(item) if item else None
+        return self.read_item(Biller, _biller_key(biller_id))
 
     def listing(self) -> list[Biller]:
         return [Biller.model_validate(item) for item in _query_all(self.table, "BILLERS")]
 
     def change(self, biller: Biller, changes: dict[str, Any]) -> Biller:
         """Apply `changes` if the biller is as it was read (else 409 invalid_state)."""
-        _versioned(self.client, self.name, _biller_key(biller.biller_id), biller, changes, "biller")
-        return applied(biller, changes)
+        return self.change_versioned(_biller_key(biller.biller_id), biller, changes, _moved("biller"))
 
     def create_product(self, product: BillProduct) -> None:
         """IdTaken when the id is used."""
         index = {"gsi1pk": f"BILLER#{product.biller_id}#PRODUCTS", "gsi1sk": product.product_id}
-        self._put_new(_product_key(product.product_id), {**product.item(), **index})
+        self.put_unique({**_product_key(product.product_id), **product.item(), **index}, IdTaken)
 
     def product(self, product_id: str) -> BillProduct | None:
-        item = self.table.get_item(Key=_product_key(product_id), ConsistentRead=True).get("Item")
-        return BillProduct.model_validate(item) if item else None
+        return self.read_item(BillProduct, _product_key(product_id))
 
     def products(self, biller_id: str) -> list[BillProduct]:
         return [BillProduct.model_validate(i) for i in _query_all(self.table, f"BILLER#{biller_id}#PRODUCTS")]
 
     def change_product(self, product: BillProduct, changes: dict[str, Any]) -> BillProduct:
-        _versioned(self.client, self.name, _product_key(product.product_id), product, changes, "product")
-        return applied(product, changes)
+        return self.change_versioned(_product_key(product.product_id), product, changes, _moved("product"))
 
 
-def _versioned(client: Any, name: str, key: dict[str, str], entity: Any, changes: dict[str, Any], what: str) -> None:
-    try:
-        client.update_item(**versioned_update(name, key, entity, changes)["Update"])
-    except Exception as exc:
-        if is_conditional_failure(exc):
-            raise ServiceError(409, "invalid_state", f"The {what} changed meanwhile; read it and retry.") from exc
-        raise
+def _moved(what: str) -> Callable[[], ServiceError]:
+    return lambda: ServiceError(409, "invalid_state", f"The {what} changed meanwhile; read it and retry.")
 
 
 def _query_all(table_: Any, partition: str) -> list[dict[str, Any]]:

@@ -34,8 +34,7 @@ class BillQuotes(TableStore):
         )
 
     def get(self, quote_id: str) -> BillQuote | None:
-        item = self.table.get_item(Key=quote_key(quote_id), ConsistentRead=True).get("Item")
-        return BillQuote.model_validate(item) if item else None
+        return self.read_item(BillQuote, quote_key(quote_id))
 
     def transition(self, quote: BillQuote, changes: dict[str, Any]) -> BillQuote | None:
         """Apply `changes` if the quote is as read; None when another change came first."""
@@ -50,8 +49,7 @@ class BillQuotes(TableStore):
     # ------------------------------------------------------------ invoices
     def invoice(self, biller_id: str, mode: str, number: str) -> Invoice | None:
         """The invoice `number` of `biller_id` as kept in `mode` (None before its supplier showed it there)."""
-        item = self.table.get_item(Key=invoice_key(biller_id, mode, number), ConsistentRead=True).get("Item")
-        return Invoice.model_validate(item) if item else None
+        return self.read_item(Invoice, invoice_key(biller_id, mode, number))
 
     def first_seen(self, invoice: Invoice) -> Invoice:
         """Keep `invoice` as its supplier first showed it; the one kept already if any."""
@@ -71,14 +69,7 @@ class BillQuotes(TableStore):
     def change_invoice(self, invoice: Invoice, changes: dict[str, Any]) -> Invoice:
         """Apply `changes` if the invoice is as read, else InvoiceChanged."""
         key = invoice_key(invoice.biller_id, invoice.mode, invoice.number)
-        update = versioned_update(self.name, key, invoice, changes)
-        try:
-            self.client.update_item(**update["Update"])
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise InvoiceChanged() from exc
-            raise
-        return applied(invoice, changes)
+        return self.change_versioned(key, invoice, changes, InvoiceChanged)
 
 
 class InvoiceChanged(Exception):

@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 from mzpay.memo import remembered
-from mzpay.store.aws import client, env, table
+from mzpay.store.aws import client, env
+from mzpay.store.base import SealedTableStore
 
 
 def _context(account_id: str, mode: str, method: str) -> dict[str, str]:
@@ -34,11 +35,7 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if k not in ("pk", "sk", "ciphertext")}
 
 
-class Bindings:
-    def __init__(self, table_name: str, key_id: str) -> None:
-        self.table = table(table_name)
-        self.key_id = key_id
-
+class Bindings(SealedTableStore):
     @classmethod
     def from_env(cls) -> Bindings:
         return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))

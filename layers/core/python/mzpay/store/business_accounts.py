@@ -9,7 +9,7 @@ from typing import Any
 
 from mzpay.domain.business import BusinessAccount
 from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.base import TableStore, put_new
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -31,8 +31,7 @@ class BusinessAccounts(TableStore):
         return cls(env("COLLECTION_TABLE"))
 
     def get(self, account_id: str) -> BusinessAccount | None:
-        item = self.table.get_item(Key=_key(account_id), ConsistentRead=True).get("Item")
-        return None if item is None else BusinessAccount.model_validate(item)
+        return self.read_item(BusinessAccount, _key(account_id))
 
     def create(self, account: BusinessAccount) -> bool:
         """Store a new account; False when the account already exists (nothing is changed)."""
@@ -55,9 +54,7 @@ class BusinessAccounts(TableStore):
         items = [update]
         if audit is not None:
             record = {"pk": _partition(account.account_id), "sk": f"REVIEW#{audit['id']}", **audit}
-            items.append(
-                {"Put": {"TableName": self.name, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"}}
-            )
+            items.append(put_new(self.name, record))
         try:
             if len(items) == 1:
                 self.client.update_item(**update["Update"])

@@ -10,10 +10,10 @@ from typing import Any
 
 from mzpay.domain.cash_deposits import CashDepositIntent
 from mzpay.domain.name_lookups import NameLookup
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore, put_new
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
-from mzpay.store.transitions import applied, versioned_update
+from mzpay.store.transitions import versioned_update
 
 
 class LookupChanged(Exception):
@@ -45,36 +45,14 @@ class CashDepositIntents(TableStore):
         changes = {"deposit": deposit, "updated_at": intent.created_at}
         items: list[dict[str, Any]] = [
             versioned_update(self.name, _lookup_key(lookup.lookup_id), lookup, changes),
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**_key(intent.intent_id), **intent.item()},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
+            put_new(self.name, {**_key(intent.intent_id), **intent.item()}),
             *counter_raises(self.name, reservations, ttl),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if 2 <= first < 2 + len(reservations):
-                raise CeilingReached(reservations[first - 2]) from exc
-            raise LookupChanged() from exc
+        self.transact_new(items, lambda item: CeilingReached.of(reservations, 2, item) or LookupChanged())
 
     def get(self, intent_id: str) -> CashDepositIntent | None:
-        item = self.table.get_item(Key=_key(intent_id), ConsistentRead=True).get("Item")
-        return CashDepositIntent.model_validate(item) if item else None
+        return self.read_item(CashDepositIntent, _key(intent_id))
 
     def transition(self, intent: CashDepositIntent, changes: dict[str, Any]) -> CashDepositIntent:
         """Apply `changes` if the intent still has the status and version it was read with."""
-        update = versioned_update(self.name, _key(intent.intent_id), intent, changes)["Update"]
-        try:
-            self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise IntentChanged() from exc
-            raise
-        return applied(intent, changes)
+        return self.change_versioned(_key(intent.intent_id), intent, changes, IntentChanged)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 from mzpay.config import optional_env
 from mzpay.domain.client_certs import ClientCertificate
-from mzpay.store.aws import client, env, error_code, is_conditional_failure, table
+from mzpay.store.aws import client, env, error_code, is_conditional_failure
+from mzpay.store.base import TableStore, put_new
 
 MAX_CERTS_PER_ACCOUNT = 20
 
@@ -25,11 +26,9 @@ class MtlsChanged(Exception):
     """The account changed since it was read."""
 
 
-class ClientCerts:
+class ClientCerts(TableStore):
     def __init__(self, table_name: str, ca_secret_name: str | None) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
+        super().__init__(table_name)
         self.ca_secret_name = ca_secret_name
 
     @classmethod
@@ -66,13 +65,7 @@ class ClientCerts:
         pointer = {"pk": f"ACCOUNT#{cert.account_id}", "sk": f"CERT#{cert.fingerprint}"}
         self.client.transact_write_items(
             TransactItems=[
-                {
-                    "Put": {
-                        "TableName": self.name,
-                        "Item": item,
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                }
+                put_new(self.name, item)
                 for item in ({"pk": f"CERT#{cert.fingerprint}", "sk": "CERT", **cert.item()}, pointer)
             ]
         )

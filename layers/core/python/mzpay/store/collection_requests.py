@@ -16,9 +16,9 @@ from typing import Any
 
 from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.events import Event
-from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore
-from mzpay.store.events import event_puts
+from mzpay.store.aws import batch_get, env
+from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -92,8 +92,7 @@ class CollectionRequests(PaymentsTableStore):
         self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
 
     def method(self, method_id: str) -> CollectionMethod | None:
-        item = self.table.get_item(Key=_method_key(method_id), ConsistentRead=True).get("Item")
-        return None if item is None else CollectionMethod.model_validate(item)
+        return self.read_item(CollectionMethod, _method_key(method_id))
 
     def methods(self, method_ids: list[str]) -> dict[str, CollectionMethod]:
         """The methods of `method_ids` that exist (read consistently), by id."""
@@ -116,25 +115,17 @@ class CollectionRequests(PaymentsTableStore):
         return [CollectionMethod.model_validate(item) for item in answer.get("Items", [])]
 
     def change_method(self, method: CollectionMethod, changes: dict[str, Any]) -> CollectionMethod:
-        update = versioned_update(self.name, _method_key(method.method_id), method, changes)["Update"]
-        try:
-            self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise Changed() from exc
-            raise
-        return applied(method, changes)
+        return self.change_versioned(_method_key(method.method_id), method, changes, Changed)
 
     # ------------------------------------------------------------ requests
     def create(self, request: CollectionRequest, events: list[Event]) -> None:
         """Store a new request with its events, in one transaction."""
         item = {**_request_key(request.request_id), **_index_keys(request), **request.item()}
-        put = {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        put = put_new(self.name, item)
         self.client.transact_write_items(TransactItems=[put, *event_puts(self.events_name, events)])
 
     def get(self, request_id: str) -> CollectionRequest | None:
-        item = self.table.get_item(Key=_request_key(request_id), ConsistentRead=True).get("Item")
-        return None if item is None else CollectionRequest.model_validate(item)
+        return self.read_item(CollectionRequest, _request_key(request_id))
 
     def transition(self, request: CollectionRequest, changes: dict[str, Any], events: list[Event]) -> CollectionRequest:
         """Apply `changes` if the request still has the status and version it was read with (its
@@ -143,17 +134,7 @@ class CollectionRequests(PaymentsTableStore):
         update = _with_index(
             versioned_update(self.name, _request_key(request.request_id), request, changes)["Update"], after
         )
-        try:
-            if events:
-                self.client.transact_write_items(
-                    TransactItems=[{"Update": update}, *event_puts(self.events_name, events)]
-                )
-            else:
-                self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise Changed() from exc
-            raise
+        update_with_events(self.client, update, self.events_name, events, Changed)
         return after
 
     def page(

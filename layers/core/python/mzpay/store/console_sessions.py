@@ -8,17 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.console_sessions import Session
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 
 def _key(session_id: str) -> dict[str, str]:
     return {"pk": f"CONSOLE_SESSION#{session_id}", "sk": "SESSION"}
 
 
-class ConsoleSessions:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class ConsoleSessions(TableStore):
     @classmethod
     def from_env(cls) -> ConsoleSessions:
         return cls(env("ACCOUNTS_TABLE"))

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 
 def device_key(account_id: str, device_id: str) -> dict[str, str]:
     return {"pk": f"DEVICE#{account_id}#{device_id}", "sk": "DEVICE"}
 
 
-class Devices:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class Devices(TableStore):
     @classmethod
     def from_env(cls) -> Devices:
         return cls(env("COLLECTION_TABLE"))

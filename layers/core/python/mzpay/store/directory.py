@@ -22,8 +22,8 @@ from mzpay.domain.events import Event
 from mzpay.domain.keys import KeyStatus
 from mzpay.store.account_names import name_item
 from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import TableStore
-from mzpay.store.events import event_puts
+from mzpay.store.base import TableStore, put_new
+from mzpay.store.events import update_with_events
 
 
 @dataclass
@@ -229,10 +229,7 @@ class Directory(TableStore):
             }
             for account_id in (connection.platform_account_id, connection.connected_account_id)
         ]
-        puts = [
-            {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
-            for item in connection.items()
-        ]
+        puts = [put_new(self.name, item) for item in connection.items()]
         try:
             self.client.transact_write_items(TransactItems=[*puts, *checks])
         except Exception as exc:
@@ -295,20 +292,8 @@ class Directory(TableStore):
         """The key and its hash pointer, together or not at all."""
         self.client.transact_write_items(
             TransactItems=[
-                {
-                    "Put": {
-                        "TableName": self.name,
-                        "Item": key.item(),
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
-                {
-                    "Put": {
-                        "TableName": self.name,
-                        "Item": _pointer(key),
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
+                put_new(self.name, key.item()),
+                put_new(self.name, _pointer(key)),
             ]
         )
 
@@ -348,20 +333,8 @@ class Directory(TableStore):
                             ),
                         }
                     },
-                    {
-                        "Put": {
-                            "TableName": self.name,
-                            "Item": new.item(),
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    {
-                        "Put": {
-                            "TableName": self.name,
-                            "Item": _pointer(new),
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
+                    put_new(self.name, new.item()),
+                    put_new(self.name, _pointer(new)),
                 ]
             )
         except Exception as exc:
@@ -380,15 +353,13 @@ class Directory(TableStore):
             "ExpressionAttributeNames": {"#s": "status"},
             "ExpressionAttributeValues": {":revoked": KeyStatus.REVOKED},
         }
-        try:
-            if events:
-                self.client.transact_write_items(TransactItems=[{"Update": update}, *event_puts(events_table, events)])
-            else:
-                self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise ServiceError(409, "invalid_state", "This key is already revoked.") from exc
-            raise
+        update_with_events(
+            self.client,
+            update,
+            events_table,
+            events or [],
+            lambda: ServiceError(409, "invalid_state", "This key is already revoked."),
+        )
         return ApiKey(**{**key.__dict__, "status": KeyStatus.REVOKED})
 
 

@@ -21,10 +21,10 @@ from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
 from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
-from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+from mzpay.store.transitions import versioned_update, write_token
 
 
 class PaymentMoved(Exception):
@@ -54,13 +54,7 @@ class Disputes(PaymentsTableStore):
         charged_back = payment.charged_back_amount
         room = Decimal(payment.captured_amount) - charged_back - dispute.value
         items: list[dict[str, Any]] = [
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**_key(dispute.dispute_id), **dispute.item()},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
+            put_new(self.name, {**_key(dispute.dispute_id), **dispute.item()}),
             {
                 "Update": {
                     "TableName": self.name,
@@ -102,8 +96,7 @@ class Disputes(PaymentsTableStore):
             raise  # a dispute id is a fresh ULID: its put never meets an existing one
 
     def get(self, dispute_id: str) -> Dispute | None:
-        item = self.table.get_item(Key=_key(dispute_id), ConsistentRead=True).get("Item")
-        return Dispute.model_validate(item) if item else None
+        return self.read_item(Dispute, _key(dispute_id))
 
     def page(
         self, account_id: str, mode: str, size: int, start: dict[str, str] | None
@@ -145,14 +138,6 @@ class Disputes(PaymentsTableStore):
                 update["ExpressionAttributeValues"][":amount"] = charged_back
             items += [{"Update": update}, *entry_items(self.name, entry)]
         items += event_puts(self.events_name, events)
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            fresh = self.get(dispute.dispute_id)
-            if own_write(fresh, token):  # an earlier attempt of this very write landed
-                assert fresh is not None
-                return fresh
-            raise DisputeMoved() from exc
-        return applied(dispute, changes, token)
+        return self.transact_versioned(
+            items, dispute, changes, token, lambda: self.get(dispute.dispute_id), lambda _fresh, _exc: DisputeMoved()
+        )

@@ -4,10 +4,12 @@ the transactions that change state (the entity stores use event_puts)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mzpay.domain.events import Event
-from mzpay.store.aws import env, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore, put_new
 
 
 def event_item(event: Event) -> dict[str, Any]:
@@ -22,16 +24,26 @@ def event_item(event: Event) -> dict[str, Any]:
 
 def event_puts(events_table: str, events: list[Event]) -> list[dict[str, Any]]:
     """TransactItems writing immutable events (never over an existing one)."""
-    return [
-        {"Put": {"TableName": events_table, "Item": event_item(e), "ConditionExpression": "attribute_not_exists(pk)"}}
-        for e in events
-    ]
+    return [put_new(events_table, event_item(e)) for e in events]
 
 
-class Events:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
+def update_with_events(
+    client: Any, update: dict[str, Any], events_table: str, events: list[Event], refused: Callable[[], BaseException]
+) -> None:
+    """Apply `update` (an Update's body), in one transaction with the puts of `events` (to
+    `events_table`) when there are any; raise `refused()` when its condition fails."""
+    try:
+        if events:
+            client.transact_write_items(TransactItems=[{"Update": update}, *event_puts(events_table, events)])
+        else:
+            client.update_item(**update)
+    except Exception as exc:
+        if is_conditional_failure(exc):
+            raise refused() from exc
+        raise
 
+
+class Events(TableStore):
     @classmethod
     def from_env(cls) -> Events:
         return cls(env("EVENTS_TABLE"))

@@ -7,18 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.files import Upload
-from mzpay.store.aws import client, env, table
+from mzpay.store.aws import client, env
+from mzpay.store.base import UploadsTableStore
 
 
 def object_key(account_id: str, file_id: str) -> str:
     return f"accounts/{account_id}/files/{file_id}"
 
 
-class Files:
-    def __init__(self, table_name: str, bucket: str) -> None:
-        self.table = table(table_name)
-        self.bucket = bucket
-
+class Files(UploadsTableStore):
     @classmethod
     def from_env(cls) -> Files:
         return cls(env("COLLECTION_TABLE"), env("UPLOADS_BUCKET"))

@@ -19,7 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 RECORD_TTL_SECONDS = 24 * 3600
 IN_PROGRESS = "in_progress"
@@ -107,11 +108,7 @@ def completion_item(completion: Completion, answer: Answer) -> dict[str, Any]:
     }
 
 
-class IdempotencyStore:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.name = table_name
-
+class IdempotencyStore(TableStore):
     @classmethod
     def from_env(cls) -> IdempotencyStore:
         return cls(env("IDEMPOTENCY_TABLE"))

@@ -16,7 +16,8 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from mzpay.store.aws import client, env, table
+from mzpay.store.aws import client, env
+from mzpay.store.base import SealedTableStore, put_new
 
 LIST_KEY = "IDP"
 _POINTER_FIELDS = ("idp_id", "type", "jwks_uri", "account_ids")
@@ -56,13 +57,7 @@ def _cancelled(exc: BaseException) -> list[str] | None:
     return [reason.get("Code", "None") for reason in response.get("CancellationReasons") or []]
 
 
-class IdentityProviders:
-    def __init__(self, table_name: str, key_id: str) -> None:
-        self.name = table_name
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.key_id = key_id
-
+class IdentityProviders(SealedTableStore):
     @classmethod
     def from_env(cls) -> IdentityProviders:
         return cls(env("COLLECTION_TABLE"), env("DATA_KEY_ID"))
@@ -125,7 +120,7 @@ class IdentityProviders:
     # ------------------------------------------------------------------ writes
     def _put_audit(self, idp_id: str, audit: dict[str, Any]) -> dict[str, Any]:
         item = {"pk": audit_partition(idp_id), "sk": f"{audit['at']}#{audit['id']}", **audit}
-        return {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        return put_new(self.name, item)
 
     def _put_pointer(self, record: dict[str, Any], *, replace_own: bool) -> dict[str, Any]:
         item = {**issuer_key(record["issuer_url"]), **{"idp_id": record["id"]}}
@@ -155,7 +150,7 @@ class IdentityProviders:
         item = {**idp_key(record["id"]), "gsi1pk": LIST_KEY, "gsi1sk": record["id"], **record, "version": 1}
         self._transact(
             [
-                {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}},
+                put_new(self.name, item),
                 self._put_pointer(record, replace_own=False),
                 self._put_audit(record["id"], audit),
             ],

@@ -8,9 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.kyc import Customer, KycVerification
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
-from mzpay.store.transitions import applied, versioned_update
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore, put_new
 
 
 class VerificationChanged(Exception):
@@ -32,13 +31,7 @@ class KycStore(TableStore):
 
     def register(self, customer: Customer, verification: KycVerification) -> None:
         puts = [
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**key, **item},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            }
+            put_new(self.name, {**key, **item})
             for key, item in (
                 (_customer_key(customer.customer_id), customer.item()),
                 (_kyc_key(verification.kyc_id), verification.item()),
@@ -47,19 +40,10 @@ class KycStore(TableStore):
         self.client.transact_write_items(TransactItems=puts)
 
     def customer(self, customer_id: str) -> Customer | None:
-        item = self.table.get_item(Key=_customer_key(customer_id), ConsistentRead=True).get("Item")
-        return None if item is None else Customer.model_validate(item)
+        return self.read_item(Customer, _customer_key(customer_id))
 
     def verification(self, kyc_id: str) -> KycVerification | None:
-        item = self.table.get_item(Key=_kyc_key(kyc_id), ConsistentRead=True).get("Item")
-        return None if item is None else KycVerification.model_validate(item)
+        return self.read_item(KycVerification, _kyc_key(kyc_id))
 
     def transition(self, verification: KycVerification, changes: dict[str, Any]) -> KycVerification:
-        update = versioned_update(self.name, _kyc_key(verification.kyc_id), verification, changes)["Update"]
-        try:
-            self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise VerificationChanged() from exc
-            raise
-        return applied(verification, changes)
+        return self.change_versioned(_kyc_key(verification.kyc_id), verification, changes, VerificationChanged)

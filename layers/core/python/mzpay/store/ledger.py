@@ -9,7 +9,8 @@ from typing import Any
 
 from mzpay.domain.ids import new_id
 from mzpay.domain.ledger import Entry
-from mzpay.store.aws import env, table
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore, put_new
 
 
 class BalanceTooLow(Exception):
@@ -53,15 +54,11 @@ def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
     }
     return [
         {"Update": update},
-        {"Put": {"TableName": table_name, "Item": kept, "ConditionExpression": "attribute_not_exists(pk)"}},
+        put_new(table_name, kept),
     ]
 
 
-class Ledger:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-        self.name = table_name
-
+class Ledger(TableStore):
     @classmethod
     def from_env(cls) -> Ledger:
         return cls(env("PAYMENTS_TABLE"))

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 KEY = {"pk": "LICENCE", "sk": "ACTIVE"}
 
 
-class Licences:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class Licences(TableStore):
     @classmethod
     def from_env(cls) -> Licences:
         return cls(env("COLLECTION_TABLE"))

@@ -8,17 +8,15 @@ import json
 from typing import Any
 
 from mzpay.connectors.notifications import Notification
-from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.aws import client, env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 
 def _channel_key(account_id: str) -> dict[str, str]:
     return {"pk": f"SMSCHANNEL#{account_id}", "sk": "SMS"}
 
 
-class SmsChannels:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class SmsChannels(TableStore):
     @classmethod
     def from_env(cls) -> SmsChannels:
         return cls(env("PAYMENTS_TABLE"))
@@ -34,11 +32,8 @@ class SmsChannels:
         self.table.delete_item(Key=_channel_key(account_id))
 
 
-class Outbox:
+class Outbox(TableStore):
     """The local provider's outbox: each message kept once."""
-
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
 
     @classmethod
     def from_env(cls) -> Outbox:

@@ -19,9 +19,9 @@ from mzpay.domain.bounds import MAX_ID
 from mzpay.domain.events import Event
 from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.base import TableStore, put_new
 from mzpay.store.directory import Account
-from mzpay.store.events import event_puts
+from mzpay.store.events import event_puts, update_with_events
 
 MAX_CLIENTS_PER_ACCOUNT = 50
 TTL_GRACE_SECONDS = 3600  # records outlive their expiry a little: expiry is checked on read anyway
@@ -55,12 +55,7 @@ class OAuthStore(TableStore):
         items = [{**_client_key(client.client_id), **client.item()}, pointer]
         if client.secret_hash:
             items.append({"pk": f"OAUTHSECRET#{client.secret_hash}", "sk": "CLIENT", "client_id": client.client_id})
-        self.client.transact_write_items(
-            TransactItems=[
-                {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
-                for item in items
-            ]
-        )
+        self.client.transact_write_items(TransactItems=[put_new(self.name, item) for item in items])
 
     def get_client(self, client_id: str) -> OAuthClient | None:
         if not client_id or len(client_id) > MAX_ID:
@@ -104,15 +99,7 @@ class OAuthStore(TableStore):
                 ":active": ClientStatus.ACTIVE,
             },
         }
-        try:
-            if events:
-                self.client.transact_write_items(TransactItems=[{"Update": update}, *event_puts(events_table, events)])
-            else:
-                self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise ClientChanged() from exc
-            raise
+        update_with_events(self.client, update, events_table, events or [], ClientChanged)
         return OAuthClient(**{**client.__dict__, "status": ClientStatus.REVOKED, "revoked_at": now})
 
     def client_and_account(self, client_id: str, account_id: str) -> tuple[OAuthClient | None, Account | None]:

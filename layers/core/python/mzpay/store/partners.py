@@ -7,14 +7,12 @@ import dataclasses
 from datetime import datetime
 
 from mzpay.domain.clock import iso
-from mzpay.store.aws import env, table
+from mzpay.store.aws import env
+from mzpay.store.base import TableStore
 from mzpay.store.directory import Account
 
 
-class Partners:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class Partners(TableStore):
     @classmethod
     def from_env(cls) -> Partners:
         return cls(env("DIRECTORY_TABLE"))

@@ -9,9 +9,8 @@ from typing import Any
 
 from mzpay.domain.customer_transactions import CustomerTransaction
 from mzpay.domain.payment_methods import PaymentMethod
-from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.aws import env
 from mzpay.store.base import TableStore
-from mzpay.store.transitions import applied, versioned_update
 
 
 class MethodChanged(Exception):
@@ -32,8 +31,7 @@ class PaymentMethods(TableStore):
         self.table.put_item(Item={**item, **method.item()}, ConditionExpression="attribute_not_exists(pk)")
 
     def get(self, pm_id: str) -> PaymentMethod | None:
-        item = self.table.get_item(Key=_key(pm_id), ConsistentRead=True).get("Item")
-        return None if item is None else PaymentMethod.model_validate(item)
+        return self.read_item(PaymentMethod, _key(pm_id))
 
     def of_customer(self, customer_id: str, limit: int) -> list[PaymentMethod]:
         answer = self.table.query(
@@ -45,14 +43,7 @@ class PaymentMethods(TableStore):
         return [PaymentMethod.model_validate(item) for item in answer.get("Items", [])]
 
     def change(self, method: PaymentMethod, changes: dict[str, Any]) -> PaymentMethod:
-        update = versioned_update(self.name, _key(method.pm_id), method, changes)["Update"]
-        try:
-            self.client.update_item(**update)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                raise MethodChanged() from exc
-            raise
-        return applied(method, changes)
+        return self.change_versioned(_key(method.pm_id), method, changes, MethodChanged)
 
     def record(self, transaction: CustomerTransaction) -> None:
         item = {
@@ -65,8 +56,7 @@ class PaymentMethods(TableStore):
         self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
 
     def transaction(self, instruction_id: str) -> CustomerTransaction | None:
-        item = self.table.get_item(Key={"pk": f"TXN#{instruction_id}", "sk": "TXN"}, ConsistentRead=True).get("Item")
-        return None if item is None else CustomerTransaction.model_validate(item)
+        return self.read_item(CustomerTransaction, {"pk": f"TXN#{instruction_id}", "sk": "TXN"})
 
     def transactions_of(self, customer_id: str, limit: int) -> list[CustomerTransaction]:
         """The customer's newest `limit` transactions, newest first."""

@@ -26,7 +26,7 @@ from mzpay.domain.payouts import Payout
 from mzpay.domain.refunds import Refund
 from mzpay.store.accounts import Limits
 from mzpay.store.aws import batch_get, env, index_page, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
@@ -45,6 +45,13 @@ class CeilingReached(Exception):
     def __init__(self, reservation: Reservation) -> None:
         super().__init__(reservation.key)
         self.reservation = reservation
+
+    @staticmethod
+    def of(reservations: tuple[Reservation, ...], first: int, refused: int) -> CeilingReached | None:
+        """The ceiling a transaction met when its item `refused` is one of the counter raises of
+        `reservations` (written from item `first` on); None when it is another item."""
+        at = refused - first
+        return CeilingReached(reservations[at]) if 0 <= at < len(reservations) else None
 
 
 @dataclass(frozen=True)
@@ -168,14 +175,8 @@ class Payments(PaymentsTableStore):
             "fingerprint": payment.fingerprint,
         }
         items: list[dict[str, Any]] = [
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**_key(payment.provider_payment_id), **payment.item()},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
+            put_new(self.name, {**_key(payment.provider_payment_id), **payment.item()}),
+            put_new(self.name, claim),
         ]
         items += self._raises(reservations, ttl)
         try:
@@ -195,8 +196,7 @@ class Payments(PaymentsTableStore):
         return Decimal(item["total"]) if item else Decimal(0)
 
     def get(self, provider_payment_id: str) -> Payment | None:
-        item = self.table.get_item(Key=_key(provider_payment_id), ConsistentRead=True).get("Item")
-        return Payment.model_validate(item) if item else None
+        return self.read_item(Payment, _key(provider_payment_id))
 
     def by_payment_id(self, account_id: str, mode: str, payment_id: str) -> Claimed[Payment] | None:
         key = {"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"}

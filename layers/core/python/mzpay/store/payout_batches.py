@@ -16,11 +16,11 @@ from mzpay.domain.entity import Reserved
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.payout_batches import BatchLine, PayoutBatch, Status
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.aws import env
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
-from mzpay.store.transitions import Queue, applied, own_write, queued, versioned_update, write_token
+from mzpay.store.transitions import Queue, queued, versioned_update, write_token
 
 # A batch awaiting an operator's approval is also in gsi1 under this partition, from the
 # transition that makes it wait to the one that ends the wait (the operators' queue).
@@ -47,20 +47,13 @@ class PayoutBatches(PaymentsTableStore):
                 writer.put_item(Item={**_line_key(batch.batch_id, line.line), **line.model_dump(exclude_none=True)})
         self.client.transact_write_items(
             TransactItems=[
-                {
-                    "Put": {
-                        "TableName": self.name,
-                        "Item": {**_key(batch.batch_id), **batch.item()},
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
+                put_new(self.name, {**_key(batch.batch_id), **batch.item()}),
                 *event_puts(self.events_name, events),
             ]
         )
 
     def get(self, batch_id: str) -> PayoutBatch | None:
-        item = self.table.get_item(Key=_key(batch_id), ConsistentRead=True).get("Item")
-        return PayoutBatch.model_validate(item) if item else None
+        return self.read_item(PayoutBatch, _key(batch_id))
 
     def lines(self, batch_id: str) -> list[BatchLine]:
         """Every line of the batch, in upload order."""
@@ -126,23 +119,17 @@ class PayoutBatches(PaymentsTableStore):
             *counters,
             *event_puts(self.events_name, events),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
+
+        def refused(_fresh: PayoutBatch | None, exc: BaseException) -> Exception:
             reasons = [r.get("Code") for r in getattr(exc, "response", {}).get("CancellationReasons") or []]
-            fresh = self.get(batch.batch_id)
-            if own_write(fresh, token):  # an earlier attempt of this very write landed
-                assert fresh is not None
-                return fresh
             failed = [code == "ConditionalCheckFailed" for code in reasons]
             if reservation is not None and failed[1:2] == [True] and not failed[0]:
-                raise CeilingReached(reservation) from exc
-            raise ServiceError(
+                return CeilingReached(reservation)
+            return ServiceError(
                 409, "invalid_state", "The payout batch changed meanwhile (another request moved it first)."
-            ) from exc
-        return applied(batch, changes, token)
+            )
+
+        return self.transact_versioned(items, batch, changes, token, lambda: self.get(batch.batch_id), refused)
 
 
 def _stored(changes: dict[str, Any]) -> dict[str, Any]:

@@ -16,16 +16,14 @@ from mzpay.domain.errors import ServiceError
 from mzpay.domain.events import Event
 from mzpay.domain.ledger import Entry
 from mzpay.domain.payouts import Payout, Status
-from mzpay.store.aws import client, env, first_failed_item, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.aws import client, env
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import (
     Queue,
-    applied,
     claimed,
-    own_write,
     queued,
     versioned_update,
     write_token,
@@ -67,37 +65,26 @@ class Payouts(PaymentsTableStore):
             "fingerprint": payout.fingerprint,
         }
         items = [
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {
-                        **_key(payout.provider_payout_id),
-                        **payout.item(),
-                        **AWAITING_APPROVAL.keys(payout, payout.provider_payout_id),
-                    },
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
+            put_new(
+                self.name,
+                {
+                    **_key(payout.provider_payout_id),
+                    **payout.item(),
+                    **AWAITING_APPROVAL.keys(payout, payout.provider_payout_id),
+                },
+            ),
+            put_new(self.name, claim),
             *entry_items(self.name, held),  # [2] the balance update (conditional), [3] the entry
             *counter_raises(self.name, reservations, ttl),
             *event_puts(self.events_name, events),
         ]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if first == 2:
-                raise BalanceTooLow() from exc
-            if 4 <= first < 4 + len(reservations):
-                raise CeilingReached(reservations[first - 4]) from exc
-            raise PayoutIdTaken() from exc
+        self.transact_new(
+            items,
+            lambda item: BalanceTooLow() if item == 2 else CeilingReached.of(reservations, 4, item) or PayoutIdTaken(),
+        )
 
     def get(self, provider_payout_id: str) -> Payout | None:
-        item = self.table.get_item(Key=_key(provider_payout_id), ConsistentRead=True).get("Item")
-        return Payout.model_validate(item) if item else None
+        return self.read_item(Payout, _key(provider_payout_id))
 
     def by_payout_id(self, account_id: str, mode: str, payout_id: str) -> Claimed[Payout] | None:
         return claimed(self.table, {"pk": f"POID#{account_id}#{mode}", "sk": payout_id}, "provider_payout_id", self.get)
@@ -121,32 +108,28 @@ class Payouts(PaymentsTableStore):
         paying (`release`), its daily totals given back."""
         releases = counter_releases(self.name, payout.reservations, Decimal(0)) if release else []
         token = write_token()
-        try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    queued(
-                        versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
-                        payout,
-                        payout.with_changes(changes),
-                        AWAITING_APPROVAL,
-                        payout.provider_payout_id,
-                    ),
-                    *event_puts(self.events_name, events),
-                    *entry_items(self.name, entry),
-                    *releases,
-                ]
-            )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                fresh = self.get(payout.provider_payout_id)
-                if own_write(fresh, token):  # an earlier attempt of this very write landed
-                    assert fresh is not None
-                    return fresh
-                raise ServiceError(
-                    409, "invalid_state", "The payout changed meanwhile (another request moved it first)."
-                ) from exc
-            raise
-        return applied(payout, changes, token)
+        items = [
+            queued(
+                versioned_update(self.name, _key(payout.provider_payout_id), payout, changes, token),
+                payout,
+                payout.with_changes(changes),
+                AWAITING_APPROVAL,
+                payout.provider_payout_id,
+            ),
+            *event_puts(self.events_name, events),
+            *entry_items(self.name, entry),
+            *releases,
+        ]
+        return self.transact_versioned(
+            items,
+            payout,
+            changes,
+            token,
+            lambda: self.get(payout.provider_payout_id),
+            lambda _fresh, _exc: ServiceError(
+                409, "invalid_state", "The payout changed meanwhile (another request moved it first)."
+            ),
+        )
 
 
 class SettlementQueue:

@@ -23,12 +23,11 @@ from mzpay.store.aws import (
     client,
     env,
     error_code,
-    is_conditional_failure,
     newest_first,
-    table,
 )
+from mzpay.store.base import UploadsTableStore, put_new
 from mzpay.store.psp_routing import pilot_item, status_item
-from mzpay.store.transitions import applied, own_write, versioned_update, write_token
+from mzpay.store.transitions import versioned_update, write_token
 
 LIST = "PSPAPPL"
 
@@ -45,13 +44,7 @@ def _run_key(application_id: str, run_id: str) -> dict[str, str]:
     return {"pk": f"PSPAPP#{application_id}", "sk": f"RUN#{run_id}"}
 
 
-class PspApplications:
-    def __init__(self, table_name: str, bucket: str) -> None:
-        self.table = table(table_name)
-        self.client = self.table.meta.client
-        self.name = table_name
-        self.bucket = bucket
-
+class PspApplications(UploadsTableStore):
     @classmethod
     def from_env(cls) -> PspApplications:
         return cls(env("PAYMENTS_TABLE"), env("UPLOADS_BUCKET"))
@@ -61,14 +54,13 @@ class PspApplications:
         listed = {"pk": LIST, "sk": application.application_id}
         self.client.transact_write_items(
             TransactItems=[
-                {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}},
+                put_new(self.name, item),
                 {"Put": {"TableName": self.name, "Item": listed}},
             ]
         )
 
     def get(self, application_id: str) -> PspApplication | None:
-        item = self.table.get_item(Key=_key(application_id), ConsistentRead=True).get("Item")
-        return PspApplication.model_validate(item) if item else None
+        return self.read_item(PspApplication, _key(application_id))
 
     def page(self, size: int, start: dict[str, str] | None) -> tuple[list[PspApplication], dict[str, str] | None]:
         """A page of applications, newest first, and the key to continue after."""
@@ -85,17 +77,14 @@ class PspApplications:
         transaction with the `extra` items."""
         token = write_token()
         items = [versioned_update(self.name, _key(application.application_id), application, changes, token), *extra]
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            fresh = self.get(application.application_id)
-            if own_write(fresh, token):  # an earlier attempt of this very write landed
-                assert fresh is not None
-                return fresh
-            raise ApplicationMoved() from exc
-        return applied(application, changes, token)
+        return self.transact_versioned(
+            items,
+            application,
+            changes,
+            token,
+            lambda: self.get(application.application_id),
+            lambda _fresh, _exc: ApplicationMoved(),
+        )
 
     # ------------------------------------------------------------------ approval's other items
     def routing_items(self, application: PspApplication, now: str) -> list[dict[str, Any]]:
@@ -114,14 +103,13 @@ class PspApplications:
     # ------------------------------------------------------------------ certification runs
     def run_put(self, run: CertificationRun) -> dict[str, Any]:
         item = {**_run_key(run.application_id, run.run_id), **run.item()}
-        return {"Put": {"TableName": self.name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        return put_new(self.name, item)
 
     def run_update(self, run: CertificationRun, changes: dict[str, Any]) -> dict[str, Any]:
         return versioned_update(self.name, _run_key(run.application_id, run.run_id), run, changes)
 
     def run(self, application_id: str, run_id: str) -> CertificationRun | None:
-        item = self.table.get_item(Key=_run_key(application_id, run_id), ConsistentRead=True).get("Item")
-        return CertificationRun.model_validate(item) if item else None
+        return self.read_item(CertificationRun, _run_key(application_id, run_id))
 
     # ------------------------------------------------------------------ files (documents, logo)
     def keep_file(self, application_id: str, folder: str, content: bytes, media_type: str, sha256: str) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 from mzpay.domain.events import Event
 from mzpay.domain.psp_transactions import PspTransaction
-from mzpay.store.aws import env, first_failed_item, is_conditional_failure, newest_first
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.aws import env, newest_first
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 
@@ -58,14 +58,8 @@ class PspTransactions(PaymentsTableStore):
             "transaction_id": transaction.transaction_id,
         }
         items: list[dict[str, Any]] = [
-            {"Put": {"TableName": self.name, "Item": claim, "ConditionExpression": "attribute_not_exists(pk)"}},
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**_key(account, mode, transaction.transaction_id), **transaction.item()},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
+            put_new(self.name, claim),
+            put_new(self.name, {**_key(account, mode, transaction.transaction_id), **transaction.item()}),
             *counter_raises(self.name, reservations, ttl),
         ]
         if refunding is not None:
@@ -90,21 +84,16 @@ class PspTransactions(PaymentsTableStore):
                 }
             )
         items += event_puts(self.events_name, events)
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            first = first_failed_item(exc)
-            if 2 <= first < 2 + len(reservations):
-                raise CeilingReached(reservations[first - 2]) from exc
-            if refunding is not None and first == 2 + len(reservations):
-                raise RemainderTaken() from exc
-            raise ReferenceTaken() from exc
+
+        def refused(item: int) -> Exception:
+            if refunding is not None and item == 2 + len(reservations):
+                return RemainderTaken()
+            return CeilingReached.of(reservations, 2, item) or ReferenceTaken()
+
+        self.transact_new(items, refused)
 
     def get(self, account_id: str, mode: str, transaction_id: str) -> PspTransaction | None:
-        item = self.table.get_item(Key=_key(account_id, mode, transaction_id), ConsistentRead=True).get("Item")
-        return PspTransaction.model_validate(item) if item else None
+        return self.read_item(PspTransaction, _key(account_id, mode, transaction_id))
 
     def by_reference(self, account_id: str, mode: str, reference: str) -> PspTransaction | None:
         """The account's transaction with this originator_reference, if any."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from mzpay.domain.rate_limits import RateLimits, UploadLimits, upload_day
 from mzpay.store.aws import env, is_conditional_failure, table
+from mzpay.store.base import TableStore
 
 COUNTER_TTL_SECONDS = 60
 
@@ -62,15 +63,12 @@ class RateCounters:
         )
 
 
-class UploadCounters:
+class UploadCounters(TableStore):
     """Uploads counted per owner and UTC day (the table of UPLOAD_COUNTERS_TABLE: the payments
     table on the gateway and management APIs, the collection table on the collection surface):
     pk UPLOADS#<owner>#<mode>#<day>, sk UPLOADS, attributes `files`, `bytes` and `m_<minute of the
     day>`, raised by ONE conditional UpdateItem, so an upload counts against every limit or
     none. Items expire by TTL a day after theirs."""
-
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
 
     @classmethod
     def from_env(cls) -> UploadCounters:

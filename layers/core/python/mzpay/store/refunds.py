@@ -17,10 +17,10 @@ from mzpay.domain.ledger import Entry
 from mzpay.domain.payments import Payment
 from mzpay.domain.refunds import Refund
 from mzpay.store.aws import env, index_page, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
-from mzpay.store.transitions import applied, claimed, own_write, versioned_update, write_token
+from mzpay.store.transitions import claimed, versioned_update, write_token
 
 
 class RefundIdTaken(Exception):
@@ -54,25 +54,16 @@ class Refunds(PaymentsTableStore):
         charged_back = payment.charged_back_amount
         room = Decimal(payment.captured_amount) - charged_back - amount
         items = [
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {**_key(refund.provider_refund_id), **refund.item(), **_by_payment(refund)},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {
-                        "pk": f"REFID#{refund.account_id}#{refund.mode}",
-                        "sk": refund.refund_id,
-                        "provider_refund_id": refund.provider_refund_id,
-                        "fingerprint": refund.fingerprint,
-                    },
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
+            put_new(self.name, {**_key(refund.provider_refund_id), **refund.item(), **_by_payment(refund)}),
+            put_new(
+                self.name,
+                {
+                    "pk": f"REFID#{refund.account_id}#{refund.mode}",
+                    "sk": refund.refund_id,
+                    "provider_refund_id": refund.provider_refund_id,
+                    "fingerprint": refund.fingerprint,
+                },
+            ),
             {
                 "Update": {
                     "TableName": self.name,
@@ -114,8 +105,7 @@ class Refunds(PaymentsTableStore):
             raise RefundIdTaken() from exc
 
     def get(self, provider_refund_id: str) -> Refund | None:
-        item = self.table.get_item(Key=_key(provider_refund_id), ConsistentRead=True).get("Item")
-        return Refund.model_validate(item) if item else None
+        return self.read_item(Refund, _key(provider_refund_id))
 
     def of_payment(self, provider_payment_id: str, size: int = 100) -> list[Refund]:
         """The payment's refunds, oldest first (at most `size`: a payment is refunded a few times)."""
@@ -155,14 +145,11 @@ class Refunds(PaymentsTableStore):
                     }
                 }
             )
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                fresh = self.get(refund.provider_refund_id)
-                if own_write(fresh, token):  # an earlier attempt of this very write landed
-                    assert fresh is not None
-                    return fresh
-                raise ServiceError(409, "invalid_state", "The refund changed meanwhile.") from exc
-            raise
-        return applied(refund, changes, token)
+        return self.transact_versioned(
+            items,
+            refund,
+            changes,
+            token,
+            lambda: self.get(refund.provider_refund_id),
+            lambda _fresh, _exc: ServiceError(409, "invalid_state", "The refund changed meanwhile."),
+        )

@@ -18,7 +18,8 @@ from mzpay.config import optional_env
 from mzpay.domain.deliveries import Attempt, Delivery
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.webhooks import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
-from mzpay.store.aws import client, env, is_conditional_failure, table
+from mzpay.store.aws import client, env, is_conditional_failure
+from mzpay.store.base import TableStore
 
 SK = "DELIVERY"
 SLOW_SK = "ENDPOINT"
@@ -51,10 +52,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-class WebhookDeliveries:
-    def __init__(self, table_name: str) -> None:
-        self.table = table(table_name)
-
+class WebhookDeliveries(TableStore):
     @classmethod
     def from_env(cls) -> WebhookDeliveries:
         return cls(env("WEBHOOK_DELIVERIES_TABLE"))
