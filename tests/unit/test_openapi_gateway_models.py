@@ -56,6 +56,7 @@ from mzpay.domain.webhook_secrets import SecretVersion
 from mzpay.openapi import gateway as answers
 from mzpay.openapi.gateway import ROUTES
 from mzpay.steps.admission import stored_source
+from mzpay.steps.checkouts import create_checkout as open_checkout
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import apply_outcome, close, payment_event, provider_call, waiting
 from mzpay.store.directory import Account, ApiKey
@@ -385,7 +386,7 @@ def test_a_checkout_its_cancel_and_its_expiry_answer_snapshots(world: World) -> 
     assert created.money.amount == "250.00"
     canceled = valid(payment_answers.PaymentSnapshot, checkout.cancel(merchant(), created.provider_payment_id))
     assert (canceled.status, canceled.expires_at) == ("canceled", None)
-    linked = checkout.create_checkout(
+    linked = open_checkout(  # as a collection request's payment link opens it
         merchant(), request, "https://pay.example", {"biller": "EDM"}, ["mpesa"], "01JD00000000000000000000CR"
     )
     assert valid(payment_answers.PaymentSnapshot, linked).collection_request_id == "01JD00000000000000000000CR"
@@ -460,8 +461,7 @@ def test_bank_payouts_failures_cancels_and_rejections(world: World) -> None:
     assert (failed.status, failed.failure_code) == ("failed", "payout_declined")
     pending = payout_cases.create_payout(merchant(), payout_request(DESTINATIONS["manual"]))
     assert (
-        valid(payout_answers.Payout, payout_cases.cancel(merchant(), pending["provider_payout_id"])).status
-        == "canceled"
+        valid(payout_answers.Payout, payout_cases.cancel(merchant(), pending.provider_payout_id)).status == "canceled"
     )
     world.limits.value = PayoutLimits(approval_threshold={"MZN": Decimal("1000")})
     waiting_one = valid(
@@ -565,7 +565,9 @@ def test_client_certificates_and_the_mtls_switch(world: World) -> None:
     made = valid(access_answers.ClientCertificate, client_certs.issue(merchant(), None))
     assert made.private_key is not None
     from_csr = client_certs.issue(merchant(), csr_of(ec.generate_private_key(ec.SECP256R1())))
-    assert "private_key" not in from_csr and valid(access_answers.ClientCertificate, from_csr).private_key is None
+    assert (
+        "private_key" not in from_csr.wire() and valid(access_answers.ClientCertificate, from_csr).private_key is None
+    )
     assert valid(access_answers.MtlsSetting, client_certs.mtls(merchant())).required is False
     assert valid(access_answers.MtlsSetting, client_certs.set_mtls(merchant(), True, made.certificate)).required is True
     assert valid(access_answers.MtlsSetting, client_certs.mtls(merchant())).required is True
