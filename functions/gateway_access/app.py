@@ -5,6 +5,7 @@ the account's switch)."""
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.access import ApiKey, ClientCertificate, MtlsSetting, RolledApiKey, WebhookEndpoint
+from mzpay.answers.service import Health
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import api_docs
 from mzpay.http.authorizers import client_certificate
@@ -28,11 +29,11 @@ api_docs.add_routes(app, "gateway")
 
 
 @app.get("/health")
-def health() -> dict[str, str]:
+def health() -> Health:
     """Check the API is up
 
     Answers the service region and the version; needs no key."""
-    return health_report("gateway")
+    return Health.of(health_report("gateway"))
 
 
 @app.get("/v1/api-keys/current")

@@ -9,25 +9,22 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers.base import ULID, Amount, Answer, Mode, Timestamp, examples, sometimes
-from mzpay.answers.payments import Network
+from mzpay.answers.partners import PartyBank
+from mzpay.answers.payments import SourceWallet
 
 PayoutStatus = Literal["waiting_for_approval", "pending", "in_transit", "paid", "failed", "canceled", "rejected"]
 BatchStatus = Literal["open", "closed", "awaiting_approval", "released", "sent", "rejected"]
 
 
 # ---------------------------------------------------------------- payouts
-class DestinationWallet(Answer):
+class DestinationWallet(SourceWallet):
     """The recipient's mobile wallet."""
 
-    network: Network = Field(description="The wallet's network.")
     phone_number: str = Field(description="The recipient's number in E.164, shown in full.")
 
 
-class DestinationBank(Answer):
+class DestinationBank(PartyBank):
     """The beneficiary's bank account."""
-
-    name: str = Field(description="The account holder's name.")
-    account: str = Field(description="The NIB, every digit but the last four shown as *.")
 
 
 class DestinationManual(Answer):
