@@ -187,11 +187,11 @@ def _authorizer_rows() -> list[dict[str, Any]]:
     key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], [])["key"]
     client = oauth.create_client(account["id"], "test", ["payments:read"], None, None, [])
     request = TokenRequest("client_credentials", None, client["client_id"], client["client_secret"])
-    token = oauth.issue_token(request, "https://bench.example/oauth/token")["access_token"]
+    token = oauth.issue_token(request, "https://bench.example/oauth/token").access_token
     strict = access.create_account("Bench mTLS", "mz")
     strict_key = access.create_api_key(strict["id"], "test", ["payments:read"], None, [], [])["key"]
     os.environ.setdefault("CLIENT_CA_SECRET", "mzpay/mz/client-ca")
-    certificate = client_certs.issue(Principal.of_account(strict["id"], "test"), None)["certificate"]
+    certificate = client_certs.issue(Principal.of_account(strict["id"], "test"), None).certificate
     stored = deps.directory().get_account(strict["id"])
     assert stored is not None
     deps.client_certs().set_mtls(strict["id"], True, stored.version)

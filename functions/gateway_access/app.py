@@ -2,8 +2,10 @@
 (current, roll), the account's endpoint for its own events, and mutual TLS (client certificates,
 the account's switch)."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.access import ApiKey, ClientCertificate, MtlsSetting, RolledApiKey, WebhookEndpoint
+from mzpay.answers.service import Health
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import api_docs
 from mzpay.http.authorizers import client_certificate
@@ -27,15 +29,15 @@ api_docs.add_routes(app, "gateway")
 
 
 @app.get("/health")
-def health() -> dict[str, str]:
+def health() -> Health:
     """Check the API is up
 
     Answers the service region and the version; needs no key."""
-    return health_report("gateway")
+    return Health.of(health_report("gateway"))
 
 
 @app.get("/v1/api-keys/current")
-def current_api_key() -> dict[str, Any]:
+def current_api_key() -> ApiKey:
     """Read the calling API key
 
     Its id, mode, scopes, allowlists and expiry, never the secret. An OAuth access token is
@@ -46,7 +48,7 @@ def current_api_key() -> dict[str, Any]:
 @app.post("/v1/api-keys/<key_id>/roll")
 @requires("api_keys:write")
 @errors("already_rolled")
-def roll_api_key(key_id: str, body: Annotated[RollApiKey | None, Body()] = None) -> Response[dict[str, Any]]:
+def roll_api_key(key_id: str, body: Annotated[RollApiKey | None, Body()] = None) -> Response[RolledApiKey]:
     """Roll an API key
 
     Issues a new secret with the same scopes and settings; the old one keeps working for
@@ -56,7 +58,7 @@ def roll_api_key(key_id: str, body: Annotated[RollApiKey | None, Body()] = None)
 
 
 @app.get("/v1/webhook-endpoint")
-def get_webhook_endpoint() -> dict[str, Any]:
+def get_webhook_endpoint() -> WebhookEndpoint:
     """Read the account's endpoint for its own events
 
     Where events about the account itself (a key revoked by secret scanning, say) are posted."""
@@ -66,7 +68,7 @@ def get_webhook_endpoint() -> dict[str, Any]:
 @app.put("/v1/webhook-endpoint")
 @requires("api_keys:write")
 @errors("invalid_callback_url")
-def set_webhook_endpoint(body: Annotated[WebhookEndpointIn, Body()]) -> dict[str, Any]:
+def set_webhook_endpoint(body: Annotated[WebhookEndpointIn, Body()]) -> WebhookEndpoint:
     """Set the account's endpoint for its own events
 
     An https URL that receives the account's own events, signed like every webhook."""
@@ -75,14 +77,14 @@ def set_webhook_endpoint(body: Annotated[WebhookEndpointIn, Body()]) -> dict[str
 
 @app.delete("/v1/webhook-endpoint")
 @requires("api_keys:write")
-def delete_webhook_endpoint() -> dict[str, Any]:
+def delete_webhook_endpoint() -> WebhookEndpoint:
     """Remove the account's endpoint for its own events"""
     return account_endpoints.remove(merchant())
 
 
 @app.post("/v1/client-certificates")
 @requires("api_keys:write")
-def issue_client_certificate(body: Annotated[ClientCertificateIn, Body()]) -> Response[dict[str, Any]]:
+def issue_client_certificate(body: Annotated[ClientCertificateIn, Body()]) -> Response[ClientCertificate]:
     """Issue a client certificate for mutual TLS
 
     Signed by the region's client CA from your CSR (RSA 2048+ or EC P-256/P-384); without a CSR
@@ -91,7 +93,7 @@ def issue_client_certificate(body: Annotated[ClientCertificateIn, Body()]) -> Re
 
 
 @app.get("/v1/mtls")
-def get_mtls() -> dict[str, Any]:
+def get_mtls() -> MtlsSetting:
     """Read whether the account requires client certificates"""
     return client_certs.mtls(merchant())
 
@@ -99,7 +101,7 @@ def get_mtls() -> dict[str, Any]:
 @app.put("/v1/mtls")
 @requires("api_keys:write")
 @errors("client_certificate_required", "invalid_state")
-def set_mtls(body: Annotated[MtlsIn, Body()]) -> dict[str, Any]:
+def set_mtls(body: Annotated[MtlsIn, Body()]) -> MtlsSetting:
     """Require (or stop requiring) client certificates
 
     Turning it on must itself present one of the account's certificates, so that you cannot

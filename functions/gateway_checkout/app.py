@@ -1,7 +1,8 @@
 """Gateway API: hosted checkout (POST /v1/payments, cancel), manual payments and the payer's page."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.payments import PaymentSnapshot
 from mzpay.domain.charges import CheckoutRequest
 from mzpay.domain.checkout_offer import PayerChoice
 from mzpay.domain.errors import ServiceError
@@ -38,7 +39,7 @@ PAYMENT_REFUSALS = (  # of a new checkout or manual payment
 @requires("payments:write")
 @idempotent(app)
 @errors(*PAYMENT_REFUSALS, "unsupported_currency", "not_supported")
-def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[str, Any]]:
+def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[PaymentSnapshot]:
     """Create a hosted checkout payment
 
     A payment the payer completes on the service's page: send them to `checkout_url`. Its
@@ -52,7 +53,7 @@ def create_checkout(body: Annotated[CheckoutRequest, Body()]) -> Response[dict[s
 @requires("payments:write")
 @idempotent(app)
 @errors("invalid_state")
-def cancel_payment(payment_id: str) -> dict[str, Any]:
+def cancel_payment(payment_id: str) -> PaymentSnapshot:
     """Cancel an unpaid payment
 
     A hosted checkout the payer has not paid, or a manual payment while it is pending."""
@@ -63,7 +64,7 @@ def cancel_payment(payment_id: str) -> dict[str, Any]:
 @requires("payments:write")
 @idempotent(app)
 @errors(*PAYMENT_REFUSALS, "invalid_request")
-def record_manual_payment(body: Annotated[ManualPaymentRequest, Body()]) -> Response[dict[str, Any]]:
+def record_manual_payment(body: Annotated[ManualPaymentRequest, Body()]) -> Response[PaymentSnapshot]:
     """Record a manual payment
 
     Cash or a bank deposit the merchant received outside the providers, with its evidence (text
@@ -77,7 +78,7 @@ def record_manual_payment(body: Annotated[ManualPaymentRequest, Body()]) -> Resp
 @app.put("/v1/payments/<payment_id>/evidence")
 @requires("payments:write")
 @errors("invalid_state", "invalid_request")
-def change_manual_payment_evidence(payment_id: str, body: Annotated[EvidenceRequest, Body()]) -> dict[str, Any]:
+def change_manual_payment_evidence(payment_id: str, body: Annotated[EvidenceRequest, Body()]) -> PaymentSnapshot:
     """Replace a manual payment's evidence
 
     Only while it is pending: afterwards the evidence cannot change (409 invalid_state)."""
@@ -106,7 +107,7 @@ def checkout_receipt(payment_id: str) -> Response[str]:
     A printable page (HTML, for people) once money has moved: who was paid, how much, how
     (masked), the provider's reference and the date in Maputo time."""
     answer, payment = hosted.checkout_receipt(payment_id)
-    return receipts.receipt_page(answer, payment.checkout_url or "", app.current_event)
+    return receipts.receipt_page(answer.model_dump(), payment.checkout_url or "", app.current_event)
 
 
 @app.post("/checkout/<payment_id>/pay")

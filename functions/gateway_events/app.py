@@ -1,12 +1,13 @@
 """Gateway API: events and the webhook signature check."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
-from mzpay.answers.events import Event, EventList
+from mzpay.answers.events import Event, EventList, WebhookVerification
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
 from mzpay.http.principal import merchant, requires
+from mzpay.http.resolver import dumps, to_response
 from mzpay.lazy import deferred
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def read_event(event_id: str) -> Event:
 
 @app.post("/v1/admin/webhooks/verify")
 @errors("signature_invalid", "signature_timestamp_outside_tolerance", shape="SignatureRefusal")
-def verify_webhook_signature() -> Response[dict[str, Any]]:
+def verify_webhook_signature() -> Response[WebhookVerification]:
     """Check a webhook's signature
 
     Send a delivery's raw body and its `Service-Signature` header: answered with the time it
@@ -56,8 +57,8 @@ def verify_webhook_signature() -> Response[dict[str, Any]]:
             (request.decoded_body or "").encode(),
         )
     except events.SignatureRefused as refused:
-        return Response(401, "application/json", refused.body())
-    return Response(200, "application/json", answer)
+        return Response(401, "application/json", dumps(refused.body()))  # the SignatureRefusal shape
+    return to_response(answer)
 
 
 lambda_handler = gateway_handler(app)

@@ -1,8 +1,9 @@
 """Gateway API: the OAuth 2.0 token endpoint (client credentials; no authorizer: the client
 authenticates in the request itself). Errors in OAuth's format, never problem documents."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mzpay.answers.access import OAuthToken
 from mzpay.http import oauth_form
 from mzpay.http.authorizers import client_certificate
 from mzpay.http.errors import Surface
@@ -23,7 +24,7 @@ app = create_resolver(Surface.OAUTH)
 
 @app.post("/oauth/token")
 @errors("invalid_client", "invalid_scope", "unsupported_grant_type", "client_certificate_required")
-def token() -> Response[dict[str, Any]]:
+def token() -> Response[OAuthToken]:
     """Get an OAuth 2.0 access token
 
     Client credentials only (`grant_type=client_credentials`, a form): authenticate with the

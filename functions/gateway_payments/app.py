@@ -1,7 +1,8 @@
 """Gateway API: methods, charges (create, capture, void, complete-action) and payment reads."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
 from mzpay.answers.receipts import Receipt
 from mzpay.domain.charges import ChargeRequest
 from mzpay.entry import gateway_app, gateway_handler
@@ -23,7 +24,7 @@ app = gateway_app()
 
 
 @app.get("/methods")
-def list_methods() -> dict[str, Any]:
+def list_methods() -> MethodList:
     """List the payment methods and their currencies
 
     What a charge's `source` may be on this account: mobile wallets (M-Pesa, e-Mola, mKesh),
@@ -59,7 +60,7 @@ def list_methods() -> dict[str, Any]:
     "pilot_limit",
     "no_route",
 )
-def create_charge(body: Annotated[ChargeRequest, Body()]) -> dict[str, Any]:
+def create_charge(body: Annotated[ChargeRequest, Body()]) -> ChargeResult:
     """Create a charge
 
     Takes money from a mobile wallet or a card (as an acquirer token). Inspect `status` and
@@ -73,7 +74,7 @@ def create_charge(body: Annotated[ChargeRequest, Body()]) -> dict[str, Any]:
 @requires("payments:write")
 @idempotent(app)
 @errors("invalid_amount", "invalid_currency", "invalid_state")
-def capture_charge(payment_id: str, body: Annotated[Capture | None, Body()] = None) -> dict[str, Any]:
+def capture_charge(payment_id: str, body: Annotated[Capture | None, Body()] = None) -> ChargeResult:
     """Capture an authorised charge
 
     All of it, or `amount` of it (a partial capture releases the rest)."""
@@ -85,7 +86,7 @@ def capture_charge(payment_id: str, body: Annotated[Capture | None, Body()] = No
 @requires("payments:write")
 @idempotent(app)
 @errors("invalid_state")
-def void_charge(payment_id: str) -> dict[str, Any]:
+def void_charge(payment_id: str) -> ChargeResult:
     """Void an authorised charge
 
     Releases the held funds; the payment ends `canceled`."""
@@ -95,7 +96,7 @@ def void_charge(payment_id: str) -> dict[str, Any]:
 @app.post("/charges/<payment_id>/complete-action")
 @requires("payments:write")
 @errors("missing_otp", "invalid_otp", "invalid_amount", "invalid_request", "invalid_state")
-def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body()] = None) -> dict[str, Any]:
+def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body()] = None) -> ChargeResult:
     """Tell the service the payer finished a step
 
     The step `next_action` asked for: an OTP (`otp`), an open amount the payer chose
@@ -107,7 +108,7 @@ def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body
 @app.get("/payments/<payment_id>")
 @app.get("/v1/payments/<payment_id>")
 @requires("payments:read")
-def read_payment(payment_id: str) -> dict[str, Any]:
+def read_payment(payment_id: str) -> PaymentSnapshot:
     """Read a payment
 
     Its current state: poll it while `next_action.type` is `poll`, or read it to reconcile

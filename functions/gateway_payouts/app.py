@@ -1,7 +1,9 @@
 """Gateway API: payouts, payout batches and name lookups."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.name_lookups import NameLookup
+from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.domain.name_lookups import NameLookupRequest
 from mzpay.domain.payout_batches import PayoutBatchRequest
 from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
@@ -39,7 +41,7 @@ REFUSALS = (  # of any payout (a wallet payout may also break the network's phon
 @requires("payouts:write")
 @idempotent(app)
 @errors(*REFUSALS, "invalid_phone", "missing_phone", "amount_too_low", "amount_too_high", "unsupported_currency")
-def create_payout(body: Annotated[PayoutRequest, Body()]) -> dict[str, Any]:
+def create_payout(body: Annotated[PayoutRequest, Body()]) -> Payout:
     """Send a payout
 
     Money from the account's balance to a mobile wallet or a bank account. Answered `pending`
@@ -52,7 +54,7 @@ def create_payout(body: Annotated[PayoutRequest, Body()]) -> dict[str, Any]:
 @requires("payouts:write")
 @idempotent(app)
 @errors(*REFUSALS)
-def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> dict[str, Any]:
+def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> Payout:
     """Send a bank payout
 
     A payout to a beneficiary's bank account (NIB), as POST /payouts answers it."""
@@ -63,7 +65,7 @@ def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> dict[str, 
 @app.get("/payouts/<payout_id>")
 @app.get("/v1/payouts/<payout_id>")
 @requires("payouts:read")
-def read_payout(payout_id: str) -> dict[str, Any]:
+def read_payout(payout_id: str) -> Payout:
     """Read a payout"""
     return payouts.read_payout(merchant(), payout_id)
 
@@ -72,7 +74,7 @@ def read_payout(payout_id: str) -> dict[str, Any]:
 @requires("payouts:write")
 @idempotent(app)
 @errors("invalid_state")
-def cancel_payout(payout_id: str) -> dict[str, Any]:
+def cancel_payout(payout_id: str) -> Payout:
     """Cancel a payout
 
     While it is pending or awaiting approval; the held money returns to the balance."""
@@ -83,7 +85,7 @@ def cancel_payout(payout_id: str) -> dict[str, Any]:
 @requires("payouts:write")
 @idempotent(app)
 @errors("invalid_currency", "invalid_callback_url")
-def create_payout_batch(body: Annotated[PayoutBatchRequest, Body()]) -> dict[str, Any]:
+def create_payout_batch(body: Annotated[PayoutBatchRequest, Body()]) -> PayoutBatch:
     """Upload a payout batch
 
     Up to 1000 payouts (each line what POST /payouts takes) in one currency. Every line is
@@ -94,7 +96,7 @@ def create_payout_batch(body: Annotated[PayoutBatchRequest, Body()]) -> dict[str
 
 @app.get("/v1/payout-batches/<batch_id>")
 @requires("payouts:read")
-def read_payout_batch(batch_id: str) -> dict[str, Any]:
+def read_payout_batch(batch_id: str) -> PayoutBatch:
     """Read a payout batch
 
     Its status, totals, the report of refused lines and, once sent, the payout made for each
@@ -106,7 +108,7 @@ def read_payout_batch(batch_id: str) -> dict[str, Any]:
 @requires("payouts:write")
 @idempotent(app)
 @errors("invalid_state")
-def close_payout_batch(batch_id: str) -> dict[str, Any]:
+def close_payout_batch(batch_id: str) -> PayoutBatch:
     """Close a payout batch
 
     An open batch is frozen as its report shows it (only its accepted lines will be paid), ready
@@ -118,7 +120,7 @@ def close_payout_batch(batch_id: str) -> dict[str, Any]:
 @requires("payouts:write")
 @idempotent(app)
 @errors("invalid_state", "insufficient_balance", "limit_exceeded")
-def release_payout_batch(batch_id: str) -> dict[str, Any]:
+def release_payout_batch(batch_id: str) -> PayoutBatch:
     """Release a payout batch
 
     A closed batch is `released` and sent at once through the settlement queue (each accepted
@@ -130,7 +132,7 @@ def release_payout_batch(batch_id: str) -> dict[str, Any]:
 @app.post("/v1/name-lookups")
 @requires("payouts:write")
 @errors("invalid_phone", "invalid_account", "not_supported", "no_connector_binding", "upstream_error")
-def create_name_lookup(body: Annotated[NameLookupRequest, Body()]) -> dict[str, Any]:
+def create_name_lookup(body: Annotated[NameLookupRequest, Body()]) -> NameLookup:
     """Look up an account holder's name
 
     Before a payout: the masked name the provider knows for a wallet number or NIB, or
@@ -141,7 +143,7 @@ def create_name_lookup(body: Annotated[NameLookupRequest, Body()]) -> dict[str, 
 @app.post("/v1/name-lookups/<lookup_id>/select")
 @requires("payouts:write")
 @errors("invalid_state")
-def select_name(lookup_id: str, body: Annotated[SelectCandidate, Body()]) -> dict[str, Any]:
+def select_name(lookup_id: str, body: Annotated[SelectCandidate, Body()]) -> NameLookup:
     """Choose the holder of an ambiguous lookup (once)"""
     return name_lookups.select(merchant(), lookup_id, body.candidate_id)
 

@@ -1,9 +1,10 @@
 """Gateway API: refunds, disputes and the balance."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.balance import Balance
 from mzpay.answers.disputes import Dispute, DisputeList
+from mzpay.answers.refunds import RefundResult
 from mzpay.domain.evidence import EvidenceRequest
 from mzpay.domain.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_app, gateway_handler
@@ -36,7 +37,7 @@ REFUSALS = (  # of a refund, by either route
 @requires("refunds:write")
 @idempotent(app)
 @errors(*REFUSALS)
-def create_refund(body: Annotated[RefundRequest, Body()]) -> dict[str, Any]:
+def create_refund(body: Annotated[RefundRequest, Body()]) -> RefundResult:
     """Refund a payment
 
     All of a succeeded payment, or `amount` of what is left to refund. The refund is answered
@@ -49,7 +50,7 @@ def create_refund(body: Annotated[RefundRequest, Body()]) -> dict[str, Any]:
 @requires("refunds:write")
 @idempotent(app)
 @errors(*REFUSALS)
-def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] = None) -> dict[str, Any]:
+def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] = None) -> RefundResult:
     """Refund a payment (by its path)
 
     As POST /refunds, with the payment in the path and the body optional (all of it)."""
@@ -60,7 +61,7 @@ def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] =
 
 @app.get("/v1/refunds/<refund_id>")
 @requires("payments:read")
-def read_refund(refund_id: str) -> dict[str, Any]:
+def read_refund(refund_id: str) -> RefundResult:
     """Read a refund"""
     return refunds.read_refund(merchant(), refund_id)
 

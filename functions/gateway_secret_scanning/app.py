@@ -3,6 +3,7 @@ provider's signature over its raw body)."""
 
 from typing import TYPE_CHECKING
 
+from mzpay.answers.service import SecretScanningLabels
 from mzpay.domain.secret_scanning import FORWARDED_HEADER, KEY_ID_HEADER, SIGNATURE_HEADER
 from mzpay.http.body import raw_body
 from mzpay.http.errors import Surface
@@ -22,7 +23,7 @@ app = create_resolver(Surface.GATEWAY)
 
 @app.post("/secret-scanning/<provider>")
 @errors("invalid_signature")
-def report(provider: str) -> list[dict[str, str]]:
+def report(provider: str) -> SecretScanningLabels:
     """Receive a secret-scanning report
 
     A code host's report of tokens found in public code, signed by the provider. A live API

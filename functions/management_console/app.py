@@ -202,7 +202,7 @@ def account_disputes(account_id: str) -> Response[str]:
 @console.page(app)
 def dispute(dispute_id: str) -> Response[str]:
     """A dispute, with the decision form while it is open."""
-    return show("dispute.html", dispute=disputes.read_for_operator(dispute_id))
+    return show("dispute.html", dispute=disputes.read_for_operator(dispute_id).wire())
 
 
 @app.post("/console/disputes/<dispute_id>/decide", **HTML)

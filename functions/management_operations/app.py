@@ -3,7 +3,10 @@ identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.disputes import Dispute
 from mzpay.answers.management_audit import IdentityProviderAuditList
+from mzpay.answers.payments import PaymentSnapshot
+from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
@@ -87,7 +90,7 @@ def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) 
 
 @app.post("/v1/payouts/<payout_id>/approve")
 @errors("wrong_region", "invalid_state")
-def approve_payout(payout_id: str) -> dict[str, Any]:
+def approve_payout(payout_id: str) -> Payout:
     """Approve a payout
 
     A payout waiting for approval goes on to settlement."""
@@ -96,7 +99,7 @@ def approve_payout(payout_id: str) -> dict[str, Any]:
 
 @app.post("/v1/payouts/<payout_id>/reject")
 @errors("wrong_region", "invalid_state")
-def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> dict[str, Any]:
+def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> Payout:
     """Reject a payout
 
     A payout waiting for approval is refused with `reason`; its held money comes back."""
@@ -105,7 +108,7 @@ def reject_payout(payout_id: str, body: Annotated[RejectPayout, Body()]) -> dict
 
 @app.post("/v1/payout-batches/<batch_id>/approve")
 @errors("wrong_region", "invalid_state")
-def approve_payout_batch(batch_id: str) -> dict[str, Any]:
+def approve_payout_batch(batch_id: str) -> PayoutBatch:
     """Approve a payout batch
 
     A batch awaiting approval is released; its payouts are made at once through the settlement
@@ -115,7 +118,7 @@ def approve_payout_batch(batch_id: str) -> dict[str, Any]:
 
 @app.post("/v1/payout-batches/<batch_id>/reject")
 @errors("wrong_region", "invalid_state")
-def reject_payout_batch(batch_id: str, body: Annotated[RejectPayout, Body()]) -> dict[str, Any]:
+def reject_payout_batch(batch_id: str, body: Annotated[RejectPayout, Body()]) -> PayoutBatch:
     """Reject a payout batch
 
     A batch awaiting approval is refused with `reason`: none of its payouts is made, and its
@@ -159,7 +162,7 @@ def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Bod
 
 @app.post("/v1/disputes")
 @errors("not_found", "wrong_region", "invalid_state", "invalid_amount", "invalid_currency")
-def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[str, Any]]:
+def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[Dispute]:
     """Open a dispute
 
     On an account's succeeded payment (a chargeback its provider reported): the disputed money
@@ -171,14 +174,14 @@ def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[s
 
 @app.get("/v1/disputes/<dispute_id>")
 @errors("not_found", "wrong_region")
-def read_dispute(dispute_id: str) -> dict[str, Any]:
+def read_dispute(dispute_id: str) -> Dispute:
     """Read a dispute"""
     return disputes.read_for_operator(dispute_id)
 
 
 @app.post("/v1/disputes/<dispute_id>/decide")
 @errors("not_found", "wrong_region", "invalid_state")
-def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()]) -> dict[str, Any]:
+def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()]) -> Dispute:
     """Decide a dispute
 
     `won` gives the held money back to the merchant, `lost` pays it to the payer; only an open
@@ -189,7 +192,7 @@ def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()
 
 @app.post("/v1/payments/<payment_id>/confirm")
 @errors("not_found", "wrong_region", "invalid_state")
-def confirm_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> dict[str, Any]:
+def confirm_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> PaymentSnapshot:
     """Confirm a manual payment
 
     Its evidence holds: the payment succeeds and its money enters the merchant's balance; only
@@ -200,7 +203,7 @@ def confirm_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()
 
 @app.post("/v1/payments/<payment_id>/reject")
 @errors("not_found", "wrong_region", "invalid_state")
-def reject_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> dict[str, Any]:
+def reject_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]) -> PaymentSnapshot:
     """Reject a manual payment
 
     Its evidence does not hold: the payment fails (`manual_payment_rejected`); only while

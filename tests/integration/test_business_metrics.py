@@ -77,8 +77,8 @@ def test_a_charge_is_counted_by_its_answer_once_and_its_refund_by_its_outcome(
     request = charge_request(str(ULID()))
     paid = charges.create_charge(merchant(), request)
     assert charges.create_charge(merchant(), request) == paid  # the replay of the same request
-    refund = refunds.create_refund(merchant(), paid["provider_payment_id"], str(ULID()), None, None)
-    assert (paid["status"], refund["status"]) == ("succeeded", "succeeded")
+    refund = refunds.create_refund(merchant(), paid.provider_payment_id, str(ULID()), None, None)
+    assert (paid.status, refund.status) == ("succeeded", "succeeded")
     assert counts(capsys.readouterr().out) == [
         ("PaymentOutcomes", {"outcome": "succeeded", "mode": "test"}),  # the provider's answer applied
         ("Charges", {"outcome": "succeeded", "mode": "test"}),  # the charge's answer
@@ -91,7 +91,7 @@ def test_a_payment_that_ends_unpaid_is_counted_by_how_it_ended(
     functions: ProvisionedStack, capsys: pytest.CaptureFixture[str]
 ) -> None:
     opened = create_checkout(merchant(), CheckoutRequest(amount="75.00", currency="MZN"), "https://gw.example/prod")
-    assert checkout.cancel(merchant(), opened["provider_payment_id"])["status"] == "canceled"
+    assert checkout.cancel(merchant(), opened["provider_payment_id"]).status == "canceled"
     assert counts(capsys.readouterr().out) == [("PaymentOutcomes", {"outcome": "canceled", "mode": "test"})]
 
 
@@ -111,8 +111,8 @@ def test_a_payout_is_counted_when_its_provider_answer_is_applied(
         }
     )
     created = payouts.create_payout(payer(), request)
-    assert created["status"] == "pending"
-    payouts.settle(created["provider_payout_id"])
+    assert created.status == "pending"
+    payouts.settle(created.provider_payout_id)
     assert counts(capsys.readouterr().out) == [
         ("PaymentOutcomes", {"outcome": "succeeded", "mode": "test"}),
         ("Charges", {"outcome": "succeeded", "mode": "test"}),

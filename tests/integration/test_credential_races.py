@@ -63,7 +63,7 @@ def test_two_racing_mtls_switches_from_one_read_land_once(with_ca: Any, monkeypa
         results = race(2, lambda _: client_certs.set_mtls(principal(), False, None))
     landed = [value for kind, value in results if kind == "ok"]
     lost = [value for kind, value in results if kind == "error"]
-    assert landed == [{"account_id": ACCOUNT_ID, "required": False}]
+    assert [answer.wire() for answer in landed] == [{"account_id": ACCOUNT_ID, "required": False}]
     assert [(e.status, e.code) for e in lost if isinstance(e, ServiceError)] == [(409, "invalid_state")]
     after = deps.directory().get_account(ACCOUNT_ID)
     assert after is not None and after.version == before.version + 1
@@ -73,9 +73,9 @@ def test_the_first_issuances_of_a_region_share_one_ca(with_ca: Any) -> None:
     issued = race(3, lambda _: client_certs.issue(principal(), None))
     assert all(kind == "ok" for kind, _ in issued), issued
     stored = boto3.client("secretsmanager", region_name=REGION).get_secret_value(SecretId=CA_SECRET)["SecretString"]
-    cas = {answer["ca_certificate"] for _, answer in issued}
+    cas = {answer.ca_certificate for _, answer in issued}
     assert cas == {json.loads(stored)["certificate"]}
-    ca = x509.load_pem_x509_certificate(issued[0][1]["ca_certificate"].encode())
+    ca = x509.load_pem_x509_certificate(issued[0][1].ca_certificate.encode())
     for _, answer in issued:
-        x509.load_pem_x509_certificate(answer["certificate"].encode()).verify_directly_issued_by(ca)
+        x509.load_pem_x509_certificate(answer.certificate.encode()).verify_directly_issued_by(ca)
     assert deps.client_certs().count_of(ACCOUNT_ID) == 3

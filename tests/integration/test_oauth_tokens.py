@@ -43,7 +43,7 @@ def secret_client(**options: Any) -> dict[str, Any]:
 
 def token_for(client: dict[str, Any], scope: str | None = None) -> str:
     request = TokenRequest("client_credentials", scope, client["client_id"], client["client_secret"])
-    return str(oauth.issue_token(request, TOKEN_URL)["access_token"])
+    return oauth.issue_token(request, TOKEN_URL).access_token
 
 
 def test_a_token_is_allowed_like_a_key_of_its_client(authorizer: Any) -> None:
@@ -125,7 +125,7 @@ def test_racing_uses_of_one_assertion_get_one_token(authorizer: Any) -> None:
         results = race(4, lambda _: oauth.issue_token(request, TOKEN_URL))
     tokens = [value for kind, value in results if kind == "ok"]
     refusals = [value for kind, value in results if kind == "error"]
-    assert len(tokens) == 1 and tokens[0]["access_token"].startswith("mzt_test_")
+    assert len(tokens) == 1 and tokens[0].access_token.startswith("mzt_test_")
     assert [(r.status, r.code, r.message) for r in refusals] == [
         (401, "invalid_client", "This assertion was used before (its jti): sign a new one for each request.")
     ] * 3
@@ -202,10 +202,10 @@ def test_a_bound_token_stops_with_its_certificate(authorizer: Any) -> None:
     client = secret_client()
     request = TokenRequest("client_credentials", "payments:read", client["client_id"], client["client_secret"])
     answer = oauth.issue_token(request, TOKEN_URL, pem)
-    assert answer["cnf"] == {"x5t#S256": thumbprint(fingerprint)}
-    stored = deps.oauth().token_by_hash(key_hash(answer["access_token"], key_pepper()))
-    assert stored is not None and stored.cnf == answer["cnf"]  # the token's record carries it
-    event = auth_event(f"Bearer {answer['access_token']}")
+    assert answer.cnf == {"x5t#S256": thumbprint(fingerprint)}
+    stored = deps.oauth().token_by_hash(key_hash(answer.access_token, key_pepper()))
+    assert stored is not None and stored.cnf == answer.cnf  # the token's record carries it
+    event = auth_event(f"Bearer {answer.access_token}")
     event["requestContext"]["identity"]["clientCert"] = {"clientCertPem": pem}
     assert authorizer(event, None)["policyDocument"] == policy("Allow")
     gone = "The client certificate this access token is bound to is no longer valid for this account."

@@ -16,6 +16,7 @@ from ulid import ULID
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
+from mzpay.answers.payments import ChargeResult
 from mzpay.cases import charges, refunds
 from mzpay.cases import expiry as sweep
 from mzpay.connectors.base import NOT_RECEIVED, ProviderCall, ProviderResult
@@ -156,11 +157,11 @@ def test_a_retry_within_the_lease_is_asked_to_wait_and_one_after_it_finishes_the
     assert calls.charges == 0
     lease_ended(monkeypatch)
     finished = charges.create_charge(merchant(), charge_request(payment_id))
-    assert finished["provider_payment_id"] == stored.provider_payment_id
-    assert (finished["status"], finished["captured_amount"], calls.charges) == ("succeeded", "150.00", 1)
+    assert finished.provider_payment_id == stored.provider_payment_id
+    assert (finished.status, finished.captured_amount, calls.charges) == ("succeeded", "150.00", 1)
     assert events_of(stored.provider_payment_id) == ["payment.created", "payment.succeeded"]
     again = charges.create_charge(merchant(), charge_request(payment_id))
-    assert (again["status"], calls.charges) == ("succeeded", 1)
+    assert (again.status, calls.charges) == ("succeeded", 1)
     final = deps.payments().get(stored.provider_payment_id)
     assert final is not None and final.submit_lease_until is None
 
@@ -222,11 +223,11 @@ def test_a_provider_that_can_be_asked_is_asked_first_retry_submits_the_sweep_fai
     assert events_of(swept.provider_payment_id) == ["payment.created", "payment.failed"]
 
 
-def half_made_refund(calls: Calls, refund_id: str) -> tuple[dict[str, Any], Refund]:
+def half_made_refund(calls: Calls, refund_id: str) -> tuple[ChargeResult, Refund]:
     paid = charges.create_charge(merchant(), charge_request(str(ULID())))
     calls.fail_next = True
     with pytest.raises(ReadTimeoutError):
-        refunds.create_refund(merchant(), paid["provider_payment_id"], refund_id, None, "requested_by_customer")
+        refunds.create_refund(merchant(), paid.provider_payment_id, refund_id, None, "requested_by_customer")
     claimed = deps.refunds().by_refund_id(merchant().account_id, "test", refund_id)
     assert claimed is not None
     stored = claimed.entity
@@ -244,7 +245,7 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
         outcomes = race(
             4,
             lambda _: refunds.create_refund(
-                merchant(), paid["provider_payment_id"], refund_id, None, "requested_by_customer"
+                merchant(), paid.provider_payment_id, refund_id, None, "requested_by_customer"
             ),
         )
     assert kinds(outcomes) <= {"ok", "request_in_progress"} and "ok" in kinds(outcomes), outcomes
@@ -262,4 +263,4 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
     assert final is not None and (final.status, calls.refunds) == ("succeeded", 2)
     assert final.due_at is None and final.submit_lease_until is None
     assert sweep.expire_due()["resumed"] == 0
-    assert other_paid["status"] == "succeeded"
+    assert other_paid.status == "succeeded"

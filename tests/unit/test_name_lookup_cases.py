@@ -79,7 +79,7 @@ def refused(call: Any) -> tuple[int, str]:
 
 
 def test_a_resolved_lookup_names_the_holder_and_is_kept(store: InMemoryNameLookups) -> None:
-    answer = name_lookups.create_lookup(merchant(), wallet("+258841230001"))
+    answer = name_lookups.create_lookup(merchant(), wallet("+258841230001")).wire()
     assert {k: answer[k] for k in ("type", "status", "name", "candidates")} == {
         "type": "mobile_wallet",
         "status": "resolved",
@@ -92,14 +92,14 @@ def test_a_resolved_lookup_names_the_holder_and_is_kept(store: InMemoryNameLooku
 
 
 def test_an_ambiguous_lookup_is_selected_and_locked_once_a_deposit_started(store: InMemoryNameLookups) -> None:
-    answer = name_lookups.create_lookup(merchant(), wallet("+258841230002"))
+    answer = name_lookups.create_lookup(merchant(), wallet("+258841230002")).wire()
     assert (answer["status"], [c["name"] for c in answer["candidates"]]) == ("ambiguous", list(AMBIGUOUS_NAMES))
-    selected = name_lookups.select(merchant(), answer["lookup_id"], "cand_2")
+    selected = name_lookups.select(merchant(), answer["lookup_id"], "cand_2").wire()
     assert (selected["status"], selected["name"]) == ("selected", AMBIGUOUS_NAMES[1])
     assert store.items[answer["lookup_id"]].version == 2
-    assert name_lookups.select(merchant(), answer["lookup_id"], "cand_2") == selected  # the same pick: no write
+    assert name_lookups.select(merchant(), answer["lookup_id"], "cand_2").wire() == selected  # the same pick: no write
     assert store.items[answer["lookup_id"]].version == 2
-    again = name_lookups.select(merchant(), answer["lookup_id"], "cand_1")  # the agent corrects its pick
+    again = name_lookups.select(merchant(), answer["lookup_id"], "cand_1").wire()  # the agent corrects its pick
     assert (again["status"], again["name"], store.items[answer["lookup_id"]].version) == (
         "selected",
         AMBIGUOUS_NAMES[0],
@@ -109,25 +109,28 @@ def test_an_ambiguous_lookup_is_selected_and_locked_once_a_deposit_started(store
     store.items[lookup_id] = store.items[lookup_id].changed(
         {"deposit": {"intent_id": "i", "amount": "5.00", "currency": "MZN"}}
     )
-    assert refused(lambda: name_lookups.select(merchant(), lookup_id, "cand_3")) == (409, "option_locked")
-    assert name_lookups.select(merchant(), lookup_id, "cand_1")["name"] == AMBIGUOUS_NAMES[0]
+    assert refused(lambda: name_lookups.select(merchant(), lookup_id, "cand_3").wire()) == (409, "option_locked")
+    assert name_lookups.select(merchant(), lookup_id, "cand_1").wire()["name"] == AMBIGUOUS_NAMES[0]
     assert store.items[lookup_id].name == AMBIGUOUS_NAMES[0]
 
 
 def test_an_unknown_candidate_is_a_400_and_changes_nothing(store: InMemoryNameLookups) -> None:
-    answer = name_lookups.create_lookup(merchant(), wallet("+258841230002"))
-    assert refused(lambda: name_lookups.select(merchant(), answer["lookup_id"], "cand_9")) == (400, "invalid_request")
+    answer = name_lookups.create_lookup(merchant(), wallet("+258841230002")).wire()
+    assert refused(lambda: name_lookups.select(merchant(), answer["lookup_id"], "cand_9").wire()) == (
+        400,
+        "invalid_request",
+    )
     assert store.items[answer["lookup_id"]].status == "ambiguous"
 
 
 def test_another_accounts_lookup_is_404_and_the_other_modes_401(store: InMemoryNameLookups) -> None:
-    lookup_id = name_lookups.create_lookup(merchant(), wallet("+258841230002"))["lookup_id"]
-    assert refused(lambda: name_lookups.select(merchant(OTHER), lookup_id, "cand_1")) == (404, "not_found")
-    assert refused(lambda: name_lookups.select(merchant(mode="live"), lookup_id, "cand_1")) == (
+    lookup_id = name_lookups.create_lookup(merchant(), wallet("+258841230002")).wire()["lookup_id"]
+    assert refused(lambda: name_lookups.select(merchant(OTHER), lookup_id, "cand_1").wire()) == (404, "not_found")
+    assert refused(lambda: name_lookups.select(merchant(mode="live"), lookup_id, "cand_1").wire()) == (
         401,
         "wrong_environment",
     )
-    assert refused(lambda: name_lookups.select(merchant(), "not-a-ulid", "cand_1")) == (404, "not_found")
+    assert refused(lambda: name_lookups.select(merchant(), "not-a-ulid", "cand_1").wire()) == (404, "not_found")
     assert store.items[lookup_id].status == "ambiguous"
 
 
@@ -141,23 +144,26 @@ class NothingBound:
 def test_a_live_lookup_needs_a_bound_provider_and_a_refused_one_keeps_nothing(store: InMemoryNameLookups) -> None:
     """(A live lookup through a bound M-Pesa connector: tests/e2e/test_live_mpesa.py.)"""
     with deps.substitute(bindings=NothingBound()):
-        assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), wallet("+258841230001"))) == (
+        assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), wallet("+258841230001")).wire()) == (
             409,
             "no_connector_binding",
         )
         bank = NameLookupRequest.model_validate({"type": "bank_transfer", "bank_transfer": {"account": NIB}})
-        assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), bank)) == (422, "not_supported")
-    assert refused(lambda: name_lookups.create_lookup(merchant(), wallet("+258841230009"))) == (502, "upstream_error")
+        assert refused(lambda: name_lookups.create_lookup(merchant(mode="live"), bank).wire()) == (422, "not_supported")
+    assert refused(lambda: name_lookups.create_lookup(merchant(), wallet("+258841230009")).wire()) == (
+        502,
+        "upstream_error",
+    )
     assert store.items == {}
 
 
 def test_of_two_racing_selections_exactly_one_wins(store: InMemoryNameLookups) -> None:
-    answer = name_lookups.create_lookup(merchant(), wallet("+258841230002"))
+    answer = name_lookups.create_lookup(merchant(), wallet("+258841230002")).wire()
     store.before_write = threading.Barrier(2)
 
     def choose(candidate: str) -> tuple[str, Any]:
         try:
-            return "ok", name_lookups.select(merchant(), answer["lookup_id"], candidate)
+            return "ok", name_lookups.select(merchant(), answer["lookup_id"], candidate).wire()
         except ServiceError as lost:
             return lost.code, None
 

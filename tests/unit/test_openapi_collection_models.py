@@ -546,12 +546,10 @@ def test_payment_methods_and_their_transactions(world: World, monkeypatch: pytes
     assert results["get_authorization"].authorization.code == "AUTH4567"
     from mzpay.cases import charges, payouts
 
-    monkeypatch.setattr(
-        charges, "create_charge", lambda *_: {"status": "succeeded", "provider_payment_id": "01JD9Q" + "0" * 20}
-    )
-    monkeypatch.setattr(
-        payouts, "create_payout", lambda *_: {"status": "pending", "provider_payout_id": "01JD9R" + "0" * 20}
-    )
+    charged = {"status": "succeeded", "provider_payment_id": "01JD9Q" + "0" * 20, "failure_code": None}
+    monkeypatch.setattr(charges, "create_charge", lambda *_: SimpleNamespace(**charged, failure_message=None))
+    paid_out = {"status": "pending", "provider_payout_id": "01JD9R" + "0" * 20}
+    monkeypatch.setattr(payouts, "create_payout", lambda *_: SimpleNamespace(**paid_out))
     money = {"amount": 150, "description": "Top-up", "metadata": {"order": "7"}}
     for kind in ("pay_in", "pay_out", "transfer"):
         body = partner_schemas.TransactionIn.model_validate({"transaction_type": kind, **money}).model_dump()

@@ -1,9 +1,10 @@
-"""The gateway's answer models (mzpay.openapi.gateway) against the code that builds the answers: real
-entities made by the real use cases, steps and views (the stores replaced by in-memory fakes with
-deps.substitute, the simulator as connector), each answer validated by its route's model, in many
-states; so are the events they record (and webhooks deliver). Also: every example validates, every
-model and field is described, ROUTES names exactly the operations of docs/openapi/gateway.json, the
-models' enumerations are the domain's, and no model name clashes with a request body's."""
+"""The gateway's answer models (mzpay.answers, indexed by mzpay.openapi.gateway.ROUTES) against the
+code that builds the answers: real entities made by the real use cases, steps and views (the stores
+replaced by in-memory fakes with deps.substitute, the simulator as connector), each answer validated
+by its route's model, in many states; so are the events they record (and webhooks deliver). Also:
+every example validates, every model and field is described, ROUTES names exactly the operations of
+docs/openapi/gateway.json, the models' enumerations are the domain's, and no model name clashes with
+a request body's."""
 
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import BaseModel
 
 from mzpay import deps
+from mzpay.answers import access as access_answers
 from mzpay.answers import events as event_answers
+from mzpay.answers import name_lookups as lookup_answers
+from mzpay.answers import payments as payment_answers
+from mzpay.answers import payouts as payout_answers
+from mzpay.answers import refunds as refund_answers
+from mzpay.answers import service as service_answers
 from mzpay.answers.balance import Balance
 from mzpay.cases import access, account_endpoints, charges, checkout, client_certs, events, oauth
 from mzpay.cases import name_lookups as name_lookup_cases
@@ -47,9 +54,9 @@ from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest
 from mzpay.domain.principal import Principal
 from mzpay.domain.webhook_secrets import SecretVersion
 from mzpay.openapi import gateway as answers
-from mzpay.openapi import gateway_more as more
 from mzpay.openapi.gateway import ROUTES
 from mzpay.steps.admission import stored_source
+from mzpay.steps.checkouts import create_checkout as open_checkout
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import apply_outcome, close, payment_event, provider_call, waiting
 from mzpay.store.directory import Account, ApiKey
@@ -328,25 +335,31 @@ CHARGES = {
 def test_a_charge_answers_a_charge_result_and_reads_as_a_snapshot(world: World, case: str) -> None:
     source, status, action = CHARGES[case]
     payment = charge(source, "600.00" if source["type"] == "bnpl" else "150.00")
-    result = valid(answers.ChargeResult, charge_result(payment))
+    result = valid(payment_answers.ChargeResult, charge_result(payment))
     assert (result.status, result.next_action and result.next_action.type) == (status, action)
     assert (result.failure_code is not None, result.failure_message is not None) == (status == "failed",) * 2
-    valid(answers.PaymentSnapshot, charges.read_payment(merchant(), payment.provider_payment_id))
+    valid(payment_answers.PaymentSnapshot, charges.read_payment(merchant(), payment.provider_payment_id))
 
 
 def test_the_actions_on_a_charge_answer_charge_results(world: World) -> None:
     otp = charge({"type": "card", "card": {"token": "tok_test_otp"}})
-    done = valid(answers.ChargeResult, charges.complete_action(merchant(), otp.provider_payment_id, "123456", None))
+    done = valid(
+        payment_answers.ChargeResult, charges.complete_action(merchant(), otp.provider_payment_id, "123456", None)
+    )
     assert (done.status, done.next_action) == ("succeeded", None)
     held = charge({"type": "card", "card": {"token": "tok_test_authorize"}})
-    captured = valid(answers.ChargeResult, charges.capture(merchant(), held.provider_payment_id, "60.00", "MZN"))
+    captured = valid(
+        payment_answers.ChargeResult, charges.capture(merchant(), held.provider_payment_id, "60.00", "MZN")
+    )
     assert (captured.status, captured.captured_amount) == ("succeeded", "60.00")
     voided = charge({"type": "card", "card": {"token": "tok_test_authorize"}})
-    assert valid(answers.ChargeResult, charges.void(merchant(), voided.provider_payment_id)).status == "canceled"
+    assert (
+        valid(payment_answers.ChargeResult, charges.void(merchant(), voided.provider_payment_id)).status == "canceled"
+    )
     prompt = charge(wallet("+258841234567"))  # test mode: the simulated payer approves after a few seconds
     long_ago = iso(datetime.now(UTC) - timedelta(seconds=10))
     world.payments.put(prompt.provider_payment_id, prompt.changed({"updated_at": long_ago}))
-    approved = valid(answers.PaymentSnapshot, charges.read_payment(merchant(), prompt.provider_payment_id))
+    approved = valid(payment_answers.PaymentSnapshot, charges.read_payment(merchant(), prompt.provider_payment_id))
     assert (approved.status, approved.next_action, approved.expires_at) == ("succeeded", None, None)
 
 
@@ -359,24 +372,26 @@ def test_an_open_amount_charge_shows_its_bounds_as_sent(world: World) -> None:
         "min_amount": "10",  # as the merchant wrote it, not in the currency's digits
         "max_amount": None,
     }
-    assert valid(answers.ChargeResult, view).next_action.type == "redirect_to_url"
+    assert valid(payment_answers.ChargeResult, view).next_action.type == "redirect_to_url"
     paid = charges.complete_action(merchant(), payment.provider_payment_id, None, "75.50")
-    assert valid(answers.ChargeResult, paid).money.amount == "75.50"
+    assert valid(payment_answers.ChargeResult, paid).money.amount == "75.50"
 
 
 def test_a_checkout_its_cancel_and_its_expiry_answer_snapshots(world: World) -> None:
     request = CheckoutRequest(amount="250", currency="MZN", callback_url="https://shop.example/hook")
-    created = valid(answers.PaymentSnapshot, checkout.create_checkout(merchant(), request, "https://pay.example"))
+    created = valid(
+        payment_answers.PaymentSnapshot, checkout.create_checkout(merchant(), request, "https://pay.example")
+    )
     assert (created.status, created.source, created.checkout_url is not None) == ("requires_payment_method", None, True)
     assert created.money.amount == "250.00"
-    canceled = valid(answers.PaymentSnapshot, checkout.cancel(merchant(), created.provider_payment_id))
+    canceled = valid(payment_answers.PaymentSnapshot, checkout.cancel(merchant(), created.provider_payment_id))
     assert (canceled.status, canceled.expires_at) == ("canceled", None)
-    linked = checkout.create_checkout(
+    linked = open_checkout(  # as a collection request's payment link opens it
         merchant(), request, "https://pay.example", {"biller": "EDM"}, ["mpesa"], "01JD00000000000000000000CR"
     )
-    assert valid(answers.PaymentSnapshot, linked).collection_request_id == "01JD00000000000000000000CR"
+    assert valid(payment_answers.PaymentSnapshot, linked).collection_request_id == "01JD00000000000000000000CR"
     expired = close(world.payments.items[linked["provider_payment_id"]], "expire", Status.EXPIRED, "payment.expired")
-    assert valid(answers.PaymentSnapshot, snapshot(expired)).status == "expired"
+    assert valid(payment_answers.PaymentSnapshot, snapshot(expired)).status == "expired"
 
 
 # ---------------------------------------------------------------- refunds and balance
@@ -386,16 +401,19 @@ def test_refunds_answer_refund_results_and_the_payment_shows_them(world: World) 
     outcomes = {}
     for amount, reason in (("50.00", "Returned item"), ("0.13", None), ("0.14", None)):
         answer = refund_cases.create_refund(merchant(), pid, str(uuid4()), Money(amount=amount, currency="MZN"), reason)
-        result = valid(answers.RefundResult, answer)
+        result = valid(refund_answers.RefundResult, answer)
         outcomes[amount] = (result.status, result.failure_code)
-        assert valid(answers.RefundResult, refund_cases.read_refund(merchant(), result.provider_refund_id)) == result
+        assert (
+            valid(refund_answers.RefundResult, refund_cases.read_refund(merchant(), result.provider_refund_id))
+            == result
+        )
     assert outcomes == {"50.00": ("succeeded", None), "0.13": ("failed", "refund_declined"), "0.14": ("pending", None)}
-    refunded = valid(answers.PaymentSnapshot, charges.read_payment(merchant(), pid))
+    refunded = valid(payment_answers.PaymentSnapshot, charges.read_payment(merchant(), pid))
     assert refunded.refunded_amount == "50.14"
     everything = refund_cases.create_refund(
         merchant(), charge(wallet("+258840000000")).provider_payment_id, None, None, None
     )
-    assert valid(answers.RefundResult, everything).money.amount == "150.00"
+    assert valid(refund_answers.RefundResult, everything).money.amount == "150.00"
 
 
 def test_the_balance(world: World) -> None:
@@ -425,28 +443,32 @@ def payout_request(destination: dict[str, Any], amount: str = "100.00") -> Payou
 
 @pytest.mark.parametrize("kind", sorted(DESTINATIONS))
 def test_a_payout_answers_a_payout_through_its_lifecycle(world: World, kind: str) -> None:
-    created = valid(answers.Payout, payout_cases.create_payout(merchant(), payout_request(DESTINATIONS[kind])))
+    created = valid(payout_answers.Payout, payout_cases.create_payout(merchant(), payout_request(DESTINATIONS[kind])))
     assert created.status == "pending"
     assert payout_cases.settle(created.provider_payout_id) == "paid"
-    assert valid(answers.Payout, payout_cases.read_payout(merchant(), created.provider_payout_id)).status == "paid"
+    assert (
+        valid(payout_answers.Payout, payout_cases.read_payout(merchant(), created.provider_payout_id)).status == "paid"
+    )
 
 
 def test_bank_payouts_failures_cancels_and_rejections(world: World) -> None:
     body = {"payout_id": str(uuid4()), "money": {"amount": "100.13", "currency": "MZN"}, "method": "bank"}
     bank = BankPayoutRequest.model_validate(body | {"beneficiary": {"name": "Ana Machava", "account": NIB}})
-    created = valid(answers.Payout, payout_cases.create_payout(merchant(), bank.to_payout_request()))
+    created = valid(payout_answers.Payout, payout_cases.create_payout(merchant(), bank.to_payout_request()))
     assert created.destination.bank_transfer.account == "*" * 17 + "2371"
     payout_cases.settle(created.provider_payout_id)
-    failed = valid(answers.Payout, payout_cases.read_payout(merchant(), created.provider_payout_id))
+    failed = valid(payout_answers.Payout, payout_cases.read_payout(merchant(), created.provider_payout_id))
     assert (failed.status, failed.failure_code) == ("failed", "payout_declined")
     pending = payout_cases.create_payout(merchant(), payout_request(DESTINATIONS["manual"]))
-    assert valid(answers.Payout, payout_cases.cancel(merchant(), pending["provider_payout_id"])).status == "canceled"
+    assert (
+        valid(payout_answers.Payout, payout_cases.cancel(merchant(), pending.provider_payout_id)).status == "canceled"
+    )
     world.limits.value = PayoutLimits(approval_threshold={"MZN": Decimal("1000")})
     waiting_one = valid(
-        answers.Payout, payout_cases.create_payout(merchant(), payout_request(DESTINATIONS["manual"], "5000.00"))
+        payout_answers.Payout, payout_cases.create_payout(merchant(), payout_request(DESTINATIONS["manual"], "5000.00"))
     )
     assert waiting_one.status == "waiting_for_approval"
-    rejected = valid(answers.Payout, payout_cases.reject(waiting_one.provider_payout_id, "Not expected"))
+    rejected = valid(payout_answers.Payout, payout_cases.reject(waiting_one.provider_payout_id, "Not expected"))
     assert (rejected.status, rejected.failure_code, rejected.failure_message) == (
         "rejected",
         "rejected",
@@ -457,22 +479,22 @@ def test_bank_payouts_failures_cancels_and_rejections(world: World) -> None:
 def test_name_lookups_resolved_ambiguous_and_selected(world: World) -> None:
     def lookup(body: dict[str, Any]) -> Any:
         request = name_lookups.NameLookupRequest.model_validate(body)
-        return valid(more.NameLookup, name_lookup_cases.create_lookup(merchant(), request))
+        return valid(lookup_answers.NameLookup, name_lookup_cases.create_lookup(merchant(), request))
 
     assert lookup({"type": "bank_transfer", "bank_transfer": {"account": NIB}}).status == "resolved"
     ambiguous = lookup(
         {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000002"}}
     )
     assert (ambiguous.status, ambiguous.name, len(ambiguous.candidates)) == ("ambiguous", None, 3)
-    selected = valid(more.NameLookup, name_lookup_cases.select(merchant(), ambiguous.lookup_id, "cand_2"))
+    selected = valid(lookup_answers.NameLookup, name_lookup_cases.select(merchant(), ambiguous.lookup_id, "cand_2"))
     assert (selected.status, selected.name) == ("selected", "Ana Maria Machava")
 
 
 # ---------------------------------------------------------------- events and webhooks
 OBJECTS: dict[str, type[BaseModel]] = {
-    "payment": answers.PaymentSnapshot,
-    "refund": answers.RefundResult,
-    "payout": answers.Payout,
+    "payment": payment_answers.PaymentSnapshot,
+    "refund": refund_answers.RefundResult,
+    "payout": payout_answers.Payout,
 }
 
 
@@ -491,13 +513,15 @@ def test_the_events_of_those_changes_and_their_objects(world: World) -> None:
 
 def test_the_webhook_signature_check_and_its_refusals(world: World) -> None:
     body, now = b'{"id": "evt"}', int(time.time())
-    verified = valid(more.WebhookVerification, events.verify_signature(merchant(), sign(body, [SECRET], now), body))
+    verified = valid(
+        event_answers.WebhookVerification, events.verify_signature(merchant(), sign(body, [SECRET], now), body)
+    )
     assert (verified.valid, verified.t) == (True, now)
     refusals = []
     for header in (None, "v1=abc", sign(body, ["whsec_other"], now), sign(body, [SECRET], now - 3600)):
         with pytest.raises(events.SignatureRefused) as refused:
             events.verify_signature(merchant(), header, body)
-        refusals.append(valid(more.SignatureRefusal, refused.value.body()))
+        refusals.append(valid(event_answers.SignatureRefusal, refused.value.body()))
     assert [(r.error, r.t is None) for r in refusals] == [
         ("signature_invalid", True),
         ("signature_invalid", True),
@@ -508,39 +532,45 @@ def test_the_webhook_signature_check_and_its_refusals(world: World) -> None:
 
 # ---------------------------------------------------------------- access, OAuth, secret scanning, health
 def test_api_keys_current_rolled_and_revoked(world: World) -> None:
-    assert valid(more.ApiKey, access.current_api_key(merchant())).status == "active"
-    rolled = valid(more.RolledApiKey, access.roll_api_key(merchant(), KEY, 3600))
+    assert valid(access_answers.ApiKey, access.current_api_key(merchant())).status == "active"
+    rolled = valid(access_answers.RolledApiKey, access.roll_api_key(merchant(), KEY, 3600))
     assert rolled.rolled.id == KEY and rolled.key.startswith("mzp_test_")
-    old = valid(more.ApiKey, access.current_api_key(merchant()))
+    old = valid(access_answers.ApiKey, access.current_api_key(merchant()))
     assert (old.status, old.rolled_to, old.expires_at) == ("rolled", rolled.id, rolled.rolled.expires_at)
-    assert valid(more.ApiKey, access.current_api_key(merchant(rolled.id))).status == "active"
+    assert valid(access_answers.ApiKey, access.current_api_key(merchant(rolled.id))).status == "active"
     report = json.dumps([{"token": rolled.key, "type": "mzpay_api_key"}, {"token": "ghp_other", "type": "x"}])
     with pytest.MonkeyPatch.context() as patch:  # a report signed with the provider's key
         patch.setattr(scanning, "provider_key", lambda url, key_id: "PEM")
         patch.setattr(secret_scanning, "signature_valid", lambda *_: True)
-        labels = valid(more.SecretScanningLabels, scanning.receive("github", report.encode(), "k1", "sig", None))
+        labels = valid(
+            service_answers.SecretScanningLabels, scanning.receive("github", report.encode(), "k1", "sig", None)
+        )
     assert [label.label for label in labels.root] == ["true_positive", "false_positive"]
-    revoked = valid(more.ApiKey, access.current_api_key(merchant(rolled.id)))
+    revoked = valid(access_answers.ApiKey, access.current_api_key(merchant(rolled.id)))
     assert revoked.status == "revoked"
-    valid(more.ApiKey, world.log[-1].data["object"])  # api_key.revoked carries the key as its route shows it
+    valid(access_answers.ApiKey, world.log[-1].data["object"])  # api_key.revoked carries the key as its route shows it
 
 
 def test_the_accounts_endpoint_set_read_and_removed(world: World) -> None:
-    assert valid(more.WebhookEndpoint, account_endpoints.read(merchant())).url is None
-    set_one = valid(more.WebhookEndpoint, account_endpoints.set_url(merchant(), "https://shop.example/events"))
+    assert valid(access_answers.WebhookEndpoint, account_endpoints.read(merchant())).url is None
+    set_one = valid(
+        access_answers.WebhookEndpoint, account_endpoints.set_url(merchant(), "https://shop.example/events")
+    )
     assert set_one.updated_at is not None
-    assert valid(more.WebhookEndpoint, account_endpoints.read(merchant())) == set_one
-    assert valid(more.WebhookEndpoint, account_endpoints.remove(merchant())).updated_at is None
+    assert valid(access_answers.WebhookEndpoint, account_endpoints.read(merchant())) == set_one
+    assert valid(access_answers.WebhookEndpoint, account_endpoints.remove(merchant())).updated_at is None
 
 
 def test_client_certificates_and_the_mtls_switch(world: World) -> None:
-    made = valid(more.ClientCertificate, client_certs.issue(merchant(), None))
+    made = valid(access_answers.ClientCertificate, client_certs.issue(merchant(), None))
     assert made.private_key is not None
     from_csr = client_certs.issue(merchant(), csr_of(ec.generate_private_key(ec.SECP256R1())))
-    assert "private_key" not in from_csr and valid(more.ClientCertificate, from_csr).private_key is None
-    assert valid(more.MtlsSetting, client_certs.mtls(merchant())).required is False
-    assert valid(more.MtlsSetting, client_certs.set_mtls(merchant(), True, made.certificate)).required is True
-    assert valid(more.MtlsSetting, client_certs.mtls(merchant())).required is True
+    assert (
+        "private_key" not in from_csr.wire() and valid(access_answers.ClientCertificate, from_csr).private_key is None
+    )
+    assert valid(access_answers.MtlsSetting, client_certs.mtls(merchant())).required is False
+    assert valid(access_answers.MtlsSetting, client_certs.set_mtls(merchant(), True, made.certificate)).required is True
+    assert valid(access_answers.MtlsSetting, client_certs.mtls(merchant())).required is True
     assert cert_rules.fingerprint_of(made.certificate) == made.fingerprint_sha256 == made.id
 
 
@@ -552,7 +582,7 @@ def test_the_oauth_token(world: World) -> None:
     )  # fmt: skip
     world.oauth.put(client.client_id, client)
     request = TokenRequest("client_credentials", "events:read", client.client_id, secret)
-    token = valid(more.OAuthToken, oauth.issue_token(request, "https://gw.example/oauth/token"))
+    token = valid(access_answers.OAuthToken, oauth.issue_token(request, "https://gw.example/oauth/token"))
     assert (token.token_type, token.scope, token.expires_in) == ("Bearer", "events:read", 3600)
 
 
@@ -560,10 +590,14 @@ def test_health_methods_and_the_document(world: World) -> None:
     from mzpay.http import api_docs
     from mzpay.version import health_report
 
-    assert valid(more.Health, health_report("gateway")).service_region == "mz"
-    listed = valid(more.MethodList, charges.methods())
+    assert valid(service_answers.Health, health_report("gateway")).service_region == "mz"
+    listed = valid(payment_answers.MethodList, charges.methods())
     assert [m.method for m in listed.methods] == list(methods.METHODS)
-    assert valid(more.OpenApiDocument, json.loads(api_docs.document("gateway"))).root["openapi"].startswith("3.1")
+    assert (
+        valid(service_answers.OpenApiDocument, json.loads(api_docs.document("gateway")))
+        .root["openapi"]
+        .startswith("3.1")
+    )
 
 
 # ---------------------------------------------------------------- the models themselves
@@ -590,24 +624,27 @@ def values(constants: type) -> set[str]:
 
 
 def test_the_enumerations_are_the_domains() -> None:
-    assert literal(answers.ChargeResult, "status") == values(payments.Status)
-    assert literal(answers.Payout, "status") == values(payouts.Status)
-    assert literal(answers.RefundResult, "status") == {Status.PENDING, Status.SUCCEEDED, Status.FAILED}
-    charged = literal(answers.PaymentSource, "type") - {MANUAL}  # manual: recorded, never charged
-    assert literal(answers.PaymentSource, "type") == charged | {MANUAL}
+    assert literal(payment_answers.ChargeResult, "status") == values(payments.Status)
+    assert literal(payout_answers.Payout, "status") == values(payouts.Status)
+    assert literal(refund_answers.RefundResult, "status") == {Status.PENDING, Status.SUCCEEDED, Status.FAILED}
+    charged = literal(payment_answers.PaymentSource, "type") - {MANUAL}  # manual: recorded, never charged
+    assert literal(payment_answers.PaymentSource, "type") == charged | {MANUAL}
     assert charged == set(typing.get_args(Source.model_fields["type"].annotation))
-    assert charged == set(methods.METHODS) == literal(more.MethodInfo, "method")
-    assert literal(answers.SourceWallet, "network") == set(methods.NETWORK_PREFIXES)
-    assert literal(answers.PayoutDestination, "type") == set(payout_destinations.DESTINATION_TYPES)
-    assert literal(more.NameLookup, "type") == set(name_lookups.LOOKUP_TYPES)
-    assert literal(more.NameLookup, "status") == values(name_lookups.LookupStatus)
-    assert literal(more.ApiKey, "status") == values(keys.KeyStatus)
-    scopes = more.ApiKey.model_json_schema()["properties"]["scopes"]["items"]
+    assert charged == set(methods.METHODS) == literal(payment_answers.MethodInfo, "method")
+    assert literal(payment_answers.SourceWallet, "network") == set(methods.NETWORK_PREFIXES)
+    assert literal(payout_answers.PayoutDestination, "type") == set(payout_destinations.DESTINATION_TYPES)
+    assert literal(lookup_answers.NameLookup, "type") == set(name_lookups.LOOKUP_TYPES)
+    assert literal(lookup_answers.NameLookup, "status") == values(name_lookups.LookupStatus)
+    assert literal(access_answers.ApiKey, "status") == values(keys.KeyStatus)
+    scopes = access_answers.ApiKey.model_json_schema()["properties"]["scopes"]["items"]
     assert scopes["enum"] == list(keys.SCOPES)
-    assert literal(more.ApiKey, "mode") == set(keys.MODES)
-    assert literal(more.ClientCertificate, "status") == values(cert_rules.CertStatus)
-    assert literal(more.Health, "service_region") == set(SERVICE_REGIONS)
-    assert literal(more.SecretScanningLabel, "label") == {secret_scanning.TRUE_POSITIVE, secret_scanning.FALSE_POSITIVE}
+    assert literal(access_answers.ApiKey, "mode") == set(keys.MODES)
+    assert literal(access_answers.ClientCertificate, "status") == values(cert_rules.CertStatus)
+    assert literal(service_answers.Health, "service_region") == set(SERVICE_REGIONS)
+    assert literal(service_answers.SecretScanningLabel, "label") == {
+        secret_scanning.TRUE_POSITIVE,
+        secret_scanning.FALSE_POSITIVE,
+    }
 
 
 def test_no_answer_model_is_named_like_a_request_body() -> None:
@@ -624,7 +661,16 @@ def test_no_answer_model_is_named_like_a_request_body() -> None:
     }
     ours = {
         name
-        for module in (answers, more)
+        for module in (
+            answers,
+            access_answers,
+            event_answers,
+            lookup_answers,
+            payment_answers,
+            payout_answers,
+            refund_answers,
+            service_answers,
+        )
         for name, cls in vars(module).items()
         if isinstance(cls, type) and issubclass(cls, BaseModel)
     }

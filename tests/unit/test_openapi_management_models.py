@@ -510,7 +510,7 @@ def test_payouts_approved_and_rejected(world: gateway_tests.World) -> None:
     waiting = []
     for _ in range(2):
         request = gateway_tests.payout_request(gateway_tests.DESTINATIONS["mobile_wallet"], "5000.00")
-        waiting.append(payout_cases.create_payout(gateway_tests.merchant(), request)["provider_payout_id"])
+        waiting.append(payout_cases.create_payout(gateway_tests.merchant(), request).provider_payout_id)
     approved = valid(answers.Payout, payout_cases.approve(waiting[0]))
     rejected = valid(answers.Payout, payout_cases.reject(waiting[1], "Not expected"))
     assert (approved.status, rejected.status, rejected.failure_message) == ("pending", "rejected", "Not expected")

@@ -1,6 +1,6 @@
 """The answers about disputes (mzpay.domain.disputes.view), on the gateway and the management API,
 and the evidence a merchant gives (disputes, manual payments); the conventions are
-mzpay.openapi.gateway's."""
+mzpay.answers.base's."""
 
 from __future__ import annotations
 

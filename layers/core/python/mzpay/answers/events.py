@@ -1,5 +1,6 @@
 """The gateway's answers about events (GET /v1/events, GET /v1/events/{event_id}: the envelope that
-webhooks deliver too, mzpay.domain.events.Event.envelope)."""
+webhooks deliver too, mzpay.domain.events.Event.envelope), and the check of a webhook's signature (its
+200 answer and its 401 `SignatureRefusal`)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,29 @@ class EventList(Page[Event]):
     """A page of the account's events in the key's mode, newest first."""
 
     model_config = examples({"data": [_EVENT], "has_more": False, "next_cursor": None})
+
+
+class WebhookVerification(Answer):
+    """The Service-Signature header matches the body (a signature that fails is answered 401)."""
+
+    model_config = examples({"valid": True, "t": 1793613600, "tolerance_seconds": 300})
+
+    valid: Literal[True] = Field(description="Always true.")
+    t: int = Field(description="The signature's timestamp (Unix seconds).")
+    tolerance_seconds: int = Field(description="How far t may be from now.")
+
+
+class SignatureRefusal(Answer):
+    """The webhook signature check refused the header (401): why, and the timestamp it read."""
+
+    model_config = examples(
+        {
+            "error": "signature_timestamp_outside_tolerance",
+            "message": "The signature timestamp is more than 300 seconds from the current time.",
+            "t": 1793613000,
+        }
+    )
+
+    error: Literal["signature_invalid", "signature_timestamp_outside_tolerance"] = Field(description="Why.")
+    message: str = Field(description="The refusal explained in plain words.")
+    t: int | None = Field(description="The header's timestamp (Unix seconds); null when it has none.")

@@ -8,14 +8,12 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers.base import ULID, Amount, Answer, Page, Timestamp, examples, sometimes
+from mzpay.answers.payments import Network, SourceWallet
 
-Network = Literal["mpesa", "emola", "mkesh"]
 
-
-class PartyWallet(Answer):
+class PartyWallet(SourceWallet):
     """A mobile wallet that paid or was paid."""
 
-    network: Network = Field(description="The wallet's network.")
     phone_number: str = Field(description="The number in E.164, shown in full.")
 
 

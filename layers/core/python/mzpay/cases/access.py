@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import access as answers
 from mzpay.deps import settings
 from mzpay.domain import accounts as account_rules
 from mzpay.domain.clock import iso, parse_iso
@@ -173,10 +174,9 @@ def revoke_api_key(key_id: str) -> dict[str, Any]:
     return credentials.revoke_key(key, "operator").public()
 
 
-def current_api_key(principal: Principal) -> dict[str, Any]:
+def current_api_key(principal: Principal) -> answers.ApiKey:
     """What the calling key is: its account, mode, scopes and restrictions."""
-    key = _home_key(principal.key_id, "gateway")
-    return key.public()
+    return answers.ApiKey.of(_home_key(principal.key_id, "gateway").public())
 
 
 def _grant(key: ApiKey) -> KeyGrant:
@@ -189,7 +189,7 @@ def _grant(key: ApiKey) -> KeyGrant:
     )
 
 
-def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> dict[str, Any]:
+def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> answers.RolledApiKey:
     """Replace a key of the caller's own account: the new secret is answered once; the old key
     keeps working for `overlap_seconds`, then answers key_expired. A key rolls itself, or a key
     no broader than itself (domain.keys.roll_refusal). Keys are not reached through a platform
@@ -222,7 +222,8 @@ def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> dic
         key.allowed_customers,
     )
     deps.directory().roll_key(key, new, iso(old_expires))
-    return {**new.public(), "key": secret, "rolled": {"id": key.key_id, "expires_at": iso(old_expires)}}
+    rolled = {"id": key.key_id, "expires_at": iso(old_expires)}
+    return answers.RolledApiKey.of({**new.public(), "key": secret, "rolled": rolled})
 
 
 # ---------------------------------------------------------------- webhook secrets

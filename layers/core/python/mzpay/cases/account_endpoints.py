@@ -5,29 +5,31 @@ every webhook. Set by the merchant with a key of that mode."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers.access import WebhookEndpoint
 from mzpay.domain.bounds import url_problem
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.principal import Principal
 
 
-def _view(principal: Principal, stored: dict[str, str] | None) -> dict[str, Any]:
-    return {
-        "account_id": principal.acting_account_id,
-        "mode": principal.mode,
-        "url": stored["url"] if stored else None,
-        "updated_at": stored["updated_at"] if stored else None,
-    }
+def _view(principal: Principal, stored: dict[str, str] | None) -> WebhookEndpoint:
+    return WebhookEndpoint.of(
+        {
+            "account_id": principal.acting_account_id,
+            "mode": principal.mode,
+            "url": stored["url"] if stored else None,
+            "updated_at": stored["updated_at"] if stored else None,
+        }
+    )
 
 
-def read(principal: Principal) -> dict[str, Any]:
+def read(principal: Principal) -> WebhookEndpoint:
     return _view(principal, deps.account_endpoints().read(principal.acting_account_id, principal.mode))
 
 
-def set_url(principal: Principal, url: str) -> dict[str, Any]:
+def set_url(principal: Principal, url: str) -> WebhookEndpoint:
     """The endpoint set (the callback_url rule: 400 invalid_callback_url otherwise)."""
     problem = url_problem(url)
     if problem is not None:
@@ -42,6 +44,6 @@ def set_url(principal: Principal, url: str) -> dict[str, Any]:
     return _view(principal, {"url": url, "updated_at": now})
 
 
-def remove(principal: Principal) -> dict[str, Any]:
+def remove(principal: Principal) -> WebhookEndpoint:
     deps.account_endpoints().delete(principal.acting_account_id, principal.mode)
     return _view(principal, None)

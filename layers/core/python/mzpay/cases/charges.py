@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
 from mzpay.answers.receipts import Receipt
 from mzpay.domain import expiry
 from mzpay.domain.charges import ChargeRequest, Customer, check_charge
@@ -50,7 +51,7 @@ from mzpay.store.payments import CeilingReached, PaymentIdTaken
 from mzpay.store.transitions import same_request
 
 
-def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any]:
+def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
     """Validate, claim the payment_id, ask the provider, record its answer: a ChargeResult."""
     check_charge(request, principal.mode)
     request = _for_customer(request, customer_of_create(principal, request.customer.id if request.customer else None))
@@ -109,20 +110,24 @@ def create_charge(principal: Principal, request: ChargeRequest) -> dict[str, Any
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(payment, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
-        return _counted(charge_result(expiry.settled_or_wait(resume(payment))), mode)
+        return _counted(_result(expiry.settled_or_wait(resume(payment))), mode)
     result = connector.charge(provider_call(payment))
     try:
-        return _counted(charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result)), mode)
+        return _counted(_result(apply_outcome(payment, result, now_iso(), answer=_result)), mode)
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
         settled = expiry.settled_or_wait(deps.payments().get(payment.provider_payment_id) or payment)
-        return _counted(charge_result(settled), mode)
+        return _counted(_result(settled), mode)
 
 
-def _counted(answer: dict[str, Any], mode: str) -> dict[str, Any]:
+def _result(payment: Payment) -> ChargeResult:
+    return ChargeResult.of(charge_result(payment))
+
+
+def _counted(answer: ChargeResult, mode: str) -> ChargeResult:
     """A new charge's first answer, counted by its status (a replay's answer is not counted again)."""
-    count("Charges", outcome=str(answer["status"]), mode=mode)
+    count("Charges", outcome=answer.status, mode=mode)
     return answer
 
 
@@ -143,7 +148,7 @@ def _for_customer(request: ChargeRequest, customer_id: str | None) -> ChargeRequ
     return request.model_copy(update={"customer": customer})
 
 
-def _replay(claimed: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
+def _replay(claimed: Claimed[Payment], fingerprint: str) -> ChargeResult:
     """The charge a payment_id was claimed for; one its creating request left unsubmitted is
     submitted now (`resume`), so retrying a request that met a fault finishes it."""
     same_request(
@@ -155,11 +160,11 @@ def _replay(claimed: Claimed[Payment], fingerprint: str) -> dict[str, Any]:
     existing = claimed.entity
     if expiry.being_submitted(existing, datetime.now(UTC)):
         raise expiry.in_progress()
-    return charge_result(resume(existing))
+    return _result(resume(existing))
 
 
-def read_payment(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
-    return snapshot(visible_payment(principal, provider_payment_id))
+def read_payment(principal: Principal, provider_payment_id: str) -> PaymentSnapshot:
+    return PaymentSnapshot.of(snapshot(visible_payment(principal, provider_payment_id)))
 
 
 def read_receipt(principal: Principal, provider_payment_id: str) -> Receipt:
@@ -168,7 +173,7 @@ def read_receipt(principal: Principal, provider_payment_id: str) -> Receipt:
     return Receipt.of(receipt(payment, merchant_name(payment)))
 
 
-def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> dict[str, Any]:
+def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> ChargeResult:
     """Capture held funds, all or part (a partial capture releases the rest)."""
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment.status, "capture")
@@ -189,20 +194,20 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
         if value <= 0 or value > authorized:
             raise amount_error("amount.amount", f"capture between 0 and the authorized {payment.authorized_amount}")
     result = connector_of(payment).capture(provider_call(payment), value)
-    return charge_result(apply_outcome(payment, result, now_iso(), captured=value, answer=charge_result))
+    return _result(apply_outcome(payment, result, now_iso(), captured=value, answer=_result))
 
 
-def void(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+def void(principal: Principal, provider_payment_id: str) -> ChargeResult:
     """Release held funds (only while authorized)."""
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment.status, "void")
     result = connector_of(payment).void(provider_call(payment))
-    return charge_result(apply_outcome(payment, result, now_iso(), answer=charge_result))
+    return _result(apply_outcome(payment, result, now_iso(), answer=_result))
 
 
 def complete_action(
     principal: Principal, provider_payment_id: str, otp: str | None, amount: str | None
-) -> dict[str, Any]:
+) -> ChargeResult:
     """The payer finished the step next_action asked for (redirect, OTP, prompt, QR)."""
     payment = visible_payment(principal, provider_payment_id)
     ensure_transition(payment.status, "complete_action")
@@ -211,7 +216,7 @@ def complete_action(
         chosen = _open_amount(payment, amount)
     result = connector_of(payment).complete_action(provider_call(payment), payment.next_action or {}, otp)
     extra = {"amount": format_amount(chosen, payment.currency)} if chosen is not None else None
-    return charge_result(apply_outcome(payment, result, now_iso(), captured=chosen, extra=extra))
+    return _result(apply_outcome(payment, result, now_iso(), captured=chosen, extra=extra))
 
 
 def _open_amount(payment: Payment, amount: str | None) -> Decimal:
@@ -233,6 +238,6 @@ def _open_amount(payment: Payment, amount: str | None) -> Decimal:
     return value
 
 
-def methods() -> dict[str, Any]:
+def methods() -> MethodList:
     """What GET /methods lists: methods, networks, currencies, limits."""
-    return {"methods": [method.public() for method in METHODS.values()]}
+    return MethodList.of({"methods": [method.public() for method in METHODS.values()]})

@@ -8,9 +8,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.payments import PaymentSnapshot
+from mzpay.answers.receipts import Receipt
 from mzpay.connectors.simulated import OTP
 from mzpay.domain.bounds import MAX_CODE, MAX_PHONE
-from mzpay.domain.charges import Card, ChargeRequest, MobileWallet, Source, check_charge, national_phone
+from mzpay.domain.charges import (
+    Card,
+    ChargeRequest,
+    CheckoutRequest,
+    MobileWallet,
+    Source,
+    check_charge,
+    national_phone,
+)
 from mzpay.domain.checkout_offer import Offer, PayerChoice, expiry_problem, offers
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
@@ -22,7 +32,8 @@ from mzpay.domain.routing import binding_method
 from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
 from mzpay.steps.business import require_payee_active
-from mzpay.steps.checkouts import cancel_payment, create_checkout
+from mzpay.steps.checkouts import cancel_payment
+from mzpay.steps.checkouts import create_checkout as open_checkout
 from mzpay.steps.connectors import connector_for
 from mzpay.steps.payments import (
     apply_outcome,
@@ -36,10 +47,15 @@ from mzpay.steps.payments import (
 from mzpay.store.payments import CeilingReached
 
 
-def cancel(principal: Principal, provider_payment_id: str) -> dict[str, Any]:
+def create_checkout(principal: Principal, request: CheckoutRequest, base_url: str) -> PaymentSnapshot:
+    """POST /v1/payments: a payment the payer completes on the hosted page at `base_url`."""
+    return PaymentSnapshot.of(open_checkout(principal, request, base_url))
+
+
+def cancel(principal: Principal, provider_payment_id: str) -> PaymentSnapshot:
     """POST /v1/payments/{id}/cancel: while the payer has not paid (a checkout, or a payment
     waiting for the payer's action)."""
-    return snapshot(cancel_payment(visible_payment(principal, provider_payment_id)))
+    return PaymentSnapshot.of(snapshot(cancel_payment(visible_payment(principal, provider_payment_id))))
 
 
 def checkout_payment(provider_payment_id: str) -> Payment:
@@ -77,10 +93,10 @@ def _bound(payment: Payment) -> frozenset[str]:
     return frozenset(b["method"] for b in deps.bindings().of_account(payment.account_id) if b["mode"] == payment.mode)
 
 
-def checkout_receipt(provider_payment_id: str) -> tuple[dict[str, Any], Payment]:
+def checkout_receipt(provider_payment_id: str) -> tuple[Receipt, Payment]:
     """The payer's receipt of a checkout (409 not_receiptable before money moved), and the payment."""
     payment = checkout_payment(provider_payment_id)
-    return receipt(payment, merchant_name(payment)), payment
+    return Receipt.of(receipt(payment, merchant_name(payment))), payment
 
 
 # The test toolbar's payers: the documented simulator numbers that give each outcome, per wallet.

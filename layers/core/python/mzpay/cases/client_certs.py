@@ -8,9 +8,10 @@ switch of a connected account moves only with a certificate of that account."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers.access import ClientCertificate as CertificateAnswer
+from mzpay.answers.access import MtlsSetting
 from mzpay.deps import settings
 from mzpay.domain import client_certs as rules
 from mzpay.domain.client_certs import CertStatus, ClientCertificate
@@ -25,7 +26,7 @@ def certificate_required(detail: str, status: int = 401) -> ServiceError:
     return ServiceError(status, "client_certificate_required", detail)
 
 
-def issue(principal: Principal, csr: str | None) -> dict[str, Any]:
+def issue(principal: Principal, csr: str | None) -> CertificateAnswer:
     """A certificate for the account: from the merchant's CSR, or with a key pair made here whose
     private key is in this answer and nowhere else. Recorded by its SHA-256 fingerprint. Only
     for the key's own account: like API keys, certificates are not reached through a platform
@@ -65,7 +66,7 @@ def issue(principal: Principal, csr: str | None) -> dict[str, Any]:
     answer = {**record.public(), "certificate": certificate, "ca_certificate": ca_certificate}
     if private_key is not None:
         answer["private_key"] = private_key
-    return answer
+    return CertificateAnswer.of(answer)
 
 
 def presented_counts(account_id: str, presented_pem: str | None, now: datetime) -> bool:
@@ -75,12 +76,12 @@ def presented_counts(account_id: str, presented_pem: str | None, now: datetime) 
     return rules.counts(record, account_id, now)
 
 
-def mtls(principal: Principal) -> dict[str, Any]:
+def mtls(principal: Principal) -> MtlsSetting:
     account = home_account(principal.acting_account_id, "gateway")
-    return {"account_id": account.account_id, "required": account.mtls_required}
+    return MtlsSetting(account_id=account.account_id, required=account.mtls_required)
 
 
-def set_mtls(principal: Principal, required: bool, presented_pem: str | None) -> dict[str, Any]:
+def set_mtls(principal: Principal, required: bool, presented_pem: str | None) -> MtlsSetting:
     """Require client certificates (only from a request that presents one of the account's: 409
     client_certificate_required otherwise, so nobody locks themselves out), or stop requiring
     (while required, only from a request that presents one of the account's: 401
@@ -104,4 +105,4 @@ def set_mtls(principal: Principal, required: bool, presented_pem: str | None) ->
         deps.client_certs().set_mtls(account.account_id, required, account.version)
     except MtlsChanged as exc:
         raise ServiceError(409, "invalid_state", "The account changed meanwhile; read it and retry.") from exc
-    return {"account_id": account.account_id, "required": required}
+    return MtlsSetting(account_id=account.account_id, required=required)

@@ -11,7 +11,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers.events import Event as EventAnswer
-from mzpay.answers.events import EventList
+from mzpay.answers.events import EventList, WebhookVerification
 from mzpay.domain.bounds import MAX_CODE, MAX_ID
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
@@ -96,7 +96,7 @@ class SignatureRefused(Exception):
         return {"error": self.code, "message": self.message, "t": self.t}
 
 
-def verify_signature(principal: Principal, header: str | None, payload: bytes) -> dict[str, Any]:
+def verify_signature(principal: Principal, header: str | None, payload: bytes) -> WebhookVerification:
     """Check a Service-Signature header against the raw body as received, with the account's
     secrets valid now for the key's mode, within the documented tolerance."""
     from mzpay.webhooks import DEFAULT_TOLERANCE, SignatureError, verify
@@ -111,4 +111,4 @@ def verify_signature(principal: Principal, header: str | None, payload: bytes) -
         t = verify(payload, header, secrets, DEFAULT_TOLERANCE, int(time.time()))
     except SignatureError as refused:
         raise SignatureRefused(refused.code, refused.message, refused.t) from refused
-    return {"valid": True, "t": t, "tolerance_seconds": DEFAULT_TOLERANCE}
+    return WebhookVerification(valid=True, t=t, tolerance_seconds=DEFAULT_TOLERANCE)

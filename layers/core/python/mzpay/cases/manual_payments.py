@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers.payments import PaymentSnapshot
 from mzpay.connectors.base import ProviderResult
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import ServiceError
@@ -30,7 +30,7 @@ def _folder(payment: Payment) -> str:
     return f"accounts/{payment.account_id}/payments/{payment.provider_payment_id}"
 
 
-def record(principal: Principal, request: ManualPaymentRequest) -> dict[str, Any]:
+def record(principal: Principal, request: ManualPaymentRequest) -> PaymentSnapshot:
     """POST /v1/manual-payments: a pending payment with its evidence (files kept first)."""
     currency = request.money.currency
     try:
@@ -44,7 +44,7 @@ def record(principal: Principal, request: ManualPaymentRequest) -> dict[str, Any
     fingerprint = request_fingerprint(request.model_dump(mode="json"), "manual")
     existing = deps.payments().by_payment_id(account, mode, payment_id) if request.payment_id else None
     if existing is not None:
-        return replay(existing, fingerprint)
+        return PaymentSnapshot.of(replay(existing, fingerprint))
     now = iso(datetime.now(UTC))
     payment = Payment(
         provider_payment_id=new_id(),
@@ -72,10 +72,10 @@ def record(principal: Principal, request: ManualPaymentRequest) -> dict[str, Any
     payment = payment.with_changes(
         {"evidence": deps.evidence_files().keep(_folder(payment), account, request.evidence, "evidence.")}
     )
-    return create_or_replay(payment, fingerprint, payment_event("payment.created", payment, now))
+    return PaymentSnapshot.of(create_or_replay(payment, fingerprint, payment_event("payment.created", payment, now)))
 
 
-def change_evidence(principal: Principal, provider_payment_id: str, request: EvidenceRequest) -> dict[str, Any]:
+def change_evidence(principal: Principal, provider_payment_id: str, request: EvidenceRequest) -> PaymentSnapshot:
     """PUT /v1/payments/{id}/evidence: only a manual payment, only while pending (409 otherwise,
     checked again by the write's condition)."""
     payment = visible_payment(principal, provider_payment_id)
@@ -85,7 +85,8 @@ def change_evidence(principal: Principal, provider_payment_id: str, request: Evi
     now = iso(datetime.now(UTC))
     changes = {"evidence": evidence, "updated_at": now}
     after = payment.with_changes(changes)
-    return snapshot(deps.payments().transition(payment, changes, [payment_event("payment.updated", after, now)]))
+    moved = deps.payments().transition(payment, changes, [payment_event("payment.updated", after, now)])
+    return PaymentSnapshot.of(snapshot(moved))
 
 
 # ---------------------------------------------------------------- operators (management API)
@@ -97,20 +98,20 @@ def _operators_payment(provider_payment_id: str) -> Payment:
     return payment
 
 
-def confirm(provider_payment_id: str, request: OperatorNote, source_ip: str) -> dict[str, Any]:
+def confirm(provider_payment_id: str, request: OperatorNote, source_ip: str) -> PaymentSnapshot:
     """POST /v1/payments/{id}/confirm: the evidence holds; the money enters the ledger."""
     payment = _operators_payment(provider_payment_id)
     next_status(payment, "confirm")
     result = ProviderResult(Status.SUCCEEDED, captured=True)
-    return snapshot(_decided(payment, result, "succeeded", request, source_ip))
+    return PaymentSnapshot.of(snapshot(_decided(payment, result, "succeeded", request, source_ip)))
 
 
-def reject(provider_payment_id: str, request: OperatorNote, source_ip: str) -> dict[str, Any]:
+def reject(provider_payment_id: str, request: OperatorNote, source_ip: str) -> PaymentSnapshot:
     """POST /v1/payments/{id}/reject: the evidence does not hold; the payment fails."""
     payment = _operators_payment(provider_payment_id)
     next_status(payment, "reject")
     result = ProviderResult(Status.FAILED, None, REJECTED[0], REJECTED[1])
-    return snapshot(_decided(payment, result, "failed", request, source_ip))
+    return PaymentSnapshot.of(snapshot(_decided(payment, result, "failed", request, source_ip)))
 
 
 def _decided(payment: Payment, result: ProviderResult, outcome: str, note: OperatorNote, source_ip: str) -> Payment:

@@ -7,9 +7,9 @@ candidates; selecting one is a conditional write (only one selection wins)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers.name_lookups import NameLookup as LookupAnswer
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid, new_id
@@ -30,7 +30,7 @@ from mzpay.steps.connectors import lookup_connector
 from mzpay.store.name_lookups import SelectionLost
 
 
-def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str, Any]:
+def create_lookup(principal: Principal, request: NameLookupRequest) -> LookupAnswer:
     lookup_id = new_id()
     try:
         if principal.mode == "test":
@@ -58,7 +58,7 @@ def create_lookup(principal: Principal, request: NameLookupRequest) -> dict[str,
         updated_at=now,
     )
     deps.name_lookups().create(lookup)
-    return lookup.view()
+    return LookupAnswer.of(lookup.view())
 
 
 def _live_lookup(principal: Principal, request: NameLookupRequest, lookup_id: str) -> tuple[str, list[str]]:
@@ -91,7 +91,7 @@ def _visible(principal: Principal, lookup_id: str) -> NameLookup:
     return lookup
 
 
-def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str, Any]:
+def select(principal: Principal, lookup_id: str, candidate_id: str) -> LookupAnswer:
     """Choose the holder among an ambiguous lookup's candidates. The pick may change until a
     cash deposit starts from the lookup (then another candidate is 409 option_locked); picking
     the candidate already picked changes nothing."""
@@ -106,13 +106,13 @@ def select(principal: Principal, lookup_id: str, candidate_id: str) -> dict[str,
             errors=[FieldError("candidate_id", "invalid_value", "not a candidate of this lookup")],
         )
     if lookup.candidate_id == candidate_id:
-        return lookup.view()
+        return LookupAnswer.of(lookup.view())
     if lookup.deposit is not None:
         raise option_locked()
     now = iso(datetime.now(UTC))
     changes = {"status": LookupStatus.SELECTED, "name": chosen["name"], "candidate_id": candidate_id, "updated_at": now}
     try:
-        return deps.name_lookups().transition(lookup, changes).view()
+        return LookupAnswer.of(deps.name_lookups().transition(lookup, changes).view())
     except SelectionLost as exc:
         fresh = deps.name_lookups().get(lookup_id)
         if fresh is not None and fresh.deposit is not None:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.access import OAuthToken
 from mzpay.deps import settings
 from mzpay.domain import oauth as rules
 from mzpay.domain.accounts import AccountStatus
@@ -109,7 +110,7 @@ def revoke_client(client_id: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- POST /oauth/token
-def issue_token(request: TokenRequest, token_url: str, presented_pem: str | None = None) -> dict[str, Any]:
+def issue_token(request: TokenRequest, token_url: str, presented_pem: str | None = None) -> OAuthToken:
     """An access token for an authenticated, active client of an active account homed here.
     A request presenting a client certificate (mutual TLS, `presented_pem`) gets a token bound
     to it (RFC 8705: `cnf.x5t#S256`), accepted only with that certificate; the certificate must
@@ -160,7 +161,7 @@ def issue_token(request: TokenRequest, token_url: str, presented_pem: str | None
     }
     if cnf is not None:  # the client sees what its token is bound to (the token itself is opaque)
         answer["cnf"] = cnf
-    return answer
+    return OAuthToken.of(answer)
 
 
 def _confirmation(

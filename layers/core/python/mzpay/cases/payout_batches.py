@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any, NoReturn
 
 from mzpay import deps
+from mzpay.answers.payouts import PayoutBatch as BatchAnswer
 from mzpay.domain import ledger
 from mzpay.domain.clock import iso
 from mzpay.domain.entity import Reserved
@@ -64,7 +65,7 @@ def _event(batch: PayoutBatch, now: str, kind: str | None = None) -> Event:
 # ---------------------------------------------------------------- upload
 def create_batch(
     principal: Principal, request: PayoutBatchRequest, lines: list[PayoutRequest | ServiceError]
-) -> dict[str, Any]:
+) -> BatchAnswer:
     """Judge every line (`lines`: each parsed as POST /payouts parses its body, or the error that
     refused it) and keep the batch `open` with its report; nothing is paid or held yet."""
     account, mode = principal.acting_account_id, principal.mode
@@ -104,7 +105,7 @@ def create_batch(
         updated_at=now,
     )
     deps.payout_batches().create(batch, kept, [_event(batch, now)])
-    return batch_view(batch, kept)
+    return BatchAnswer.of(batch_view(batch, kept))
 
 
 # ---------------------------------------------------------------- read
@@ -117,17 +118,16 @@ def visible_batch(principal: Principal, batch_id: str) -> PayoutBatch:
     return batch
 
 
-def read_batch(principal: Principal, batch_id: str) -> dict[str, Any]:
-    batch = visible_batch(principal, batch_id)
-    return batch_view(batch, deps.payout_batches().lines(batch.batch_id))
+def read_batch(principal: Principal, batch_id: str) -> BatchAnswer:
+    return _answer(visible_batch(principal, batch_id))
 
 
-def _answer(batch: PayoutBatch) -> dict[str, Any]:
-    return batch_view(batch, deps.payout_batches().lines(batch.batch_id))
+def _answer(batch: PayoutBatch) -> BatchAnswer:
+    return BatchAnswer.of(batch_view(batch, deps.payout_batches().lines(batch.batch_id)))
 
 
 # ---------------------------------------------------------------- lifecycle
-def close(principal: Principal, batch_id: str) -> dict[str, Any]:
+def close(principal: Principal, batch_id: str) -> BatchAnswer:
     """open -> closed: the batch is frozen as its report shows it, ready to release."""
     batch = visible_batch(principal, batch_id)
     ensure_transition(batch.status, "close")
@@ -137,7 +137,7 @@ def close(principal: Principal, batch_id: str) -> dict[str, Any]:
     return _answer(deps.payout_batches().transition(batch, changes, [event]))
 
 
-def release(principal: Principal, batch_id: str) -> dict[str, Any]:
+def release(principal: Principal, batch_id: str) -> BatchAnswer:
     """closed -> released (sending follows through the queue), or awaiting_approval above the
     account's approval threshold. The available balance must cover the total, and the debit
     account's daily batch total (rule debit_daily) is raised in the same conditional write:
@@ -204,7 +204,7 @@ def _operator_batch(batch_id: str) -> PayoutBatch:
     return batch
 
 
-def approve(batch_id: str) -> dict[str, Any]:
+def approve(batch_id: str) -> BatchAnswer:
     """Operators: a batch awaiting approval is released; sending follows through the queue."""
     batch = _operator_batch(batch_id)
     ensure_transition(batch.status, "approve")
@@ -214,7 +214,7 @@ def approve(batch_id: str) -> dict[str, Any]:
     return _answer(deps.payout_batches().transition(batch, changes, [event]))
 
 
-def reject(batch_id: str, reason: str) -> dict[str, Any]:
+def reject(batch_id: str, reason: str) -> BatchAnswer:
     """Operators: a batch awaiting approval is refused; nothing is paid and its share of the
     debit account's daily total comes back."""
     batch = _operator_batch(batch_id)

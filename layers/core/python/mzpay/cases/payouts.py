@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.payouts import Payout as PayoutAnswer
 from mzpay.connectors.base import PayoutCall
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import is_ulid
@@ -24,13 +25,13 @@ from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_is
 
 
 # ---------------------------------------------------------------- create
-def create_payout(principal: Principal, request: PayoutRequest) -> dict[str, Any]:
+def create_payout(principal: Principal, request: PayoutRequest) -> PayoutAnswer:
     """Validate, check the limits, hold the money and answer at once (pending, or waiting for
     approval above the account's threshold); settlement follows through the queue."""
     check_payout(request)
     customer_id = customer_of_create(principal)  # ?customer_id=: required of a key restricted to customers
     payer = Payer(principal.acting_account_id, principal.mode, principal.key_id, customer_id=customer_id)
-    return make_payout(payer, request)
+    return PayoutAnswer.of(make_payout(payer, request))
 
 
 # ---------------------------------------------------------------- read
@@ -44,16 +45,16 @@ def visible_payout(principal: Principal, provider_payout_id: str) -> Payout:
     return payout
 
 
-def read_payout(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
-    return view(visible_payout(principal, provider_payout_id))
+def read_payout(principal: Principal, provider_payout_id: str) -> PayoutAnswer:
+    return PayoutAnswer.of(view(visible_payout(principal, provider_payout_id)))
 
 
 # ---------------------------------------------------------------- lifecycle
-def cancel(principal: Principal, provider_payout_id: str) -> dict[str, Any]:
+def cancel(principal: Principal, provider_payout_id: str) -> PayoutAnswer:
     """The merchant cancels while pending, or in transit before the provider was called."""
     payout = visible_payout(principal, provider_payout_id)
     ensure_transition(payout.status, "cancel", payout.submitted)
-    return view(end_without_paying(payout, "cancel", Status.CANCELED))
+    return PayoutAnswer.of(view(end_without_paying(payout, "cancel", Status.CANCELED)))
 
 
 def _operator_payout(provider_payout_id: str) -> Payout:
@@ -64,7 +65,7 @@ def _operator_payout(provider_payout_id: str) -> Payout:
     return payout
 
 
-def approve(provider_payout_id: str) -> dict[str, Any]:
+def approve(provider_payout_id: str) -> PayoutAnswer:
     """Operators: a payout waiting for approval goes on to settlement."""
     payout = _operator_payout(provider_payout_id)
     ensure_transition(payout.status, "approve")
@@ -73,10 +74,10 @@ def approve(provider_payout_id: str) -> dict[str, Any]:
     event = payout_event(event_kind("approve", Status.PENDING), payout.with_changes(changes), now)
     approved = view(deps.payouts().transition(payout, changes, [event]))
     audit.observe("payout", provider_payout_id, account_id=payout.account_id, before=view(payout), after=approved)
-    return approved
+    return PayoutAnswer.of(approved)
 
 
-def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
+def reject(provider_payout_id: str, reason: str) -> PayoutAnswer:
     """Operators: a payout waiting for approval is refused; its money comes back."""
     payout = _operator_payout(provider_payout_id)
     ensure_transition(payout.status, "reject")
@@ -84,7 +85,7 @@ def reject(provider_payout_id: str, reason: str) -> dict[str, Any]:
         end_without_paying(payout, "reject", Status.REJECTED, {"failure_code": "rejected", "failure_message": reason})
     )
     audit.observe("payout", provider_payout_id, account_id=payout.account_id, before=view(payout), after=rejected)
-    return rejected
+    return PayoutAnswer.of(rejected)
 
 
 def settle(provider_payout_id: str) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
 
 from mzpay import deps
 from mzpay.answers.balance import Balance, CurrencyBalance
+from mzpay.answers.refunds import RefundResult
 from mzpay.connectors.base import Refunding
 from mzpay.domain import expiry, ledger
 from mzpay.domain.charges import Money
@@ -82,9 +82,13 @@ def _exceeds(payment: Payment, amount: Decimal) -> ServiceError:
 _NO_SUCH_PAYMENT = ServiceError(404, "not_found", "No such payment.")
 
 
+def _result(refund: Refund) -> RefundResult:
+    return RefundResult.of(refund_result(refund))
+
+
 def create_refund(
     principal: Principal, provider_payment_id: str, refund_id: str | None, money: Money | None, reason: str | None
-) -> dict[str, Any]:
+) -> RefundResult:
     """Refund all (amount omitted) or part of a succeeded payment: a RefundResult."""
     if refund_id is not None and not (is_ulid(refund_id) or refund_id.replace("-", "").isalnum()):
         raise ServiceError(
@@ -165,17 +169,17 @@ def create_refund(
             return _replay(winner, fingerprint)
         # else it is this very creation, landed on an attempt whose answer was lost: submit it
     if expiry.abandoned(refund, datetime.now(UTC)):  # the write landed after its lease: claim it like a retry
-        return refund_result(expiry.settled_or_wait(resume(refund)))
+        return _result(expiry.settled_or_wait(resume(refund)))
     result = connector.refund(provider_call(payment), amount, refund.provider_refund_id)
     try:
-        return refund_result(settle(refund, result.status, result.failure_code, result.failure_message))
+        return _result(settle(refund, result.status, result.failure_code, result.failure_message))
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise
-        return refund_result(expiry.settled_or_wait(deps.refunds().get(refund.provider_refund_id) or refund))
+        return _result(expiry.settled_or_wait(deps.refunds().get(refund.provider_refund_id) or refund))
 
 
-def _replay(existing: Claimed[Refund], fingerprint: str) -> dict[str, Any]:
+def _replay(existing: Claimed[Refund], fingerprint: str) -> RefundResult:
     """The refund a refund_id was claimed for; one its creating request left unsubmitted is
     submitted now (`resume`), so retrying a request that met a fault finishes it."""
     same_request(
@@ -187,7 +191,7 @@ def _replay(existing: Claimed[Refund], fingerprint: str) -> dict[str, Any]:
     refund = existing.entity
     if expiry.being_submitted(refund, datetime.now(UTC)):
         raise expiry.in_progress()
-    return refund_result(resume(refund))
+    return _result(resume(refund))
 
 
 def _refundable_now(payment: Payment) -> None:
@@ -200,14 +204,14 @@ def _refundable_now(payment: Payment) -> None:
         )
 
 
-def read_refund(principal: Principal, provider_refund_id: str) -> dict[str, Any]:
+def read_refund(principal: Principal, provider_refund_id: str) -> RefundResult:
     refund = deps.refunds().get(provider_refund_id) if is_ulid(provider_refund_id) else None
     if refund is None or refund.account_id != principal.acting_account_id:
         raise ServiceError(404, "not_found", "No such refund.")
     if refund.mode != principal.mode:
         raise wrong_environment(principal.mode, refund.mode)
     ensure_customer_visible(principal, refund.customer_id, ServiceError(404, "not_found", "No such refund."))
-    return refund_result(refund)
+    return _result(refund)
 
 
 def balance(principal: Principal) -> Balance:

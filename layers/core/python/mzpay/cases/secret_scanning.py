@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.service import SecretScanningLabels
 from mzpay.deps import settings
 from mzpay.domain import secret_scanning as rules
 from mzpay.domain.errors import ServiceError
@@ -63,7 +64,7 @@ def provider_key(url: str, key_id: str) -> str | None:
 
 def receive(
     provider: str, body: bytes, key_id: str | None, signature: str | None, forwarded_from: str | None
-) -> list[dict[str, str]]:
+) -> SecretScanningLabels:
     """POST /secret-scanning/<provider>: the label of each reported token."""
     url = settings().secret_scanning_keys_urls.get(provider)
     if url is None:
@@ -88,7 +89,7 @@ def receive(
     if elsewhere and forwarded_from is None:  # a passed-on report is never passed on again
         for region in sorted(elsewhere):
             _pass_on(region, provider, body, key_id, signature, here)
-    return [rules.answer(item, labels[index]) for index, item in enumerate(items)]
+    return SecretScanningLabels.model_validate([rules.answer(item, labels[index]) for index, item in enumerate(items)])
 
 
 def _judge(provider: str, item: Reported, here: str) -> tuple[str, str | None]:

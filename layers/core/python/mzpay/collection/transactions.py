@@ -70,12 +70,12 @@ def _pay_in(method: PaymentMethod, movement_id: str, amount: Decimal, currency: 
         metadata=_metadata(method),
     )
     charge = gateway().create_charge(_principal(method), request)  # the gateway's own charge path
-    status = PAYMENT_STATUS.get(charge["status"], "pending")
+    status = PAYMENT_STATUS.get(charge.status, "pending")
     return {
         "status": status,
-        "reference": charge["provider_payment_id"],
-        "error_code": charge.get("failure_code"),
-        "error_message": charge.get("failure_message"),
+        "reference": charge.provider_payment_id,
+        "error_code": charge.failure_code,
+        "error_message": charge.failure_message,
     }
 
 
@@ -105,7 +105,7 @@ def _pay_out(
         message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
         raise field_refusal([FieldError(field, "INVALID_FORMAT", message)]) from None
     payout = gateway().create_payout(_principal(method), request)  # the gateway's own payout path
-    return {"status": PAYOUT_STATUS.get(payout["status"], "pending"), "reference": payout["provider_payout_id"]}
+    return {"status": PAYOUT_STATUS.get(payout.status, "pending"), "reference": payout.provider_payout_id}
 
 
 def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any], movement_id: str) -> dict[str, Any]:

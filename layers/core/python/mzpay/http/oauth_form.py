@@ -10,10 +10,12 @@ from urllib.parse import parse_qsl, unquote_plus
 
 from aws_lambda_powertools.event_handler import Response
 
+from mzpay.answers.access import OAuthToken
 from mzpay.domain import oauth as rules
 from mzpay.domain.oauth import TokenRequest
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.request_id import header_value
+from mzpay.http.resolver import to_response
 
 FORM = "application/x-www-form-urlencoded"
 MAX_BODY_BYTES = 16 * 1024
@@ -75,5 +77,7 @@ def _basic(event: dict[str, Any]) -> tuple[str | None, str | None]:
     return unquote_plus(client_id), unquote_plus(secret)
 
 
-def token_response(token: dict[str, Any]) -> Response[dict[str, Any]]:
-    return Response(200, "application/json", token, headers=NO_STORE)
+def token_response(token: OAuthToken) -> Response[OAuthToken]:
+    response: Response[OAuthToken] = to_response(token)
+    response.headers.update(NO_STORE)
+    return response

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 class Gateway(Protocol):
-    """The gateway's answers as its use cases give them."""
+    """The gateway's answers as its use cases give them (a ChargeResult and a Payout of mzpay.answers,
+    which this port, below the answers, names as Any)."""
 
     def create_charge(self, principal: Principal, request: ChargeRequest) -> Any: ...
 

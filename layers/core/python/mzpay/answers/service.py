@@ -1,0 +1,51 @@
+"""The answers of the gateway's service routes: its health, its OpenAPI document and the
+secret-scanning labels."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, RootModel
+
+from mzpay.answers.base import Answer, examples
+
+
+class Health(Answer):
+    """The API is up: which API, region and build answered."""
+
+    model_config = examples({"status": "ok", "api": "gateway", "service_region": "mz", "version": "0.1.0"})
+
+    status: Literal["ok"] = Field(description="Always ok.")
+    api: Literal["gateway"] = Field(description="The API that answered.")
+    service_region: Literal["mz", "regional-sa"] = Field(description="The region that answered.")
+    version: str = Field(description="The service's version.")
+
+
+class SecretScanningLabel(Answer):
+    """The verdict on one reported token."""
+
+    token_raw: str = Field(description="The token as reported.")
+    token_type: str = Field(description="The type the report gave it.")
+    label: Literal["true_positive", "false_positive"] = Field(description="true_positive: ours, now revoked.")
+
+
+class SecretScanningLabels(RootModel[list[SecretScanningLabel]]):
+    """One label per reported token, in the report's order."""
+
+    model_config = ConfigDict(
+        defer_build=True,
+        json_schema_extra={
+            "examples": [[{"token_raw": "mzp_live_abc", "token_type": "mzpay_api_key", "label": "false_positive"}]]
+        },
+    )
+
+
+class OpenApiDocument(RootModel[dict[str, Any]]):
+    """This API's OpenAPI 3.1 document (what the /docs page shows)."""
+
+    model_config = ConfigDict(
+        defer_build=True,
+        json_schema_extra={
+            "examples": [{"openapi": "3.1.0", "info": {"title": "mzpay gateway API", "version": "1.0.0"}, "paths": {}}]
+        },
+    )
