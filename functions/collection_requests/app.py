@@ -4,8 +4,9 @@ and the payment link that leads a payer to the hosted checkout."""
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import unquote
 
-from mzpay.answers.collection_methods import CollectionMethod, CollectionMethodList
 from mzpay.answers.collection_requests import (
+    CollectionMethod,
+    CollectionMethodList,
     CollectionRequestChanged,
     CollectionRequestList,
     CollectionRequestRead,

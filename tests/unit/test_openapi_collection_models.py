@@ -29,7 +29,6 @@ from mzpay.answers import collection_accounts as accounts
 from mzpay.answers import collection_identity as identity
 from mzpay.answers import collection_kyc as kyc_answers
 from mzpay.answers import collection_licence as licence_answers
-from mzpay.answers import collection_methods as methods
 from mzpay.answers import collection_partners as partner_answers
 from mzpay.answers import collection_request_parts as parts
 from mzpay.answers import collection_requests as answers
@@ -351,13 +350,13 @@ def request_body(methods: list[str], **extra: Any) -> dict[str, Any]:
 
 def test_collection_methods_added_listed_and_switched(world: World) -> None:
     onboarded(world)
-    mpesa = valid(methods.CollectionMethod, collection_methods.add(BUSINESS, "mpesa", None, "live"))
+    mpesa = valid(answers.CollectionMethod, collection_methods.add(BUSINESS, "mpesa", None, "live"))
     assert (mpesa.name, mpesa.status) == ("M-Pesa", "active")
-    valid(methods.CollectionMethod, collection_methods.add(BUSINESS, "card", "Cartões", "test"))
-    assert len(valid(methods.CollectionMethodList, collection_methods.listed(BUSINESS)).data) == 2
-    off = valid(methods.CollectionMethod, collection_methods.set_status(BUSINESS, mpesa.id, "inactive"))
+    valid(answers.CollectionMethod, collection_methods.add(BUSINESS, "card", "Cartões", "test"))
+    assert len(valid(answers.CollectionMethodList, collection_methods.listed(BUSINESS)).data) == 2
+    off = valid(answers.CollectionMethod, collection_methods.set_status(BUSINESS, mpesa.id, "inactive"))
     assert off.status == "inactive"
-    assert valid(methods.CollectionMethod, collection_methods.read(BUSINESS, mpesa.id)) == off
+    assert valid(answers.CollectionMethod, collection_methods.read(BUSINESS, mpesa.id)) == off
 
 
 def test_a_collection_request_through_its_lifecycle(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -683,9 +682,9 @@ def test_money_is_a_json_number_on_this_surface() -> None:
 
 
 def test_the_enumerations_are_the_domains() -> None:
-    assert literal(methods.CollectionMethod, "type") == set(request_rules.METHOD_TYPES)
-    assert literal(methods.CollectionMethod, "mode") == set(request_rules.MODES)
-    assert literal(methods.CollectionMethod, "status") == values(request_rules.MethodStatus)
+    assert literal(answers.CollectionMethod, "type") == set(request_rules.METHOD_TYPES)
+    assert literal(answers.CollectionMethod, "mode") == set(request_rules.MODES)
+    assert literal(answers.CollectionMethod, "status") == values(request_rules.MethodStatus)
     assert literal(answers.CollectionRequest, "status") == values(request_rules.RequestStatus) - {"deleted"}
     assert literal(parts.PaymentReconciliation, "payment_status") == values(request_rules.PaymentStatus)
     assert literal(parts.Payer, "type") == set(request_rules.PAYER_TYPES)

@@ -1,17 +1,17 @@
-"""The collection API's answers about collection requests (mzpay.domain.collection_requests:
-CollectionRequest.view, created_view, summary, public_view, public_item), as
-mzpay.collection.collection_requests returns them: the business's views of a request and its
+"""The collection API's answers about collection methods and collection requests
+(mzpay.domain.collection_requests: CollectionMethod.view, CollectionRequest.view, created_view,
+summary, public_view, public_item), as mzpay.collection.collection_methods and collection_requests
+return them: the business's views of a request and its
 payer's app's (the unsecured reads); their parts are mzpay.answers.collection_request_parts."""
 
 from __future__ import annotations
 
-from typing import Generic, Literal
+from typing import Any, Generic, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Item, Mode, Timestamp, examples
+from mzpay.answers.base import Answer, Item, ListOf, Mode, Timestamp, examples
 from mzpay.answers.collection_request_parts import (
-    AMOUNT,
     BILLER,
     CR,
     PAYER,
@@ -26,29 +26,57 @@ from mzpay.answers.collection_request_parts import (
     IntegrationRouting,
     InvoiceMetadata,
     MethodDetail,
+    MethodType,
     Payer,
     PayerType,
     PaymentReconciliation,
     RequestStatus,
 )
 
+# ---------------------------------------------------------------- collection methods
+_METHOD = {
+    "object": "collection_method",
+    "id": "cm_01JD9H0A1B2C3D4E5F6G7H8J9K",
+    "account_id": "acct_loja_ana",
+    "name": "M-Pesa",
+    "type": "mpesa",
+    "mode": "live",
+    "status": "active",
+    "created_at": "2026-11-01T08:00:00Z",
+    "updated_at": "2026-11-01T08:00:00Z",
+}
+
+
+class CollectionMethod(Answer):
+    """A way a business is paid, in one mode."""
+
+    model_config = examples(_METHOD)
+
+    object: Literal["collection_method"] = Field(description="Always collection_method.")
+    id: str = Field(description="The method's id (cm_...).")
+    account_id: str = Field(description="The business account it belongs to.")
+    name: str = Field(description="Its display name (the type's name when none was given).")
+    type: MethodType = Field(description="How the payer pays.")
+    mode: Mode = Field(description="test: its payments run on the simulator, no money moves.")
+    status: Literal["active", "inactive"] = Field(description="Only active methods may be named by new requests.")
+    created_at: Timestamp = Field(description="When it was added.")
+    updated_at: Timestamp = Field(description="When it last changed.")
+
+
+class CollectionMethodList(ListOf[CollectionMethod]):
+    """A business's collection methods (at most 50)."""
+
+    model_config = examples({"object": "list", "data": [_METHOD], "has_more": False})
+
+    data: list[CollectionMethod] = Field(description="Every method of the business.")
+    has_more: Literal[False] = Field(description="Always false: the list is whole.")
+
+
+# ---------------------------------------------------------------- collection requests
+# The full view's fields that the creation answer leaves out (CollectionRequest.created_view).
+_FULL_ONLY = {"account_id", "financial_details", "payment_reconciliation", "integration_routing", "biller"}
+_FULL_ONLY |= {"compliance_audit", "updated_at"}
 _LISTED = "false: left out of the payer app's list by phone (the business's choice; default true)."
-_CREATED = (  # CollectionRequest.created_view's fields
-    "id",
-    "collection_method_ids",
-    "description",
-    "bill_info",
-    "amount",
-    "collection_method_details",
-    "payer",
-    "third_party_reference",
-    "status",
-    "metadata",
-    "invoice_metadata",
-    "mode",
-    "listed",
-    "created_at",
-)
 
 
 class CollectionRequest(Answer):
@@ -105,7 +133,9 @@ class CollectionRequestChanged(Answer):
 class CreatedCollectionRequest(Answer):
     """A new collection request: pending, with its invoice number and payment link."""
 
-    model_config = examples({"object": "collection_request", **{k: v for k, v in REQUEST.items() if k in _CREATED}})
+    model_config = examples(
+        {"object": "collection_request", **{k: v for k, v in REQUEST.items() if k not in _FULL_ONLY}}
+    )
 
     object: Literal["collection_request"] = Field(description="Always collection_request.")
     id: str = Field(description="The request's id (cr_...).")
@@ -145,6 +175,10 @@ class Items(Answer, Generic[Item]):
     error: None = Field(description="Always null.")
 
 
+def _page(item: dict[str, Any]) -> dict[str, Any]:
+    return {"object": "list", "items": [item], "has_more": False, "next_page_token": None, "error": None}
+
+
 class PayerSummary(Answer):
     """Who pays, in a list."""
 
@@ -172,26 +206,13 @@ class CollectionRequestList(Items[CollectionRequestSummary]):
     """A page of the business's collection requests, newest first."""
 
     model_config = examples(
-        {
-            "object": "list",
-            "items": [
-                {
-                    "id": CR,
-                    "account_id": "acct_loja_ana",
-                    "description": "November invoice",
-                    "amount": AMOUNT,
-                    "payer": {
-                        k: PAYER[k] for k in ("first_name", "last_name", "legal_name", "type", "delivery_method")
-                    },
-                    "status": "pending",
-                    "created_at": "2026-11-02T10:00:00Z",
-                    "updated_at": "2026-11-02T10:00:00Z",
-                }
-            ],
-            "has_more": False,
-            "next_page_token": None,
-            "error": None,
-        }
+        _page(
+            {
+                **{k: REQUEST[k] for k in ("id", "account_id", "description", "amount")},
+                "payer": {k: PAYER[k] for k in ("first_name", "last_name", "legal_name", "type", "delivery_method")},
+                **{k: REQUEST[k] for k in ("status", "created_at", "updated_at")},
+            }
+        )
     )
 
     items: list[CollectionRequestSummary] = Field(description="The requests of this page (items, not data).")
@@ -211,23 +232,7 @@ class PayerRequestItem(Answer):
 class PayerRequestList(Items[PayerRequestItem]):
     """A page of the requests whose payer has the phone number, newest first (empty for an unknown number)."""
 
-    model_config = examples(
-        {
-            "object": "list",
-            "items": [
-                {
-                    "id": CR,
-                    "description": "November invoice",
-                    "amount": AMOUNT,
-                    "status": "pending",
-                    "created_at": "2026-11-02T10:00:00Z",
-                }
-            ],
-            "has_more": False,
-            "next_page_token": None,
-            "error": None,
-        }
-    )
+    model_config = examples(_page({k: REQUEST[k] for k in ("id", "description", "amount", "status", "created_at")}))
 
 
 class PayerKind(Answer):

@@ -6,7 +6,7 @@ method is 404."""
 from __future__ import annotations
 
 from mzpay import deps
-from mzpay.answers import collection_methods as answers
+from mzpay.answers import collection_requests as answers
 from mzpay.domain.clock import now_iso
 from mzpay.domain.collection_requests import (
     MAX_METHODS_PER_ACCOUNT,

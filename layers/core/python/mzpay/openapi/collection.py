@@ -25,7 +25,6 @@ from mzpay.answers.collection_identity import (
 )
 from mzpay.answers.collection_kyc import Customer, DocumentDateSaved, KycLog, KycRead, KycReady, LoggedOk
 from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
-from mzpay.answers.collection_methods import CollectionMethod, CollectionMethodList
 from mzpay.answers.collection_partners import (
     CardLogo,
     PartnerList,
@@ -34,6 +33,8 @@ from mzpay.answers.collection_partners import (
     PaymentMethodResult,
 )
 from mzpay.answers.collection_requests import (
+    CollectionMethod,
+    CollectionMethodList,
     CollectionRequestChanged,
     CollectionRequestList,
     CollectionRequestRead,
