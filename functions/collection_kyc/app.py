@@ -1,7 +1,8 @@
 """Collection API: customers and their KYC verifications, logs and reviews."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.collection_kyc import Customer, DocumentDateSaved, KycLog, KycRead, KycReady, LoggedOk
 from mzpay.domain.collection_access import active_business, guarded
 from mzpay.entry import audit_trail, collection_app
 from mzpay.http.audit import audited
@@ -25,7 +26,7 @@ CUSTOMER_WRITE = active_business(guarded("customer:write"))
 
 
 @routes.post("/v1/customers", CUSTOMER_WRITE)
-def register_customer(body: Annotated[CustomerIn, Body()]) -> dict[str, Any]:
+def register_customer(body: Annotated[CustomerIn, Body()]) -> Customer:
     """Register a customer
 
     Creates a customer of the caller's business with its first KYC verification (`initiated`, for
@@ -35,7 +36,7 @@ def register_customer(body: Annotated[CustomerIn, Body()]) -> dict[str, Any]:
 
 @routes.get("/v1/customers/<customer_id>/kyc/logs", KYC_READ)
 @errors("customer_not_found")
-def customer_kyc_logs(customer_id: str) -> dict[str, Any]:
+def customer_kyc_logs(customer_id: str) -> KycLog:
     """Read a customer's KYC log
 
     The log of the customer's verification: every step as a versioned message, and the documents saved."""
@@ -44,7 +45,7 @@ def customer_kyc_logs(customer_id: str) -> dict[str, Any]:
 
 @routes.get("/v1/customers/<customer_id>/kyc/<kyc_id>", KYC_READ)
 @errors("customer_not_found")
-def get_kyc(customer_id: str, kyc_id: str) -> dict[str, Any]:
+def get_kyc(customer_id: str, kyc_id: str) -> KycRead:
     """Read a customer's KYC verification"""
     return kyc.read(caller().account_id(), customer_id, kyc_id)
 
@@ -52,7 +53,7 @@ def get_kyc(customer_id: str, kyc_id: str) -> dict[str, Any]:
 @routes.put("/v1/customers/<customer_id>/kyc/<kyc_id>/reviews", KYC_WRITE)
 @audited
 @errors("customer_not_found", "missing_field", "invalid_request")
-def review_kyc(customer_id: str, kyc_id: str, body: Annotated[KycReview, Body()]) -> dict[str, Any]:
+def review_kyc(customer_id: str, kyc_id: str, body: Annotated[KycReview, Body()]) -> KycRead:
     """Review a KYC verification
 
     A reviewer's decision: `verified`, `rejected` (with `rejection_reason`) or `pending` (with an
@@ -71,7 +72,7 @@ def review_kyc(customer_id: str, kyc_id: str, body: Annotated[KycReview, Body()]
 
 @routes.post("/v1/customers/<customer_id>/kyc/<kyc_id>/reviews/ready", CUSTOMER_WRITE)
 @errors("customer_not_found", "missing_field", "invalid_request")
-def kyc_ready(customer_id: str, kyc_id: str) -> dict[str, Any]:
+def kyc_ready(customer_id: str, kyc_id: str) -> KycReady:
     """Submit a customer's KYC documents for review
 
     Says the customer's uploads are complete, so the verification waits for its review; a
@@ -80,7 +81,7 @@ def kyc_ready(customer_id: str, kyc_id: str) -> dict[str, Any]:
 
 
 @routes.get("/v1/kyc/<kyc_id>/logs", KYC_READ)
-def get_kyc_logs(kyc_id: str) -> dict[str, Any]:
+def get_kyc_logs(kyc_id: str) -> KycLog:
     """Read a KYC verification's log
 
     Every step as a versioned message, and the documents saved."""
@@ -89,7 +90,7 @@ def get_kyc_logs(kyc_id: str) -> dict[str, Any]:
 
 @routes.post("/v1/kyc/<kyc_id>/logs", KYC_WRITE)
 @errors("missing_field")
-def comment_kyc(kyc_id: str, body: Annotated[KycComment, Body()]) -> dict[str, Any]:
+def comment_kyc(kyc_id: str, body: Annotated[KycComment, Body()]) -> LoggedOk:
     """Comment on a KYC verification
 
     Adds a message to the verification's log: a reviewer's (with `reviewer_id`) or the system's."""
@@ -102,7 +103,7 @@ def comment_kyc(kyc_id: str, body: Annotated[KycComment, Body()]) -> dict[str, A
     responses={200: {"description": "{object: bool, status: true}", "content": {"application/json": {}}}},
 )
 @errors("invalid_request", "missing_field", "rate_limited")
-def save_kyc_document(kyc_id: str) -> dict[str, Any]:
+def save_kyc_document(kyc_id: str) -> LoggedOk:
     """Upload a KYC document
 
     A multipart/form-data body: `reference`, `document_name`, `type` (a supported document or a
@@ -114,7 +115,7 @@ def save_kyc_document(kyc_id: str) -> dict[str, Any]:
 
 
 @routes.post("/v1/kyc/<kyc_id>/logs/save-date", KYC_WRITE)
-def save_kyc_date(kyc_id: str, body: Annotated[KycSaveDate, Body()]) -> dict[str, Any]:
+def save_kyc_date(kyc_id: str, body: Annotated[KycSaveDate, Body()]) -> DocumentDateSaved:
     """Record a KYC document's expiry date
 
     The expiry date (YYYY-MM-DD) of the document with `reference`, replacing one recorded before."""

@@ -1,7 +1,8 @@
 """Collection API: business accounts, their onboarding, and reviewers' decisions."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.collection_accounts import BusinessAccount, OnboardingDetails, OnboardingStatus, UploadedFile
 from mzpay.domain.collection_access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
 from mzpay.entry import audit_trail, collection_app
 from mzpay.http.audit import audited
@@ -25,7 +26,7 @@ REVIEWER = RouteAccess(permission=ACCOUNT_REVIEW)
 
 @routes.get("/v1/account", SIGNED_IN)
 @errors("forbidden", "not_found")
-def get_account() -> dict[str, Any]:
+def get_account() -> BusinessAccount:
     """Read the business account
 
     The account the access token acts for: its status, the reason of a rejection or suspension,
@@ -49,7 +50,7 @@ def initialize_onboarding() -> Response[None]:
 
 @routes.get("/v1/account/onboarding", SIGNED_IN)
 @errors("forbidden", "not_found")
-def get_onboarding() -> dict[str, Any]:
+def get_onboarding() -> OnboardingStatus:
     """Read the onboarding status
 
     The account's status and the reason of its last rejection or suspension."""
@@ -58,7 +59,7 @@ def get_onboarding() -> dict[str, Any]:
 
 @routes.get("/v1/account/onboarding/details", SIGNED_IN)
 @errors("forbidden", "not_found")
-def get_onboarding_details() -> dict[str, Any]:
+def get_onboarding_details() -> OnboardingDetails:
     """Read the onboarding details
 
     The bank details, person of contact, business details and tax details given so far."""
@@ -67,7 +68,7 @@ def get_onboarding_details() -> dict[str, Any]:
 
 @routes.put("/v1/account/onboarding/details", SIGNED_IN)
 @errors("forbidden", "not_found", "missing_field", "invalid_request")
-def put_onboarding_details(body: Annotated[OnboardingDetailsIn, Body()]) -> dict[str, Any]:
+def put_onboarding_details(body: Annotated[OnboardingDetailsIn, Body()]) -> OnboardingDetails:
     """Replace the onboarding details
 
     `object: account` with the bank details, person of contact and business details in full (tax
@@ -78,7 +79,7 @@ def put_onboarding_details(body: Annotated[OnboardingDetailsIn, Body()]) -> dict
 
 @routes.post("/v1/account/onboarding/finish", SIGNED_IN)
 @errors("forbidden", "not_found", "missing_field", "invalid_request")
-def finish_onboarding() -> dict[str, Any]:
+def finish_onboarding() -> BusinessAccount:
     """Submit onboarding for review
 
     Moves a pending (or rejected) account to `pending_review` once every required detail is given;
@@ -97,7 +98,7 @@ def finish_onboarding() -> dict[str, Any]:
     },
 )
 @errors("forbidden", "invalid_request", "validation_error", "missing_field", "rate_limited")
-def upload_file() -> dict[str, Any]:
+def upload_file() -> UploadedFile:
     """Upload a file
 
     A multipart/form-data body with the `file` part and its `file_type` (png, jpg, jpeg or pdf, at
@@ -110,7 +111,7 @@ def upload_file() -> dict[str, Any]:
 @routes.post("/v1/accounts/<account_id>/approve", REVIEWER)
 @audited
 @errors("invalid_request")
-def approve_account(account_id: str) -> dict[str, Any]:
+def approve_account(account_id: str) -> BusinessAccount:
     """Approve a business account
 
     The installation's administrator (permission account:review; a business token never holds
@@ -122,7 +123,7 @@ def approve_account(account_id: str) -> dict[str, Any]:
 @routes.post("/v1/accounts/<account_id>/reject", REVIEWER)
 @audited
 @errors("missing_field", "invalid_request")
-def reject_account(account_id: str, body: Annotated[RejectAccount, Body()]) -> dict[str, Any]:
+def reject_account(account_id: str, body: Annotated[RejectAccount, Body()]) -> BusinessAccount:
     """Reject a business account
 
     A reviewer rejects an account pending review, with a `reason` and optional field problems
@@ -135,7 +136,7 @@ def reject_account(account_id: str, body: Annotated[RejectAccount, Body()]) -> d
 @routes.post("/v1/accounts/<account_id>/suspend", REVIEWER)
 @audited
 @errors("invalid_request")
-def suspend_account(account_id: str, body: Annotated[SuspendAccount | None, Body()] = None) -> dict[str, Any]:
+def suspend_account(account_id: str, body: Annotated[SuspendAccount | None, Body()] = None) -> BusinessAccount:
     """Suspend a business account
 
     A reviewer suspends an active account, with an optional `reason`."""
@@ -147,7 +148,7 @@ def suspend_account(account_id: str, body: Annotated[SuspendAccount | None, Body
 @routes.post("/v1/accounts/<account_id>/reactivate", REVIEWER)
 @audited
 @errors("invalid_request")
-def reactivate_account(account_id: str) -> dict[str, Any]:
+def reactivate_account(account_id: str) -> BusinessAccount:
     """Reactivate a business account
 
     A reviewer makes a suspended account active again."""

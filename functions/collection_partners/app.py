@@ -1,8 +1,9 @@
 """Collection API: partners (the providers customers pay through), the card-scheme logo of a BIN,
 and customers' payment methods."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.collection_partners import CardLogo, PartnerList, PartnerRead, PaymentMethodList, PaymentMethodResult
 from mzpay.domain import partners
 from mzpay.domain.collection_access import SIGNED_IN, active_business, guarded
 from mzpay.entry import collection_app
@@ -23,33 +24,33 @@ CUSTOMER_READ, CUSTOMER_WRITE = guarded("customer:read"), active_business(guarde
 
 
 @routes.get("/v1/partners", SIGNED_IN)
-def list_partners(type: Annotated[str | None, Query(max_length=32)] = None) -> dict[str, Any]:
+def list_partners(type: Annotated[str | None, Query(max_length=32)] = None) -> PartnerList:
     """List partners
 
     The providers customers pay through (mobile money, banks, card schemes), each with the
     payment-method types it takes and the attributes of their forms; `type` keeps those taking it."""
-    return {"object": "list", "data": partners.partners(type), "has_more": False}
+    return PartnerList.of({"object": "list", "data": partners.partners(type), "has_more": False})
 
 
 @routes.get("/v1/partners/<partner_id>", SIGNED_IN)
-def get_partner(partner_id: str) -> dict[str, Any]:
+def get_partner(partner_id: str) -> PartnerRead:
     """Read a partner"""
-    return {"object": "partner", "partner": partners.partner(partner_id)}
+    return PartnerRead.of({"object": "partner", "partner": partners.partner(partner_id)})
 
 
 @routes.post("/v1/partners/get-logo", SIGNED_IN)
 @errors("not_found")
-def card_logo(body: Annotated[CardBin, Body()]) -> dict[str, Any]:
+def card_logo(body: Annotated[CardBin, Body()]) -> CardLogo:
     """Find a card scheme's logo by BIN
 
     Takes the card's first 6 to 8 digits (never a whole card number) and answers its scheme and
     the scheme's logo (base64 SVG); an unknown BIN is 404."""
-    return partners.card_logo(body.card_number)
+    return CardLogo.of(partners.card_logo(body.card_number))
 
 
 @routes.post("/v1/customers/<customer_id>/payment_methods", CUSTOMER_WRITE)
 @errors("customer_not_found", "missing_field", "invalid_request")
-def add_payment_method(customer_id: str, body: Annotated[PaymentMethodIn, Body()]) -> dict[str, Any]:
+def add_payment_method(customer_id: str, body: Annotated[PaymentMethodIn, Body()]) -> PaymentMethodResult:
     """Add a customer's payment method
 
     A mobile wallet, bank account or card (as the acquirer's token) of a partner, its `details`
@@ -60,7 +61,7 @@ def add_payment_method(customer_id: str, body: Annotated[PaymentMethodIn, Body()
 
 @routes.get("/v1/customers/<customer_id>/payment_methods", CUSTOMER_READ)
 @errors("customer_not_found")
-def list_payment_methods(customer_id: str) -> dict[str, Any]:
+def list_payment_methods(customer_id: str) -> PaymentMethodList:
     """List a customer's payment methods
 
     Card details are masked."""
@@ -69,7 +70,7 @@ def list_payment_methods(customer_id: str) -> dict[str, Any]:
 
 @routes.get("/v1/customers/<customer_id>/payment_methods/<payment_method_id>", CUSTOMER_READ)
 @errors("customer_not_found")
-def get_payment_method(customer_id: str, payment_method_id: str) -> dict[str, Any]:
+def get_payment_method(customer_id: str, payment_method_id: str) -> PaymentMethodResult:
     """Read a customer's payment method
 
     Card details are masked."""
@@ -80,7 +81,7 @@ def get_payment_method(customer_id: str, payment_method_id: str) -> dict[str, An
 @errors("customer_not_found")
 def set_payment_method_status(
     customer_id: str, payment_method_id: str, body: Annotated[PaymentMethodStatus, Body()]
-) -> dict[str, Any]:
+) -> PaymentMethodResult:
     """Activate or deactivate a customer's payment method
 
     `status` active or inactive; the same status again changes nothing."""

@@ -1,9 +1,20 @@
 """Collection API: collection methods, collection requests, the payer's unsecured reads (kulpay)
 and the payment link that leads a payer to the hosted checkout."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import unquote
 
+from mzpay.answers.collection_requests import (
+    CollectionMethod,
+    CollectionMethodList,
+    CollectionRequestChanged,
+    CollectionRequestList,
+    CollectionRequestRead,
+    CreatedCollectionRequest,
+    DeletedCollectionRequest,
+    PayerRequestList,
+    PayerRequestRead,
+)
 from mzpay.domain.collection_access import RouteAccess, active_business, guarded, serves_payee
 from mzpay.domain.errors import ServiceError
 from mzpay.domain.ids import has_prefix
@@ -44,7 +55,7 @@ def _link_base() -> str:
 
 @routes.post("/v1/collection-methods", METHOD_WRITE)
 @errors("invalid_request")
-def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> dict[str, Any]:
+def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> CollectionMethod:
     """Add a collection method
 
     A way an active business is paid (M-Pesa, e-Mola, mKesh, bank transfer, payment reference,
@@ -54,19 +65,19 @@ def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> dict[s
 
 
 @routes.get("/v1/collection-methods", METHOD_READ)
-def list_collection_methods() -> dict[str, Any]:
+def list_collection_methods() -> CollectionMethodList:
     """List collection methods"""
     return collection_methods.listed(caller().account_id())
 
 
 @routes.get("/v1/collection-methods/<method_id>", METHOD_READ)
-def get_collection_method(method_id: str) -> dict[str, Any]:
+def get_collection_method(method_id: str) -> CollectionMethod:
     """Read a collection method"""
     return collection_methods.read(caller().account_id(), method_id)
 
 
 @routes.post("/v1/collection-methods/<method_id>/status", METHOD_WRITE)
-def set_collection_method_status(method_id: str, body: Annotated[StatusIn, Body()]) -> dict[str, Any]:
+def set_collection_method_status(method_id: str, body: Annotated[StatusIn, Body()]) -> CollectionMethod:
     """Activate or deactivate a collection method
 
     `status` active or inactive; the same status again changes nothing."""
@@ -75,7 +86,7 @@ def set_collection_method_status(method_id: str, body: Annotated[StatusIn, Body(
 
 @routes.post("/v1/collection-requests", REQUEST_WRITE)
 @errors("missing_field")
-def create_collection_request(body: Annotated[CollectionRequestIn, Body()]) -> dict[str, Any]:
+def create_collection_request(body: Annotated[CollectionRequestIn, Body()]) -> CreatedCollectionRequest:
     """Create a collection request
 
     An active business invoices a payer, payable through its active collection methods (all of one
@@ -86,7 +97,7 @@ def create_collection_request(body: Annotated[CollectionRequestIn, Body()]) -> d
 
 
 @routes.get("/v1/collection-requests", REQUEST_READ)
-def list_collection_requests(page_size: PageSize = 50, page_token: PageToken = None) -> dict[str, Any]:
+def list_collection_requests(page_size: PageSize = 50, page_token: PageToken = None) -> CollectionRequestList:
     """List collection requests
 
     The caller's requests as summaries, newest first; cursor pagination."""
@@ -94,14 +105,16 @@ def list_collection_requests(page_size: PageSize = 50, page_token: PageToken = N
 
 
 @routes.get("/v1/collection-requests/<request_id>", REQUEST_READ)
-def get_collection_request(request_id: str) -> dict[str, Any]:
+def get_collection_request(request_id: str) -> CollectionRequestRead:
     """Read a collection request"""
     return collection_requests.read(caller().account_id(), request_id)
 
 
 @routes.put("/v1/collection-requests/<request_id>", REQUEST_WRITE)
 @errors("missing_field", "invalid_request")
-def change_collection_request(request_id: str, body: Annotated[CollectionRequestChange, Body()]) -> dict[str, Any]:
+def change_collection_request(
+    request_id: str, body: Annotated[CollectionRequestChange, Body()]
+) -> CollectionRequestChanged:
     """Change a collection request
 
     Only the fields given change, while the request is pending and its payer is not paying (an
@@ -113,7 +126,7 @@ def change_collection_request(request_id: str, body: Annotated[CollectionRequest
 
 @routes.delete("/v1/collection-requests/<request_id>", REQUEST_WRITE)
 @errors("invalid_request")
-def delete_collection_request(request_id: str) -> dict[str, Any]:
+def delete_collection_request(request_id: str) -> DeletedCollectionRequest:
     """Delete a collection request
 
     A pending request leaves every read and list (kept for the audit); an open checkout not yet
@@ -129,7 +142,7 @@ def list_by_phone(
     request_id: Annotated[str | None, Query(max_length=64)] = None,
     page_size: PageSize = 50,
     page_token: PageToken = None,
-) -> dict[str, Any]:
+) -> PayerRequestList:
     """List a payer's collection requests by phone number
 
     For the payer's app, without a token, and only for whoever holds a request sent to this E.164
@@ -141,7 +154,7 @@ def list_by_phone(
 
 
 @routes.get("/v1/kulpay/collection-requests/get-request/<request_id>", PAYER)
-def get_request_for_payer(request_id: str) -> dict[str, Any]:
+def get_request_for_payer(request_id: str) -> PayerRequestRead:
     """Read a collection request as its payer
 
     For the payer's app, without a token: what the payer sees of the request to pay it; no

@@ -1,8 +1,9 @@
 """Collection API: health, version, licence and system reference data."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
+from mzpay.answers.collection_system import Checklist, Health, SupportedDocuments, Version
 from mzpay.domain import collection_reference
 from mzpay.domain.collection_access import (
     LICENCE_READ,
@@ -33,19 +34,19 @@ api_docs.add_routes(app, "collection", lambda _method, path: routes.get(path, OP
 
 
 @routes.get("/health", OPEN)
-def health() -> dict[str, str]:
+def health() -> Health:
     """Check the API's health
 
     The API, its service region and the version it runs."""
-    return health_report("collection")
+    return Health.of(health_report("collection"))
 
 
 @routes.get("/v1/version", OPEN)
-def version() -> dict[str, Any]:
+def version() -> Version:
     """Read the service's version
 
     The version, git commit, build date and runtime version."""
-    return {"object": "version", **version_info()}
+    return Version.of({"object": "version", **version_info()})
 
 
 @routes.post("/v1/license/activate", licence_admin(LICENCE_WRITE))
@@ -88,19 +89,19 @@ def validate_license(body: Annotated[LicenseKey, Body()]) -> LicenseValidation:
 
 
 @routes.get("/v1/system/config/supported-docs", SIGNED_IN)
-def supported_docs() -> dict[str, Any]:
+def supported_docs() -> SupportedDocuments:
     """List the supported identity documents
 
     The identity documents that may be uploaded (passport, DIRE, BI), and whether each has a back."""
-    return collection_reference.supported_documents()
+    return SupportedDocuments.of(collection_reference.supported_documents())
 
 
 @routes.get("/v1/system/accountopening/checklist", SIGNED_IN)
-def account_opening_checklist() -> dict[str, Any]:
+def account_opening_checklist() -> Checklist:
     """Read the account-opening checklist
 
     The items a KYC review may ask a customer to add."""
-    return collection_reference.checklist()
+    return Checklist.of(collection_reference.checklist())
 
 
 lambda_handler = handler_for(app, routes.admit)

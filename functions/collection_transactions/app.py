@@ -1,7 +1,8 @@
 """Collection API: transactions on customers' payment methods (money moves through the gateway)."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
 from mzpay.domain.collection_access import active_business, guarded
 from mzpay.entry import bind_gateway, collection_app
 from mzpay.http.collection_auth import caller
@@ -49,7 +50,7 @@ def _scope() -> str:
 )
 def process_transaction(
     customer_id: str, payment_method_id: str, body: Annotated[TransactionIn, Body()]
-) -> dict[str, Any]:
+) -> TransactionResult:
     """Process a transaction on a customer's payment method
 
     `pay_in` charges the customer's wallet or card, `pay_out`, `deposit` and `transfer` pay out to
@@ -72,7 +73,7 @@ def list_transactions(
     partner: Filter = None,
     page: Annotated[int, Query(ge=1, le=1000)] = 1,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-) -> dict[str, Any]:
+) -> TransactionList:
     """List a customer's transactions
 
     Newest first, filtered by payment method, method type, status, partner or a part of the
@@ -89,7 +90,7 @@ def list_transactions(
 
 @routes.get("/v1/customers/<customer_id>/transactions/<instruction_id>", CUSTOMER_READ)
 @errors("customer_not_found")
-def get_transaction(customer_id: str, instruction_id: str) -> dict[str, Any]:
+def get_transaction(customer_id: str, instruction_id: str) -> TransactionRead:
     """Read a customer's transaction
 
     A pending money movement is answered as the gateway has it now."""

@@ -55,7 +55,7 @@ def business(stack: ProvisionedStack) -> tuple[str, str]:
     onboarding.finish(account_id)
     onboarding.decide(REVIEWER, "203.0.113.9", account_id, "approve")
     method = collection_methods.add(account_id, "mpesa", None, "test")
-    return account_id, method["id"]
+    return account_id, method.id
 
 
 def issued(account_id: str, method_id: str) -> str:
@@ -71,7 +71,7 @@ def issued(account_id: str, method_id: str) -> str:
             "delivery_method": "erp",
         },
     }
-    return str(collection_requests.create(account_id, "tester", body, "https://collection.example")["id"])
+    return str(collection_requests.create(account_id, "tester", body, "https://collection.example").id)
 
 
 def payment_events(account_id: str, provider_payment_id: str) -> list[dict[str, Any]]:
@@ -107,7 +107,7 @@ def test_a_payer_paying_while_the_business_deletes_one_of_them_wins(business: tu
         def act(index: int, payment: str = provider_payment_id, request: str = request_id) -> Any:
             if index == 0:
                 return checkout.test_action(payment, "succeed").status
-            return collection_requests.delete(account_id, "tester", request)["deleted"]
+            return collection_requests.delete(account_id, "tester", request).deleted
 
         with atomic_dynamodb():
             results = race(2, act)
@@ -148,19 +148,19 @@ def test_two_racing_status_changes_of_a_method_both_end_inactive_once(business: 
     account_id, method_id = business
     with atomic_dynamodb():
         results = race(2, lambda _: collection_methods.set_status(account_id, method_id, "inactive"))
-    assert [value["status"] for _, value in results] == ["inactive", "inactive"]
+    assert [value.status for _, value in results] == ["inactive", "inactive"]
     method = deps.collection_requests().method(method_id)
     assert method is not None and (method.status, method.version) == ("inactive", 2)
 
 
 def test_two_racing_status_changes_of_a_customers_payment_method_land_once(business: tuple[str, str]) -> None:
     account_id, _ = business
-    customer_id = kyc.register(account_id, "Rita Sitoe", "bi")["id"]
+    customer_id = kyc.register(account_id, "Rita Sitoe", "bi").id
     details = {"phone_number": "+258841234567"}
-    pm_id = payment_methods.add(account_id, customer_id, "ptn_mpesa", "mobile_wallet", details)["payment_method"]["id"]
+    pm_id = payment_methods.add(account_id, customer_id, "ptn_mpesa", "mobile_wallet", details).payment_method.id
     with atomic_dynamodb():
         results = race(2, lambda _: payment_methods.set_status(account_id, customer_id, pm_id, "inactive"))
-    assert [value["payment_method"]["status"] for _, value in results] == ["inactive", "inactive"]
+    assert [value.payment_method.status for _, value in results] == ["inactive", "inactive"]
     stored = deps.payment_methods().get(pm_id)
     assert stored is not None and (stored.status, stored.version) == ("inactive", 2)
 
@@ -211,10 +211,11 @@ def test_a_pay_in_cut_by_a_fault_after_the_charge_is_finished_by_its_retry(busin
     (same Idempotency-Key, so the same movement id) finds that charge and records it; the money
     moved once."""
     account_id, _ = business
-    customer_id = kyc.register(account_id, "Rita Sitoe", "bi")["id"]
+    customer_id = kyc.register(account_id, "Rita Sitoe", "bi").id
     details = {"phone_number": "+258841120000"}  # the simulator approves it at once
-    pm_id = payment_methods.add(account_id, customer_id, "ptn_mpesa", "mobile_wallet", details, "test")
-    pm_id = pm_id["payment_method"]["id"]
+    pm_id = payment_methods.add(
+        account_id, customer_id, "ptn_mpesa", "mobile_wallet", details, "test"
+    ).payment_method.id
     body = {"transaction_type": "pay_in", "amount": Decimal("75"), "currency": "MZN", "metadata": {}}
     movement_id = "0b5c4a9e-4f0e-5a58-9d7e-2f3c1b6a7d10"
     flaky = FailingOnce(deps.payment_methods(), "record")
@@ -222,10 +223,10 @@ def test_a_pay_in_cut_by_a_fault_after_the_charge_is_finished_by_its_retry(busin
         transactions.process(account_id, customer_id, pm_id, body, movement_id)
     charged = deps.payments().by_payment_id(account_id, "test", movement_id)
     assert charged is not None and charged.entity.status == "succeeded"
-    assert transactions.listed(account_id, customer_id, {}, 1, 20)["data"] == []
+    assert transactions.listed(account_id, customer_id, {}, 1, 20).data == []
     result = transactions.process(account_id, customer_id, pm_id, body, movement_id)
-    assert (result["status"], result["transaction_type"]) == ("succeeded", "pay_in")
-    (item,) = transactions.listed(account_id, customer_id, {}, 1, 20)["data"]
-    assert (item["reference"], item["status"]) == (charged.entity.provider_payment_id, "succeeded")
+    assert (result.status, result.transaction_type) == ("succeeded", "pay_in")
+    (item,) = transactions.listed(account_id, customer_id, {}, 1, 20).data
+    assert (item.reference, item.status) == (charged.entity.provider_payment_id, "succeeded")
     recorded, _ = deps.events().page(account_id, "test", 50, None)
     assert {e.resource_id for e in recorded if e.resource == "payment"} == {charged.entity.provider_payment_id}

@@ -26,7 +26,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
 def test_two_racing_reviews_one_lands(stack: ProvisionedStack) -> None:
     account = str(ULID())
     customer = kyc.register(account, "Ana Machava", "passport")
-    customer_id, kyc_id = customer["id"], customer["kyc"]["kyc_id"]
+    customer_id, kyc_id = customer.id, customer.kyc.kyc_id
 
     def review(index: int) -> object:
         if index == 0:
@@ -40,13 +40,13 @@ def test_two_racing_reviews_one_lands(stack: ProvisionedStack) -> None:
     assert len(landed) == 1 and len(lost) == 1, outcomes
     assert (lost[0].status, lost[0].code) == (400, "invalid_request")  # type: ignore[attr-defined]
     stored = deps.kyc().verification(kyc_id)
-    assert stored is not None and stored.status == landed[0]["kyc"]["status"]  # type: ignore[index]
+    assert stored is not None and stored.status == landed[0].kyc.status  # type: ignore[attr-defined]
     assert [m["version"] for m in stored.messages] == [1, 2] and stored.version == 2
 
 
 def test_concurrent_comments_all_land_with_their_own_versions(stack: ProvisionedStack) -> None:
     account = str(ULID())
-    kyc_id = kyc.register(account, "Rita Sitoe", "bi")["kyc"]["kyc_id"]
+    kyc_id = kyc.register(account, "Rita Sitoe", "bi").kyc.kyc_id
     with atomic_dynamodb():
         outcomes = race(3, lambda index: kyc.comment(account, kyc_id, f"note {index}", None))
     assert all(kind == "ok" for kind, _ in outcomes), outcomes

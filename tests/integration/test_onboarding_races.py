@@ -13,6 +13,7 @@ import pytest
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
+from mzpay.answers.collection_accounts import BusinessAccount
 from mzpay.collection import onboarding
 from mzpay.domain.collection_access import Identity
 from mzpay.domain.errors import ServiceError
@@ -36,18 +37,15 @@ def submitted() -> str:
     account_id = new_prefixed_id("acct")
     onboarding.initialize(account_id)
     onboarding.put_details(account_id, {"object": "account", **details()})
-    assert onboarding.finish(account_id)["status"] == "pending_review"
+    assert onboarding.finish(account_id).status == "pending_review"
     return account_id
 
 
 def outcomes_of(results: list[tuple[str, Any]]) -> list[str]:
-    return sorted(
-        value["status"] if kind == "ok" else f"{value.status} {value.code}"  # type: ignore[union-attr]
-        for kind, value in results
-    )
+    return sorted(value.status if kind == "ok" else f"{value.status} {value.code}" for kind, value in results)
 
 
-def decide(account_id: str, action: str) -> dict[str, Any]:
+def decide(account_id: str, action: str) -> BusinessAccount:
     reason = "Documents unreadable." if action in ("reject", "suspend") else None
     return onboarding.decide(REVIEWER, "203.0.113.9", account_id, action, reason)
 
@@ -97,7 +95,7 @@ def test_racing_decisions_one_lands_with_one_audit_record(
     assert len(landed) == 1 and len(lost) == 1, results
     assert (lost[0].status, lost[0].code) == (400, "invalid_request")
     after = deps.business_accounts().get(account_id)
-    assert after is not None and after.version == before.version + 1 and after.status == landed[0]["status"]
+    assert after is not None and after.version == before.version + 1 and after.status == landed[0].status
     records, _ = deps.business_accounts().reviews(account_id, 50, None)
     assert len(records) == len(setup) + 1
     newest = records[0]

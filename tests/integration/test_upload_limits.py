@@ -87,16 +87,16 @@ def stored(account_id: str) -> list[str]:
 
 def test_a_fourth_upload_in_a_minute_is_429_and_nothing_is_stored(moved: Clock) -> None:
     made = [files.upload("acct_A", multipart(PNG), f"multipart/form-data; boundary={BOUNDARY}") for _ in range(3)]
-    assert [m["file_size"] for m in made] == [len(PNG)] * 3
+    assert [m.file_size for m in made] == [len(PNG)] * 3
     error = refusal(lambda: files.upload("acct_A", multipart(PNG), f"multipart/form-data; boundary={BOUNDARY}"))
     assert facts(error) == (429, "rate_limited", "55", "uploads_per_minute", 3)  # 10:15:05: the minute ends in 55 s
     assert error.message == "Too many uploads for this account: at most 3 uploads a minute. Retry after 55 s."
-    assert sorted(stored("acct_A")) == sorted(f"accounts/acct_A/files/{m['id']}" for m in made)
-    assert files.upload("acct_B", multipart(PNG), f"multipart/form-data; boundary={BOUNDARY}")["file_size"] == len(
+    assert sorted(stored("acct_A")) == sorted(f"accounts/acct_A/files/{m.id}" for m in made)
+    assert files.upload("acct_B", multipart(PNG), f"multipart/form-data; boundary={BOUNDARY}").file_size == len(
         PNG
     )  # another account's uploads are its own
     moved.advance(55)  # the next minute
-    assert files.upload("acct_A", multipart(PNG), f"multipart/form-data; boundary={BOUNDARY}")["file_size"] == len(PNG)
+    assert files.upload("acct_A", multipart(PNG), f"multipart/form-data; boundary={BOUNDARY}").file_size == len(PNG)
 
 
 def test_the_day_counts_uploads_and_bytes_and_a_refused_one_is_not_counted(moved: Clock) -> None:

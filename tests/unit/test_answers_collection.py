@@ -1,6 +1,7 @@
-"""One typed answer per shape (mzpay.answers): the public use cases of the collection and management
-surfaces return answer models, never a bare dict; a returned model is written with the keys its
-use case set (nulls kept, absent keys absent) and its money as JSON numbers, digit for digit."""
+"""One typed answer per shape (mzpay.answers): the public use cases of the collection surface
+(mzpay.collection) return answer models, never a bare dict, and its routes document them; a
+returned model is written with the keys its use case set (nulls kept, absent keys absent) and its
+money as JSON numbers, digit for digit."""
 
 from __future__ import annotations
 
@@ -9,29 +10,52 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+import pytest
+from pydantic import Field, ValidationError
 
-from mzpay.answers.base import Answer, ListOf, sometimes
+from mzpay.answers.base import Answer, ListOf, Number, sometimes
+from mzpay.answers.collection_request_parts import CollectionAmount
+from mzpay.answers.collection_system import OpenApiDocument
 from mzpay.http.resolver import dumps
+from mzpay.openapi.collection import ROUTES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "python" / "mzpay"
-# The use-case modules whose answers are models; the rest of the surfaces still to convert are
-# named in NOT_YET (docs/architecture.md, "Answers"), and the list only shrinks.
-CONVERTED = ("collection/identity_providers.py", "collection/devices.py", "collection/licence.py")
+# Public functions of mzpay.collection that still answer a dict: the management API's answers,
+# converted with that surface's models (mzpay.openapi.management*). The set only shrinks: a stale
+# entry fails the test too.
+NOT_YET = frozenset({"onboarding.reviews"})
 
 
 def public_functions_returning_dict(path: Path) -> list[str]:
     found = []
     for node in ast.parse(path.read_text()).body:
-        public = isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
-        if public and node.returns is not None and ast.unparse(node.returns).startswith(("dict", "list[dict")):
+        public = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.name.startswith("_")
+        if public and node.returns is not None and ast.unparse(node.returns).startswith(("dict", "list[dict", "Dict")):
             found.append(node.name)
     return found
 
 
-def test_no_converted_use_case_answers_a_bare_dict() -> None:
-    offenders = {name: public_functions_returning_dict(PACKAGE / name) for name in CONVERTED}
-    assert {name: found for name, found in offenders.items() if found} == {}
+def collection_dict_answers() -> set[str]:
+    """module.function of every public function of mzpay.collection annotated to return a dict."""
+    return {
+        f"{path.stem}.{name}"
+        for path in sorted((PACKAGE / "collection").glob("*.py"))
+        for name in public_functions_returning_dict(path)
+    }
+
+
+def test_no_collection_use_case_answers_a_bare_dict() -> None:
+    assert collection_dict_answers() - NOT_YET == set()
+
+
+def test_a_converted_use_case_leaves_the_list() -> None:
+    assert NOT_YET - collection_dict_answers() == set()
+
+
+def test_every_collection_route_answers_a_model_of_the_answers_package() -> None:
+    models = [model for model in ROUTES.values() if model is not None and model is not OpenApiDocument]
+    assert models and all(issubclass(model, Answer) for model in models)
+    assert {model.__module__.rsplit(".", 1)[0] for model in models} == {"mzpay.answers"}
 
 
 def test_the_check_finds_a_public_function_annotated_dict(tmp_path: Path) -> None:
@@ -43,7 +67,7 @@ def test_the_check_finds_a_public_function_annotated_dict(tmp_path: Path) -> Non
 class _Item(Answer):
     """An item."""
 
-    value: Decimal = Field(description="Money, a JSON number.")
+    value: Number = Field(description="Money, a JSON number.")
     note: str | None = sometimes("Only some items have one.")
 
 
@@ -64,3 +88,13 @@ def test_an_answer_is_written_with_the_keys_it_was_given_and_exact_money() -> No
     assert dumps(answer.wire()) == (
         '{"object":"list","data":[{"value":1500.00},{"value":1,"note":null}],"has_more":false,"error":null}'
     )
+
+
+def test_collection_money_is_a_decimal_written_digit_for_digit() -> None:
+    for text in ("150", "150.0", "150.00", "1500.50"):
+        amount = CollectionAmount.of({"currency": "MZN", "value": Decimal(text)})
+        assert isinstance(amount.value, Decimal)
+        assert dumps(amount.wire()) == f'{{"currency":"MZN","value":{text}}}'
+    assert CollectionAmount.model_json_schema()["properties"]["value"]["type"] == "number"
+    with pytest.raises(ValidationError):
+        CollectionAmount.of({"currency": "MZN", "value": "150.00"})  # never text

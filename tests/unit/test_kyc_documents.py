@@ -18,23 +18,23 @@ def bi_side(side: str) -> tuple[bytes, str]:
 
 
 def documents(kyc_id: str) -> list[tuple[str, str | None, str | None]]:
-    log = kyc.log(BUSINESS, kyc_id)["kyclog"]["additional_documents"]
+    log = kyc.log(BUSINESS, kyc_id).wire()["kyclog"]["additional_documents"]
     return [(d["reference"], d.get("side"), d.get("expiry_date")) for d in log]
 
 
 def test_saving_a_date_keeps_the_documents_uploaded_under_its_reference() -> None:
-    customer = kyc.register(BUSINESS, "Ana Machava", "bi")
+    customer = kyc.register(BUSINESS, "Ana Machava", "bi").wire()
     kyc_id = customer["kyc"]["kyc_id"]
     kyc.save_document(BUSINESS, kyc_id, *bi_side("front"))
     kyc.save_document(BUSINESS, kyc_id, *bi_side("back"))
     kyc.save_date(BUSINESS, kyc_id, "2030-01-31", "BI-1")
     kyc.save_date(BUSINESS, kyc_id, "2031-01-31", "BI-1")  # corrected: replaces the date only
     assert documents(kyc_id) == [("BI-1", "front", None), ("BI-1", "back", None), ("BI-1", None, "2031-01-31")]
-    assert kyc.ready(BUSINESS, customer["id"], kyc_id)["submit"] is True  # both sides still there
+    assert kyc.ready(BUSINESS, customer["id"], kyc_id).submit is True  # both sides still there
 
 
 def test_a_closed_verification_takes_no_date() -> None:
-    customer = kyc.register(BUSINESS, "Ana Machava", "passport")
+    customer = kyc.register(BUSINESS, "Ana Machava", "passport").wire()
     kyc_id = customer["kyc"]["kyc_id"]
     kyc.review(BUSINESS, customer["id"], kyc_id, "verified", "reviewer-7", None, None)
     with pytest.raises(ServiceError) as refused:

@@ -1,5 +1,5 @@
-"""The collection API's answer models (mzpay.openapi.collection, collection_more,
-collection_customers) against the code that builds the answers: the real use cases
+"""The collection API's answer models (mzpay.answers.collection_*, indexed by
+mzpay.openapi.collection.ROUTES) against the code that builds the answers: the real use cases
 (mzpay.collection.*) and domain views, their stores replaced by in-memory fakes with
 deps.substitute (the uploads store is the real one over an in-memory table), each answer validated
 by its route's model after the service's own JSON encoding (money, a Decimal, as a JSON number), in
@@ -25,8 +25,15 @@ from pydantic import BaseModel
 
 from devstack.licence import generate_issuer_key, issue_licence
 from mzpay import deps
+from mzpay.answers import collection_accounts as accounts
 from mzpay.answers import collection_identity as identity
+from mzpay.answers import collection_kyc as kyc_answers
 from mzpay.answers import collection_licence as licence_answers
+from mzpay.answers import collection_partners as partner_answers
+from mzpay.answers import collection_request_parts as parts
+from mzpay.answers import collection_requests as answers
+from mzpay.answers import collection_system as system
+from mzpay.answers import collection_transactions as transaction_answers
 from mzpay.collection import (
     collection_methods,
     collection_requests,
@@ -53,10 +60,7 @@ from mzpay.domain.model import Strict
 from mzpay.domain.payment_methods import PaymentMethod
 from mzpay.http import collection_request_schemas, collection_schemas, kyc_schemas, partner_schemas
 from mzpay.http.resolver import dumps
-from mzpay.openapi import collection as answers
-from mzpay.openapi import collection_customers as customers
-from mzpay.openapi import collection_more as more
-from mzpay.openapi import collection_transactions as transaction_answers
+from mzpay.openapi import collection as routes
 from mzpay.openapi.collection import ROUTES
 from mzpay.steps.collection_payments import reconcile_collection
 from mzpay.store import files as file_store
@@ -270,7 +274,7 @@ def onboarded(world: World, account_id: str = BUSINESS, logo: bool = True) -> No
     onboarding.initialize(account_id)
     body: dict[str, Any] = {"object": "account", **details()}
     if logo:
-        body["logo"] = {"file_id": upload(account_id)["id"]}
+        body["logo"] = {"file_id": upload(account_id).id}
     onboarding.put_details(account_id, body)
     onboarding.finish(account_id)
     onboarding.decide(REVIEWER, "198.51.100.7", account_id, "approve")
@@ -288,37 +292,39 @@ def multipart(fields: dict[str, str], name: str, filename: str, content: bytes) 
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
-def upload(account_id: str) -> dict[str, Any]:
+def upload(account_id: str) -> accounts.UploadedFile:
     return files.upload(account_id, *multipart({"file_type": "png"}, "file", "logo.png", PNG))
 
 
 # ---------------------------------------------------------------- onboarding and files
 def test_a_business_onboards_is_rejected_approved_and_suspended(world: World) -> None:
     onboarding.initialize(BUSINESS)
-    fresh = valid(more.BusinessAccount, onboarding.read_account(BUSINESS))
+    fresh = valid(accounts.BusinessAccount, onboarding.read_account(BUSINESS))
     assert (fresh.status, fresh.name, fresh.details.bank_details, fresh.logo) == ("pending", None, None, None)
-    assert valid(more.OnboardingDetails, onboarding.read_details(BUSINESS)).tax_details is None
-    logo = valid(more.UploadedFile, upload(BUSINESS))
+    assert valid(accounts.OnboardingDetails, onboarding.read_details(BUSINESS)).tax_details is None
+    logo = valid(accounts.UploadedFile, upload(BUSINESS))
     assert (logo.file_type, logo.file_size) == ("png", len(PNG))
     body = {"object": "account", **details(tax_details__vat_number="400339910"), "logo": {"file_id": logo.id}}
-    given = valid(more.OnboardingDetails, onboarding.put_details(BUSINESS, body))
+    given = valid(accounts.OnboardingDetails, onboarding.put_details(BUSINESS, body))
     assert given.business_details.country == "MZ" and given.person_of_contact.email is None
     without_optional = details(person_of_contact__phone_number=None)
     without_optional.pop("tax_details")
-    partial = valid(more.OnboardingDetails, onboarding.put_details(BUSINESS, {"object": "account", **without_optional}))
+    partial = valid(
+        accounts.OnboardingDetails, onboarding.put_details(BUSINESS, {"object": "account", **without_optional})
+    )
     assert partial.tax_details is None and partial.person_of_contact.phone_number is None
-    assert valid(more.BusinessAccount, onboarding.finish(BUSINESS)).status == "pending_review"
-    assert valid(more.OnboardingStatus, onboarding.onboarding_status(BUSINESS)).reason == ""
+    assert valid(accounts.BusinessAccount, onboarding.finish(BUSINESS)).status == "pending_review"
+    assert valid(accounts.OnboardingStatus, onboarding.onboarding_status(BUSINESS)).reason == ""
     problems = [{"field": "bank_details.nib", "message": "Another holder", "code": "NOT_FOUND"}]
     rejected = onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "reject", "The NIB does not match.", problems)
-    assert valid(more.BusinessAccount, rejected).errors[0].field == "bank_details.nib"
-    assert valid(more.OnboardingStatus, onboarding.onboarding_status(BUSINESS)).status == "rejected"
+    assert valid(accounts.BusinessAccount, rejected).errors[0].field == "bank_details.nib"
+    assert valid(accounts.OnboardingStatus, onboarding.onboarding_status(BUSINESS)).status == "rejected"
     onboarding.finish(BUSINESS)
-    approved = valid(more.BusinessAccount, onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "approve"))
+    approved = valid(accounts.BusinessAccount, onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "approve"))
     assert (approved.status, approved.errors, approved.logo.file_id) == ("active", [], logo.id)
-    suspended = valid(more.BusinessAccount, onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "suspend"))
+    suspended = valid(accounts.BusinessAccount, onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "suspend"))
     assert suspended.reason == "Suspended by a reviewer."
-    back = valid(more.BusinessAccount, onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "reactivate"))
+    back = valid(accounts.BusinessAccount, onboarding.decide(REVIEWER, "198.51.100.7", BUSINESS, "reactivate"))
     assert (back.status, back.reason) == ("active", "")
 
 
@@ -355,7 +361,7 @@ def test_collection_methods_added_listed_and_switched(world: World) -> None:
 
 def test_a_collection_request_through_its_lifecycle(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     onboarded(world)
-    method = collection_methods.add(BUSINESS, "mpesa", None, "live")["id"]
+    method = collection_methods.add(BUSINESS, "mpesa", None, "live").id
     extra = {
         "third_party_reference": "ERP-7781",
         "metadata": {"order": "7781"},
@@ -365,10 +371,10 @@ def test_a_collection_request_through_its_lifecycle(world: World, monkeypatch: p
     }
     full = collection_requests.create(BUSINESS, "user-42", request_body([method], **extra), "https://collect.example")
     created = valid(answers.CreatedCollectionRequest, full)
-    assert isinstance(json.loads(dumps(full))["amount"]["value"], float)  # a JSON number
+    assert isinstance(json.loads(dumps(full.wire()))["amount"]["value"], float)  # a JSON number
     assert created.invoice_metadata.payment_link == f"https://collect.example/pay/{created.id}"
     plain = collection_requests.create(BUSINESS, "user-42", request_body([method]), "https://collect.example")
-    read = valid(answers.CollectionRequestRead, collection_requests.read(BUSINESS, plain["id"]))
+    read = valid(answers.CollectionRequestRead, collection_requests.read(BUSINESS, plain.id))
     assert (read.collection_request.financial_details.discount, read.collection_request.biller.logo is not None) == (
         0,
         True,
@@ -427,9 +433,9 @@ def test_a_collection_request_changed_moved_and_deleted(world: World) -> None:
     onboarded(world)
     onboarded(world, "acct_branch", logo=False)
     world.directory.connect(SimpleNamespace(platform_account_id=BUSINESS, connected_account_id="acct_branch"))  # type: ignore[arg-type]
-    mine = collection_methods.add(BUSINESS, "emola", None, "test")["id"]
-    theirs = collection_methods.add("acct_branch", "mkesh", None, "test")["id"]
-    request_id = collection_requests.create(BUSINESS, "user-42", request_body([mine]), "https://collect.example")["id"]
+    mine = collection_methods.add(BUSINESS, "emola", None, "test").id
+    theirs = collection_methods.add("acct_branch", "mkesh", None, "test").id
+    request_id = collection_requests.create(BUSINESS, "user-42", request_body([mine]), "https://collect.example").id
     change = collection_request_schemas.CollectionRequestChange.model_validate(
         {
             "description": "Corrected",
@@ -457,25 +463,25 @@ def test_a_collection_request_changed_moved_and_deleted(world: World) -> None:
 
 # ---------------------------------------------------------------- customers, KYC
 def test_a_customers_kyc_reviewed_three_ways(world: World) -> None:
-    customer = valid(customers.Customer, kyc.register(BUSINESS, "Ana Machava", "bi"))
+    customer = valid(kyc_answers.Customer, kyc.register(BUSINESS, "Ana Machava", "bi"))
     assert customer.kyc.status == "initiated"
     kyc_id = customer.kyc.kyc_id
     front = multipart({"reference": "BI-1", "document_name": "BI", "type": "bi"}, "attachment", "bi.png", PNG)
     back = multipart(
         {"reference": "BI-1", "document_name": "BI", "type": "bi", "side": "back"}, "attachment", "b.png", PNG
     )
-    assert valid(customers.LoggedOk, kyc.save_document(BUSINESS, kyc_id, *front)).status is True
-    valid(customers.LoggedOk, kyc.save_document(BUSINESS, kyc_id, *back))
+    assert valid(kyc_answers.LoggedOk, kyc.save_document(BUSINESS, kyc_id, *front)).status is True
+    valid(kyc_answers.LoggedOk, kyc.save_document(BUSINESS, kyc_id, *back))
     nuit = multipart(
         {"reference": "NUIT-1", "document_name": "NUIT", "type": "item_nuit_certificate", "file_type": "pdf"},
         "attachment",
         "nuit",
         b"%PDF-1.7 ...",
     )
-    valid(customers.LoggedOk, kyc.save_document(BUSINESS, kyc_id, *nuit))
-    assert valid(customers.DocumentDateSaved, kyc.save_date(BUSINESS, kyc_id, "2031-05-01", "LIC-9")).saved_date
-    assert valid(customers.LoggedOk, kyc.comment(BUSINESS, kyc_id, "Looks fine", "reviewer-7")).status
-    assert valid(customers.KycReady, kyc.ready(BUSINESS, customer.id, kyc_id)).submit is True
+    valid(kyc_answers.LoggedOk, kyc.save_document(BUSINESS, kyc_id, *nuit))
+    assert valid(kyc_answers.DocumentDateSaved, kyc.save_date(BUSINESS, kyc_id, "2031-05-01", "LIC-9")).saved_date
+    assert valid(kyc_answers.LoggedOk, kyc.comment(BUSINESS, kyc_id, "Looks fine", "reviewer-7")).status
+    assert valid(kyc_answers.KycReady, kyc.ready(BUSINESS, customer.id, kyc_id)).submit is True
     review = kyc_schemas.KycReview.model_validate(
         {
             "status": "pending",
@@ -484,36 +490,38 @@ def test_a_customers_kyc_reviewed_three_ways(world: World) -> None:
         }
     )
     args = (review.status, review.reviewer_id, review.rejection_reason, review.additional())
-    pending = valid(customers.KycRead, kyc.review(BUSINESS, customer.id, kyc_id, *args)).kyc
+    pending = valid(kyc_answers.KycRead, kyc.review(BUSINESS, customer.id, kyc_id, *args)).kyc
     assert (pending.status, pending.submitted, pending.additional_request.checklist_items) == (
         "pending",
         False,
         ["item_nuit_certificate"],
     )
-    verified = valid(customers.KycRead, kyc.review(BUSINESS, customer.id, kyc_id, "verified", "reviewer-7", None, None))
+    verified = valid(
+        kyc_answers.KycRead, kyc.review(BUSINESS, customer.id, kyc_id, "verified", "reviewer-7", None, None)
+    )
     assert verified.kyc.additional_request is None
-    assert valid(customers.KycRead, kyc.read(BUSINESS, customer.id, kyc_id)) == verified
-    log = valid(customers.KycLog, kyc.customer_log(BUSINESS, customer.id)).kyclog
+    assert valid(kyc_answers.KycRead, kyc.read(BUSINESS, customer.id, kyc_id)) == verified
+    log = valid(kyc_answers.KycLog, kyc.customer_log(BUSINESS, customer.id)).kyclog
     assert [m.version for m in log.messages] == list(range(1, len(log.messages) + 1))
     assert {type(d).__name__ for d in log.additional_documents} == {"KycDocument", "KycDocumentDate"}
-    assert valid(customers.KycLog, kyc.log(BUSINESS, kyc_id)).kyclog == log
+    assert valid(kyc_answers.KycLog, kyc.log(BUSINESS, kyc_id)).kyclog == log
     other = kyc.register(BUSINESS, "Rui", "passport")
-    rejected = kyc.review(BUSINESS, other["id"], other["kyc"]["kyc_id"], "rejected", "reviewer-7", "Blurred", None)
-    assert valid(customers.KycRead, rejected).kyc.rejection_reason == "Blurred"
+    rejected = kyc.review(BUSINESS, other.id, other.kyc.kyc_id, "rejected", "reviewer-7", "Blurred", None)
+    assert valid(kyc_answers.KycRead, rejected).kyc.rejection_reason == "Blurred"
 
 
 # ---------------------------------------------------------------- partners, payment methods, transactions
 def test_partners_and_card_logos(world: World) -> None:
-    every = valid(customers.PartnerList, {"object": "list", "data": partners.partners(None), "has_more": False})
+    every = valid(partner_answers.PartnerList, {"object": "list", "data": partners.partners(None), "has_more": False})
     assert {t.type for p in every.data for t in p.pm_types} == set(partners.PM_TYPES)
-    valid(customers.PartnerRead, {"object": "partner", "partner": partners.partner("ptn_mpesa")})
+    valid(partner_answers.PartnerRead, {"object": "partner", "partner": partners.partner("ptn_mpesa")})
     for digits in ("424242", "55555555", "378282"):
-        valid(customers.CardLogo, partners.card_logo(digits))
+        valid(partner_answers.CardLogo, partners.card_logo(digits))
 
 
 def test_payment_methods_and_their_transactions(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     onboarded(world)
-    customer = kyc.register(BUSINESS, "Ana Machava", "bi")["id"]
+    customer = kyc.register(BUSINESS, "Ana Machava", "bi").id
     wallet = payment_methods.add(
         BUSINESS, customer, "ptn_mpesa", "mobile_wallet", {"phone_number": "+258841234567"}, "test"
     )
@@ -525,17 +533,18 @@ def test_payment_methods_and_their_transactions(world: World, monkeypatch: pytes
         "brand": "visa",
     }
     card = valid(
-        customers.PaymentMethodResult, payment_methods.add(BUSINESS, customer, "ptn_card_schemes", "card", card_details)
+        partner_answers.PaymentMethodResult,
+        payment_methods.add(BUSINESS, customer, "ptn_card_schemes", "card", card_details),
     )
     assert card.payment_method.details["card_token"] == "tok_****visa"
     bank = {"nib": "000301080016367102371", "account_holder_name": "Ana Machava"}
     payment_methods.add(BUSINESS, customer, "ptn_bci", "bank_account", bank, "test")
-    listed = valid(customers.PaymentMethodList, payment_methods.listed(BUSINESS, customer))
+    listed = valid(partner_answers.PaymentMethodList, payment_methods.listed(BUSINESS, customer))
     assert {m.type for m in listed.data} == set(partners.PM_TYPES)
-    pm_id = wallet["payment_method"]["id"]
+    pm_id = wallet.payment_method.id
     off = payment_methods.set_status(BUSINESS, customer, card.payment_method.id, "inactive")
-    assert valid(customers.PaymentMethodResult, off).payment_method.status == "inactive"
-    valid(customers.PaymentMethodResult, payment_methods.read(BUSINESS, customer, pm_id))
+    assert valid(partner_answers.PaymentMethodResult, off).payment_method.status == "inactive"
+    valid(partner_answers.PaymentMethodResult, payment_methods.read(BUSINESS, customer, pm_id))
     results = {}
     for kind in ("check_balance", "get_authorization", "validata"):
         body = partner_schemas.TransactionIn.model_validate({"transaction_type": kind}).model_dump()
@@ -569,11 +578,9 @@ def test_payment_methods_and_their_transactions(world: World, monkeypatch: pytes
 
 
 def test_a_declined_transaction_is_kept_as_failed(world: World) -> None:
-    customer = kyc.register(BUSINESS, "Ana Machava", "bi")["id"]
+    customer = kyc.register(BUSINESS, "Ana Machava", "bi").id
     declining = {"phone_number": "+258840000001"}  # test mode: a number ending 0001 has insufficient funds
-    pm_id = payment_methods.add(BUSINESS, customer, "ptn_mpesa", "mobile_wallet", declining, "test")["payment_method"][
-        "id"
-    ]
+    pm_id = payment_methods.add(BUSINESS, customer, "ptn_mpesa", "mobile_wallet", declining, "test").payment_method.id
     with pytest.raises(Exception, match="insufficient funds"):
         transactions.process(BUSINESS, customer, pm_id, {"transaction_type": "check_balance"}, "m")
     (kept,) = valid(transaction_answers.TransactionList, transactions.listed(BUSINESS, customer, {}, 1, 20)).data
@@ -633,18 +640,18 @@ def test_the_licence_activated_read_validated_and_deactivated(world: World) -> N
 def test_health_version_reference_data_and_the_document(world: World) -> None:
     from mzpay.http import api_docs
 
-    assert valid(more.Health, health_report("collection")).api == "collection"
-    assert valid(more.Version, {"object": "version", **version_info()}).version
-    documents = valid(more.SupportedDocuments, collection_reference.supported_documents())
+    assert valid(system.Health, health_report("collection")).api == "collection"
+    assert valid(system.Version, {"object": "version", **version_info()}).version
+    documents = valid(system.SupportedDocuments, collection_reference.supported_documents())
     assert [d.type for d in documents.document_types] == list(kyc_rules.DOCUMENT_TYPES)
-    assert len(valid(more.Checklist, collection_reference.checklist()).items) == len(collection_reference.CHECKLIST)
-    document = valid(more.OpenApiDocument, json.loads(api_docs.document("collection")))
+    assert len(valid(system.Checklist, collection_reference.checklist()).items) == len(collection_reference.CHECKLIST)
+    document = valid(system.OpenApiDocument, json.loads(api_docs.document("collection")))
     assert document.root["info"]["title"] == "mzpay collection API"
 
 
 # ---------------------------------------------------------------- the models themselves
 def all_models() -> list[type[BaseModel]]:
-    return answers.models()
+    return routes.models()
 
 
 def test_every_example_validates_and_every_model_and_field_is_described() -> None:
@@ -666,10 +673,10 @@ def test_routes_are_the_operations_of_the_collection_document() -> None:
 
 
 def test_money_is_a_json_number_on_this_surface() -> None:
-    amount = answers.CollectionAmount.model_json_schema()["properties"]["value"]
+    amount = parts.CollectionAmount.model_json_schema()["properties"]["value"]
     assert amount["type"] == "number"
     with pytest.raises(ValueError):
-        answers.CollectionAmount.model_validate({"currency": "MZN", "value": "1500.00"})
+        parts.CollectionAmount.model_validate({"currency": "MZN", "value": "1500.00"})
 
 
 def test_the_enumerations_are_the_domains() -> None:
@@ -677,23 +684,23 @@ def test_the_enumerations_are_the_domains() -> None:
     assert literal(answers.CollectionMethod, "mode") == set(request_rules.MODES)
     assert literal(answers.CollectionMethod, "status") == values(request_rules.MethodStatus)
     assert literal(answers.CollectionRequest, "status") == values(request_rules.RequestStatus) - {"deleted"}
-    assert literal(answers.PaymentReconciliation, "payment_status") == values(request_rules.PaymentStatus)
-    assert literal(answers.Payer, "type") == set(request_rules.PAYER_TYPES)
-    assert literal(answers.Payer, "delivery_method") == set(request_rules.DELIVERY_METHODS)
-    assert literal(answers.InvoiceMetadata, "invoice_type") == set(request_rules.INVOICE_TYPES)
-    assert literal(answers.InvoiceMetadata, "source_channel") == set(request_rules.SOURCE_CHANNELS)
-    assert literal(more.BusinessAccount, "status") == values(business.AccountStatus)
-    assert literal(more.AccountFieldProblem, "code") == set(onboarding.REVIEW_ERROR_CODES)
-    assert literal(more.UploadedFile, "file_type") == set(files_types())
+    assert literal(parts.PaymentReconciliation, "payment_status") == values(request_rules.PaymentStatus)
+    assert literal(parts.Payer, "type") == set(request_rules.PAYER_TYPES)
+    assert literal(parts.Payer, "delivery_method") == set(request_rules.DELIVERY_METHODS)
+    assert literal(parts.InvoiceMetadata, "invoice_type") == set(request_rules.INVOICE_TYPES)
+    assert literal(parts.InvoiceMetadata, "source_channel") == set(request_rules.SOURCE_CHANNELS)
+    assert literal(accounts.BusinessAccount, "status") == values(business.AccountStatus)
+    assert literal(accounts.AccountFieldProblem, "code") == set(onboarding.REVIEW_ERROR_CODES)
+    assert literal(accounts.UploadedFile, "file_type") == set(files_types())
     assert literal(licence_answers.License, "status") == {s.value for s in licence_rules.LicenceStatus}
-    assert literal(more.SupportedDocument, "type") == set(kyc_rules.DOCUMENT_TYPES)
-    assert literal(more.ChecklistItem, "type") == {item["type"] for item in collection_reference.CHECKLIST}
-    assert literal(customers.KycVerification, "status") == values(kyc_rules.KycStatus)
-    assert literal(customers.KycVerification, "document_type") == set(kyc_rules.DOCUMENT_TYPES)
-    assert literal(customers.KycDocument, "side") == set(kyc.SIDES)
-    assert literal(customers.PaymentMethod, "type") == set(partners.PM_TYPES)
+    assert literal(system.SupportedDocument, "type") == set(kyc_rules.DOCUMENT_TYPES)
+    assert literal(system.ChecklistItem, "type") == {item["type"] for item in collection_reference.CHECKLIST}
+    assert literal(kyc_answers.KycVerification, "status") == values(kyc_rules.KycStatus)
+    assert literal(kyc_answers.KycVerification, "document_type") == set(kyc_rules.DOCUMENT_TYPES)
+    assert literal(kyc_answers.KycDocument, "side") == set(kyc.SIDES)
+    assert literal(partner_answers.PaymentMethod, "type") == set(partners.PM_TYPES)
     schemes = {scheme["scheme"] for scheme in partners._data()["card_schemes"]}
-    assert literal(customers.CardLogo, "scheme") == schemes
+    assert literal(partner_answers.CardLogo, "scheme") == schemes
     recorded = set(customer_transactions.TYPES) - {"pay_bill"}  # refused before anything is recorded
     assert literal(transaction_answers.TransactionResult, "transaction_type") == recorded
     names = {customer_transactions.HISTORY_NAMES[t] for t in recorded}

@@ -1,4 +1,5 @@
-"""The base of every answer model (`Answer`), the wire types (money as decimal strings, UTC times),
+"""The base of every answer model (`Answer`), the wire types (money as decimal strings on the gateway,
+as JSON numbers on the collection surface, `Number`; UTC times),
 `sometimes` for a key some answers leave out, and the gateway's one list envelope (`Page`).
 
 Every model refuses keys it does not name (`additionalProperties: false`). A key that is always
@@ -8,9 +9,19 @@ without a default (`sometimes`): an answer sends exactly the keys it was built w
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    model_serializer,
+)
 
 Timestamp = Annotated[
     str,
@@ -18,6 +29,28 @@ Timestamp = Annotated[
 ]
 DecimalText = Annotated[str, Field(pattern=r"^(0|[1-9]\d*)(\.\d+)?$")]  # money: "150.00", never a JSON number
 SignedDecimalText = Annotated[str, Field(pattern=r"^-?(0|[1-9]\d*)(\.\d+)?$")]  # a balance a dispute overdrew
+
+
+def _a_number(value: Any) -> Any:
+    if isinstance(value, str | bool):  # money on this surface is never text (nor a boolean)
+        raise ValueError("a JSON number")
+    return value
+
+
+def _json_number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() and value.as_tuple().exponent == 0 else float(value)
+
+
+# Money on the collection surface: a JSON number, kept a Decimal end to end and written digit for
+# digit (the service writes answers in pydantic's Python mode and simplejson with use_decimal:
+# 1500.00 stays 1500.00, 150 stays 150); documented as `type: number`. pydantic's own JSON mode,
+# which the service does not use, writes a number too (1500.0: its digits are not kept there).
+Number = Annotated[
+    Decimal,
+    BeforeValidator(_a_number),
+    PlainSerializer(_json_number, when_used="json"),
+    WithJsonSchema({"type": "number"}),
+]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 Mode = Literal["test", "live"]
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"

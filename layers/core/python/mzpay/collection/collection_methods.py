@@ -5,9 +5,8 @@ method is 404."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from mzpay import deps
+from mzpay.answers import collection_requests as answers
 from mzpay.domain.clock import now_iso
 from mzpay.domain.collection_requests import (
     MAX_METHODS_PER_ACCOUNT,
@@ -34,7 +33,7 @@ def _method(account_id: str, method_id: str) -> CollectionMethod:
     return method
 
 
-def add(account_id: str, method_type: str, name: str | None, mode: str) -> dict[str, Any]:
+def add(account_id: str, method_type: str, name: str | None, mode: str) -> answers.CollectionMethod:
     """A new active method of an active business whose gateway account exists (payments of
     the method's requests run through it): 403 forbidden otherwise."""
     check_method_type(method_type)
@@ -64,19 +63,19 @@ def add(account_id: str, method_type: str, name: str | None, mode: str) -> dict[
         updated_at=now,
     )
     deps.collection_requests().add_method(method)
-    return method.view()
+    return answers.CollectionMethod.of(method.view())
 
 
-def listed(account_id: str) -> dict[str, Any]:
+def listed(account_id: str) -> answers.CollectionMethodList:
     methods = deps.collection_requests().methods_of(account_id, MAX_METHODS_PER_ACCOUNT)
-    return {"object": "list", "data": [method.view() for method in methods], "has_more": False}
+    return answers.CollectionMethodList.of({"object": "list", "data": [m.view() for m in methods], "has_more": False})
 
 
-def read(account_id: str, method_id: str) -> dict[str, Any]:
-    return _method(account_id, method_id).view()
+def read(account_id: str, method_id: str) -> answers.CollectionMethod:
+    return answers.CollectionMethod.of(_method(account_id, method_id).view())
 
 
-def set_status(account_id: str, method_id: str, status: str) -> dict[str, Any]:
+def set_status(account_id: str, method_id: str, status: str) -> answers.CollectionMethod:
     """active <-> inactive; the same status again changes nothing. Of two racing changes each
     is judged on the method as the other left it."""
     check_method_status(status)
@@ -86,4 +85,5 @@ def set_status(account_id: str, method_id: str, status: str) -> dict[str, Any]:
             return method
         return deps.collection_requests().change_method(method, {"status": status, "updated_at": now_iso()})
 
-    return rejudged(lambda: _method(account_id, method_id), change, Changed, "collection method").view()
+    changed = rejudged(lambda: _method(account_id, method_id), change, Changed, "collection method")
+    return answers.CollectionMethod.of(changed.view())

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import collection_requests as answers
 from mzpay.domain import collection_requests as rules
 from mzpay.domain import page_tokens
 from mzpay.domain.bounds import url_problem
@@ -151,7 +152,7 @@ def _checkout_closed(request: CollectionRequest, action: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the business's operations
-def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) -> dict[str, Any]:
+def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) -> answers.CreatedCollectionRequest:
     """POST /v1/collection-requests by an active business: pending, with its invoice number and
     payment link; collection_request.created is recorded (and sent to its callback_url)."""
     account = require_active(account_id)
@@ -219,11 +220,12 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         updated_at=now,
     )
     deps.collection_requests().create(request, [rules.request_event(rules.EVENT_CREATED, request, now)])
-    return request.created_view()
+    return answers.CreatedCollectionRequest.of(request.created_view())
 
 
-def read(account_id: str, request_id: str) -> dict[str, Any]:
-    return {"object": "collection_request", "collection_request": _own(account_id, request_id).view()}
+def read(account_id: str, request_id: str) -> answers.CollectionRequestRead:
+    view = _own(account_id, request_id).view()
+    return answers.CollectionRequestRead.of({"object": "collection_request", "collection_request": view})
 
 
 def _listing(items: list[dict[str, Any]], last: dict[str, str] | None) -> dict[str, Any]:
@@ -251,11 +253,11 @@ def _start(token: str | None, list_key: str, index: str) -> dict[str, str] | Non
     return key
 
 
-def listed(account_id: str, page_size: int, page_token: str | None) -> dict[str, Any]:
+def listed(account_id: str, page_size: int, page_token: str | None) -> answers.CollectionRequestList:
     """The account's requests, newest first (summaries)."""
     list_key = account_list_key(account_id)
     found, last = deps.collection_requests().page(list_key, page_size, _start(page_token, list_key, "gsi1"))
-    return _listing([request.summary() for request in found], last)
+    return answers.CollectionRequestList.of(_listing([request.summary() for request in found], last))
 
 
 def _reassigned(account_id: str, target: str) -> BusinessAccount:
@@ -268,7 +270,7 @@ def _reassigned(account_id: str, target: str) -> BusinessAccount:
     return business
 
 
-def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -> answers.CollectionRequestChanged:
     """PUT /v1/collection-requests/{id}: only the fields given change, while the request is
     pending with no checkout open. Reassigning account_id also names the new account's methods."""
     target = body.get("account_id") or account_id
@@ -318,10 +320,11 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         return deps.collection_requests().transition(request, merged, [])
 
     updated = rejudged(lambda: _own(account_id, request_id), change, Changed, "collection request")
-    return {"object": "collection_request", "collection_request": updated.view(), "error": None}
+    changed = {"object": "collection_request", "collection_request": updated.view(), "error": None}
+    return answers.CollectionRequestChanged.of(changed)
 
 
-def delete(account_id: str, actor: str, request_id: str) -> dict[str, Any]:
+def delete(account_id: str, actor: str, request_id: str) -> answers.DeletedCollectionRequest:
     """DELETE /v1/collection-requests/{id}: a pending request with no checkout open leaves every
     read and list (its item stays for the audit, with who removed it); a paid one never."""
 
@@ -333,11 +336,13 @@ def delete(account_id: str, actor: str, request_id: str) -> dict[str, Any]:
         return deps.collection_requests().transition(request, changes, [])
 
     rejudged(lambda: _own(account_id, request_id), change, Changed, "collection request")
-    return {"object": "collection_request", "id": request_id, "deleted": True, "error": None}
+    return answers.DeletedCollectionRequest(object="collection_request", id=request_id, deleted=True, error=None)
 
 
 # ---------------------------------------------------------------- the payer's app (no token)
-def by_phone(phone_number: str, request_id: str | None, page_size: int, page_token: str | None) -> dict[str, Any]:
+def by_phone(
+    phone_number: str, request_id: str | None, page_size: int, page_token: str | None
+) -> answers.PayerRequestList:
     """The listed requests whose payer has this phone number, newest first, for whoever holds a
     request sent to it (`request_id`, from its payment link: required, 400 missing_field); with
     a request that is not one of this number's, the answer is the empty list a number with none
@@ -350,12 +355,12 @@ def by_phone(phone_number: str, request_id: str | None, page_size: int, page_tok
     _reject(problems)
     proof = deps.collection_requests().get(request_id or "") if has_prefix(request_id or "", "cr") else None
     if proof is None or not rules.may_list_by_phone(phone_number, proof):
-        return _listing([], None)
+        return answers.PayerRequestList.of(_listing([], None))
     list_key = phone_list_key(proof.mode, phone_number)  # the proof's mode only: modes never meet
     start = _start(page_token, list_key, "gsi2")
     found, last = deps.collection_requests().page(list_key, page_size, start)
-    return _listing([request.public_item() for request in found], last)
+    return answers.PayerRequestList.of(_listing([request.public_item() for request in found], last))
 
 
-def public_read(request_id: str) -> dict[str, Any]:
-    return _visible(request_id).public_view()
+def public_read(request_id: str) -> answers.PayerRequestRead:
+    return answers.PayerRequestRead.of(_visible(request_id).public_view())

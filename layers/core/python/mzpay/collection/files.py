@@ -7,24 +7,25 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.collection_accounts import FileRef, UploadedFile
 from mzpay.domain.clock import now_iso
 from mzpay.domain.files import check_upload, form_parts
 from mzpay.domain.ids import new_prefixed_id
 from mzpay.steps.uploads import admit_upload
 
 
-def view(record: dict[str, Any]) -> dict[str, Any]:
-    """UploadedFile (spec)."""
-    return {
-        "object": "uploaded_file",
-        "id": record["file_id"],
-        "file_type": record["file_type"],
-        "file_size": int(record["file_size"]),
-        "file": {"file_id": record["file_id"], "bucket": record["bucket"]},
-    }
+def view(record: dict[str, Any]) -> UploadedFile:
+    """The answer of a stored file's record."""
+    return UploadedFile(
+        object="uploaded_file",
+        id=record["file_id"],
+        file_type=record["file_type"],
+        file_size=int(record["file_size"]),
+        file=FileRef(file_id=record["file_id"], bucket=record["bucket"]),
+    )
 
 
-def upload(account_id: str, body: bytes, content_type: str) -> dict[str, Any]:
+def upload(account_id: str, body: bytes, content_type: str) -> UploadedFile:
     """Store the multipart body's `file` part as a file of `file_type` of the account."""
     form = form_parts(body, content_type)
     checked = check_upload(form.fields.get("file_type"), form.files.get("file"))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import collection_kyc as answers
 from mzpay.domain.clock import now_iso
 from mzpay.domain.collection_reference import SUPPORTED_DOCUMENTS
 from mzpay.domain.errors import FieldError, ServiceError
@@ -66,7 +67,15 @@ def _changed(
     )
 
 
-def register(account_id: str, name: str, document_type: str) -> dict[str, Any]:
+def _kyc(verification: KycVerification) -> answers.KycRead:
+    return answers.KycRead.of({"object": "kyc", "kyc": verification.view()})
+
+
+def _log(verification: KycVerification) -> answers.KycLog:
+    return answers.KycLog.of({"object": "kyc_log", "kyclog": verification.log()})
+
+
+def register(account_id: str, name: str, document_type: str) -> answers.Customer:
     """A customer of the business and its first verification (initiated), log message 1."""
     if document_type not in DOCUMENT_TYPES:
         raise invalid("document_type", "INVALID_FORMAT", f"one of {', '.join(DOCUMENT_TYPES)}")
@@ -97,30 +106,26 @@ def register(account_id: str, name: str, document_type: str) -> dict[str, Any]:
         {"messages": verification.message("KYC verification initiated.", None, KycStatus.INITIATED, now)}
     )
     deps.kyc().register(customer, verification)
-    return {
-        "object": "customer",
-        "id": customer_id,
-        "name": name,
-        "kyc": verification.view(),
-        "created_at": now,
-    }
+    return answers.Customer.of(
+        {"object": "customer", "id": customer_id, "name": name, "kyc": verification.view(), "created_at": now}
+    )
 
 
-def read(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
+def read(account_id: str, customer_id: str, kyc_id: str) -> answers.KycRead:
     _customer(account_id, customer_id)
-    return {"object": "kyc", "kyc": _verification(account_id, kyc_id, customer_id).view()}
+    return _kyc(_verification(account_id, kyc_id, customer_id))
 
 
-def customer_log(account_id: str, customer_id: str) -> dict[str, Any]:
+def customer_log(account_id: str, customer_id: str) -> answers.KycLog:
     customer = _customer(account_id, customer_id)
-    return {"object": "kyc_log", "kyclog": _verification(account_id, customer.kyc_id).log()}
+    return _log(_verification(account_id, customer.kyc_id))
 
 
-def log(account_id: str, kyc_id: str) -> dict[str, Any]:
-    return {"object": "kyc_log", "kyclog": _verification(account_id, kyc_id).log()}
+def log(account_id: str, kyc_id: str) -> answers.KycLog:
+    return _log(_verification(account_id, kyc_id))
 
 
-def comment(account_id: str, kyc_id: str, text: str, reviewer_id: str | None) -> dict[str, Any]:
+def comment(account_id: str, kyc_id: str, text: str, reviewer_id: str | None) -> answers.LoggedOk:
     """A message on the log: a reviewer's (reviewer_id) or the system's (none)."""
     if not text.strip():
         raise invalid("comment", "REQUIRED", "the message")
@@ -131,10 +136,10 @@ def comment(account_id: str, kyc_id: str, text: str, reviewer_id: str | None) ->
         return {"messages": messages, "updated_at": now}
 
     _changed(account_id, kyc_id, change)
-    return {"object": "bool", "status": True}
+    return answers.LoggedOk(object="bool", status=True)
 
 
-def save_date(account_id: str, kyc_id: str, expiry_date: str, reference: str) -> dict[str, Any]:
+def save_date(account_id: str, kyc_id: str, expiry_date: str, reference: str) -> answers.DocumentDateSaved:
     """The expiry date of a document the customer gave (a checklist item with a duration)."""
     from datetime import date
 
@@ -158,13 +163,13 @@ def save_date(account_id: str, kyc_id: str, expiry_date: str, reference: str) ->
         return {"additional_documents": documents, "updated_at": now}
 
     _changed(account_id, kyc_id, change)
-    return {"object": "bool", "saved_date": True}
+    return answers.DocumentDateSaved(object="bool", saved_date=True)
 
 
 SIDES = ("front", "back")
 
 
-def save_document(account_id: str, kyc_id: str, body: bytes, content_type: str) -> dict[str, Any]:
+def save_document(account_id: str, kyc_id: str, body: bytes, content_type: str) -> answers.LoggedOk:
     """A document of the verification (multipart: reference, document_name, type, attachment;
     optional side front|back, file_type): the attachment checked and stored like POST /v1/files,
     then recorded on the verification with a log message. `type` is a supported document
@@ -205,7 +210,7 @@ def save_document(account_id: str, kyc_id: str, body: bytes, content_type: str) 
         }
 
     _changed(account_id, kyc_id, change)
-    return {"object": "bool", "status": True}
+    return answers.LoggedOk(object="bool", status=True)
 
 
 def _missing_backs(verification: KycVerification) -> list[FieldError]:
@@ -222,7 +227,7 @@ def _missing_backs(verification: KycVerification) -> list[FieldError]:
     ]
 
 
-def ready(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
+def ready(account_id: str, customer_id: str, kyc_id: str) -> answers.KycReady:
     """The customer's uploads are complete: the verification waits for its review."""
     _customer(account_id, customer_id)
 
@@ -237,7 +242,7 @@ def ready(account_id: str, customer_id: str, kyc_id: str) -> dict[str, Any]:
         return {"submitted": True, "messages": messages, "updated_at": now}
 
     _changed(account_id, kyc_id, change, customer_id)
-    return {"object": "ready", "submit": True}
+    return answers.KycReady(object="ready", submit=True)
 
 
 def review(
@@ -248,7 +253,7 @@ def review(
     reviewer_id: str | None,
     rejection_reason: str | None,
     additional: dict[str, Any] | None,
-) -> dict[str, Any]:
+) -> answers.KycRead:
     """verified, pending (asking for checklist items) or rejected; one versioned log message."""
     cleaned = check_review(status, reviewer_id, rejection_reason, additional)
     _customer(account_id, customer_id)
@@ -266,4 +271,4 @@ def review(
             "updated_at": now,
         }
 
-    return {"object": "kyc", "kyc": _changed(account_id, kyc_id, change, customer_id).view()}
+    return _kyc(_changed(account_id, kyc_id, change, customer_id))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import collection_accounts as answers
 from mzpay.domain.business import (
     EDITABLE,
     INVALID_FORMAT,
@@ -58,8 +59,16 @@ def _changed(account_id: str, change: Callable[[BusinessAccount], BusinessAccoun
 
 
 # ---------------------------------------------------------------- the business
-def read_account(account_id: str) -> dict[str, Any]:
-    return _account(account_id).view()
+def _business(account: BusinessAccount) -> answers.BusinessAccount:
+    return answers.BusinessAccount.of(account.view())
+
+
+def _details(account: BusinessAccount) -> answers.OnboardingDetails:
+    return answers.OnboardingDetails.of(account.onboarding())
+
+
+def read_account(account_id: str) -> answers.BusinessAccount:
+    return _business(_account(account_id))
 
 
 def initialize(account_id: str) -> None:
@@ -75,16 +84,16 @@ def initialize(account_id: str) -> None:
     deps.business_accounts().create(account)
 
 
-def onboarding_status(account_id: str) -> dict[str, Any]:
+def onboarding_status(account_id: str) -> answers.OnboardingStatus:
     account = _account(account_id)
-    return {"status": account.status, "reason": account.reason}
+    return answers.OnboardingStatus.of({"status": account.status, "reason": account.reason})
 
 
-def read_details(account_id: str) -> dict[str, Any]:
-    return _account(account_id).onboarding()
+def read_details(account_id: str) -> answers.OnboardingDetails:
+    return _details(_account(account_id))
 
 
-def put_details(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def put_details(account_id: str, body: dict[str, Any]) -> answers.OnboardingDetails:
     """Replace the details: `object: account` and the three sections in full (tax_details
     optional); only while pending or rejected. Nothing is stored unless all of it passes."""
     kind = body.get("object")
@@ -112,7 +121,7 @@ def put_details(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
             )
         return deps.business_accounts().transition(account, {**changes, "updated_at": now_iso()})
 
-    return _changed(account_id, change).onboarding()
+    return _details(_changed(account_id, change))
 
 
 def _logo(account_id: str, logo: Any) -> dict[str, str]:
@@ -129,7 +138,7 @@ def _logo(account_id: str, logo: Any) -> dict[str, str]:
     return {"file_id": file_id, "bucket": str(record["bucket"])}
 
 
-def finish(account_id: str) -> dict[str, Any]:
+def finish(account_id: str) -> answers.BusinessAccount:
     """Submit for review: pending (or rejected) -> pending_review, once every required detail is there."""
 
     def change(account: BusinessAccount) -> BusinessAccount:
@@ -142,7 +151,7 @@ def finish(account_id: str) -> dict[str, Any]:
         changes = {"status": target, "reason": "", "errors": [], "submitted_at": now, "updated_at": now}
         return deps.business_accounts().transition(account, changes)
 
-    return _changed(account_id, change).view()
+    return _business(_changed(account_id, change))
 
 
 # ---------------------------------------------------------------- reviewers
@@ -170,7 +179,7 @@ def decide(
     action: str,
     reason: str | None = None,
     errors: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> answers.BusinessAccount:
     """A reviewer's decision: approve, reject (reason required), suspend, reactivate. A reviewer
     never decides on the account its own token acts for (403 forbidden)."""
     if reviewer.account_id == account_id:
@@ -204,7 +213,7 @@ def decide(
         }
         return deps.business_accounts().transition(account, changes, audit)
 
-    return _changed(account_id, change).view()
+    return _business(_changed(account_id, change))
 
 
 MAX_REVIEWS = 100

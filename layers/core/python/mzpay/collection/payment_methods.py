@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import collection_partners as answers
 from mzpay.domain import payment_methods as rules
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
@@ -19,7 +20,7 @@ from mzpay.store.transitions import rejudged
 
 def add(
     account_id: str, customer_id: str, partner_id: str, pm_type: str, details: dict[str, Any], mode: str = "live"
-) -> dict[str, Any]:
+) -> answers.PaymentMethodResult:
     """A new active method whose details fill the partner's form for `pm_type`; `mode` test: its
     transactions run in the gateway's test mode."""
     customer_of(account_id, customer_id)
@@ -47,20 +48,24 @@ def add(
         updated_at=now,
     )
     deps.payment_methods().add(method)
-    return {"object": "payment_method", "payment_method": method.view()}
+    return _result(method)
 
 
-def listed(account_id: str, customer_id: str) -> dict[str, Any]:
+def _result(method: PaymentMethod) -> answers.PaymentMethodResult:
+    return answers.PaymentMethodResult.of({"object": "payment_method", "payment_method": method.view()})
+
+
+def listed(account_id: str, customer_id: str) -> answers.PaymentMethodList:
     customer_of(account_id, customer_id)
     methods = deps.payment_methods().of_customer(customer_id, rules.MAX_METHODS_PER_CUSTOMER)
-    return {"object": "list", "data": [method.view() for method in methods]}
+    return answers.PaymentMethodList.of({"object": "list", "data": [method.view() for method in methods]})
 
 
-def read(account_id: str, customer_id: str, pm_id: str) -> dict[str, Any]:
-    return {"object": "payment_method", "payment_method": method_of(account_id, customer_id, pm_id).view()}
+def read(account_id: str, customer_id: str, pm_id: str) -> answers.PaymentMethodResult:
+    return _result(method_of(account_id, customer_id, pm_id))
 
 
-def set_status(account_id: str, customer_id: str, pm_id: str, status: str) -> dict[str, Any]:
+def set_status(account_id: str, customer_id: str, pm_id: str, status: str) -> answers.PaymentMethodResult:
     """active <-> inactive (the same status again changes nothing); racing changes are each
     judged on what the other left."""
     rules.check_status(status)
@@ -71,4 +76,4 @@ def set_status(account_id: str, customer_id: str, pm_id: str, status: str) -> di
         return deps.payment_methods().change(method, {"status": status, "updated_at": now_iso()})
 
     changed = rejudged(lambda: method_of(account_id, customer_id, pm_id), change, MethodChanged, "payment method")
-    return {"object": "payment_method", "payment_method": changed.view()}
+    return _result(changed)

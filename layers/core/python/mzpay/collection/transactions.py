@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mzpay import deps
+from mzpay.answers import collection_transactions as answers
 from mzpay.domain import customer_transactions as rules
 from mzpay.domain.charges import ChargeRequest, MobileWallet, Source
 from mzpay.domain.clock import now_iso
@@ -108,7 +109,9 @@ def _pay_out(
     return {"status": PAYOUT_STATUS.get(payout.status, "pending"), "reference": payout.provider_payout_id}
 
 
-def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any], movement_id: str) -> dict[str, Any]:
+def process(
+    account_id: str, customer_id: str, pm_id: str, body: dict[str, Any], movement_id: str
+) -> answers.TransactionResult:
     """POST .../payment_methods/{pm_id}/transactions: the process result. Refused: an inactive
     method (400 invalid_request); declined: 400 transaction_failed (kept in the history);
     the provider failing: 502 provider_error. `movement_id` names the gateway payment or payout
@@ -159,7 +162,7 @@ def process(account_id: str, customer_id: str, pm_id: str, body: dict[str, Any],
     deps.payment_methods().record(transaction)
     if transaction.status == "failed":
         raise rules.declined(transaction)
-    return transaction.result()
+    return answers.TransactionResult.of(transaction.result())
 
 
 def _current(transaction: CustomerTransaction) -> CustomerTransaction:
@@ -175,7 +178,9 @@ def _current(transaction: CustomerTransaction) -> CustomerTransaction:
     return transaction.with_changes({"status": status}) if status else transaction
 
 
-def listed(account_id: str, customer_id: str, filters: dict[str, Any], page: int, limit: int) -> dict[str, Any]:
+def listed(
+    account_id: str, customer_id: str, filters: dict[str, Any], page: int, limit: int
+) -> answers.TransactionList:
     """The customer's transactions, newest first, filtered (payment_method_id, type: the method's
     type, status, description: a part of it, partner), `limit` per page, pages from 1."""
     customer_of(account_id, customer_id)
@@ -190,16 +195,18 @@ def listed(account_id: str, customer_id: str, filters: dict[str, Any], page: int
         and (not filters.get("description") or filters["description"].lower() in (t.description or "").lower())
     ]
     start = (page - 1) * limit
-    return {
-        "object": "list",
-        "data": [t.history_item() for t in wanted[start : start + limit]],
-        "has_more": len(wanted) > start + limit,
-    }
+    return answers.TransactionList.of(
+        {
+            "object": "list",
+            "data": [t.history_item() for t in wanted[start : start + limit]],
+            "has_more": len(wanted) > start + limit,
+        }
+    )
 
 
-def read(account_id: str, customer_id: str, instruction_id: str) -> dict[str, Any]:
+def read(account_id: str, customer_id: str, instruction_id: str) -> answers.TransactionRead:
     customer_of(account_id, customer_id)
     found = deps.payment_methods().transaction(instruction_id) if len(instruction_id) <= 64 else None
     if found is None or found.customer_id != customer_id or found.business_account_id != account_id:
         raise ServiceError(404, "not_found", "No such transaction.")
-    return {"object": "transaction", "transaction": _current(found).history_item()}
+    return answers.TransactionRead.of({"object": "transaction", "transaction": _current(found).history_item()})

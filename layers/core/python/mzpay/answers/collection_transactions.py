@@ -1,6 +1,6 @@
 """The collection API's answers about a customer's transactions (mzpay.domain.customer_transactions:
-CustomerTransaction.result, history_item); the conventions are mzpay.openapi.collection's.
-Money is a JSON number (`Number`), as everywhere on the collection surface."""
+CustomerTransaction.result, history_item), as mzpay.collection.transactions returns them. Money is
+a JSON number (`Number`), as everywhere on the collection surface."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.openapi.collection_more import Number
-from mzpay.openapi.gateway_more import Answer, Currency, Timestamp, examples
+from mzpay.answers.base import Answer, Currency, ListOf, Number, Timestamp, examples
 
 
 # ---------------------------------------------------------------- transactions
@@ -106,14 +105,12 @@ class TransactionItem(Answer):
     processed_at: Timestamp = Field(description="When it was processed.")
 
 
-class TransactionList(Answer):
+class TransactionList(ListOf[TransactionItem]):
     """A page of a customer's transactions, newest first."""
 
     model_config = examples({"object": "list", "data": [_ITEM], "has_more": False})
 
-    object: Literal["list"] = Field(description="Always list.")
     data: list[TransactionItem] = Field(description="The transactions of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
 
 
 class TransactionRead(Answer):

@@ -1,7 +1,7 @@
 """The parts of a collection request as its views show them (mzpay.domain.collection_requests:
-CollectionRequest.view, public_view, public_item), examples of them, and the payer's app's views of
-a request (the unsecured reads). Money is a JSON number (`Number`), as everywhere on the collection
-surface. The requests themselves and the route table: mzpay.openapi.collection."""
+CollectionRequest.view, public_view, public_item) and examples of them; the requests themselves are
+mzpay.answers.collection_requests. Money is a JSON number with two decimals (`Number`:
+`{"currency": "MZN", "value": 1500.00}`), never a string as on the gateway."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.openapi.collection_more import Number
-from mzpay.openapi.gateway_more import Answer, Currency, Timestamp, examples, sometimes
+from mzpay.answers.base import Answer, Currency, Number, Timestamp, sometimes
 
 MethodType = Literal["mpesa", "emola", "mkesh", "bank_transfer", "payment_reference", "card"]
 RequestStatus = Literal["pending", "paid"]  # a deleted request leaves every read
@@ -275,101 +274,3 @@ REQUEST: dict[str, Any] = {
     "created_at": "2026-11-02T10:00:00Z",
     "updated_at": "2026-11-02T10:00:00Z",
 }
-
-
-# ---------------------------------------------------------------- the payer's app (no token)
-class PayerRequestItem(Answer):
-    """A collection request as the payer's app lists it."""
-
-    id: str = Field(description="The request's id.")
-    description: str | None = Field(description="What it is for.")
-    amount: CollectionAmount = Field(description="The amount to pay.")
-    status: RequestStatus = Field(description="pending or paid.")
-    created_at: Timestamp = Field(description="When it was created.")
-
-
-class PayerRequestList(Answer):
-    """A page of the requests whose payer has the phone number, newest first (empty for an unknown number)."""
-
-    model_config = examples(
-        {
-            "object": "list",
-            "items": [
-                {
-                    "id": CR,
-                    "description": "November invoice",
-                    "amount": AMOUNT,
-                    "status": "pending",
-                    "created_at": "2026-11-02T10:00:00Z",
-                }
-            ],
-            "has_more": False,
-            "next_page_token": None,
-            "error": None,
-        }
-    )
-
-    object: Literal["list"] = Field(description="Always list.")
-    items: list[PayerRequestItem] = Field(description="The requests of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
-    error: None = Field(description="Always null.")
-
-
-class PayerKind(Answer):
-    """Who pays, without any personal data (names, NUIT, contact, address)."""
-
-    type: PayerType = Field(description="business or individual.")
-
-
-class PaymentProgress(Answer):
-    """Where the payment of the request is."""
-
-    payment_status: Literal["pending", "in_process", "paid", "failed"] = Field(description="As in the full view.")
-    date_payment: Timestamp | None = Field(description="When it was paid; null until then.")
-
-
-class BusinessShown(Answer):
-    """The business, as its payer sees it."""
-
-    business_name: str | None = Field(description="Its name.")
-    logo: BillerLogo | None = Field(description="Its logo; null: none.")
-    contact: BillerContact = Field(description="Its person of contact.")
-
-
-class PayerView(Answer):
-    """A collection request as its payer sees it: no personal data of the payer, metadata, routing
-    or audit."""
-
-    id: str = Field(description="The request's id.")
-    description: str | None = Field(description="What it is for.")
-    amount: CollectionAmount = Field(description="The amount to pay.")
-    collection_method_details: list[MethodDetail] = Field(description="How it may be paid.")
-    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
-    bill_info: BillInfo = Field(description="The bill.")
-    biller: BusinessShown = Field(description="The business that issued it.")
-    status: RequestStatus = Field(description="pending or paid.")
-    created_at: Timestamp = Field(description="When it was created.")
-    updated_at: Timestamp = Field(description="When it last changed.")
-    payer: PayerKind = Field(description="Whether an individual or a business pays (no personal data).")
-    payment_reconciliation: PaymentProgress = Field(description="Where its payment is.")
-
-
-class PayerRequestRead(Answer):
-    """A collection request as its payer's app reads it (no token: the request id is all it takes)."""
-
-    model_config = examples(
-        {
-            "object": "collection_request",
-            "collection_request": {
-                **{k: REQUEST[k] for k in ("id", "description", "amount", "collection_method_details")},
-                **{k: REQUEST[k] for k in ("invoice_metadata", "bill_info", "status", "created_at", "updated_at")},
-                "biller": {k: BILLER[k] for k in ("business_name", "logo", "contact")},
-                "payer": {"type": PAYER["type"]},
-                "payment_reconciliation": {"payment_status": "pending", "date_payment": None},
-            },
-        }
-    )
-
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
-    collection_request: PayerView = Field(description="The request.")

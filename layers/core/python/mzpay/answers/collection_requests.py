@@ -1,0 +1,294 @@
+"""The collection API's answers about collection methods and collection requests
+(mzpay.domain.collection_requests: CollectionMethod.view, CollectionRequest.view, created_view,
+summary, public_view, public_item), as mzpay.collection.collection_methods and collection_requests
+return them: the business's views of a request and its
+payer's app's (the unsecured reads); their parts are mzpay.answers.collection_request_parts."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal
+
+from pydantic import Field
+
+from mzpay.answers.base import Answer, Item, ListOf, Mode, Timestamp, examples
+from mzpay.answers.collection_request_parts import (
+    BILLER,
+    CR,
+    PAYER,
+    REQUEST,
+    Biller,
+    BillerContact,
+    BillerLogo,
+    BillInfo,
+    CollectionAmount,
+    ComplianceAudit,
+    FinancialDetails,
+    IntegrationRouting,
+    InvoiceMetadata,
+    MethodDetail,
+    MethodType,
+    Payer,
+    PayerType,
+    PaymentReconciliation,
+    RequestStatus,
+)
+
+# ---------------------------------------------------------------- collection methods
+_METHOD = {
+    "object": "collection_method",
+    "id": "cm_01JD9H0A1B2C3D4E5F6G7H8J9K",
+    "account_id": "acct_loja_ana",
+    "name": "M-Pesa",
+    "type": "mpesa",
+    "mode": "live",
+    "status": "active",
+    "created_at": "2026-11-01T08:00:00Z",
+    "updated_at": "2026-11-01T08:00:00Z",
+}
+
+
+class CollectionMethod(Answer):
+    """A way a business is paid, in one mode."""
+
+    model_config = examples(_METHOD)
+
+    object: Literal["collection_method"] = Field(description="Always collection_method.")
+    id: str = Field(description="The method's id (cm_...).")
+    account_id: str = Field(description="The business account it belongs to.")
+    name: str = Field(description="Its display name (the type's name when none was given).")
+    type: MethodType = Field(description="How the payer pays.")
+    mode: Mode = Field(description="test: its payments run on the simulator, no money moves.")
+    status: Literal["active", "inactive"] = Field(description="Only active methods may be named by new requests.")
+    created_at: Timestamp = Field(description="When it was added.")
+    updated_at: Timestamp = Field(description="When it last changed.")
+
+
+class CollectionMethodList(ListOf[CollectionMethod]):
+    """A business's collection methods (at most 50)."""
+
+    model_config = examples({"object": "list", "data": [_METHOD], "has_more": False})
+
+    data: list[CollectionMethod] = Field(description="Every method of the business.")
+    has_more: Literal[False] = Field(description="Always false: the list is whole.")
+
+
+# ---------------------------------------------------------------- collection requests
+# The full view's fields that the creation answer leaves out (CollectionRequest.created_view).
+_FULL_ONLY = {"account_id", "financial_details", "payment_reconciliation", "integration_routing", "biller"}
+_FULL_ONLY |= {"compliance_audit", "updated_at"}
+_LISTED = "false: left out of the payer app's list by phone (the business's choice; default true)."
+
+
+class CollectionRequest(Answer):
+    """A collection request in full: an invoice a business issues to a payer."""
+
+    id: str = Field(description="The request's id (cr_...).")
+    account_id: str = Field(description="The business account that issued it.")
+    mode: Mode = Field(description="The mode of its collection methods (test: no money moves).")
+    description: str | None = Field(description="What it is for; null: none given.")
+    collection_method_ids: list[str] = Field(description="The methods it is payable through (1 to 10).")
+    amount: CollectionAmount = Field(description="The amount to pay.")
+    payer: Payer = Field(description="Who pays.")
+    third_party_reference: str | None = Field(description="The business's own reference; null: none.")
+    metadata: dict[str, str] = Field(description="The business's key-value pairs (empty: none).")
+    bill_info: BillInfo = Field(description="The bill.")
+    collection_method_details: list[MethodDetail] = Field(description="The methods, as they were when named.")
+    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
+    financial_details: FinancialDetails = Field(description="Lines, tax, discount and total.")
+    payment_reconciliation: PaymentReconciliation = Field(description="Where its payment is.")
+    integration_routing: IntegrationRouting = Field(description="Where it came from and where its events go.")
+    compliance_audit: ComplianceAudit = Field(description="Who did what, and when.")
+    biller: Biller = Field(description="The business, as the payer sees it.")
+    status: RequestStatus = Field(description="paid once a payment of its amount settled it.")
+    listed: bool = Field(description=_LISTED)
+    created_at: Timestamp = Field(description="When it was created.")
+    updated_at: Timestamp = Field(description="When it last changed.")
+
+
+class CollectionRequestRead(Answer):
+    """A collection request of the caller's business."""
+
+    model_config = examples({"object": "collection_request", "collection_request": REQUEST})
+
+    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    collection_request: CollectionRequest = Field(description="The request.")
+
+
+class CollectionRequestChanged(Answer):
+    """A collection request after the change (only the fields given changed)."""
+
+    model_config = examples(
+        {
+            "object": "collection_request",
+            "collection_request": {**REQUEST, "description": "November invoice (corrected)"},
+            "error": None,
+        }
+    )
+
+    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    collection_request: CollectionRequest = Field(description="The request as changed.")
+    error: None = Field(description="Always null.")
+
+
+class CreatedCollectionRequest(Answer):
+    """A new collection request: pending, with its invoice number and payment link."""
+
+    model_config = examples(
+        {"object": "collection_request", **{k: v for k, v in REQUEST.items() if k not in _FULL_ONLY}}
+    )
+
+    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    id: str = Field(description="The request's id (cr_...).")
+    collection_method_ids: list[str] = Field(description="The methods it is payable through.")
+    description: str | None = Field(description="What it is for; null: none given.")
+    bill_info: BillInfo = Field(description="The bill (open).")
+    amount: CollectionAmount = Field(description="The amount to pay.")
+    collection_method_details: list[MethodDetail] = Field(description="The methods, as they are now.")
+    payer: Payer = Field(description="Who pays.")
+    third_party_reference: str | None = Field(description="The business's own reference; null: none.")
+    status: Literal["pending"] = Field(description="Always pending.")
+    metadata: dict[str, str] = Field(description="The business's key-value pairs (empty: none).")
+    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
+    mode: Mode = Field(description="The mode of its collection methods.")
+    listed: bool = Field(description=_LISTED)
+    created_at: Timestamp = Field(description="When it was created.")
+
+
+class DeletedCollectionRequest(Answer):
+    """A collection request deleted: it leaves every read and list (kept for the audit)."""
+
+    model_config = examples({"object": "collection_request", "id": CR, "deleted": True, "error": None})
+
+    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    id: str = Field(description="The request deleted.")
+    deleted: Literal[True] = Field(description="Always true.")
+    error: None = Field(description="Always null.")
+
+
+class Items(Answer, Generic[Item]):
+    """A page of `items` (the collection requests' lists say items, not data), newest first."""
+
+    object: Literal["list"] = Field(description="Always list.")
+    items: list[Item] = Field(description="The requests of this page.")
+    has_more: bool = Field(description="Whether another page follows.")
+    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
+    error: None = Field(description="Always null.")
+
+
+def _page(item: dict[str, Any]) -> dict[str, Any]:
+    return {"object": "list", "items": [item], "has_more": False, "next_page_token": None, "error": None}
+
+
+class PayerSummary(Answer):
+    """Who pays, in a list."""
+
+    first_name: str = Field(description="The payer's first name.")
+    last_name: str = Field(description="The payer's last name.")
+    legal_name: str = Field(description="The payer's legal name.")
+    type: PayerType = Field(description="business or individual.")
+    delivery_method: Literal["email", "sms", "erp"] = Field(description="How the invoice reaches the payer.")
+
+
+class CollectionRequestSummary(Answer):
+    """A collection request in a business's list."""
+
+    id: str = Field(description="The request's id.")
+    account_id: str = Field(description="The business account.")
+    description: str | None = Field(description="What it is for; null: none given.")
+    amount: CollectionAmount = Field(description="The amount to pay.")
+    payer: PayerSummary = Field(description="Who pays.")
+    status: RequestStatus = Field(description="pending or paid.")
+    created_at: Timestamp = Field(description="When it was created.")
+    updated_at: Timestamp = Field(description="When it last changed.")
+
+
+class CollectionRequestList(Items[CollectionRequestSummary]):
+    """A page of the business's collection requests, newest first."""
+
+    model_config = examples(
+        _page(
+            {
+                **{k: REQUEST[k] for k in ("id", "account_id", "description", "amount")},
+                "payer": {k: PAYER[k] for k in ("first_name", "last_name", "legal_name", "type", "delivery_method")},
+                **{k: REQUEST[k] for k in ("status", "created_at", "updated_at")},
+            }
+        )
+    )
+
+    items: list[CollectionRequestSummary] = Field(description="The requests of this page (items, not data).")
+
+
+# ---------------------------------------------------------------- the payer's app (no token)
+class PayerRequestItem(Answer):
+    """A collection request as the payer's app lists it."""
+
+    id: str = Field(description="The request's id.")
+    description: str | None = Field(description="What it is for.")
+    amount: CollectionAmount = Field(description="The amount to pay.")
+    status: RequestStatus = Field(description="pending or paid.")
+    created_at: Timestamp = Field(description="When it was created.")
+
+
+class PayerRequestList(Items[PayerRequestItem]):
+    """A page of the requests whose payer has the phone number, newest first (empty for an unknown number)."""
+
+    model_config = examples(_page({k: REQUEST[k] for k in ("id", "description", "amount", "status", "created_at")}))
+
+
+class PayerKind(Answer):
+    """Who pays, without any personal data (names, NUIT, contact, address)."""
+
+    type: PayerType = Field(description="business or individual.")
+
+
+class PaymentProgress(Answer):
+    """Where the payment of the request is."""
+
+    payment_status: Literal["pending", "in_process", "paid", "failed"] = Field(description="As in the full view.")
+    date_payment: Timestamp | None = Field(description="When it was paid; null until then.")
+
+
+class BusinessShown(Answer):
+    """The business, as its payer sees it."""
+
+    business_name: str | None = Field(description="Its name.")
+    logo: BillerLogo | None = Field(description="Its logo; null: none.")
+    contact: BillerContact = Field(description="Its person of contact.")
+
+
+class PayerView(Answer):
+    """A collection request as its payer sees it: no personal data of the payer, metadata, routing
+    or audit."""
+
+    id: str = Field(description="The request's id.")
+    description: str | None = Field(description="What it is for.")
+    amount: CollectionAmount = Field(description="The amount to pay.")
+    collection_method_details: list[MethodDetail] = Field(description="How it may be paid.")
+    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
+    bill_info: BillInfo = Field(description="The bill.")
+    biller: BusinessShown = Field(description="The business that issued it.")
+    status: RequestStatus = Field(description="pending or paid.")
+    created_at: Timestamp = Field(description="When it was created.")
+    updated_at: Timestamp = Field(description="When it last changed.")
+    payer: PayerKind = Field(description="Whether an individual or a business pays (no personal data).")
+    payment_reconciliation: PaymentProgress = Field(description="Where its payment is.")
+
+
+class PayerRequestRead(Answer):
+    """A collection request as its payer's app reads it (no token: the request id is all it takes)."""
+
+    model_config = examples(
+        {
+            "object": "collection_request",
+            "collection_request": {
+                **{k: REQUEST[k] for k in ("id", "description", "amount", "collection_method_details")},
+                **{k: REQUEST[k] for k in ("invoice_metadata", "bill_info", "status", "created_at", "updated_at")},
+                "biller": {k: BILLER[k] for k in ("business_name", "logo", "contact")},
+                "payer": {"type": PAYER["type"]},
+                "payment_reconciliation": {"payment_status": "pending", "date_payment": None},
+            },
+        }
+    )
+
+    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    collection_request: PayerView = Field(description="The request.")

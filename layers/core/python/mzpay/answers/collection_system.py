@@ -1,0 +1,131 @@
+"""The collection API's answers about the system: health, version, the reference data
+(mzpay.domain.collection_reference: supported documents, the account-opening checklist) and the
+OpenAPI document, as the collection_system function's routes answer them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, RootModel
+
+from mzpay.answers.base import Answer, examples
+
+Region = Literal["mz", "regional-sa"]
+
+
+class Health(Answer):
+    """The API is up: which API, region and build answered."""
+
+    model_config = examples({"status": "ok", "api": "collection", "service_region": "mz", "version": "0.1.0"})
+
+    status: Literal["ok"] = Field(description="Always ok.")
+    api: Literal["collection"] = Field(description="The API that answered.")
+    service_region: Region = Field(description="The region that answered.")
+    version: str = Field(description="The service's version.")
+
+
+class Version(Answer):
+    """The service's version, build and runtime."""
+
+    model_config = examples(
+        {
+            "object": "version",
+            "version": "0.1.0",
+            "git_commit": "37a8898",
+            "build_date": "2026-11-01T08:00:00Z",
+            "go_version": "python3.12.7",
+            "runtime_version": "python3.12.7",
+            "platform": "linux/arm64",
+        }
+    )
+
+    object: Literal["version"] = Field(description="Always version.")
+    version: str = Field(description="The service's version.")
+    git_commit: str = Field(description="The commit it was built from (unknown when not recorded).")
+    build_date: str = Field(description="When it was built (unknown when not recorded).")
+    go_version: str = Field(description="The runtime, under the spec's name: python3.x.y.")
+    runtime_version: str = Field(description="The runtime, e.g. python3.12.7.")
+    platform: str = Field(description="The operating system and architecture, e.g. linux/arm64.")
+
+
+class DocumentConfig(Answer):
+    """How a document is uploaded."""
+
+    has_back: bool = Field(description="true: two sides, both uploaded.")
+
+
+class SupportedDocument(Answer):
+    """An identity document that may be uploaded."""
+
+    type: Literal["passport", "dire", "bi"] = Field(description="The document_type that names it.")
+    description: str = Field(description="What it is.")
+    config: DocumentConfig = Field(description="How it is uploaded.")
+
+
+class SupportedDocuments(Answer):
+    """The identity documents that may be uploaded."""
+
+    model_config = examples(
+        {
+            "object": "supported_documents",
+            "document_types": [
+                {"type": "passport", "description": "Passport (biographical page)", "config": {"has_back": False}}
+            ],
+        }
+    )
+
+    object: Literal["supported_documents"] = Field(description="Always supported_documents.")
+    document_types: list[SupportedDocument] = Field(description="Every supported document.")
+
+
+class Validity(Answer):
+    """Whether an item's document expires."""
+
+    has_duration: bool = Field(description="true: its expiry date is recorded (save-date).")
+
+
+class ChecklistItem(Answer):
+    """An item a KYC review may ask a customer to add."""
+
+    item_id: str = Field(description="The item's stable id, e.g. item_nuit_certificate.")
+    type: Literal["identity_document", "tax_document", "company_document", "address_document", "bank_document"] = Field(
+        description="The kind of document."
+    )
+    description: str = Field(description="What it is.")
+    is_mandatory: bool = Field(description="Whether account opening needs it.")
+    has_validity: Validity = Field(description="Whether it expires.")
+
+
+class Checklist(Answer):
+    """The account-opening checklist."""
+
+    model_config = examples(
+        {
+            "object": "checklist",
+            "items": [
+                {
+                    "item_id": "item_nuit_certificate",
+                    "type": "tax_document",
+                    "description": "NUIT registration certificate",
+                    "is_mandatory": True,
+                    "has_validity": {"has_duration": False},
+                }
+            ],
+        }
+    )
+
+    object: Literal["checklist"] = Field(description="Always checklist.")
+    items: list[ChecklistItem] = Field(description="Every item.")
+
+
+class OpenApiDocument(RootModel[dict[str, Any]]):
+    """This API's OpenAPI 3.1 document (what the /docs page shows)."""
+
+    model_config = ConfigDict(
+        defer_build=True,
+        json_schema_extra={
+            "examples": [
+                {"openapi": "3.1.0", "info": {"title": "mzpay collection API", "version": "1.0.0"}, "paths": {}}
+            ]
+        },
+    )
