@@ -3,7 +3,13 @@ identity provider audit."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
+from mzpay.answers.bindings import ConnectorBinding, ConnectorBindingList, Unbinding
+from mzpay.answers.disputes import Dispute
+from mzpay.answers.limits import AccountLimits, PayoutLimits
 from mzpay.answers.management_audit import IdentityProviderAuditList
+from mzpay.answers.psps import PilotState, PspList, PspStatus
+from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
@@ -43,7 +49,7 @@ app = management_app()
 
 @app.put("/v1/accounts/<account_id>/limits")
 @errors("wrong_region", "invalid_amount", "invalid_currency")
-def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> dict[str, Any]:
+def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> AccountLimits:
     """Set an account's charge ceilings
 
     The currencies, per-transaction and daily ceilings of the account in a mode, replacing the
@@ -52,7 +58,7 @@ def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]
 
 
 @app.get("/v1/psps")
-def list_psps() -> dict[str, Any]:
+def list_psps() -> PspList:
     """List PSPs
 
     The capability matrix with each PSP's availability and pilot."""
@@ -60,7 +66,7 @@ def list_psps() -> dict[str, Any]:
 
 
 @app.put("/v1/psps/<psp_id>/availability")
-def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> dict[str, Any]:
+def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> PspStatus:
     """Set a PSP's availability
 
     Routing skips an unavailable PSP; `reason` says why it is."""
@@ -69,7 +75,7 @@ def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) 
 
 @app.put("/v1/psps/<psp_id>/pilot")
 @errors("invalid_amount", "invalid_currency", "missing_ceiling")
-def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, Any]:
+def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> PilotState:
     """Put a PSP in pilot or graduate it
 
     In pilot, its live traffic must keep the settings: the merchants, currencies and
@@ -79,7 +85,7 @@ def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, An
 
 @app.put("/v1/accounts/<account_id>/payout-limits")
 @errors("wrong_region", "invalid_amount", "invalid_currency")
-def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) -> dict[str, Any]:
+def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) -> PayoutLimits:
     """Set an account's payout limits
 
     The per-transaction, daily and per-beneficiary daily ceilings and the approval threshold of the
@@ -129,7 +135,7 @@ def reject_payout_batch(batch_id: str, body: Annotated[RejectPayout, Body()]) ->
 @errors("invalid_request")
 def list_reconciliation_cases(
     limit: Annotated[int, Query(ge=1, le=100)] = 50, page_token: Annotated[str | None, Query(max_length=512)] = None
-) -> dict[str, Any]:
+) -> ReconciliationCaseList:
     """List what waits for an operator
 
     Live payments, refunds and payouts whose provider never answered within the reconciliation
@@ -139,7 +145,7 @@ def list_reconciliation_cases(
 
 @app.get("/v1/reconciliation-cases/<object_id>")
 @errors("wrong_region")
-def read_reconciliation_case(object_id: str) -> dict[str, Any]:
+def read_reconciliation_case(object_id: str) -> ReconciliationCase:
     """Read a reconciliation case
 
     A payment, refund or payout by its provider id: its reconciliation and, once resolved, the
@@ -149,7 +155,7 @@ def read_reconciliation_case(object_id: str) -> dict[str, Any]:
 
 @app.post("/v1/reconciliation-cases/<object_id>/resolve")
 @errors("wrong_region", "invalid_state")
-def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Body()]) -> dict[str, Any]:
+def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Body()]) -> ReconciliationCase:
     """Resolve a reconciliation case
 
     Applies what the operator established with the provider (`succeeded` or `failed`) as the
@@ -161,7 +167,7 @@ def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Bod
 
 @app.post("/v1/disputes")
 @errors("not_found", "wrong_region", "invalid_state", "invalid_amount", "invalid_currency")
-def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[str, Any]]:
+def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[Dispute]:
     """Open a dispute
 
     On an account's succeeded payment (a chargeback its provider reported): the disputed money
@@ -173,14 +179,14 @@ def open_dispute(body: Annotated[OpenDisputeRequest, Body()]) -> Response[dict[s
 
 @app.get("/v1/disputes/<dispute_id>")
 @errors("not_found", "wrong_region")
-def read_dispute(dispute_id: str) -> dict[str, Any]:
+def read_dispute(dispute_id: str) -> Dispute:
     """Read a dispute"""
     return disputes.read_for_operator(dispute_id)
 
 
 @app.post("/v1/disputes/<dispute_id>/decide")
 @errors("not_found", "wrong_region", "invalid_state")
-def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()]) -> dict[str, Any]:
+def decide_dispute(dispute_id: str, body: Annotated[DecideDisputeRequest, Body()]) -> Dispute:
     """Decide a dispute
 
     `won` gives the held money back to the merchant, `lost` pays it to the payer; only an open
@@ -213,7 +219,7 @@ def reject_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")
 @errors("wrong_region")
-def list_connector_bindings(account_id: str) -> dict[str, Any]:
+def list_connector_bindings(account_id: str) -> ConnectorBindingList:
     """List an account's connector bindings"""
     return bindings.list_bindings(account_id)
 
@@ -222,7 +228,7 @@ def list_connector_bindings(account_id: str) -> dict[str, Any]:
 @errors("wrong_region", "too_large")
 def bind_connector(
     account_id: str, mode: str, method: str, body: Annotated[ConnectorBindingIn, Body()]
-) -> dict[str, Any]:
+) -> ConnectorBinding:
     """Bind a connector
 
     Binds a live PSP's connector, with its credentials, to the account's method; test traffic
@@ -232,7 +238,7 @@ def bind_connector(
 
 @app.delete("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
 @errors("wrong_region")
-def unbind_connector(account_id: str, mode: str, method: str) -> dict[str, Any]:
+def unbind_connector(account_id: str, mode: str, method: str) -> Unbinding:
     """Unbind a connector"""
     return bindings.unbind(account_id, mode, method)
 
@@ -262,7 +268,7 @@ def list_audit_records(
     until: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
-) -> dict[str, Any]:
+) -> AuditTrailList:
     """List the audit trail
 
     Every state-changing request of an operator (management API, console) or a reviewer
@@ -276,7 +282,7 @@ def list_audit_records(
 
 @app.get("/v1/audit-records/<audit_id>")
 @errors("not_found")
-def read_audit_record(audit_id: str) -> dict[str, Any]:
+def read_audit_record(audit_id: str) -> AuditTrailRecord:
     """Read an audit record"""
     return audit.read_record(audit_id)
 

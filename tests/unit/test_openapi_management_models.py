@@ -416,7 +416,7 @@ def test_api_keys_created_and_revoked(ops: Ops) -> None:
     assert valid(answers.NewApiKey, bounded).expires_at == "2030-01-01T00:00:00Z"
     revoked = valid(answers.ApiKey, access.revoke_api_key(plain.id))
     assert revoked.status == "revoked"
-    assert "key" not in access.revoke_api_key(bounded["id"])
+    assert "key" not in access.revoke_api_key(bounded.id).wire()
     valid(answers.ApiKey, ops.log[-1].data["object"])  # api_key.revoked carries the key as this route shows it
 
 
@@ -439,7 +439,7 @@ def test_oauth_clients_by_secret_by_keys_and_by_published_keys(ops: Ops, monkeyp
         ]
     }
     by_keys = oauth.create_client(account, "test", ["events:read"], "ERP", jwks, ["198.51.100.0/24"])
-    assert "client_secret" not in by_keys
+    assert "client_secret" not in by_keys.wire()
     parsed = valid(answers.NewOAuthClient, by_keys)
     assert [k.kty for k in parsed.jwks.keys] == ["EC", "RSA"] and parsed.secret_hint is None
     monkeypatch.setattr(oauth, "_keys_at", lambda *_, **__: jwks["keys"])
@@ -495,6 +495,26 @@ def test_psps_their_availability_and_pilots(ops: Ops) -> None:
     after = {p.psp_id: p for p in valid(answers.PspList, psps.psps()).psps}
     assert (after["vodacom-mpesa"].available, after["tmcel-mkesh"].pilot.in_pilot) == (False, True)
     assert after["simulator"].updated_at is None and after["simulator"].limits == {}
+
+
+def test_a_bill_payment_waiting_for_an_operator_is_a_reconciliation_case() -> None:
+    from mzpay.domain.bill_payments import BillPayment
+    from mzpay.operators import reconciliation
+
+    waiting = BillPayment.model_construct(
+        payment_id="5f1c0f0e-3b1a-4e0a-9a57-2f3b8f0c1a55",
+        account_id=gateway_tests.ACCOUNT,
+        mode="live",
+        status="pending",
+        channel_debit="150.00",
+        currency="MZN",
+        created_at="2026-11-20T09:00:00Z",
+        reconciliation="gave_up",
+        due_at="2026-11-23T09:00:00Z",
+        resolution=None,
+    )
+    case = valid(answers.ReconciliationCase, reconciliation.case_view(waiting))
+    assert (case.object, case.amount, case.waiting_since) == ("bill_payment", "150.00", "2026-11-23T09:00:00Z")
 
 
 def test_connector_bindings(ops: Ops) -> None:
@@ -570,7 +590,7 @@ def test_webhook_deliveries_through_their_lifecycle(ops: Ops, monkeypatch: pytes
     assert (len(page.data), page.has_more, page.next_page_token is not None) == (3, True, True)
     stopped = webhook_deliveries.account_deliveries(gateway_tests.ACCOUNT, DeliveryStatus.STOPPED, 50, None)
     assert [d.status for d in valid(answers.WebhookDeliveryList, stopped).data] == ["stopped"]
-    assert "attempts" not in stopped["data"][0]
+    assert "attempts" not in stopped.wire()["data"][0]
 
 
 def _message(message_id: str, body: Any, sent_ms: int | None = 1793613600000) -> dict[str, Any]:

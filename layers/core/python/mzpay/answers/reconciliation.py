@@ -35,12 +35,15 @@ class Resolution(Answer):
 
 
 class ReconciliationCase(Answer):
-    """A live payment, refund or payout whose provider never answered within the horizon."""
+    """A live payment, refund, payout or bill payment whose provider never answered within the horizon."""
 
     model_config = examples(_CASE)
 
-    object: Literal["payment", "refund", "payout"] = Field(description="What it is.")
-    id: str = Field(description="Its provider id (provider_payment_id, provider_refund_id, provider_payout_id).")
+    object: Literal["payment", "refund", "payout", "bill_payment"] = Field(description="What it is.")
+    id: str = Field(
+        description="Its provider id (provider_payment_id, provider_refund_id, provider_payout_id; "
+        "a bill payment's payment_id)."
+    )
     account_id: str = Field(description="The account.")
     mode: Mode = Field(description="Always live (test traffic is answered by the simulator).")
     status: str = Field(description="Its status now (pending or in_transit while it waits).")

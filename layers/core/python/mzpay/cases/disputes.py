@@ -54,7 +54,7 @@ def _not_found() -> ServiceError:
 
 
 # ---------------------------------------------------------------- operators (management API)
-def open_dispute(request: OpenDisputeRequest) -> dict[str, Any]:
+def open_dispute(request: OpenDisputeRequest) -> answers.Dispute:
     """POST /v1/disputes: a dispute on the account's succeeded payment, its money held at once.
     404 for a payment the account does not have; 409 invalid_state for a payment that did not
     succeed or is disputed already; 422 for an amount beyond what is neither refunded nor
@@ -104,7 +104,7 @@ def open_dispute(request: OpenDisputeRequest) -> dict[str, Any]:
             payment = payments.get(payment.provider_payment_id) or payment
             continue
         audit.observe("dispute", dispute.dispute_id, account_id=dispute.account_id, after=view(dispute))
-        return view(dispute)
+        return answers.Dispute.of(view(dispute))
     raise ServiceError(503, "processing_error", "The payment keeps changing; retry.", headers={"Retry-After": "1"})
 
 
@@ -116,19 +116,19 @@ def _operators_dispute(dispute_id: str) -> Dispute:
     return dispute
 
 
-def read_for_operator(dispute_id: str) -> dict[str, Any]:
+def read_for_operator(dispute_id: str) -> answers.Dispute:
     """GET /v1/disputes/{id} (management): any account's dispute of this region."""
-    return view(_operators_dispute(dispute_id))
+    return answers.Dispute.of(view(_operators_dispute(dispute_id)))
 
 
-def decide(dispute_id: str, request: DecideDisputeRequest, source_ip: str) -> dict[str, Any]:
+def decide(dispute_id: str, request: DecideDisputeRequest, source_ip: str) -> answers.Dispute:
     """POST /v1/disputes/{id}/decide: won gives the held money back to the merchant, lost pays
     it to the payer; only an open dispute (else 409 invalid_state), with the audit record."""
     dispute = _operators_dispute(dispute_id)
     decision = {"outcome": request.outcome, "note": request.note, "by": "operator", "source_ip": source_ip}
     decided = view(_move(dispute, request.outcome, {"decision": decision}))
     audit.observe("dispute", dispute_id, account_id=dispute.account_id, before=view(dispute), after=decided)
-    return decided
+    return answers.Dispute.of(decided)
 
 
 # ---------------------------------------------------------------- the merchant (gateway)
