@@ -183,13 +183,13 @@ def _authorizer_rows() -> list[dict[str, Any]]:
     from mzpay.domain.oauth import TokenRequest
     from mzpay.domain.principal import Principal
 
-    account = access.create_account("Bench", "mz")
-    key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], [])["key"]
-    client = oauth.create_client(account["id"], "test", ["payments:read"], None, None, [])
+    account = access.create_account("Bench", "mz").wire()
+    key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], []).key
+    client = oauth.create_client(account["id"], "test", ["payments:read"], None, None, []).wire()
     request = TokenRequest("client_credentials", None, client["client_id"], client["client_secret"])
     token = oauth.issue_token(request, "https://bench.example/oauth/token").access_token
-    strict = access.create_account("Bench mTLS", "mz")
-    strict_key = access.create_api_key(strict["id"], "test", ["payments:read"], None, [], [])["key"]
+    strict = access.create_account("Bench mTLS", "mz").wire()
+    strict_key = access.create_api_key(strict["id"], "test", ["payments:read"], None, [], []).key
     os.environ.setdefault("CLIENT_CA_SECRET", "mzpay/mz/client-ca")
     certificate = client_certs.issue(Principal.of_account(strict["id"], "test"), None).certificate
     stored = deps.directory().get_account(strict["id"])

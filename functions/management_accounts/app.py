@@ -3,6 +3,7 @@ secrets, rate limits."""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mzpay.answers import accounts, limits, oauth_clients
 from mzpay.entry import management_app
 from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
@@ -53,7 +54,7 @@ def system_info() -> dict[str, Any]:
 
 @app.post("/v1/accounts")
 @errors("wrong_region")
-def create_account(body: Annotated[CreateAccount, Body()]) -> Response[dict[str, Any]]:
+def create_account(body: Annotated[CreateAccount, Body()]) -> Response[accounts.NewAccount]:
     """Create an account
 
     A new active account homed in `region` (this stack's region), with its first webhook signing
@@ -63,7 +64,7 @@ def create_account(body: Annotated[CreateAccount, Body()]) -> Response[dict[str,
 
 @app.get("/v1/accounts/<account_id>")
 @errors("wrong_region")
-def get_account(account_id: str) -> dict[str, Any]:
+def get_account(account_id: str) -> accounts.Account:
     """Read an account"""
     return access.get_account(account_id)
 
@@ -79,7 +80,7 @@ def business_account_reviews(account_id: str) -> dict[str, Any]:
 
 @app.post("/v1/accounts/<account_id>/suspend")
 @errors("wrong_region", "invalid_state")
-def suspend_account(account_id: str, body: Annotated[SuspendAccount, Body()]) -> dict[str, Any]:
+def suspend_account(account_id: str, body: Annotated[SuspendAccount, Body()]) -> accounts.Account:
     """Suspend an account
 
     An active account becomes `suspended` with `reason`; its credentials are refused with
@@ -89,7 +90,7 @@ def suspend_account(account_id: str, body: Annotated[SuspendAccount, Body()]) ->
 
 @app.post("/v1/accounts/<account_id>/reactivate")
 @errors("wrong_region", "invalid_state")
-def reactivate_account(account_id: str) -> dict[str, Any]:
+def reactivate_account(account_id: str) -> accounts.Account:
     """Reactivate an account
 
     A suspended account becomes active again."""
@@ -98,7 +99,7 @@ def reactivate_account(account_id: str) -> dict[str, Any]:
 
 @app.post("/v1/accounts/<account_id>/connected-accounts")
 @errors("wrong_region", "already_connected", "invalid_state")
-def connect_account(account_id: str, body: Annotated[ConnectAccount, Body()]) -> Response[dict[str, Any]]:
+def connect_account(account_id: str, body: Annotated[ConnectAccount, Body()]) -> Response[accounts.Connection]:
     """Connect an account to a platform
 
     Lets the platform account act for the connected one (`?account_id=` on the gateway). Both
@@ -108,14 +109,14 @@ def connect_account(account_id: str, body: Annotated[ConnectAccount, Body()]) ->
 
 @app.get("/v1/accounts/<account_id>/connected-accounts")
 @errors("wrong_region")
-def list_connected_accounts(account_id: str) -> dict[str, Any]:
+def list_connected_accounts(account_id: str) -> accounts.ConnectionList:
     """List a platform's connected accounts"""
     return access.list_connections(account_id)
 
 
 @app.delete("/v1/accounts/<account_id>/connected-accounts/<connected_account_id>")
 @errors("wrong_region")
-def disconnect_account(account_id: str, connected_account_id: str) -> dict[str, Any]:
+def disconnect_account(account_id: str, connected_account_id: str) -> accounts.Disconnection:
     """Disconnect an account from a platform
 
     From the next request on, the platform's `?account_id=` for it is 404."""
@@ -124,7 +125,7 @@ def disconnect_account(account_id: str, connected_account_id: str) -> dict[str, 
 
 @app.post("/v1/accounts/<account_id>/api-keys")
 @errors("wrong_region", "invalid_scope", "invalid_cidr")
-def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Response[dict[str, Any]]:
+def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Response[accounts.NewApiKey]:
     """Create an API key
 
     A key of the account in a mode, with its scopes and optionally an expiry, an IP allowlist and
@@ -138,7 +139,7 @@ def create_api_key(account_id: str, body: Annotated[CreateApiKey, Body()]) -> Re
 
 @app.post("/v1/api-keys/<key_id>/revoke")
 @errors("wrong_region", "invalid_state")
-def revoke_api_key(key_id: str) -> dict[str, Any]:
+def revoke_api_key(key_id: str) -> accounts.ApiKey:
     """Revoke an API key
 
     The key stops working; `api_key.revoked` is recorded (and posted to the account's endpoint
@@ -148,7 +149,9 @@ def revoke_api_key(key_id: str) -> dict[str, Any]:
 
 @app.post("/v1/accounts/<account_id>/oauth-clients")
 @errors("wrong_region", "invalid_scope", "invalid_cidr")
-def create_oauth_client(account_id: str, body: Annotated[CreateOAuthClient, Body()]) -> Response[dict[str, Any]]:
+def create_oauth_client(
+    account_id: str, body: Annotated[CreateOAuthClient, Body()]
+) -> Response[oauth_clients.NewOAuthClient]:
     """Create an OAuth client
 
     A client-credentials client of the account in a mode: with `jwks` or `jwks_uri` it
@@ -161,14 +164,14 @@ def create_oauth_client(account_id: str, body: Annotated[CreateOAuthClient, Body
 
 @app.get("/v1/accounts/<account_id>/oauth-clients")
 @errors("wrong_region")
-def list_oauth_clients(account_id: str) -> dict[str, Any]:
+def list_oauth_clients(account_id: str) -> oauth_clients.OAuthClientList:
     """List an account's OAuth clients"""
     return oauth.list_clients(account_id)
 
 
 @app.post("/v1/oauth-clients/<client_id>/revoke")
 @errors("wrong_region", "invalid_state")
-def revoke_oauth_client(client_id: str) -> dict[str, Any]:
+def revoke_oauth_client(client_id: str) -> oauth_clients.OAuthClient:
     """Revoke an OAuth client
 
     Its tokens stop working at the next request and it gets no new ones; `oauth_client.revoked`
@@ -178,7 +181,7 @@ def revoke_oauth_client(client_id: str) -> dict[str, Any]:
 
 @app.post("/v1/accounts/<account_id>/webhook-secrets/roll")
 @errors("wrong_region", "invalid_state")
-def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> dict[str, Any]:
+def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body()]) -> accounts.RolledWebhookSecret:
     """Roll a webhook signing secret
 
     A new signing secret of the account's mode, answered this once; the previous one stays valid
@@ -188,7 +191,7 @@ def roll_webhook_secret(account_id: str, body: Annotated[RollWebhookSecret, Body
 
 @app.put("/v1/accounts/<account_id>/rate-limits")
 @errors("wrong_region")
-def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> dict[str, Any]:
+def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> limits.RateLimits:
     """Set an account's rate limits
 
     Requests per second per API key and per account, replacing the stack's defaults for it."""
@@ -197,7 +200,7 @@ def set_rate_limits(account_id: str, body: Annotated[RateLimitsIn, Body()]) -> d
 
 @app.put("/v1/accounts/<account_id>/partner")
 @errors("wrong_region")
-def set_partner(account_id: str, body: Annotated[PartnerIn, Body()]) -> dict[str, Any]:
+def set_partner(account_id: str, body: Annotated[PartnerIn, Body()]) -> limits.PartnerFlag:
     """Make an account a partner, or not
 
     A partner agent network takes cash at its agents and credits payers' wallets from its

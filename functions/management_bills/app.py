@@ -1,7 +1,8 @@
 """Management API: billers and their bill products, accounts' SMS channels (docs/bills.md)."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers import billers as answers
 from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
 from mzpay.entry import management_app
 from mzpay.http.marks import errors
@@ -22,7 +23,7 @@ app = management_app()
 
 @app.post("/v1/billers")
 @errors("invalid_account", "invalid_state")
-def create_biller(body: Annotated[BillerIn, Body()]) -> Response[dict[str, Any]]:
+def create_biller(body: Annotated[BillerIn, Body()]) -> Response[answers.Biller]:
     """Register a biller
 
     A new active biller, paid through channels (`POST /v1/bill-payments`); `owned_by_origin`
@@ -31,7 +32,7 @@ def create_biller(body: Annotated[BillerIn, Body()]) -> Response[dict[str, Any]]
 
 
 @app.get("/v1/billers")
-def list_billers() -> dict[str, Any]:
+def list_billers() -> answers.BillerList:
     """List billers
 
     Every biller of the region with its products, retired ones included."""
@@ -39,7 +40,7 @@ def list_billers() -> dict[str, Any]:
 
 
 @app.get("/v1/billers/<biller_id>")
-def read_biller(biller_id: str) -> dict[str, Any]:
+def read_biller(biller_id: str) -> answers.Biller:
     """Read a biller
 
     The biller and its products."""
@@ -48,7 +49,7 @@ def read_biller(biller_id: str) -> dict[str, Any]:
 
 @app.patch("/v1/billers/<biller_id>")
 @errors("owned_by_origin", "invalid_account", "invalid_state")
-def change_biller(biller_id: str, body: Annotated[BillerPatch, Body()]) -> dict[str, Any]:
+def change_biller(biller_id: str, body: Annotated[BillerPatch, Body()]) -> answers.Biller:
     """Change a biller
 
     Only the fields given change; `status` pauses the biller (it takes no quotes: 422
@@ -59,7 +60,7 @@ def change_biller(biller_id: str, body: Annotated[BillerPatch, Body()]) -> dict[
 
 @app.post("/v1/billers/<biller_id>/retire")
 @errors("owned_by_origin", "invalid_state")
-def retire_biller(biller_id: str) -> dict[str, Any]:
+def retire_biller(biller_id: str) -> answers.Biller:
     """Retire a biller
 
     For good: it takes no more quotes or payments. A biller owned by its origin is retired
@@ -69,7 +70,7 @@ def retire_biller(biller_id: str) -> dict[str, Any]:
 
 @app.post("/v1/billers/<biller_id>/products")
 @errors("fee_bearer_conflict", "invalid_amount", "invalid_currency", "invalid_state")
-def add_bill_product(biller_id: str, body: Annotated[ProductIn, Body()]) -> Response[dict[str, Any]]:
+def add_bill_product(biller_id: str, body: Annotated[ProductIn, Body()]) -> Response[answers.BillProduct]:
     """Add a bill product
 
     A fixed price, denominations, an open amount between min and max, or invoices (partial and
@@ -80,7 +81,7 @@ def add_bill_product(biller_id: str, body: Annotated[ProductIn, Body()]) -> Resp
 
 @app.post("/v1/billers/<biller_id>/products/<product_id>/retire")
 @errors("invalid_state")
-def retire_bill_product(biller_id: str, product_id: str) -> dict[str, Any]:
+def retire_bill_product(biller_id: str, product_id: str) -> answers.BillProduct:
     """Retire a bill product
 
     It takes no more quotes."""
@@ -89,7 +90,7 @@ def retire_bill_product(biller_id: str, product_id: str) -> dict[str, Any]:
 
 @app.put("/v1/accounts/<account_id>/sms-channel")
 @errors("wrong_region")
-def set_sms_channel(account_id: str, body: Annotated[SmsChannelIn, Body()]) -> dict[str, Any]:
+def set_sms_channel(account_id: str, body: Annotated[SmsChannelIn, Body()]) -> answers.SmsChannel:
     """Give an account an SMS channel
 
     Its payers' SMS (a bill payment's token or receipt resent) go out under `sender_id`;
@@ -99,7 +100,7 @@ def set_sms_channel(account_id: str, body: Annotated[SmsChannelIn, Body()]) -> d
 
 @app.delete("/v1/accounts/<account_id>/sms-channel")
 @errors("wrong_region")
-def remove_sms_channel(account_id: str) -> dict[str, Any]:
+def remove_sms_channel(account_id: str) -> answers.SmsChannel:
     """Take an account's SMS channel away"""
     return bill_resends.set_sms_channel(account_id, None)
 

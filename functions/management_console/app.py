@@ -105,14 +105,14 @@ def create_account() -> Response[str]:
     """Create an account: its webhook signing secrets are shown this once."""
     body = fields_as(CreateAccount, "name", region=settings().service_region)  # accounts of this region only
     created = access.create_account(body.name, body.region)
-    return show("secrets_shown.html", 201, account=created, key=None)
+    return show("secrets_shown.html", 201, account=created.wire(), key=None)
 
 
 @app.get("/console/accounts/<account_id>", **HTML)
 @console.page(app)
 def account(account_id: str) -> Response[str]:
     """An account: its status, and the forms acting on it."""
-    return show("account.html", account=access.get_account(account_id))
+    return show("account.html", account=access.get_account(account_id).wire())
 
 
 @app.post("/console/accounts/<account_id>/suspend", **HTML)
@@ -137,7 +137,7 @@ def create_api_key(account_id: str) -> Response[str]:
     key = access.create_api_key(
         account_id, body.mode, body.scopes, body.expires_at, body.ip_allowlist, body.allowed_customers
     )
-    return show("secrets_shown.html", 201, account=access.get_account(account_id), key=key)
+    return show("secrets_shown.html", 201, account=access.get_account(account_id).wire(), key=key.wire())
 
 
 @app.post("/console/accounts/<account_id>/api-keys/revoke", **HTML)
@@ -257,7 +257,7 @@ def deliveries(account_id: str) -> Response[str]:
     status = one_of("status", tuple(DeliveryStatus))
     chosen = DeliveryStatus(status) if status else None
     listed = webhook_deliveries.account_deliveries(account_id, chosen, 25, query("page_token"))
-    return show("deliveries.html", account_id=account_id, chosen=status, listed=listed)
+    return show("deliveries.html", account_id=account_id, chosen=status, listed=listed.wire())
 
 
 @app.post("/console/accounts/<account_id>/deliveries/<delivery_id>/replay", **HTML)
@@ -272,7 +272,7 @@ def replay_delivery(account_id: str, delivery_id: str) -> Response[str]:
 @console.page(app)
 def reconciliation_cases() -> Response[str]:
     """What waits for an operator: objects their provider never answered for, oldest first."""
-    return show("reconciliation.html", listed=reconciliation.list_cases(25, query("page_token")))
+    return show("reconciliation.html", listed=reconciliation.list_cases(25, query("page_token")).wire())
 
 
 @app.post("/console/reconciliation/<object_id>/resolve", **HTML)
@@ -288,14 +288,15 @@ def resolve_case(object_id: str) -> Response[str]:
 @console.page(app)
 def psp_application_list() -> Response[str]:
     """PSP applications, newest first."""
-    return show("psp_applications.html", listed=psp_applications.listing("25", query("page_token")))
+    return show("psp_applications.html", listed=psp_applications.listing("25", query("page_token")).wire())
 
 
 @app.get("/console/psp-applications/<application_id>", **HTML)
 @console.page(app)
 def psp_application(application_id: str) -> Response[str]:
     """A PSP application: what it asks, its documents, logo and certification, and the review forms."""
-    return show("psp_application.html", application=psp_certification.read_application(application_id))
+    application = psp_certification.read_application(application_id).wire()
+    return show("psp_application.html", application=application)
 
 
 @app.post("/console/psp-applications/<application_id>/certification-runs", **HTML)
@@ -337,14 +338,14 @@ def audit_trail_page() -> Response[str]:
     """The audit trail, newest first, with its filters."""
     chosen = {name: query(name) for name in AUDIT_FILTERS}
     listed = trail.list_records(AuditFilter(**chosen), 25, query("page_token"))
-    return show("audit.html", listed=listed, chosen=chosen)
+    return show("audit.html", listed=listed.wire(), chosen=chosen)
 
 
 @app.get("/console/audit/<audit_id>", **HTML)
 @console.page(app)
 def audit_record(audit_id: str) -> Response[str]:
     """One audit record: who, from where, what, the outcome, before and after."""
-    return show("audit_record.html", record=trail.read_record(audit_id))
+    return show("audit_record.html", record=trail.read_record(audit_id).wire())
 
 
 lambda_handler = handler_for(app)

@@ -1,12 +1,17 @@
 """Management API: account and payout limits, payout and payout batch approvals, PSPs, connector bindings,
 identity provider audit."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
+from mzpay.answers.bindings import ConnectorBinding, ConnectorBindingList, Unbinding
 from mzpay.answers.disputes import Dispute
+from mzpay.answers.limits import AccountLimits, PayoutLimits
 from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.answers.payments import PaymentSnapshot
 from mzpay.answers.payouts import Payout, PayoutBatch
+from mzpay.answers.psps import PilotState, PspList, PspStatus
+from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.manual_payments import OperatorNote
@@ -44,7 +49,7 @@ app = management_app()
 
 @app.put("/v1/accounts/<account_id>/limits")
 @errors("wrong_region", "invalid_amount", "invalid_currency")
-def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> dict[str, Any]:
+def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]) -> AccountLimits:
     """Set an account's charge ceilings
 
     The currencies, per-transaction and daily ceilings of the account in a mode, replacing the
@@ -53,7 +58,7 @@ def set_account_limits(account_id: str, body: Annotated[AccountLimitsIn, Body()]
 
 
 @app.get("/v1/psps")
-def list_psps() -> dict[str, Any]:
+def list_psps() -> PspList:
     """List PSPs
 
     The capability matrix with each PSP's availability and pilot."""
@@ -61,7 +66,7 @@ def list_psps() -> dict[str, Any]:
 
 
 @app.put("/v1/psps/<psp_id>/availability")
-def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> dict[str, Any]:
+def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) -> PspStatus:
     """Set a PSP's availability
 
     Routing skips an unavailable PSP; `reason` says why it is."""
@@ -70,7 +75,7 @@ def set_psp_availability(psp_id: str, body: Annotated[PspAvailability, Body()]) 
 
 @app.put("/v1/psps/<psp_id>/pilot")
 @errors("invalid_amount", "invalid_currency", "missing_ceiling")
-def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, Any]:
+def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> PilotState:
     """Put a PSP in pilot or graduate it
 
     In pilot, its live traffic must keep the settings: the merchants, currencies and
@@ -80,7 +85,7 @@ def set_psp_pilot(psp_id: str, body: Annotated[PilotIn, Body()]) -> dict[str, An
 
 @app.put("/v1/accounts/<account_id>/payout-limits")
 @errors("wrong_region", "invalid_amount", "invalid_currency")
-def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) -> dict[str, Any]:
+def set_payout_limits(account_id: str, body: Annotated[PayoutLimitsIn, Body()]) -> PayoutLimits:
     """Set an account's payout limits
 
     The per-transaction, daily and per-beneficiary daily ceilings and the approval threshold of the
@@ -130,7 +135,7 @@ def reject_payout_batch(batch_id: str, body: Annotated[RejectPayout, Body()]) ->
 @errors("invalid_request")
 def list_reconciliation_cases(
     limit: Annotated[int, Query(ge=1, le=100)] = 50, page_token: Annotated[str | None, Query(max_length=512)] = None
-) -> dict[str, Any]:
+) -> ReconciliationCaseList:
     """List what waits for an operator
 
     Live payments, refunds and payouts whose provider never answered within the reconciliation
@@ -140,7 +145,7 @@ def list_reconciliation_cases(
 
 @app.get("/v1/reconciliation-cases/<object_id>")
 @errors("wrong_region")
-def read_reconciliation_case(object_id: str) -> dict[str, Any]:
+def read_reconciliation_case(object_id: str) -> ReconciliationCase:
     """Read a reconciliation case
 
     A payment, refund or payout by its provider id: its reconciliation and, once resolved, the
@@ -150,7 +155,7 @@ def read_reconciliation_case(object_id: str) -> dict[str, Any]:
 
 @app.post("/v1/reconciliation-cases/<object_id>/resolve")
 @errors("wrong_region", "invalid_state")
-def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Body()]) -> dict[str, Any]:
+def resolve_reconciliation_case(object_id: str, body: Annotated[ResolveCase, Body()]) -> ReconciliationCase:
     """Resolve a reconciliation case
 
     Applies what the operator established with the provider (`succeeded` or `failed`) as the
@@ -214,7 +219,7 @@ def reject_manual_payment(payment_id: str, body: Annotated[OperatorNote, Body()]
 
 @app.get("/v1/accounts/<account_id>/connector-bindings")
 @errors("wrong_region")
-def list_connector_bindings(account_id: str) -> dict[str, Any]:
+def list_connector_bindings(account_id: str) -> ConnectorBindingList:
     """List an account's connector bindings"""
     return bindings.list_bindings(account_id)
 
@@ -223,7 +228,7 @@ def list_connector_bindings(account_id: str) -> dict[str, Any]:
 @errors("wrong_region", "too_large")
 def bind_connector(
     account_id: str, mode: str, method: str, body: Annotated[ConnectorBindingIn, Body()]
-) -> dict[str, Any]:
+) -> ConnectorBinding:
     """Bind a connector
 
     Binds a live PSP's connector, with its credentials, to the account's method; test traffic
@@ -233,7 +238,7 @@ def bind_connector(
 
 @app.delete("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>")
 @errors("wrong_region")
-def unbind_connector(account_id: str, mode: str, method: str) -> dict[str, Any]:
+def unbind_connector(account_id: str, mode: str, method: str) -> Unbinding:
     """Unbind a connector"""
     return bindings.unbind(account_id, mode, method)
 
@@ -263,7 +268,7 @@ def list_audit_records(
     until: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
-) -> dict[str, Any]:
+) -> AuditTrailList:
     """List the audit trail
 
     Every state-changing request of an operator (management API, console) or a reviewer
@@ -277,7 +282,7 @@ def list_audit_records(
 
 @app.get("/v1/audit-records/<audit_id>")
 @errors("not_found")
-def read_audit_record(audit_id: str) -> dict[str, Any]:
+def read_audit_record(audit_id: str) -> AuditTrailRecord:
     """Read an audit record"""
     return audit.read_record(audit_id)
 

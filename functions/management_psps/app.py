@@ -1,8 +1,9 @@
 """Management API: PSP onboarding (docs/psp-onboarding.md): applications, KYB documents, the
 logo and its review, certification runs, approval."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers import psp_onboarding as answers
 from mzpay.entry import management_app
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.downloads import download_headers
@@ -27,7 +28,7 @@ def _upload() -> tuple[str, bytes]:
 
 
 @app.post("/v1/admin/psps")
-def create_psp_application(body: Annotated[PspApplicationIn, Body()]) -> Response[dict[str, Any]]:
+def create_psp_application(body: Annotated[PspApplicationIn, Body()]) -> Response[answers.PspApplication]:
     """Draft a PSP application
 
     Every field is optional on a draft; `missing` lists what submission still needs."""
@@ -38,7 +39,7 @@ def create_psp_application(body: Annotated[PspApplicationIn, Body()]) -> Respons
 def list_psp_applications(
     limit: Annotated[str | None, Query(max_length=3)] = None,
     page_token: Annotated[str | None, Query(max_length=600)] = None,
-) -> dict[str, Any]:
+) -> answers.PspApplicationList:
     """List PSP applications
 
     Newest first, `limit` (1 to 100, default 20) a page; `next_page_token` continues."""
@@ -46,14 +47,14 @@ def list_psp_applications(
 
 
 @app.get("/v1/admin/psps/<application_id>")
-def read_psp_application(application_id: str) -> dict[str, Any]:
+def read_psp_application(application_id: str) -> answers.PspApplication:
     """Read a PSP application"""
     return psp_applications.read(application_id)
 
 
 @app.patch("/v1/admin/psps/<application_id>")
 @errors("already_submitted", "invalid_currency", "invalid_amount", "missing_ceiling", "invalid_state")
-def edit_psp_application(application_id: str, body: Annotated[PspApplicationIn, Body()]) -> dict[str, Any]:
+def edit_psp_application(application_id: str, body: Annotated[PspApplicationIn, Body()]) -> answers.PspApplication:
     """Edit a draft PSP application
 
     The fields given change (null clears one); after submission, 409 `already_submitted`."""
@@ -62,7 +63,7 @@ def edit_psp_application(application_id: str, body: Annotated[PspApplicationIn, 
 
 @app.post("/v1/admin/psps/<application_id>/submit")
 @errors("already_submitted", "application_incomplete", "invalid_state")
-def submit_psp_application(application_id: str) -> dict[str, Any]:
+def submit_psp_application(application_id: str) -> answers.PspApplication:
     """Submit a PSP application
 
     Every required field, required KYB document and an approved logo, else 422
@@ -72,7 +73,7 @@ def submit_psp_application(application_id: str) -> dict[str, Any]:
 
 @app.put("/v1/admin/psps/<application_id>/documents/<kind>")
 @errors("already_submitted", "invalid_state", "rate_limited")
-def put_psp_document(application_id: str, kind: str) -> dict[str, Any]:
+def put_psp_document(application_id: str, kind: str) -> answers.PspApplication:
     """Attach a KYB document
 
     The body is the file (application/pdf, image/png or image/jpeg, at most 4 MiB), kept with
@@ -106,7 +107,7 @@ def read_psp_document(application_id: str, kind: str) -> Response[bytes]:
 
 @app.put("/v1/admin/psps/<application_id>/logo")
 @errors("invalid_logo", "already_submitted", "invalid_state", "rate_limited")
-def put_psp_logo(application_id: str) -> dict[str, Any]:
+def put_psp_logo(application_id: str) -> answers.PspApplication:
     """Upload the PSP's logo
 
     The body is a PNG or JPEG (image/png, image/jpeg) of at most 512 KiB, square within 10%,
@@ -116,7 +117,7 @@ def put_psp_logo(application_id: str) -> dict[str, Any]:
 
 @app.post("/v1/admin/psps/<application_id>/logo/review")
 @errors("invalid_logo", "already_submitted", "invalid_state")
-def review_psp_logo(application_id: str, body: Annotated[LogoReviewIn, Body()]) -> dict[str, Any]:
+def review_psp_logo(application_id: str, body: Annotated[LogoReviewIn, Body()]) -> answers.PspApplication:
     """Review the PSP's logo
 
     approve checks the stored logo again (400 `invalid_logo` when it no longer matches its
@@ -126,7 +127,7 @@ def review_psp_logo(application_id: str, body: Annotated[LogoReviewIn, Body()]) 
 
 @app.post("/v1/admin/psps/<application_id>/certification-runs")
 @errors("certification_running", "invalid_state")
-def start_psp_certification(application_id: str) -> Response[dict[str, Any]]:
+def start_psp_certification(application_id: str) -> Response[answers.CertificationRun]:
     """Start a certification run
 
     The connector script against the simulator; `running` until the simulated payer answers
@@ -135,7 +136,7 @@ def start_psp_certification(application_id: str) -> Response[dict[str, Any]]:
 
 
 @app.get("/v1/admin/psps/<application_id>/certification-runs/<run_id>")
-def read_psp_certification(application_id: str, run_id: str) -> dict[str, Any]:
+def read_psp_certification(application_id: str, run_id: str) -> answers.CertificationRun:
     """Read a certification run
 
     Each step's expected and observed outcome; a run whose payer has answered is finished by
@@ -145,7 +146,9 @@ def read_psp_certification(application_id: str, run_id: str) -> dict[str, Any]:
 
 @app.post("/v1/admin/psps/<application_id>/approve")
 @errors("document_tampered", "certification_running", "invalid_state")
-def approve_psp_application(application_id: str, body: Annotated[ApplicationDecisionIn, Body()]) -> dict[str, Any]:
+def approve_psp_application(
+    application_id: str, body: Annotated[ApplicationDecisionIn, Body()]
+) -> answers.PspApplication:
     """Approve a PSP application
 
     Needs a passed certification run and every KYB document matching its checksum (409
@@ -155,7 +158,9 @@ def approve_psp_application(application_id: str, body: Annotated[ApplicationDeci
 
 @app.post("/v1/admin/psps/<application_id>/reject")
 @errors("invalid_state")
-def reject_psp_application(application_id: str, body: Annotated[ApplicationDecisionIn, Body()]) -> dict[str, Any]:
+def reject_psp_application(
+    application_id: str, body: Annotated[ApplicationDecisionIn, Body()]
+) -> answers.PspApplication:
     """Reject a PSP application
 
     For good; its PSP's routing is untouched."""

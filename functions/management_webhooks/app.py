@@ -1,7 +1,9 @@
 """Management API: webhook deliveries and dispatch failures."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
+from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookDispatchReplay
+from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
 from mzpay.domain.webhooks import DeliveryStatus
 from mzpay.entry import management_app
 from mzpay.http.marks import errors
@@ -21,7 +23,7 @@ app = management_app()
 
 
 @app.get("/v1/webhook-deliveries/<delivery_id>")
-def get_webhook_delivery(delivery_id: str) -> dict[str, Any]:
+def get_webhook_delivery(delivery_id: str) -> WebhookDelivery:
     """Read a webhook delivery
 
     With every attempt, oldest first."""
@@ -35,7 +37,7 @@ def list_webhook_deliveries(
     status: Annotated[DeliveryStatus | None, Query()] = None,
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
     page_token: Annotated[str | None, Query(max_length=1024)] = None,
-) -> dict[str, Any]:
+) -> WebhookDeliveryList:
     """List an account's webhook deliveries
 
     Newest first, optionally of one `status`; cursor pagination."""
@@ -44,7 +46,7 @@ def list_webhook_deliveries(
 
 @app.post("/v1/webhook-deliveries/<delivery_id>/replay")
 @errors("invalid_state")
-def replay_webhook_delivery(delivery_id: str) -> Response[dict[str, Any]]:
+def replay_webhook_delivery(delivery_id: str) -> Response[WebhookDelivery]:
     """Replay a webhook delivery
 
     Queues a failed delivery again, in a new round of attempts (answered 202). Only a failed
@@ -53,7 +55,7 @@ def replay_webhook_delivery(delivery_id: str) -> Response[dict[str, Any]]:
 
 
 @app.get("/v1/webhook-dispatch-failures")
-def list_webhook_dispatch_failures(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> dict[str, Any]:
+def list_webhook_dispatch_failures(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> WebhookDispatchFailureList:
     """List webhook dispatch failures
 
     Up to `limit` messages the webhook dispatcher could not dispatch, oldest first (they stay
@@ -63,7 +65,7 @@ def list_webhook_dispatch_failures(limit: Annotated[int, Query(ge=1, le=100)] = 
 
 @app.post("/v1/webhook-dispatch-failures/<message_id>/replay")
 @errors("invalid_state")
-def replay_webhook_dispatch_failure(message_id: str) -> dict[str, Any]:
+def replay_webhook_dispatch_failure(message_id: str) -> WebhookDispatchReplay:
     """Replay a webhook dispatch failure
 
     Dispatches the events of one message again; the message leaves the queue once nothing more can

@@ -49,7 +49,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
 @pytest.fixture
 def business(stack: ProvisionedStack) -> tuple[str, str]:
     """An active business with a gateway account and a test M-Pesa method: (account, method)."""
-    account_id = access.create_account("Loja", "mz")["id"]
+    account_id = access.create_account("Loja", "mz").id
     onboarding.initialize(account_id)
     onboarding.put_details(account_id, DEMO_DETAILS)
     onboarding.finish(account_id)

@@ -101,7 +101,7 @@ def test_disconnect_removes_both_items_once(directory: Directory) -> None:
 
 # ---------------------------------------------------------------- the use cases
 def test_operators_connect_accounts_of_this_region_only(directory: Directory) -> None:
-    made = access.connect_account(PLATFORM, SHOP)
+    made = access.connect_account(PLATFORM, SHOP).wire()
     assert made["platform_account_id"] == PLATFORM and made["connected_account_id"] == SHOP and made["region"] == "mz"
     assert refused(access.connect_account, PLATFORM, SHOP) == (
         409,
@@ -117,7 +117,7 @@ def test_operators_connect_accounts_of_this_region_only(directory: Directory) ->
     )
     assert refused(access.connect_account, PLATFORM, PLATFORM)[:2] == (400, "invalid_request")
     assert refused(access.connect_account, PLATFORM, "x" * 5000) == (404, "not_found", "No such account.", {})
-    assert access.list_connections(PLATFORM) == {"connected_accounts": [made]}
+    assert access.list_connections(PLATFORM).wire() == {"connected_accounts": [made]}
     assert len(items_with_prefix(f"ACCOUNT#{PLATFORM}")) == 2  # the account and one connection
 
 
@@ -136,7 +136,7 @@ def test_acting_reaches_only_a_connected_active_account_of_this_region(directory
         "This account is suspended: KYC review",
         {},
     )
-    assert access.disconnect_account(PLATFORM, SHOP) == {
+    assert access.disconnect_account(PLATFORM, SHOP).wire() == {
         "platform_account_id": PLATFORM,
         "connected_account_id": SHOP,
         "connected": False,
@@ -173,7 +173,7 @@ def test_a_removal_racing_acting_requests_is_seen_whole(directory: Directory) ->
 
     def work(i: int) -> Any:
         if i == 0:
-            return access.disconnect_account(PLATFORM, SHOP)
+            return access.disconnect_account(PLATFORM, SHOP).wire()
         try:
             access.ensure_may_act_for(PLATFORM, SHOP)
             return "admitted"

@@ -39,7 +39,7 @@ def principal() -> Principal:
 
 def test_an_operator_and_a_leak_report_revoking_one_key_record_one_event(authorizer: Any) -> None:
     created = access.create_api_key(ACCOUNT_ID, "test", ["payments:read"], None, [], [])
-    key = deps.directory().get_key(created["id"])
+    key = deps.directory().get_key(created.id)
     assert key is not None
 
     def revoke(index: int) -> str:
@@ -50,7 +50,7 @@ def test_an_operator_and_a_leak_report_revoking_one_key_record_one_event(authori
     outcomes = sorted(value if kind == "ok" else value.code for kind, value in results)
     assert outcomes == ["invalid_state", "revoked"]
     (event,) = deps.events().table.scan()["Items"]
-    assert (event["type"], event["resource_id"]) == ("api_key.revoked", created["id"])
+    assert (event["type"], event["resource_id"]) == ("api_key.revoked", created.id)
 
 
 def test_two_racing_mtls_switches_from_one_read_land_once(with_ca: Any, monkeypatch: pytest.MonkeyPatch) -> None:

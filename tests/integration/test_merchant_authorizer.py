@@ -131,8 +131,8 @@ def test_a_valid_key_is_allowed_on_the_whole_api_with_its_properties(authorizer:
 
 
 def test_keys_made_through_access_are_allowed_until_revoked(authorizer: Any) -> None:
-    created = access.create_account("Loja Beira", "mz")
-    made = access.create_api_key(created["id"], "live", ["payments:read", "payments:write"], None, [], [])
+    created = access.create_account("Loja Beira", "mz").wire()
+    made = access.create_api_key(created["id"], "live", ["payments:read", "payments:write"], None, [], []).wire()
     secret = made.pop("key")
     assert made == {
         "id": made["id"],

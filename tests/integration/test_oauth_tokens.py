@@ -38,7 +38,8 @@ authorizer = merchant_tests.authorizer  # the fixture: directory, pepper and acc
 
 
 def secret_client(**options: Any) -> dict[str, Any]:
-    return oauth.create_client(ACCOUNT_ID, "test", ["payments:read", "payments:write"], None, None, [], **options)
+    made = oauth.create_client(ACCOUNT_ID, "test", ["payments:read", "payments:write"], None, None, [], **options)
+    return made.wire()
 
 
 def token_for(client: dict[str, Any], scope: str | None = None) -> str:
@@ -105,7 +106,7 @@ def test_an_expired_token_is_refused_saying_so(authorizer: Any) -> None:
 
 
 def test_a_clients_ip_allowlist_holds_for_its_tokens(authorizer: Any) -> None:
-    client = oauth.create_client(ACCOUNT_ID, "test", ["payments:read"], None, None, ["203.0.113.0/24"])
+    client = oauth.create_client(ACCOUNT_ID, "test", ["payments:read"], None, None, ["203.0.113.0/24"]).wire()
     token = token_for(client)
     assert authorizer(auth_event(f"Bearer {token}", "203.0.113.9"), None)["policyDocument"] == policy("Allow")
     denied = authorizer(auth_event(f"Bearer {token}", "198.51.100.7"), None)
@@ -116,7 +117,7 @@ def test_a_clients_ip_allowlist_holds_for_its_tokens(authorizer: Any) -> None:
 def test_racing_uses_of_one_assertion_get_one_token(authorizer: Any) -> None:
     private = ec.generate_private_key(ec.SECP256R1())
     public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(private.public_key()))
-    client = oauth.create_client(ACCOUNT_ID, "test", ["payments:read"], None, {"keys": [public]}, [])
+    client = oauth.create_client(ACCOUNT_ID, "test", ["payments:read"], None, {"keys": [public]}, []).wire()
     now = int(time.time())
     claims = {"iss": client["client_id"], "sub": client["client_id"], "aud": TOKEN_URL, "exp": now + 60}
     signed = jwt.encode({**claims, "jti": str(uuid.uuid4())}, private, algorithm="ES256")

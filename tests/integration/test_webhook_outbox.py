@@ -378,7 +378,7 @@ def test_a_dead_letter_fails_its_round_only(stack: ProvisionedStack) -> None:
 def test_racing_replays_one_wins_and_the_other_is_invalid_state(stack: ProvisionedStack) -> None:
     delivery_id = failed_delivery()
     with atomic_dynamodb():
-        outcomes = race(2, lambda _: webhook_deliveries.replay(delivery_id))
+        outcomes = race(2, lambda _: webhook_deliveries.replay(delivery_id).wire())
     wins = [value for kind, value in outcomes if kind == "ok"]
     losses = [value for kind, value in outcomes if kind == "error"]
     assert len(wins) == 1 and len(losses) == 1
@@ -404,7 +404,7 @@ def test_a_replay_whose_message_cannot_be_queued_is_undone(
             webhook_deliveries.replay(delivery_id)
     item = stored(delivery_id)
     assert item["status"] == "failed" and item["gsi2pk"].endswith("#failed")
-    assert webhook_deliveries.replay(delivery_id)["round"] == 2  # the undone round stays counted
+    assert webhook_deliveries.replay(delivery_id).round == 2  # the undone round stays counted
 
 
 def test_an_unknown_delivery_is_not_found(stack: ProvisionedStack) -> None:
@@ -415,20 +415,20 @@ def test_an_unknown_delivery_is_not_found(stack: ProvisionedStack) -> None:
 
 
 def test_an_accounts_deliveries_list_newest_first_by_status_with_a_cursor(stack: ProvisionedStack) -> None:
-    account_id = access.create_account("Mercearia", "mz")["id"]
+    account_id = access.create_account("Mercearia", "mz").id
     ids = [outbox.dispatch(event_image(account_id=account_id)) for _ in range(3)]
     failed = failed_delivery_of(account_id)
     outbox.dispatch(event_image(account_id=ACCOUNT))  # another account's
-    first = webhook_deliveries.account_deliveries(account_id, None, 2, None)
+    first = webhook_deliveries.account_deliveries(account_id, None, 2, None).wire()
     assert [d["id"] for d in first["data"]] == [failed, ids[2]]
     assert first["has_more"] is True and first["data"][0]["object"] == "webhook_delivery"
     assert "attempts" not in first["data"][0]
-    second = webhook_deliveries.account_deliveries(account_id, None, 2, first["next_page_token"])
+    second = webhook_deliveries.account_deliveries(account_id, None, 2, first["next_page_token"]).wire()
     assert [d["id"] for d in second["data"]] == [ids[1], ids[0]]
     assert (second["has_more"], second["next_page_token"]) == (False, None)
-    only_failed = webhook_deliveries.account_deliveries(account_id, DeliveryStatus.FAILED, 50, None)
+    only_failed = webhook_deliveries.account_deliveries(account_id, DeliveryStatus.FAILED, 50, None).wire()
     assert [d["id"] for d in only_failed["data"]] == [failed]
-    pending = webhook_deliveries.account_deliveries(account_id, DeliveryStatus.PENDING, 50, None)
+    pending = webhook_deliveries.account_deliveries(account_id, DeliveryStatus.PENDING, 50, None).wire()
     assert [d["id"] for d in pending["data"]] == ids[::-1]
     # not a token; a damaged one; one of the unfiltered list (another index)
     for token in ("garbage", first["next_page_token"][:-3], first["next_page_token"]):

@@ -1,4 +1,4 @@
-"""The management API's answer models (mzpay.openapi.management, management_more) against the code
+"""The management API's answer models (mzpay.answers, indexed by mzpay.openapi.management) against the code
 that builds the answers: the real use cases (mzpay.cases.access, oauth, psps, bindings, payouts,
 rate_limits, webhook_deliveries, dispatch_failures; mzpay.collection.onboarding and
 identity_providers for reviews and audits), their stores replaced by in-memory fakes with
@@ -25,6 +25,9 @@ from pydantic import BaseModel
 from mzpay import deps
 from mzpay.answers import management_audit as audit_answers
 from mzpay.answers.base import Answer
+from mzpay.answers.psps import Psp
+from mzpay.answers.reviews import BusinessAccountReview, ReviewedField
+from mzpay.answers.webhook_deliveries import WebhookDeliverySummary
 from mzpay.cases import access, oauth, rate_limits
 from mzpay.cases import payouts as payout_cases
 from mzpay.collection import identity_providers, onboarding
@@ -44,8 +47,6 @@ from mzpay.fanout import stream as fanout
 from mzpay.http import account_schemas, operations_schemas
 from mzpay.http.resolver import dumps
 from mzpay.openapi import management as answers
-from mzpay.openapi import management_more as more
-from mzpay.openapi import management_operations as operations
 from mzpay.openapi.management import ROUTES
 from mzpay.operators import bindings, dispatch_failures, psps, webhook_deliveries
 from mzpay.store import bindings as binding_store
@@ -415,7 +416,7 @@ def test_api_keys_created_and_revoked(ops: Ops) -> None:
     assert valid(answers.NewApiKey, bounded).expires_at == "2030-01-01T00:00:00Z"
     revoked = valid(answers.ApiKey, access.revoke_api_key(plain.id))
     assert revoked.status == "revoked"
-    assert "key" not in access.revoke_api_key(bounded["id"])
+    assert "key" not in access.revoke_api_key(bounded.id).wire()
     valid(answers.ApiKey, ops.log[-1].data["object"])  # api_key.revoked carries the key as this route shows it
 
 
@@ -438,7 +439,7 @@ def test_oauth_clients_by_secret_by_keys_and_by_published_keys(ops: Ops, monkeyp
         ]
     }
     by_keys = oauth.create_client(account, "test", ["events:read"], "ERP", jwks, ["198.51.100.0/24"])
-    assert "client_secret" not in by_keys
+    assert "client_secret" not in by_keys.wire()
     parsed = valid(answers.NewOAuthClient, by_keys)
     assert [k.kty for k in parsed.jwks.keys] == ["EC", "RSA"] and parsed.secret_hint is None
     monkeypatch.setattr(oauth, "_keys_at", lambda *_, **__: jwks["keys"])
@@ -496,6 +497,26 @@ def test_psps_their_availability_and_pilots(ops: Ops) -> None:
     assert after["simulator"].updated_at is None and after["simulator"].limits == {}
 
 
+def test_a_bill_payment_waiting_for_an_operator_is_a_reconciliation_case() -> None:
+    from mzpay.domain.bill_payments import BillPayment
+    from mzpay.operators import reconciliation
+
+    waiting = BillPayment.model_construct(
+        payment_id="5f1c0f0e-3b1a-4e0a-9a57-2f3b8f0c1a55",
+        account_id=gateway_tests.ACCOUNT,
+        mode="live",
+        status="pending",
+        channel_debit="150.00",
+        currency="MZN",
+        created_at="2026-11-20T09:00:00Z",
+        reconciliation="gave_up",
+        due_at="2026-11-23T09:00:00Z",
+        resolution=None,
+    )
+    case = valid(answers.ReconciliationCase, reconciliation.case_view(waiting))
+    assert (case.object, case.amount, case.waiting_since) == ("bill_payment", "150.00", "2026-11-23T09:00:00Z")
+
+
 def test_connector_bindings(ops: Ops) -> None:
     account = new_account()
     credentials_in = {"api_key": "k", "public_key": "p", "service_provider_code": "171717"}
@@ -543,32 +564,33 @@ def test_webhook_deliveries_through_their_lifecycle(ops: Ops, monkeypatch: pytes
     now = iso(datetime.now(UTC))
     ops.directory.put(gateway_tests.ACCOUNT, Account(gateway_tests.ACCOUNT, "Loja Ana", "mz", "active", "", now, now))
     new = _delivered_event("https://shop.example/a")
-    assert valid(more.WebhookDelivery, webhook_deliveries.delivery(new)).attempts == []
+    assert valid(answers.WebhookDelivery, webhook_deliveries.delivery(new)).attempts == []
     _attempt(new, transport.PostResult(500, 120, None), 1, monkeypatch)
-    retrying = valid(more.WebhookDelivery, webhook_deliveries.delivery(new))
+    retrying = valid(answers.WebhookDelivery, webhook_deliveries.delivery(new))
     assert (retrying.status, retrying.last_error, retrying.attempts[0].next_attempt_at is not None) == (
         "pending",
         "http_500",
         True,
     )
     _attempt(new, transport.PostResult(200, 80, None), 2, monkeypatch)
-    assert valid(more.WebhookDelivery, webhook_deliveries.delivery(new)).delivered_at is not None
+    assert valid(answers.WebhookDelivery, webhook_deliveries.delivery(new)).delivered_at is not None
     gone = _delivered_event("https://shop.example/b")
     _attempt(gone, transport.PostResult(410, 50, None), 1, monkeypatch)
-    assert valid(more.WebhookDelivery, webhook_deliveries.delivery(gone)).status == "stopped"
+    assert valid(answers.WebhookDelivery, webhook_deliveries.delivery(gone)).status == "stopped"
     refused = _delivered_event("https://shop.example/c")
     _attempt(refused, transport.PostResult(None, 0, "ssrf_blocked"), 1, monkeypatch)
-    failed = valid(more.WebhookDelivery, webhook_deliveries.delivery(refused))
+    failed = valid(answers.WebhookDelivery, webhook_deliveries.delivery(refused))
     assert (failed.status, failed.attempts[0].status_code, failed.attempts[0].error) == ("failed", None, "ssrf_blocked")
     dead = _delivered_event("https://shop.example/d")
     sender.dead_letter(json.dumps({"delivery_id": dead, "round": 0}))
-    replayed = valid(more.WebhookDelivery, webhook_deliveries.replay(dead))
+    replayed = valid(answers.WebhookDelivery, webhook_deliveries.replay(dead))
     assert (replayed.status, replayed.round, replayed.replayed_at is not None) == ("pending", 1, True)
-    page = valid(more.WebhookDeliveryList, webhook_deliveries.account_deliveries(gateway_tests.ACCOUNT, None, 3, None))
+    listed = webhook_deliveries.account_deliveries(gateway_tests.ACCOUNT, None, 3, None)
+    page = valid(answers.WebhookDeliveryList, listed)
     assert (len(page.data), page.has_more, page.next_page_token is not None) == (3, True, True)
     stopped = webhook_deliveries.account_deliveries(gateway_tests.ACCOUNT, DeliveryStatus.STOPPED, 50, None)
-    assert [d.status for d in valid(more.WebhookDeliveryList, stopped).data] == ["stopped"]
-    assert "attempts" not in stopped["data"][0]
+    assert [d.status for d in valid(answers.WebhookDeliveryList, stopped).data] == ["stopped"]
+    assert "attempts" not in stopped.wire()["data"][0]
 
 
 def _message(message_id: str, body: Any, sent_ms: int | None = 1793613600000) -> dict[str, Any]:
@@ -615,15 +637,15 @@ def test_webhook_dispatch_failures_listed_and_replayed(ops: Ops, monkeypatch: py
         ]
     )
     with deps.substitute(dispatch_failures=queue, events=SimpleNamespace(by_key=lambda *_: None)):
-        listed = valid(more.WebhookDispatchFailureList, dispatch_failures.failures(50))
+        listed = valid(answers.WebhookDispatchFailureList, dispatch_failures.failures(50))
         assert [f.kind for f in listed.data] == ["skipped", "skipped", "stream_batch", "unreadable", "unreadable"]
         assert listed.data[3].sent_at is None and listed.data[2].stream.batch_size == 3
-        not_found = valid(more.WebhookDispatchReplay, dispatch_failures.replay(ids[0]))
+        not_found = valid(answers.WebhookDispatchReplay, dispatch_failures.replay(ids[0]))
         assert (not_found.removed, not_found.events[0].outcome) == (True, "not_found")
         monkeypatch.setattr(
             dispatch_failures, "stream_records", lambda *_: (_ for _ in ()).throw(dispatch_failures.StreamExpired())
         )
-        expired = valid(more.WebhookDispatchReplay, dispatch_failures.replay(ids[2]))
+        expired = valid(answers.WebhookDispatchReplay, dispatch_failures.replay(ids[2]))
         assert expired.events[0].model_dump() == {
             "event_id": None, "event_type": None, "delivery_id": None, "outcome": "expired", "reason": None
         }  # fmt: skip
@@ -632,7 +654,7 @@ def test_webhook_dispatch_failures_listed_and_replayed(ops: Ops, monkeypatch: py
     monkeypatch.setattr(fanout, "dispatch_event", lambda _image: again)
     queue = DispatchFailures([_message(ids[0], json.dumps(skipped))])
     with deps.substitute(dispatch_failures=queue, events=SimpleNamespace(by_key=lambda *_: image)):
-        kept = valid(more.WebhookDispatchReplay, dispatch_failures.replay(ids[0]))
+        kept = valid(answers.WebhookDispatchReplay, dispatch_failures.replay(ids[0]))
     assert (kept.removed, kept.events[0].outcome, kept.events[0].reason) == (False, "skipped", "rejected_by_sqs")
 
 
@@ -646,7 +668,7 @@ def test_a_business_accounts_reviews(ops: Ops) -> None:
     onboarding.finish("acct_loja")
     for action in ("approve", "suspend", "reactivate"):
         onboarding.decide(REVIEWER, "198.51.100.7", "acct_loja", action)
-    reviews = valid(more.BusinessAccountReviews, onboarding.reviews("acct_loja"))
+    reviews = valid(answers.BusinessAccountReviews, onboarding.reviews("acct_loja"))
     assert [r.action for r in reviews.data] == ["reactivate", "suspend", "approve", "reject"]
     assert reviews.data[1].reason == "Suspended by a reviewer." and reviews.data[3].errors[0].code == "NOT_FOUND"
 
@@ -693,8 +715,8 @@ def test_health_system_info_and_the_document(ops: Ops) -> None:
     from mzpay.http import api_docs
     from mzpay.version import health_report, stack_info
 
-    assert valid(more.Health, health_report("management")).api == "management"
-    info = valid(more.SystemInfo, stack_info())
+    assert valid(answers.Health, health_report("management")).api == "management"
+    info = valid(answers.SystemInfo, stack_info())
     assert info.peer_regions["regional-sa"]["gateway"] == "https://gw.sa.example"
     document = valid(answers.OpenApiDocument, json.loads(api_docs.document("management")))
     assert document.root["info"]["title"] == "mzpay management API"
@@ -755,19 +777,17 @@ def values(constants: type) -> set[str]:
 
 def test_the_enumerations_are_the_domains() -> None:
     assert literal(answers.Account, "status") == values(account_rules.AccountStatus)
-    assert literal(answers.Account, "region") == set(SERVICE_REGIONS) == literal(more.Health, "service_region")
+    assert literal(answers.Account, "region") == set(SERVICE_REGIONS) == literal(answers.Health, "service_region")
     assert literal(answers.ApiKey, "status") == values(keys.KeyStatus)
     assert literal(answers.OAuthClient, "status") == values(oauth_rules.ClientStatus)
     assert literal(answers.OAuthClient, "token_endpoint_auth_method") == values(oauth_rules.AuthMethod)
     assert literal(answers.ConnectorBinding, "method") == set(routing.BINDING_METHODS)
     psp_methods = {m for psp in routing.CAPABILITY_MATRIX for m in psp.methods}
-    assert psp_methods <= set(typing.get_args(typing.get_args(operations.Psp.model_fields["methods"].annotation)[0]))
-    assert literal(more.WebhookDeliverySummary, "status") == {s.value for s in DeliveryStatus}
-    assert literal(more.BusinessAccountReview, "from_status") == values(business.AccountStatus)
-    assert {action for _status, action in business.TRANSITIONS} - {"finish"} == literal(
-        more.BusinessAccountReview, "action"
-    )
-    assert literal(more.ReviewedField, "code") == set(onboarding.REVIEW_ERROR_CODES)
+    assert psp_methods <= set(typing.get_args(typing.get_args(Psp.model_fields["methods"].annotation)[0]))
+    assert literal(WebhookDeliverySummary, "status") == {s.value for s in DeliveryStatus}
+    assert literal(BusinessAccountReview, "from_status") == values(business.AccountStatus)
+    assert {action for _status, action in business.TRANSITIONS} - {"finish"} == literal(BusinessAccountReview, "action")
+    assert literal(ReviewedField, "code") == set(onboarding.REVIEW_ERROR_CODES)
 
 
 def test_no_answer_model_is_named_like_a_request_body() -> None:

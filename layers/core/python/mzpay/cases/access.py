@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mzpay import deps
-from mzpay.answers import access as answers
+from mzpay.answers import access as key_answers
+from mzpay.answers import accounts as answers
 from mzpay.deps import settings
 from mzpay.domain import accounts as account_rules
 from mzpay.domain.clock import iso, parse_iso
@@ -29,7 +30,7 @@ def _now() -> datetime:
 
 
 # ---------------------------------------------------------------- accounts (operators)
-def create_account(name: str, region: str) -> dict[str, Any]:
+def create_account(name: str, region: str) -> answers.NewAccount:
     """A new active account homed in `region` (which must be this stack's region), with its first
     webhook signing secret per mode, answered this once (webhooks are signed from the start)."""
     ensure_home(region, "management")
@@ -37,14 +38,12 @@ def create_account(name: str, region: str) -> dict[str, Any]:
     account = Account(new_id(), name, region, account_rules.AccountStatus.ACTIVE, "", now, now)
     deps.directory().create_account(account)
     secrets = {mode: roll_webhook_secret(account.account_id, mode) for mode in ("test", "live")}
-    return {
-        **account.public(),
-        "webhook_secrets": {mode: {k: answer[k] for k in ("secret_id", "secret")} for mode, answer in secrets.items()},
-    }
+    shown = {mode: {"secret_id": answer.secret_id, "secret": answer.secret} for mode, answer in secrets.items()}
+    return answers.NewAccount.of({**account.public(), "webhook_secrets": shown})
 
 
-def get_account(account_id: str) -> dict[str, Any]:
-    return home_account(account_id).public()
+def get_account(account_id: str) -> answers.Account:
+    return answers.Account.of(home_account(account_id).public())
 
 
 def find_accounts(name_prefix: str, limit: int = 25) -> list[dict[str, Any]]:
@@ -56,16 +55,16 @@ def find_accounts(name_prefix: str, limit: int = 25) -> list[dict[str, Any]]:
     return [{"id": account_id, "name": name} for account_id, name in found]
 
 
-def change_account_status(account_id: str, action: str, reason: str = "") -> dict[str, Any]:
+def change_account_status(account_id: str, action: str, reason: str = "") -> answers.Account:
     account = home_account(account_id)
     status = account_rules.next_status(account.status, action)
     changed = deps.directory().change_account_status(account, status, reason, _now()).public()
     audit.observe("account", account.account_id, account_id=account.account_id, before=account.public(), after=changed)
-    return changed
+    return answers.Account.of(changed)
 
 
 # ---------------------------------------------------------------- platform connections (operators)
-def connect_account(platform_account_id: str, connected_account_id: str) -> dict[str, Any]:
+def connect_account(platform_account_id: str, connected_account_id: str) -> answers.Connection:
     """Let the platform account act for the connected one (?account_id= on the gateway). Both
     accounts must exist in this region; a connection is created once (409 already_connected)."""
     platform = home_account(platform_account_id)  # 404 unknown, 421 homed elsewhere
@@ -82,25 +81,24 @@ def connect_account(platform_account_id: str, connected_account_id: str) -> dict
         raise ServiceError(
             409, "already_connected", "These accounts are already connected; remove the connection first."
         ) from None
-    return connection.public()
+    return answers.Connection.of(connection.public())
 
 
-def list_connections(platform_account_id: str) -> dict[str, Any]:
+def list_connections(platform_account_id: str) -> answers.ConnectionList:
     """The accounts a platform account may act for."""
     platform = home_account(platform_account_id)
-    return {"connected_accounts": [c.public() for c in deps.directory().connections(platform.account_id)]}
+    connections = deps.directory().connections(platform.account_id)
+    return answers.ConnectionList(connected_accounts=[answers.Connection.of(c.public()) for c in connections])
 
 
-def disconnect_account(platform_account_id: str, connected_account_id: str) -> dict[str, Any]:
+def disconnect_account(platform_account_id: str, connected_account_id: str) -> answers.Disconnection:
     """Remove a connection: from the next request on, the platform's ?account_id= for it is 404."""
     platform = home_account(platform_account_id)
     if not is_ulid(connected_account_id) or not deps.directory().disconnect(platform.account_id, connected_account_id):
         raise not_found("connection")
-    return {
-        "platform_account_id": platform.account_id,
-        "connected_account_id": connected_account_id,
-        "connected": False,
-    }
+    return answers.Disconnection(
+        platform_account_id=platform.account_id, connected_account_id=connected_account_id, connected=False
+    )
 
 
 def ensure_may_act_for(caller_account_id: str, account_id: str) -> None:
@@ -154,29 +152,29 @@ def create_api_key(
     expires_at: datetime | None,
     ip_allowlist: list[str],
     allowed_customers: list[str],
-) -> dict[str, Any]:
+) -> answers.NewApiKey:
     """A new key for the account; its secret is in the answer and nowhere else."""
     account = home_account(account_id)
     if expires_at is not None and expires_at <= _now():
         raise ServiceError(400, "invalid_request", "expires_at must be in the future.")
     key, secret = _new_key(account, mode, scopes, expires_at, ip_allowlist, allowed_customers)
     deps.directory().create_key(key)
-    return {**key.public(), "key": secret}
+    return answers.NewApiKey.of({**key.public(), "key": secret})
 
 
 def _home_key(key_id: str, api: str) -> ApiKey:
     return served_here(deps.directory().get_key(key_id), "API key", api)
 
 
-def revoke_api_key(key_id: str) -> dict[str, Any]:
+def revoke_api_key(key_id: str) -> answers.ApiKey:
     """An operator revokes a key: api_key.revoked is recorded (and posted to the account's endpoint)."""
     key = _home_key(key_id, "management")
-    return credentials.revoke_key(key, "operator").public()
+    return answers.ApiKey.of(credentials.revoke_key(key, "operator").public())
 
 
-def current_api_key(principal: Principal) -> answers.ApiKey:
+def current_api_key(principal: Principal) -> key_answers.ApiKey:
     """What the calling key is: its account, mode, scopes and restrictions."""
-    return answers.ApiKey.of(_home_key(principal.key_id, "gateway").public())
+    return key_answers.ApiKey.of(_home_key(principal.key_id, "gateway").public())
 
 
 def _grant(key: ApiKey) -> KeyGrant:
@@ -189,7 +187,7 @@ def _grant(key: ApiKey) -> KeyGrant:
     )
 
 
-def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> answers.RolledApiKey:
+def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> key_answers.RolledApiKey:
     """Replace a key of the caller's own account: the new secret is answered once; the old key
     keeps working for `overlap_seconds`, then answers key_expired. A key rolls itself, or a key
     no broader than itself (domain.keys.roll_refusal). Keys are not reached through a platform
@@ -223,11 +221,11 @@ def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> ans
     )
     deps.directory().roll_key(key, new, iso(old_expires))
     rolled = {"id": key.key_id, "expires_at": iso(old_expires)}
-    return answers.RolledApiKey.of({**new.public(), "key": secret, "rolled": rolled})
+    return key_answers.RolledApiKey.of({**new.public(), "key": secret, "rolled": rolled})
 
 
 # ---------------------------------------------------------------- webhook secrets
-def roll_webhook_secret(account_id: str, mode: str) -> dict[str, Any]:
+def roll_webhook_secret(account_id: str, mode: str) -> answers.RolledWebhookSecret:
     """A new signing secret for (account, mode); the previous one stays valid for the overlap."""
     account = home_account(account_id)
     store = deps.webhook_secrets()
@@ -238,12 +236,12 @@ def roll_webhook_secret(account_id: str, mode: str) -> dict[str, Any]:
     kept = after_roll(versions, new, now)
     store.write(account.account_id, mode, kept, read_version)
     previous = kept[1] if len(kept) > 1 else None
-    return {
-        "account_id": account.account_id,
-        "mode": mode,
-        "secret_id": new.secret_id,
-        "secret": secret,
-        "previous_secret_id": previous.secret_id if previous else None,
-        "previous_expires_at": iso(previous.expires_at) if previous and previous.expires_at else None,
-        "region": settings().service_region,
-    }
+    return answers.RolledWebhookSecret(
+        account_id=account.account_id,
+        mode=mode,  # type: ignore[arg-type]  # test or live: the route's path says
+        secret_id=new.secret_id,
+        secret=secret,
+        previous_secret_id=previous.secret_id if previous else None,
+        previous_expires_at=iso(previous.expires_at) if previous and previous.expires_at else None,
+        region=settings().service_region,  # type: ignore[arg-type]  # a configured service region
+    )

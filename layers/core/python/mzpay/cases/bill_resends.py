@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.billers import SmsChannel
 from mzpay.answers.bills import BillPaymentResend
 from mzpay.domain.bill_payments import RESEND_EVENT, BillPayment, ResendRequest, resend_text, resend_to
 from mzpay.domain.clock import iso
@@ -88,7 +89,7 @@ def _view(payment: BillPayment, entry: dict[str, str]) -> BillPaymentResend:
     )
 
 
-def set_sms_channel(account_id: str, sender_id: str | None) -> dict[str, Any]:
+def set_sms_channel(account_id: str, sender_id: str | None) -> SmsChannel:
     """Operators: give an account an SMS channel (its sender id), or take it away (None)."""
     from mzpay.steps.accounts import home_account
 
@@ -98,4 +99,4 @@ def set_sms_channel(account_id: str, sender_id: str | None) -> dict[str, Any]:
         deps.sms_channels().delete(account.account_id)
     else:
         deps.sms_channels().put(account.account_id, sender_id, now)
-    return {"account_id": account.account_id, "sms_sender_id": sender_id, "updated_at": now}
+    return SmsChannel(account_id=account.account_id, sms_sender_id=sender_id, updated_at=now)

@@ -10,6 +10,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import partners as answers
+from mzpay.answers.limits import PartnerFlag
 from mzpay.domain.cash_deposits import (
     DEPOSIT_DESCRIPTION,
     USED,
@@ -165,7 +166,7 @@ def read_deposit(principal: Principal, deposit_id: str) -> answers.CashDeposit:
 
 
 # ---------------------------------------------------------------- operators
-def set_partner(account_id: str, partner: bool) -> dict[str, Any]:
+def set_partner(account_id: str, partner: bool) -> PartnerFlag:
     """Operators: make an account a partner agent network (it may take cash deposits), or not."""
     account = deps.partners().set_partner(home_account(account_id), partner, datetime.now(UTC))
-    return {"account_id": account.account_id, "partner": account.partner, "updated_at": account.updated_at}
+    return PartnerFlag(account_id=account.account_id, partner=account.partner, updated_at=account.updated_at)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import oauth_clients as answers
 from mzpay.answers.access import OAuthToken
 from mzpay.deps import settings
 from mzpay.domain import oauth as rules
@@ -52,7 +53,7 @@ def create_client(
     jwks: dict[str, Any] | None,
     ip_allowlist: list[str],
     jwks_uri: str | None = None,
-) -> dict[str, Any]:
+) -> answers.NewOAuthClient:
     """A new client of the account. With `jwks` (its public keys) or `jwks_uri` (where it
     publishes them) it authenticates with private-key JWT assertions; else with a client secret
     that is in this answer and nowhere else."""
@@ -89,22 +90,21 @@ def create_client(
         ip_allowlist=ip_allowlist,
     )
     deps.oauth().create_client(client)
-    answer = client.public()
-    if secret:
-        answer["client_secret"] = secret
-    return answer
+    shown = client.public() | ({"client_secret": secret} if secret else {})
+    return answers.NewOAuthClient.of(shown)
 
 
-def list_clients(account_id: str) -> dict[str, Any]:
+def list_clients(account_id: str) -> answers.OAuthClientList:
     account = home_account(account_id)
-    return {"data": [client.public() for client in deps.oauth().clients_of(account.account_id)]}
+    clients = deps.oauth().clients_of(account.account_id)
+    return answers.OAuthClientList(data=[answers.OAuthClient.of(client.public()) for client in clients])
 
 
-def revoke_client(client_id: str) -> dict[str, Any]:
+def revoke_client(client_id: str) -> answers.OAuthClient:
     """Revoke a client: its tokens stop working at the next request, it gets no new ones."""
     client = served_here(deps.oauth().get_client(client_id), "OAuth client", "management")
     try:
-        return credentials.revoke_client(client, "operator").public()
+        return answers.OAuthClient.of(credentials.revoke_client(client, "operator").public())
     except ClientChanged as exc:
         raise ServiceError(409, "invalid_state", "This OAuth client is already revoked.") from exc
 

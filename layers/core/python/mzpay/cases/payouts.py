@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers.limits import PayoutLimits as PayoutLimitsShown
 from mzpay.answers.payouts import Payout as PayoutAnswer
 from mzpay.connectors.base import PayoutCall
 from mzpay.domain.errors import ServiceError
@@ -117,8 +118,8 @@ def settle(provider_payout_id: str) -> str:
     return apply_result(payout, connector.payout(call))
 
 
-def set_payout_limits(account_id: str, mode: str, limits: PayoutLimits) -> dict[str, Any]:
+def set_payout_limits(account_id: str, mode: str, limits: PayoutLimits) -> PayoutLimitsShown:
     """Operators: an account's payout limits in a mode (replacing the previous ones)."""
     account = home_account(account_id)
     deps.payout_limits().write(account.account_id, mode, limits)
-    return {"account_id": account.account_id, "mode": mode, **limits.public()}
+    return PayoutLimitsShown.of({"account_id": account.account_id, "mode": mode, **limits.public()})

@@ -8,6 +8,7 @@ import time
 from datetime import UTC, datetime
 
 from mzpay import deps
+from mzpay.answers.limits import RateLimits as RateLimitsShown
 from mzpay.domain.clock import iso
 from mzpay.domain.principal import Principal
 from mzpay.domain.rate_limits import RateLimits, rate_limited, stack_defaults, window
@@ -42,9 +43,9 @@ def enforce(principal: Principal | None) -> None:
         raise rate_limited(over, limits.per_key if over == "key" else limits.per_account)
 
 
-def set_rate_limits(account_id: str, limits: RateLimits) -> dict[str, object]:
+def set_rate_limits(account_id: str, limits: RateLimits) -> RateLimitsShown:
     """Operators: the account's own limits (replacing the stack's defaults for it)."""
     account = home_account(account_id)
     deps.rate_counters().write_override(account.account_id, limits, iso(datetime.now(UTC)))
     _overrides.pop(account.account_id, None)
-    return {"account_id": account.account_id, **limits.public()}
+    return RateLimitsShown.of({"account_id": account.account_id, **limits.public()})

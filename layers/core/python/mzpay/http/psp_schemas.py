@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from mzpay.answers.psp_onboarding import APPLICATION_EXAMPLE
 from mzpay.domain import nib
 from mzpay.domain.business import looks_like_email, nuit_problem
 from mzpay.domain.model import StrictText
@@ -20,24 +21,6 @@ MAX_LEGAL_NAME = 200
 MAX_LICENCE_NUMBER = 50
 MAX_EMAIL = 254
 MAX_REASON = 500
-
-APPLICATION_EXAMPLE: dict[str, Any] = {
-    "legal_name": "Tmcel - Moçambique Telecom, S.A.",
-    "nuit": "400339910",
-    "licence_number": "BM/IME/2026/014",
-    "contact_email": "onboarding@mkesh.co.mz",
-    "psp_id": "tmcel-mkesh",
-    "methods": ["mkesh"],
-    "currencies": ["MZN"],
-    "settlement_account": "0001 0000 0000 0002 8000 2",
-    "pilot": {
-        "merchant_ids": ["loja-01"],
-        "currencies": ["MZN"],
-        "per_transaction": {"MZN": "5000.00"},
-        "daily": {"MZN": "50000.00"},
-        "monthly": {"MZN": "500000.00"},
-    },
-}
 
 
 class PspApplicationIn(StrictText):

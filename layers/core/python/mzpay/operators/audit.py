@@ -3,16 +3,15 @@ time; one record by its id."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from mzpay import deps
+from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
 from mzpay.domain import page_tokens
 from mzpay.domain.audit import AuditFilter
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.ids import is_ulid
 
 
-def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> dict[str, Any]:
+def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> AuditTrailList:
     """A page of the records `wanted` names (400 invalid_request for a token of another list)."""
     wanted.check()
     trail = deps.audit_trail()
@@ -29,11 +28,11 @@ def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> dic
                 errors=[FieldError("page_token", "invalid_value", "not a page_token this list gave")],
             )
     records, last = trail.page(wanted, limit, start)
-    return page_tokens.page([record.public() for record in records], last)
+    return AuditTrailList.of(page_tokens.page([record.public() for record in records], last))
 
 
-def read_record(audit_id: str) -> dict[str, Any]:
+def read_record(audit_id: str) -> AuditTrailRecord:
     record = deps.audit_trail().get(audit_id) if is_ulid(audit_id) else None
     if record is None:
         raise ServiceError(404, "not_found", "No such audit record.")
-    return record.public()
+    return AuditTrailRecord.of(record.public())

@@ -3,9 +3,8 @@ create, read, list, change, pause, retire; add and retire products."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from mzpay import deps
+from mzpay.answers import billers as answers
 from mzpay.domain.billers import (
     ACTIVE,
     RETIRED,
@@ -36,7 +35,7 @@ def _taken(what: str) -> ServiceError:
     return ServiceError(409, "invalid_state", f"A {what} with this id exists already.")
 
 
-def create_biller(request: BillerIn) -> dict[str, Any]:
+def create_biller(request: BillerIn) -> answers.Biller:
     """A new active biller."""
     now = now_iso()
     fields = request.model_dump(exclude={"biller_id"})
@@ -50,21 +49,23 @@ def create_biller(request: BillerIn) -> dict[str, Any]:
     return biller_view(biller)
 
 
-def biller_view(biller: Biller, products: list[BillProduct] | None = None) -> dict[str, Any]:
-    return {**biller.view(), "products": [p.view() for p in products or []]}
+def biller_view(biller: Biller, products: list[BillProduct] | None = None) -> answers.Biller:
+    return answers.Biller.of({**biller.view(), "products": [p.view() for p in products or []]})
 
 
-def read_biller(biller_id: str) -> dict[str, Any]:
+def read_biller(biller_id: str) -> answers.Biller:
     biller = _biller(biller_id)
     return biller_view(biller, deps.billers().products(biller_id))
 
 
-def list_billers() -> dict[str, Any]:
+def list_billers() -> answers.BillerList:
     billers = sorted(deps.billers().listing(), key=lambda b: b.biller_id)
-    return {"object": "list", "data": [biller_view(b, deps.billers().products(b.biller_id)) for b in billers]}
+    return answers.BillerList(
+        object="list", data=[biller_view(b, deps.billers().products(b.biller_id)) for b in billers]
+    )
 
 
-def change_biller(biller_id: str, patch: BillerPatch) -> dict[str, Any]:
+def change_biller(biller_id: str, patch: BillerPatch) -> answers.Biller:
     """Change the fields given: 409 owned_by_origin for a commercial field of a biller its
     origin owns."""
     biller = _biller(biller_id)
@@ -76,7 +77,7 @@ def change_biller(biller_id: str, patch: BillerPatch) -> dict[str, Any]:
     return biller_view(changed, deps.billers().products(biller_id))
 
 
-def retire_biller(biller_id: str) -> dict[str, Any]:
+def retire_biller(biller_id: str) -> answers.Biller:
     """A retired biller takes no more quotes or payments; 409 owned_by_origin when its origin
     owns it."""
     biller = _biller(biller_id)
@@ -85,7 +86,7 @@ def retire_biller(biller_id: str) -> dict[str, Any]:
     return biller_view(changed, deps.billers().products(biller_id))
 
 
-def add_product(biller_id: str, request: ProductIn) -> dict[str, Any]:
+def add_product(biller_id: str, request: ProductIn) -> answers.BillProduct:
     biller = _biller(biller_id)
     if biller.status == RETIRED:
         raise ServiceError(409, "invalid_state", "This biller is retired.")
@@ -95,13 +96,14 @@ def add_product(biller_id: str, request: ProductIn) -> dict[str, Any]:
         deps.billers().create_product(product)
     except IdTaken:
         raise _taken("product") from None
-    return product.view()
+    return answers.BillProduct.of(product.view())
 
 
-def retire_product(biller_id: str, product_id: str) -> dict[str, Any]:
+def retire_product(biller_id: str, product_id: str) -> answers.BillProduct:
     product = deps.billers().product(product_id) if is_ulid(product_id) else None
     if product is None or product.biller_id != biller_id:
         raise ServiceError(404, "not_found", "No such product of this biller.")
     if product.status == RETIRED:
         raise ServiceError(409, "invalid_state", "This product is already retired.")
-    return deps.billers().change_product(product, {"status": RETIRED, "updated_at": now_iso()}).view()
+    retired = deps.billers().change_product(product, {"status": RETIRED, "updated_at": now_iso()})
+    return answers.BillProduct.of(retired.view())

@@ -9,9 +9,9 @@ bound to (account, live, method); with none bound it is 409 no_connector_binding
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers import bindings as answers
 from mzpay.connectors.registry import LIVE_CONNECTORS
 from mzpay.domain.clock import iso
 from mzpay.domain.errors import FieldError, ServiceError
@@ -23,7 +23,7 @@ def _refuse(field: str, reason: str, message: str) -> ServiceError:
     return ServiceError(400, "invalid_request", message, errors=[FieldError(field, reason, message)])
 
 
-def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str]) -> dict[str, Any]:
+def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str]) -> answers.ConnectorBinding:
     """Bind a live PSP's connector, with its credentials, to an account's method."""
     account = home_account(account_id)
     if mode != "live":
@@ -44,15 +44,17 @@ def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict
         raise ServiceError(
             400, "invalid_request", f"The credentials of {psp_id} are incomplete or wrong.", errors=errors
         )
-    return deps.bindings().bind(account.account_id, mode, method, psp_id, credentials, iso(datetime.now(UTC)))
+    bound = deps.bindings().bind(account.account_id, mode, method, psp_id, credentials, iso(datetime.now(UTC)))
+    return answers.ConnectorBinding.of(bound)
 
 
-def list_bindings(account_id: str) -> dict[str, Any]:
-    return {"bindings": deps.bindings().of_account(home_account(account_id).account_id)}
+def list_bindings(account_id: str) -> answers.ConnectorBindingList:
+    found = deps.bindings().of_account(home_account(account_id).account_id)
+    return answers.ConnectorBindingList(bindings=[answers.ConnectorBinding.of(binding) for binding in found])
 
 
-def unbind(account_id: str, mode: str, method: str) -> dict[str, Any]:
+def unbind(account_id: str, mode: str, method: str) -> answers.Unbinding:
     account = home_account(account_id)
     if not deps.bindings().unbind(account.account_id, mode, method):
         raise ServiceError(404, "not_found", "Nothing is bound for this mode and method.")
-    return {"account_id": account.account_id, "mode": mode, "method": method, "bound": False}
+    return answers.Unbinding.of({"account_id": account.account_id, "mode": mode, "method": method, "bound": False})

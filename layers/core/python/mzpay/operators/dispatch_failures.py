@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import dispatch_failures as answers
 from mzpay.domain.errors import ServiceError
 from mzpay.fanout import stream
 from mzpay.store.dispatch_failures import StreamExpired, stream_records
@@ -48,8 +49,7 @@ def _sent_at(message: dict[str, Any]) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def view(message: dict[str, Any]) -> dict[str, Any]:
-    """WebhookDispatchFailure: one message of the queue, as operators see it."""
+def _public(message: dict[str, Any]) -> dict[str, Any]:
     body = _body(message)
     kind = _kind(body)
     public: dict[str, Any] = {
@@ -86,10 +86,17 @@ def view(message: dict[str, Any]) -> dict[str, Any]:
     return public
 
 
-def failures(limit: int) -> dict[str, Any]:
+def view(message: dict[str, Any]) -> answers.WebhookDispatchFailure:
+    """One message of the queue, as operators see it."""
+    return answers.WebhookDispatchFailure.of(_public(message))
+
+
+def failures(limit: int) -> answers.WebhookDispatchFailureList:
     """Up to `limit` messages of the queue, oldest first (they stay on it)."""
     messages = deps.dispatch_failures().peek(limit)
-    return {"object": "list", "data": [view(m) for m in messages], "has_more": len(messages) >= limit}
+    return answers.WebhookDispatchFailureList(
+        object="list", data=[view(m) for m in messages], has_more=len(messages) >= limit
+    )
 
 
 def _outcome(
@@ -130,7 +137,7 @@ def _stream_images(body: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def replay(message_id: str) -> dict[str, Any]:
+def replay(message_id: str) -> answers.WebhookDispatchReplay:
     """Dispatch the events of one message again. The message leaves the queue when nothing more
     can be done for them (each dispatched, not found or expired); when one is skipped again it
     stays (visible again), to be replayed after a further repair."""
@@ -165,7 +172,8 @@ def replay(message_id: str) -> dict[str, Any]:
         if all(e["outcome"] != "skipped" for e in events):
             deps.dispatch_failures().delete(message)
             removed = True
-        return {**view(message), "object": "webhook_dispatch_replay", "removed": removed, "events": events}
+        replayed = {"object": "webhook_dispatch_replay", "removed": removed, "events": events}
+        return answers.WebhookDispatchReplay.of(_public(message) | replayed)
     finally:
         if not removed:
             deps.dispatch_failures().release(message)

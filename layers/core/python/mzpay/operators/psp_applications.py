@@ -9,6 +9,7 @@ import hashlib
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import psp_onboarding as answers
 from mzpay.domain import page_tokens
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
@@ -32,7 +33,7 @@ from mzpay.steps.uploads import admit_upload
 from mzpay.store.psp_applications import LIST
 
 
-def create(fields: dict[str, Any]) -> dict[str, Any]:
+def create(fields: dict[str, Any]) -> answers.PspApplication:
     """POST /v1/admin/psps: a draft with the fields given (none is required yet)."""
     now = now_iso()
     draft = PspApplication(
@@ -40,31 +41,35 @@ def create(fields: dict[str, Any]) -> dict[str, Any]:
     )
     deps.psp_applications().create(draft)
     observe(TARGET, draft.application_id, after=view(draft))
-    return view(draft)
+    return _shown(draft)
 
 
-def listing(limit: str | None, page_token: str | None) -> dict[str, Any]:
+def _shown(current: PspApplication) -> answers.PspApplication:
+    return answers.PspApplication.of(view(current))
+
+
+def listing(limit: str | None, page_token: str | None) -> answers.PspApplicationList:
     """GET /v1/admin/psps: the region's applications, newest first."""
     size, start = page_tokens.page_request(limit, page_token, LIST)
     found, last = deps.psp_applications().page(size, start)
-    return page_tokens.page([view(a) for a in found], last)
+    return answers.PspApplicationList.of(page_tokens.page([view(a) for a in found], last))
 
 
-def read(application_id: str) -> dict[str, Any]:
-    return view(application(application_id))
+def read(application_id: str) -> answers.PspApplication:
+    return _shown(application(application_id))
 
 
-def edit(application_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+def edit(application_id: str, fields: dict[str, Any]) -> answers.PspApplication:
     """PATCH: the fields given change on a draft (else 409 already_submitted)."""
 
     def write(current: PspApplication) -> PspApplication:
         next_status(current.status, "edit")
         return deps.psp_applications().change(current, {**fields, "updated_at": now_iso()})
 
-    return view(move(_draft(application_id), write))
+    return _shown(move(_draft(application_id), write))
 
 
-def submit(application_id: str) -> dict[str, Any]:
+def submit(application_id: str) -> answers.PspApplication:
     """POST /{id}/submit: a complete draft is submitted (422 application_incomplete naming what is
     missing; 409 already_submitted when it was)."""
 
@@ -78,7 +83,7 @@ def submit(application_id: str) -> dict[str, Any]:
             current, {"status": Status.SUBMITTED, "submitted_at": now, "updated_at": now}
         )
 
-    return view(move(application(application_id), write))
+    return _shown(move(application(application_id), write))
 
 
 def _draft(application_id: str) -> PspApplication:
@@ -88,7 +93,7 @@ def _draft(application_id: str) -> PspApplication:
 
 
 # ---------------------------------------------------------------- KYB documents
-def put_document(application_id: str, kind: str, media_type: str, content: bytes) -> dict[str, Any]:
+def put_document(application_id: str, kind: str, media_type: str, content: bytes) -> answers.PspApplication:
     """PUT /{id}/documents/{kind}: kept in the uploads bucket with its SHA-256, replacing the
     kind's earlier file, on a draft. After submission only the recorded file itself may be put
     again (it restores a tampered object); anything else is 409 already_submitted."""
@@ -102,7 +107,7 @@ def put_document(application_id: str, kind: str, media_type: str, content: bytes
     store = deps.psp_applications()
     key = store.keep_file(current.application_id, f"documents/{kind}", content, media_type, document.sha256)
     if restoring:
-        return view(current)
+        return _shown(current)
 
     def write(fresh: PspApplication) -> PspApplication:
         next_status(fresh.status, "edit")
@@ -116,7 +121,7 @@ def put_document(application_id: str, kind: str, media_type: str, content: bytes
         }
         return store.change(fresh, {"documents": {**fresh.documents, kind: kept}, "updated_at": now})
 
-    return view(move(current, write))
+    return _shown(move(current, write))
 
 
 def read_document(application_id: str, kind: str) -> tuple[str, bytes]:
@@ -137,7 +142,7 @@ def _intact(kind: str, recorded: dict[str, Any]) -> bytes:
 
 
 # ---------------------------------------------------------------- logo
-def put_logo(application_id: str, media_type: str, content: bytes) -> dict[str, Any]:
+def put_logo(application_id: str, media_type: str, content: bytes) -> answers.PspApplication:
     """PUT /{id}/logo: a checked logo (400 invalid_logo) kept on a draft, waiting for review."""
     logo = checked_logo(media_type, content)
     current = _draft(application_id)
@@ -161,10 +166,10 @@ def put_logo(application_id: str, media_type: str, content: bytes) -> dict[str, 
         }
         return store.change(fresh, {"logo": kept, "updated_at": now})
 
-    return view(move(current, write))
+    return _shown(move(current, write))
 
 
-def review_logo(application_id: str, decision: str, reason: str) -> dict[str, Any]:
+def review_logo(application_id: str, decision: str, reason: str) -> answers.PspApplication:
     """POST /{id}/logo/review: approve (after checking the stored logo again: 400 invalid_logo
     when it no longer matches or decodes) or reject the logo of a draft."""
     current = _draft(application_id)
@@ -186,7 +191,7 @@ def review_logo(application_id: str, decision: str, reason: str) -> dict[str, An
         logo = {**fresh.logo, "status": status, "review": {"decision": decision, "reason": reason, "at": now}}
         return deps.psp_applications().change(fresh, {"logo": logo, "updated_at": now})
 
-    return view(move(current, write))
+    return _shown(move(current, write))
 
 
 def _no_logo() -> FieldError:
@@ -198,7 +203,7 @@ def _tampered_logo() -> FieldError:
 
 
 # ---------------------------------------------------------------- the decision
-def approve(application_id: str, reason: str) -> dict[str, Any]:
+def approve(application_id: str, reason: str) -> answers.PspApplication:
     """POST /{id}/approve: a submitted application with a passed certification and every KYB
     document still matching its checksum (409 document_tampered) is approved, and its PSP made
     routable in the same transaction: available, in pilot with the application's settings."""
@@ -217,10 +222,10 @@ def approve(application_id: str, reason: str) -> dict[str, Any]:
         changes = {"status": Status.APPROVED, "decision": _decision("approve", reason, now), "updated_at": now}
         return store.change(fresh, changes, *store.routing_items(fresh, now))
 
-    return view(move(current, write))
+    return _shown(move(current, write))
 
 
-def reject(application_id: str, reason: str) -> dict[str, Any]:
+def reject(application_id: str, reason: str) -> answers.PspApplication:
     """POST /{id}/reject: a submitted application is rejected for good (its PSP is untouched)."""
 
     def write(fresh: PspApplication) -> PspApplication:
@@ -229,7 +234,7 @@ def reject(application_id: str, reason: str) -> dict[str, Any]:
         changes = {"status": Status.REJECTED, "decision": _decision("reject", reason, now), "updated_at": now}
         return deps.psp_applications().change(fresh, changes)
 
-    return view(move(application(application_id), write))
+    return _shown(move(application(application_id), write))
 
 
 def _decision(decision: str, reason: str, now: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import psp_onboarding as answers
 from mzpay.connectors.base import PayoutCall, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain.clock import iso
@@ -40,7 +41,7 @@ from mzpay.store.psp_applications import ApplicationMoved
 LATE_STEPS = frozenset({"payer_confirms"})  # played once the simulated payer has answered
 
 
-def start(application_id: str) -> dict[str, Any]:
+def start(application_id: str) -> answers.CertificationRun:
     """POST /{id}/certification-runs: a new run of a submitted application (409 invalid_state
     otherwise), unless one is running (409 certification_running); a run whose payer has
     answered is finished first."""
@@ -76,10 +77,10 @@ def start(application_id: str) -> dict[str, Any]:
         return store.change(fresh, changes, store.run_put(run))
 
     move(current, write)
-    return view(run)
+    return answers.CertificationRun.of(view(run))
 
 
-def read(application_id: str, run_id: str) -> dict[str, Any]:
+def read(application_id: str, run_id: str) -> answers.CertificationRun:
     """GET /{id}/certification-runs/{run_id}: the run, finished first if its payer has answered."""
     current = application(application_id)
     run = deps.psp_applications().run(current.application_id, run_id) if is_ulid(run_id) else None
@@ -87,10 +88,10 @@ def read(application_id: str, run_id: str) -> dict[str, Any]:
         raise ServiceError(404, "not_found", "No such certification run.")
     if run.status == RunStatus.RUNNING and _due(run):
         run = _finish(current, run)
-    return view(run)
+    return answers.CertificationRun.of(view(run))
 
 
-def read_application(application_id: str) -> dict[str, Any]:
+def read_application(application_id: str) -> answers.PspApplication:
     """The application as operators read it, its certification run finished first when its payer
     has answered (the console's page: reading it is what settles a run, as reading the run does)."""
     current = application(application_id)
@@ -99,7 +100,7 @@ def read_application(application_id: str) -> dict[str, Any]:
         if run is not None and run.status == RunStatus.RUNNING and _due(run):
             _finish(current, run)
             current = application(application_id)
-    return application_view(current)
+    return answers.PspApplication.of(application_view(current))
 
 
 def _running() -> ServiceError:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import psps as answers
+from mzpay.answers.limits import AccountLimits as AccountLimitsShown
 from mzpay.domain.clock import now_iso
 from mzpay.domain.errors import FieldError, ServiceError
 from mzpay.domain.limits import AccountLimits
@@ -14,22 +16,24 @@ from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS
 from mzpay.steps.accounts import home_account
 
 
-def psps() -> dict[str, Any]:
+def psps() -> answers.PspList:
     """The capability matrix with each PSP's availability and pilot (for operators)."""
     statuses, pilots = deps.payments().routing_state([psp.psp_id for psp in CAPABILITY_MATRIX])
-    return {
-        "psps": [
-            {
-                **psp.public(),
-                **_availability(statuses[psp.psp_id]),
-                "pilot": pilot_state(psp, pilots.get(psp.psp_id)).public(),
-            }
+    return answers.PspList(
+        psps=[
+            answers.Psp.of(
+                {
+                    **psp.public(),
+                    **_availability(statuses[psp.psp_id]),
+                    "pilot": pilot_state(psp, pilots.get(psp.psp_id)).public(),
+                }
+            )
             for psp in CAPABILITY_MATRIX
         ]
-    }
+    )
 
 
-def set_psp_pilot(psp_id: str, in_pilot: bool, settings: PilotSettings | None) -> dict[str, Any]:
+def set_psp_pilot(psp_id: str, in_pilot: bool, settings: PilotSettings | None) -> answers.PilotState:
     """Operators: put a PSP in pilot (with the settings its live traffic must keep) or graduate it."""
     psp = PSPS.get(psp_id)
     if psp is None:
@@ -43,21 +47,21 @@ def set_psp_pilot(psp_id: str, in_pilot: bool, settings: PilotSettings | None) -
         )
     state = PilotState(psp_id, in_pilot, settings, now_iso())
     deps.payments().set_pilot(psp_id, state.public())
-    return state.public()
+    return answers.PilotState.of(state.public())
 
 
 def _availability(status: dict[str, Any]) -> dict[str, Any]:
     return {"available": status["available"], "reason": status["reason"], "updated_at": status["updated_at"]}
 
 
-def set_account_limits(account_id: str, mode: str, limits_in: AccountLimits) -> dict[str, Any]:
+def set_account_limits(account_id: str, mode: str, limits_in: AccountLimits) -> AccountLimitsShown:
     """Operators: the ceilings of an account in a mode (replacing the previous ones)."""
     account = home_account(account_id)
     deps.limits().write(account.account_id, mode, limits_in)
-    return {"account_id": account.account_id, "mode": mode, **limits_in.public()}
+    return AccountLimitsShown.of({"account_id": account.account_id, "mode": mode, **limits_in.public()})
 
 
-def set_psp_availability(psp_id: str, available: bool, reason: str) -> dict[str, Any]:
+def set_psp_availability(psp_id: str, available: bool, reason: str) -> answers.PspStatus:
     if psp_id not in PSP_IDS:
         raise ServiceError(404, "not_found", "No such PSP.")
-    return deps.payments().set_psp_availability(psp_id, available, reason, now_iso())
+    return answers.PspStatus.of(deps.payments().set_psp_availability(psp_id, available, reason, now_iso()))

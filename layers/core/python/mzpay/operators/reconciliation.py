@@ -8,9 +8,9 @@ who, from where, when); of two racing resolutions one wins, the other is 409 inv
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from mzpay import deps
+from mzpay.answers import reconciliation as answers
 from mzpay.connectors.base import ProviderResult
 from mzpay.connectors.bill_suppliers import SupplierPayment
 from mzpay.domain import expiry
@@ -52,24 +52,26 @@ def _id(entity: Case) -> str:
     return entity.provider_payment_id
 
 
-def case_view(entity: Case) -> dict[str, Any]:
+def case_view(entity: Case) -> answers.ReconciliationCase:
     """A reconciliation case as operators read it."""
-    return {
-        "object": _kind(entity),
-        "id": _id(entity),
-        "account_id": entity.account_id,
-        "mode": entity.mode,
-        "status": entity.status,
-        "amount": entity.channel_debit if isinstance(entity, BillPayment) else entity.amount,
-        "currency": entity.currency,
-        "created_at": entity.created_at,
-        "reconciliation": entity.reconciliation,
-        "waiting_since": entity.due_at if entity.reconciliation == expiry.GAVE_UP else None,
-        "resolution": entity.resolution,
-    }
+    return answers.ReconciliationCase.of(
+        {
+            "object": _kind(entity),
+            "id": _id(entity),
+            "account_id": entity.account_id,
+            "mode": entity.mode,
+            "status": entity.status,
+            "amount": entity.channel_debit if isinstance(entity, BillPayment) else entity.amount,
+            "currency": entity.currency,
+            "created_at": entity.created_at,
+            "reconciliation": entity.reconciliation,
+            "waiting_since": entity.due_at if entity.reconciliation == expiry.GAVE_UP else None,
+            "resolution": entity.resolution,
+        }
+    )
 
 
-def list_cases(limit: int = 50, page_token: str | None = None) -> dict[str, Any]:
+def list_cases(limit: int = 50, page_token: str | None = None) -> answers.ReconciliationCaseList:
     """GET /v1/reconciliation-cases: what waits for an operator in this region, oldest first."""
     after = None
     if page_token:
@@ -82,12 +84,12 @@ def list_cases(limit: int = 50, page_token: str | None = None) -> dict[str, Any]
                 errors=[FieldError("page_token", "invalid_value", "not a page of this list")],
             )
     found, last = deps.payments().reconciliation_cases(min(max(limit, 1), MAX_PAGE), after)
-    return {
-        "object": "list",
-        "data": [case_view(entity) for entity in found],
-        "has_more": last is not None,
-        "next_page_token": encode(last) if last is not None else None,
-    }
+    return answers.ReconciliationCaseList(
+        object="list",
+        data=[case_view(entity) for entity in found],
+        has_more=last is not None,
+        next_page_token=encode(last) if last is not None else None,
+    )
 
 
 def _a_case_key(key: dict[str, str]) -> bool:
@@ -107,12 +109,12 @@ def _find(object_id: str) -> Case:
     return found
 
 
-def read_case(object_id: str) -> dict[str, Any]:
+def read_case(object_id: str) -> answers.ReconciliationCase:
     """GET /v1/reconciliation-cases/{id}: a case, open or resolved (with its audit record)."""
     return case_view(_find(object_id))
 
 
-def resolve(object_id: str, outcome: str, note: str, source_ip: str) -> dict[str, Any]:
+def resolve(object_id: str, outcome: str, note: str, source_ip: str) -> answers.ReconciliationCase:
     """POST /v1/reconciliation-cases/{id}/resolve: apply `outcome` (succeeded | failed) to an
     object waiting for an operator; anything else is 409 invalid_state."""
     entity = _find(object_id)
@@ -142,5 +144,6 @@ def resolve(object_id: str, outcome: str, note: str, source_ip: str) -> dict[str
     else:
         after = apply_outcome(entity, result, now, extra=audit)
     resolved = case_view(after)
-    trail.observe(_kind(entity), object_id, account_id=entity.account_id, before=case_view(entity), after=resolved)
+    before = case_view(entity).wire()
+    trail.observe(_kind(entity), object_id, account_id=entity.account_id, before=before, after=resolved.wire())
     return resolved

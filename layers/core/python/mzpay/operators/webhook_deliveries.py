@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import webhook_deliveries as answers
 from mzpay.domain import page_tokens
 from mzpay.domain.deliveries import Delivery
 from mzpay.domain.errors import FieldError, ServiceError
@@ -39,13 +40,20 @@ _FIELDS = (
 _ATTEMPT_FIELDS = ("at", "status_code", "latency_ms", "error", "round", "next_attempt_at")
 
 
-def view(delivery: Delivery, attempts: bool = True) -> dict[str, Any]:
-    """WebhookDelivery: what operators see of a delivery (never its lease bookkeeping)."""
+def _public(delivery: Delivery) -> dict[str, Any]:
     public: dict[str, Any] = {"object": "webhook_delivery", "id": delivery.delivery_id}
-    public |= delivery.model_dump(mode="json", include=set(_FIELDS))
-    if attempts:
-        public["attempts"] = [a.model_dump(mode="json", include=set(_ATTEMPT_FIELDS)) for a in delivery.attempts]
-    return public
+    return public | delivery.model_dump(mode="json", include=set(_FIELDS))
+
+
+def summary(delivery: Delivery) -> answers.WebhookDeliverySummary:
+    """What a list shows of a delivery: without its attempts."""
+    return answers.WebhookDeliverySummary.of(_public(delivery))
+
+
+def view(delivery: Delivery) -> answers.WebhookDelivery:
+    """What operators see of a delivery, with its attempts (never its lease bookkeeping)."""
+    attempts = [a.model_dump(mode="json", include=set(_ATTEMPT_FIELDS)) for a in delivery.attempts]
+    return answers.WebhookDelivery.of(_public(delivery) | {"attempts": attempts})
 
 
 def _found(delivery_id: str) -> Delivery:
@@ -55,7 +63,7 @@ def _found(delivery_id: str) -> Delivery:
     return item
 
 
-def delivery(delivery_id: str) -> dict[str, Any]:
+def delivery(delivery_id: str) -> answers.WebhookDelivery:
     """One delivery with every attempt, oldest first."""
     return view(_found(delivery_id))
 
@@ -72,22 +80,22 @@ def _start_key(token: str | None, index_key: str, expected: str) -> dict[str, st
 
 def account_deliveries(
     account_id: str, status: DeliveryStatus | None, page_size: int, page_token: str | None
-) -> dict[str, Any]:
+) -> answers.WebhookDeliveryList:
     """An account's deliveries, newest first, optionally of one status; cursor pagination."""
     account = home_account(account_id)  # 404 unknown, 421 homed elsewhere
     index_key = "gsi2pk" if status else "gsi1pk"
     expected = f"ACC#{account.account_id}#{status.value}" if status else f"ACC#{account.account_id}"
     start = _start_key(page_token, index_key, expected)
     items, after = deps.deliveries().page(account.account_id, status, page_size, start)
-    return {
-        "object": "list",
-        "data": [view(item, attempts=False) for item in items],
-        "has_more": after is not None,
-        "next_page_token": page_tokens.encode(after) if after else None,
-    }
+    return answers.WebhookDeliveryList(
+        object="list",
+        data=[summary(item) for item in items],
+        has_more=after is not None,
+        next_page_token=page_tokens.encode(after) if after else None,
+    )
 
 
-def replay(delivery_id: str) -> dict[str, Any]:
+def replay(delivery_id: str) -> answers.WebhookDelivery:
     """Queue a failed delivery again, in a new round of MAX_ATTEMPTS attempts. Only one of
     concurrent replays wins; the others, and a replay of a delivery that is not failed, are
     409 invalid_state."""
@@ -101,5 +109,8 @@ def replay(delivery_id: str) -> dict[str, Any]:
     except Exception:
         deps.deliveries().undo_replay(replayed, item.failed_at or iso(now), iso(time.time()))
         raise
-    audit.observe("webhook_delivery", delivery_id, account_id=item.account_id, before=view(item), after=view(replayed))
-    return view(replayed)
+    answer = view(replayed)
+    audit.observe(
+        "webhook_delivery", delivery_id, account_id=item.account_id, before=view(item).wire(), after=answer.wire()
+    )
+    return answer

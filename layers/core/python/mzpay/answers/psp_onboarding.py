@@ -1,5 +1,6 @@
-"""The management API's answers for PSP onboarding (mzpay.domain.psp_onboarding.view,
-mzpay.domain.psp_certification.view); the conventions are mzpay.openapi.management's."""
+"""The management API's answers for PSP onboarding (mzpay.operators.psp_applications,
+psp_certification: mzpay.domain.psp_onboarding.view, mzpay.domain.psp_certification.view), and the
+example of an application's fields (the request body's too)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,27 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.http.psp_schemas import APPLICATION_EXAMPLE
-from mzpay.openapi.gateway_more import Answer, Currency, Timestamp, examples
-from mzpay.openapi.management_operations import PilotSettings
+from mzpay.answers.base import Answer, Currency, Timestamp, examples
+from mzpay.answers.management import Paged
+from mzpay.answers.psps import PilotSettings
 
+APPLICATION_EXAMPLE: dict[str, Any] = {
+    "legal_name": "Tmcel - Moçambique Telecom, S.A.",
+    "nuit": "400339910",
+    "licence_number": "BM/IME/2026/014",
+    "contact_email": "onboarding@mkesh.co.mz",
+    "psp_id": "tmcel-mkesh",
+    "methods": ["mkesh"],
+    "currencies": ["MZN"],
+    "settlement_account": "0001 0000 0000 0002 8000 2",
+    "pilot": {
+        "merchant_ids": ["loja-01"],
+        "currencies": ["MZN"],
+        "per_transaction": {"MZN": "5000.00"},
+        "daily": {"MZN": "50000.00"},
+        "monthly": {"MZN": "500000.00"},
+    },
+}
 APPLICATION_ID = "01JDPSPAPP00000000000000AA"
 RUN_ID = "01JDPSPRUN00000000000000AB"
 SHA256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -139,12 +157,11 @@ class PspApplication(Answer):
     updated_at: Timestamp = Field(description="When it last changed.")
 
 
-class PspApplicationList(Answer):
+class PspApplicationList(Paged[PspApplication]):
     """A page of applications, newest first."""
 
     model_config = examples({"object": "list", "data": [APPLICATION], "has_more": False, "next_page_token": None})
 
-    object: Literal["list"] = Field(description="Always list.")
     data: list[PspApplication] = Field(description="The applications.")
     has_more: bool = Field(description="More follow.")
     next_page_token: str | None = Field(description="Pass as page_token for the next page.")
@@ -184,21 +201,3 @@ class CertificationRun(Answer):
     started_at: Timestamp = Field(description="When it started.")
     due_at: Timestamp = Field(description="When the simulated payer has answered (the run can finish).")
     finished_at: Timestamp | None = Field(description="When it ended.")
-
-
-_APP = "/v1/admin/psps/{application_id}"
-ROUTES: dict[tuple[str, str], type[Answer] | None] = {
-    ("POST", "/v1/admin/psps"): PspApplication,
-    ("GET", "/v1/admin/psps"): PspApplicationList,
-    ("GET", _APP): PspApplication,
-    ("PATCH", _APP): PspApplication,
-    ("POST", f"{_APP}/submit"): PspApplication,
-    ("PUT", f"{_APP}/documents/{{kind}}"): PspApplication,
-    ("GET", f"{_APP}/documents/{{kind}}"): None,
-    ("PUT", f"{_APP}/logo"): PspApplication,
-    ("POST", f"{_APP}/logo/review"): PspApplication,
-    ("POST", f"{_APP}/certification-runs"): CertificationRun,
-    ("GET", f"{_APP}/certification-runs/{{run_id}}"): CertificationRun,
-    ("POST", f"{_APP}/approve"): PspApplication,
-    ("POST", f"{_APP}/reject"): PspApplication,
-}

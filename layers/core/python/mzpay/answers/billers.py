@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
+from mzpay.answers.base import Answer, DecimalText, Timestamp, examples
 from mzpay.answers.bills import BILLER_ID, PRODUCT_ID, FeeOrDiscount
-from mzpay.openapi.gateway_more import Answer, DecimalText, Timestamp, examples
 
 Category = Literal["electricity", "water", "tv", "airtime", "education", "municipal", "other"]
 

@@ -1,4 +1,4 @@
-"""The management API's audit trail answers (mzpay.domain.audit.AuditTrailRecord.public)."""
+"""The management API's audit trail answers (mzpay.operators.audit: mzpay.domain.audit.AuditTrailRecord.public)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.openapi.gateway_more import ACCOUNT, Answer, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, Answer, Timestamp, examples
+from mzpay.answers.management import Paged
 
 _RECORD = {
     "id": "01JDAUD1T0000000000000000A",
@@ -89,12 +90,9 @@ class AuditTrailRecord(Answer):
     request_id: str = Field(description="The request's X-Request-ID.")
 
 
-class AuditTrailList(Answer):
+class AuditTrailList(Paged[AuditTrailRecord]):
     """A page of the audit trail, newest first."""
 
     model_config = examples({"object": "list", "data": [_RECORD], "has_more": False, "next_page_token": None})
 
-    object: Literal["list"] = Field(description="Always list.")
     data: list[AuditTrailRecord] = Field(description="The records of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")

@@ -1,0 +1,68 @@
+"""The management API's answers about business accounts' review records
+(mzpay.collection.onboarding.reviews)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from mzpay.answers.base import Answer, Timestamp, examples
+from mzpay.answers.management_audit import Actor
+
+BusinessStatus = Literal["pending", "pending_review", "active", "rejected", "suspended"]
+
+
+class ReviewedField(Answer):
+    """A field problem a rejection lists."""
+
+    field: str = Field(description="The field, e.g. bank_details.nib.")
+    message: str = Field(description="What is wrong with it.")
+    code: Literal["INVALID_FORMAT", "NOT_FOUND", "VERIFICATION_FAILED"] = Field(description="The kind of problem.")
+
+
+class BusinessAccountReview(Answer):
+    """A reviewer's decision on a business account."""
+
+    id: str = Field(description="The record's id (rev_...).")
+    account_id: str = Field(description="The business account.")
+    action: Literal["approve", "reject", "suspend", "reactivate"] = Field(description="The decision.")
+    from_status: BusinessStatus = Field(description="The account's status before.")
+    to_status: BusinessStatus = Field(description="Its status after.")
+    reason: str = Field(description="The reason of a rejection or suspension; empty otherwise.")
+    errors: list[ReviewedField] = Field(description="The field problems of a rejection; empty otherwise.")
+    reviewer: Actor = Field(description="The reviewer.")
+    source_ip: str = Field(description="The address the decision came from.")
+    at: Timestamp = Field(description="When it was made.")
+
+
+class BusinessAccountReviews(Answer):
+    """A business account's last 100 review decisions, newest first."""
+
+    model_config = examples(
+        {
+            "object": "list",
+            "data": [
+                {
+                    "id": "rev_01JD9F1G2H3J4K5M6N7P8Q9R0S",
+                    "account_id": "acct_loja_ana",
+                    "action": "reject",
+                    "from_status": "pending_review",
+                    "to_status": "rejected",
+                    "reason": "The NIB does not match the bank declaration.",
+                    "errors": [{"field": "bank_details.nib", "message": "Another holder", "code": "NOT_FOUND"}],
+                    "reviewer": {
+                        "kind": "administrator",
+                        "subject": "reviewer-7",
+                        "issuer": "https://id.mzpay.example",
+                        "account_id": None,
+                    },
+                    "source_ip": "198.51.100.7",
+                    "at": "2026-11-02T11:00:00Z",
+                }
+            ],
+        }
+    )
+
+    object: Literal["list"] = Field(description="Always list.")
+    data: list[BusinessAccountReview] = Field(description="The decisions, newest first.")
