@@ -8,8 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers import access
-from mzpay.answers.base import ACCOUNT, ULID, Answer, Mode, Timestamp, examples
-from mzpay.answers.management import Region
+from mzpay.answers.base import ACCOUNT, ULID, Answer, Mode, Region, Timestamp, examples
 
 # ---------------------------------------------------------------- accounts
 _ACCOUNT = {

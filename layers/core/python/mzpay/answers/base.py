@@ -53,6 +53,7 @@ Number = Annotated[
 ]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 Mode = Literal["test", "live"]
+Region = Literal["mz", "regional-sa"]  # a service region
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
 ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
 

@@ -8,9 +8,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, RootModel
 
-from mzpay.answers.base import Answer, examples
-
-Region = Literal["mz", "regional-sa"]
+from mzpay.answers.base import Answer, Region, examples
 
 
 class Health(Answer):

@@ -3,13 +3,12 @@ per-currency ceilings, and its list that pages by token (`Paged`)."""
 
 from __future__ import annotations
 
-from typing import Generic, Literal
+from typing import Generic
 
 from pydantic import Field
 
 from mzpay.answers.base import Currency, DecimalText, Item, ListOf
 
-Region = Literal["mz", "regional-sa"]
 Ceilings = dict[Currency, DecimalText]
 
 

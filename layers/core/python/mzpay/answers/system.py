@@ -7,8 +7,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, RootModel
 
-from mzpay.answers.base import Answer, examples
-from mzpay.answers.management import Region
+from mzpay.answers.base import Answer, Region, examples
 
 
 class Health(Answer):

@@ -34,6 +34,7 @@ from mzpay.answers.disputes import Dispute
 from mzpay.answers.limits import AccountLimits, PartnerFlag, PayoutLimits, RateLimits
 from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.answers.oauth_clients import NewOAuthClient, OAuthClient, OAuthClientList
+from mzpay.answers.payouts import PayoutBatch
 from mzpay.answers.psp_onboarding import CertificationRun, PspApplication, PspApplicationList
 from mzpay.answers.psps import PilotState, PspList, PspStatus
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
@@ -41,7 +42,6 @@ from mzpay.answers.reviews import BusinessAccountReviews
 from mzpay.answers.system import Health, OpenApiDocument, SystemInfo
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
 from mzpay.openapi.gateway import PaymentSnapshot, Payout
-from mzpay.openapi.gateway_batches import PayoutBatch
 
 Success = type[Answer] | type[RootModel[Any]]
 
