@@ -180,8 +180,8 @@ def _authorizer_rows() -> list[dict[str, Any]]:
     of an account that requires mutual TLS presenting its certificate."""
     from mzpay import deps
     from mzpay.cases import access, client_certs, oauth
-    from mzpay.domain.oauth import TokenRequest
-    from mzpay.domain.principal import Principal
+    from mzpay.domain.access.oauth import TokenRequest
+    from mzpay.domain.access.principal import Principal
 
     account = access.create_account("Bench", "mz").wire()
     key = access.create_api_key(account["id"], "test", ["payments:read"], None, [], []).key

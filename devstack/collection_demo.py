@@ -19,7 +19,7 @@ from ulid import ULID
 
 from devstack.licence import issue_licence
 from devstack.oidc import OidcIssuer
-from mzpay.domain.collection_access import (
+from mzpay.domain.collection.access import (
     ACCOUNT_REVIEW,
     INSTALLATION_PERMISSIONS,
     KNOWN_CAPABILITIES,

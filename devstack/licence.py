@@ -23,7 +23,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from mzpay.domain.collection_access import KNOWN_CAPABILITIES
+from mzpay.domain.collection.access import KNOWN_CAPABILITIES
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ISSUER = "mzpay-licensing"

@@ -12,7 +12,7 @@ completes them from what the code already says, in one place per fact:
 - the success answer: mzpay.openapi.<api>.ROUTES (a model, with examples) where written;
 - every error status as the API's error shape, listing its codes: the route's `@errors`, plus
   those of its kind (authentication, body, path ids, idempotency, dependency faults), each
-  catalogued in mzpay.domain.error_codes.
+  catalogued in mzpay.domain.common.error_codes.
 The FastAPI-style 422 HTTPValidationError Powertools adds (the service never answers it) goes.
 """
 
@@ -171,7 +171,7 @@ def documents() -> dict[str, dict[str, Any]]:
 
 
 def _complete(api: str, document: dict[str, Any], operations: list[dict[str, Any]]) -> None:
-    from mzpay.domain import error_codes
+    from mzpay.domain.common import error_codes
 
     results = _results(api)
     components = document.setdefault("components", {})
@@ -288,7 +288,7 @@ def _responses(
     results: dict[tuple[str, str], Any],
     schemas: dict[str, Any],
 ) -> dict[str, Any]:
-    from mzpay.domain.error_codes import statuses
+    from mzpay.domain.common.error_codes import statuses
     from mzpay.http.marks import marks_of
 
     old = operation.get("responses", {})
@@ -450,7 +450,7 @@ def _error_schemas() -> dict[str, Any]:
 
 def _security_schemes(api: str) -> dict[str, Any]:
     if api == "gateway":
-        from mzpay.domain.keys import SCOPES  # the scopes a key or client may hold
+        from mzpay.domain.access.keys import SCOPES  # the scopes a key or client may hold
 
         return {
             "apiKey": {

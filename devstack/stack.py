@@ -38,7 +38,7 @@ from devstack.secret_scanning import KEY_IDENTIFIER, KeyServer
 from devstack.seed import seed_billers, seed_region
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from devstack.tls import ClientCertHandler, ServerCertificates
-from mzpay.domain.client_certs import new_ca
+from mzpay.domain.access.client_certs import new_ca
 
 log = logging.getLogger("devstack")
 ROOT = Path(__file__).resolve().parent.parent

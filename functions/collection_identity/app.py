@@ -9,7 +9,7 @@ from mzpay.answers.collection_identity import (
     IdentityProviderList,
     IdentityProviderResult,
 )
-from mzpay.domain.collection_access import (
+from mzpay.domain.collection.access import (
     DEVICE_READ,
     DEVICE_WRITE,
     IDENTITY_PROVIDER_READ,

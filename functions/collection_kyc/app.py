@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.collection_kyc import Customer, DocumentDateSaved, KycLog, KycRead, KycReady, LoggedOk
-from mzpay.domain.collection_access import active_business, guarded
+from mzpay.domain.collection.access import active_business, guarded
 from mzpay.entry import audit_trail, collection_app
 from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body

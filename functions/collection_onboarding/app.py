@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.collection_accounts import BusinessAccount, OnboardingDetails, OnboardingStatus, UploadedFile
-from mzpay.domain.collection_access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
+from mzpay.domain.collection.access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
 from mzpay.entry import audit_trail, collection_app
 from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body

@@ -4,8 +4,8 @@ and customers' payment methods."""
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.collection_partners import CardLogo, PartnerList, PartnerRead, PaymentMethodList, PaymentMethodResult
-from mzpay.domain import partners
-from mzpay.domain.collection_access import SIGNED_IN, active_business, guarded
+from mzpay.domain.collection.access import SIGNED_IN, active_business, guarded
+from mzpay.domain.partners import catalogue as partners
 from mzpay.entry import collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.marks import errors

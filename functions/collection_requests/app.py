@@ -15,9 +15,9 @@ from mzpay.answers.collection_requests import (
     PayerRequestList,
     PayerRequestRead,
 )
-from mzpay.domain.collection_access import RouteAccess, active_business, guarded, serves_payee
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import has_prefix
+from mzpay.domain.collection.access import RouteAccess, active_business, guarded, serves_payee
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import has_prefix
 from mzpay.entry import collection_app
 from mzpay.http import payment_link_page
 from mzpay.http.collection_auth import caller

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
 from mzpay.answers.collection_system import Checklist, Health, SupportedDocuments, Version
-from mzpay.domain import collection_reference
-from mzpay.domain.collection_access import (
+from mzpay.domain.collection import reference as collection_reference
+from mzpay.domain.collection.access import (
     LICENCE_READ,
     LICENCE_WRITE,
     OPEN,

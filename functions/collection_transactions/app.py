@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
-from mzpay.domain.collection_access import active_business, guarded
+from mzpay.domain.collection.access import active_business, guarded
 from mzpay.entry import bind_gateway, collection_app
 from mzpay.http.collection_auth import caller
 from mzpay.http.idempotency import derived_id, idempotent

@@ -3,10 +3,10 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers import bills as answers
-from mzpay.domain.bill_payments import BillPaymentRequest, ResendRequest
-from mzpay.domain.bill_subscriptions import SubscriptionRequest
-from mzpay.domain.biller_api import InvoicePatch
-from mzpay.domain.bills import QuoteRequest
+from mzpay.domain.bills.biller_api import InvoicePatch
+from mzpay.domain.bills.payments import BillPaymentRequest, ResendRequest
+from mzpay.domain.bills.quotes import QuoteRequest
+from mzpay.domain.bills.subscriptions import SubscriptionRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.idempotency import derived_id, idempotent

@@ -3,11 +3,11 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.payments import PaymentSnapshot
-from mzpay.domain.charges import CheckoutRequest
-from mzpay.domain.checkout_offer import PayerChoice
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.evidence import EvidenceRequest
-from mzpay.domain.manual_payments import ManualPaymentRequest
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.evidence import EvidenceRequest
+from mzpay.domain.payments.charges import CheckoutRequest
+from mzpay.domain.payments.checkout_offer import PayerChoice
+from mzpay.domain.payments.manual import ManualPaymentRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import checkout_page, receipts
 from mzpay.http.idempotency import derived_id, idempotent

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
 from mzpay.answers.receipts import Receipt
-from mzpay.domain.charges import ChargeRequest
+from mzpay.domain.payments.charges import ChargeRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import receipts
 from mzpay.http.gateway_schemas import Capture, CompleteAction

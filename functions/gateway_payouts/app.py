@@ -4,9 +4,9 @@ from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.name_lookups import NameLookup
 from mzpay.answers.payouts import Payout, PayoutBatch
-from mzpay.domain.name_lookups import NameLookupRequest
-from mzpay.domain.payout_batches import PayoutBatchRequest
-from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest, check_payout
+from mzpay.domain.payouts.batches import PayoutBatchRequest
+from mzpay.domain.payouts.name_lookups import NameLookupRequest
+from mzpay.domain.payouts.rules import BankPayoutRequest, PayoutRequest, check_payout
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.batch_lines import parse_lines
 from mzpay.http.gateway_schemas import SelectCandidate

@@ -3,8 +3,8 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
-from mzpay.domain.cash_deposits import DepositRequest, IntentRequest
-from mzpay.domain.psp_transactions import PspTransactionRequest
+from mzpay.domain.payouts.cash_deposits import DepositRequest, IntentRequest
+from mzpay.domain.psp.transactions import PspTransactionRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING, Annotated
 from mzpay.answers.balance import Balance
 from mzpay.answers.disputes import Dispute, DisputeList
 from mzpay.answers.refunds import RefundResult
-from mzpay.domain.evidence import EvidenceRequest
-from mzpay.domain.refunds import RefundBody, RefundRequest
+from mzpay.domain.common.evidence import EvidenceRequest
+from mzpay.domain.payments.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors

@@ -4,7 +4,7 @@ provider's signature over its raw body)."""
 from typing import TYPE_CHECKING
 
 from mzpay.answers.service import SecretScanningLabels
-from mzpay.domain.secret_scanning import FORWARDED_HEADER, KEY_ID_HEADER, SIGNATURE_HEADER
+from mzpay.domain.access.secret_scanning import FORWARDED_HEADER, KEY_ID_HEADER, SIGNATURE_HEADER
 from mzpay.http.body import raw_body
 from mzpay.http.errors import Surface
 from mzpay.http.marks import errors

@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers import billers as answers
-from mzpay.domain.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
+from mzpay.domain.bills.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
 from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response

@@ -6,10 +6,10 @@ route here and one template under mzpay/http/templates/console/."""
 from typing import TYPE_CHECKING
 
 from mzpay.deps import settings
-from mzpay.domain.audit import AuditFilter
-from mzpay.domain.disputes import DecideDisputeRequest
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.operators.audit import AuditFilter
+from mzpay.domain.payments.disputes import DecideDisputeRequest
+from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.entry import management_app
 from mzpay.http import console
 from mzpay.http.account_schemas import CreateAccount, CreateApiKey, SuspendAccount

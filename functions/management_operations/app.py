@@ -12,9 +12,9 @@ from mzpay.answers.payments import PaymentSnapshot
 from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.answers.psps import PilotState, PspList, PspStatus
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
-from mzpay.domain.audit import AuditFilter
-from mzpay.domain.disputes import DecideDisputeRequest, OpenDisputeRequest
-from mzpay.domain.manual_payments import OperatorNote
+from mzpay.domain.operators.audit import AuditFilter
+from mzpay.domain.payments.disputes import DecideDisputeRequest, OpenDisputeRequest
+from mzpay.domain.payments.manual import OperatorNote
 from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (

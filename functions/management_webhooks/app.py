@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookDispatchReplay
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
-from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response

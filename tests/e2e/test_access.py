@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
-from mzpay.domain.keys import generate_key
+from mzpay.domain.access.keys import generate_key
 from tests.expected import problem
 
 pytestmark = pytest.mark.e2e

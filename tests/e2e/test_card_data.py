@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
-from mzpay.domain.card_data import luhn_valid
+from mzpay.domain.common.card_data import luhn_valid
 from mzpay.http.card_screen import OWN_CARD_FIELDS
 from tests.e2e.test_console import base, csrf_of, main_of, signed_in
 

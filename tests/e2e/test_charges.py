@@ -727,7 +727,7 @@ def test_limits_are_validated(stack: RunningStack) -> None:
 def test_a_payment_reference_is_valid_for_its_amount_and_is_paid_at_the_atm(merchant: Merchant) -> None:
     from decimal import Decimal
 
-    from mzpay.domain.references import reference_valid
+    from mzpay.domain.payments.references import reference_valid
 
     created = merchant.charge({"type": "reference"}, amount="1250.00")
     action = created.json()["next_action"]

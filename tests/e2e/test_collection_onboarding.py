@@ -14,7 +14,7 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from mzpay.domain.rate_limits import UPLOADS_PER_MINUTE
+from mzpay.domain.access.rate_limits import UPLOADS_PER_MINUTE
 from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed
 from tests.unit.test_business_rules import details
 

@@ -19,7 +19,7 @@ import requests
 
 from devstack.collection_demo import DEMO_DETAILS
 from devstack.launcher import RunningStack
-from mzpay.domain.collection_access import CALLER_ACTIVE
+from mzpay.domain.collection.access import CALLER_ACTIVE
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_collection_kyc import PNG
 from tests.e2e.test_collection_requests import payer

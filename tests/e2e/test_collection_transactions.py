@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from devstack.launcher import RunningStack
-from mzpay.domain.customer_transactions import TYPES
+from mzpay.domain.partners.transactions import TYPES
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 
 pytestmark = pytest.mark.e2e

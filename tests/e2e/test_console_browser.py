@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Response
 
 from devstack.launcher import RunningStack
-from mzpay.domain.webhooks import MAX_ATTEMPTS, delivery_id_for
+from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for
 from tests.e2e.test_checkout_browser import SERIOUS, browser, lines  # noqa: F401  (browser: the module's Chromium)
 from tests.e2e.test_console import operator_payout, waiting_payout
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop

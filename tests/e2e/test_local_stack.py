@@ -258,7 +258,7 @@ def test_make_invoke_plays_a_capture_a_stream_record_and_queue_batches(stack: Ru
     from ulid import ULID
 
     from devstack.invoke import main as invoke
-    from mzpay.domain.webhooks import delivery_id_for
+    from mzpay.domain.webhooks.rules import delivery_id_for
     from mzpay.webhooks import verify
     from tests.e2e.test_webhooks import Receiver
     from tests.receivers import serving

@@ -14,7 +14,7 @@ import requests
 
 from devstack.launcher import RunningStack
 from devstack.secret_scanning import signature
-from mzpay.domain.keys import generate_key
+from mzpay.domain.access.keys import generate_key
 from tests.e2e import test_access as access_tests
 from tests.e2e.test_access import Operator, assert_problem, eventually, gateway
 from tests.e2e.test_oauth import ask, client_of, issued

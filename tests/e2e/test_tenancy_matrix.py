@@ -22,7 +22,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from devstack.openapi import documents
-from mzpay.domain.keys import SCOPES
+from mzpay.domain.access.keys import SCOPES
 from tests.e2e.test_bill_payments import DATA
 from tests.expected import problem
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from devstack.launcher import RunningStack
-from mzpay.domain.webhooks import delivery_id_for
+from mzpay.domain.webhooks.rules import delivery_id_for
 from mzpay.webhooks import verify
 from tests.e2e.test_webhooks import SUCCEEDS, Arrival, Receiver, Shop, attempts
 from tests.receivers import LoopbackServer, QuietHandler, serving

@@ -21,7 +21,7 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from mzpay.domain.webhooks import delivery_id_for
+from mzpay.domain.webhooks.rules import delivery_id_for
 from mzpay.webhooks import verify
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_webhooks import Receiver

@@ -27,8 +27,8 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from mzpay.domain.events import ENVELOPE_FIELDS
-from mzpay.domain.webhooks import MAX_ATTEMPTS, delivery_id_for, retry_ceiling
+from mzpay.domain.webhooks.events import ENVELOPE_FIELDS
+from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for, retry_ceiling
 from mzpay.webhooks import verify
 from tests.expected import problem
 from tests.receivers import LoopbackServer, QuietHandler, serving

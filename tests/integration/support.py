@@ -15,7 +15,7 @@ from devstack.modules import load_module
 from devstack.provision import ProvisionedStack, provision
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from mzpay import deps
-from mzpay.domain.keys import generate_key, key_hash, redacted
+from mzpay.domain.access.keys import generate_key, key_hash, redacted
 from mzpay.store.directory import ApiKey
 
 REGION = "af-south-1"

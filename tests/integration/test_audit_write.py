@@ -11,7 +11,7 @@ import pytest
 
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.domain.audit import AuditFilter, Observation, Request, begin, end, observe
+from mzpay.domain.operators.audit import AuditFilter, Observation, Request, begin, end, observe
 from mzpay.steps.audit import write
 from tests.integration.support import function_stack
 from tests.integration.test_business_metrics import counts

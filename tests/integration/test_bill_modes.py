@@ -21,12 +21,12 @@ from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import bill_payments, bill_quotes, biller_api
 from mzpay.connectors.bill_suppliers import DATA, SimulatedSupplier
-from mzpay.domain.bill_payments import BillPaymentRequest
-from mzpay.domain.biller_api import InvoicePatch
-from mzpay.domain.billers import BillerIn, ProductIn
-from mzpay.domain.bills import QuoteRequest
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.biller_api import InvoicePatch
+from mzpay.domain.bills.billers import BillerIn, ProductIn
+from mzpay.domain.bills.payments import BillPaymentRequest
+from mzpay.domain.bills.quotes import QuoteRequest
+from mzpay.domain.common.errors import ServiceError
 from mzpay.operators import billers
 from mzpay.steps import bills as bill_steps
 from mzpay.store.aws import env, table

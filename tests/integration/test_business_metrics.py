@@ -15,9 +15,9 @@ from ulid import ULID
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import charges, checkout, payouts, refunds
-from mzpay.domain.charges import CheckoutRequest
-from mzpay.domain.payouts import PayoutRequest
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.payments.charges import CheckoutRequest
+from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.steps.checkouts import create_checkout
 from mzpay.webhooks import outbox, sender
 from tests.integration.support import provisioned_stack

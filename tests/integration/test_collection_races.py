@@ -15,8 +15,8 @@ from devstack.provision import ProvisionedStack
 from mzpay import config
 from mzpay.collection import devices, identity_providers, licence
 from mzpay.connectors import oidc as signin
-from mzpay.domain.collection_access import Identity
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.collection.access import Identity
+from mzpay.domain.common.errors import ServiceError
 from tests.integration.races import race
 from tests.integration.support import provisioned_stack, reset_mzpay_caches
 

@@ -24,8 +24,8 @@ from mzpay.collection import (
     payment_methods,
     transactions,
 )
-from mzpay.domain.collection_access import Identity
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.collection.access import Identity
+from mzpay.domain.common.errors import ServiceError
 from mzpay.steps.collection_payments import reconcile_collection
 from tests.integration.races import race
 from tests.integration.support import provisioned_stack

@@ -11,7 +11,7 @@ import pytest
 
 from devstack.moto_server import atomic_dynamodb
 from mzpay.cases import access
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from mzpay.store.directory import AlreadyConnected, Connection, Directory
 from tests.integration.races import race
 from tests.integration.support import directory_table

@@ -18,8 +18,8 @@ import pytest
 from moto import mock_aws
 
 from devstack.modules import load_module
-from mzpay.domain import clock
-from mzpay.domain.console_sessions import IDLE_SECONDS
+from mzpay.domain.common import clock
+from mzpay.domain.operators.console_sessions import IDLE_SECONDS
 from mzpay.steps import audit
 from tests.events import rest_event
 from tests.integration.support import REGION, create_directory_table, reset_mzpay_caches
@@ -134,7 +134,7 @@ def test_on_the_execute_api_address_the_console_lives_under_the_stage_with_secur
 
 
 class Clock:
-    """The console's clock, moved by the test (mzpay.domain.clock.now)."""
+    """The console's clock, moved by the test (mzpay.domain.common.clock.now)."""
 
     def __init__(self) -> None:
         self.at = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
@@ -217,7 +217,7 @@ def test_a_session_is_touched_at_most_once_a_minute(console: Any, moved: Clock) 
 
 def test_two_requests_touching_the_session_at_once_both_pass_and_a_touch_after_sign_out_fails(console: Any) -> None:
     from mzpay import deps
-    from mzpay.domain.console_sessions import new_session
+    from mzpay.domain.operators.console_sessions import new_session
 
     store = deps.console_sessions()
     session = new_session("ana.macuacua", 1_000)

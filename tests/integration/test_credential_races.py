@@ -15,8 +15,8 @@ from cryptography import x509
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
 from mzpay.cases import access, client_certs
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.errors import ServiceError
 from mzpay.steps import credentials
 from tests.integration import test_merchant_authorizer as merchant_tests
 from tests.integration.races import race

@@ -12,8 +12,8 @@ import boto3
 import pytest
 
 from devstack.moto_server import atomic_dynamodb
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import generate_key, key_hash
+from mzpay.domain.access.keys import generate_key, key_hash
+from mzpay.domain.common.errors import ServiceError
 from mzpay.store.account_names import AccountNames
 from mzpay.store.aws import is_conditional_failure
 from mzpay.store.directory import Account, ApiKey, Directory

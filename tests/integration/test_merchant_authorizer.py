@@ -14,8 +14,8 @@ import boto3
 import pytest
 
 from mzpay.cases import access
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import generate_key, key_hash, redacted
+from mzpay.domain.access.keys import generate_key, key_hash, redacted
+from mzpay.domain.common.errors import ServiceError
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import Account, ApiKey, Directory

@@ -22,9 +22,16 @@ from devstack.modules import load_module
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
 from mzpay.cases import oauth
-from mzpay.domain.client_certs import CertStatus, ClientCertificate, described, fingerprint_of, new_ca, thumbprint
-from mzpay.domain.keys import generate_key, key_hash
-from mzpay.domain.oauth import JWT_BEARER, TokenRequest
+from mzpay.domain.access.client_certs import (
+    CertStatus,
+    ClientCertificate,
+    described,
+    fingerprint_of,
+    new_ca,
+    thumbprint,
+)
+from mzpay.domain.access.keys import generate_key, key_hash
+from mzpay.domain.access.oauth import JWT_BEARER, TokenRequest
 from mzpay.http import merchant_auth
 from mzpay.http.authorizers import Unauthorized
 from mzpay.store.secrets import key_pepper

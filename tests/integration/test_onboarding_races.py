@@ -15,9 +15,9 @@ from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.answers.collection_accounts import BusinessAccount
 from mzpay.collection import onboarding
-from mzpay.domain.collection_access import Identity
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.collection.access import Identity
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.steps import business
 from tests.integration.races import race
 from tests.integration.support import function_stack

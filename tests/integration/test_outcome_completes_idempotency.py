@@ -20,7 +20,7 @@ from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.connectors.base import ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
-from mzpay.domain.payments import Status
+from mzpay.domain.payments.rules import Status
 from mzpay.store import aws
 from mzpay.store.idempotency import Completion, completing
 from tests.integration.races import race

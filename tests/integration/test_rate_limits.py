@@ -13,9 +13,9 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import rate_limits
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.principal import Principal
-from mzpay.domain.rate_limits import RateLimits
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.access.rate_limits import RateLimits
+from mzpay.domain.common.errors import ServiceError
 from mzpay.store import aws
 from tests.integration.races import race
 from tests.integration.support import function_stack

@@ -21,12 +21,12 @@ from mzpay.cases import charges, refunds
 from mzpay.cases import expiry as sweep
 from mzpay.connectors.base import NOT_RECEIVED, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
-from mzpay.domain import expiry
-from mzpay.domain.charges import ChargeRequest
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payments import Payment, Status
-from mzpay.domain.principal import Principal
-from mzpay.domain.refunds import Refund
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.charges import ChargeRequest
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment, Status
 from mzpay.steps import payments as payment_steps
 from mzpay.store import aws
 from tests.integration.races import race

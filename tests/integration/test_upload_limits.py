@@ -16,8 +16,8 @@ from moto import mock_aws
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
 from mzpay.collection import files
-from mzpay.domain import clock
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common import clock
+from mzpay.domain.common.errors import ServiceError
 from mzpay.steps.uploads import admit_upload
 from tests.integration.races import race
 from tests.integration.support import REGION, create_directory_table, reset_mzpay_caches

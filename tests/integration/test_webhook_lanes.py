@@ -20,8 +20,8 @@ import pytest
 from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.domain import webhooks as rules
-from mzpay.domain.webhooks import Lane, endpoint_key
+from mzpay.domain.webhooks import rules
+from mzpay.domain.webhooks.rules import Lane, endpoint_key
 from mzpay.webhooks import outbox, sender
 from tests.integration.races import race
 from tests.integration.support import REGION

@@ -22,10 +22,10 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import access
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
-from mzpay.domain.webhook_secrets import SecretVersion, generate_secret
-from mzpay.domain.webhooks import DeliveryStatus, delivery_id_for
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.webhooks.events import new_event
+from mzpay.domain.webhooks.rules import DeliveryStatus, delivery_id_for
+from mzpay.domain.webhooks.secrets import SecretVersion, generate_secret
 from mzpay.operators import webhook_deliveries
 from mzpay.store import aws
 from mzpay.store.accounts import WebhookSecrets

@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError
 
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.domain.webhooks import delivery_id_for
+from mzpay.domain.webhooks.rules import delivery_id_for
 from mzpay.fanout import stream as fanout
 from mzpay.webhooks import outbox, sender
 from tests.integration.support import REGION

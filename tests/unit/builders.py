@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.bill_payments import BillPayment
-from mzpay.domain.billers import Biller, BillProduct
-from mzpay.domain.bills import BillQuote, Invoice
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.bills.billers import Biller, BillProduct
+from mzpay.domain.bills.payments import BillPayment
+from mzpay.domain.bills.quotes import BillQuote, Invoice
+from mzpay.domain.common.errors import ServiceError
 
 NOW = "2026-11-25T08:00:00Z"
 BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"

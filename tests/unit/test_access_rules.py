@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mzpay.domain.accounts import AccountStatus, next_status
-from mzpay.domain.webhook_secrets import ROLL_OVERLAP, SecretVersion, after_roll, generate_secret, valid_versions
+from mzpay.domain.accounts.tenants import AccountStatus, next_status
+from mzpay.domain.webhooks.secrets import ROLL_OVERLAP, SecretVersion, after_roll, generate_secret, valid_versions
 from tests.unit.builders import moves, refused
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)

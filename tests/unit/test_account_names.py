@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mzpay.domain.accounts import MAX_FOLDED, folded
+from mzpay.domain.accounts.tenants import MAX_FOLDED, folded
 from mzpay.store.account_names import name_item
 
 

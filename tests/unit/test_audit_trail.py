@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from devstack.template import template_files
-from mzpay.domain.audit import PART_LIMIT, AuditFilter, capped, redacted
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.operators.audit import PART_LIMIT, AuditFilter, capped, redacted
 from mzpay.steps.audit import _target_of
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,9 +8,9 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain.bill_payments import BillPayment
-from mzpay.domain.billers import Biller, BillProduct
-from mzpay.domain.bills import Invoice
+from mzpay.domain.bills.billers import Biller, BillProduct
+from mzpay.domain.bills.payments import BillPayment
+from mzpay.domain.bills.quotes import Invoice
 from mzpay.steps.bill_outcomes import reconcile_bill_payment
 from tests.unit import builders
 

@@ -1,4 +1,4 @@
-"""Bill payment rules (mzpay.domain.bill_payments): the product's daily limits per reference and
+"""Bill payment rules (mzpay.domain.bills.payments): the product's daily limits per reference and
 per channel, the payer a token may be resent to, and live bill payments counted in the pilot of
 the PSP that carries their biller (steps.admission.psp_pilot), with its payments."""
 
@@ -12,10 +12,10 @@ import pytest
 from pydantic import ValidationError
 
 from mzpay import deps
-from mzpay.domain.bill_payments import BillPaymentRequest, daily_windows
-from mzpay.domain.billers import BillProduct
-from mzpay.domain.bills import BillQuote
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.bills.billers import BillProduct
+from mzpay.domain.bills.payments import BillPaymentRequest, daily_windows
+from mzpay.domain.bills.quotes import BillQuote
+from mzpay.domain.common.errors import ServiceError
 from mzpay.steps.admission import psp_pilot
 from tests.expected import pilot_settings
 from tests.unit import builders

@@ -1,4 +1,4 @@
-"""Bill quote rules (mzpay.domain.bills): the amount each kind of product takes, invoice payment
+"""Bill quote rules (mzpay.domain.bills.quotes): the amount each kind of product takes, invoice payment
 rules, and what a payment costs the payer, the channel and the biller."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.billers import BillProduct
-from mzpay.domain.bills import Invoice, chosen_amount, invoice_amount, paid_status, pricing
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.bills.billers import BillProduct
+from mzpay.domain.bills.quotes import Invoice, chosen_amount, invoice_amount, paid_status, pricing
+from mzpay.domain.common.errors import ServiceError
 from tests.unit import builders
 
 NOW = "2026-11-25T08:00:00Z"

@@ -1,4 +1,4 @@
-"""Biller and bill product rules (mzpay.domain.billers): kinds and their fields, fee and discount
+"""Biller and bill product rules (mzpay.domain.bills.billers): kinds and their fields, fee and discount
 bearers (422 fee_bearer_conflict), and what a biller owned by its origin refuses."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.billers import (
+from mzpay.domain.bills.billers import (
     Biller,
     Charge,
     ProductIn,
@@ -16,7 +16,7 @@ from mzpay.domain.billers import (
     check_retirement,
     fee_conflicts,
 )
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from tests.unit import builders
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from mzpay.domain import bounds
-from mzpay.domain.charges import ChargeRequest, CheckoutRequest
+from mzpay.domain.common import bounds
+from mzpay.domain.payments.charges import ChargeRequest, CheckoutRequest
 
 
 @pytest.mark.parametrize(

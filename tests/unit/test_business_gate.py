@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from devstack.modules import load_module
-from mzpay.domain.collection_access import (
+from mzpay.domain.collection.access import (
     CALLER_ACTIVE,
     PAYEE_ACTIVE,
     RouteAccess,
@@ -20,7 +20,7 @@ from mzpay.domain.collection_access import (
     guarded,
     serves_payee,
 )
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from mzpay.http.collection_auth import CollectionRoutes
 from tests.unit.test_template import FUNCTIONS, ROOT, template_routes
 
@@ -130,7 +130,7 @@ def event(path: str, method: str = "POST") -> dict[str, Any]:
 
 
 def test_admit_asks_for_the_callers_business_only_on_gated_routes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mzpay.domain.collection_access import Identity
+    from mzpay.domain.collection.access import Identity
     from mzpay.http import collection_auth
 
     asked: list[str] = []

@@ -1,4 +1,4 @@
-"""Business onboarding rules (mzpay.domain.business): the details a Mozambican business gives,
+"""Business onboarding rules (mzpay.domain.collection.business): the details a Mozambican business gives,
 with the spec's ValidationError codes, and the account's state machine."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.business import (
+from mzpay.domain.collection.business import (
     AccountStatus,
     BusinessAccount,
     check_details,
@@ -15,7 +15,7 @@ from mzpay.domain.business import (
     missing_for_finish,
     next_status,
 )
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from tests.unit.builders import moves, refused
 
 REQUIRED = ("bank_details", "person_of_contact", "business_details")

@@ -1,4 +1,4 @@
-"""No card number anywhere: the rule (mzpay.domain.card_data) and the screen every request of
+"""No card number anywhere: the rule (mzpay.domain.common.card_data) and the screen every request of
 every API passes before any route, audit record or idempotency record (mzpay.http.card_screen,
 called by the resolver's lambda_handler)."""
 
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from devstack.template import template_text
-from mzpay.domain import audit
-from mzpay.domain.card_data import card_data_in, holds_card_number, is_card_data_name, luhn_valid
-from mzpay.domain.cards import TEST_CARDS
+from mzpay.domain.common.card_data import card_data_in, holds_card_number, is_card_data_name, luhn_valid
+from mzpay.domain.operators import audit
+from mzpay.domain.payments.cards import TEST_CARDS
 from mzpay.http import card_screen
 from mzpay.http.audit import audit_requests
 from mzpay.http.errors import Surface

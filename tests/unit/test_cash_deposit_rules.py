@@ -1,4 +1,4 @@
-"""Cash deposits' rules (mzpay.domain.cash_deposits): what an intent must pass, how a deposit reads."""
+"""Cash deposits' rules (mzpay.domain.payouts.cash_deposits): what an intent must pass, how a deposit reads."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.cash_deposits import DEPOSIT_STATUS, check_intent, deposit_view
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.name_lookups import NameLookup
-from mzpay.domain.payouts import TERMINAL, Payout, Status
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.cash_deposits import DEPOSIT_STATUS, check_intent, deposit_view
+from mzpay.domain.payouts.name_lookups import NameLookup
+from mzpay.domain.payouts.rules import TERMINAL, Payout, Status
 
 NOW = "2026-11-25T10:00:00Z"
 

@@ -15,9 +15,9 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from botocore.exceptions import ClientError
 
-from mzpay.domain.charges import national_phone, phone_fault
-from mzpay.domain.checkout_offer import Offer, PayerChoice, expiry_problem, offers
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.charges import national_phone, phone_fault
+from mzpay.domain.payments.checkout_offer import Offer, PayerChoice, expiry_problem, offers
 from mzpay.http import checkout_page, page_locale
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler

@@ -1,4 +1,4 @@
-"""Client certificates (mzpay.domain.client_certs): the region's CA, issuance from a CSR or a
+"""Client certificates (mzpay.domain.access.client_certs): the region's CA, issuance from a CSR or a
 key made here, the fingerprint the authorizer reads off a presented PEM, and when one counts."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from mzpay.domain.client_certs import (
+from mzpay.domain.access.client_certs import (
     CertStatus,
     ClientCertificate,
     counts,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from devstack.modules import load_module
-from mzpay.domain.collection_access import (
+from mzpay.domain.collection.access import (
     CONFIGURED,
     INSTALLATION_PERMISSIONS,
     OPEN,

@@ -3,7 +3,7 @@ formats and the audit's changes."""
 
 from __future__ import annotations
 
-from mzpay.domain import collection_idp as rules
+from mzpay.domain.collection import identity_providers as rules
 
 DOCUMENT = {
     "issuer": "https://idp.example",

@@ -6,10 +6,10 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain import collection_requests as rules
-from mzpay.domain.collection_requests import CollectionMethod
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payment_methods import RAW_CARD_MESSAGE, checked_details, masked
+from mzpay.domain.collection import requests as rules
+from mzpay.domain.collection.requests import CollectionMethod
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.partners.payment_methods import RAW_CARD_MESSAGE, checked_details, masked
 
 REQUEST_ID = "cr_01ARZ3NDEKTSV4RRFFQ69G5FAV"
 

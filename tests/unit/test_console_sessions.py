@@ -1,11 +1,11 @@
-"""The operator console's session cookie and CSRF rules (mzpay.domain.console_sessions)."""
+"""The operator console's session cookie and CSRF rules (mzpay.domain.operators.console_sessions)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mzpay.domain import console_sessions as rules
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.operators import console_sessions as rules
 
 KEY = rules.session_key("the-operator-secret")
 NOW = 1_790_000_000

@@ -11,9 +11,11 @@ import pytest
 from pydantic import ValidationError
 
 from mzpay.answers.disputes import Dispute as DisputeAnswer
-from mzpay.domain import ledger
-from mzpay.domain.charges import Money
-from mzpay.domain.disputes import (
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.evidence import MAX_FILES, MAX_TEXT_LENGTH, EvidenceRequest
+from mzpay.domain.money import ledger
+from mzpay.domain.payments.charges import Money
+from mzpay.domain.payments.disputes import (
     DecideDisputeRequest,
     Dispute,
     OpenDisputeRequest,
@@ -22,8 +24,6 @@ from mzpay.domain.disputes import (
     next_status,
     view,
 )
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.evidence import MAX_FILES, MAX_TEXT_LENGTH, EvidenceRequest
 from tests.unit.builders import moves, refused
 
 ID = "01JDB2M4N6P8R0T2V4W6X8Y0Z2"

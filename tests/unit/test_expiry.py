@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from devstack.esm import rate_seconds
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.expiry import (
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.expiry import (
     checkout_deadline,
     is_due,
     next_question,
@@ -18,7 +18,7 @@ from mzpay.domain.expiry import (
     shard,
     waiting,
 )
-from mzpay.domain.payments import Payment
+from mzpay.domain.payments.rules import Payment
 
 NOW = datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC)
 

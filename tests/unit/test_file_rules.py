@@ -1,12 +1,12 @@
-"""Uploaded files, the pure part (mzpay.domain.files): the multipart body, the type by its first
+"""Uploaded files, the pure part (mzpay.domain.common.files): the multipart body, the type by its first
 bytes, the size cap."""
 
 from __future__ import annotations
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.files import MAX_FILE_BYTES, check_upload, form_parts
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.files import MAX_FILE_BYTES, check_upload, form_parts
 
 BOUNDARY = "----mzpay"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\xff" * 16

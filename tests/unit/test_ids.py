@@ -8,7 +8,7 @@ import time
 import pytest
 from ulid import ULID
 
-from mzpay.domain.ids import has_prefix, is_ulid, new_id, new_prefixed_id
+from mzpay.domain.common.ids import has_prefix, is_ulid, new_id, new_prefixed_id
 
 CANONICAL_ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 VALID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"

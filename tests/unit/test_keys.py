@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mzpay.domain import keys
-from mzpay.domain.keys import (
+from mzpay.domain.access import keys
+from mzpay.domain.access.keys import (
     DEFAULT_SCOPES,
     SCOPES,
     KeyStatus,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mzpay.collection import kyc
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from tests.unit.test_openapi_collection_models import BUSINESS, PNG, multipart, world  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.usefixtures("world")  # in-memory stores of the collection surface

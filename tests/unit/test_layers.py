@@ -3,8 +3,8 @@ every package of mzpay, which packages it may import; every pair of packages is 
 allowed in one direction or in neither, and the table itself has no cycle. The import graph is
 built from the source with ast: module-level imports, imports inside functions, `if TYPE_CHECKING:`
 imports (an annotation that names an upper layer couples the two as much as a call does) and
-`mzpay.lazy.deferred("mzpay.x")`. The test fails on any import the table does not allow and on
-any cycle between modules."""
+`mzpay.lazy.deferred("mzpay.x")`. The test fails on any import the table does not allow, on
+any cycle between modules and on any cycle between the capability folders of domain/."""
 
 from __future__ import annotations
 
@@ -165,6 +165,43 @@ def test_no_import_climbs_a_layer_or_crosses_to_a_sibling() -> None:
 
 def test_the_import_graph_has_no_cycle() -> None:
     assert cycles(GRAPH) == []
+
+
+def domain_folders(graph: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The capability folders of mzpay.domain (payments, payouts, common, ...) and the folders
+    each one's modules import (its own left out)."""
+
+    def folder(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[2] if len(parts) > 3 and parts[1] == "domain" else None
+
+    folders: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if (own := folder(module)) is not None:
+            found = folders.setdefault(own, set())
+            found.update(f for t in targets if (f := folder(t)) is not None and f != own)
+    return folders
+
+
+def test_the_domain_folders_import_each_other_without_cycles() -> None:
+    """domain/ is one layer grouped by capability (common, money, payments, payouts, ...): its
+    folders may import each other, one way only, so no two capabilities lean on each other."""
+    folders = domain_folders(GRAPH)
+    assert {"common", "payments", "payouts"} <= set(folders)
+    assert cycles(folders) == []
+    assert folders["common"] == set()
+
+
+def test_a_cycle_between_domain_folders_fails() -> None:
+    """Two folders whose modules import each other's, with no cycle between the modules."""
+    graph = {
+        "mzpay.domain.a.x": {"mzpay.domain.b.y"},
+        "mzpay.domain.b.z": {"mzpay.domain.a.w"},
+        "mzpay.domain.a.w": set(),
+        "mzpay.domain.b.y": set(),
+    }
+    assert cycles(graph) == []
+    assert cycles(domain_folders(graph)) == [["a", "b"]]
 
 
 def test_the_checks_fail_on_a_synthetic_violation(tmp_path: Path) -> None:

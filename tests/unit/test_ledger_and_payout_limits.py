@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain import ledger
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money import ledger
+from mzpay.domain.payouts.limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval
 
 A = Decimal("123.45")
 

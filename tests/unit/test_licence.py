@@ -8,7 +8,7 @@ import jwt
 import pytest
 
 from devstack.licence import generate_issuer_key, issue_licence, one_line
-from mzpay.domain.licence import (
+from mzpay.domain.collection.licence import (
     IssuerKeyError,
     LicenceStatus,
     licence_from_claims,

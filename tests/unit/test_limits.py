@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.limits import AccountLimits, business_day, check_ceilings
+from mzpay.domain.accounts.limits import AccountLimits, business_day, check_ceilings
+from mzpay.domain.common.errors import ServiceError
 
 REJECTION = "01JREJECTION0000000000000B"
 

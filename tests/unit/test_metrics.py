@@ -123,7 +123,7 @@ def test_an_operator_call_from_outside_the_allowlist_is_counted_by_its_code(
 
 
 def test_a_mistyped_api_key_is_counted_invalid_api_key(capsys: pytest.CaptureFixture[str]) -> None:
-    from mzpay.domain.keys import generate_key
+    from mzpay.domain.access.keys import generate_key
 
     key = generate_key("live")
     mistyped = key[:-1] + ("a" if key[-1] != "a" else "b")  # the checksum no longer matches

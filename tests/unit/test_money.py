@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain.money import (
+from mzpay.domain.money.amounts import (
     InvalidAmount,
     collection_money,
     format_amount,

@@ -13,7 +13,7 @@ import pytest
 from mzpay.connectors import mpesa
 from mzpay.connectors.base import ProviderCall, ProviderResult, Reconciling
 from mzpay.connectors.mpesa import MpesaConnector, amount_text, msisdn, outcome, query_base_url, status_outcome
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from tests.providers.mpesa_sandbox import C2B_PATH, QUERY_PATH, MpesaSandbox, conversation_id, transaction_id
 
 API_KEY = "aaaabbbbccccdddd0123456789abcdef"

@@ -13,7 +13,7 @@ import pytest
 from mzpay.connectors import mpesa
 from mzpay.connectors.base import LookingUp, NameAnswer, Paying, PayoutCall, ProviderCall, ProviderResult, Refunding
 from mzpay.connectors.mpesa import MpesaConnector, operation_base_url
-from mzpay.domain.name_lookups import ProviderUnavailable
+from mzpay.domain.payouts.name_lookups import ProviderUnavailable
 from tests.providers.mpesa_sandbox import (
     B2C_PATH,
     DEFAULT_MASKED_NAME,

@@ -13,9 +13,9 @@ import pytest
 
 from mzpay import deps
 from mzpay.cases import name_lookups
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.name_lookups import AMBIGUOUS_NAMES, DEFAULT_NAME, NameLookup, NameLookupRequest
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.name_lookups import AMBIGUOUS_NAMES, DEFAULT_NAME, NameLookup, NameLookupRequest
 from mzpay.store.name_lookups import SelectionLost
 
 ACCOUNT = "01JD0000000000000000000ACC"

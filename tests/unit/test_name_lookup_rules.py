@@ -9,9 +9,9 @@ from typing import Annotated, Any
 import pytest
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.domain import nib
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.name_lookups import (
+from mzpay.domain.common import nib
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.name_lookups import (
     LookupStatus,
     NameLookupRequest,
     ProviderUnavailable,

@@ -6,7 +6,7 @@ from ipaddress import IPv4Network, IPv6Network
 
 import pytest
 
-from mzpay.domain.network import ip_allowed, parse_allowlist
+from mzpay.domain.common.network import ip_allowed, parse_allowlist
 
 ALLOWLIST = parse_allowlist("10.0.0.0/8, 198.51.100.7, 2001:db8::/32, 2001:db8:ffff::1")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from stdnum import iban
 
-from mzpay.domain import nib
+from mzpay.domain.common import nib
 
 # The NIB of the IBAN registry's example for Mozambique (MZ59 0003 0108 0016 3671 0237 1).
 REGISTRY_EXAMPLE = "000301080016367102371"

@@ -1,4 +1,4 @@
-"""OAuth rules (mzpay.domain.oauth) and the token request as read off the wire
+"""OAuth rules (mzpay.domain.access.oauth) and the token request as read off the wire
 (mzpay.http.oauth_form): scopes, assertion claims, registered keys, the form and HTTP Basic."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import credential, generate_key, key_mode, token_mode
-from mzpay.domain.oauth import (
+from mzpay.domain.access.keys import credential, generate_key, key_mode, token_mode
+from mzpay.domain.access.oauth import (
     OAuthClient,
     TokenRequest,
     check_assertion,
@@ -19,6 +18,7 @@ from mzpay.domain.oauth import (
     published_keys,
     registered_jwks,
 )
+from mzpay.domain.common.errors import ServiceError
 from mzpay.http.oauth_form import token_request
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)

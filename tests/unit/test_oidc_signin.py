@@ -12,7 +12,7 @@ import requests
 from devstack.oidc import OidcIssuer
 from mzpay.connectors import oidc as signin
 from mzpay.connectors.fetch import FetchError, fetch_json, vetted_addresses
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 
 AUDIENCE = "mzpay-collection"
 

@@ -48,16 +48,19 @@ from mzpay.collection import (
     transactions,
 )
 from mzpay.config import Settings
-from mzpay.domain import business, collection_reference, customer_transactions, partners
-from mzpay.domain import collection_requests as request_rules
-from mzpay.domain import kyc as kyc_rules
-from mzpay.domain import licence as licence_rules
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest
-from mzpay.domain.customer_transactions import CustomerTransaction
-from mzpay.domain.kyc import Customer, KycVerification
-from mzpay.domain.model import Strict
-from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.domain.collection import business
+from mzpay.domain.collection import kyc as kyc_rules
+from mzpay.domain.collection import licence as licence_rules
+from mzpay.domain.collection import reference as collection_reference
+from mzpay.domain.collection import requests as request_rules
+from mzpay.domain.collection.kyc import Customer, KycVerification
+from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.model import Strict
+from mzpay.domain.partners import catalogue as partners
+from mzpay.domain.partners import transactions as customer_transactions
+from mzpay.domain.partners.payment_methods import PaymentMethod
+from mzpay.domain.partners.transactions import CustomerTransaction
 from mzpay.http import collection_request_schemas, collection_schemas, kyc_schemas, partner_schemas
 from mzpay.http.resolver import dumps
 from mzpay.openapi import collection as routes
@@ -708,7 +711,7 @@ def test_the_enumerations_are_the_domains() -> None:
 
 
 def files_types() -> set[str]:
-    from mzpay.domain.files import SIGNATURES
+    from mzpay.domain.common.files import SIGNATURES
 
     return set(SIGNATURES)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from mzpay.domain import error_codes
+from mzpay.domain.common import error_codes
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "openapi"

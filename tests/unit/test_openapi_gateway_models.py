@@ -38,21 +38,26 @@ from mzpay.cases import payouts as payout_cases
 from mzpay.cases import refunds as refund_cases
 from mzpay.cases import secret_scanning as scanning
 from mzpay.config import SERVICE_REGIONS, Settings
-from mzpay.domain import client_certs as cert_rules
-from mzpay.domain import keys, methods, name_lookups, payments, payout_destinations, payouts, secret_scanning
-from mzpay.domain.charges import ChargeRequest, CheckoutRequest, Money, Source, check_charge
-from mzpay.domain.clock import iso, now_iso
-from mzpay.domain.events import Event
-from mzpay.domain.ids import new_id
-from mzpay.domain.manual_payments import MANUAL
-from mzpay.domain.model import Strict
-from mzpay.domain.money import format_amount
-from mzpay.domain.oauth import AuthMethod, ClientStatus, OAuthClient, TokenRequest
-from mzpay.domain.payments import Payment, Status, charge_result, snapshot
-from mzpay.domain.payout_limits import PayoutLimits
-from mzpay.domain.payouts import BankPayoutRequest, PayoutRequest
-from mzpay.domain.principal import Principal
-from mzpay.domain.webhook_secrets import SecretVersion
+from mzpay.domain.access import client_certs as cert_rules
+from mzpay.domain.access import keys, secret_scanning
+from mzpay.domain.access.oauth import AuthMethod, ClientStatus, OAuthClient, TokenRequest
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.clock import iso, now_iso
+from mzpay.domain.common.ids import new_id
+from mzpay.domain.common.model import Strict
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payments import methods
+from mzpay.domain.payments import rules as payments
+from mzpay.domain.payments.charges import ChargeRequest, CheckoutRequest, Money, Source, check_charge
+from mzpay.domain.payments.manual import MANUAL
+from mzpay.domain.payments.rules import Payment, Status, charge_result, snapshot
+from mzpay.domain.payouts import destinations as payout_destinations
+from mzpay.domain.payouts import name_lookups
+from mzpay.domain.payouts import rules as payouts
+from mzpay.domain.payouts.limits import PayoutLimits
+from mzpay.domain.payouts.rules import BankPayoutRequest, PayoutRequest
+from mzpay.domain.webhooks.events import Event
+from mzpay.domain.webhooks.secrets import SecretVersion
 from mzpay.openapi import gateway as answers
 from mzpay.openapi.gateway import ROUTES
 from mzpay.steps.admission import stored_source
@@ -649,13 +654,20 @@ def test_the_enumerations_are_the_domains() -> None:
 
 def test_no_answer_model_is_named_like_a_request_body() -> None:
     """The generator files schemas by name: an answer named like a request body would replace it."""
-    import mzpay.domain.charges
-    import mzpay.domain.refunds
+    import mzpay.domain.payments.charges
+    import mzpay.domain.payments.refunds
     from mzpay.http import gateway_schemas, key_schemas
 
     bodies = {
         cls.__name__
-        for module in (mzpay.domain.charges, payouts, mzpay.domain.refunds, name_lookups, gateway_schemas, key_schemas)
+        for module in (
+            mzpay.domain.payments.charges,
+            payouts,
+            mzpay.domain.payments.refunds,
+            name_lookups,
+            gateway_schemas,
+            key_schemas,
+        )
         for cls in vars(module).values()
         if isinstance(cls, type) and issubclass(cls, Strict)
     }

@@ -33,16 +33,18 @@ from mzpay.cases import payouts as payout_cases
 from mzpay.collection import identity_providers, onboarding
 from mzpay.config import SERVICE_REGIONS, Settings
 from mzpay.connectors import transport
-from mzpay.domain import accounts as account_rules
-from mzpay.domain import business, keys, routing
-from mzpay.domain import oauth as oauth_rules
-from mzpay.domain.clock import iso
-from mzpay.domain.collection_access import Identity
-from mzpay.domain.deliveries import Delivery
-from mzpay.domain.events import new_event
-from mzpay.domain.model import Strict
-from mzpay.domain.payout_limits import PayoutLimits as PayoutLimitRules
-from mzpay.domain.webhooks import DeliveryStatus
+from mzpay.domain.access import keys
+from mzpay.domain.access import oauth as oauth_rules
+from mzpay.domain.accounts import tenants as account_rules
+from mzpay.domain.collection import business
+from mzpay.domain.collection.access import Identity
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.model import Strict
+from mzpay.domain.payments import routing
+from mzpay.domain.payouts.limits import PayoutLimits as PayoutLimitRules
+from mzpay.domain.webhooks.deliveries import Delivery
+from mzpay.domain.webhooks.events import new_event
+from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.fanout import stream as fanout
 from mzpay.http import account_schemas, operations_schemas
 from mzpay.http.resolver import dumps
@@ -498,7 +500,7 @@ def test_psps_their_availability_and_pilots(ops: Ops) -> None:
 
 
 def test_a_bill_payment_waiting_for_an_operator_is_a_reconciliation_case() -> None:
-    from mzpay.domain.bill_payments import BillPayment
+    from mzpay.domain.bills.payments import BillPayment
     from mzpay.operators import reconciliation
 
     waiting = BillPayment.model_construct(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.entity import Entity
+from mzpay.domain.common.entity import Entity
 from mzpay.store.transitions import Queue, queued, versioned_update
 
 QUEUE = Queue("THINGS#AWAITING", "waiting")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mzpay.domain.operators import operator_named, operator_tokens
+from mzpay.domain.operators.credentials import operator_named, operator_tokens
 
 
 def test_a_bare_token_is_the_default_operators() -> None:

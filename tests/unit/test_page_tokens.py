@@ -1,4 +1,4 @@
-"""Page tokens (mzpay.domain.page_tokens): a list's start key, opaque, and taken back only when
+"""Page tokens (mzpay.domain.common.page_tokens): a list's start key, opaque, and taken back only when
 the list accepts it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import base64
 
 import pytest
 
-from mzpay.domain import page_tokens
+from mzpay.domain.common import page_tokens
 
 KEY = {"pk": "CR#cr_1", "sk": "CR", "gsi1pk": "CRACC#a", "gsi1sk": "cr_1"}
 

@@ -1,4 +1,4 @@
-"""Partners (mzpay.domain.partners): the data drives real forms (every attribute complete, its
+"""Partners (mzpay.domain.partners.catalogue): the data drives real forms (every attribute complete, its
 regex compiles and accepts what it should), the type filter, and the BIN lookup that never takes
 a card number."""
 
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from mzpay.domain import partners
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.partners import catalogue as partners
 
 ATTRIBUTE_FIELDS = {"label", "field_name", "required", "prefix", "regex", "sufix", "minsize", "maxsize"}
 

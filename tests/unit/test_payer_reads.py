@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from mzpay.domain.collection_requests import CollectionRequest, RequestStatus, may_list_by_phone
+from mzpay.domain.collection.requests import CollectionRequest, RequestStatus, may_list_by_phone
 from mzpay.http.collection_request_schemas import CollectionRequestChange, CollectionRequestIn
 from tests.unit.builders import collection_payer
 

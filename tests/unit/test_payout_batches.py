@@ -1,4 +1,4 @@
-"""Payout batches' rules (mzpay.domain.payout_batches, mzpay.http.batch_lines): the transition
+"""Payout batches' rules (mzpay.domain.payouts.batches, mzpay.http.batch_lines): the transition
 table, the upload's bounds, each line judged with POST /payouts' codes, the report, the view, and
 the debit_daily ceiling in the payout limits."""
 
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payout_batches import (
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.batches import (
     MAX_LINES,
     TRANSITIONS,
     BatchLine,
@@ -26,8 +26,8 @@ from mzpay.domain.payout_batches import (
     judge_line,
     refusal_of,
 )
-from mzpay.domain.payout_limits import PayoutLimits
-from mzpay.domain.payouts import PayoutRequest
+from mzpay.domain.payouts.limits import PayoutLimits
+from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.http.batch_lines import parse_lines
 
 WALLET = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}}

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import pytest
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payouts import (
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.rules import (
     EVENT_OF_STATUS,
     TERMINAL,
     BankPayoutRequest,

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.pilot import PilotSettings, PilotState, PilotWindow, check_pilot
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.psp.pilot import PilotSettings, PilotState, PilotWindow, check_pilot
 
 SETTINGS = PilotSettings(
     frozenset({"loja-1"}),

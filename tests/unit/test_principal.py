@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.principal import CUSTOMER_CREATES, CUSTOMER_ROUTES, customer_of_create, ensure_customer_visible
+from mzpay.domain.access.principal import CUSTOMER_CREATES, CUSTOMER_ROUTES, customer_of_create, ensure_customer_visible
+from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.http import principal as principal_module
 from mzpay.http.authorizers import refuse
 from mzpay.http.principal import Principal, admit, merchant, refusal_context

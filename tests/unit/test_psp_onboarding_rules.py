@@ -11,10 +11,10 @@ import pytest
 from PIL import Image
 
 from mzpay.answers import psp_onboarding as answers
-from mzpay.domain import psp_certification as cert
-from mzpay.domain import psp_logos as logos
-from mzpay.domain import psp_onboarding as rules
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.psp import certification as cert
+from mzpay.domain.psp import logos
+from mzpay.domain.psp import onboarding as rules
 from tests.unit.builders import moves, refused
 
 

@@ -1,4 +1,4 @@
-"""PSP transactions' rules (mzpay.domain.psp_transactions): the body, the refund's remainder."""
+"""PSP transactions' rules (mzpay.domain.psp.transactions): the body, the refund's remainder."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.psp_transactions import PspTransaction, PspTransactionRequest, check_psp_transaction, check_refund
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.psp.transactions import PspTransaction, PspTransactionRequest, check_psp_transaction, check_refund
 
 
 def body(**changes: Any) -> dict[str, Any]:

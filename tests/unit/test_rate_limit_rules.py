@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mzpay import config
-from mzpay.domain import rate_limits
+from mzpay.domain.access import rate_limits
 
 
 def test_stack_defaults_come_from_the_template_parameters(monkeypatch: pytest.MonkeyPatch) -> None:

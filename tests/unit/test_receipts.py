@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payments import Payment
-from mzpay.domain.receipts import masked_method, receipt
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.receipts import masked_method, receipt
+from mzpay.domain.payments.rules import Payment
 
 
 def payment(**changes: object) -> Payment:

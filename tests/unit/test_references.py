@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain.references import payment_reference, reference_valid
+from mzpay.domain.payments.references import payment_reference, reference_valid
 
 
 def test_a_reference_is_valid_for_its_entity_and_amount_only() -> None:

@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.money import collection_money, is_currency_code
+from mzpay.domain.money.amounts import collection_money, is_currency_code
 from mzpay.http.errors import FieldError, ServiceError, Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from mzpay.observability import logger

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mzpay.domain import risk
+from mzpay.domain.payments import risk
 
 
 def test_the_test_number_is_declined_in_test_mode_only() -> None:

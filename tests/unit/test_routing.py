@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.routing import CAPABILITY_MATRIX, Psp, choose, eligible
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.routing import CAPABILITY_MATRIX, Psp, choose, eligible
 
 REJECTION = "01JREJECTION0000000000000A"
 CRYPTO_SIMULATED = Psp(

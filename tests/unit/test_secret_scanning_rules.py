@@ -1,4 +1,4 @@
-"""Secret-scanning reports (mzpay.domain.secret_scanning): their shape, the provider's signature,
+"""Secret-scanning reports (mzpay.domain.access.secret_scanning): their shape, the provider's signature,
 its published keys, and how the receiver keeps those keys (mzpay.cases.secret_scanning)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from mzpay import deps
 from mzpay.cases import secret_scanning
 from mzpay.config import parse_provider_urls
 from mzpay.connectors.fetch import FetchError
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.secret_scanning import Reported, parse_report, public_keys, signature_valid
+from mzpay.domain.access.secret_scanning import Reported, parse_report, public_keys, signature_valid
+from mzpay.domain.common.errors import ServiceError
 
 
 def keypair(curve: ec.EllipticCurve | None = None) -> tuple[str, str]:

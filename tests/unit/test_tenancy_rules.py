@@ -1,5 +1,5 @@
-"""Who may act for whom, and which keys a key may roll (pure rules: mzpay.domain.accounts,
-mzpay.domain.keys)."""
+"""Who may act for whom, and which keys a key may roll (pure rules: mzpay.domain.accounts.tenants,
+mzpay.domain.access.keys)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mzpay.domain.accounts import acting_refusal, connection_refusal
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import DEFAULT_SCOPES, SCOPES, KeyGrant, roll_refusal
+from mzpay.domain.access.keys import DEFAULT_SCOPES, SCOPES, KeyGrant, roll_refusal
+from mzpay.domain.accounts.tenants import acting_refusal, connection_refusal
+from mzpay.domain.common.errors import ServiceError
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 ALL = frozenset(SCOPES)

@@ -1,4 +1,4 @@
-"""Webhook delivery rules (mzpay.domain.webhooks): the retry schedule and its table in
+"""Webhook delivery rules (mzpay.domain.webhooks.rules): the retry schedule and its table in
 docs/webhooks.md, the template's queue settings that follow from it, the callback address rule,
 delivery ids, envelopes and outcomes."""
 
@@ -12,10 +12,10 @@ import pytest
 from ulid import ULID
 
 from devstack.template import load_template, template_text
-from mzpay.domain import network
-from mzpay.domain import webhooks as rules
-from mzpay.domain.events import ENVELOPE_FIELDS, envelope_of
-from mzpay.domain.webhooks import DeliveryStatus, Outcome
+from mzpay.domain.common import network
+from mzpay.domain.webhooks import rules
+from mzpay.domain.webhooks.events import ENVELOPE_FIELDS, envelope_of
+from mzpay.domain.webhooks.rules import DeliveryStatus, Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = load_template(ROOT / "template.yaml")
@@ -290,7 +290,7 @@ def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
 
 # ---------------------------------------------------------------- fairness: the two lanes
 def test_the_hot_lane_waits_less_than_the_slow_lane_and_the_contract() -> None:
-    from mzpay.domain.webhooks import (
+    from mzpay.domain.webhooks.rules import (
         HOT_LANE_TIMEOUT_SECONDS,
         REQUEST_TIMEOUT_SECONDS,
         SLOW_ATTEMPT_SECONDS,
@@ -305,13 +305,13 @@ def test_the_hot_lane_waits_less_than_the_slow_lane_and_the_contract() -> None:
 
 @pytest.mark.parametrize(("latency_ms", "slow"), [(0, False), (1_999, False), (2_000, True), (5_003, True)])
 def test_an_attempt_of_two_seconds_or_more_is_slow_whatever_it_answered(latency_ms: int, slow: bool) -> None:
-    from mzpay.domain.webhooks import is_slow_attempt
+    from mzpay.domain.webhooks.rules import is_slow_attempt
 
     assert is_slow_attempt(latency_ms) is slow
 
 
 def test_an_endpoint_is_the_account_and_the_urls_origin() -> None:
-    from mzpay.domain.webhooks import endpoint_key
+    from mzpay.domain.webhooks.rules import endpoint_key
 
     a = endpoint_key("ACC_A", "https://Shop.example/hooks/1?x=1")
     assert a == endpoint_key("ACC_A", "https://shop.example/other")  # same origin, any path

@@ -16,9 +16,9 @@ from mzpay.http.resolver import create_resolver, lambda_handler
 from mzpay.ports import gateway as gateway_port
 
 if TYPE_CHECKING:
-    from mzpay.domain.charges import ChargeRequest
-    from mzpay.domain.payouts import PayoutRequest
-    from mzpay.domain.principal import Principal
+    from mzpay.domain.access.principal import Principal
+    from mzpay.domain.payments.charges import ChargeRequest
+    from mzpay.domain.payouts.rules import PayoutRequest
     from mzpay.http.collection_auth import CollectionRoutes
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from mzpay.answers.base import ACCOUNT, ULID, Answer, Mode, Timestamp, examples, sometimes
-from mzpay.domain.keys import SCOPES
+from mzpay.domain.access.keys import SCOPES
 
 Scope = Annotated[str, Field(json_schema_extra={"enum": list(SCOPES)})]  # what a key or client may hold
 

@@ -1,4 +1,5 @@
-"""The management API's audit trail answers (mzpay.operators.audit: mzpay.domain.audit.AuditTrailRecord.public)."""
+"""The management API's audit trail answers (mzpay.operators.audit: AuditTrailRecord.public of
+mzpay.domain.operators.audit)."""
 
 from __future__ import annotations
 

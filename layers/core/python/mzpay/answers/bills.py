@@ -1,4 +1,4 @@
-"""The gateway's answers for bill payments (mzpay.domain.bills: BillQuote.view, BillPayment.view);
+"""The gateway's answers for bill payments (mzpay.domain.bills.quotes: BillQuote.view, BillPayment.view);
 the conventions are mzpay.answers.base's."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The collection API's answers about a business account and its onboarding
-(mzpay.domain.business: BusinessAccount.view, onboarding) and its uploaded files
+(mzpay.domain.collection.business: BusinessAccount.view, onboarding) and its uploaded files
 (mzpay.collection.files.view), as mzpay.collection.onboarding and files return them."""
 
 from __future__ import annotations

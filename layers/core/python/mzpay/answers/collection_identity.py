@@ -1,4 +1,4 @@
-"""The collection API's answers about identity providers (mzpay.domain.collection_idp.view) and
+"""The collection API's answers about identity providers (mzpay.domain.collection.identity_providers.view) and
 trusted devices, as the use cases (mzpay.collection.identity_providers, devices) return them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The collection API's answers about a business's customers and their KYC verifications and logs
-(mzpay.domain.kyc: KycVerification.view, log), as mzpay.collection.kyc returns them."""
+(mzpay.domain.collection.kyc: KycVerification.view, log), as mzpay.collection.kyc returns them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The collection API's answers about the system licence, as mzpay.collection.licence returns
-them (the licence itself is mzpay.domain.licence.Licence.view)."""
+them (the licence itself is mzpay.domain.collection.licence.Licence.view)."""
 
 from __future__ import annotations
 

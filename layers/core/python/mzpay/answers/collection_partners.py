@@ -1,5 +1,5 @@
-"""The collection API's answers about partners and card logos (mzpay.domain.partners) and
-customers' payment methods (mzpay.domain.payment_methods: PaymentMethod.view), as
+"""The collection API's answers about partners and card logos (mzpay.domain.partners.catalogue) and
+customers' payment methods (mzpay.domain.partners.payment_methods: PaymentMethod.view), as
 mzpay.collection.payment_methods and the collection_partners function return them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The parts of a collection request as its views show them (mzpay.domain.collection_requests:
+"""The parts of a collection request as its views show them (mzpay.domain.collection.requests:
 CollectionRequest.view, public_view, public_item) and examples of them; the requests themselves are
 mzpay.answers.collection_requests. Money is a JSON number with two decimals (`Number`:
 `{"currency": "MZN", "value": 1500.00}`), never a string as on the gateway."""

@@ -1,5 +1,5 @@
 """The collection API's answers about collection methods and collection requests
-(mzpay.domain.collection_requests: CollectionMethod.view, CollectionRequest.view, created_view,
+(mzpay.domain.collection.requests: CollectionMethod.view, CollectionRequest.view, created_view,
 summary, public_view, public_item), as mzpay.collection.collection_methods and collection_requests
 return them: the business's views of a request and its
 payer's app's (the unsecured reads); their parts are mzpay.answers.collection_request_parts."""

@@ -1,5 +1,5 @@
 """The collection API's answers about the system: health, version, the reference data
-(mzpay.domain.collection_reference: supported documents, the account-opening checklist) and the
+(mzpay.domain.collection.reference: supported documents, the account-opening checklist) and the
 OpenAPI document, as the collection_system function's routes answer them."""
 
 from __future__ import annotations

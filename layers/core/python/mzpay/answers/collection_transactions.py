@@ -1,4 +1,4 @@
-"""The collection API's answers about a customer's transactions (mzpay.domain.customer_transactions:
+"""The collection API's answers about a customer's transactions (mzpay.domain.partners.transactions:
 CustomerTransaction.result, history_item), as mzpay.collection.transactions returns them. Money is
 a JSON number (`Number`), as everywhere on the collection surface."""
 

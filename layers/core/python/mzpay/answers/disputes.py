@@ -1,4 +1,4 @@
-"""The answers about disputes (mzpay.domain.disputes.view), on the gateway and the management API,
+"""The answers about disputes (mzpay.domain.payments.disputes.view), on the gateway and the management API,
 and the evidence a merchant gives (disputes, manual payments); the conventions are
 mzpay.answers.base's."""
 

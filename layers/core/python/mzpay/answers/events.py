@@ -1,5 +1,5 @@
 """The gateway's answers about events (GET /v1/events, GET /v1/events/{event_id}: the envelope that
-webhooks deliver too, mzpay.domain.events.Event.envelope), and the check of a webhook's signature (its
+webhooks deliver too, mzpay.domain.webhooks.events.Event.envelope), and the check of a webhook's signature (its
 200 answer and its 401 `SignatureRefusal`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The name lookup answer (mzpay.domain.name_lookups, NameLookup.view): who holds a wallet or a
+"""The name lookup answer (mzpay.domain.payouts.name_lookups, NameLookup.view): who holds a wallet or a
 bank account."""
 
 from __future__ import annotations

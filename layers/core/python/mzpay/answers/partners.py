@@ -1,4 +1,4 @@
-"""The gateway's answers for PSP transactions (mzpay.domain.psp_transactions.PspTransaction.view)
+"""The gateway's answers for PSP transactions (mzpay.domain.psp.transactions.PspTransaction.view)
 and cash deposits at partner agents; the conventions are mzpay.answers.base's."""
 
 from __future__ import annotations

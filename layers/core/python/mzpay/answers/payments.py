@@ -1,4 +1,4 @@
-"""The answers about payments (mzpay.domain.payments.view, charge_result, snapshot): a charge as a
+"""The answers about payments (mzpay.domain.payments.rules.view, charge_result, snapshot): a charge as a
 request left it, a payment as it is now, what the payer must do next (`next_action`), and the
 payment methods (GET /methods)."""
 

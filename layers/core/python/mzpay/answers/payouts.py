@@ -1,5 +1,5 @@
-"""The answers about payouts (mzpay.domain.payouts.payout_view) and payout batches
-(mzpay.domain.payout_batches.batch_view). A payout batch is the management API's answer too (its
+"""The answers about payouts (mzpay.domain.payouts.rules.payout_view) and payout batches
+(mzpay.domain.payouts.batches.batch_view). A payout batch is the management API's answer too (its
 approvals): it keeps its `object` with that API's answers."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The management API's answers for PSP onboarding (mzpay.operators.psp_applications,
-psp_certification: mzpay.domain.psp_onboarding.view, mzpay.domain.psp_certification.view), and the
+psp_certification: mzpay.domain.psp.onboarding.view, mzpay.domain.psp.certification.view), and the
 example of an application's fields (the request body's too)."""
 
 from __future__ import annotations

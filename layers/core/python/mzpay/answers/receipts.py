@@ -1,5 +1,5 @@
 """The gateway's receipt answer (GET /v1/payments/{id}/receipt, built from
-mzpay.domain.receipts.receipt)."""
+mzpay.domain.payments.receipts.receipt)."""
 
 from __future__ import annotations
 

@@ -10,15 +10,15 @@ from mzpay import deps
 from mzpay.answers import access as key_answers
 from mzpay.answers import accounts as answers
 from mzpay.deps import settings
-from mzpay.domain import accounts as account_rules
-from mzpay.domain.clock import iso, parse_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.keys import KeyGrant, KeyStatus, generate_key, key_hash, redacted, roll_refusal
-from mzpay.domain.principal import WWW_AUTHENTICATE as WWW
-from mzpay.domain.principal import Principal, wrong_environment
-from mzpay.domain.residency import ensure_home
-from mzpay.domain.webhook_secrets import SecretVersion, after_roll, generate_secret
+from mzpay.domain.access.keys import KeyGrant, KeyStatus, generate_key, key_hash, redacted, roll_refusal
+from mzpay.domain.access.principal import WWW_AUTHENTICATE as WWW
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.accounts import tenants as account_rules
+from mzpay.domain.accounts.residency import ensure_home
+from mzpay.domain.common.clock import iso, parse_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.webhooks.secrets import SecretVersion, after_roll, generate_secret
 from mzpay.steps import audit, credentials
 from mzpay.steps.accounts import home_account, not_found, served_here
 from mzpay.store.directory import Account, AlreadyConnected, ApiKey, Connection
@@ -103,7 +103,7 @@ def disconnect_account(platform_account_id: str, connected_account_id: str) -> a
 
 def ensure_may_act_for(caller_account_id: str, account_id: str) -> None:
     """Before any route: a key with accounts:write naming another account reaches it only if it is
-    connected to the caller's account, in this region, and active (see domain.accounts)."""
+    connected to the caller's account, in this region, and active (see domain.accounts.tenants)."""
     connected, account = (
         (False, None) if not is_ulid(account_id) else deps.directory().acting_target(caller_account_id, account_id)
     )
@@ -190,7 +190,7 @@ def _grant(key: ApiKey) -> KeyGrant:
 def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> key_answers.RolledApiKey:
     """Replace a key of the caller's own account: the new secret is answered once; the old key
     keeps working for `overlap_seconds`, then answers key_expired. A key rolls itself, or a key
-    no broader than itself (domain.keys.roll_refusal). Keys are not reached through a platform
+    no broader than itself (domain.access.keys.roll_refusal). Keys are not reached through a platform
     connection: a connected account's keys are 404 to the platform, like any other account's."""
     key = deps.directory().get_key(key_id)
     if key is None or key.account_id != principal.account_id or key.account_id != principal.acting_account_id:

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers.access import WebhookEndpoint
-from mzpay.domain.bounds import url_problem
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.bounds import url_problem
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import FieldError, ServiceError
 
 
 def _view(principal: Principal, stored: dict[str, str] | None) -> WebhookEndpoint:

@@ -1,4 +1,4 @@
-"""Bill payments (mzpay.domain.bill_payments, docs/bills.md): a channel pays a quote from its
+"""Bill payments (mzpay.domain.bills.payments, docs/bills.md): a channel pays a quote from its
 float, exactly once; the supplier delivers the token or receipt; reads."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers.bills import BillPayment as BillPaymentAnswer
-from mzpay.domain import ledger
-from mzpay.domain.bill_payments import (
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.payments import (
     CREATED_EVENT,
     BillPayment,
     BillPaymentRequest,
@@ -18,13 +18,13 @@ from mzpay.domain.bill_payments import (
     limit_reached,
     payment_of,
 )
-from mzpay.domain.bills import EXPIRED, USED, BillQuote, check_payable, invoice_amount
-from mzpay.domain.clock import iso
-from mzpay.domain.entity import Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_uuid, new_id
-from mzpay.domain.money import format_amount
-from mzpay.domain.principal import Principal
+from mzpay.domain.bills.quotes import EXPIRED, USED, BillQuote, check_payable, invoice_amount
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.entity import Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_uuid, new_id
+from mzpay.domain.money import ledger
+from mzpay.domain.money.amounts import format_amount
 from mzpay.steps.admission import pilot_window_refusal, psp_pilot, rejected
 from mzpay.steps.bill_outcomes import bill_entry, bill_event, invoice_paid, submit, sweep_index
 from mzpay.steps.bills import catalogue_of, own, owned_quote, supplier_of

@@ -9,7 +9,8 @@ from decimal import Decimal
 
 from mzpay import deps
 from mzpay.answers.bills import BillQuote as BillQuoteAnswer
-from mzpay.domain.bills import (
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.quotes import (
     QuoteRequest,
     check_payable,
     chosen_amount,
@@ -17,10 +18,9 @@ from mzpay.domain.bills import (
     pricing,
     quote_of,
 )
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import new_id
-from mzpay.domain.principal import Principal
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_id
 from mzpay.steps.bills import ask_supplier, catalogue_of, invoice_of, owned_quote
 
 

@@ -11,12 +11,12 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers.billers import SmsChannel
 from mzpay.answers.bills import BillPaymentResend
-from mzpay.domain.bill_payments import RESEND_EVENT, BillPayment, ResendRequest, resend_text, resend_to
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
-from mzpay.domain.ids import is_uuid, new_id
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.payments import RESEND_EVENT, BillPayment, ResendRequest, resend_text, resend_to
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_uuid, new_id
+from mzpay.domain.webhooks.events import new_event
 from mzpay.steps.bills import own
 
 EMAIL_SENDER = "no-reply@mzpay.co.mz"

@@ -1,4 +1,4 @@
-"""Payer subscriptions to recurring bills (mzpay.domain.bill_subscriptions, docs/bills.md): the
+"""Payer subscriptions to recurring bills (mzpay.domain.bills.subscriptions, docs/bills.md): the
 payer's consent is kept with when and from where it was given; the biller's supplier confirms the
 reference first."""
 
@@ -8,12 +8,18 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers import bills as answers
-from mzpay.domain.bill_subscriptions import ACTIVE, BillSubscription, SubscriptionRequest, check_consent, check_payer_id
-from mzpay.domain.bills import check_payable, chosen_amount
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import new_id
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.quotes import check_payable, chosen_amount
+from mzpay.domain.bills.subscriptions import (
+    ACTIVE,
+    BillSubscription,
+    SubscriptionRequest,
+    check_consent,
+    check_payer_id,
+)
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_id
 from mzpay.steps.bills import ask_supplier, catalogue_of
 from mzpay.store.bill_subscriptions import AlreadySubscribed
 

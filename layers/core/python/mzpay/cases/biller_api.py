@@ -1,4 +1,4 @@
-"""The billers' own API (mzpay.domain.biller_api, docs/bills.md): a biller's key changes its
+"""The billers' own API (mzpay.domain.bills.biller_api, docs/bills.md): a biller's key changes its
 open, unpaid invoices and attaches their PDF. An invoice the gateway has not seen yet is asked of
 the biller's supplier first (its system is the invoices' origin)."""
 
@@ -8,18 +8,18 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers.bills import BillerInvoice
-from mzpay.domain.biller_api import (
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.biller_api import (
     InvoicePatch,
     check_attachable,
     check_editable,
     document_of,
     not_a_biller,
 )
-from mzpay.domain.billers import ACTIVE, Biller
-from mzpay.domain.bills import Invoice
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.principal import Principal
+from mzpay.domain.bills.billers import ACTIVE, Biller
+from mzpay.domain.bills.quotes import Invoice
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
 from mzpay.steps.bills import ask_supplier, invoice_of
 from mzpay.steps.uploads import admit_upload
 from mzpay.store.bills import InvoiceChanged, save_document

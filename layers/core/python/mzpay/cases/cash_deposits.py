@@ -1,4 +1,4 @@
-"""Cash deposits at partner agents (mzpay.domain.cash_deposits, docs/deposits.md): open an intent
+"""Cash deposits at partner agents (mzpay.domain.payouts.cash_deposits, docs/deposits.md): open an intent
 from a name lookup, confirm the cash (the deposit: a payout of the partner to the payer's
 wallet), read a deposit; operators make an account a partner."""
 
@@ -11,7 +11,13 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import partners as answers
 from mzpay.answers.limits import PartnerFlag
-from mzpay.domain.cash_deposits import (
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.entity import Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payouts.cash_deposits import (
     DEPOSIT_DESCRIPTION,
     USED,
     CashDepositIntent,
@@ -25,14 +31,8 @@ from mzpay.domain.cash_deposits import (
     lookup_used,
     not_a_partner,
 )
-from mzpay.domain.clock import iso
-from mzpay.domain.entity import Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.money import format_amount
-from mzpay.domain.name_lookups import NameLookup
-from mzpay.domain.payouts import PayoutRequest
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.payouts.name_lookups import NameLookup
+from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.steps.accounts import home_account
 from mzpay.steps.admission import money_out_pilot, pilot_window_refusal
 from mzpay.steps.payout_creation import Payer, payout_for

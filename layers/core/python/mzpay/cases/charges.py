@@ -13,18 +13,18 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
 from mzpay.answers.receipts import Receipt
-from mzpay.domain import expiry
-from mzpay.domain.charges import ChargeRequest, Customer, check_charge
-from mzpay.domain.clock import now_iso
-from mzpay.domain.entity import Claimed
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import new_id, request_fingerprint
-from mzpay.domain.methods import METHODS
-from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import Payment, Status, amount_error, charge_result, ensure_transition, snapshot
-from mzpay.domain.principal import Principal, customer_of_create
-from mzpay.domain.receipts import receipt
-from mzpay.domain.routing import binding_method
+from mzpay.domain.access.principal import Principal, customer_of_create
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.entity import Claimed
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import new_id, request_fingerprint
+from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.charges import ChargeRequest, Customer, check_charge
+from mzpay.domain.payments.methods import METHODS
+from mzpay.domain.payments.receipts import receipt
+from mzpay.domain.payments.routing import binding_method
+from mzpay.domain.payments.rules import Payment, Status, amount_error, charge_result, ensure_transition, snapshot
 from mzpay.observability import count
 from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import (

@@ -11,8 +11,12 @@ from mzpay import deps
 from mzpay.answers.payments import PaymentSnapshot
 from mzpay.answers.receipts import Receipt
 from mzpay.connectors.simulated import OTP
-from mzpay.domain.bounds import MAX_CODE, MAX_PHONE
-from mzpay.domain.charges import (
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.bounds import MAX_CODE, MAX_PHONE
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.payments.charges import (
     Card,
     ChargeRequest,
     CheckoutRequest,
@@ -21,14 +25,10 @@ from mzpay.domain.charges import (
     check_charge,
     national_phone,
 )
-from mzpay.domain.checkout_offer import Offer, PayerChoice, expiry_problem, offers
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.payments import Payment, Status, ensure_transition, snapshot
-from mzpay.domain.principal import Principal
-from mzpay.domain.receipts import receipt
-from mzpay.domain.routing import binding_method
+from mzpay.domain.payments.checkout_offer import Offer, PayerChoice, expiry_problem, offers
+from mzpay.domain.payments.receipts import receipt
+from mzpay.domain.payments.routing import binding_method
+from mzpay.domain.payments.rules import Payment, Status, ensure_transition, snapshot
 from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
 from mzpay.steps.business import require_payee_active

@@ -13,11 +13,11 @@ from mzpay import deps
 from mzpay.answers.access import ClientCertificate as CertificateAnswer
 from mzpay.answers.access import MtlsSetting
 from mzpay.deps import settings
-from mzpay.domain import client_certs as rules
-from mzpay.domain.client_certs import CertStatus, ClientCertificate
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.principal import Principal
+from mzpay.domain.access import client_certs as rules
+from mzpay.domain.access.client_certs import CertStatus, ClientCertificate
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.steps.accounts import home_account
 from mzpay.store.client_certs import MAX_CERTS_PER_ACCOUNT, MtlsChanged
 

@@ -10,9 +10,14 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import disputes as answers
-from mzpay.domain import ledger, page_tokens
-from mzpay.domain.clock import iso
-from mzpay.domain.disputes import (
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.evidence import EvidenceRequest
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.money import ledger
+from mzpay.domain.payments.disputes import (
     EVENT_OF_STATUS,
     DecideDisputeRequest,
     Dispute,
@@ -23,12 +28,8 @@ from mzpay.domain.disputes import (
     next_status,
     view,
 )
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
-from mzpay.domain.evidence import EvidenceRequest
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.payments import Status as PaymentStatus
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.payments.rules import Status as PaymentStatus
+from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.uploads import admit_evidence

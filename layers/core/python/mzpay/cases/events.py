@@ -12,10 +12,10 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers.events import Event as EventAnswer
 from mzpay.answers.events import EventList, WebhookVerification
-from mzpay.domain.bounds import MAX_CODE, MAX_ID
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.common.bounds import MAX_CODE, MAX_ID
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100

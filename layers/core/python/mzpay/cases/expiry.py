@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.connectors.base import Reconciling
-from mzpay.domain import expiry
-from mzpay.domain.bill_payments import BillPayment
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payments import Payment, Status
-from mzpay.domain.payouts import Payout
-from mzpay.domain.refunds import Refund
+from mzpay.domain.bills.payments import BillPayment
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment, Status
+from mzpay.domain.payouts.rules import Payout
 from mzpay.steps.bill_outcomes import reconcile_bill_payment
 from mzpay.steps.payments import (
     apply_outcome,

@@ -11,14 +11,14 @@ from decimal import Decimal
 from mzpay import deps
 from mzpay.answers.payments import PaymentSnapshot
 from mzpay.connectors.base import ProviderResult
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.evidence import EvidenceRequest
-from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.manual_payments import REJECTED, ManualPaymentRequest, OperatorNote, next_status
-from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import Payment, Status, amount_error, snapshot
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.evidence import EvidenceRequest
+from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments.manual import REJECTED, ManualPaymentRequest, OperatorNote, next_status
+from mzpay.domain.payments.rules import Payment, Status, amount_error, snapshot
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.checkouts import create_or_replay, replay

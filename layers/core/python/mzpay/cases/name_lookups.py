@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers.name_lookups import NameLookup as LookupAnswer
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.name_lookups import (
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.payouts.name_lookups import (
     LOOKUP_TTL,
     LookupStatus,
     NameLookup,
@@ -25,7 +26,6 @@ from mzpay.domain.name_lookups import (
     simulated_lookup,
     upstream_error,
 )
-from mzpay.domain.principal import Principal, wrong_environment
 from mzpay.steps.connectors import lookup_connector
 from mzpay.store.name_lookups import SelectionLost
 

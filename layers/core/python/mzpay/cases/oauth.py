@@ -13,15 +13,15 @@ from mzpay import deps
 from mzpay.answers import oauth_clients as answers
 from mzpay.answers.access import OAuthToken
 from mzpay.deps import settings
-from mzpay.domain import oauth as rules
-from mzpay.domain.accounts import AccountStatus
-from mzpay.domain.client_certs import counts, fingerprint_of, thumbprint
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import new_id
-from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, generate_key, key_hash, redacted
-from mzpay.domain.oauth import AccessToken, AuthMethod, ClientStatus, OAuthClient, TokenRequest
-from mzpay.domain.residency import wrong_region
+from mzpay.domain.access import oauth as rules
+from mzpay.domain.access.client_certs import counts, fingerprint_of, thumbprint
+from mzpay.domain.access.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, generate_key, key_hash, redacted
+from mzpay.domain.access.oauth import AccessToken, AuthMethod, ClientStatus, OAuthClient, TokenRequest
+from mzpay.domain.accounts.residency import wrong_region
+from mzpay.domain.accounts.tenants import AccountStatus
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import new_id
 from mzpay.steps import credentials
 from mzpay.steps.accounts import home_account, served_here
 from mzpay.store.oauth import MAX_CLIENTS_PER_ACCOUNT, ClientChanged

@@ -14,14 +14,14 @@ from typing import Any, NoReturn
 
 from mzpay import deps
 from mzpay.answers.payouts import PayoutBatch as BatchAnswer
-from mzpay.domain import ledger
-from mzpay.domain.clock import iso
-from mzpay.domain.entity import Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, new_event
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.money import format_amount
-from mzpay.domain.payout_batches import (
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.entity import Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.money import ledger
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payouts.batches import (
     EVENT_OF_STATUS,
     BatchLine,
     PayoutBatch,
@@ -34,9 +34,9 @@ from mzpay.domain.payout_batches import (
     judge_line,
     refusal_of,
 )
-from mzpay.domain.payout_limits import needs_approval
-from mzpay.domain.payouts import PayoutRequest
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.payouts.limits import needs_approval
+from mzpay.domain.payouts.rules import PayoutRequest
+from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.steps.accounts import home_account
 from mzpay.steps.payout_creation import COUNTER_TTL, Payer, make_payout
 from mzpay.store.payments import CeilingReached, Reservation

@@ -12,12 +12,12 @@ from mzpay import deps
 from mzpay.answers.limits import PayoutLimits as PayoutLimitsShown
 from mzpay.answers.payouts import Payout as PayoutAnswer
 from mzpay.connectors.base import PayoutCall
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.payout_limits import PayoutLimits
-from mzpay.domain.payouts import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
-from mzpay.domain.payouts import payout_view as view
-from mzpay.domain.principal import Principal, customer_of_create, ensure_customer_visible, wrong_environment
+from mzpay.domain.access.principal import Principal, customer_of_create, ensure_customer_visible, wrong_environment
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.payouts.limits import PayoutLimits
+from mzpay.domain.payouts.rules import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
+from mzpay.domain.payouts.rules import payout_view as view
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.connectors import payout_connector

@@ -11,16 +11,15 @@ from typing import NoReturn
 from mzpay import deps
 from mzpay.answers.partners import PspTransaction as PspTransactionAnswer
 from mzpay.answers.partners import PspTransactionList
-from mzpay.domain import page_tokens
-from mzpay.domain.clock import iso
-from mzpay.domain.entity import Reserved
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.events import new_event
-from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.limits import business_day, check_ceilings, daily_ceiling_reached
-from mzpay.domain.money import format_amount
-from mzpay.domain.principal import Principal, wrong_environment
-from mzpay.domain.psp_transactions import (
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.accounts.limits import business_day, check_ceilings, daily_ceiling_reached
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.entity import Reserved
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.psp.transactions import (
     MAX_REFERENCE_LENGTH,
     RECORDED,
     RECORDED_EVENT,
@@ -31,6 +30,7 @@ from mzpay.domain.psp_transactions import (
     check_refund,
     refund_above_remainder,
 )
+from mzpay.domain.webhooks.events import new_event
 from mzpay.steps.admission import rejected
 from mzpay.store.payments import CeilingReached, Reservation
 from mzpay.store.psp_transactions import ReferenceTaken, RemainderTaken

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers.limits import RateLimits as RateLimitsShown
-from mzpay.domain.clock import iso
-from mzpay.domain.principal import Principal
-from mzpay.domain.rate_limits import RateLimits, rate_limited, stack_defaults, window
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.access.rate_limits import RateLimits, rate_limited, stack_defaults, window
+from mzpay.domain.common.clock import iso
 from mzpay.steps.accounts import home_account
 
 OVERRIDE_CACHE_SECONDS = 10  # an operator's change reaches every execution environment within this

@@ -15,17 +15,18 @@ from mzpay import deps
 from mzpay.answers.balance import Balance, CurrencyBalance
 from mzpay.answers.refunds import RefundResult
 from mzpay.connectors.base import Refunding
-from mzpay.domain import expiry, ledger
-from mzpay.domain.charges import Money
-from mzpay.domain.clock import now_iso
-from mzpay.domain.entity import Claimed
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid, new_id, request_fingerprint
-from mzpay.domain.manual_payments import is_manual
-from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import Payment, Status
-from mzpay.domain.principal import Principal, ensure_customer_visible, wrong_environment
-from mzpay.domain.refunds import Refund
+from mzpay.domain.access.principal import Principal, ensure_customer_visible, wrong_environment
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.entity import Claimed
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
+from mzpay.domain.money import ledger
+from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.charges import Money
+from mzpay.domain.payments.manual import is_manual
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment, Status
 from mzpay.steps.payments import (
     connector_of,
     provider_call,

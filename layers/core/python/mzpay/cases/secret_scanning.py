@@ -19,11 +19,11 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers.service import SecretScanningLabels
 from mzpay.deps import settings
-from mzpay.domain import secret_scanning as rules
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, KeyStatus, credential, key_hash
-from mzpay.domain.oauth import ClientStatus
-from mzpay.domain.secret_scanning import FALSE_POSITIVE, TRUE_POSITIVE, Reported
+from mzpay.domain.access import secret_scanning as rules
+from mzpay.domain.access.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, KeyStatus, credential, key_hash
+from mzpay.domain.access.oauth import ClientStatus
+from mzpay.domain.access.secret_scanning import FALSE_POSITIVE, TRUE_POSITIVE, Reported
+from mzpay.domain.common.errors import ServiceError
 from mzpay.steps import credentials
 from mzpay.store.oauth import ClientChanged
 from mzpay.store.secrets import key_pepper

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_requests import (
+from mzpay.domain.collection.requests import (
     MAX_METHODS_PER_ACCOUNT,
     METHOD_TYPES,
     CollectionMethod,
@@ -17,8 +16,9 @@ from mzpay.domain.collection_requests import (
     check_method_type,
     check_mode,
 )
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.steps.business import require_active
 from mzpay.store.collection_requests import Changed
 from mzpay.store.transitions import rejudged

@@ -12,15 +12,15 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
-from mzpay.domain import collection_requests as rules
-from mzpay.domain import page_tokens
-from mzpay.domain.bounds import url_problem
-from mzpay.domain.business import INVALID_FORMAT, BusinessAccount, phone_problem
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_requests import CollectionRequest, PaymentStatus, RequestStatus
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import has_prefix, new_prefixed_id
-from mzpay.domain.payments import Status
+from mzpay.domain.collection import requests as rules
+from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
+from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.bounds import url_problem
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import has_prefix, new_prefixed_id
+from mzpay.domain.payments.rules import Status
 from mzpay.steps.business import require_active
 from mzpay.steps.checkouts import cancel_payment
 from mzpay.steps.payments import current

@@ -9,8 +9,8 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers.collection_identity import DeviceCheck, DeviceTrusted
-from mzpay.domain.collection_devices import canonical_device_id, is_device_id
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.collection.devices import canonical_device_id, is_device_id
+from mzpay.domain.common.errors import FieldError, ServiceError
 
 _FIELDS = ("device_id", "user_id", "device_name", "manufacturer", "model", "os", "ip_address", "created_at")
 

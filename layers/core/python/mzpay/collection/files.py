@@ -8,9 +8,9 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers.collection_accounts import FileRef, UploadedFile
-from mzpay.domain.clock import now_iso
-from mzpay.domain.files import check_upload, form_parts
-from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.files import check_upload, form_parts
+from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.steps.uploads import admit_upload
 
 

@@ -21,11 +21,11 @@ from mzpay.answers.collection_identity import (
 from mzpay.answers.management_audit import AuditRecord, IdentityProviderAuditList
 from mzpay.connectors.fetch import FetchError, fetch_json, loopback_allowed
 from mzpay.connectors.oidc import configured_provider
-from mzpay.domain import collection_idp as rules
-from mzpay.domain import page_tokens
-from mzpay.domain.collection_access import Identity
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.collection import identity_providers as rules
+from mzpay.domain.collection.access import Identity
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.store.identity_providers import LIST_KEY, Conflict, audit_partition
 
 # Each lost round has one winner, so N concurrent writers need up to N attempts; a short

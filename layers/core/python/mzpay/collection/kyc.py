@@ -10,12 +10,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_kyc as answers
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_reference import SUPPORTED_DOCUMENTS
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.files import check_upload, form_parts
-from mzpay.domain.ids import new_prefixed_id
-from mzpay.domain.kyc import (
+from mzpay.domain.collection.kyc import (
     CHECKLIST_ITEMS,
     DOCUMENT_TYPES,
     MAX_TEXT,
@@ -28,6 +23,11 @@ from mzpay.domain.kyc import (
     next_status,
     review_message,
 )
+from mzpay.domain.collection.reference import SUPPORTED_DOCUMENTS
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.files import check_upload, form_parts
+from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.steps.uploads import admit_upload
 from mzpay.store.kyc import VerificationChanged
 from mzpay.store.transitions import rejudged

@@ -21,14 +21,14 @@ from mzpay.answers.collection_licence import (
 )
 from mzpay.config import settings
 from mzpay.deps import remembered
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.licence import (
+from mzpay.domain.collection.licence import (
     IssuerKeyError,
     LicenceStatus,
     Verdict,
     load_issuer_key,
     verify_licence_key,
 )
+from mzpay.domain.common.errors import FieldError, ServiceError
 
 DEFAULT_ISSUER = "mzpay-licensing"
 _EPOCH = datetime.fromtimestamp(0, UTC)

@@ -12,7 +12,8 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_accounts as answers
-from mzpay.domain.business import (
+from mzpay.domain.collection.access import Identity
+from mzpay.domain.collection.business import (
     EDITABLE,
     INVALID_FORMAT,
     NOT_FOUND,
@@ -23,11 +24,10 @@ from mzpay.domain.business import (
     missing_for_finish,
     next_status,
 )
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_access import Identity
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.files import IMAGE_TYPES
-from mzpay.domain.ids import new_prefixed_id
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.files import IMAGE_TYPES
+from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.store.business_accounts import AccountChanged
 from mzpay.store.transitions import rejudged
 

@@ -12,20 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mzpay import deps
-from mzpay.domain.business import AccountStatus
-from mzpay.domain.charges import CheckoutRequest
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_requests import (
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.collection.business import AccountStatus
+from mzpay.domain.collection.requests import (
     CHECKOUT_NETWORKS,
     CollectionRequest,
     PaymentStatus,
     RequestStatus,
     checkout_payment_id,
 )
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import has_prefix
-from mzpay.domain.payments import Status
-from mzpay.domain.principal import Principal
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import has_prefix
+from mzpay.domain.payments.charges import CheckoutRequest
+from mzpay.domain.payments.rules import Status
 from mzpay.steps.business import status_of
 from mzpay.steps.checkouts import create_checkout
 from mzpay.steps.payments import current

@@ -8,11 +8,11 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_partners as answers
-from mzpay.domain import payment_methods as rules
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import new_prefixed_id
-from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.domain.partners import payment_methods as rules
+from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.steps.customers import customer_of, method_of
 from mzpay.store.payment_methods import MethodChanged
 from mzpay.store.transitions import rejudged

@@ -18,14 +18,14 @@ from pydantic import ValidationError
 
 from mzpay import deps
 from mzpay.answers import collection_transactions as answers
-from mzpay.domain import customer_transactions as rules
-from mzpay.domain.charges import ChargeRequest, MobileWallet, Source
-from mzpay.domain.clock import now_iso
-from mzpay.domain.customer_transactions import CustomerTransaction
-from mzpay.domain.errors import FieldError, ServiceError, field_refusal
-from mzpay.domain.ids import new_prefixed_id
-from mzpay.domain.payment_methods import PaymentMethod
-from mzpay.domain.principal import Principal
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError, field_refusal
+from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.domain.partners import transactions as rules
+from mzpay.domain.partners.payment_methods import PaymentMethod
+from mzpay.domain.partners.transactions import CustomerTransaction
+from mzpay.domain.payments.charges import ChargeRequest, MobileWallet, Source
 from mzpay.ports.gateway import gateway
 from mzpay.steps.customers import customer_of, method_of
 
@@ -88,7 +88,7 @@ def _pay_out(
     destination: str | None,
     text: str | None,
 ) -> dict[str, Any]:
-    from mzpay.domain.payouts import PayoutRequest
+    from mzpay.domain.payouts.rules import PayoutRequest
 
     network, phone = _wallet(method, destination)
     try:

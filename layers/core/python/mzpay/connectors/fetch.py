@@ -1,6 +1,6 @@
 """Fetching an identity provider's JSON documents (OIDC discovery, JWKS) without letting a
 configured URL reach what it must not: https only, every resolved address public (not private,
-loopback, link-local...: mzpay.domain.network.address_allowed), the connection pinned to a
+loopback, link-local...: mzpay.domain.common.network.address_allowed), the connection pinned to a
 vetted address, no redirects, a short timeout and a bounded body. Standard library only.
 
 The local stack runs its identity provider on loopback over http: it sets OIDC_ALLOW_LOOPBACK,
@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from mzpay.config import settings
 from mzpay.connectors.transport import PinnedHTTPConnection, PinnedHTTPSConnection
-from mzpay.domain.network import address_allowed
+from mzpay.domain.common.network import address_allowed
 
 TIMEOUT_SECONDS = 3.0
 MAX_BYTES = 512 * 1024

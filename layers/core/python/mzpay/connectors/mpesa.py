@@ -43,9 +43,9 @@ from mzpay.connectors.mpesa_outcomes import (
     outcome,
     status_outcome,
 )
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.name_lookups import ProviderUnavailable
-from mzpay.domain.payments import Status
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.rules import Status
+from mzpay.domain.payouts.name_lookups import ProviderUnavailable
 from mzpay.observability import logger
 
 PRODUCTION_BASE_URL = "https://api.vm.co.mz:18352"

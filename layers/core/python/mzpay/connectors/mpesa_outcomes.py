@@ -9,7 +9,7 @@ from typing import Any
 
 from mzpay.connectors.base import NOT_RECEIVED as NOT_RECEIVED_CODE
 from mzpay.connectors.base import ProviderResult
-from mzpay.domain.payments import Status
+from mzpay.domain.payments.rules import Status
 
 # Codes whose outcome stays unknown: money may have moved (or may still move), so never "failed".
 UNKNOWN_OUTCOME = {

@@ -18,8 +18,8 @@ from typing import Any
 
 from mzpay.config import settings
 from mzpay.connectors.fetch import FetchError, fetch_json
-from mzpay.domain.collection_access import CONFIGURED, Identity, InvalidClaims, identity_from_claims
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.collection.access import CONFIGURED, Identity, InvalidClaims, identity_from_claims
+from mzpay.domain.common.errors import ServiceError
 
 JWKS_LIFESPAN_SECONDS = 300
 JWKS_COOLDOWN_SECONDS = 30

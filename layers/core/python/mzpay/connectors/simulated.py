@@ -11,11 +11,11 @@ from typing import Any
 from ulid import ULID
 
 from mzpay.connectors.base import PayoutCall, ProviderCall, ProviderResult
-from mzpay.domain.charges import TEST_CARDS
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.money import quantize
-from mzpay.domain.payments import Status
-from mzpay.domain.references import payment_reference
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money.amounts import quantize
+from mzpay.domain.payments.charges import TEST_CARDS
+from mzpay.domain.payments.references import payment_reference
+from mzpay.domain.payments.rules import Status
 
 OTP = "123456"  # the one code the simulated OTP form accepts
 SIMULATED_HOST = "https://simulator.test.mzpay.example"

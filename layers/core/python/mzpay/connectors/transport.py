@@ -1,5 +1,5 @@
 """One webhook POST: resolve the callback host, refuse addresses that must not be reached (see
-mzpay.domain.network.address_allowed), connect to a vetted address only (so a DNS answer that
+mzpay.domain.common.network.address_allowed), connect to a vetted address only (so a DNS answer that
 changes between the check and the connection cannot redirect us), never follow redirects, and
 give up after the timeout. Standard library only."""
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from mzpay.domain.network import address_allowed
-from mzpay.domain.webhooks import INVALID_URL, REQUEST_TIMEOUT_SECONDS, SSRF_BLOCKED
+from mzpay.domain.common.network import address_allowed
+from mzpay.domain.webhooks.rules import INVALID_URL, REQUEST_TIMEOUT_SECONDS, SSRF_BLOCKED
 
 _MAX_RESPONSE_BYTES = 64 * 1024  # we only need the status; read a little so the peer can finish
 

@@ -8,11 +8,11 @@ from typing import Annotated
 from pydantic import AwareDatetime, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.accounts import Mode, Region
-from mzpay.domain.keys import DEFAULT_SCOPES, unknown_scopes
-from mzpay.domain.model import StrictText as Strict
-from mzpay.domain.network import parse_allowlist
-from mzpay.domain.rate_limits import MAX_RATE, RateLimits
+from mzpay.domain.access.keys import DEFAULT_SCOPES, unknown_scopes
+from mzpay.domain.access.rate_limits import MAX_RATE, RateLimits
+from mzpay.domain.accounts.tenants import Mode, Region
+from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.network import parse_allowlist
 
 
 class CreateAccount(Strict):

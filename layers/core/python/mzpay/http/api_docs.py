@@ -20,7 +20,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 
 DOCUMENT_PATH = "/openapi.json"
 PAGE_PATH = "/docs"

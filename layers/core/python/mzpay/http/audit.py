@@ -21,9 +21,9 @@ from urllib.parse import parse_qs
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
-from mzpay.domain import audit
-from mzpay.domain.card_data import holds_card_number
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.card_data import holds_card_number
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.operators import audit
 from mzpay.http import request_id as rid
 from mzpay.http.errors import Surface
 
@@ -53,7 +53,7 @@ def audit_requests(
 ) -> None:
     """Record every state-changing request of `app`'s routes (or only the `@audited` ones) with
     `write` (mzpay.steps.audit.write, bound by mzpay.entry); `surface` names where they came from
-    (default: the resolver's API); `actor(event)` says who acts (mzpay.domain.audit.Actor; default:
+    (default: the resolver's API); `actor(event)` says who acts (mzpay.domain.operators.audit.Actor; default:
     the operator the management authorizer named)."""
     actor_of = actor or operator
     api: Surface = app.mzpay_surface  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from mzpay.http.errors import problem_document
 from mzpay.http.principal import refusal_context
 from mzpay.http.request_id import header_value, resolve_request_id

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.payouts import PayoutRequest
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import validation_error
 

@@ -21,7 +21,7 @@ import json
 from email.message import Message
 from typing import Any
 
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 
 MAX_JSON_DEPTH = 32  # objects and arrays inside each other; no request of the API needs more than 6
 MAX_JSON_NUMBER = 64  # characters of one JSON number (sign, digits, point, exponent); money needs < 20

@@ -8,7 +8,7 @@ Screened: every string (and JSON integer) of a JSON body at any depth and every 
 every field of a form (the console's, the hosted checkout's, the token endpoint's) and the text
 parts and file names of a multipart body; any other text body as a whole; every query parameter
 (names and values) and every path parameter. A file's bytes (a PDF, an image) are not text and
-are not read. Card data is what mzpay.domain.card_data says: a card number, or a name that asks
+are not read. Card data is what mzpay.domain.common.card_data says: a card number, or a name that asks
 for card data (cvv, cvc, pan, card_number...).
 
 Refused with 400 and the PCI code of the API, naming every field at fault (never its value):
@@ -30,7 +30,7 @@ from itertools import islice
 from typing import Any
 from urllib.parse import parse_qs
 
-from mzpay.domain.card_data import (
+from mzpay.domain.common.card_data import (
     CARD_DATA_WORDS,
     Fraction,
     Integer,
@@ -38,7 +38,7 @@ from mzpay.domain.card_data import (
     card_data_in_fields,
     holds_card_number,
 )
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.http.body import BINARY_MEDIA_TYPES, content_type, raw_body
 from mzpay.http.errors import Surface
 
@@ -63,7 +63,7 @@ OWN_CARD_FIELDS: tuple[OwnCardField, ...] = (
         "POST",
         "/charges",
         "source.card",
-        "mzpay.domain.cards.Card: a documented test card in test mode stands for its token; any other "
+        "mzpay.domain.payments.cards.Card: a documented test card in test mode stands for its token; any other "
         "number, any number in live mode and any security code answer raw_card_data_not_accepted",
     ),
     OwnCardField(
@@ -78,7 +78,7 @@ OWN_CARD_FIELDS: tuple[OwnCardField, ...] = (
         "POST",
         "/v1/customers/{customer_id}/payment_methods",
         "details",
-        "mzpay.domain.payment_methods.checked_details: a card is kept as the acquirer's token; a card "
+        "mzpay.domain.partners.payment_methods.checked_details: a card is kept as the acquirer's token; a card "
         "number or security code in any detail is validation_error (INVALID_FORMAT), never repeated",
     ),
     OwnCardField(
@@ -86,7 +86,7 @@ OWN_CARD_FIELDS: tuple[OwnCardField, ...] = (
         "POST",
         "/v1/partners/get-logo",
         "card_number",
-        "mzpay.domain.partners.card_logo: a BIN (6 to 8 digits); a whole card number is "
+        "mzpay.domain.partners.catalogue.card_logo: a BIN (6 to 8 digits); a whole card number is "
         "validation_error (INVALID_FORMAT), never repeated",
     ),
 )
@@ -142,7 +142,7 @@ def _body_fields(event: dict[str, Any], own: frozenset[str]) -> list[str]:
 
 
 def _multipart_fields(data: bytes, media: str) -> list[str]:
-    from mzpay.domain.files import form_parts
+    from mzpay.domain.common.files import form_parts
 
     try:
         form = form_parts(data, media)

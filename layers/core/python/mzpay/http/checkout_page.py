@@ -21,17 +21,17 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from mzpay.config import optional_env
-from mzpay.domain.charges import RAW_CARD_DATA, phone_fault
-from mzpay.domain.checkout_offer import TEST_CARD_HINT, PayerChoice
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.methods import NETWORK_NAMES, NETWORK_PREFIXES
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.payments.charges import RAW_CARD_DATA, phone_fault
+from mzpay.domain.payments.checkout_offer import TEST_CARD_HINT, PayerChoice
+from mzpay.domain.payments.methods import NETWORK_NAMES, NETWORK_PREFIXES
 from mzpay.http import page_locale
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import unexpected_error
 
 if TYPE_CHECKING:
-    from mzpay.domain.payments import Payment
+    from mzpay.domain.payments.rules import Payment
 
 CSRF_COOKIE = "mzpay_csrf"
 HTML = "text/html; charset=utf-8"

@@ -1,6 +1,6 @@
 """Access to the collection surface, checked in the function before any route runs (before
 body validation too): licence, access token, the licence's capability, the token's permission
-(mzpay.domain.collection_access). See docs/collection.md, "Where access is checked".
+(mzpay.domain.collection.access). See docs/collection.md, "Where access is checked".
 
 Routes are declared with `CollectionRoutes`, which records each route's RouteAccess next to
 its declaration; a resource the table does not name needs a licence and a token.
@@ -17,9 +17,9 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from mzpay import deps
 from mzpay.connectors.oidc import Provider, audience, configured_provider, unauthorized, verify_access_token
-from mzpay.domain.audit import Actor
-from mzpay.domain.collection_access import CALLER_ACTIVE, SIGNED_IN, Identity, RouteAccess
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.collection.access import CALLER_ACTIVE, SIGNED_IN, Identity, RouteAccess
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.operators.audit import Actor
 from mzpay.http.authorizers import bearer_token, source_ip
 
 _current: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("collection_caller", default=None)

@@ -1,5 +1,5 @@
 """Request bodies of the collection requests and collection methods routes: shapes and sizes
-(every string bounded). The rules with the spec's codes are in domain.collection_requests."""
+(every string bounded). The rules with the spec's codes are in domain.collection.requests."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StringConstraints, field_validator
 
-from mzpay.domain.bounds import Code, Email, Id, Name, Phone, Text, Url
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.common.bounds import Code, Email, Id, Name, Phone, Text, Url
+from mzpay.domain.common.model import StrictText as Strict
 
 MAX_METADATA_KEYS = 20
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40)]

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.common.model import StrictText as Strict
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048)]

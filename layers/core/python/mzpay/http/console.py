@@ -5,7 +5,7 @@ this module does the management API's checks itself. Every request must come fro
 of the operators' allowlist (OPERATOR_IP_ALLOWLIST, as the authorizer; else 403
 `ip_not_allowed`); every page but sign-in needs the session cookie a sign-in with an operator's
 token issued, whose record the service still holds and which was used in the last 30 minutes
-(mzpay.domain.console_sessions; else a page is 303 to the sign-in page and a post is the sign-in
+(mzpay.domain.operators.console_sessions; else a page is 303 to the sign-in page and a post is the sign-in
 page with 401 `unauthorized`: nothing runs, and the audit trail records the refusal); every post
 needs the CSRF cookie and the same token in the form, issued by the service for the session (403
 `csrf_missing` / `csrf_invalid`).
@@ -29,11 +29,11 @@ from aws_lambda_powertools.event_handler import Response
 from mzpay import deps
 from mzpay.config import settings
 from mzpay.deps import once
-from mzpay.domain import clock
-from mzpay.domain import console_sessions as rules
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
-from mzpay.domain.operators import operator_named
+from mzpay.domain.common import clock
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.network import IpNetwork, ip_allowed, parse_allowlist
+from mzpay.domain.operators import console_sessions as rules
+from mzpay.domain.operators.credentials import operator_named
 from mzpay.http import console_pages as pages
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import unexpected_error

@@ -19,8 +19,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from pydantic import BaseModel, ValidationError
 
-from mzpay.domain.console_sessions import SESSION_SECONDS, Session
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.operators.console_sessions import SESSION_SECONDS, Session
 from mzpay.http import page_locale
 from mzpay.http.checkout_page import cookie, form
 from mzpay.http.errors import Surface

@@ -13,7 +13,7 @@ from enum import StrEnum
 from http import HTTPStatus
 from typing import Any
 
-from mzpay.domain.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError
 
 __all__ = ["FieldError", "ServiceError", "Surface", "collection_error", "oauth_error", "problem_document"]
 

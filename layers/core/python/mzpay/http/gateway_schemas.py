@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from mzpay.domain.bounds import Code
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.common.bounds import Code
+from mzpay.domain.common.model import StrictText as Strict
 
 
 class CaptureMoney(Strict):

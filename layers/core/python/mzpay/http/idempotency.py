@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools.event_handler import Response
 
 from mzpay import deps
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from mzpay.http.principal import merchant
 from mzpay.lazy import deferred
 from mzpay.store.aws import is_dependency_fault

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.domain.keys import MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.access.keys import MAX_ROLL_OVERLAP_SECONDS, ROLL_OVERLAP_SECONDS
+from mzpay.domain.common.model import StrictText as Strict
 
 
 class RollApiKey(Strict):

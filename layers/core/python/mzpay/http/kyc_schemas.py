@@ -1,5 +1,5 @@
 """Request bodies of the collection surface's KYC routes (the rules with the spec's codes are
-in domain.kyc)."""
+in domain.collection.kyc)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import Field
 
-from mzpay.domain.bounds import Code
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.common.bounds import Code
+from mzpay.domain.common.model import StrictText as Strict
 
 
 class CustomerIn(Strict):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.domain.licence import MAX_KEY_LENGTH
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.collection.licence import MAX_KEY_LENGTH
+from mzpay.domain.common.model import StrictText as Strict
 
 
 class LicenseKey(Strict):

@@ -1,6 +1,6 @@
 """What a route tells the OpenAPI generator beside its decorators (devstack/openapi.py reads
 them; nothing at runtime does): `@errors("not_found", "invalid_state")` names the error codes
-of its use case, each catalogued in mzpay.domain.error_codes with its status. The codes every
+of its use case, each catalogued in mzpay.domain.common.error_codes with its status. The codes every
 route of a kind answers (authentication, validation, idempotency, dependency faults) are added
 by the generator from the template (authorizer), `requires` (scope) and `idempotent`; the
 route's docstring is its summary (first line) and description; its success answer's model is in

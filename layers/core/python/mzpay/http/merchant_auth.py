@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from mzpay import deps
 from mzpay.deps import settings
-from mzpay.domain.accounts import AccountStatus, suspended_message
-from mzpay.domain.client_certs import counts, fingerprint_of, thumbprint
-from mzpay.domain.clock import parse_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.keys import ACCESS_TOKEN_PREFIX, key_hash, key_mode, key_use, looks_like_key, token_mode
-from mzpay.domain.network import ip_allowed, parse_allowlist
-from mzpay.domain.oauth import ClientStatus
-from mzpay.domain.residency import wrong_region
+from mzpay.domain.access.client_certs import counts, fingerprint_of, thumbprint
+from mzpay.domain.access.keys import ACCESS_TOKEN_PREFIX, key_hash, key_mode, key_use, looks_like_key, token_mode
+from mzpay.domain.access.oauth import ClientStatus
+from mzpay.domain.accounts.residency import wrong_region
+from mzpay.domain.accounts.tenants import AccountStatus, suspended_message
+from mzpay.domain.common.clock import parse_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.network import ip_allowed, parse_allowlist
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, client_certificate, refuse, source_ip
 from mzpay.http.principal import WWW_AUTHENTICATE
 from mzpay.store.secrets import key_pepper

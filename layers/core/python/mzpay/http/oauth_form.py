@@ -11,8 +11,8 @@ from urllib.parse import parse_qsl, unquote_plus
 from aws_lambda_powertools.event_handler import Response
 
 from mzpay.answers.access import OAuthToken
-from mzpay.domain import oauth as rules
-from mzpay.domain.oauth import TokenRequest
+from mzpay.domain.access import oauth as rules
+from mzpay.domain.access.oauth import TokenRequest
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.request_id import header_value
 from mzpay.http.resolver import to_response

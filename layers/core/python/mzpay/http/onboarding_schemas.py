@@ -1,5 +1,5 @@
 """Request bodies of the collection surface's onboarding and reviewer routes. The details'
-fields are checked by domain.business (with the spec's ValidationError codes), so the sections
+fields are checked by domain.collection.business (with the spec's ValidationError codes), so the sections
 are declared as objects here."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import Field
 
-from mzpay.domain.bounds import Code
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.common.bounds import Code
+from mzpay.domain.common.model import StrictText as Strict
 
 
 class OnboardingDetailsIn(Strict):

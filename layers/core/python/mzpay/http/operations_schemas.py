@@ -9,13 +9,13 @@ from typing import Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.accounts import Mode
-from mzpay.domain.bounds import MAX_CODE, Code
-from mzpay.domain.limits import AccountLimits
-from mzpay.domain.model import StrictText as Strict
-from mzpay.domain.money import InvalidAmount, is_currency_code, parse_amount
-from mzpay.domain.payout_limits import PayoutLimits
-from mzpay.domain.pilot import PilotSettings
+from mzpay.domain.accounts.limits import AccountLimits
+from mzpay.domain.accounts.tenants import Mode
+from mzpay.domain.common.bounds import MAX_CODE, Code
+from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.money.amounts import InvalidAmount, is_currency_code, parse_amount
+from mzpay.domain.payouts.limits import PayoutLimits
+from mzpay.domain.psp.pilot import PilotSettings
 
 
 def _ceilings(values: dict[str, str]) -> dict[str, str]:

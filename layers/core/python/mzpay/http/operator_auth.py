@@ -6,9 +6,9 @@ from typing import Any
 
 from mzpay.config import settings
 from mzpay.deps import once
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.network import IpNetwork, ip_allowed, parse_allowlist
-from mzpay.domain.operators import operator_named
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.network import IpNetwork, ip_allowed, parse_allowlist
+from mzpay.domain.operators.credentials import operator_named
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, refuse, source_ip
 from mzpay.store.secrets import operator_token
 

@@ -7,18 +7,18 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from mzpay.domain.model import StrictText as Strict
+from mzpay.domain.common.model import StrictText as Strict
 
 
 class CardBin(Strict):
-    # The BIN only (6 to 8 digits, checked by domain.partners); bounded so that no request can
+    # The BIN only (6 to 8 digits, checked by domain.partners.catalogue); bounded so that no request can
     # carry much more than a card number, which is refused and never logged.
     card_number: str = Field(min_length=1, max_length=32)
 
 
 class PaymentMethodIn(Strict):
     partner_id: str = Field(max_length=64)
-    type: str = Field(max_length=32)  # card, mobile_wallet or bank_account (domain.payment_methods)
+    type: str = Field(max_length=32)  # card, mobile_wallet or bank_account (domain.partners.payment_methods)
     # The partner's form: checked field by field against its attributes (each at most 140).
     details: dict[Annotated[str, Field(max_length=64)], Any] = Field(max_length=20)
     mode: str = Field(default="live", max_length=8)  # test or live: the mode its transactions run in
@@ -29,7 +29,7 @@ class PaymentMethodStatus(Strict):
 
 
 class TransactionIn(Strict):
-    """The process-transaction body (spec); the rules are domain.customer_transactions'."""
+    """The process-transaction body (spec); the rules are domain.partners.transactions'."""
 
     transaction_type: str = Field(max_length=32)
     amount: Decimal | None = Field(default=None, allow_inf_nan=False, max_digits=20)

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.principal import (
+from mzpay.domain.access.principal import (
     WWW_AUTHENTICATE,
     Principal,
     ensure_customer_allowed,
     ensure_route_for_customers,
     wrong_environment,
 )
+from mzpay.domain.common.errors import ServiceError
 
 _current: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("principal", default=None)
 

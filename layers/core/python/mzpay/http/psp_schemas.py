@@ -9,11 +9,11 @@ from pydantic import ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.answers.psp_onboarding import APPLICATION_EXAMPLE
-from mzpay.domain import nib
-from mzpay.domain.business import looks_like_email, nuit_problem
-from mzpay.domain.model import StrictText
-from mzpay.domain.money import is_currency_code
-from mzpay.domain.routing import BINDING_METHODS, PSPS
+from mzpay.domain.collection.business import looks_like_email, nuit_problem
+from mzpay.domain.common import nib
+from mzpay.domain.common.model import StrictText
+from mzpay.domain.money.amounts import is_currency_code
+from mzpay.domain.payments.routing import BINDING_METHODS, PSPS
 from mzpay.http.operations_schemas import PilotSettingsIn
 
 LIVE_PSPS = tuple(sorted(psp_id for psp_id, psp in PSPS.items() if not psp.simulated))

@@ -6,7 +6,7 @@ import contextvars
 import re
 from typing import Any
 
-from mzpay.domain.ids import new_id
+from mzpay.domain.common.ids import new_id
 
 HEADER = "X-Request-ID"
 _WELL_FORMED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}$")

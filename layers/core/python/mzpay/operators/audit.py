@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from mzpay import deps
 from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
-from mzpay.domain import page_tokens
-from mzpay.domain.audit import AuditFilter
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.operators.audit import AuditFilter
 
 
 def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> AuditTrailList:

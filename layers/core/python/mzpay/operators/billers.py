@@ -1,11 +1,11 @@
-"""Operators administer billers and their bill products (mzpay.domain.billers, docs/bills.md):
+"""Operators administer billers and their bill products (mzpay.domain.bills.billers, docs/bills.md):
 create, read, list, change, pause, retire; add and retire products."""
 
 from __future__ import annotations
 
 from mzpay import deps
 from mzpay.answers import billers as answers
-from mzpay.domain.billers import (
+from mzpay.domain.bills.billers import (
     ACTIVE,
     RETIRED,
     Biller,
@@ -18,9 +18,9 @@ from mzpay.domain.billers import (
     check_retirement,
     product_of,
 )
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid, new_id
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.store.billers import IdTaken
 
 

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from mzpay import deps
 from mzpay.answers import bindings as answers
 from mzpay.connectors.registry import LIVE_CONNECTORS
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.routing import BINDING_METHODS, PSPS
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.payments.routing import BINDING_METHODS, PSPS
 from mzpay.steps.accounts import home_account
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import dispatch_failures as answers
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 from mzpay.fanout import stream
 from mzpay.store.dispatch_failures import StreamExpired, stream_records
 

@@ -11,13 +11,13 @@ import json
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain import page_tokens
-from mzpay.domain.disputes import view as dispute_view
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.payments import view as payment_view
-from mzpay.domain.payout_batches import batch_view
-from mzpay.domain.payouts import payout_view
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.payments.disputes import view as dispute_view
+from mzpay.domain.payments.rules import view as payment_view
+from mzpay.domain.payouts.batches import batch_view
+from mzpay.domain.payouts.rules import payout_view
 from mzpay.steps.accounts import home_account
 from mzpay.steps.refunds import refund_result
 from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES

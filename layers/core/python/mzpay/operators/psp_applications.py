@@ -1,7 +1,7 @@
 """PSP onboarding applications (docs/psp-onboarding.md): operators draft one, attach its KYB
 documents and logo, review the logo, submit it, and approve or reject it once certified. An
 approved application makes its PSP routable: available, and in pilot with the application's
-settings (mzpay.domain.pilot)."""
+settings (mzpay.domain.psp.pilot)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import psp_onboarding as answers
-from mzpay.domain import page_tokens
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import new_id
-from mzpay.domain.psp_logos import checked_logo, refusal
-from mzpay.domain.psp_onboarding import (
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import new_id
+from mzpay.domain.psp.logos import checked_logo, refusal
+from mzpay.domain.psp.onboarding import (
     TARGET,
     PspApplication,
     Status,

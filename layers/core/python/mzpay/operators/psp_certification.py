@@ -1,5 +1,5 @@
 """Certification runs of a submitted PSP application (docs/psp-onboarding.md, "Certification"):
-the script of mzpay.domain.psp_certification played through the connector interface against the
+the script of mzpay.domain.psp.certification played through the connector interface against the
 deterministic simulator. A run starts with the steps the simulator answers at once and stays
 `running` until the simulated payer has answered its prompts (3 s); the first read after that
 (GET, or a new POST) plays the last steps and finishes it. One run at a time per application:
@@ -16,11 +16,11 @@ from mzpay import deps
 from mzpay.answers import psp_onboarding as answers
 from mzpay.connectors.base import PayoutCall, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid, new_id
-from mzpay.domain.payments import Status as PaymentStatus
-from mzpay.domain.psp_certification import (
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.payments.rules import Status as PaymentStatus
+from mzpay.domain.psp.certification import (
     AMOUNT,
     PAYER_DELAY,
     PAYOUT_AMOUNT,
@@ -33,8 +33,8 @@ from mzpay.domain.psp_certification import (
     step_record,
     view,
 )
-from mzpay.domain.psp_onboarding import PspApplication, next_status
-from mzpay.domain.psp_onboarding import view as application_view
+from mzpay.domain.psp.onboarding import PspApplication, next_status
+from mzpay.domain.psp.onboarding import view as application_view
 from mzpay.steps.psp_onboarding import application, move
 from mzpay.store.psp_applications import ApplicationMoved
 

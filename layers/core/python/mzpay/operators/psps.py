@@ -8,11 +8,11 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import psps as answers
 from mzpay.answers.limits import AccountLimits as AccountLimitsShown
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.limits import AccountLimits
-from mzpay.domain.pilot import PilotSettings, PilotState, pilot_state
-from mzpay.domain.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS
+from mzpay.domain.accounts.limits import AccountLimits
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.payments.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS
+from mzpay.domain.psp.pilot import PilotSettings, PilotState, pilot_state
 from mzpay.steps.accounts import home_account
 
 

@@ -13,15 +13,15 @@ from mzpay import deps
 from mzpay.answers import reconciliation as answers
 from mzpay.connectors.base import ProviderResult
 from mzpay.connectors.bill_suppliers import SupplierPayment
-from mzpay.domain import expiry
-from mzpay.domain.bill_payments import BillPayment
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid, is_uuid
-from mzpay.domain.page_tokens import decode, encode
-from mzpay.domain.payments import Payment, Status
-from mzpay.domain.payouts import Payout
-from mzpay.domain.refunds import Refund
+from mzpay.domain.bills.payments import BillPayment
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid, is_uuid
+from mzpay.domain.common.page_tokens import decode, encode
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment, Status
+from mzpay.domain.payouts.rules import Payout
 from mzpay.steps import audit as trail
 from mzpay.steps.accounts import home_account
 from mzpay.steps.bill_outcomes import apply_answer

@@ -8,11 +8,11 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import webhook_deliveries as answers
-from mzpay.domain import page_tokens
-from mzpay.domain.deliveries import Delivery
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.webhooks import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
+from mzpay.domain.common import page_tokens
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.webhooks.deliveries import Delivery
+from mzpay.domain.webhooks.rules import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.store.webhook_deliveries import iso

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from mzpay.domain.charges import ChargeRequest
-    from mzpay.domain.payouts import PayoutRequest
-    from mzpay.domain.principal import Principal
+    from mzpay.domain.access.principal import Principal
+    from mzpay.domain.payments.charges import ChargeRequest
+    from mzpay.domain.payouts.rules import PayoutRequest
 
 
 class Gateway(Protocol):

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TypeVar
 
 from mzpay import deps
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.oauth import OAuthClient
-from mzpay.domain.payments import Payment
-from mzpay.domain.residency import ensure_home
+from mzpay.domain.access.oauth import OAuthClient
+from mzpay.domain.accounts.residency import ensure_home
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.rules import Payment
 from mzpay.store.directory import Account, ApiKey
 
 Served = TypeVar("Served", Account, ApiKey, OAuthClient)

@@ -9,21 +9,21 @@ from decimal import Decimal
 from typing import Any, NoReturn
 
 from mzpay import deps
-from mzpay.domain import risk
-from mzpay.domain.charges import TEST_CARDS, ChargeRequest
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import new_event
-from mzpay.domain.limits import business_day, check_ceilings, daily_ceiling_reached
-from mzpay.domain.pilot import (
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.accounts.limits import business_day, check_ceilings, daily_ceiling_reached
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments import risk
+from mzpay.domain.payments.charges import TEST_CARDS, ChargeRequest
+from mzpay.domain.payments.routing import PSPS, Psp, choose, eligible
+from mzpay.domain.psp.pilot import (
     PilotWindow,
     check_pilot,
     pilot_refusal,
     pilot_state,
     window_reached,
 )
-from mzpay.domain.principal import Principal
-from mzpay.domain.routing import PSPS, Psp, choose, eligible
+from mzpay.domain.webhooks.events import new_event
 from mzpay.steps.connectors import payout_method
 from mzpay.store.payments import Admission, Reservation
 
@@ -161,7 +161,7 @@ def network_of(request: ChargeRequest) -> str | None:
 
 
 def _risk_stage(principal: Principal, request: ChargeRequest, rejection_id: str) -> None:
-    """Velocity per payer phone for live wallet charges, a magic number in test; see mzpay.domain.risk."""
+    """Velocity per payer phone for live wallet charges, a magic number in test; see mzpay.domain.payments.risk."""
     wallet = request.source.mobile_wallet
     if request.source.type != "mobile_wallet" or wallet is None or not wallet.phone_number:
         return

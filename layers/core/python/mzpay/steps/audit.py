@@ -1,5 +1,5 @@
 """The audit trail's writing side: the surface opens a scope for each state-changing request
-(mzpay.domain.audit.begin) and has the record written when it ends; a use case says, through
+(mzpay.domain.operators.audit.begin) and has the record written when it ends; a use case says, through
 `observe`, what it acted on and the state before and after (views an API would show: never
 secrets), and a surface without an authorizer (the console) says who acts through `identify`."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from mzpay import deps
-from mzpay.domain.audit import Observation, Request, identify, observe
+from mzpay.domain.operators.audit import Observation, Request, identify, observe
 
 __all__ = ["identify", "observe", "write"]
 
@@ -17,9 +17,9 @@ def write(observation: Observation, request: Request, status: int, code: str | N
     """Append the request's record to the trail. A trail that cannot be written does not undo
     what the request did: the record goes to the log (an ERROR line holding it whole) and the
     AuditWriteFailures count, which an alarm watches."""
-    from mzpay.domain.audit import AuditRecord, capped
-    from mzpay.domain.clock import now_iso
-    from mzpay.domain.ids import new_id
+    from mzpay.domain.common.clock import now_iso
+    from mzpay.domain.common.ids import new_id
+    from mzpay.domain.operators.audit import AuditRecord, capped
 
     target_type, target_id = observation.target_type, observation.target_id
     if target_type is None:

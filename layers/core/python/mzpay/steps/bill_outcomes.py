@@ -19,14 +19,15 @@ from mzpay.connectors.bill_suppliers import (
     SupplierTimeout,
     SupplierUnavailable,
 )
-from mzpay.domain import expiry, ledger
-from mzpay.domain.bill_payments import EVENT_OF_STATUS, PENDING, BillPayment
-from mzpay.domain.bill_payments import FAILED as PAYMENT_FAILED
-from mzpay.domain.biller_api import RECEIVED_EVENT
-from mzpay.domain.bills import Invoice, paid_status
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, entity_event, new_event
+from mzpay.domain.bills.biller_api import RECEIVED_EVENT
+from mzpay.domain.bills.payments import EVENT_OF_STATUS, PENDING, BillPayment
+from mzpay.domain.bills.payments import FAILED as PAYMENT_FAILED
+from mzpay.domain.bills.quotes import Invoice, paid_status
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money import ledger
+from mzpay.domain.payments import expiry
+from mzpay.domain.webhooks.events import Event, entity_event, new_event
 from mzpay.steps.bills import supplier_of
 from mzpay.steps.payments import reconcile_first
 from mzpay.store.bill_payments import InvoiceMoved

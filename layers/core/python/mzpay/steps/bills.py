@@ -17,11 +17,11 @@ from mzpay.connectors.bill_suppliers import (
     SupplierUnavailable,
     supplier_for,
 )
-from mzpay.domain.billers import Biller, BillProduct
-from mzpay.domain.bills import BillQuote, Invoice, biller_unavailable, out_of_range, supplier_down
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.bills.billers import Biller, BillProduct
+from mzpay.domain.bills.quotes import BillQuote, Invoice, biller_unavailable, out_of_range, supplier_down
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid
 
 
 def catalogue_of(product_id: str) -> tuple[Biller, BillProduct]:

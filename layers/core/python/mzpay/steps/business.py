@@ -5,8 +5,8 @@ collection requests, register customers and payment methods, move money or be pa
 from __future__ import annotations
 
 from mzpay import deps
-from mzpay.domain.business import AccountStatus, BusinessAccount
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.collection.business import AccountStatus, BusinessAccount
+from mzpay.domain.common.errors import ServiceError
 
 NOT_ONBOARDED = "not_onboarded"  # metadata.account_status of an account with no business record
 

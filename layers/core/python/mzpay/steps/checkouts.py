@@ -8,17 +8,17 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain import expiry
-from mzpay.domain.charges import CheckoutRequest
-from mzpay.domain.clock import now_iso
-from mzpay.domain.entity import Claimed
-from mzpay.domain.errors import FieldError, ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.ids import new_id, request_fingerprint
-from mzpay.domain.methods import METHODS
-from mzpay.domain.money import InvalidAmount, format_amount, parse_amount
-from mzpay.domain.payments import Payment, Status, amount_error, snapshot
-from mzpay.domain.principal import Principal, customer_of_create
+from mzpay.domain.access.principal import Principal, customer_of_create
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.entity import Claimed
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.ids import new_id, request_fingerprint
+from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.charges import CheckoutRequest
+from mzpay.domain.payments.methods import METHODS
+from mzpay.domain.payments.rules import Payment, Status, amount_error, snapshot
+from mzpay.domain.webhooks.events import Event
 from mzpay.steps.payments import close, current, payment_event, waiting
 from mzpay.store.payments import PaymentIdTaken
 from mzpay.store.transitions import same_request

@@ -12,9 +12,9 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain import collection_requests as rules
-from mzpay.domain.clock import now_iso
-from mzpay.domain.collection_requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.domain.collection import requests as rules
+from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.domain.common.clock import now_iso
 from mzpay.observability import logger
 from mzpay.store.collection_requests import Changed
 

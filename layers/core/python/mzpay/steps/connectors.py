@@ -10,7 +10,7 @@ from mzpay import deps
 from mzpay.connectors.base import Connector, LookingUp, Paying
 from mzpay.connectors.registry import LIVE_CONNECTORS
 from mzpay.connectors.simulated import SimulatedConnector
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError
 
 C = TypeVar("C", LookingUp, Paying)
 

@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain.clock import iso
-from mzpay.domain.events import Event, new_event
-from mzpay.domain.keys import KeyStatus
-from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
+from mzpay.domain.access.keys import KeyStatus
+from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
+from mzpay.domain.common.clock import iso
+from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.store.directory import ApiKey
 
 

@@ -4,9 +4,9 @@ account's customer is 404 customer_not_found, another customer's method 404 not_
 from __future__ import annotations
 
 from mzpay import deps
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.kyc import Customer
-from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.domain.collection.kyc import Customer
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.partners.payment_methods import PaymentMethod
 
 MAX_ID = 64
 

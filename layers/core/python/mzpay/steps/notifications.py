@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain.bill_payments import RESEND_EVENT
+from mzpay.domain.bills.payments import RESEND_EVENT
 
 
 def dispatch_notification(image: dict[str, Any]) -> bool:

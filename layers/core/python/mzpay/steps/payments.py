@@ -13,24 +13,25 @@ from typing import Any
 from mzpay import deps
 from mzpay.config import settings
 from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
-from mzpay.domain import expiry, ledger
-from mzpay.domain.clock import now_iso
-from mzpay.domain.entity import Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, entity_event
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.manual_payments import is_manual
-from mzpay.domain.manual_payments import next_status as manual_status
-from mzpay.domain.money import format_amount
-from mzpay.domain.payments import (
+from mzpay.domain.access.principal import Principal, ensure_customer_visible, wrong_environment
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.entity import Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.money import ledger
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.manual import is_manual
+from mzpay.domain.payments.manual import next_status as manual_status
+from mzpay.domain.payments.routing import binding_method
+from mzpay.domain.payments.rules import (
     EVENT_OF_STATUS,
     Payment,
     Status,
     ensure_transition,
     snapshot,
 )
-from mzpay.domain.principal import Principal, ensure_customer_visible, wrong_environment
-from mzpay.domain.routing import binding_method
+from mzpay.domain.webhooks.events import Event, entity_event
 from mzpay.observability import count
 from mzpay.steps.connectors import connector_for
 from mzpay.store.payments import Reservation

@@ -10,15 +10,15 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from mzpay import deps
-from mzpay.domain import ledger
-from mzpay.domain.clock import iso
-from mzpay.domain.entity import Claimed, Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import new_id, request_fingerprint
-from mzpay.domain.money import format_amount
-from mzpay.domain.payout_limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
-from mzpay.domain.payouts import CREATED_EVENT, Payout, PayoutRequest, Status, stored_destination
-from mzpay.domain.payouts import payout_view as view
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.entity import Claimed, Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_id, request_fingerprint
+from mzpay.domain.money import ledger
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payouts.limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval, window_refusal
+from mzpay.domain.payouts.rules import CREATED_EVENT, Payout, PayoutRequest, Status, stored_destination
+from mzpay.domain.payouts.rules import payout_view as view
 from mzpay.steps.admission import money_out_pilot, pilot_window_refusal, rejected
 from mzpay.steps.connectors import payout_connector
 from mzpay.steps.payout_outcomes import deposit_events, payout_entry, payout_event

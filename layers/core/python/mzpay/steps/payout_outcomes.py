@@ -11,15 +11,16 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.connectors.base import PayoutCall, ProviderResult, RefundReconciling
-from mzpay.domain import expiry, ledger
-from mzpay.domain.cash_deposits import EVENT_OF_STATUS as EVENT_OF_DEPOSIT_STATUS
-from mzpay.domain.cash_deposits import deposit_view
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, entity_event, new_event
-from mzpay.domain.payments import Status as ProviderStatus
-from mzpay.domain.payouts import Payout, Status, event_kind
-from mzpay.domain.payouts import payout_view as view
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money import ledger
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.rules import Status as ProviderStatus
+from mzpay.domain.payouts.cash_deposits import EVENT_OF_STATUS as EVENT_OF_DEPOSIT_STATUS
+from mzpay.domain.payouts.cash_deposits import deposit_view
+from mzpay.domain.payouts.rules import Payout, Status, event_kind
+from mzpay.domain.payouts.rules import payout_view as view
+from mzpay.domain.webhooks.events import Event, entity_event, new_event
 from mzpay.observability import count
 from mzpay.steps.connectors import payout_connector
 from mzpay.steps.payments import reconcile_first
@@ -72,7 +73,7 @@ def end_without_paying(payout: Payout, action: str, status: str, extra: dict[str
     return deps.payouts().transition(payout, changes, [event, *deposit_events(after, now)], entry, release=True)
 
 
-# A payout's place in the sweep's index (see domain.expiry), cleared once it ends.
+# A payout's place in the sweep's index (see domain.payments.expiry), cleared once it ends.
 OUT_OF_THE_SWEEP: dict[str, Any] = {"expiry_shard": None, "due_at": None}
 
 

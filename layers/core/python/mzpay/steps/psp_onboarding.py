@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mzpay import deps
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.psp_onboarding import TARGET, PspApplication, view
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.psp.onboarding import TARGET, PspApplication, view
 from mzpay.steps.audit import observe
 from mzpay.store.psp_applications import ApplicationMoved
 from mzpay.store.transitions import rejudged

@@ -10,12 +10,13 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.connectors.base import Refunding, RefundReconciling
-from mzpay.domain import expiry, ledger
-from mzpay.domain.clock import now_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event, entity_event
-from mzpay.domain.payments import Status
-from mzpay.domain.refunds import Refund
+from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money import ledger
+from mzpay.domain.payments import expiry
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Status
+from mzpay.domain.webhooks.events import Event, entity_event
 from mzpay.observability import count
 from mzpay.steps.payments import connector_of, provider_call, reconcile_first
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay import deps
-from mzpay.domain.ids import is_ulid
-from mzpay.domain.payout_batches import RELEASED_EVENT
-from mzpay.domain.payouts import CREATED_EVENT, Status
+from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.payouts.batches import RELEASED_EVENT
+from mzpay.domain.payouts.rules import CREATED_EVENT, Status
 
 
 def dispatch_settlement(image: dict[str, Any]) -> bool:

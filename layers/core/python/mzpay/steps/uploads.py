@@ -1,13 +1,13 @@
 """Every upload of a file is counted against its owner's upload limits before anything is stored
-(mzpay.domain.rate_limits, "uploads"): over one, 429 rate_limited naming the rule, and nothing is
+(mzpay.domain.access.rate_limits, "uploads"): over one, 429 rate_limited naming the rule, and nothing is
 kept."""
 
 from __future__ import annotations
 
 from mzpay import deps
-from mzpay.domain import clock
-from mzpay.domain.evidence import EvidenceRequest, uploads
-from mzpay.domain.rate_limits import upload_limited, upload_limits
+from mzpay.domain.access.rate_limits import upload_limited, upload_limits
+from mzpay.domain.common import clock
+from mzpay.domain.common.evidence import EvidenceRequest, uploads
 
 # The mode of uploads on surfaces without test and live (collection, management).
 NO_MODE = "-"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.accounts import folded
+from mzpay.domain.accounts.tenants import folded
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore
 

@@ -7,11 +7,11 @@ import base64
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.clock import iso, parse_iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.limits import AccountLimits
-from mzpay.domain.payout_limits import PayoutLimits
-from mzpay.domain.webhook_secrets import SecretVersion
+from mzpay.domain.accounts.limits import AccountLimits
+from mzpay.domain.common.clock import iso, parse_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.limits import PayoutLimits
+from mzpay.domain.webhooks.secrets import SecretVersion
 from mzpay.store.aws import client, env, is_conditional_failure
 from mzpay.store.base import SealedTableStore, TableStore
 

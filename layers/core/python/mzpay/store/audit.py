@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mzpay.domain.audit import AuditFilter, AuditRecord
+from mzpay.domain.operators.audit import AuditFilter, AuditRecord
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore
 

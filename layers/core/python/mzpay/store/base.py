@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from mzpay.domain.entity import Entity
+from mzpay.domain.common.entity import Entity
 from mzpay.store.aws import first_failed_item, is_conditional_failure, table
 from mzpay.store.transitions import applied, own_write, versioned_update
 

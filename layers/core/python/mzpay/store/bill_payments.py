@@ -9,11 +9,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.bill_payments import BillPayment
-from mzpay.domain.bills import BillQuote, Invoice
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.ledger import Entry
+from mzpay.domain.bills.payments import BillPayment
+from mzpay.domain.bills.quotes import BillQuote, Invoice
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money.ledger import Entry
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env
 from mzpay.store.base import PaymentsTableStore
 from mzpay.store.bills import invoice_key, quote_key

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from mzpay.domain.bill_subscriptions import BillSubscription
+from mzpay.domain.bills.subscriptions import BillSubscription
 from mzpay.store.aws import env, is_conditional_failure
 from mzpay.store.base import TableStore
 

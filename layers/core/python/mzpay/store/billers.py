@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mzpay.domain.billers import Biller, BillProduct
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.bills.billers import Biller, BillProduct
+from mzpay.domain.common.errors import ServiceError
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore
 

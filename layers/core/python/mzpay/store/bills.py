@@ -9,7 +9,7 @@ import base64
 from typing import Any
 from urllib.parse import quote_plus
 
-from mzpay.domain.bills import BillQuote, Invoice
+from mzpay.domain.bills.quotes import BillQuote, Invoice
 from mzpay.store.aws import client, env, is_conditional_failure
 from mzpay.store.base import TableStore
 from mzpay.store.transitions import applied, versioned_update

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.business import BusinessAccount
+from mzpay.domain.collection.business import BusinessAccount
 from mzpay.store.aws import env, is_conditional_failure
 from mzpay.store.base import TableStore, put_new
 from mzpay.store.transitions import applied, versioned_update

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.cash_deposits import CashDepositIntent
-from mzpay.domain.name_lookups import NameLookup
+from mzpay.domain.payouts.cash_deposits import CashDepositIntent
+from mzpay.domain.payouts.name_lookups import NameLookup
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore, put_new
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises

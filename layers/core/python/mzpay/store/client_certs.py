@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 
 from mzpay.config import optional_env
-from mzpay.domain.client_certs import ClientCertificate
+from mzpay.domain.access.client_certs import ClientCertificate
 from mzpay.store.aws import client, env, error_code, is_conditional_failure
 from mzpay.store.base import TableStore, put_new
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.collection_requests import CollectionMethod, CollectionRequest, RequestStatus
-from mzpay.domain.events import Event
+from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import batch_get, env
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts, update_with_events

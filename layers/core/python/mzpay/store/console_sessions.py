@@ -1,13 +1,13 @@
 """The operator console's sessions as the service holds them (AccountsTable, pk
 CONSOLE_SESSION#<session_id>, sk SESSION: operator, issued_at, last_used, ttl): a signed cookie is
-a session only while its record exists (mzpay.domain.console_sessions). Sign-out deletes the
+a session only while its record exists (mzpay.domain.operators.console_sessions). Sign-out deletes the
 record; DynamoDB's TTL removes a record after the session's 8 hours."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.console_sessions import Session
+from mzpay.domain.operators.console_sessions import Session
 from mzpay.store.aws import env, is_conditional_failure
 from mzpay.store.base import TableStore
 

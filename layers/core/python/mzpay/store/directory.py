@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from mzpay.domain.bounds import MAX_ID
-from mzpay.domain.clock import iso
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.keys import KeyStatus
+from mzpay.domain.access.keys import KeyStatus
+from mzpay.domain.common.bounds import MAX_ID
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
 from mzpay.store.aws import batch_get, env, is_conditional_failure
 from mzpay.store.base import TableStore, put_new

@@ -16,10 +16,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.disputes import Dispute
-from mzpay.domain.events import Event
-from mzpay.domain.ledger import Entry
-from mzpay.domain.payments import Payment
+from mzpay.domain.money.ledger import Entry
+from mzpay.domain.payments.disputes import Dispute
+from mzpay.domain.payments.rules import Payment
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mzpay.domain.events import Event
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env, is_conditional_failure
 from mzpay.store.base import TableStore, put_new
 

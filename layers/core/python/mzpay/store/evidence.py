@@ -11,9 +11,9 @@ import base64
 from datetime import UTC, datetime
 from typing import Any
 
-from mzpay.domain.clock import iso
-from mzpay.domain.evidence import EvidenceRequest, uploads
-from mzpay.domain.ids import new_id
+from mzpay.domain.common.clock import iso
+from mzpay.domain.common.evidence import EvidenceRequest, uploads
+from mzpay.domain.common.ids import new_id
 from mzpay.store.aws import client, env
 
 

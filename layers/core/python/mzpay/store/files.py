@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.files import Upload
+from mzpay.domain.common.files import Upload
 from mzpay.store.aws import client, env
 from mzpay.store.base import UploadsTableStore
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.kyc import Customer, KycVerification
+from mzpay.domain.collection.kyc import Customer, KycVerification
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore, put_new
 

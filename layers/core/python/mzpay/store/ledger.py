@@ -7,8 +7,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.ids import new_id
-from mzpay.domain.ledger import Entry
+from mzpay.domain.common.ids import new_id
+from mzpay.domain.money.ledger import Entry
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore, put_new
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.name_lookups import NameLookup
+from mzpay.domain.payouts.name_lookups import NameLookup
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-from mzpay.domain.bounds import MAX_ID
-from mzpay.domain.events import Event
-from mzpay.domain.oauth import AccessToken, ClientStatus, OAuthClient
+from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
+from mzpay.domain.common.bounds import MAX_ID
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import batch_get, env, is_conditional_failure
 from mzpay.store.base import TableStore, put_new
 from mzpay.store.directory import Account

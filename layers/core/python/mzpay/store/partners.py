@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from mzpay.domain.clock import iso
+from mzpay.domain.common.clock import iso
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore
 from mzpay.store.directory import Account

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.customer_transactions import CustomerTransaction
-from mzpay.domain.payment_methods import PaymentMethod
+from mzpay.domain.partners.payment_methods import PaymentMethod
+from mzpay.domain.partners.transactions import CustomerTransaction
 from mzpay.store.aws import env
 from mzpay.store.base import TableStore
 

@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.bill_payments import BillPayment
-from mzpay.domain.entity import Claimed, Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.expiry import ATTENTION
-from mzpay.domain.ledger import Entry
-from mzpay.domain.limits import AccountLimits
-from mzpay.domain.payments import Payment
-from mzpay.domain.payouts import Payout
-from mzpay.domain.refunds import Refund
+from mzpay.domain.accounts.limits import AccountLimits
+from mzpay.domain.bills.payments import BillPayment
+from mzpay.domain.common.entity import Claimed, Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money.ledger import Entry
+from mzpay.domain.payments.expiry import ATTENTION
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment
+from mzpay.domain.payouts.rules import Payout
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.accounts import Limits
 from mzpay.store.aws import batch_get, env, index_page, is_conditional_failure
 from mzpay.store.base import PaymentsTableStore, put_new

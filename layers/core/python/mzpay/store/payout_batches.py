@@ -12,10 +12,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.entity import Reserved
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.payout_batches import BatchLine, PayoutBatch, Status
+from mzpay.domain.common.entity import Reserved
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.batches import BatchLine, PayoutBatch, Status
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts

@@ -11,11 +11,11 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.entity import Claimed
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.ledger import Entry
-from mzpay.domain.payouts import Payout, Status
+from mzpay.domain.common.entity import Claimed
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money.ledger import Entry
+from mzpay.domain.payouts.rules import Payout, Status
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import client, env
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts

@@ -16,8 +16,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from mzpay.domain.psp_certification import CertificationRun
-from mzpay.domain.psp_onboarding import PspApplication
+from mzpay.domain.psp.certification import CertificationRun
+from mzpay.domain.psp.onboarding import PspApplication
 from mzpay.store.aws import (
     batch_get,
     client,

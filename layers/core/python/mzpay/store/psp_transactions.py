@@ -12,8 +12,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.events import Event
-from mzpay.domain.psp_transactions import PspTransaction
+from mzpay.domain.psp.transactions import PspTransaction
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env, newest_first
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.domain.rate_limits import RateLimits, UploadLimits, upload_day
+from mzpay.domain.access.rate_limits import RateLimits, UploadLimits, upload_day
 from mzpay.store.aws import env, is_conditional_failure, table
 from mzpay.store.base import TableStore
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.entity import Claimed
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.events import Event
-from mzpay.domain.ledger import Entry
-from mzpay.domain.payments import Payment
-from mzpay.domain.refunds import Refund
+from mzpay.domain.common.entity import Claimed
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.money.ledger import Entry
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env, index_page, is_conditional_failure
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts

@@ -10,7 +10,7 @@ SECRET_CACHE_SECONDS = 300
 def operator_token() -> str:
     """The management API's operator credentials as stored: one bearer token (the stack generates
     it; its holder is named `operator`) or a JSON object naming each operator's token (see
-    mzpay.domain.operators)."""
+    mzpay.domain.operators.credentials)."""
     from aws_lambda_powertools.utilities import parameters  # deferred: keeps boto3 off cold start of other paths
 
     value = parameters.get_secret(env("OPERATOR_TOKEN_SECRET_ARN"), max_age=SECRET_CACHE_SECONDS)

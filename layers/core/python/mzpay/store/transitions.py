@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from mzpay.domain.entity import Claimed, Entity
-from mzpay.domain.errors import ServiceError
+from mzpay.domain.common.entity import Claimed, Entity
+from mzpay.domain.common.errors import ServiceError
 
 WRITE_TOKEN = "write_token"
 E = TypeVar("E", bound=Entity)

@@ -15,9 +15,9 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.config import optional_env
-from mzpay.domain.deliveries import Attempt, Delivery
-from mzpay.domain.errors import ServiceError
-from mzpay.domain.webhooks import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.webhooks.deliveries import Attempt, Delivery
+from mzpay.domain.webhooks.rules import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
 from mzpay.store.aws import client, env, is_conditional_failure
 from mzpay.store.base import TableStore
 

@@ -24,10 +24,10 @@ from ulid import ULID
 
 from mzpay import deps
 from mzpay.config import settings
-from mzpay.domain import webhooks as rules
-from mzpay.domain.deliveries import Delivery
-from mzpay.domain.events import envelope_of
-from mzpay.domain.webhooks import RETENTION_SECONDS, DeliveryStatus
+from mzpay.domain.webhooks import rules
+from mzpay.domain.webhooks.deliveries import Delivery
+from mzpay.domain.webhooks.events import envelope_of
+from mzpay.domain.webhooks.rules import RETENTION_SECONDS, DeliveryStatus
 from mzpay.observability import logger
 from mzpay.store.webhook_deliveries import iso
 

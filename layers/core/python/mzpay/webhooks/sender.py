@@ -22,11 +22,11 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.connectors import transport
-from mzpay.domain import webhooks as rules
-from mzpay.domain.bounds import allow_loopback
-from mzpay.domain.deliveries import Attempt, Delivery
-from mzpay.domain.webhook_secrets import valid_versions
-from mzpay.domain.webhooks import DeliveryStatus, Lane, Outcome
+from mzpay.domain.common.bounds import allow_loopback
+from mzpay.domain.webhooks import rules
+from mzpay.domain.webhooks.deliveries import Attempt, Delivery
+from mzpay.domain.webhooks.rules import DeliveryStatus, Lane, Outcome
+from mzpay.domain.webhooks.secrets import valid_versions
 from mzpay.observability import correlate, count, logger
 from mzpay.store.aws import client
 from mzpay.store.webhook_deliveries import iso

@@ -1,0 +1,1 @@
+"""The tenant (states, home region, residency) and its per-account ceilings."""

@@ -1,0 +1,1 @@
+"""Bill quotes, bill payments, subscriptions, billers and the billers' API."""

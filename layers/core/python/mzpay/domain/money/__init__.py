@@ -1,0 +1,1 @@
+"""Amounts as Decimal and the double-entry ledger."""

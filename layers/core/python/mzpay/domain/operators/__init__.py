@@ -1,0 +1,1 @@
+"""Who an operator is, console sessions, the audit trail."""

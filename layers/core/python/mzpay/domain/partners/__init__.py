@@ -1,0 +1,1 @@
+"""Partners, customers' payment methods and their transactions (docs/partners.md)."""

@@ -1,0 +1,1 @@
+"""Payouts, their destinations, limits, batches, name lookups, cash deposits."""

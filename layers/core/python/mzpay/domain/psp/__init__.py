@@ -1,0 +1,1 @@
+"""PSPs onboarding with us: onboarding, certification, logos, pilot, PSP transactions."""

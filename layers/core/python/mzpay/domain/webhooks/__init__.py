@@ -1,0 +1,1 @@
+"""The event envelope, delivery rules and records, signing secrets."""
