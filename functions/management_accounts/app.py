@@ -4,6 +4,7 @@ secrets, rate limits."""
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mzpay.answers import accounts, limits, oauth_clients
+from mzpay.answers.reviews import BusinessAccountReviews
 from mzpay.entry import management_app
 from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
@@ -70,7 +71,7 @@ def get_account(account_id: str) -> accounts.Account:
 
 
 @app.get("/v1/accounts/<account_id>/onboarding-reviews")
-def business_account_reviews(account_id: str) -> dict[str, Any]:
+def business_account_reviews(account_id: str) -> BusinessAccountReviews:
     """List a business account's onboarding reviews
 
     Reviewers' decisions on the business account (collection surface), newest first: who, when,

@@ -8,9 +8,8 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers.base import Answer, Timestamp, examples
+from mzpay.answers.collection_accounts import BusinessStatus
 from mzpay.answers.management_audit import Actor
-
-BusinessStatus = Literal["pending", "pending_review", "active", "rejected", "suspended"]
 
 
 class ReviewedField(Answer):

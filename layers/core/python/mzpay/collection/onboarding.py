@@ -12,6 +12,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_accounts as answers
+from mzpay.answers.reviews import BusinessAccountReviews
 from mzpay.domain.collection.access import Identity
 from mzpay.domain.collection.business import (
     EDITABLE,
@@ -219,11 +220,11 @@ def decide(
 MAX_REVIEWS = 100
 
 
-def reviews(account_id: str) -> dict[str, Any]:
+def reviews(account_id: str) -> BusinessAccountReviews:
     """Operators: an account's last MAX_REVIEWS reviewer decisions, newest first (who, when, from
     which address, the status before and after, the reason and field problems); 404 for an
     account that never started onboarding."""
     if len(account_id) > MAX_ACCOUNT_ID or deps.business_accounts().get(account_id) is None:
         raise ServiceError(404, "not_found", "No such business account.")
     items, _ = deps.business_accounts().reviews(account_id, MAX_REVIEWS, None)
-    return {"object": "list", "data": items}
+    return BusinessAccountReviews.model_validate({"object": "list", "data": items})
