@@ -2,6 +2,7 @@
 providers about live payments, refunds and payouts left pending, and report how many wait for
 an operator (the ReconciliationCasesOpen metric, which ReconciliationCasesAlarm watches)."""
 
+from dataclasses import asdict
 from typing import Any
 
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
@@ -16,7 +17,8 @@ metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE; dimension servic
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     swept = expiry.expire_due()
-    metrics.add_metric(name="ReconciliationCasesOpen", unit=MetricUnit.Count, value=swept["operator_cases"])
-    if swept["expired"] or swept["operator_cases"]:  # a sweep that found nothing says nothing (every minute)
-        logger.info("expiry sweep", extra=swept)
-    return swept
+    metrics.add_metric(name="ReconciliationCasesOpen", unit=MetricUnit.Count, value=swept.operator_cases)
+    tally = asdict(swept)
+    if swept.expired or swept.operator_cases:  # a sweep that found nothing says nothing (every minute)
+        logger.info("expiry sweep", extra=tally)
+    return tally

@@ -183,12 +183,12 @@ def test_concurrent_retries_submit_a_half_made_charge_exactly_once(
 
 def test_the_sweep_submits_a_test_charge_its_request_abandoned(calls: Calls, monkeypatch: pytest.MonkeyPatch) -> None:
     stored = half_made_charge(calls, str(ULID()))
-    assert sweep.expire_due()["resumed"] == 0  # the lease still runs: nobody takes it over
+    assert sweep.expire_due().resumed == 0  # the lease still runs: nobody takes it over
     lease_ended(monkeypatch)
-    assert sweep.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1, "operator_cases": 0}
+    assert sweep.expire_due() == sweep.SweepTally(expired=0, reconciled=0, resumed=1, operator_cases=0)
     final = deps.payments().get(stored.provider_payment_id)
     assert final is not None and (final.status, calls.charges) == ("succeeded", 1)
-    assert sweep.expire_due()["resumed"] == 0
+    assert sweep.expire_due().resumed == 0
 
 
 class AskedConnector:
@@ -256,11 +256,11 @@ def test_a_retried_refund_is_finished_once_and_the_sweep_finishes_an_abandoned_o
     ]
 
     other_paid, abandoned = half_made_refund(calls, str(ULID()))
-    assert sweep.expire_due()["resumed"] == 0  # its lease still runs
+    assert sweep.expire_due().resumed == 0  # its lease still runs
     lease_ended(monkeypatch)
-    assert sweep.expire_due() == {"expired": 0, "reconciled": 0, "resumed": 1, "operator_cases": 0}
+    assert sweep.expire_due() == sweep.SweepTally(expired=0, reconciled=0, resumed=1, operator_cases=0)
     final = deps.refunds().get(abandoned.provider_refund_id)
     assert final is not None and (final.status, calls.refunds) == ("succeeded", 2)
     assert final.due_at is None and final.submit_lease_until is None
-    assert sweep.expire_due()["resumed"] == 0
+    assert sweep.expire_due().resumed == 0
     assert other_paid.status == "succeeded"

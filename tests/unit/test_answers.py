@@ -20,7 +20,6 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "python" / "
 # list (the test fails on a stale entry), and a new use case never joins it (the test fails on it).
 NOT_CONVERTED = frozenset(
     {
-        "expiry.expire_due",
         "operator_reads.account_disputes",
         "operator_reads.account_payments",
         "operator_reads.batches_awaiting_approval",

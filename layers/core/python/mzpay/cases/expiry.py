@@ -4,6 +4,7 @@ about live payments, refunds and payouts and billers' suppliers about bill payme
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mzpay import deps
@@ -28,7 +29,18 @@ from mzpay.steps.payout_outcomes import reconcile_payout
 from mzpay.steps.refunds import reconcile_refund, reconciling, resume_refund
 
 
-def expire_due(limit: int = 100) -> dict[str, int]:
+@dataclass(frozen=True)
+class SweepTally:
+    """What one sweep did: payments expired, pending ones reconciled with their provider, stalled
+    ones resumed, and the reconciliation cases left open for an operator."""
+
+    expired: int
+    reconciled: int
+    resumed: int
+    operator_cases: int
+
+
+def expire_due(limit: int = 100) -> SweepTally:
     """The scheduled sweep (PaymentExpiryFunction): expire every waiting payment whose deadline
     passed, and ask the provider about live payments left pending."""
     expired = reconciled = resumed = 0
@@ -48,7 +60,7 @@ def expire_due(limit: int = 100) -> dict[str, int]:
         elif current(payment).status == Status.EXPIRED and payment.status != Status.EXPIRED:
             expired += 1
     waiting = deps.payments().open_reconciliation_cases()
-    return {"expired": expired, "reconciled": reconciled, "resumed": resumed, "operator_cases": waiting}
+    return SweepTally(expired=expired, reconciled=reconciled, resumed=resumed, operator_cases=waiting)
 
 
 def _resume_abandoned(payment: Payment) -> int:
