@@ -63,7 +63,7 @@ def water_biller(organisation: str) -> str:
     fields = {k: v for k, v in biller.items() if k not in ("products", "biller_id")}
     made = billers.create_biller(BillerIn.model_validate({**fields, "account_id": organisation}))
     product = {k: v for k, v in biller["products"][0].items() if k != "product_id"}
-    return str(billers.add_product(made["biller_id"], ProductIn.model_validate(product))["product_id"])
+    return str(billers.add_product(made.biller_id, ProductIn.model_validate(product)).product_id)
 
 
 def fund(account_id: str, mode: str, amount: str) -> None:
