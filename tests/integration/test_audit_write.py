@@ -72,6 +72,35 @@ def test_a_record_is_appended_and_read_back_whole(management: ProvisionedStack) 
     assert deps.audit_trail().get(record["id"]) == records[0]
 
 
+def test_a_refused_request_naming_an_empty_account_is_recorded_without_one(
+    management: ProvisionedStack, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = {"account_id": "", "provider_payment_id": "01JD8Z5Q1R2S3T4V5W6X7Y8Z9B"}
+    opening = request(action="open_dispute", path="/v1/disputes", path_params={}, body=body, actor_id="eva")
+    write(begin(), opening, 400, "invalid_request")
+    assert [r for r in caplog.records if r.getMessage() == "audit record not written"] == []
+    records, _ = deps.audit_trail().page(AuditFilter(actor="eva"), 10, None)
+    assert [r.public() for r in records] == [
+        {
+            "id": records[0].audit_id,
+            "object": "audit_record",
+            "at": records[0].at,
+            "actor": {"kind": "operator", "id": "eva", "source_ip": "198.51.100.7", "issuer": None, "account_id": None},
+            "surface": "management",
+            "action": "open_dispute",
+            "method": "POST",
+            "path": "/v1/disputes",
+            "target": None,
+            "account_id": None,
+            "request": body,
+            "outcome": {"status": 400, "code": "invalid_request"},
+            "before": None,
+            "after": None,
+            "request_id": "req-1",
+        }
+    ]
+
+
 def test_a_refused_put_keeps_the_record_in_the_log_and_counts_it(
     management: ProvisionedStack,
     monkeypatch: pytest.MonkeyPatch,

@@ -26,7 +26,7 @@ def write(observation: Observation, request: Request, status: int, code: str | N
         target_type, target_id = _target_of(request.path_params)
     account_id = observation.account_id or request.path_params.get("account_id")
     if account_id is None and isinstance(request.body, Mapping) and isinstance(request.body.get("account_id"), str):
-        account_id = request.body["account_id"][:64]
+        account_id = request.body["account_id"][:64] or None  # "" names no account (and is no index key)
     record = AuditRecord(
         audit_id=new_id(),
         at=now_iso(),
