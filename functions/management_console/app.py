@@ -171,7 +171,7 @@ def account_payments(account_id: str) -> Response[str]:
     """An account's payments that changed lately, in a mode."""
     mode = one_of("mode", MODES) or "test"
     listed = operator_reads.account_payments(account_id, mode, query("page_token"))
-    return show("payments.html", account_id=account_id, mode=mode, listed=listed)
+    return show("payments.html", account_id=account_id, mode=mode, listed=listed.wire())
 
 
 @app.get("/console/payments", **HTML)
@@ -186,7 +186,7 @@ def find_payment() -> Response[str]:
 @console.page(app)
 def payment(payment_id: str) -> Response[str]:
     """A payment with its events and refunds."""
-    return show("payment.html", payment=operator_reads.payment_for_operator(payment_id))
+    return show("payment.html", payment=operator_reads.payment_for_operator(payment_id).wire())
 
 
 @app.get("/console/accounts/<account_id>/disputes", **HTML)
@@ -195,7 +195,7 @@ def account_disputes(account_id: str) -> Response[str]:
     """An account's disputes, in a mode."""
     mode = one_of("mode", MODES) or "test"
     listed = operator_reads.account_disputes(account_id, mode, query("page_token"))
-    return show("disputes.html", account_id=account_id, mode=mode, listed=listed)
+    return show("disputes.html", account_id=account_id, mode=mode, listed=listed.wire())
 
 
 @app.get("/console/disputes/<dispute_id>", **HTML)
@@ -217,8 +217,9 @@ def decide_dispute(dispute_id: str) -> Response[str]:
 @console.page(app)
 def payouts_awaiting_approval() -> Response[str]:
     """The payouts and payout batches an operator must approve or reject, oldest first."""
-    listed = operator_reads.payouts_awaiting_approval(query("page_token"))
-    return show("payouts.html", listed=listed, batches=operator_reads.batches_awaiting_approval(query("batch_token")))
+    listed = operator_reads.payouts_awaiting_approval(query("page_token")).wire()
+    batches = operator_reads.batches_awaiting_approval(query("batch_token")).wire()
+    return show("payouts.html", listed=listed, batches=batches)
 
 
 @app.post("/console/payouts/<payout_id>/approve", **HTML)

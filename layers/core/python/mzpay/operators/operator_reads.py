@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from mzpay import deps
+from mzpay.answers import operator_reads as answers
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import is_ulid
@@ -54,17 +55,18 @@ def _queue_start(page_token: str | None, queue: str) -> dict[str, str] | None:
     return start
 
 
-def payouts_awaiting_approval(page_token: str | None = None) -> dict[str, Any]:
+def payouts_awaiting_approval(page_token: str | None = None) -> answers.PayoutsAwaitingApproval:
     """The payouts an operator must approve or reject, oldest first, with their account and mode."""
     found, last = deps.payouts().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_PAYOUTS.name))
     rows = [{**payout_view(p), "account_id": p.account_id, "mode": p.mode} for p in found]
-    return page_tokens.page(rows, last)
+    return answers.PayoutsAwaitingApproval.of(page_tokens.page(rows, last))
 
 
-def batches_awaiting_approval(page_token: str | None = None) -> dict[str, Any]:
+def batches_awaiting_approval(page_token: str | None = None) -> answers.BatchesAwaitingApproval:
     """The payout batches an operator must approve or reject, oldest first, with their account."""
     found, last = deps.payout_batches().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_BATCHES.name))
-    return page_tokens.page([{**batch_view(b), "account_id": b.account_id} for b in found], last)
+    rows = [{**batch_view(b), "account_id": b.account_id} for b in found]
+    return answers.BatchesAwaitingApproval.of(page_tokens.page(rows, last))
 
 
 def _events_cursor(token: str | None, partition: str) -> dict[str, Any] | None:
@@ -79,7 +81,7 @@ def _events_cursor(token: str | None, partition: str) -> dict[str, Any] | None:
     return key
 
 
-def account_payments(account_id: str, mode: str, page_token: str | None = None) -> dict[str, Any]:
+def account_payments(account_id: str, mode: str, page_token: str | None = None) -> answers.PaymentChanges:
     """The account's payments in `mode` that changed lately, newest change first: read from its
     event stream (one query on its partition), each payment once with its latest state."""
     account = home_account(account_id)
@@ -96,30 +98,33 @@ def account_payments(account_id: str, mode: str, page_token: str | None = None) 
                 "changed_at": event.created_at,
                 "last_event": event.type,
             }
-    return page_tokens.page(list(seen.values()), {"pk": last["pk"], "sk": last["sk"]} if last else None)
+    cursor = {"pk": last["pk"], "sk": last["sk"]} if last else None
+    return answers.PaymentChanges.of(page_tokens.page(list(seen.values()), cursor))
 
 
-def payment_for_operator(provider_payment_id: str) -> dict[str, Any]:
+def payment_for_operator(provider_payment_id: str) -> answers.OperatorPayment:
     """A payment of any account of this region with its events (oldest first) and refunds."""
     payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
     if payment is None:
         raise ServiceError(404, "not_found", "No such payment.")
     home_account(payment.account_id)
     events, _ = deps.events().page(payment.account_id, payment.mode, 100, None, resource_id=provider_payment_id)
-    return {
-        **payment_view(payment),
-        "account_id": payment.account_id,
-        "mode": payment.mode,
-        "created_at": payment.created_at,
-        "events": [event.envelope() for event in reversed(events)],
-        "refunds": [refund_result(refund) for refund in deps.refunds().of_payment(provider_payment_id)],
-    }
+    return answers.OperatorPayment.of(
+        {
+            **payment_view(payment),
+            "account_id": payment.account_id,
+            "mode": payment.mode,
+            "created_at": payment.created_at,
+            "events": [event.envelope() for event in reversed(events)],
+            "refunds": [refund_result(refund) for refund in deps.refunds().of_payment(provider_payment_id)],
+        }
+    )
 
 
-def account_disputes(account_id: str, mode: str, page_token: str | None = None) -> dict[str, Any]:
+def account_disputes(account_id: str, mode: str, page_token: str | None = None) -> answers.AccountDisputes:
     """The account's disputes in `mode`, newest first."""
     account = home_account(account_id)
     partition = f"DSPL#{account.account_id}#{_mode(mode)}"
     size, start = page_tokens.page_request(str(PAGE), page_token, partition)
     found, last = deps.disputes().page(account.account_id, mode, size, start)
-    return page_tokens.page([dispute_view(d) for d in found], last)
+    return answers.AccountDisputes.of(page_tokens.page([dispute_view(d) for d in found], last))

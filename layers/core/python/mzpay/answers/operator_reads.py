@@ -1,0 +1,71 @@
+"""The console's reads that no API lists (mzpay.operators.operator_reads): the payouts and payout batches
+waiting for approval, an account's recent payments, a payment with its events and refunds, an
+account's disputes. Each row is the gateway's model plus what the console shows beside it (its account,
+its mode); the lists are the management API's envelope (`Paged`: the keys mzpay.domain.common.page_tokens.page
+builds, `object` included, which the gateway's `Page` leaves out). Pages for people: in no OpenAPI document."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from mzpay.answers.base import Amount, Answer, Mode, Timestamp
+from mzpay.answers.disputes import Dispute
+from mzpay.answers.events import Event
+from mzpay.answers.management import Paged
+from mzpay.answers.payments import PaymentStatus, PaymentView
+from mzpay.answers.payouts import Payout, PayoutBatch
+from mzpay.answers.refunds import RefundResult
+
+
+class Owned(Answer):
+    """What the console shows beside a payout, batch or payment of any account: whose it is."""
+
+    account_id: str = Field(description="The account it belongs to.")
+
+
+class OwnedInMode(Owned):
+    """Whose it is, and in which mode (for a model that does not say its mode)."""
+
+    mode: Mode = Field(description="test or live.")
+
+
+class PayoutAwaitingApproval(Payout, OwnedInMode):
+    """A payout waiting for an operator's approval, with its account and mode."""
+
+
+class PayoutsAwaitingApproval(Paged[PayoutAwaitingApproval]):
+    """The payouts waiting for approval across accounts, oldest first."""
+
+
+class BatchAwaitingApproval(PayoutBatch, Owned):
+    """A payout batch waiting for an operator's approval, with its account (its mode is the batch's)."""
+
+
+class BatchesAwaitingApproval(Paged[BatchAwaitingApproval]):
+    """The payout batches waiting for approval across accounts, oldest first."""
+
+
+class PaymentChange(Answer):
+    """A payment of the account as its latest event left it."""
+
+    provider_payment_id: str = Field(description="The payment.")
+    status: PaymentStatus | None = Field(description="Its status in the event; null when the event has none.")
+    money: Amount | None = Field(description="Its money in the event; null when the event has none.")
+    changed_at: Timestamp = Field(description="When the latest event happened.")
+    last_event: str = Field(description="The latest event's type, e.g. payment.succeeded.")
+
+
+class PaymentChanges(Paged[PaymentChange]):
+    """The account's payments that changed lately in a mode, newest change first, each once."""
+
+
+class OperatorPayment(PaymentView, OwnedInMode):
+    """A payment of any account of this region, with its account, mode, events (oldest first) and refunds."""
+
+    created_at: Timestamp = Field(description="When the payment was created.")
+    events: list[Event] = Field(description="Its events, oldest first.")
+    refunds: list[RefundResult] = Field(description="Its refunds.")
+
+
+class AccountDisputes(Paged[Dispute]):
+    """The account's disputes in a mode, newest first."""

@@ -1,0 +1,144 @@
+"""The console's reads (mzpay.operators.operator_reads) answer their models (mzpay.answers.operator_reads):
+real entities through the real views, the stores replaced by in-memory fakes; each answer has every
+key the console's page reads, and the keys of the view it was built from, no more."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from mzpay import deps
+from mzpay.config import Settings
+from mzpay.domain.payments.disputes import Dispute
+from mzpay.domain.payments.refunds import Refund
+from mzpay.domain.payments.rules import Payment
+from mzpay.domain.payouts.batches import PayoutBatch
+from mzpay.domain.payouts.rules import Payout
+from mzpay.domain.webhooks.events import new_event
+from mzpay.operators import operator_reads
+from mzpay.store.directory import Account
+
+ACCOUNT = "01JD0000000000000000000ACC"
+PAYMENT = "01JD8Z5M7B2C3D4E5F6G7H8J9K"
+NOW = "2026-11-25T08:00:00Z"
+LAST = {"pk": f"ACC#{ACCOUNT}#test", "sk": "01JD8Z5N2B3C4D5E6F7G8H9J0K"}
+WALLET = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258841234567"}}
+MONEY = {"amount": "150.00", "currency": "MZN"}
+STAMPS = {"version": 1, "created_at": NOW, "updated_at": NOW}
+
+
+def payment() -> Payment:
+    return Payment.model_validate(
+        {"provider_payment_id": PAYMENT, "payment_id": "p-1", "account_id": ACCOUNT, "mode": "test"}
+        | {"status": "succeeded", "amount": "150.00", "currency": "MZN", "source": WALLET, "country": "MZ"}
+        | {"authorized_amount": "150.00", "captured_amount": "150.00", "fingerprint": "f", **STAMPS}
+    )
+
+
+def payment_event(kind: str) -> Any:
+    state = {"provider_payment_id": PAYMENT, "status": "succeeded", "money": MONEY}
+    return new_event(kind, ACCOUNT, "test", "payment", PAYMENT, {"object": state}, NOW)
+
+
+@pytest.fixture
+def stores() -> Iterator[None]:
+    payout = Payout.model_validate(
+        {"payout_id": "po-1", "provider_payout_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A", "account_id": ACCOUNT}
+        | {"mode": "live", "status": "waiting_for_approval", "amount": "2500.00", "currency": "MZN"}
+        | {"destination": WALLET, "fingerprint": "f", **STAMPS}
+    )
+    batch = PayoutBatch.model_validate(
+        {"batch_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9B", "account_id": ACCOUNT, "mode": "test", "currency": "MZN"}
+        | {"status": "awaiting_approval", "line_count": 2, "accepted": 2, "refused": 0, "total": "100.00", **STAMPS}
+    )
+    refund = Refund.model_validate(
+        {"provider_refund_id": "01JD9A1C5N6P7Q8R9S0T1V2W3X", "refund_id": "r-1", "provider_payment_id": PAYMENT}
+        | {"account_id": ACCOUNT, "mode": "test", "amount": "50.00", "currency": "MZN", "status": "succeeded"}
+        | {"fingerprint": "f", **STAMPS}
+    )
+    dispute = Dispute.model_validate(
+        {"dispute_id": "01JDB2M4N6P8R0T2V4W6X8Y0Z2", "account_id": ACCOUNT, "mode": "test", "reason": "duplicate"}
+        | {"provider_payment_id": PAYMENT, "amount": "100.00", "currency": "MZN", "status": "needs_response"}
+        | {"evidence_due_by": NOW, **STAMPS}
+    )
+    events = [payment_event("payment.succeeded"), payment_event("payment.created")]  # newest first
+    with deps.substitute(
+        settings=Settings(service_region="mz", stage="test"),
+        directory=SimpleNamespace(get_account=lambda _id: Account(ACCOUNT, "Loja", "mz", "active", "", NOW, NOW)),
+        payouts=SimpleNamespace(awaiting_approval=lambda *_: ([payout], None)),
+        payout_batches=SimpleNamespace(awaiting_approval=lambda *_: ([batch], LAST | {"gsi1pk": "q", "gsi1sk": "s"})),
+        payments=SimpleNamespace(get=lambda _id: payment()),
+        events=SimpleNamespace(page=lambda *_, **__: (events, LAST)),
+        refunds=SimpleNamespace(of_payment=lambda _id: [refund]),
+        disputes=SimpleNamespace(page=lambda *_: ([dispute], None)),
+    ):
+        yield
+
+
+def test_the_payouts_awaiting_approval_are_payouts_with_their_account_and_mode(stores: None) -> None:
+    listed = operator_reads.payouts_awaiting_approval().wire()
+    assert (listed["object"], listed["has_more"], listed["next_page_token"]) == ("list", False, None)
+    row = listed["data"][0]
+    assert (row["account_id"], row["mode"], row["money"], row["destination"]) == (
+        ACCOUNT,
+        "live",
+        {**MONEY, "amount": "2500.00"},
+        WALLET,
+    )
+    assert (row["provider_payout_id"], row["created_at"]) == ("01JD9B7F1R2S3T4V5W6X7Y8Z9A", NOW)
+
+
+def test_the_batches_awaiting_approval_are_batches_with_their_account(stores: None) -> None:
+    listed = operator_reads.batches_awaiting_approval().wire()
+    assert (listed["has_more"], bool(listed["next_page_token"])) == (True, True)
+    row = listed["data"][0]
+    assert (row["batch_id"], row["account_id"], row["mode"], row["reference"]) == (
+        "01JD9B7F1R2S3T4V5W6X7Y8Z9B",
+        ACCOUNT,
+        "test",
+        None,
+    )
+    assert (row["total"], row["accepted"], row["created_at"]) == ({"amount": "100.00", "currency": "MZN"}, 2, NOW)
+
+
+def test_an_accounts_payments_are_each_payment_once_as_its_latest_event_left_it(stores: None) -> None:
+    listed = operator_reads.account_payments(ACCOUNT, "test").wire()
+    assert listed["data"] == [
+        {
+            "provider_payment_id": PAYMENT,
+            "status": "succeeded",
+            "money": MONEY,
+            "changed_at": NOW,
+            "last_event": "payment.succeeded",
+        }
+    ]
+    assert listed["has_more"] is True
+
+
+def test_a_payment_for_the_operator_has_its_account_mode_events_and_refunds(stores: None) -> None:
+    shown = operator_reads.payment_for_operator(PAYMENT).wire()
+    assert (shown["provider_payment_id"], shown["status"], shown["money"]) == (PAYMENT, "succeeded", MONEY)
+    assert (shown["account_id"], shown["mode"], shown["created_at"]) == (ACCOUNT, "test", NOW)
+    assert (shown["captured_amount"], shown["refunded_amount"], shown["payment_id"]) == ("150.00", "0.00", "p-1")
+    assert [event["type"] for event in shown["events"]] == ["payment.created", "payment.succeeded"]  # oldest first
+    assert {"id", "created_at"} <= set(shown["events"][0])
+    assert [(r["provider_refund_id"], r["status"], r["money"]["amount"]) for r in shown["refunds"]] == [
+        ("01JD9A1C5N6P7Q8R9S0T1V2W3X", "succeeded", "50.00")
+    ]
+    assert shown["refunds"][0]["reason"] is None
+
+
+def test_an_accounts_disputes(stores: None) -> None:
+    listed = operator_reads.account_disputes(ACCOUNT, "test").wire()
+    row = listed["data"][0]
+    assert (row["dispute_id"], row["status"], row["provider_payment_id"], row["created_at"]) == (
+        "01JDB2M4N6P8R0T2V4W6X8Y0Z2",
+        "needs_response",
+        PAYMENT,
+        NOW,
+    )
+    assert row["money"] == {"amount": "100.00", "currency": "MZN"}
+    assert (listed["has_more"], listed["next_page_token"]) == (False, None)
