@@ -6,7 +6,7 @@ switch. The browser tests (test_console_browser.py) drive the same pages in Chro
 from __future__ import annotations
 
 import re
-import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,6 +22,7 @@ from tests.e2e.test_payouts import funded, payout, set_payout_limits
 from tests.e2e.test_refunds import refund
 
 pytestmark = pytest.mark.e2e
+LETTERS = str.maketrans("0123456789", "ghijklmnop")  # names without digit runs (card data)
 
 SESSION = "mzpay_console"
 CSRF = "mzpay_console_csrf"
@@ -120,7 +121,7 @@ def test_sign_in_sets_a_strict_http_only_session_for_eight_hours_and_sign_out_en
     # The copy is no session either: the service ended it, not only the browser's cookie.
     reused = requests.get(f"{base(stack)}/accounts", cookies=kept, allow_redirects=False, timeout=30)
     assert (reused.status_code, reused.headers["Location"]) == (303, "/console/sign-in")
-    name = f"After sign-out {time.time_ns()}"
+    name = f"After sign-out {uuid.uuid4().hex.translate(LETTERS)}"  # a run of digits could pass Luhn: card data
     create = requests.post(
         f"{base(stack)}/accounts",
         cookies=kept,
@@ -473,8 +474,10 @@ def test_a_psp_application_is_certified_and_approved_from_the_console(stack: Run
     )
     again = client.post(f"{page_url}/certification-runs", data={"csrf_token": csrf_of(page)})
     assert (again.status_code, main_of(again)["data-code"]) == (409, "certification_running")
-    time.sleep(3.2)  # the simulated payer answers 3 s after the prompt
-    page = eventually(lambda: client.get(page_url, timeout=30), lambda p: 'data-certification="passed"' in p.text)
+    # the simulated payer answers 3 s after the prompt
+    page = eventually(
+        lambda: client.get(page_url, timeout=30), lambda p: 'data-certification="passed"' in p.text, timeout=60
+    )
 
     approved = client.post(
         f"{page_url}/approve", data={"csrf_token": csrf_of(page), "reason": "KYB and certification done"}
