@@ -292,3 +292,21 @@ class PayerRequestRead(Answer):
 
     object: Literal["collection_request"] = Field(description="Always collection_request.")
     collection_request: PayerView = Field(description="The request.")
+
+
+# The collection-method and collection-request routes' answers (their routes: functions/collection_requests),
+# in mzpay.openapi.collection.ROUTES; /pay/{request_id} is the payment link's page for people.
+REQUEST_ROUTES: dict[tuple[str, str], type[Answer] | None] = {
+    ("POST", "/v1/collection-methods"): CollectionMethod,
+    ("GET", "/v1/collection-methods"): CollectionMethodList,
+    ("GET", "/v1/collection-methods/{method_id}"): CollectionMethod,
+    ("POST", "/v1/collection-methods/{method_id}/status"): CollectionMethod,
+    ("POST", "/v1/collection-requests"): CreatedCollectionRequest,
+    ("GET", "/v1/collection-requests"): CollectionRequestList,
+    ("GET", "/v1/collection-requests/{request_id}"): CollectionRequestRead,
+    ("PUT", "/v1/collection-requests/{request_id}"): CollectionRequestChanged,
+    ("DELETE", "/v1/collection-requests/{request_id}"): DeletedCollectionRequest,
+    ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): PayerRequestList,
+    ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): PayerRequestRead,
+    ("GET", "/pay/{request_id}"): None,
+}

@@ -4,22 +4,18 @@ OpenAPI document, as the collection_system function's routes answer them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
-from mzpay.answers.base import Answer, Region, examples
+from mzpay.answers.about import ApiDocument, HealthOf, document_example, health_example
+from mzpay.answers.base import Answer, examples
 
 
-class Health(Answer):
+class Health(HealthOf[Literal["collection"]]):
     """The API is up: which API, region and build answered."""
 
-    model_config = examples({"status": "ok", "api": "collection", "service_region": "mz", "version": "0.1.0"})
-
-    status: Literal["ok"] = Field(description="Always ok.")
-    api: Literal["collection"] = Field(description="The API that answered.")
-    service_region: Region = Field(description="The region that answered.")
-    version: str = Field(description="The service's version.")
+    model_config = health_example("collection")
 
 
 class Version(Answer):
@@ -116,14 +112,7 @@ class Checklist(Answer):
     items: list[ChecklistItem] = Field(description="Every item.")
 
 
-class OpenApiDocument(RootModel[dict[str, Any]]):
+class OpenApiDocument(ApiDocument):
     """This API's OpenAPI 3.1 document (what the /docs page shows)."""
 
-    model_config = ConfigDict(
-        defer_build=True,
-        json_schema_extra={
-            "examples": [
-                {"openapi": "3.1.0", "info": {"title": "mzpay collection API", "version": "1.0.0"}, "paths": {}}
-            ]
-        },
-    )
+    model_config = document_example("collection")

@@ -3,22 +3,18 @@ OpenAPI document."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
+from mzpay.answers.about import ApiDocument, HealthOf, document_example, health_example
 from mzpay.answers.base import Answer, Region, examples
 
 
-class Health(Answer):
+class Health(HealthOf[Literal["management"]]):
     """The API is up: which API, region and build answered."""
 
-    model_config = examples({"status": "ok", "api": "management", "service_region": "mz", "version": "0.1.0"})
-
-    status: Literal["ok"] = Field(description="Always ok.")
-    api: Literal["management"] = Field(description="The API that answered.")
-    service_region: Region = Field(description="The region that answered.")
-    version: str = Field(description="The service's version.")
+    model_config = health_example("management")
 
 
 class BuildInfo(Answer):
@@ -57,14 +53,7 @@ class SystemInfo(Answer):
     build: BuildInfo = Field(description="The build this stack runs.")
 
 
-class OpenApiDocument(RootModel[dict[str, Any]]):
+class OpenApiDocument(ApiDocument):
     """This API's OpenAPI 3.1 document (what the /docs page shows)."""
 
-    model_config = ConfigDict(
-        defer_build=True,
-        json_schema_extra={
-            "examples": [
-                {"openapi": "3.1.0", "info": {"title": "mzpay management API", "version": "1.0.0"}, "paths": {}}
-            ]
-        },
-    )
+    model_config = document_example("management")

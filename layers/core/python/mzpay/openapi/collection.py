@@ -32,17 +32,7 @@ from mzpay.answers.collection_partners import (
     PaymentMethodList,
     PaymentMethodResult,
 )
-from mzpay.answers.collection_requests import (
-    CollectionMethod,
-    CollectionMethodList,
-    CollectionRequestChanged,
-    CollectionRequestList,
-    CollectionRequestRead,
-    CreatedCollectionRequest,
-    DeletedCollectionRequest,
-    PayerRequestList,
-    PayerRequestRead,
-)
+from mzpay.answers.collection_requests import REQUEST_ROUTES
 from mzpay.answers.collection_system import Checklist, Health, OpenApiDocument, SupportedDocuments, Version
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
 
@@ -70,18 +60,7 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/accounts/{account_id}/reject"): BusinessAccount,
     ("POST", "/v1/accounts/{account_id}/suspend"): BusinessAccount,
     ("POST", "/v1/accounts/{account_id}/reactivate"): BusinessAccount,
-    ("POST", "/v1/collection-methods"): CollectionMethod,
-    ("GET", "/v1/collection-methods"): CollectionMethodList,
-    ("GET", "/v1/collection-methods/{method_id}"): CollectionMethod,
-    ("POST", "/v1/collection-methods/{method_id}/status"): CollectionMethod,
-    ("POST", "/v1/collection-requests"): CreatedCollectionRequest,
-    ("GET", "/v1/collection-requests"): CollectionRequestList,
-    ("GET", "/v1/collection-requests/{request_id}"): CollectionRequestRead,
-    ("PUT", "/v1/collection-requests/{request_id}"): CollectionRequestChanged,
-    ("DELETE", "/v1/collection-requests/{request_id}"): DeletedCollectionRequest,
-    ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): PayerRequestList,
-    ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): PayerRequestRead,
-    ("GET", "/pay/{request_id}"): None,
+    **REQUEST_ROUTES,
     ("POST", "/v1/customers"): Customer,
     ("GET", "/v1/customers/{customer_id}/kyc/logs"): KycLog,
     ("GET", "/v1/customers/{customer_id}/kyc/{kyc_id}"): KycRead,
