@@ -1,6 +1,7 @@
 """What every API answers about itself, declared once for the three (mzpay.answers.service, system,
-collection_system name theirs): its health (`HealthOf`, the API's name as a literal) and its OpenAPI
-document (`ApiDocument`); each API's example names it."""
+collection_system name theirs): its health (`HealthOf`, the API's name as a literal), its OpenAPI
+document (`ApiDocument`; each API's example names it) and the build that runs (`BuildInfo`: the
+management API's system info nests it, the collection API's version is it with an `object`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,27 @@ class HealthOf(Answer, Generic[Api]):
 
 def health_example(api: str) -> ConfigDict:
     return examples({"status": "ok", "api": api, "service_region": "mz", "version": "0.1.0"})
+
+
+class BuildInfo(Answer):
+    """The build the stack runs."""
+
+    version: str = Field(description="The service's version.")
+    git_commit: str = Field(description="The commit it was built from (unknown when not recorded).")
+    build_date: str = Field(description="When it was built (unknown when not recorded).")
+    go_version: str = Field(description="The runtime (kept under this name for clients of the spec): python3.x.y.")
+    runtime_version: str = Field(description="The runtime, e.g. python3.12.7.")
+    platform: str = Field(description="The operating system and architecture, e.g. linux/arm64.")
+
+
+BUILD = {
+    "version": "0.1.0",
+    "git_commit": "37a8898",
+    "build_date": "2026-11-01T08:00:00Z",
+    "go_version": "python3.12.7",
+    "runtime_version": "python3.12.7",
+    "platform": "linux/arm64",
+}
 
 
 class ApiDocument(RootModel[dict[str, Any]]):

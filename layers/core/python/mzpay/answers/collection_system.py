@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.about import ApiDocument, HealthOf, document_example, health_example
+from mzpay.answers.about import BUILD, ApiDocument, BuildInfo, HealthOf, document_example, health_example
 from mzpay.answers.base import Answer, examples
 
 
@@ -18,28 +18,17 @@ class Health(HealthOf[Literal["collection"]]):
     model_config = health_example("collection")
 
 
-class Version(Answer):
+class _VersionObject(Answer):
+    object: Literal["version"] = Field(description="Always version.")
+
+
+class Version(BuildInfo, _VersionObject):
     """The service's version, build and runtime."""
 
-    model_config = examples(
-        {
-            "object": "version",
-            "version": "0.1.0",
-            "git_commit": "37a8898",
-            "build_date": "2026-11-01T08:00:00Z",
-            "go_version": "python3.12.7",
-            "runtime_version": "python3.12.7",
-            "platform": "linux/arm64",
-        }
-    )
+    # pydantic lays the bases' fields out last base first: `object`, then the build's (about.BuildInfo).
+    model_config = examples({"object": "version", **BUILD})
 
-    object: Literal["version"] = Field(description="Always version.")
-    version: str = Field(description="The service's version.")
-    git_commit: str = Field(description="The commit it was built from (unknown when not recorded).")
-    build_date: str = Field(description="When it was built (unknown when not recorded).")
     go_version: str = Field(description="The runtime, under the spec's name: python3.x.y.")
-    runtime_version: str = Field(description="The runtime, e.g. python3.12.7.")
-    platform: str = Field(description="The operating system and architecture, e.g. linux/arm64.")
 
 
 class DocumentConfig(Answer):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.about import ApiDocument, HealthOf, document_example, health_example
+from mzpay.answers.about import BUILD, ApiDocument, BuildInfo, HealthOf, document_example, health_example
 from mzpay.answers.base import Answer, Region, examples
 
 
@@ -15,17 +15,6 @@ class Health(HealthOf[Literal["management"]]):
     """The API is up: which API, region and build answered."""
 
     model_config = health_example("management")
-
-
-class BuildInfo(Answer):
-    """The build the stack runs."""
-
-    version: str = Field(description="The service's version.")
-    git_commit: str = Field(description="The commit it was built from (unknown when not recorded).")
-    build_date: str = Field(description="When it was built (unknown when not recorded).")
-    go_version: str = Field(description="The runtime (kept under this name for clients of the spec): python3.x.y.")
-    runtime_version: str = Field(description="The runtime, e.g. python3.12.7.")
-    platform: str = Field(description="The operating system and architecture, e.g. linux/arm64.")
 
 
 class SystemInfo(Answer):
@@ -36,14 +25,7 @@ class SystemInfo(Answer):
             "service_region": "mz",
             "stage": "prod",
             "peer_regions": {"regional-sa": {"gateway": "https://gw.sa.mzpay.example"}},
-            "build": {
-                "version": "0.1.0",
-                "git_commit": "37a8898",
-                "build_date": "2026-11-01T08:00:00Z",
-                "go_version": "python3.12.7",
-                "runtime_version": "python3.12.7",
-                "platform": "linux/arm64",
-            },
+            "build": BUILD,
         }
     )
 
