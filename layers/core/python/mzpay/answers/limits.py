@@ -30,14 +30,7 @@ class PartnerFlag(Answer):
     updated_at: Timestamp = Field(description="When the account last changed.")
 
 
-class ModeLimits(Answer):
-    """The account and the mode a set of limits applies to (its first keys)."""
-
-    account_id: str = Field(description="The account.")
-    mode: Mode = Field(description="The mode they apply to.")
-
-
-class AccountLimits(ModeLimits):
+class AccountLimits(Answer):
     """An account's charge ceilings in one mode, replacing the previous ones."""
 
     model_config = examples(
@@ -50,12 +43,14 @@ class AccountLimits(ModeLimits):
         }
     )
 
+    account_id: str = Field(description="The account.")
+    mode: Mode = Field(description="The mode they apply to.")
     currencies: list[Currency] | None = Field(description="The currencies it may charge in; null: any.")
     per_transaction: Ceilings = Field(description="Per currency, the most one charge may be.")
     daily: Ceilings = Field(description="Per currency, the most the charges of a day (Maputo) may add up to.")
 
 
-class PayoutLimits(ModeLimits):
+class PayoutLimits(Answer):
     """An account's payout limits in one mode, replacing the previous ones."""
 
     model_config = examples(
@@ -70,6 +65,8 @@ class PayoutLimits(ModeLimits):
         }
     )
 
+    account_id: str = Field(description="The account.")
+    mode: Mode = Field(description="The mode they apply to.")
     per_transaction: Ceilings = Field(description="Per currency, the most one payout may be.")
     daily: Ceilings = Field(description="Per currency, the most the payouts of a day may add up to.")
     beneficiary_daily: Ceilings = Field(description="Per currency, the most one beneficiary may get in a day.")
