@@ -7,8 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Timestamp, examples
-from mzpay.answers.management import Paged
+from mzpay.answers.base import ACCOUNT, Answer, Paged, Timestamp, examples
 
 _RECORD = {
     "id": "01JDAUD1T0000000000000000A",

@@ -1,6 +1,7 @@
 """The base of every answer model (`Answer`), the wire types (money as decimal strings on the gateway,
 as JSON numbers on the collection surface, `Number`; UTC times),
-`sometimes` for a key some answers leave out, and the gateway's one list envelope (`Page`).
+`sometimes` for a key some answers leave out, the gateway's one list envelope (`Page`) and the
+collection and management surfaces' (`ListOf`, `Paged` when it pages by token).
 
 Every model refuses keys it does not name (`additionalProperties: false`). A key that is always
 there is required (`X | None` when it may be null); a key present in some answers only is optional
@@ -122,9 +123,16 @@ class Page(Answer, Generic[Item]):
 
 class ListOf(Answer, Generic[Item]):
     """The list envelope of the collection and management surfaces: a list answer subclasses it
-    with its item model (describing `data` for it) and adds the page keys it has (next_page_token,
-    error)."""
+    with its item model (describing `data` for it) and adds the page keys it has (a list that pages by
+    token subclasses `Paged`; error)."""
 
     object: Literal["list"] = Field(description="Always list.")
     data: list[Item] = Field(description="The items of this page.")
     has_more: bool = Field(description="Whether another page follows.")
+
+
+class Paged(ListOf[Item], Generic[Item]):
+    """A list of the collection or management surface that pages by token: the envelope and the token of
+    the next page."""
+
+    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, ListOf, Timestamp, examples
+from mzpay.answers.base import Answer, Paged, Timestamp, examples
 
 IDP = "idp_01JD9G0A1B2C3D4E5F6G7H8J9K"
 
@@ -87,7 +87,7 @@ class IdentityProviderResult(Answer):
     error: None = Field(description="Always null.")
 
 
-class IdentityProviderList(ListOf[IdentityProvider]):
+class IdentityProviderList(Paged[IdentityProvider]):
     """A page of identity providers, in creation order."""
 
     model_config = examples(
@@ -95,7 +95,6 @@ class IdentityProviderList(ListOf[IdentityProvider]):
     )
 
     data: list[IdentityProvider] = Field(description="The providers of this page.")
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
     error: None = Field(description="Always null.")
 
 

@@ -105,16 +105,20 @@ class CollectionRequest(Answer):
     updated_at: Timestamp = Field(description="When it last changed.")
 
 
-class CollectionRequestRead(Answer):
+class RequestEnvelope(Answer, Generic[Item]):
+    """One collection request as the collection surface answers it: `{object, collection_request}`."""
+
+    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    collection_request: Item = Field(description="The request.")
+
+
+class CollectionRequestRead(RequestEnvelope[CollectionRequest]):
     """A collection request of the caller's business."""
 
     model_config = examples({"object": "collection_request", "collection_request": REQUEST})
 
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
-    collection_request: CollectionRequest = Field(description="The request.")
 
-
-class CollectionRequestChanged(Answer):
+class CollectionRequestChanged(RequestEnvelope[CollectionRequest]):
     """A collection request after the change (only the fields given changed)."""
 
     model_config = examples(
@@ -125,7 +129,6 @@ class CollectionRequestChanged(Answer):
         }
     )
 
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
     collection_request: CollectionRequest = Field(description="The request as changed.")
     error: None = Field(description="Always null.")
 
@@ -274,7 +277,7 @@ class PayerView(Answer):
     payment_reconciliation: PaymentProgress = Field(description="Where its payment is.")
 
 
-class PayerRequestRead(Answer):
+class PayerRequestRead(RequestEnvelope[PayerView]):
     """A collection request as its payer's app reads it (no token: the request id is all it takes)."""
 
     model_config = examples(
@@ -290,5 +293,20 @@ class PayerRequestRead(Answer):
         }
     )
 
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
-    collection_request: PayerView = Field(description="The request.")
+
+# The collection-method and collection-request routes' answers (their routes: functions/collection_requests),
+# in mzpay.openapi.collection.ROUTES; /pay/{request_id} is the payment link's page for people.
+REQUEST_ROUTES: dict[tuple[str, str], type[Answer] | None] = {
+    ("POST", "/v1/collection-methods"): CollectionMethod,
+    ("GET", "/v1/collection-methods"): CollectionMethodList,
+    ("GET", "/v1/collection-methods/{method_id}"): CollectionMethod,
+    ("POST", "/v1/collection-methods/{method_id}/status"): CollectionMethod,
+    ("POST", "/v1/collection-requests"): CreatedCollectionRequest,
+    ("GET", "/v1/collection-requests"): CollectionRequestList,
+    ("GET", "/v1/collection-requests/{request_id}"): CollectionRequestRead,
+    ("PUT", "/v1/collection-requests/{request_id}"): CollectionRequestChanged,
+    ("DELETE", "/v1/collection-requests/{request_id}"): DeletedCollectionRequest,
+    ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): PayerRequestList,
+    ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): PayerRequestRead,
+    ("GET", "/pay/{request_id}"): None,
+}

@@ -4,46 +4,31 @@ OpenAPI document, as the collection_system function's routes answer them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
-from mzpay.answers.base import Answer, Region, examples
+from mzpay.answers.about import BUILD, ApiDocument, BuildInfo, HealthOf, document_example, health_example
+from mzpay.answers.base import Answer, examples
 
 
-class Health(Answer):
+class Health(HealthOf[Literal["collection"]]):
     """The API is up: which API, region and build answered."""
 
-    model_config = examples({"status": "ok", "api": "collection", "service_region": "mz", "version": "0.1.0"})
-
-    status: Literal["ok"] = Field(description="Always ok.")
-    api: Literal["collection"] = Field(description="The API that answered.")
-    service_region: Region = Field(description="The region that answered.")
-    version: str = Field(description="The service's version.")
+    model_config = health_example("collection")
 
 
-class Version(Answer):
+class _VersionObject(Answer):
+    object: Literal["version"] = Field(description="Always version.")
+
+
+class Version(BuildInfo, _VersionObject):
     """The service's version, build and runtime."""
 
-    model_config = examples(
-        {
-            "object": "version",
-            "version": "0.1.0",
-            "git_commit": "37a8898",
-            "build_date": "2026-11-01T08:00:00Z",
-            "go_version": "python3.12.7",
-            "runtime_version": "python3.12.7",
-            "platform": "linux/arm64",
-        }
-    )
+    # pydantic lays the bases' fields out last base first: `object`, then the build's (about.BuildInfo).
+    model_config = examples({"object": "version", **BUILD})
 
-    object: Literal["version"] = Field(description="Always version.")
-    version: str = Field(description="The service's version.")
-    git_commit: str = Field(description="The commit it was built from (unknown when not recorded).")
-    build_date: str = Field(description="When it was built (unknown when not recorded).")
     go_version: str = Field(description="The runtime, under the spec's name: python3.x.y.")
-    runtime_version: str = Field(description="The runtime, e.g. python3.12.7.")
-    platform: str = Field(description="The operating system and architecture, e.g. linux/arm64.")
 
 
 class DocumentConfig(Answer):
@@ -116,14 +101,7 @@ class Checklist(Answer):
     items: list[ChecklistItem] = Field(description="Every item.")
 
 
-class OpenApiDocument(RootModel[dict[str, Any]]):
+class OpenApiDocument(ApiDocument):
     """This API's OpenAPI 3.1 document (what the /docs page shows)."""
 
-    model_config = ConfigDict(
-        defer_build=True,
-        json_schema_extra={
-            "examples": [
-                {"openapi": "3.1.0", "info": {"title": "mzpay collection API", "version": "1.0.0"}, "paths": {}}
-            ]
-        },
-    )
+    model_config = document_example("collection")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, ListOf, Timestamp, examples
+from mzpay.answers.base import Answer, Paged, Timestamp, examples
 
 
 class Actor(Answer):
@@ -42,7 +42,7 @@ class AuditRecord(Answer):
     changes: dict[str, FieldChange] = Field(description="By field, what changed; empty for a deletion.")
 
 
-class IdentityProviderAuditList(ListOf[AuditRecord]):
+class IdentityProviderAuditList(Paged[AuditRecord]):
     """A page of an identity provider's audit records, newest first."""
 
     model_config = examples(
@@ -67,4 +67,3 @@ class IdentityProviderAuditList(ListOf[AuditRecord]):
     )
 
     data: list[AuditRecord] = Field(description="The records of this page.")
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers.base import ULID, Amount, Answer, Page, Timestamp, examples, sometimes
-from mzpay.answers.payments import Network, SourceWallet
+from mzpay.answers.payments import SourceWallet
 
 
 class PartyWallet(SourceWallet):
@@ -74,10 +74,9 @@ class PspTransactionList(Page[PspTransaction]):
     model_config = examples({"data": [PSP_PAYMENT], "has_more": False, "next_page_token": None})
 
 
-class DepositWallet(Answer):
+class DepositWallet(SourceWallet):
     """The payer's wallet a cash deposit credits."""
 
-    network: Network = Field(description="The wallet's network.")
     phone_number: str = Field(description="The payer's number in E.164.")
 
 

@@ -8,8 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, Timestamp, examples
-from mzpay.answers.management import Paged
+from mzpay.answers.base import Answer, Currency, Paged, Timestamp, examples
 from mzpay.answers.psps import PilotSettings
 
 APPLICATION_EXAMPLE: dict[str, Any] = {

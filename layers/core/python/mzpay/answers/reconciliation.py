@@ -6,8 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Currency, DecimalText, Mode, Timestamp, examples
-from mzpay.answers.management import Paged
+from mzpay.answers.base import ACCOUNT, Answer, Currency, DecimalText, Mode, Paged, Timestamp, examples
 
 _CASE = {
     "object": "payout",

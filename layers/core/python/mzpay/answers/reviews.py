@@ -8,16 +8,13 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers.base import Answer, Timestamp, examples
-from mzpay.answers.collection_accounts import BusinessStatus
+from mzpay.answers.collection_accounts import AccountFieldProblem, BusinessStatus
 from mzpay.answers.management_audit import Actor
 
 
-class ReviewedField(Answer):
+# The collection API's field problem, under the name the management document gives it.
+class ReviewedField(AccountFieldProblem):
     """A field problem a rejection lists."""
-
-    field: str = Field(description="The field, e.g. bank_details.nib.")
-    message: str = Field(description="What is wrong with it.")
-    code: Literal["INVALID_FORMAT", "NOT_FOUND", "VERIFICATION_FAILED"] = Field(description="The kind of problem.")
 
 
 class BusinessAccountReview(Answer):

@@ -3,22 +3,18 @@ secret-scanning labels."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field, RootModel
 
-from mzpay.answers.base import Answer, examples
+from mzpay.answers.about import ApiDocument, HealthOf, document_example, health_example
+from mzpay.answers.base import Answer
 
 
-class Health(Answer):
+class Health(HealthOf[Literal["gateway"]]):
     """The API is up: which API, region and build answered."""
 
-    model_config = examples({"status": "ok", "api": "gateway", "service_region": "mz", "version": "0.1.0"})
-
-    status: Literal["ok"] = Field(description="Always ok.")
-    api: Literal["gateway"] = Field(description="The API that answered.")
-    service_region: Literal["mz", "regional-sa"] = Field(description="The region that answered.")
-    version: str = Field(description="The service's version.")
+    model_config = health_example("gateway")
 
 
 class SecretScanningLabel(Answer):
@@ -40,12 +36,7 @@ class SecretScanningLabels(RootModel[list[SecretScanningLabel]]):
     )
 
 
-class OpenApiDocument(RootModel[dict[str, Any]]):
+class OpenApiDocument(ApiDocument):
     """This API's OpenAPI 3.1 document (what the /docs page shows)."""
 
-    model_config = ConfigDict(
-        defer_build=True,
-        json_schema_extra={
-            "examples": [{"openapi": "3.1.0", "info": {"title": "mzpay gateway API", "version": "1.0.0"}, "paths": {}}]
-        },
-    )
+    model_config = document_example("gateway")

@@ -3,33 +3,18 @@ OpenAPI document."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
+from mzpay.answers.about import BUILD, ApiDocument, BuildInfo, HealthOf, document_example, health_example
 from mzpay.answers.base import Answer, Region, examples
 
 
-class Health(Answer):
+class Health(HealthOf[Literal["management"]]):
     """The API is up: which API, region and build answered."""
 
-    model_config = examples({"status": "ok", "api": "management", "service_region": "mz", "version": "0.1.0"})
-
-    status: Literal["ok"] = Field(description="Always ok.")
-    api: Literal["management"] = Field(description="The API that answered.")
-    service_region: Region = Field(description="The region that answered.")
-    version: str = Field(description="The service's version.")
-
-
-class BuildInfo(Answer):
-    """The build the stack runs."""
-
-    version: str = Field(description="The service's version.")
-    git_commit: str = Field(description="The commit it was built from (unknown when not recorded).")
-    build_date: str = Field(description="When it was built (unknown when not recorded).")
-    go_version: str = Field(description="The runtime (kept under this name for clients of the spec): python3.x.y.")
-    runtime_version: str = Field(description="The runtime, e.g. python3.12.7.")
-    platform: str = Field(description="The operating system and architecture, e.g. linux/arm64.")
+    model_config = health_example("management")
 
 
 class SystemInfo(Answer):
@@ -40,14 +25,7 @@ class SystemInfo(Answer):
             "service_region": "mz",
             "stage": "prod",
             "peer_regions": {"regional-sa": {"gateway": "https://gw.sa.mzpay.example"}},
-            "build": {
-                "version": "0.1.0",
-                "git_commit": "37a8898",
-                "build_date": "2026-11-01T08:00:00Z",
-                "go_version": "python3.12.7",
-                "runtime_version": "python3.12.7",
-                "platform": "linux/arm64",
-            },
+            "build": BUILD,
         }
     )
 
@@ -57,14 +35,7 @@ class SystemInfo(Answer):
     build: BuildInfo = Field(description="The build this stack runs.")
 
 
-class OpenApiDocument(RootModel[dict[str, Any]]):
+class OpenApiDocument(ApiDocument):
     """This API's OpenAPI 3.1 document (what the /docs page shows)."""
 
-    model_config = ConfigDict(
-        defer_build=True,
-        json_schema_extra={
-            "examples": [
-                {"openapi": "3.1.0", "info": {"title": "mzpay management API", "version": "1.0.0"}, "paths": {}}
-            ]
-        },
-    )
+    model_config = document_example("management")

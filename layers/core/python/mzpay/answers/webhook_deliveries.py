@@ -6,8 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Mode, Timestamp, examples
-from mzpay.answers.management import Paged
+from mzpay.answers.base import ACCOUNT, Answer, Mode, Paged, Timestamp, examples
 
 DELIVERY = "01JD8Z5Q1R2S3T4V5W6X7Y8Z9A"
 

@@ -10,11 +10,8 @@ with a Z.
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel
 
-from pydantic import BaseModel, RootModel
-
-from mzpay.answers.base import Answer
 from mzpay.answers.collection_accounts import BusinessAccount, OnboardingDetails, OnboardingStatus, UploadedFile
 from mzpay.answers.collection_identity import (
     DeviceCheck,
@@ -32,27 +29,15 @@ from mzpay.answers.collection_partners import (
     PaymentMethodList,
     PaymentMethodResult,
 )
-from mzpay.answers.collection_requests import (
-    CollectionMethod,
-    CollectionMethodList,
-    CollectionRequestChanged,
-    CollectionRequestList,
-    CollectionRequestRead,
-    CreatedCollectionRequest,
-    DeletedCollectionRequest,
-    PayerRequestList,
-    PayerRequestRead,
-)
+from mzpay.answers.collection_requests import REQUEST_ROUTES
 from mzpay.answers.collection_system import Checklist, Health, OpenApiDocument, SupportedDocuments, Version
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
+from mzpay.openapi.index import Routes, about_routes, models_of
 
-Success = type[Answer] | type[RootModel[Any]]
-
-# (method, path) -> the model of its success answer; None: a page for people or its files (HTML, CSS, JS).
 # POST /v1/account/onboarding/initialize is left out on purpose: it answers 200 with an empty body,
 # which the route documents itself (a None here would document an HTML page).
-ROUTES: dict[tuple[str, str], Success | None] = {
-    ("GET", "/health"): Health,
+ROUTES: Routes = {
+    **about_routes(Health, OpenApiDocument),
     ("GET", "/v1/version"): Version,
     ("POST", "/v1/license/activate"): ActivatedLicense,
     ("GET", "/v1/license"): CurrentLicense,
@@ -70,18 +55,7 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", "/v1/accounts/{account_id}/reject"): BusinessAccount,
     ("POST", "/v1/accounts/{account_id}/suspend"): BusinessAccount,
     ("POST", "/v1/accounts/{account_id}/reactivate"): BusinessAccount,
-    ("POST", "/v1/collection-methods"): CollectionMethod,
-    ("GET", "/v1/collection-methods"): CollectionMethodList,
-    ("GET", "/v1/collection-methods/{method_id}"): CollectionMethod,
-    ("POST", "/v1/collection-methods/{method_id}/status"): CollectionMethod,
-    ("POST", "/v1/collection-requests"): CreatedCollectionRequest,
-    ("GET", "/v1/collection-requests"): CollectionRequestList,
-    ("GET", "/v1/collection-requests/{request_id}"): CollectionRequestRead,
-    ("PUT", "/v1/collection-requests/{request_id}"): CollectionRequestChanged,
-    ("DELETE", "/v1/collection-requests/{request_id}"): DeletedCollectionRequest,
-    ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): PayerRequestList,
-    ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): PayerRequestRead,
-    ("GET", "/pay/{request_id}"): None,
+    **REQUEST_ROUTES,
     ("POST", "/v1/customers"): Customer,
     ("GET", "/v1/customers/{customer_id}/kyc/logs"): KycLog,
     ("GET", "/v1/customers/{customer_id}/kyc/{kyc_id}"): KycRead,
@@ -108,12 +82,9 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("DELETE", "/v1/identity_providers"): IdentityProviderDeleted,
     ("POST", "/v1/devices/trust"): DeviceTrusted,
     ("GET", "/v1/devices/{device_id}"): DeviceCheck,
-    ("GET", "/openapi.json"): OpenApiDocument,
-    ("GET", "/docs"): None,
-    ("GET", "/docs/{asset}"): None,
 }
 
 
 def models() -> list[type[BaseModel]]:
     """Every model of a success answer, once each."""
-    return list({model: None for model in ROUTES.values() if model is not None})
+    return models_of(ROUTES.values())

@@ -5,9 +5,7 @@ returned by its use case; the conventions are mzpay.answers.base's and docs/conv
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel
 
 from mzpay.answers.access import ApiKey, ClientCertificate, MtlsSetting, OAuthToken, RolledApiKey, WebhookEndpoint
 from mzpay.answers.balance import Balance
@@ -22,16 +20,15 @@ from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.answers.receipts import Receipt
 from mzpay.answers.refunds import RefundResult
 from mzpay.answers.service import Health, OpenApiDocument, SecretScanningLabels
+from mzpay.openapi.index import Routes, about_routes, models_of
 
 __all__ = ["ERROR_SHAPES", "ROUTES", "PaymentSnapshot", "Payout", "PayoutBatch", "SignatureRefusal", "models"]
 
-Success = type[Answer] | type[RootModel[Any]]
 # The models of error answers not in the API's error shape, by the name a route's @errors(shape=) gives.
 ERROR_SHAPES: dict[str, type[Answer]] = {"SignatureRefusal": SignatureRefusal}
 
-# (method, path) -> the model of its success answer; None: a page for people or its files (HTML, CSS, JS).
-ROUTES: dict[tuple[str, str], Success | None] = {
-    ("GET", "/health"): Health,
+ROUTES: Routes = {
+    **about_routes(Health, OpenApiDocument),
     ("GET", "/methods"): MethodList,
     ("POST", "/charges"): ChargeResult,
     ("POST", "/charges/{payment_id}/capture"): ChargeResult,
@@ -88,12 +85,9 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("PUT", "/v1/mtls"): MtlsSetting,
     ("POST", "/oauth/token"): OAuthToken,
     ("POST", "/secret-scanning/{provider}"): SecretScanningLabels,
-    ("GET", "/openapi.json"): OpenApiDocument,
-    ("GET", "/docs"): None,
-    ("GET", "/docs/{asset}"): None,
 }
 
 
 def models() -> list[type[BaseModel]]:
     """Every model of an answer (success, then the error shapes of ERROR_SHAPES), once each."""
-    return list({model: None for model in [*ROUTES.values(), *ERROR_SHAPES.values()] if model is not None})
+    return models_of(ROUTES.values(), ERROR_SHAPES.values())

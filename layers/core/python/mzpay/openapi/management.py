@@ -11,9 +11,7 @@ download is its file: no model).
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel
 
 from mzpay.answers.accounts import (
     Account,
@@ -26,7 +24,6 @@ from mzpay.answers.accounts import (
     RolledWebhookSecret,
 )
 from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
-from mzpay.answers.base import Answer
 from mzpay.answers.billers import Biller, BillerList, BillProduct, SmsChannel
 from mzpay.answers.bindings import ConnectorBinding, ConnectorBindingList, Unbinding
 from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookDispatchReplay
@@ -42,11 +39,10 @@ from mzpay.answers.reviews import BusinessAccountReviews
 from mzpay.answers.system import Health, OpenApiDocument, SystemInfo
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
 from mzpay.openapi.gateway import PaymentSnapshot, Payout
-
-Success = type[Answer] | type[RootModel[Any]]
+from mzpay.openapi.index import Routes, about_routes, models_of
 
 _APP = "/v1/admin/psps/{application_id}"
-PSP_ROUTES: dict[tuple[str, str], Success | None] = {
+PSP_ROUTES: Routes = {
     ("POST", "/v1/admin/psps"): PspApplication,
     ("GET", "/v1/admin/psps"): PspApplicationList,
     ("GET", _APP): PspApplication,
@@ -62,9 +58,8 @@ PSP_ROUTES: dict[tuple[str, str], Success | None] = {
     ("POST", f"{_APP}/reject"): PspApplication,
 }
 
-# (method, path) -> the model of its success answer; None: a page for people or its files (HTML, CSS, JS).
-ROUTES: dict[tuple[str, str], Success | None] = {
-    ("GET", "/health"): Health,
+ROUTES: Routes = {
+    **about_routes(Health, OpenApiDocument),
     ("GET", "/v1/system/info"): SystemInfo,
     ("POST", "/v1/accounts"): NewAccount,
     ("GET", "/v1/accounts/{account_id}"): Account,
@@ -120,12 +115,9 @@ ROUTES: dict[tuple[str, str], Success | None] = {
     ("PUT", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
     ("DELETE", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
     **PSP_ROUTES,
-    ("GET", "/openapi.json"): OpenApiDocument,
-    ("GET", "/docs"): None,
-    ("GET", "/docs/{asset}"): None,
 }
 
 
 def models() -> list[type[BaseModel]]:
     """Every model of a success answer, once each."""
-    return list({model: None for model in ROUTES.values() if model is not None})
+    return models_of(ROUTES.values())
