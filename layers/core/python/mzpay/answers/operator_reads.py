@@ -1,17 +1,17 @@
 """The console's reads that no API lists (mzpay.operators.operator_reads): the payouts and payout batches
 waiting for approval, an account's recent payments, a payment with its events and refunds, an
 account's disputes. Each row is the gateway's model plus what the console shows beside it (its account,
-its mode); the lists are the management API's envelope (`Paged`: the keys mzpay.domain.common.page_tokens.page
-builds, `object` included, which the gateway's `Page` leaves out). Pages for people: in no OpenAPI document."""
+its mode); the lists are the management API's envelope (`mzpay.answers.base.Paged`: the keys
+mzpay.domain.common.page_tokens.page builds, `object` included, which the gateway's `Page` leaves
+out). Pages for people: in no OpenAPI document."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import Amount, Answer, Mode, Timestamp
+from mzpay.answers.base import Amount, Answer, Mode, Paged, Timestamp
 from mzpay.answers.disputes import Dispute
 from mzpay.answers.events import Event
-from mzpay.answers.management import Paged
 from mzpay.answers.payments import PaymentStatus, PaymentView
 from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.answers.refunds import RefundResult
