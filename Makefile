@@ -116,7 +116,13 @@ integration: $(VENV)/.installed
 e2e: $(VENV)/.installed
 	$(PY) -m pytest tests/e2e -q $(PARALLEL) $(SLOWEST)
 
-test: install lint validate package
+# The two virtualenvs install at once, then lint, validate and package run at once (pip's downloads
+# and sam's start wait on I/O while mypy and cfn-lint compute; each one's output is printed whole
+# when it ends), then every test.
+SIDE_BY_SIDE := --no-print-directory -j3 --output-sync=target
+test:
+	$(MAKE) $(SIDE_BY_SIDE) install
+	$(MAKE) $(SIDE_BY_SIDE) lint validate package
 	$(PY) -m pytest -q $(PARALLEL) $(SLOWEST)
 
 # The fuzz harness with a bigger budget than make test's (FUZZ_EXAMPLES per operation; docs/testing.md).
