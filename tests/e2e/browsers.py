@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
+SERIOUS = ("serious", "critical")  # the axe impacts a page must not have
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -53,3 +55,16 @@ def fresh_pages(browser: Browser, screen: dict[str, Any]) -> Iterator[Callable[.
     finally:
         for context in contexts:
             context.close()
+
+
+def serious_violations(page: Page) -> tuple[list[dict[str, Any]], str]:
+    """What axe finds on `page` at a SERIOUS impact (axe runs in the page: its context needs
+    JavaScript on), and the same written out for an assertion's message."""
+    violations = Axe().run(page).response["violations"]
+    serious = [v for v in violations if v["impact"] in SERIOUS]
+    found = "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']}\n"
+        + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
+        for v in serious
+    )
+    return serious, found

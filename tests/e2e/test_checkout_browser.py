@@ -13,11 +13,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Locator, Page, Response
 
 from devstack.launcher import RunningStack
-from tests.e2e.browsers import fresh_pages
+from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.test_charges import Merchant, wallet
 
 pytestmark = pytest.mark.e2e
@@ -56,7 +55,6 @@ STALE_PT = [
 ]
 MIN_TARGET = 44  # CSS pixels, each way (WCAG 2.5.5)
 TAP_TARGETS = "a, button, input:not([type=hidden]), label.choice, summary"
-SERIOUS = ("serious", "critical")
 Payer = Callable[..., Page]
 
 
@@ -510,11 +508,5 @@ def test_axe_finds_no_serious_violation(
     reach(page)
     assert status_of(page) == status
     assert page.locator("script").count() == 0
-    violations = Axe().run(page).response["violations"]
-    serious = [v for v in violations if v["impact"] in SERIOUS]
-    found = "\n".join(
-        f"{v['id']} ({v['impact']}): {v['help']}\n"
-        + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
-        for v in serious
-    )
+    serious, found = serious_violations(page)
     assert serious == [], f"axe on {page.url} [{status}]:\n{found}"

@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, Response
 
 from devstack.launcher import RunningStack
 from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for
-from tests.e2e.browsers import fresh_pages
-from tests.e2e.test_checkout_browser import SERIOUS, lines
+from tests.e2e.browsers import fresh_pages, serious_violations
+from tests.e2e.test_checkout_browser import lines
 from tests.e2e.test_console import operator_payout, waiting_payout
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop
 
@@ -203,12 +202,6 @@ def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator,
         assert page.locator("script").count() == 0
         if path == "/payouts":  # a list with its forms, not the empty one
             assert page.locator(f'tr[data-payout="{payout_id}"]').count() == 1
-        violations = Axe().run(page).response["violations"]
-        serious = [v for v in violations if v["impact"] in SERIOUS]
-        found = "\n".join(
-            f"{v['id']} ({v['impact']}): {v['help']}\n"
-            + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
-            for v in serious
-        )
+        serious, found = serious_violations(page)
         assert serious == [], f"axe on {page.url}:\n{found}"
     assert (main_data(page, "page"), main_data(page, "code")) == ("refused", "not_found")  # the last: no such page
