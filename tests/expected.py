@@ -19,6 +19,24 @@ def problem(status: int, title: str, code: str, detail: str, **extensions: Any) 
     }
 
 
+RAW_CARD_DATA = "gateway.raw_card_data_not_accepted"
+RAW_CARD_DATA_WORDS = "a card number or security code is never accepted: send the acquirer's card token"
+
+
+def card_data_message(fields: list[str]) -> str:
+    """What a refusal of card data in `fields` says (every API)."""
+    return (
+        "Card data is never accepted here: remove the card number or security code from "
+        f"{', '.join(fields)} (send a card only as the acquirer's token, where a route takes one)."
+    )
+
+
+def card_data_problem(fields: list[str]) -> dict[str, Any]:
+    """The problem document of the gateway and management APIs for card data in `fields`."""
+    errors = [{"field": field, "code": RAW_CARD_DATA, "message": RAW_CARD_DATA_WORDS} for field in fields]
+    return problem(400, "Bad Request", RAW_CARD_DATA, card_data_message(fields), errors=errors)
+
+
 # A payment's members while no money has moved yet (nothing authorized, captured or refunded;
 # no next action, no failure): spread into the whole answer a test expects.
 NOTHING_MOVED_YET: dict[str, Any] = {

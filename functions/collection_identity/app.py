@@ -1,6 +1,6 @@
 """Collection API: identity providers and trusted devices."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.collection_identity import (
     DeviceCheck,
@@ -23,12 +23,10 @@ from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, Identity
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import devices, identity_providers
-else:  # each route's use case is loaded when a request first needs it
-    devices, identity_providers = deferred_modules("mzpay.collection", "devices", "identity_providers")
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)

@@ -1,6 +1,6 @@
 """Collection API: customers and their KYC verifications, logs and reviews."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.collection_kyc import Customer, DocumentDateSaved, KycLog, KycRead, KycReady, LoggedOk
 from mzpay.domain.collection.access import active_business, guarded
@@ -12,12 +12,10 @@ from mzpay.http.kyc_schemas import CustomerIn, KycComment, KycReview, KycSaveDat
 from mzpay.http.marks import errors
 from mzpay.http.params import Body
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import kyc
-else:  # each route's use case is loaded when a request first needs it
-    kyc = deferred("mzpay.collection.kyc")
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)

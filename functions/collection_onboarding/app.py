@@ -1,6 +1,6 @@
 """Collection API: business accounts, their onboarding, and reviewers' decisions."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.collection_accounts import BusinessAccount, OnboardingDetails, OnboardingStatus, UploadedFile
 from mzpay.domain.collection.access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
@@ -12,12 +12,10 @@ from mzpay.http.marks import errors
 from mzpay.http.onboarding_schemas import OnboardingDetailsIn, RejectAccount, SuspendAccount
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import files, onboarding
-else:  # each route's use case is loaded when a request first needs it
-    files, onboarding = deferred_modules("mzpay.collection", "files", "onboarding")
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)

@@ -1,7 +1,7 @@
 """Collection API: partners (the providers customers pay through), the card-scheme logo of a BIN,
 and customers' payment methods."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.collection_partners import CardLogo, PartnerList, PartnerRead, PaymentMethodList, PaymentMethodResult
 from mzpay.domain.collection.access import SIGNED_IN, active_business, guarded
@@ -12,12 +12,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query
 from mzpay.http.partner_schemas import CardBin, PaymentMethodIn, PaymentMethodStatus
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import payment_methods
-else:  # loaded when a request first needs it
-    payment_methods = deferred("mzpay.collection.payment_methods")
 
 app, routes = collection_app()
 CUSTOMER_READ, CUSTOMER_WRITE = guarded("customer:read"), active_business(guarded("customer:write"))

@@ -1,6 +1,6 @@
 """Collection API: health, version, licence and system reference data."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.collection_licence import ActivatedLicense, CurrentLicense, LicenseDeactivated, LicenseValidation
 from mzpay.answers.collection_system import Checklist, Health, SupportedDocuments, Version
@@ -20,13 +20,11 @@ from mzpay.http.licence_schemas import Empty, LicenseKey
 from mzpay.http.marks import errors
 from mzpay.http.params import Body
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 from mzpay.version import health_report, version_info
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import licence
-else:  # each route's use case is loaded when a request first needs it
-    licence = deferred("mzpay.collection.licence")
 
 app, routes = collection_app()
 audit_trail(app, reviewers=True)

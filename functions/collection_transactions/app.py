@@ -1,6 +1,6 @@
 """Collection API: transactions on customers' payment methods (money moves through the gateway)."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
 from mzpay.domain.collection.access import active_business, guarded
@@ -11,12 +11,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query
 from mzpay.http.partner_schemas import TransactionIn
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import transactions
-else:  # loaded when a request first needs it
-    transactions = deferred("mzpay.collection.transactions")
 
 bind_gateway()  # a pay_in or pay_out runs the gateway's own charge or payout path (mzpay.ports.gateway)
 app, routes = collection_app()

@@ -2,7 +2,7 @@
 (current, roll), the account's endpoint for its own events, and mutual TLS (client certificates,
 the account's switch)."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.access import ApiKey, ClientCertificate, MtlsSetting, RolledApiKey, WebhookEndpoint
 from mzpay.answers.service import Health
@@ -14,15 +14,11 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import created
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 from mzpay.version import health_report
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import access, account_endpoints, client_certs
-else:  # each route's use case is loaded when a request first needs it
-    access, client_certs, account_endpoints = deferred_modules(
-        "mzpay.cases", "access", "client_certs", "account_endpoints"
-    )
 
 app = gateway_app()
 api_docs.add_routes(app, "gateway")

@@ -1,6 +1,6 @@
 """Gateway API: bill payments through channels (docs/bills.md): quotes, payments, resends."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers import bills as answers
 from mzpay.domain.bills.biller_api import InvoicePatch
@@ -14,14 +14,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import created
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import bill_payments, bill_quotes, bill_resends, bill_subscriptions, biller_api
-else:  # each route's use case is loaded when a request first needs it
-    biller_api, bill_subscriptions, bill_payments, bill_resends, bill_quotes = deferred_modules(
-        "mzpay.cases", "biller_api", "bill_subscriptions", "bill_payments", "bill_resends", "bill_quotes"
-    )
 
 app = gateway_app()
 

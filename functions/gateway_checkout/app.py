@@ -1,6 +1,6 @@
 """Gateway API: hosted checkout (POST /v1/payments, cancel), manual payments and the payer's page."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.payments import PaymentSnapshot
 from mzpay.domain.common.errors import ServiceError
@@ -15,13 +15,11 @@ from mzpay.http.marks import errors, pages
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import created
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import checkout as hosted
     from mzpay.cases import manual_payments
-else:  # each route's use case is loaded when a request first needs it
-    hosted, manual_payments = deferred_modules("mzpay.cases", "checkout", "manual_payments")
 
 app = gateway_app()
 PAYMENT_REFUSALS = (  # of a new checkout or manual payment

@@ -1,6 +1,6 @@
 """Gateway API: events and the webhook signature check."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.events import Event, EventList, WebhookVerification
 from mzpay.entry import gateway_app, gateway_handler
@@ -8,12 +8,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import dumps, to_response
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import events
-else:  # each route's use case is loaded when a request first needs it
-    events = deferred("mzpay.cases.events")
 
 app = gateway_app()
 

@@ -1,8 +1,6 @@
 """Gateway API: the OAuth 2.0 token endpoint (client credentials; no authorizer: the client
 authenticates in the request itself). Errors in OAuth's format, never problem documents."""
 
-from typing import TYPE_CHECKING
-
 from mzpay.answers.access import OAuthToken
 from mzpay.http import oauth_form
 from mzpay.http.authorizers import client_certificate
@@ -12,12 +10,10 @@ from mzpay.http.params import Response
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import oauth
-else:  # loaded when a request first needs it
-    oauth = deferred("mzpay.cases.oauth")
 
 app = create_resolver(Surface.OAUTH)
 

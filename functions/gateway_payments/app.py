@@ -1,6 +1,6 @@
 """Gateway API: methods, charges (create, capture, void, complete-action) and payment reads."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
 from mzpay.answers.receipts import Receipt
@@ -13,12 +13,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import to_response
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import charges
-else:  # each route's use case is loaded when a request first needs it
-    charges = deferred("mzpay.cases.charges")
 
 app = gateway_app()
 

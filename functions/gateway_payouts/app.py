@@ -1,6 +1,6 @@
 """Gateway API: payouts, payout batches and name lookups."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.name_lookups import NameLookup
 from mzpay.answers.payouts import Payout, PayoutBatch
@@ -14,12 +14,10 @@ from mzpay.http.idempotency import idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body
 from mzpay.http.principal import merchant, requires
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import name_lookups, payout_batches, payouts
-else:  # each route's use case is loaded when a request first needs it
-    name_lookups, payout_batches, payouts = deferred_modules("mzpay.cases", "name_lookups", "payout_batches", "payouts")
 
 app = gateway_app()
 REFUSALS = (  # of any payout (a wallet payout may also break the network's phone and amount rules)

@@ -1,6 +1,6 @@
 """Gateway API: PSP transactions and cash deposits at partner agents."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
 from mzpay.domain.payouts.cash_deposits import DepositRequest, IntentRequest
@@ -11,12 +11,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import created, to_response
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import cash_deposits, psp_transactions
-else:  # each route's use case is loaded when a request first needs it
-    cash_deposits, psp_transactions = deferred_modules("mzpay.cases", "cash_deposits", "psp_transactions")
 
 app = gateway_app()
 

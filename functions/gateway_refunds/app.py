@@ -1,6 +1,6 @@
 """Gateway API: refunds, disputes and the balance."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.balance import Balance
 from mzpay.answers.disputes import Dispute, DisputeList
@@ -12,12 +12,10 @@ from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Query
 from mzpay.http.principal import merchant, requires
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import disputes, refunds
-else:  # each route's use case is loaded when a request first needs it
-    disputes, refunds = deferred_modules("mzpay.cases", "disputes", "refunds")
 
 app = gateway_app()
 REFUSALS = (  # of a refund, by either route

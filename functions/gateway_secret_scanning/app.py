@@ -1,8 +1,6 @@
 """Gateway API: the secret-scanning receiver (no authorizer: a report is authenticated by the
 provider's signature over its raw body)."""
 
-from typing import TYPE_CHECKING
-
 from mzpay.answers.service import SecretScanningLabels
 from mzpay.domain.access.secret_scanning import FORWARDED_HEADER, KEY_ID_HEADER, SIGNATURE_HEADER
 from mzpay.http.body import raw_body
@@ -11,12 +9,10 @@ from mzpay.http.marks import errors
 from mzpay.http.request_id import header_value
 from mzpay.http.resolver import create_resolver
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import secret_scanning
-else:  # loaded when a report first arrives
-    secret_scanning = deferred("mzpay.cases.secret_scanning")
 
 app = create_resolver(Surface.GATEWAY)
 

@@ -1,7 +1,7 @@
 """Management API: health, system info, accounts, connections, API keys, OAuth clients, webhook
 secrets, rate limits."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from mzpay.answers import accounts, limits, oauth_clients
 from mzpay.answers.reviews import BusinessAccountReviews
@@ -21,17 +21,12 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred, deferred_modules
+from mzpay.lazy import deferred_imports
 from mzpay.version import health_report, stack_info
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import access, cash_deposits, oauth, rate_limits
     from mzpay.collection import onboarding
-else:  # each route's use case is loaded when a request first needs it
-    access, cash_deposits, oauth, rate_limits = deferred_modules(
-        "mzpay.cases", "access", "cash_deposits", "oauth", "rate_limits"
-    )
-    onboarding = deferred("mzpay.collection.onboarding")
 
 app = management_app()
 api_docs.add_routes(app, "management")

@@ -1,6 +1,6 @@
 """Management API: billers and their bill products, accounts' SMS channels (docs/bills.md)."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers import billers as answers
 from mzpay.domain.bills.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
@@ -9,14 +9,11 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import bill_resends
     from mzpay.operators import billers
-else:  # each route's use case is loaded when a request first needs it
-    bill_resends = deferred("mzpay.cases.bill_resends")
-    billers = deferred("mzpay.operators.billers")
 
 app = management_app()
 

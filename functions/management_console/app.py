@@ -3,8 +3,6 @@ keys and limits, payments with their events and refunds, payouts awaiting approv
 deliveries, reconciliation cases, disputes, PSP applications and the audit trail. A page is one
 route here and one template under mzpay/http/templates/console/."""
 
-from typing import TYPE_CHECKING
-
 from mzpay.deps import settings
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.operators.audit import AuditFilter
@@ -18,10 +16,10 @@ from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, Rejec
 from mzpay.http.params import Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 from mzpay.steps import audit
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import access, disputes, payout_batches, payouts
     from mzpay.operators import audit as trail
     from mzpay.operators import (
@@ -31,22 +29,6 @@ if TYPE_CHECKING:
         psps,
         reconciliation,
         webhook_deliveries,
-    )
-else:  # each route's use case is loaded when a request first needs it
-    access, disputes, payouts, payout_batches = deferred_modules(
-        "mzpay.cases", "access", "disputes", "payouts", "payout_batches"
-    )
-    trail, operator_reads, psp_applications, psp_certification, psps, reconciliation, webhook_deliveries = (
-        deferred_modules(
-            "mzpay.operators",
-            "audit",
-            "operator_reads",
-            "psp_applications",
-            "psp_certification",
-            "psps",
-            "reconciliation",
-            "webhook_deliveries",
-        )
     )
 
 app = management_app("console")

@@ -1,7 +1,7 @@
 """Management API: account and payout limits, payout and payout batch approvals, PSPs, connector bindings,
 identity provider audit."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
 from mzpay.answers.bindings import ConnectorBinding, ConnectorBindingList, Unbinding
@@ -29,20 +29,12 @@ from mzpay.http.operations_schemas import (
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred, deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import disputes, manual_payments, payout_batches, payouts
     from mzpay.collection import identity_providers
     from mzpay.operators import audit, bindings, psps, reconciliation
-else:  # each route's use case is loaded when a request first needs it
-    audit, bindings, psps, reconciliation = deferred_modules(
-        "mzpay.operators", "audit", "bindings", "psps", "reconciliation"
-    )
-    disputes, manual_payments, payouts, payout_batches = deferred_modules(
-        "mzpay.cases", "disputes", "manual_payments", "payouts", "payout_batches"
-    )
-    identity_providers = deferred("mzpay.collection.identity_providers")
 
 app = management_app()
 

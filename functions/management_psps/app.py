@@ -1,7 +1,7 @@
 """Management API: PSP onboarding (docs/psp-onboarding.md): applications, KYB documents, the
 logo and its review, certification runs, approval."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers import psp_onboarding as answers
 from mzpay.entry import management_app
@@ -12,12 +12,10 @@ from mzpay.http.params import Body, Query, Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn, PspApplicationIn
 from mzpay.http.resolver import created
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.operators import psp_applications, psp_certification
-else:  # each route's use case is loaded when a request first needs it
-    psp_applications, psp_certification = deferred_modules("mzpay.operators", "psp_applications", "psp_certification")
 
 app = management_app()
 

@@ -1,6 +1,6 @@
 """Management API: webhook deliveries and dispatch failures."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookDispatchReplay
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
@@ -10,14 +10,10 @@ from mzpay.http.marks import errors
 from mzpay.http.params import Query, Response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.http.resolver import to_response
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.operators import dispatch_failures, webhook_deliveries
-else:  # each route's use case is loaded when a request first needs it
-    dispatch_failures, webhook_deliveries = deferred_modules(
-        "mzpay.operators", "dispatch_failures", "webhook_deliveries"
-    )
 
 app = management_app()
 

@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from devstack.launcher import RunningStack
 from devstack.licence import issue_licence
+from tests.e2e.management_client import Operator
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 # A business token's permissions (the demo business's); the installation's are ADMIN_SCOPES,
@@ -73,19 +74,18 @@ class Collection:
         """An installation administrator's token: the bootstrap realm, no account_id."""
         return self.mint(**{"sub": "admin-tester", "scope": ADMIN_SCOPES, **claims, "account_id": None})
 
+    def new_account(self, name: str, sub: str) -> tuple[str, str]:
+        """A fresh gateway account, not onboarded as a business: (its account id, a token acting
+        for it)."""
+        account_id = str(Operator(self.stack, self.region).created(name)["id"])
+        return account_id, self.mint(account_id=account_id, sub=sub)
+
     def active_business(self, name: str = "Outra Loja", sub: str = "other-business") -> tuple[str, str]:
         """A fresh gateway account, onboarded and approved as a business (only an active business
         writes: docs/onboarding.md): (its account id, a token acting for it)."""
         from devstack.collection_demo import DEMO_DETAILS
 
-        management = self.stack.state["regions"][self.region]["management"]
-        operator = {"Authorization": f"Bearer {self.stack.state['operator_token']}"}
-        created = requests.post(
-            f"{management}/v1/accounts", json={"name": name, "region": self.region}, headers=operator, timeout=30
-        )
-        assert created.status_code == 201, created.text
-        account_id = str(created.json()["id"])
-        token = self.mint(account_id=account_id, sub=sub)
+        account_id, token = self.new_account(name, sub)
         reviewer = self.mint(account_id=None, sub="reviewer-1", scope="account:review")
         for method, path, body, who in (
             ("POST", "/v1/account/onboarding/initialize", None, token),

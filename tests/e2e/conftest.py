@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from devstack.launcher import ROOT, RunningStack, start
 from tests.e2e.test_webhooks import Receiver
+from tests.receivers import serving
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture(scope="session")
@@ -36,8 +40,14 @@ def fixture_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningS
 @pytest.fixture(scope="module")
 def receiver() -> Iterator[Receiver]:
     """A webhook receiver on loopback (tests/e2e/test_webhooks.Receiver), for the module."""
-    server = Receiver()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(Receiver()) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium driven by Playwright (tests/e2e/browsers.py), for the module."""
+    from tests.e2e.browsers import chromium
+
+    with chromium() as launched:
+        yield launched

@@ -13,38 +13,13 @@ import requests
 
 from devstack.launcher import RunningStack
 from mzpay.domain.access.keys import generate_key
+from tests.e2e.management_client import Operator
 from tests.expected import problem
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 WWW = 'Bearer realm="mzpay"'
-
-
-class Operator:
-    """The management API of one region, as an operator calls it."""
-
-    def __init__(self, stack: RunningStack, region: str) -> None:
-        self.url = stack.state["regions"][region]["management"]
-        self.headers = {"Authorization": f"Bearer {stack.state['operator_token']}"}
-        self.region = region
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> requests.Response:
-        return requests.request(method, self.url + path, json=body, headers=self.headers, timeout=30)
-
-    def created(self, name: str = "Loja Maputo") -> dict[str, Any]:
-        """The creation's whole answer: the account and its first webhook secrets."""
-        response = self.call("POST", "/v1/accounts", {"name": name, "region": self.region})
-        assert response.status_code == 201, response.text
-        return response.json()  # type: ignore[no-any-return]
-
-    def account(self, name: str = "Loja Maputo") -> dict[str, Any]:
-        """A new account as GET /v1/accounts/{id} shows it (the secrets are answered once)."""
-        return {k: v for k, v in self.created(name).items() if k != "webhook_secrets"}
-
-    def key(self, account_id: str, **options: Any) -> dict[str, Any]:
-        response = self.call("POST", f"/v1/accounts/{account_id}/api-keys", {"mode": "test", **options})
-        assert response.status_code == 201, response.text
-        return response.json()  # type: ignore[no-any-return]
 
 
 def gateway(
@@ -58,15 +33,6 @@ def gateway(
     headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
     url = stack.state["regions"][region]["gateway"] + path
     return requests.request(method, url, headers=headers, json=body, timeout=30)
-
-
-def eventually(call: Any, done: Any, timeout: float = 10) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = call()
-        if done(result) or time.monotonic() > deadline:
-            return result
-        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")

@@ -23,13 +23,14 @@ from devstack.launcher import RunningStack
 from mzpay.domain.common.card_data import luhn_valid
 from mzpay.http.card_screen import OWN_CARD_FIELDS
 from tests.e2e.test_console import base, csrf_of, main_of, signed_in
+from tests.expected import RAW_CARD_DATA as RAW
+from tests.expected import RAW_CARD_DATA_WORDS as WORDS
+from tests.expected import card_data_message, card_data_problem
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 APIS = ("gateway", "collection", "management")
-RAW = "gateway.raw_card_data_not_accepted"
-WORDS = "a card number or security code is never accepted: send the acquirer's card token"
 BODY = "492973102211834"
 PAN = BODY + next(d for d in "0123456789" if luhn_valid(BODY + d))  # Luhn-valid, no test card
 SPACED = " ".join(PAN[i : i + 4] for i in range(0, 16, 4))
@@ -170,28 +171,16 @@ class Sender:
 
 def pci_answer(api: str, fields: list[str], response: requests.Response) -> dict[str, Any]:
     """The whole PCI refusal `api` answers for `fields`."""
-    message = (
-        "Card data is never accepted here: remove the card number or security code from "
-        f"{', '.join(fields)} (send a card only as the acquirer's token, where a route takes one)."
-    )
     if api == "collection":
         errors = [{"field": field, "code": "INVALID_FORMAT", "message": WORDS} for field in fields]
         request_id = response.headers.get("X-Request-ID", "")
         return {
             "code": "validation_error",
-            "message": message,
+            "message": card_data_message(fields),
             "request_id": f"req_{request_id}",
             "metadata": {"errors": errors},
         }
-    return {
-        "type": "about:blank",
-        "title": "Bad Request",
-        "status": 400,
-        "code": RAW,
-        "detail": message,
-        "errors": [{"field": field, "code": RAW, "message": WORDS} for field in fields],
-        "error": {"code": RAW, "message": message},
-    }
+    return card_data_problem(fields)
 
 
 def content_type_of(api: str) -> str:

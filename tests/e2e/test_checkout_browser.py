@@ -10,26 +10,17 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, Response, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Response
 
 from devstack.launcher import RunningStack
+from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.test_charges import Merchant, wallet
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--no-first-run",
-]
 PHONE: dict[str, Any] = {
     "viewport": {"width": 390, "height": 844},
     "device_scale_factor": 3,
@@ -64,43 +55,16 @@ STALE_PT = [
 ]
 MIN_TARGET = 44  # CSS pixels, each way (WCAG 2.5.5)
 TAP_TARGETS = "a, button, input:not([type=hidden]), label.choice, summary"
-SERIOUS = ("serious", "critical")
 Payer = Callable[..., Page]
 
 
 # ---------------------------------------------------------------- fixtures and helpers
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium (Playwright's own browser cannot be downloaded here)."""
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the browser tests drive Debian's Chromium. "
-            "`make test` installs it (make system-packages: apt-get install chromium).",
-            pytrace=False,
-        )
-    playwright: Playwright = sync_playwright().start()
-    try:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield launched
-        launched.close()
-    finally:
-        playwright.stop()
-
-
 @pytest.fixture
 def payer(browser: Browser) -> Iterator[Payer]:
     """A payer's phone: payer(locale=..., javascript=...) is a page in a fresh browser context
     (its own cookies), JavaScript off unless asked; closed after the test."""
-    contexts: list[BrowserContext] = []
-
-    def open_phone(locale: str = "pt-PT", javascript: bool = False) -> Page:
-        context = browser.new_context(**PHONE, java_script_enabled=javascript, locale=locale)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_phone
-    for context in contexts:
-        context.close()
+    with fresh_pages(browser, PHONE) as open_phone:
+        yield open_phone
 
 
 @pytest.fixture(scope="module")
@@ -544,11 +508,5 @@ def test_axe_finds_no_serious_violation(
     reach(page)
     assert status_of(page) == status
     assert page.locator("script").count() == 0
-    violations = Axe().run(page).response["violations"]
-    serious = [v for v in violations if v["impact"] in SERIOUS]
-    found = "\n".join(
-        f"{v['id']} ({v['impact']}): {v['help']}\n"
-        + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
-        for v in serious
-    )
+    serious, found = serious_violations(page)
     assert serious == [], f"axe on {page.url} [{status}]:\n{found}"

@@ -7,7 +7,6 @@ collection surface's whole error shape; the unsecured kulpay reads; collection m
 from __future__ import annotations
 
 import re
-import time
 from decimal import Decimal
 from typing import Any
 
@@ -16,11 +15,11 @@ import requests
 import simplejson
 from ulid import ULID
 
-from devstack.collection_demo import DEMO_DETAILS
 from devstack.launcher import RunningStack
 from mzpay.webhooks import verify
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_webhooks import Receiver
+from tests.polling import eventually
 from tests.unit.builders import collection_payer
 
 pytestmark = pytest.mark.e2e
@@ -67,13 +66,9 @@ def full(mz: Collection, request_id: str, token: str = "demo") -> dict[str, Any]
 
 
 def wait_for(mz: Collection, request_id: str, done: Any, timeout: float = 30) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        current = full(mz, request_id)
-        if done(current):
-            return current
-        assert time.monotonic() < deadline, current
-        time.sleep(0.2)
+    current = eventually(lambda: full(mz, request_id), done, timeout)
+    assert done(current), current
+    return current
 
 
 class Payer(requests.Session):
@@ -431,17 +426,7 @@ def test_only_an_active_business_issues_requests(mz: Collection) -> None:
 def active_business(mz: Collection) -> tuple[str, str]:
     """A second business: a gateway account, onboarded and approved, with a test M-Pesa method.
     (its token, its method id)."""
-    management = mz.stack.state["regions"]["mz"]["management"]
-    operator = {"Authorization": f"Bearer {mz.stack.state['operator_token']}"}
-    account = requests.post(
-        f"{management}/v1/accounts", json={"name": "Outra Loja", "region": "mz"}, headers=operator, timeout=30
-    ).json()
-    token = mz.mint(account_id=account["id"], sub="other-business")
-    assert mz.call("POST", "/v1/account/onboarding/initialize", token=token).status_code == 200
-    assert_ok(mz.call("PUT", "/v1/account/onboarding/details", DEMO_DETAILS, token=token))
-    assert_ok(mz.call("POST", "/v1/account/onboarding/finish", token=token))
-    reviewer = mz.mint(account_id=None, sub="reviewer-1", scope="account:review")
-    assert_ok(mz.call("POST", f"/v1/accounts/{account['id']}/approve", token=reviewer))
+    token = mz.active_business()[1]
     method = assert_ok(mz.call("POST", "/v1/collection-methods", {"type": "mpesa", "mode": "test"}, token=token))
     return token, method["id"]
 

@@ -17,10 +17,10 @@ import boto3
 import pytest
 import requests
 
-from devstack.collection_demo import DEMO_DETAILS
 from devstack.launcher import RunningStack
 from mzpay.domain.collection.access import CALLER_ACTIVE
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.management_client import Operator
 from tests.e2e.test_collection_kyc import PNG
 from tests.e2e.test_collection_requests import payer
 from tests.unit.test_business_gate import ROUTES
@@ -38,20 +38,9 @@ class Business:
 
     def __init__(self, mz: Collection) -> None:
         self.mz = mz
-        management = mz.stack.state["regions"]["mz"]["management"]
-        operator = {"Authorization": f"Bearer {mz.stack.state['operator_token']}"}
-        self.account_id = requests.post(
-            f"{management}/v1/accounts", json={"name": "Loja Suspensa", "region": "mz"}, headers=operator, timeout=30
-        ).json()["id"]
-        self.test_key = requests.post(
-            f"{management}/v1/accounts/{self.account_id}/api-keys", json={"mode": "test"}, headers=operator, timeout=30
-        ).json()["key"]
-        self.token = mz.mint(account_id=self.account_id, sub="suspended-business")
+        self.account_id, self.token = mz.active_business("Loja Suspensa", "suspended-business")
+        self.test_key = Operator(mz.stack, "mz").key(self.account_id)["key"]
         self.reviewer = mz.mint(account_id=None, sub="reviewer-1", scope="account:review")
-        assert mz.call("POST", "/v1/account/onboarding/initialize", token=self.token).status_code == 200
-        assert_ok(mz.call("PUT", "/v1/account/onboarding/details", DEMO_DETAILS, token=self.token))
-        assert_ok(mz.call("POST", "/v1/account/onboarding/finish", token=self.token))
-        assert_ok(mz.call("POST", f"/v1/accounts/{self.account_id}/approve", token=self.reviewer))
         self.method_id = self.ok("POST", "/v1/collection-methods", {"type": "mpesa", "mode": "test"})["id"]
         customer = self.ok("POST", "/v1/customers", {"name": "Pedro Cossa", "document_type": "bi"})
         self.customer_id, self.kyc_id = customer["id"], customer["kyc"]["kyc_id"]
@@ -241,12 +230,7 @@ def test_a_suspended_business_is_refused_everywhere_and_nothing_is_stored_until_
 
 def test_a_token_naming_a_gateway_account_that_never_onboarded_is_refused_everywhere(business: Business) -> None:
     mz = business.mz
-    management = mz.stack.state["regions"]["mz"]["management"]
-    operator = {"Authorization": f"Bearer {mz.stack.state['operator_token']}"}
-    account = requests.post(
-        f"{management}/v1/accounts", json={"name": "Nunca Integrada", "region": "mz"}, headers=operator, timeout=30
-    ).json()
-    token = mz.mint(account_id=account["id"], sub="never-onboarded")
+    token = mz.new_account("Nunca Integrada", "never-onboarded")[1]
     before = business.stored()
     refused_everywhere(business, token, NOT_ONBOARDED, "not_onboarded")
     unchanged(business, before)

@@ -14,12 +14,13 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
-from tests.e2e.test_access import eventually
+from tests.e2e.test_audit import records
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payout_batches import closed, line, sent
 from tests.e2e.test_payouts import funded, payout, set_payout_limits
 from tests.e2e.test_refunds import refund
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 LETTERS = str.maketrans("0123456789", "ghijklmnop")  # names without digit runs (card data)
@@ -515,12 +516,7 @@ def test_the_audit_trail_names_the_console_operator_and_keeps_refusals(stack: Ru
     done = client.post(approve, data={"csrf_token": csrf_of(missing)}, allow_redirects=False, timeout=30)
     assert done.status_code == 303
 
-    found = requests.get(
-        f"{stack.state['regions']['mz']['management']}/v1/audit-records",
-        params={"target_type": "payout", "target_id": payout_id},
-        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
-        timeout=30,
-    ).json()["data"]
+    found = records(stack, target_type="payout", target_id=payout_id)
     assert [(r["surface"], r["action"], r["outcome"]["status"], r["outcome"]["code"]) for r in found] == [
         ("console", "approve_payout", 303, None),
         ("console", "approve_payout", 403, "csrf_missing"),
@@ -594,12 +590,7 @@ def test_a_post_without_a_session_is_recorded_as_refused_not_as_the_action(stack
     )
     assert (answer.status_code, answer.headers["X-Error-Code"]) == (401, "unauthorized")
 
-    found = requests.get(
-        f"{stack.state['regions']['mz']['management']}/v1/audit-records",
-        params={"target_type": "payout", "target_id": payout_id},
-        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
-        timeout=30,
-    ).json()["data"]
+    found = records(stack, target_type="payout", target_id=payout_id)
     assert [(r["surface"], r["action"], r["outcome"]["status"], r["outcome"]["code"]) for r in found] == [
         ("console", "approve_payout", 401, "unauthorized")
     ]

@@ -1,5 +1,5 @@
-"""The operator console in a real browser: Debian's Chromium driven by Playwright (as
-test_checkout_browser.py launches it) on a desktop screen, JavaScript off (the console has
+"""The operator console in a real browser: Debian's Chromium driven by Playwright (the
+`browser` of tests/e2e/conftest.py) on a desktop screen, JavaScript off (the console has
 none), against the local stack. Each test signs in in its own browser context and checks what
 the operator sees (the words in the page's language, `<main data-page / data-code>`, the status
 of each answer) and what the API reports afterwards."""
@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, BrowserContext, Page, Response
+from playwright.sync_api import Browser, Page, Response
 
 from devstack.launcher import RunningStack
 from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for
-from tests.e2e.test_checkout_browser import SERIOUS, browser, lines  # noqa: F401  (browser: the module's Chromium)
+from tests.e2e.browsers import fresh_pages, serious_violations
+from tests.e2e.test_checkout_browser import lines
 from tests.e2e.test_console import operator_payout, waiting_payout
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop
 
@@ -25,19 +25,11 @@ Operator = Callable[..., Page]
 
 
 @pytest.fixture
-def operator(browser: Browser, stack: RunningStack) -> Iterator[Operator]:  # noqa: F811
+def operator(browser: Browser, stack: RunningStack) -> Iterator[Operator]:
     """operator(locale=...) is a page of a fresh browser context (its own cookies) at the
     console's address; closed after the test."""
-    contexts: list[BrowserContext] = []
-
-    def open_browser(locale: str = "pt-PT", javascript: bool = False) -> Page:
-        context = browser.new_context(**DESKTOP, java_script_enabled=javascript, locale=locale)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_browser
-    for context in contexts:
-        context.close()
+    with fresh_pages(browser, DESKTOP) as open_browser:
+        yield open_browser
 
 
 def console(stack: RunningStack) -> str:
@@ -210,12 +202,6 @@ def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator,
         assert page.locator("script").count() == 0
         if path == "/payouts":  # a list with its forms, not the empty one
             assert page.locator(f'tr[data-payout="{payout_id}"]').count() == 1
-        violations = Axe().run(page).response["violations"]
-        serious = [v for v in violations if v["impact"] in SERIOUS]
-        found = "\n".join(
-            f"{v['id']} ({v['impact']}): {v['help']}\n"
-            + "\n".join(f"    {node['target']}: {node['html']}" for node in v["nodes"])
-            for v in serious
-        )
+        serious, found = serious_violations(page)
         assert serious == [], f"axe on {page.url}:\n{found}"
     assert (main_data(page, "page"), main_data(page, "code")) == ("refused", "not_found")  # the last: no such page

@@ -5,27 +5,14 @@ token, with no request or script the policy blocks; and no page of another origi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Response, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Response
 
 from devstack.launcher import RunningStack
-from tests.e2e.test_checkout_browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.e2e
 
 TITLES = {"gateway": "mzpay gateway API", "collection": "mzpay collection API", "management": "mzpay management API"}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: make system-packages installs Debian's Chromium.", pytrace=False)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("api", ["gateway", "collection", "management"])

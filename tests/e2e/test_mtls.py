@@ -18,7 +18,8 @@ from cryptography.x509.oid import NameOID
 
 from devstack.launcher import RunningStack
 from tests.e2e import test_access as access_tests
-from tests.e2e.test_access import Operator, assert_problem
+from tests.e2e.management_client import Operator
+from tests.e2e.test_access import assert_problem
 
 pytestmark = pytest.mark.e2e
 mz = access_tests.mz  # the fixture: the mz management API as an operator

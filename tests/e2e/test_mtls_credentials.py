@@ -21,7 +21,8 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from tests.e2e import test_access as access_tests
-from tests.e2e.test_access import Operator, assert_problem
+from tests.e2e.management_client import Operator
+from tests.e2e.test_access import assert_problem
 from tests.e2e.test_mtls import REQUIRED, Merchant
 from tests.e2e.test_oauth import assert_oauth_error
 

@@ -20,7 +20,9 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from tests.e2e import test_access as access_tests
-from tests.e2e.test_access import Operator, assert_problem, eventually, gateway
+from tests.e2e.management_client import Operator
+from tests.e2e.test_access import assert_problem, gateway
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 WALLET = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}}

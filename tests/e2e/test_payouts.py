@@ -19,6 +19,7 @@ from tests.e2e.test_charges import Merchant, events_of, wallet
 from tests.e2e.test_refunds import assert_ledger_balances, balance
 from tests.e2e.test_webhooks import Receiver
 from tests.expected import problem_for
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -51,12 +52,11 @@ def bank(name: str | None = "Ana Machava", account: str | None = NIB) -> dict[st
 
 def settled(shop: Merchant, provider_payout_id: str, timeout: float = 20) -> dict[str, Any]:
     """The payout once it has left pending and in_transit (settlement runs from the queue)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        body = shop.call("GET", f"/v1/payouts/{provider_payout_id}").json()
-        if body["status"] not in ("pending", "in_transit") or time.monotonic() > deadline:
-            return body  # type: ignore[no-any-return]
-        time.sleep(0.2)
+    return eventually(  # type: ignore[no-any-return]
+        lambda: shop.call("GET", f"/v1/payouts/{provider_payout_id}").json(),
+        lambda body: body["status"] not in ("pending", "in_transit"),
+        timeout,
+    )
 
 
 def operator(stack: RunningStack) -> dict[str, str]:

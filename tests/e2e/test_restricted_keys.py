@@ -14,7 +14,8 @@ import requests
 
 from devstack.launcher import RunningStack
 from tests.e2e import test_access as access_tests
-from tests.e2e.test_access import Operator, assert_problem
+from tests.e2e.management_client import Operator
+from tests.e2e.test_access import assert_problem
 from tests.e2e.test_tenancy_matrix import charge_body, payout_body, refund_body, storage_of
 
 pytestmark = pytest.mark.e2e

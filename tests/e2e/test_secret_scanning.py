@@ -16,9 +16,11 @@ from devstack.launcher import RunningStack
 from devstack.secret_scanning import signature
 from mzpay.domain.access.keys import generate_key
 from tests.e2e import test_access as access_tests
-from tests.e2e.test_access import Operator, assert_problem, eventually, gateway
+from tests.e2e.management_client import Operator
+from tests.e2e.test_access import assert_problem, gateway
 from tests.e2e.test_oauth import ask, client_of, issued
 from tests.e2e.test_webhooks import Receiver, signature_parts
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 mz, sa = access_tests.mz, access_tests.sa  # the fixtures: each region's management API as an operator

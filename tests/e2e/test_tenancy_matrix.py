@@ -10,7 +10,6 @@ OpenAPI document): a new route without an entry in ROUTES fails `test_every_gate
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,8 +22,10 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from devstack.openapi import documents
 from mzpay.domain.access.keys import SCOPES
+from tests.e2e.management_client import Operator
 from tests.e2e.test_bill_payments import DATA
 from tests.expected import problem
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -44,21 +45,6 @@ def wallet() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the tenants
-class Operator:
-    def __init__(self, stack: RunningStack, region: str) -> None:
-        self.url = stack.state["regions"][region]["management"]
-        self.headers = {"Authorization": f"Bearer {stack.state['operator_token']}"}
-        self.region = region
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> requests.Response:
-        return requests.request(method, self.url + path, json=body, headers=self.headers, timeout=30)
-
-    def ok(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        response = self.call(method, path, body)
-        assert response.status_code in (200, 201), response.text
-        return response.json()  # type: ignore[no-any-return]
-
-
 @dataclass
 class Resources:
     """Ids of one account's resources of one mode."""
@@ -184,15 +170,6 @@ class Tenant:
             assert response.status_code == 200, response.text
             seen[name] = response.json()
         return seen
-
-
-def eventually(call: Callable[[], Any], done: Callable[[Any], bool], timeout: float = 20) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = call()
-        if done(result) or time.monotonic() > deadline:
-            return result
-        time.sleep(0.2)
 
 
 def charge_body(amount: str = "25.00") -> dict[str, Any]:

@@ -124,7 +124,8 @@ class Shop:
     def manage(self, method: str, path: str, body: Any = None) -> requests.Response:
         return requests.request(method, self.management + path, json=body, headers=self.operator, timeout=30)
 
-    def charge(self, phone: str, callback_url: str) -> dict[str, Any]:
+    def send_charge(self, phone: str, callback_url: str) -> requests.Response:
+        """POST /charges of 150.00 MZN from an M-Pesa `phone`, its events sent to `callback_url`."""
         body = {
             "payment_id": str(ULID()),
             "money": {"amount": "150.00", "currency": "MZN"},
@@ -133,7 +134,10 @@ class Shop:
             "callback_url": callback_url,
         }
         headers = {"Authorization": f"Bearer {self.key}", "Idempotency-Key": str(uuid.uuid4())}
-        response = requests.post(self.gateway + "/charges", json=body, headers=headers, timeout=30)
+        return requests.post(self.gateway + "/charges", json=body, headers=headers, timeout=30)
+
+    def charge(self, phone: str, callback_url: str) -> dict[str, Any]:
+        response = self.send_charge(phone, callback_url)
         assert response.status_code == 200, response.text
         return response.json()  # type: ignore[no-any-return]
 
@@ -312,15 +316,7 @@ def test_410_gone_stops_the_retries(shop: Shop, receiver: Receiver) -> None:
 def test_a_callback_on_a_private_address_is_refused_at_creation_and_never_called(
     shop: Shop, receiver: Receiver, url: str
 ) -> None:
-    body = {
-        "payment_id": str(ULID()),
-        "money": {"amount": "150.00", "currency": "MZN"},
-        "source": {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": SUCCEEDS}},
-        "country": "MZ",
-        "callback_url": url,
-    }
-    headers = {"Authorization": f"Bearer {shop.key}", "Idempotency-Key": str(uuid.uuid4())}
-    refused = requests.post(shop.gateway + "/charges", json=body, headers=headers, timeout=30)
+    refused = shop.send_charge(SUCCEEDS, url)
     assert refused.status_code == 400
     assert (refused.json()["code"], refused.json()["errors"][0]["field"]) == ("invalid_callback_url", "callback_url")
 

@@ -73,6 +73,7 @@ REVERSAL_PATH = "/ipg/v1x/reversal/"
 NAME_PATH = "/ipg/v1x/queryCustomerName/"
 INITIATOR, SECURITY_CREDENTIAL = "mzpay-initiator", "sandbox-security-credential"
 DEFAULT_MASKED_NAME = "Ana M******a"
+API_KEY = "aaaabbbbccccdddd0123456789abcdef"  # the key the unit tests' sandbox and connector share
 QUERY_PARAMETERS = ("input_QueryReference", "input_ThirdPartyReference", "input_ServiceProviderCode")
 MISSING_PARAMETERS = "Not All Parameters Provided. Please try again."  # INS-20
 

@@ -20,12 +20,13 @@ from mzpay.http.audit import audit_requests
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import create_resolver, lambda_handler
 from tests.events import rest_event
+from tests.expected import RAW_CARD_DATA as RAW
+from tests.expected import RAW_CARD_DATA_WORDS as WORDS
+from tests.expected import card_data_problem
 from tests.unit.things_api import RAN, add_thing_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 PAN = "4539148803436467"  # Luhn-valid, not a documented test card
-RAW = "gateway.raw_card_data_not_accepted"
-WORDS = "a card number or security code is never accepted: send the acquirer's card token"
 
 
 def luhn_number(length: int, prefix: str = "4") -> str:
@@ -194,26 +195,10 @@ def answer(surface: Surface, request: dict[str, Any]) -> tuple[int, dict[str, An
     return response["statusCode"], json.loads(response["body"])
 
 
-def problem(fields: list[str]) -> dict[str, Any]:
-    detail = (
-        "Card data is never accepted here: remove the card number or security code from "
-        f"{', '.join(fields)} (send a card only as the acquirer's token, where a route takes one)."
-    )
-    return {
-        "type": "about:blank",
-        "title": "Bad Request",
-        "status": 400,
-        "code": RAW,
-        "detail": detail,
-        "errors": [{"field": field, "code": RAW, "message": WORDS} for field in fields],
-        "error": {"code": RAW, "message": detail},
-    }
-
-
 @pytest.mark.parametrize("surface", [Surface.GATEWAY, Surface.MANAGEMENT])
 def test_a_card_number_in_free_text_is_the_gateway_pci_problem_before_audit_or_route(surface: Surface) -> None:
     body = json.dumps({"name": f"Ana {spaced(PAN)}", "metadata": {"cvv": "123", "note": "fine"}})
-    assert answer(surface, event(body)) == (400, problem(["name", "metadata.cvv"]))
+    assert answer(surface, event(body)) == (400, card_data_problem(["name", "metadata.cvv"]))
     assert RAN == []  # the route never saw it; the trail keeps the refusal, never the body
     assert refusals() == [("create_thing", "/v1/things", None, 400, RAW)]
 
@@ -254,7 +239,7 @@ def test_the_token_endpoint_answers_oauth_invalid_request() -> None:
 
 def test_forms_multipart_text_query_and_path_are_screened() -> None:
     form = event(f"csrf_token=abc&reason=card+{PAN}&cvv=1", "application/x-www-form-urlencoded", path="/v1/form")
-    assert answer(Surface.MANAGEMENT, form) == (400, problem(["reason", "cvv"]))
+    assert answer(Surface.MANAGEMENT, form) == (400, card_data_problem(["reason", "cvv"]))
     boundary = "XyZ"
     multipart = (
         f'--{boundary}\r\nContent-Disposition: form-data; name="reference"\r\n\r\n{spaced(PAN)}\r\n'
@@ -267,12 +252,12 @@ def test_forms_multipart_text_query_and_path_are_screened() -> None:
         path="/v1/form",
         base64_encoded=True,
     )
-    assert answer(Surface.GATEWAY, upload) == (400, problem(["reference"]))  # a file's bytes are not read
-    assert answer(Surface.GATEWAY, event(f"note {PAN}", "text/plain")) == (400, problem(["body"]))
+    assert answer(Surface.GATEWAY, upload) == (400, card_data_problem(["reference"]))  # a file's bytes are not read
+    assert answer(Surface.GATEWAY, event(f"note {PAN}", "text/plain")) == (400, card_data_problem(["body"]))
     search = event(None, method="GET", path="/v1/things/x", path_parameters={"thing_id": "x"}, query={"q": PAN})
-    assert answer(Surface.GATEWAY, search) == (400, problem(["q"]))
+    assert answer(Surface.GATEWAY, search) == (400, card_data_problem(["q"]))
     by_path = event(None, method="GET", path=f"/v1/things/{PAN}", path_parameters={"thing_id": PAN})
-    assert answer(Surface.GATEWAY, by_path) == (400, problem(["thing_id"]))
+    assert answer(Surface.GATEWAY, by_path) == (400, card_data_problem(["thing_id"]))
     assert RAN == []
     # the posts' refusals, never their bodies; reads are not in the trail
     assert refusals() == [("form", "/v1/form", None, 400, RAW)] * 2 + [("create_thing", "/v1/things", None, 400, RAW)]

@@ -129,3 +129,24 @@ def test_every_api_function_imports_mzpay_before_powertools(function: Path) -> N
     ]
     first_mzpay = next(i for i, name in enumerate(imported) if name.startswith("mzpay"))
     assert [name for name in imported[:first_mzpay] if name.startswith("aws_lambda_powertools")] == []
+
+
+def test_modules_imported_inside_deferred_imports_run_on_first_use(packages: Path) -> None:
+    """A handler's preamble (mzpay.lazy.deferred_imports): the package is imported, each module
+    named is bound at once and runs when first used; the block leaves no finder behind."""
+    from mzpay.lazy import deferred_imports
+
+    ran = "import cases\ncases.RAN.append(__name__)\nNAME = __name__\n"
+    make(packages, "cases", "RAN = []\n", charges=ran, refunds=ran)
+    finders = list(sys.meta_path)
+    with deferred_imports():
+        from cases import charges, refunds  # type: ignore[import-not-found]
+
+    assert sys.meta_path == finders
+    ran_so_far = sys.modules["cases"].RAN
+    assert sys.modules["cases.charges"] is charges and ran_so_far == []  # bound, not run
+    assert charges.NAME == "cases.charges" and ran_so_far == ["cases.charges"]  # run by its first use
+    import cases.refunds  # type: ignore[import-not-found]  # an ordinary import later: the same module
+
+    assert cases.refunds is refunds and refunds.NAME == "cases.refunds"
+    assert ran_so_far == ["cases.charges", "cases.refunds"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import textwrap
 import time
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -14,9 +13,8 @@ from mzpay.connectors import mpesa
 from mzpay.connectors.base import ProviderCall, ProviderResult, Reconciling
 from mzpay.connectors.mpesa import MpesaConnector, amount_text, msisdn, outcome, query_base_url, status_outcome
 from mzpay.domain.common.errors import ServiceError
-from tests.providers.mpesa_sandbox import C2B_PATH, QUERY_PATH, MpesaSandbox, conversation_id, transaction_id
+from tests.providers.mpesa_sandbox import API_KEY, C2B_PATH, QUERY_PATH, MpesaSandbox, conversation_id, transaction_id
 
-API_KEY = "aaaabbbbccccdddd0123456789abcdef"
 PAYMENT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
 REFERENCE = "6Y8Q7T3Y5F0ZC9W3B2KX"  # its last 20 characters
 THIRD_PARTY = "5F0ZC9W3B2KX"  # its last 12
@@ -25,17 +23,6 @@ THIRD_PARTY = "5F0ZC9W3B2KX"  # its last 12
 def call(phone: str, amount: str = "150.00", currency: str = "MZN", payment_id: str = PAYMENT_ID) -> ProviderCall:
     source = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": phone}}
     return ProviderCall(payment_id, Decimal(amount), currency, source)
-
-
-@pytest.fixture
-def sandbox() -> Iterator[MpesaSandbox]:
-    with MpesaSandbox(api_key=API_KEY, slow_seconds=2.0) as running:
-        yield running
-
-
-@pytest.fixture
-def connector(sandbox: MpesaSandbox) -> MpesaConnector:
-    return MpesaConnector(sandbox.credentials(), timeout=5.0)
 
 
 def test_success_is_captured_with_the_provider_ids(sandbox: MpesaSandbox, connector: MpesaConnector) -> None:

@@ -4,7 +4,6 @@ and the customer's masked name."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -15,6 +14,7 @@ from mzpay.connectors.base import LookingUp, NameAnswer, Paying, PayoutCall, Pro
 from mzpay.connectors.mpesa import MpesaConnector, operation_base_url
 from mzpay.domain.payouts.name_lookups import ProviderUnavailable
 from tests.providers.mpesa_sandbox import (
+    API_KEY,
     B2C_PATH,
     DEFAULT_MASKED_NAME,
     NAME_PATH,
@@ -26,21 +26,15 @@ from tests.providers.mpesa_sandbox import (
 )
 from tests.unit.test_mpesa_connector import recorded_logs
 
-API_KEY = "aaaabbbbccccdddd0123456789abcdef"
 PAYMENT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
 PAYOUT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3P0UT"
 REFUND_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3RFND"
 
 
 @pytest.fixture
-def sandbox() -> Iterator[MpesaSandbox]:
-    with MpesaSandbox(api_key=API_KEY, slow_seconds=1.0) as running:
-        yield running
-
-
-@pytest.fixture
-def connector(sandbox: MpesaSandbox) -> MpesaConnector:
-    return MpesaConnector(sandbox.credentials(), timeout=0.5)
+def mpesa_timing() -> tuple[float, float]:
+    """Slow answers after 1 s, a connector that waits 0.5 s: the timeouts of money out."""
+    return 1.0, 0.5
 
 
 def payout(phone: str, amount: str = "300.00", currency: str = "MZN", payout_id: str = PAYOUT_ID) -> PayoutCall:

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +37,37 @@ def deferred(name: str) -> ModuleType:
 def deferred_modules(package: str, *names: str) -> tuple[ModuleType, ...]:
     """`deferred` for each module `package.name` (a handler's use cases: one line for all)."""
     return tuple(deferred(f"{package}.{name}") for name in names)
+
+
+class _Deferring(importlib.abc.MetaPathFinder):
+    """Finds a module as the other finders do and has it executed on first attribute access;
+    a package (and so the parent of the modules named) is imported as usual."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec: importlib.machinery.ModuleSpec | None = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and spec.submodule_search_locations is None:
+                    spec.loader = importlib.util.LazyLoader(spec.loader)
+                return spec
+        return None
+
+
+@contextmanager
+def deferred_imports() -> Iterator[None]:
+    """The modules first imported inside the block are `deferred`: a handler imports the use cases
+    its routes call as usual (`with deferred_imports(): from mzpay.cases import charges`), typed
+    and read like any import, and a cold start loads only those the request touches."""
+    finder = _Deferring()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def reexports_on_use(package: str) -> bool:
