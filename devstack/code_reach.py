@@ -6,7 +6,7 @@ turns that into IAM grants (its docstring says how).
 Reaching: the handler file's definitions all count; a definition counts when something reached
 names it (through an import binding, `module.name`, or from its own module), and importing a
 module runs its top-level code (imports, decorators, assignments). Nested imports and
-`mzpay.lazy.deferred("...")` (and `deferred_modules("package", "name", ...)`) count;
+`mzpay.lazy.deferred("...")` and imports inside `with deferred_imports():` count;
 `if TYPE_CHECKING:` bodies and annotations do not.
 `mzpay.deps` is not followed as a whole: `deps.payments().get(...)` (or `store = deps.payments()`
 ... `store.get(...)`) uses the class that factory builds through `get` (and what `get` calls on
@@ -164,11 +164,6 @@ def load(name: str, path: Path | None = None) -> Module:
             deferred = _deferred_name(node.value)
             if deferred:
                 bindings.update({t.id: (deferred, "") for t in node.targets if isinstance(t, ast.Name)})
-            names = _deferred_names(node.value)
-            for many in node.targets:
-                if names and isinstance(many, ast.Tuple) and len(many.elts) == len(names):
-                    pairs = zip(many.elts, names, strict=True)
-                    bindings.update({one.id: (name, "") for one, name in pairs if isinstance(one, ast.Name)})
     return Module(units, bindings)
 
 
@@ -179,14 +174,6 @@ def _deferred_name(call: ast.Call) -> str | None:
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             return first.value
     return None
-
-
-def _deferred_names(call: ast.Call) -> list[str]:
-    """['mzpay.cases.x', 'mzpay.cases.y'] of `deferred_modules("mzpay.cases", "x", "y")` (mzpay.lazy)."""
-    if not (isinstance(call.func, ast.Name) and call.func.id == "deferred_modules" and call.args):
-        return []
-    parts = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
-    return [f"{parts[0]}.{name}" for name in parts[1:]] if len(parts) == len(call.args) else []
 
 
 def _deps_call(node: ast.AST) -> str | None:
@@ -247,8 +234,6 @@ def _references(nodes: Iterable[ast.AST]) -> tuple[set[str], set[tuple[str, str]
                 imported.add(node.module)
             elif isinstance(node, ast.Call) and _deferred_name(node):
                 imported.add(str(_deferred_name(node)))
-            elif isinstance(node, ast.Call) and _deferred_names(node):
-                imported.update(_deferred_names(node))
     return names, attributes, imported
 
 

@@ -1,7 +1,7 @@
 """Collection API: collection methods, collection requests, the payer's unsecured reads (kulpay)
 and the payment link that leads a payer to the hosted checkout."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 from urllib.parse import unquote
 
 from mzpay.answers.collection_requests import (
@@ -31,14 +31,10 @@ from mzpay.http.marks import errors, pages
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import lambda_handler as handler_for
-from mzpay.lazy import deferred_modules
+from mzpay.lazy import deferred_imports
 
-if TYPE_CHECKING:
+with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import collection_methods, collection_requests, payment_links
-else:  # each route's use case is loaded when a request first needs it
-    collection_methods, collection_requests, payment_links = deferred_modules(
-        "mzpay.collection", "collection_methods", "collection_requests", "payment_links"
-    )
 
 app, routes = collection_app()
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))

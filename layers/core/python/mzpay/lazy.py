@@ -34,11 +34,6 @@ def deferred(name: str) -> ModuleType:
     return module
 
 
-def deferred_modules(package: str, *names: str) -> tuple[ModuleType, ...]:
-    """`deferred` for each module `package.name` (a handler's use cases: one line for all)."""
-    return tuple(deferred(f"{package}.{name}") for name in names)
-
-
 class _Deferring(importlib.abc.MetaPathFinder):
     """Finds a module as the other finders do and has it executed on first attribute access;
     a package (and so the parent of the modules named) is imported as usual."""
