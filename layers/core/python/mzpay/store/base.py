@@ -27,6 +27,15 @@ def put_new(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
     return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": NEW}}
 
 
+def keyed(prefix: str, sort: str) -> Callable[[str], dict[str, str]]:
+    """The key of the items kept alone in their partition: `<prefix>#<id>` / `sort` for an id."""
+
+    def key(item_id: str) -> dict[str, str]:
+        return {"pk": f"{prefix}#{item_id}", "sk": sort}
+
+    return key
+
+
 class TableStore:
     """A store kept in the table `table_name`."""
 

@@ -15,7 +15,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money.ledger import Entry
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.base import PaymentsTableStore, keyed
 from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
@@ -31,8 +31,7 @@ class InvoiceMoved(Exception):
     """The invoice changed since it was read (another payment, the biller)."""
 
 
-def _key(payment_id: str) -> dict[str, str]:
-    return {"pk": f"BILLPAY#{payment_id}", "sk": "BILLPAY"}
+_key = keyed("BILLPAY", "BILLPAY")
 
 
 def invoice_update(name: str, invoice: Invoice | None, changes: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -9,11 +9,9 @@ from typing import Any
 
 from mzpay.domain.operators.console_sessions import Session
 from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.base import TableStore, keyed
 
-
-def _key(session_id: str) -> dict[str, str]:
-    return {"pk": f"CONSOLE_SESSION#{session_id}", "sk": "SESSION"}
+_key = keyed("CONSOLE_SESSION", "SESSION")
 
 
 class ConsoleSessions(TableStore):

@@ -21,7 +21,7 @@ from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import batch_get, env, is_conditional_failure
+from mzpay.store.aws import batch_get, env, is_conditional_failure, query_all
 from mzpay.store.base import TableStore, put_new
 from mzpay.store.events import update_with_events
 
@@ -263,18 +263,9 @@ class Directory(TableStore):
         """The accounts `platform_account_id` may act for (one Query; a connection's a small item)."""
         from boto3.dynamodb.conditions import Key
 
-        found: list[Connection] = []
-        query: dict[str, Any] = {
-            "KeyConditionExpression": Key("pk").eq(f"ACCOUNT#{platform_account_id}")
-            & Key("sk").begins_with("CONNECTED#"),
-            "ConsistentRead": True,
-        }
-        while True:
-            page = self.table.query(**query)
-            found += [Connection.from_item(item) for item in page["Items"]]
-            if "LastEvaluatedKey" not in page:
-                return found
-            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        partition = Key("pk").eq(f"ACCOUNT#{platform_account_id}") & Key("sk").begins_with("CONNECTED#")
+        items = query_all(self.table, KeyConditionExpression=partition, ConsistentRead=True)
+        return [Connection.from_item(item) for item in items]
 
     def acting_target(self, platform_account_id: str, account_id: str) -> tuple[bool, Account | None]:
         """(is `account_id` connected to the platform, the account): one BatchGetItem, consistent."""

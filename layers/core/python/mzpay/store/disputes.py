@@ -21,7 +21,7 @@ from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
 from mzpay.store.transitions import versioned_update, write_token
@@ -36,12 +36,10 @@ class DisputeMoved(Exception):
     """The dispute changed meanwhile (another request moved it first)."""
 
 
-def _key(dispute_id: str) -> dict[str, str]:
-    return {"pk": f"DSP#{dispute_id}", "sk": "DISPUTE"}
+_key = keyed("DSP", "DISPUTE")
 
 
-def _payment_key(provider_payment_id: str) -> dict[str, str]:
-    return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
+_payment_key = keyed("PAY", "PAYMENT")
 
 
 class Disputes(PaymentsTableStore):

@@ -7,15 +7,14 @@ from typing import Any
 
 from mzpay.domain.payouts.name_lookups import NameLookup
 from mzpay.store.aws import env
-from mzpay.store.base import TableStore
+from mzpay.store.base import TableStore, keyed
 
 
 class SelectionLost(Exception):
     """The lookup changed (or was selected) since it was read."""
 
 
-def _key(lookup_id: str) -> dict[str, str]:
-    return {"pk": f"LOOKUP#{lookup_id}", "sk": "LOOKUP"}
+_key = keyed("LOOKUP", "LOOKUP")
 
 
 class NameLookups(TableStore):

@@ -8,12 +8,10 @@ import json
 from typing import Any
 
 from mzpay.connectors.notifications import Notification
-from mzpay.store.aws import client, env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import client, env, in_index, is_conditional_failure
+from mzpay.store.base import TableStore, keyed
 
-
-def _channel_key(account_id: str) -> dict[str, str]:
-    return {"pk": f"SMSCHANNEL#{account_id}", "sk": "SMS"}
+_channel_key = keyed("SMSCHANNEL", "SMS")
 
 
 class SmsChannels(TableStore):
@@ -56,11 +54,7 @@ class Outbox(TableStore):
 
     def about(self, subject_id: str) -> list[dict[str, Any]]:
         """The messages about `subject_id`, oldest first."""
-        response = self.table.query(
-            IndexName="gsi1",
-            KeyConditionExpression="gsi1pk = :pk",
-            ExpressionAttributeValues={":pk": f"OUTBOX#{subject_id}"},
-        )
+        response = self.table.query(**in_index(f"OUTBOX#{subject_id}"))
         return [dict(item) for item in response.get("Items", [])]
 
 

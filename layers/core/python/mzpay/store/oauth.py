@@ -19,7 +19,7 @@ from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.base import TableStore, keyed, put_new
 from mzpay.store.directory import Account
 from mzpay.store.events import event_puts, update_with_events
 
@@ -31,8 +31,7 @@ class ClientChanged(Exception):
     """The client was revoked meanwhile (or already)."""
 
 
-def _client_key(client_id: str) -> dict[str, str]:
-    return {"pk": f"OAUTHCLIENT#{client_id}", "sk": "CLIENT"}
+_client_key = keyed("OAUTHCLIENT", "CLIENT")
 
 
 def _ttl(expires_at: datetime) -> int:

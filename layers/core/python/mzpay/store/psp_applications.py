@@ -25,7 +25,7 @@ from mzpay.store.aws import (
     error_code,
     newest_first,
 )
-from mzpay.store.base import UploadsTableStore, put_new
+from mzpay.store.base import UploadsTableStore, keyed, put_new
 from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import versioned_update, write_token
 
@@ -36,8 +36,7 @@ class ApplicationMoved(Exception):
     """The application (or its run) changed meanwhile: read it again and judge."""
 
 
-def _key(application_id: str) -> dict[str, str]:
-    return {"pk": f"PSPAPP#{application_id}", "sk": "APPLICATION"}
+_key = keyed("PSPAPP", "APPLICATION")
 
 
 def _run_key(application_id: str, run_id: str) -> dict[str, str]:
