@@ -1,18 +1,19 @@
 """What the stores kept in one DynamoDB table share: the table, its low-level client (for
 transactions) and its name, reading an item by its key, the conditional put of a new item and
 the versioned change of an entity; the payments-table stores whose transitions write their
-events in the same transaction also know the events table. Each store still names its tables in
-its own `from_env` (`env("PAYMENTS_TABLE")`), which is where devstack.code_reach reads them."""
+events in the same transaction also know the events table. Each store names its tables in its
+`from_env` (`env("PAYMENTS_TABLE")`; the payments-table stores inherit theirs from
+PaymentsTableStore), which is where devstack.code_reach reads them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel
 
 from mzpay.domain.common.entity import Entity
-from mzpay.store.aws import first_failed_item, is_conditional_failure, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
 from mzpay.store.transitions import applied, own_write, versioned_update
 
 M = TypeVar("M", bound=BaseModel)
@@ -129,3 +130,7 @@ class PaymentsTableStore(TableStore):
     def __init__(self, table_name: str, events_table: str) -> None:
         super().__init__(table_name)
         self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))

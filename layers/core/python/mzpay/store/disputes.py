@@ -20,7 +20,7 @@ from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first
+from mzpay.store.aws import batch_get, first_failed_item, is_conditional_failure, newest_first
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
@@ -43,10 +43,6 @@ _payment_key = keyed("PAY", "PAYMENT")
 
 
 class Disputes(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Disputes:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def open(self, dispute: Dispute, payment: Payment, events: list[Event], held: Entry) -> None:
         """PaymentMoved when the payment's condition stops it."""
         charged_back = payment.charged_back_amount

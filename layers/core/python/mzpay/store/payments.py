@@ -25,7 +25,7 @@ from mzpay.domain.payments.rules import Payment
 from mzpay.domain.payouts.rules import Payout
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.accounts import Limits
-from mzpay.store.aws import batch_get, env, in_index, index_page, is_conditional_failure, query_pages
+from mzpay.store.aws import batch_get, in_index, index_page, is_conditional_failure, query_pages
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
@@ -145,10 +145,6 @@ def _routing(
 
 
 class Payments(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Payments:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def _event_puts(self, events: list[Event]) -> list[dict[str, Any]]:
         return event_puts(self.events_name, events)
 

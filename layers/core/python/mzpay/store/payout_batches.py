@@ -16,7 +16,7 @@ from mzpay.domain.common.entity import Reserved
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payouts.batches import BatchLine, PayoutBatch, Status
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, query_all
+from mzpay.store.aws import query_all
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
@@ -35,10 +35,6 @@ def _line_key(batch_id: str, line: int) -> dict[str, str]:
 
 
 class PayoutBatches(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> PayoutBatches:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def create(self, batch: PayoutBatch, lines: list[BatchLine], events: list[Event]) -> None:
         """The lines, then the batch with its event (on condition that the id is new)."""
         with self.table.batch_writer() as writer:

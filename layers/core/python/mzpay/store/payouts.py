@@ -44,10 +44,6 @@ AWAITING_APPROVAL = Queue("PAYOUTS#AWAITING_APPROVAL", Status.WAITING_FOR_APPROV
 
 
 class Payouts(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Payouts:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def create(
         self,
         payout: Payout,
