@@ -23,7 +23,7 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain.accounts.limits import business_day
 from mzpay.domain.bills.billers import BillProduct
-from mzpay.domain.bills.quotes import BillOfProduct, BillQuote, money_view
+from mzpay.domain.bills.quotes import BillOfProduct, BillQuote, money_view, product_view
 from mzpay.domain.common.bounds import Email, Phone
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import FieldError, ServiceError
@@ -109,12 +109,7 @@ class BillPayment(BillOfProduct):
             "payment_id": self.payment_id,
             "quote_id": self.quote_id,
             "status": self.status,
-            "product_id": self.product_id,
-            "product_name": self.product_name,
-            "biller_id": self.biller_id,
-            "biller_name": self.biller_name,
-            "reference": self.reference,
-            "customer_name": self.customer_name,
+            **product_view(self),
             **money_view(self),
             "invoice_number": self.invoice_number,
             "token": self.token,

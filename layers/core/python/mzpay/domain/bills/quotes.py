@@ -255,12 +255,7 @@ class BillQuote(BillOfProduct):
         return {
             "quote_id": self.quote_id,
             "status": self.current_status(now),
-            "product_id": self.product_id,
-            "product_name": self.product_name,
-            "biller_id": self.biller_id,
-            "biller_name": self.biller_name,
-            "reference": self.reference,
-            "customer_name": self.customer_name,
+            **product_view(self),
             **money_view(self),
             "invoice": self.invoice,
             "yields": self.yields,
@@ -268,6 +263,18 @@ class BillQuote(BillOfProduct):
             "expires_at": self.expires_at,
             "created_at": self.created_at,
         }
+
+
+def product_view(entity: Any) -> dict[str, Any]:
+    """The members a quote, its payment and a subscription share: what is paid for and for whom."""
+    return {
+        "product_id": entity.product_id,
+        "product_name": entity.product_name,
+        "biller_id": entity.biller_id,
+        "biller_name": entity.biller_name,
+        "reference": entity.reference,
+        "customer_name": entity.customer_name,
+    }
 
 
 def money_view(entity: Any) -> dict[str, Any]:
