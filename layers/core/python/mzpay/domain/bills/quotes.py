@@ -265,28 +265,18 @@ class BillQuote(BillOfProduct):
         }
 
 
+PRODUCT_MEMBERS = ("product_id", "product_name", "biller_id", "biller_name", "reference", "customer_name")
+MONEY_MEMBERS = ("amount", "currency", "fee", "discount", "total", "channel_debit")
+
+
 def product_view(entity: Any) -> dict[str, Any]:
     """The members a quote, its payment and a subscription share: what is paid for and for whom."""
-    return {
-        "product_id": entity.product_id,
-        "product_name": entity.product_name,
-        "biller_id": entity.biller_id,
-        "biller_name": entity.biller_name,
-        "reference": entity.reference,
-        "customer_name": entity.customer_name,
-    }
+    return {name: getattr(entity, name) for name in PRODUCT_MEMBERS}
 
 
 def money_view(entity: Any) -> dict[str, Any]:
     """The money members a quote and its payment share."""
-    return {
-        "amount": entity.amount,
-        "currency": entity.currency,
-        "fee": entity.fee,
-        "discount": entity.discount,
-        "total": entity.total,
-        "channel_debit": entity.channel_debit,
-    }
+    return {name: getattr(entity, name) for name in MONEY_MEMBERS}
 
 
 def quote_of(
