@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers.name_lookups import NameLookup as LookupAnswer
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import is_ulid, new_id
@@ -83,12 +83,7 @@ def _live_lookup(principal: Principal, request: NameLookupRequest, lookup_id: st
 
 
 def _visible(principal: Principal, lookup_id: str) -> NameLookup:
-    lookup = deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None
-    if lookup is None or lookup.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such name lookup.")
-    if lookup.mode != principal.mode:
-        raise wrong_environment(principal.mode, lookup.mode)
-    return lookup
+    return own(principal, deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None, "name lookup")
 
 
 def select(principal: Principal, lookup_id: str, candidate_id: str) -> LookupAnswer:

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from mzpay import deps
 from mzpay.answers.payouts import PayoutBatch as BatchAnswer
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
 from mzpay.domain.common.errors import ServiceError
@@ -110,12 +110,7 @@ def create_batch(
 
 # ---------------------------------------------------------------- read
 def visible_batch(principal: Principal, batch_id: str) -> PayoutBatch:
-    batch = deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None
-    if batch is None or batch.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such payout batch.")
-    if batch.mode != principal.mode:
-        raise wrong_environment(principal.mode, batch.mode)
-    return batch
+    return own(principal, deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None, "payout batch")
 
 
 def read_batch(principal: Principal, batch_id: str) -> BatchAnswer:

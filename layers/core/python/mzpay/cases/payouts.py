@@ -12,7 +12,7 @@ from mzpay import deps
 from mzpay.answers.limits import PayoutLimits as PayoutLimitsShown
 from mzpay.answers.payouts import Payout as PayoutAnswer
 from mzpay.connectors.base import PayoutCall
-from mzpay.domain.access.principal import Principal, customer_of_create, ensure_customer_visible, wrong_environment
+from mzpay.domain.access.principal import Principal, customer_of_create, ensure_customer_visible, own
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.payouts.limits import PayoutLimits
@@ -38,10 +38,7 @@ def create_payout(principal: Principal, request: PayoutRequest) -> PayoutAnswer:
 # ---------------------------------------------------------------- read
 def visible_payout(principal: Principal, provider_payout_id: str) -> Payout:
     payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
-    if payout is None or payout.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such payout.")
-    if payout.mode != principal.mode:
-        raise wrong_environment(principal.mode, payout.mode)
+    payout = own(principal, payout, "payout")
     ensure_customer_visible(principal, payout.customer_id, ServiceError(404, "not_found", "No such payout."))
     return payout
 

@@ -15,7 +15,7 @@ from mzpay import deps
 from mzpay.answers.balance import Balance, CurrencyBalance
 from mzpay.answers.refunds import RefundResult
 from mzpay.connectors.base import Refunding
-from mzpay.domain.access.principal import Principal, ensure_customer_visible, wrong_environment
+from mzpay.domain.access.principal import Principal, ensure_customer_visible, own
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Claimed
 from mzpay.domain.common.errors import FieldError, ServiceError
@@ -207,10 +207,7 @@ def _refundable_now(payment: Payment) -> None:
 
 def read_refund(principal: Principal, provider_refund_id: str) -> RefundResult:
     refund = deps.refunds().get(provider_refund_id) if is_ulid(provider_refund_id) else None
-    if refund is None or refund.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such refund.")
-    if refund.mode != principal.mode:
-        raise wrong_environment(principal.mode, refund.mode)
+    refund = own(principal, refund, "refund")
     ensure_customer_visible(principal, refund.customer_id, ServiceError(404, "not_found", "No such refund."))
     return _result(refund)
 

@@ -13,7 +13,7 @@ from typing import Any
 from mzpay import deps
 from mzpay.config import settings
 from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
-from mzpay.domain.access.principal import Principal, ensure_customer_visible, wrong_environment
+from mzpay.domain.access.principal import Principal, ensure_customer_visible, own
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Reserved
 from mzpay.domain.common.errors import ServiceError
@@ -187,10 +187,7 @@ def visible_payment(principal: Principal, provider_payment_id: str) -> Payment:
     key restricted to customers, one of them (else 404); one
     past its deadline is expired first, so nobody acts on a payment that has run out of time."""
     payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None or payment.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such payment.")
-    if payment.mode != principal.mode:
-        raise wrong_environment(principal.mode, payment.mode)
+    payment = own(principal, payment, "payment")
     ensure_customer_visible(principal, payment.customer_id, ServiceError(404, "not_found", "No such payment."))
     return current(payment)
 

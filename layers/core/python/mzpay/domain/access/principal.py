@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from mzpay.domain.common.errors import FieldError, ServiceError
 
@@ -65,6 +65,29 @@ def wrong_environment(key_mode: str, data_mode: str) -> ServiceError:
         f"A {key_mode} key cannot reach {data_mode} data; use a {data_mode} key.",
         headers={"WWW-Authenticate": WWW_AUTHENTICATE},
     )
+
+
+class Held(Protocol):
+    """An entity held by one account in one mode."""
+
+    @property
+    def account_id(self) -> str: ...
+
+    @property
+    def mode(self) -> str: ...
+
+
+H = TypeVar("H", bound=Held)
+
+
+def own(principal: Principal, entity: H | None, what: str) -> H:
+    """`entity` when it is the acting account's in the principal's mode: 404 not_found ("No such
+    `what`.") for none or another account's, 401 wrong_environment for the other mode's."""
+    if entity is None or entity.account_id != principal.acting_account_id:
+        raise ServiceError(404, "not_found", f"No such {what}.")
+    if entity.mode != principal.mode:
+        raise wrong_environment(principal.mode, entity.mode)
+    return entity
 
 
 def insufficient_scope(scope: str) -> ServiceError:
