@@ -13,7 +13,7 @@ from mzpay.answers.payments import PaymentSnapshot
 from mzpay.connectors.base import ProviderResult
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import found
 from mzpay.domain.common.evidence import EvidenceRequest
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
@@ -91,9 +91,7 @@ def change_evidence(principal: Principal, provider_payment_id: str, request: Evi
 
 # ---------------------------------------------------------------- operators (management API)
 def _operators_payment(provider_payment_id: str) -> Payment:
-    payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None:
-        raise ServiceError(404, "not_found", "No such payment.")
+    payment = found(deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None, "payment")
     home_account(payment.account_id)
     return payment
 

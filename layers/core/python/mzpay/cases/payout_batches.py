@@ -17,7 +17,7 @@ from mzpay.answers.payouts import PayoutBatch as BatchAnswer
 from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
@@ -192,9 +192,7 @@ def _reject(batch: PayoutBatch, refusal: ServiceError) -> NoReturn:
 
 
 def _operator_batch(batch_id: str) -> PayoutBatch:
-    batch = deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None
-    if batch is None:
-        raise ServiceError(404, "not_found", "No such payout batch.")
+    batch = found(deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None, "payout batch")
     home_account(batch.account_id)  # served by the account's home region only
     return batch
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mzpay import deps
 from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
 from mzpay.domain.common import page_tokens
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, found
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.operators.audit import AuditFilter
 
@@ -32,7 +32,5 @@ def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> Aud
 
 
 def read_record(audit_id: str) -> AuditTrailRecord:
-    record = deps.audit_trail().get(audit_id) if is_ulid(audit_id) else None
-    if record is None:
-        raise ServiceError(404, "not_found", "No such audit record.")
+    record = found(deps.audit_trail().get(audit_id) if is_ulid(audit_id) else None, "audit record")
     return AuditTrailRecord.of(record.public())

@@ -82,3 +82,11 @@ def allowed_move(transitions: Mapping[tuple[str, str], T], current: str, action:
     if allowed is None:
         raise ServiceError(409, "invalid_state", refusal)
     return allowed
+
+
+def found(entity: T | None, what: str) -> T:
+    """`entity`, read by the id the request names; 404 not_found ("No such `what`.") when there
+    is none."""
+    if entity is None:
+        raise ServiceError(404, "not_found", f"No such {what}.")
+    return entity
