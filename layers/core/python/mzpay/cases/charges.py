@@ -157,10 +157,7 @@ def _replay(claimed: Claimed[Payment], fingerprint: str) -> ChargeResult:
         "payment_id_reused",
         "This payment_id belongs to another charge (different amount, source or details).",
     )
-    existing = claimed.entity
-    if expiry.being_submitted(existing, datetime.now(UTC)):
-        raise expiry.in_progress()
-    return _result(resume(existing))
+    return _result(resume(expiry.to_resume(claimed.entity)))
 
 
 def read_payment(principal: Principal, provider_payment_id: str) -> PaymentSnapshot:

@@ -189,10 +189,7 @@ def _replay(existing: Claimed[Refund], fingerprint: str) -> RefundResult:
         "refund_id_reused",
         "This refund_id belongs to another refund (different payment, amount or reason).",
     )
-    refund = existing.entity
-    if expiry.being_submitted(refund, datetime.now(UTC)):
-        raise expiry.in_progress()
-    return _result(resume(refund))
+    return _result(resume(expiry.to_resume(existing.entity)))
 
 
 def _refundable_now(payment: Payment) -> None:
