@@ -12,7 +12,7 @@ from mzpay import deps
 from mzpay.answers.name_lookups import NameLookup as LookupAnswer
 from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.payouts.name_lookups import (
     LOOKUP_TTL,
@@ -94,12 +94,7 @@ def select(principal: Principal, lookup_id: str, candidate_id: str) -> LookupAns
     ensure_transition(lookup.status, "select")
     chosen = next((c for c in lookup.candidates if c["candidate_id"] == candidate_id), None)
     if chosen is None:
-        raise ServiceError(
-            400,
-            "invalid_request",
-            "candidate_id: not a candidate of this lookup.",
-            errors=[FieldError("candidate_id", "invalid_value", "not a candidate of this lookup")],
-        )
+        raise invalid_field("candidate_id", "not a candidate of this lookup")
     if lookup.candidate_id == candidate_id:
         return LookupAnswer.of(lookup.view())
     if lookup.deposit is not None:

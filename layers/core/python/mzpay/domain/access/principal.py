@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 
 WWW_AUTHENTICATE = 'Bearer realm="mzpay"'
 
@@ -102,12 +102,7 @@ def ensure_customer_allowed(principal: Principal, customer_id: str) -> None:
     recorded on what the request creates, so bounded)."""
     if not 0 < len(customer_id) <= MAX_CUSTOMER_ID:
         message = f"1 to {MAX_CUSTOMER_ID} characters"
-        raise ServiceError(
-            400,
-            "invalid_request",
-            f"customer_id: {message}.",
-            errors=[FieldError("customer_id", "invalid_value", message)],
-        )
+        raise invalid_field("customer_id", message)
     if principal.allowed_customers and customer_id not in principal.allowed_customers:
         raise ServiceError(403, "customer_not_allowed", "This API key is restricted to other customers.")
 
@@ -175,12 +170,7 @@ def customer_of_create(principal: Principal, named: str | None = None) -> str | 
     if named is not None:
         if chosen is not None and named != chosen:
             message = "customer.id and ?customer_id= name different customers"
-            raise ServiceError(
-                400,
-                "invalid_request",
-                f"customer.id: {message}.",
-                errors=[FieldError("customer.id", "invalid_value", message)],
-            )
+            raise invalid_field("customer.id", message)
         chosen = named
     if principal.allowed_customers:
         if chosen is None:

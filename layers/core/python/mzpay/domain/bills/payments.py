@@ -26,7 +26,7 @@ from mzpay.domain.bills.billers import BillProduct
 from mzpay.domain.bills.quotes import BillOfProduct, BillQuote, money_view, product_view
 from mzpay.domain.common.bounds import Email, Phone
 from mzpay.domain.common.entity import Entity, Reserved
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import Strict
 from mzpay.domain.payments.routing import refusal
@@ -205,9 +205,7 @@ def resend_to(payment: BillPayment, channel: str) -> str:
     address = (payment.payer or {}).get(field)
     if not address:
         message = f"the payment's payer has no {field}"
-        raise ServiceError(
-            400, "invalid_request", f"channel: {message}.", errors=[FieldError("channel", "invalid_value", message)]
-        )
+        raise invalid_field("channel", message)
     return address
 
 

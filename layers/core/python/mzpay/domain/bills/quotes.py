@@ -23,7 +23,7 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain.bills.billers import ACTIVE, Biller, BillProduct
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import Strict
 from mzpay.domain.money.amounts import InvalidAmount, parse_amount
@@ -106,9 +106,7 @@ def chosen_amount(product: BillProduct, amount: Decimal | None) -> Decimal | Non
         return price
     if amount is None:
         message = f"a {product.kind} product needs the amount"
-        raise ServiceError(
-            400, "invalid_request", f"amount: {message}.", errors=[FieldError("amount", "required", message)]
-        )
+        raise invalid_field("amount", message, field_code="required")
     if product.kind == "denominations":
         if amount not in {Decimal(d) for d in product.denominations or ()}:
             raise out_of_range(f"{product.name} is sold in {', '.join(product.denominations or ())} only.")

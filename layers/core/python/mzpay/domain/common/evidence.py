@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.files import SIGNATURES, Upload
 from mzpay.domain.common.model import Strict, StrictText, examples
 
@@ -60,15 +60,9 @@ def _upload(field: str, file_type: str, content_base64: str) -> Upload:
     except (binascii.Error, ValueError):
         content = None
     if not content:
-        raise _invalid(field, "the file's bytes in base64")
+        raise invalid_field(field, "the file's bytes in base64")
     if len(content) > MAX_FILE_BYTES:
-        raise _invalid(field, f"at most {MAX_FILE_BYTES} bytes once decoded")
+        raise invalid_field(field, f"at most {MAX_FILE_BYTES} bytes once decoded")
     if not content.startswith(SIGNATURES[file_type][0]):
-        raise _invalid(field, f"the content is not a {file_type} file")
+        raise invalid_field(field, f"the content is not a {file_type} file")
     return Upload(file_type, content)
-
-
-def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )
