@@ -18,7 +18,7 @@ from mzpay.connectors.base import Refunding
 from mzpay.domain.access.principal import Principal, ensure_customer_visible, own
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Claimed
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
@@ -92,12 +92,7 @@ def create_refund(
 ) -> RefundResult:
     """Refund all (amount omitted) or part of a succeeded payment: a RefundResult."""
     if refund_id is not None and not (is_ulid(refund_id) or refund_id.replace("-", "").isalnum()):
-        raise ServiceError(
-            400,
-            "invalid_request",
-            "refund_id: letters, digits and dashes.",
-            errors=[FieldError("refund_id", "invalid_value", "letters, digits and dashes")],
-        )
+        raise invalid_field("refund_id", "letters, digits and dashes")
     account, mode = principal.acting_account_id, principal.mode
     body = {
         "provider_payment_id": provider_payment_id,

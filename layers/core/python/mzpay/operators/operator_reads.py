@@ -12,7 +12,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.domain.common import page_tokens
-from mzpay.domain.common.errors import FieldError, ServiceError, found
+from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.payments.disputes import view as dispute_view
 from mzpay.domain.payments.rules import view as payment_view
@@ -29,9 +29,7 @@ MODES = ("test", "live")
 
 def _invalid_token() -> ServiceError:
     message = "not a page_token this list gave"
-    return ServiceError(
-        400, "invalid_request", f"page_token: {message}.", errors=[FieldError("page_token", "invalid_value", message)]
-    )
+    return invalid_field("page_token", message)
 
 
 def _mode(mode: str) -> str:
