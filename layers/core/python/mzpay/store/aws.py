@@ -151,6 +151,16 @@ def batch_get(client: Any, request: dict[str, Any]) -> dict[str, list[dict[str, 
     raise ClientError({"Error": error}, "BatchGetItem")
 
 
+def read_keys(client: Any, table_name: str, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items under `keys` in the table `table_name` (consistent reads, one BatchGetItem), in
+    the order of `keys`; a key with no item is left out."""
+    if not keys:
+        return []
+    items = batch_get(client, {table_name: {"Keys": keys, "ConsistentRead": True}})[table_name]
+    found = {(item["pk"], item["sk"]): item for item in items}
+    return [found[key] for key in ((k["pk"], k["sk"]) for k in keys) if key in found]
+
+
 def in_partition(key: str) -> dict[str, Any]:
     """The Query arguments that read the table's partition `key` (its items under pk = `key`)."""
     return {"KeyConditionExpression": "pk = :pk", "ExpressionAttributeValues": {":pk": key}}

@@ -16,7 +16,7 @@ from typing import Any
 
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import batch_get, env, in_index
+from mzpay.store.aws import env, in_index, read_keys
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
@@ -94,11 +94,7 @@ class CollectionRequests(PaymentsTableStore):
 
     def methods(self, method_ids: list[str]) -> dict[str, CollectionMethod]:
         """The methods of `method_ids` that exist (read consistently), by id."""
-        wanted = list(dict.fromkeys(method_ids))
-        if not wanted:
-            return {}
-        request = {self.name: {"Keys": [_method_key(i) for i in wanted], "ConsistentRead": True}}
-        items = batch_get(self.client, request)[self.name]
+        items = read_keys(self.client, self.name, [_method_key(i) for i in dict.fromkeys(method_ids)])
         found = (CollectionMethod.model_validate(item) for item in items)
         return {method.method_id: method for method in found}
 

@@ -21,7 +21,7 @@ from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import batch_get, env, is_conditional_failure, query_all
+from mzpay.store.aws import env, is_conditional_failure, query_all, read_keys
 from mzpay.store.base import TableStore, put_new
 from mzpay.store.events import update_with_events
 
@@ -273,7 +273,7 @@ class Directory(TableStore):
             {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{account_id}"},
             {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"},
         ]
-        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
+        items = read_keys(self.client, self.name, keys)
         connected = any(item["sk"] == f"CONNECTED#{account_id}" for item in items)
         account = next((Account.from_item(item) for item in items if item["sk"] == "ACCOUNT"), None)
         return connected, account
