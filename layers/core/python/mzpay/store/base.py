@@ -2,8 +2,9 @@
 transactions) and its name, reading an item by its key, the conditional put of a new item and
 the versioned change of an entity; the payments-table stores whose transitions write their
 events in the same transaction also know the events table. Each store names its tables in its
-`from_env` (`env("PAYMENTS_TABLE")`; the payments-table stores inherit theirs from
-PaymentsTableStore), which is where devstack.code_reach reads them."""
+`from_env` (`env("PAYMENTS_TABLE")`), which is where devstack.code_reach reads them; the stores
+of one table alone inherit theirs (InPaymentsTable, InCollectionTable, InDirectoryTable,
+InAccountsTable), as do the payments-table stores with events (PaymentsTableStore)."""
 
 from __future__ import annotations
 
@@ -134,3 +135,35 @@ class PaymentsTableStore(TableStore):
     @classmethod
     def from_env(cls) -> Self:
         return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+
+class InPaymentsTable(TableStore):
+    """A store kept in the PaymentsTable."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("PAYMENTS_TABLE"))
+
+
+class InCollectionTable(TableStore):
+    """A store kept in the CollectionTable."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("COLLECTION_TABLE"))
+
+
+class InDirectoryTable(TableStore):
+    """A store kept in the DirectoryTable."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("DIRECTORY_TABLE"))
+
+
+class InAccountsTable(TableStore):
+    """A store kept in the AccountsTable (of the account's home region)."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("ACCOUNTS_TABLE"))

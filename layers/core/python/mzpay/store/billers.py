@@ -10,8 +10,8 @@ from typing import Any
 
 from mzpay.domain.bills.billers import Biller, BillProduct
 from mzpay.domain.common.errors import ServiceError
-from mzpay.store.aws import env, in_index, query_all
-from mzpay.store.base import TableStore, keyed
+from mzpay.store.aws import in_index, query_all
+from mzpay.store.base import InPaymentsTable, keyed
 
 
 class IdTaken(Exception):
@@ -24,11 +24,7 @@ _biller_key = keyed("BILLER", "BILLER")
 _product_key = keyed("BILLPRODUCT", "PRODUCT")
 
 
-class Billers(TableStore):
-    @classmethod
-    def from_env(cls) -> Billers:
-        return cls(env("PAYMENTS_TABLE"))
-
+class Billers(InPaymentsTable):
     def create(self, biller: Biller) -> None:
         """IdTaken when the id is used."""
         index = {"gsi1pk": "BILLERS", "gsi1sk": biller.biller_id}

@@ -21,8 +21,8 @@ from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import env, is_conditional_failure, query_all, read_keys
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.aws import is_conditional_failure, query_all, read_keys
+from mzpay.store.base import InDirectoryTable, put_new
 from mzpay.store.events import update_with_events
 
 
@@ -155,12 +155,8 @@ class AlreadyConnected(Exception):
     """The connection exists already."""
 
 
-class Directory(TableStore):
+class Directory(InDirectoryTable):
     """Repository of the directory table (conditional writes; one transaction per change)."""
-
-    @classmethod
-    def from_env(cls) -> Directory:
-        return cls(env("DIRECTORY_TABLE"))
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, account: Account) -> None:

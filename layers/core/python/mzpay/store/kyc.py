@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.collection.kyc import Customer, KycVerification
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore, keyed, put_new
+from mzpay.store.base import InCollectionTable, keyed, put_new
 
 
 class VerificationChanged(Exception):
@@ -22,11 +21,7 @@ _customer_key = keyed("CUST", "CUSTOMER")
 _kyc_key = keyed("KYC", "KYC")
 
 
-class KycStore(TableStore):
-    @classmethod
-    def from_env(cls) -> KycStore:
-        return cls(env("COLLECTION_TABLE"))
-
+class KycStore(InCollectionTable):
     def register(self, customer: Customer, verification: KycVerification) -> None:
         puts = [
             put_new(self.name, {**key, **item})

@@ -9,8 +9,8 @@ from typing import Any
 
 from mzpay.domain.common.ids import new_id
 from mzpay.domain.money.ledger import Entry
-from mzpay.store.aws import env, in_partition, query_all
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.aws import in_partition, query_all
+from mzpay.store.base import InPaymentsTable, put_new
 
 
 class BalanceTooLow(Exception):
@@ -58,11 +58,7 @@ def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
     ]
 
 
-class Ledger(TableStore):
-    @classmethod
-    def from_env(cls) -> Ledger:
-        return cls(env("PAYMENTS_TABLE"))
-
+class Ledger(InPaymentsTable):
     def balances(self, account_id: str, mode: str) -> list[dict[str, Any]]:
         response = self.table.query(**in_partition(f"BAL#{account_id}#{mode}"), ConsistentRead=True)
         return [dict(item) for item in response.get("Items", [])]

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.payouts.name_lookups import NameLookup
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore, keyed
+from mzpay.store.base import InPaymentsTable, keyed
 
 
 class SelectionLost(Exception):
@@ -17,11 +16,7 @@ class SelectionLost(Exception):
 _key = keyed("LOOKUP", "LOOKUP")
 
 
-class NameLookups(TableStore):
-    @classmethod
-    def from_env(cls) -> NameLookups:
-        return cls(env("PAYMENTS_TABLE"))
-
+class NameLookups(InPaymentsTable):
     def create(self, lookup: NameLookup) -> None:
         self.table.put_item(
             Item={**_key(lookup.lookup_id), **lookup.item()}, ConditionExpression="attribute_not_exists(pk)"

@@ -9,16 +9,12 @@ from typing import Any
 
 from mzpay.connectors.notifications import Notification
 from mzpay.store.aws import client, env, in_index, is_conditional_failure
-from mzpay.store.base import TableStore, keyed
+from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
 
 
-class SmsChannels(TableStore):
-    @classmethod
-    def from_env(cls) -> SmsChannels:
-        return cls(env("PAYMENTS_TABLE"))
-
+class SmsChannels(InPaymentsTable):
     def get(self, account_id: str) -> dict[str, Any] | None:
         item = self.table.get_item(Key=_channel_key(account_id), ConsistentRead=True).get("Item")
         return {"sender_id": item["sender_id"], "updated_at": item["updated_at"]} if item else None
@@ -30,12 +26,8 @@ class SmsChannels(TableStore):
         self.table.delete_item(Key=_channel_key(account_id))
 
 
-class Outbox(TableStore):
+class Outbox(InPaymentsTable):
     """The local provider's outbox: each message kept once."""
-
-    @classmethod
-    def from_env(cls) -> Outbox:
-        return cls(env("PAYMENTS_TABLE"))
 
     def send(self, message: Notification) -> None:
         """The local provider's sending (a NotificationProvider): the message kept in the outbox."""

@@ -18,8 +18,8 @@ from datetime import datetime
 from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, is_conditional_failure, read_keys
-from mzpay.store.base import TableStore, keyed, put_new
+from mzpay.store.aws import is_conditional_failure, read_keys
+from mzpay.store.base import InDirectoryTable, keyed, put_new
 from mzpay.store.directory import Account
 from mzpay.store.events import event_puts, update_with_events
 
@@ -38,11 +38,7 @@ def _ttl(expires_at: datetime) -> int:
     return int(expires_at.timestamp()) + TTL_GRACE_SECONDS
 
 
-class OAuthStore(TableStore):
-    @classmethod
-    def from_env(cls) -> OAuthStore:
-        return cls(env("DIRECTORY_TABLE"))
-
+class OAuthStore(InDirectoryTable):
     # ------------------------------------------------------------ clients
     def create_client(self, client: OAuthClient) -> None:
         """The client and its place in the account's list, together or not at all."""

@@ -9,8 +9,8 @@ from typing import Any
 
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
-from mzpay.store.aws import env, in_index, query_up_to
-from mzpay.store.base import TableStore, keyed
+from mzpay.store.aws import in_index, query_up_to
+from mzpay.store.base import InCollectionTable, keyed
 
 
 class MethodChanged(Exception):
@@ -20,11 +20,7 @@ class MethodChanged(Exception):
 _key = keyed("PM", "PM")
 
 
-class PaymentMethods(TableStore):
-    @classmethod
-    def from_env(cls) -> PaymentMethods:
-        return cls(env("COLLECTION_TABLE"))
-
+class PaymentMethods(InCollectionTable):
     def add(self, method: PaymentMethod) -> None:
         item = {**_key(method.pm_id), "gsi1pk": f"PMCUST#{method.customer_id}", "gsi1sk": method.pm_id}
         self.table.put_item(Item={**item, **method.item()}, ConditionExpression="attribute_not_exists(pk)")
