@@ -19,7 +19,7 @@ from mzpay.domain.common.errors import FieldError, raise_field_errors
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.money.amounts import InvalidAmount, is_currency_code, minor_units, parse_amount
-from mzpay.domain.payments.cards import RAW_CARD_DATA, TEST_CARDS, Card, card_errors, raw_card_data
+from mzpay.domain.payments.cards import RAW_CARD_DATA, TEST_CARDS, Card, card_errors, no_card_number, raw_card_data
 from mzpay.domain.payments.methods import METHODS, NETWORK_PREFIXES
 from mzpay.domain.payments.phones import national_phone, phone_fault, phone_network_error
 
@@ -95,12 +95,7 @@ class Customer(Strict):
     email: Email | None = None
     name: Name | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str | None) -> str | None:
-        if value is not None and holds_card_number(value):
-            raise raw_card_data()
-        return value
+    _name = field_validator("name")(no_card_number)
 
 
 def _payment_id_rule(cls: type, value: str | None) -> str | None:
@@ -206,12 +201,7 @@ class CheckoutRequest(PaymentDetails):
     expires_in: int | None = None  # seconds the payer has (see CHECKOUT_EXPIRY)
     description: Text | None = None  # what the payer pays for, shown on the hosted page
 
-    @field_validator("description")
-    @classmethod
-    def _description(cls, value: str | None) -> str | None:
-        if value is not None and holds_card_number(value):
-            raise raw_card_data()
-        return value
+    _description = field_validator("description")(no_card_number)
 
     _amount = field_validator("amount", mode="before")(_amount_rule)
     _currency = field_validator("currency", mode="before")(_currency_rule)
