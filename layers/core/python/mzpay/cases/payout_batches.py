@@ -38,6 +38,7 @@ from mzpay.domain.payouts.limits import needs_approval
 from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.steps.accounts import home_account
+from mzpay.steps.admission import rejected
 from mzpay.steps.payout_creation import COUNTER_TTL, Payer, make_payout
 from mzpay.store.payments import CeilingReached, Reservation
 
@@ -173,22 +174,8 @@ def release(principal: Principal, batch_id: str) -> BatchAnswer:
 
 def _reject(batch: PayoutBatch, refusal: ServiceError) -> NoReturn:
     """Record a limit refusal as transaction.rejected (the batch unchanged) and raise it."""
-    now = _now()
-    rejection_id = refusal.extensions["rejection_id"]
-    data = {
-        "object": {
-            "rejection_id": rejection_id,
-            "code": refusal.code,
-            "rule": refusal.extensions.get("rule"),
-            "batch_id": batch.batch_id,
-            "money": {"amount": batch.total, "currency": batch.currency},
-            "created_at": now,
-        }
-    }
-    deps.payments().record_rejection(
-        new_event("transaction.rejected", batch.account_id, batch.mode, "rejection", rejection_id, data, now)
-    )
-    raise refusal
+    details = {"batch_id": batch.batch_id, "money": {"amount": batch.total, "currency": batch.currency}}
+    rejected(batch.account_id, batch.mode, refusal, details)
 
 
 def _operator_batch(batch_id: str) -> PayoutBatch:
