@@ -19,6 +19,10 @@ class StrictText(Strict):
     model_config = ConfigDict(str_strip_whitespace=True)
 
 
+WALLET_EXAMPLE = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}}
+"""The mobile wallet the request examples pay from and to."""
+
+
 def examples(*bodies: Any) -> ConfigDict:
     """The model_config of a model documented by these example bodies (its OpenAPI `examples`)."""
     return ConfigDict(json_schema_extra={"examples": list(bodies)})

@@ -17,7 +17,7 @@ from pydantic_core import PydanticCustomError
 from mzpay.domain.common.bounds import Code, Email, Name, Phone, SubObject, Text, holds_card_number, url_problem
 from mzpay.domain.common.errors import FieldError, raise_field_errors
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import Strict, examples
+from mzpay.domain.common.model import WALLET_EXAMPLE, Strict, examples
 from mzpay.domain.money.amounts import InvalidAmount, is_currency_code, minor_units, parse_amount
 from mzpay.domain.payments.cards import RAW_CARD_DATA, TEST_CARDS, Card, card_errors, no_card_number, raw_card_data
 from mzpay.domain.payments.methods import METHODS, NETWORK_PREFIXES
@@ -159,10 +159,7 @@ class ChargeRequest(PaymentDetails):
         {
             "payment_id": "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
             "money": {"amount": "150.00", "currency": "MZN"},
-            "source": {
-                "type": "mobile_wallet",
-                "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
-            },
+            "source": WALLET_EXAMPLE,
             "country": "MZ",
             "metadata": {"order": "A-1001"},
         }

@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 from mzpay.domain.accounts.limits import business_day
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import ServiceError, allowed_move
-from mzpay.domain.common.model import examples
+from mzpay.domain.common.model import WALLET_EXAMPLE, examples
 from mzpay.domain.payments.charges import Strict
 from mzpay.domain.payouts.limits import PayoutLimits, limit_refusal
 from mzpay.domain.payouts.rules import PayoutRequest, callback_url_rule, check_payout
@@ -82,10 +82,7 @@ class PayoutBatchRequest(Strict):
                 {
                     "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
                     "money": {"amount": "1500.00", "currency": "MZN"},
-                    "destination": {
-                        "type": "mobile_wallet",
-                        "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
-                    },
+                    "destination": WALLET_EXAMPLE,
                     "description": "Salary November",
                 }
             ],

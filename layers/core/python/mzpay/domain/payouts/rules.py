@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import examples
+from mzpay.domain.common.model import WALLET_EXAMPLE, examples
 from mzpay.domain.money.amounts import format_amount, minor_units
 from mzpay.domain.payments.charges import Money, PaymentDetails, Strict
 from mzpay.domain.payouts.destinations import (
@@ -146,10 +146,7 @@ class PayoutRequest(Strict):
         {
             "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
             "money": {"amount": "10.00", "currency": "MZN"},
-            "destination": {
-                "type": "mobile_wallet",
-                "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
-            },
+            "destination": WALLET_EXAMPLE,
             "description": "Weekly settlement",
         }
     )
