@@ -18,13 +18,19 @@ KINDS = ("key", "partition", "record", "shared")
 
 
 def built_keys(package: Path = PACKAGE) -> dict[tuple[str, str], set[bool]]:
-    """(prefix, module) -> whether each f-string of that prefix there is built with a `mode`."""
+    """(prefix, module) -> whether each f-string of that prefix there (and each `keyed(prefix,
+    ...)` key) is built with a `mode`."""
     found: dict[tuple[str, str], set[bool]] = defaultdict(set)
     for path in sorted(package.rglob("*.py")):
         module = path.relative_to(package).as_posix()
         if module.startswith(("openapi/", "answers/")):  # examples in documents, not storage
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "keyed":  # store.base.keyed
+                prefix = node.args[0]
+                if isinstance(prefix, ast.Constant) and isinstance(prefix.value, str):
+                    found[(prefix.value, module)].add(False)  # `<prefix>#<id>`: no mode
+                continue
             if not isinstance(node, ast.JoinedStr) or not node.values:
                 continue
             head = node.values[0]

@@ -9,7 +9,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers.bills import BillPayment as BillPaymentAnswer
-from mzpay.domain.access.principal import Principal
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.bills.payments import (
     CREATED_EVENT,
     BillPayment,
@@ -27,7 +27,7 @@ from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
 from mzpay.steps.admission import pilot_window_refusal, psp_pilot, rejected
 from mzpay.steps.bill_outcomes import bill_entry, bill_event, invoice_paid, submit, sweep_index
-from mzpay.steps.bills import catalogue_of, own, owned_quote, supplier_of
+from mzpay.steps.bills import catalogue_of, owned_quote, supplier_of
 from mzpay.store.bill_payments import InvoiceMoved, QuoteTaken
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation
@@ -127,7 +127,5 @@ def _reject(quote: BillQuote, refusal: ServiceError) -> Any:
 
 
 def read(principal: Principal, payment_id: str) -> BillPaymentAnswer:
-    payment = deps.bill_payments().get(payment_id) if is_uuid(payment_id) else None
-    own(principal, payment, "bill payment")
-    assert payment is not None
+    payment = own(principal, deps.bill_payments().get(payment_id) if is_uuid(payment_id) else None, "bill payment")
     return BillPaymentAnswer.of(payment.view())

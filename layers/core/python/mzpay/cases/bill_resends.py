@@ -11,13 +11,12 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers.billers import SmsChannel
 from mzpay.answers.bills import BillPaymentResend
-from mzpay.domain.access.principal import Principal
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.bills.payments import RESEND_EVENT, BillPayment, ResendRequest, resend_text, resend_to
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_uuid, new_id
 from mzpay.domain.webhooks.events import new_event
-from mzpay.steps.bills import own
 
 EMAIL_SENDER = "no-reply@mzpay.co.mz"
 ATTEMPTS = 4  # more than MAX_RESENDS: racing resends are judged again until the limit answers
@@ -55,10 +54,7 @@ def resend(principal: Principal, payment_id: str, request: ResendRequest) -> Bil
 
 
 def _payment(principal: Principal, payment_id: str) -> BillPayment:
-    payment = deps.bill_payments().get(payment_id) if is_uuid(payment_id) else None
-    own(principal, payment, "bill payment")
-    assert payment is not None
-    return payment
+    return own(principal, deps.bill_payments().get(payment_id) if is_uuid(payment_id) else None, "bill payment")
 
 
 def _event(payment: BillPayment, entry: dict[str, str], sender: str, now: str) -> Any:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
 
 from mzpay import deps
 from mzpay.answers import partners as answers
 from mzpay.answers.limits import PartnerFlag
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
 from mzpay.domain.common.errors import ServiceError
@@ -48,22 +47,12 @@ def _partner(principal: Principal) -> None:
         raise not_a_partner()
 
 
-def _own(principal: Principal, entity: Any, what: str) -> None:
-    """404 for another account's `entity` (or none), 401 wrong_environment for the other mode's."""
-    if entity is None or entity.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", f"No such {what}.")
-    if entity.mode != principal.mode:
-        raise wrong_environment(principal.mode, entity.mode)
-
-
 # ---------------------------------------------------------------- intents
 def open_intent(principal: Principal, request: IntentRequest) -> tuple[answers.CashDepositIntent, bool]:
     """The intent for `request` and whether it was made now (False: the lookup's intent for the
     same amount and currency, answered again)."""
     _partner(principal)
-    lookup = deps.name_lookups().get(request.lookup_id)
-    _own(principal, lookup, "name lookup")
-    assert lookup is not None
+    lookup = own(principal, deps.name_lookups().get(request.lookup_id), "name lookup")
     currency, amount = request.money.currency, request.money.value
     if lookup.deposit is not None:
         return _started(lookup, currency, amount), False
@@ -111,10 +100,9 @@ def read_intent(principal: Principal, intent_id: str) -> answers.CashDepositInte
 
 
 def _intent(principal: Principal, intent_id: str) -> CashDepositIntent:
-    intent = deps.cash_deposit_intents().get(intent_id) if is_ulid(intent_id) else None
-    _own(principal, intent, "cash-deposit intent")
-    assert intent is not None
-    return intent
+    return own(
+        principal, deps.cash_deposit_intents().get(intent_id) if is_ulid(intent_id) else None, "cash-deposit intent"
+    )
 
 
 # ---------------------------------------------------------------- deposits
@@ -161,8 +149,7 @@ def read_deposit(principal: Principal, deposit_id: str) -> answers.CashDeposit:
     payout = deps.payouts().get(deposit_id) if is_ulid(deposit_id) else None
     if payout is not None and payout.cash_deposit is None:
         payout = None  # a payout, not a deposit
-    _own(principal, payout, "cash deposit")
-    return answers.CashDeposit.of(deposit_view(payout))
+    return answers.CashDeposit.of(deposit_view(own(principal, payout, "cash deposit")))
 
 
 # ---------------------------------------------------------------- operators

@@ -41,6 +41,7 @@ from mzpay.steps.payments import (
     apply_outcome,
     connector_of,
     kept,
+    new_payment,
     payment_event,
     provider_call,
     resume,
@@ -66,18 +67,16 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
     psp, reservations = admit(principal, request, rejection_id, state)
     connector = connector_for(account, mode, binding_method(request.source.type, network_of(request)), psp.psp_id)
     currency = request.money.currency
-    payment = Payment(
-        provider_payment_id=new_id(),
-        payment_id=request.payment_id,
-        account_id=account,
-        mode=mode,
-        key_id=principal.key_id,
+    payment = new_payment(
+        principal,
+        request.payment_id,
+        currency,
+        fingerprint,
+        now,
         psp_id=psp.psp_id,
         reservations=kept(reservations, currency),
         status=Status.PENDING,
-        version=1,
         amount=format_amount(request.money.value, currency),
-        currency=currency,
         source=stored_source(request),
         country=request.country,
         customer=request.customer.model_dump(exclude_none=True) if request.customer else None,
@@ -88,11 +87,6 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
         min_amount=request.min_amount,
         max_amount=request.max_amount,
         suggested_amounts=request.suggested_amounts,
-        authorized_amount=format_amount(Decimal(0), currency),
-        captured_amount=format_amount(Decimal(0), currency),
-        fingerprint=fingerprint,
-        created_at=now,
-        updated_at=now,
     )
     payment = payment.with_changes(waiting(payment, datetime.now(UTC)))
     payment = payment.with_changes(_submitting(payment))
@@ -157,10 +151,7 @@ def _replay(claimed: Claimed[Payment], fingerprint: str) -> ChargeResult:
         "payment_id_reused",
         "This payment_id belongs to another charge (different amount, source or details).",
     )
-    existing = claimed.entity
-    if expiry.being_submitted(existing, datetime.now(UTC)):
-        raise expiry.in_progress()
-    return _result(resume(existing))
+    return _result(resume(expiry.to_resume(claimed.entity)))
 
 
 def read_payment(principal: Principal, provider_payment_id: str) -> PaymentSnapshot:

@@ -17,7 +17,7 @@ from mzpay.domain.access import client_certs as rules
 from mzpay.domain.access.client_certs import CertStatus, ClientCertificate
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.steps.accounts import home_account
 from mzpay.store.client_certs import MAX_CERTS_PER_ACCOUNT, MtlsChanged
 
@@ -42,9 +42,7 @@ def issue(principal: Principal, csr: str | None) -> CertificateAnswer:
         try:
             public_key = rules.csr_public_key(csr)
         except ValueError as exc:
-            raise ServiceError(
-                400, "invalid_request", f"csr: {exc}.", errors=[FieldError("csr", "invalid_value", str(exc))]
-            ) from exc
+            raise invalid_field("csr", str(exc)) from exc
     else:
         public_key, private_key = rules.new_key_pair()
     now = datetime.now(UTC)

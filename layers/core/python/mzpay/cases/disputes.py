@@ -10,7 +10,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import disputes as answers
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
@@ -135,12 +135,7 @@ def decide(dispute_id: str, request: DecideDisputeRequest, source_ip: str) -> an
 # ---------------------------------------------------------------- the merchant (gateway)
 def _merchants_dispute(principal: Principal, dispute_id: str) -> Dispute:
     """The dispute if it is the caller's (else 404) in the key's mode (else 401)."""
-    dispute = deps.disputes().get(dispute_id) if is_ulid(dispute_id) else None
-    if dispute is None or dispute.account_id != principal.acting_account_id:
-        raise _not_found()
-    if dispute.mode != principal.mode:
-        raise wrong_environment(principal.mode, dispute.mode)
-    return dispute
+    return own(principal, deps.disputes().get(dispute_id) if is_ulid(dispute_id) else None, "dispute")
 
 
 def read(principal: Principal, dispute_id: str) -> answers.Dispute:

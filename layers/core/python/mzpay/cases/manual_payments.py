@@ -6,14 +6,13 @@ pending; an operator confirms it (the money enters the ledger, payment.succeeded
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 
 from mzpay import deps
 from mzpay.answers.payments import PaymentSnapshot
 from mzpay.connectors.base import ProviderResult
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import found
 from mzpay.domain.common.evidence import EvidenceRequest
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
@@ -22,7 +21,7 @@ from mzpay.domain.payments.rules import Payment, Status, amount_error, snapshot
 from mzpay.steps import audit
 from mzpay.steps.accounts import home_account
 from mzpay.steps.checkouts import create_or_replay, replay
-from mzpay.steps.payments import apply_outcome, payment_event, visible_payment
+from mzpay.steps.payments import apply_outcome, new_payment, payment_event, visible_payment
 from mzpay.steps.uploads import admit_evidence
 
 
@@ -46,27 +45,20 @@ def record(principal: Principal, request: ManualPaymentRequest) -> PaymentSnapsh
     if existing is not None:
         return PaymentSnapshot.of(replay(existing, fingerprint))
     now = iso(datetime.now(UTC))
-    payment = Payment(
-        provider_payment_id=new_id(),
-        payment_id=payment_id,
-        account_id=account,
-        mode=mode,
-        key_id=principal.key_id,
+    payment = new_payment(
+        principal,
+        payment_id,
+        currency,
+        fingerprint,
+        now,
         status=Status.PENDING,
-        version=1,
         amount=format_amount(amount, currency),
-        currency=currency,
         country="MZ",
         source=request.source(),
         statement={"description": request.description} if request.description else None,
         callback_url=request.callback_url,
         return_url=request.return_url,
         metadata=request.metadata,
-        authorized_amount=format_amount(Decimal(0), currency),
-        captured_amount=format_amount(Decimal(0), currency),
-        fingerprint=fingerprint,
-        created_at=now,
-        updated_at=now,
     )
     admit_evidence(account, payment.mode, request.evidence, "evidence.")  # 429 rate_limited over the upload limits
     payment = payment.with_changes(
@@ -91,9 +83,7 @@ def change_evidence(principal: Principal, provider_payment_id: str, request: Evi
 
 # ---------------------------------------------------------------- operators (management API)
 def _operators_payment(provider_payment_id: str) -> Payment:
-    payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None:
-        raise ServiceError(404, "not_found", "No such payment.")
+    payment = found(deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None, "payment")
     home_account(payment.account_id)
     return payment
 

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers.name_lookups import NameLookup as LookupAnswer
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.payouts.name_lookups import (
     LOOKUP_TTL,
@@ -83,12 +83,7 @@ def _live_lookup(principal: Principal, request: NameLookupRequest, lookup_id: st
 
 
 def _visible(principal: Principal, lookup_id: str) -> NameLookup:
-    lookup = deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None
-    if lookup is None or lookup.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such name lookup.")
-    if lookup.mode != principal.mode:
-        raise wrong_environment(principal.mode, lookup.mode)
-    return lookup
+    return own(principal, deps.name_lookups().get(lookup_id) if is_ulid(lookup_id) else None, "name lookup")
 
 
 def select(principal: Principal, lookup_id: str, candidate_id: str) -> LookupAnswer:
@@ -99,12 +94,7 @@ def select(principal: Principal, lookup_id: str, candidate_id: str) -> LookupAns
     ensure_transition(lookup.status, "select")
     chosen = next((c for c in lookup.candidates if c["candidate_id"] == candidate_id), None)
     if chosen is None:
-        raise ServiceError(
-            400,
-            "invalid_request",
-            "candidate_id: not a candidate of this lookup.",
-            errors=[FieldError("candidate_id", "invalid_value", "not a candidate of this lookup")],
-        )
+        raise invalid_field("candidate_id", "not a candidate of this lookup")
     if lookup.candidate_id == candidate_id:
         return LookupAnswer.of(lookup.view())
     if lookup.deposit is not None:

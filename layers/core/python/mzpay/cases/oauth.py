@@ -20,7 +20,7 @@ from mzpay.domain.access.oauth import AccessToken, AuthMethod, ClientStatus, OAu
 from mzpay.domain.accounts.residency import wrong_region
 from mzpay.domain.accounts.tenants import AccountStatus
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import new_id
 from mzpay.steps import credentials
 from mzpay.steps.accounts import home_account, served_here
@@ -39,12 +39,6 @@ _published: dict[str, tuple[float, list[dict[str, Any]]]] = {}  # jwks_uri -> (f
 deps.on_reset(_published.clear)
 
 
-def _invalid_field(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )
-
-
 def create_client(
     account_id: str,
     mode: str,
@@ -59,9 +53,9 @@ def create_client(
     that is in this answer and nowhere else."""
     account = home_account(account_id)
     if jwks is not None and jwks_uri is not None:
-        raise _invalid_field("jwks_uri", "either jwks or jwks_uri, not both")
+        raise invalid_field("jwks_uri", "either jwks or jwks_uri, not both")
     if jwks_uri is not None and not _keys_at(jwks_uri, None, refresh=True):
-        raise _invalid_field("jwks_uri", "it must serve a JWK set with an RSA (RS256) or EC P-256 (ES256) public key")
+        raise invalid_field("jwks_uri", "it must serve a JWK set with an RSA (RS256) or EC P-256 (ES256) public key")
     if len(deps.oauth().clients_of(account.account_id)) >= MAX_CLIENTS_PER_ACCOUNT:
         raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CLIENTS_PER_ACCOUNT} OAuth clients.")
     registered = None
@@ -70,7 +64,7 @@ def create_client(
             registered = rules.registered_jwks(jwks)
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
-            raise _invalid_field(field, message) from exc
+            raise invalid_field(field, message) from exc
     by_key = registered is not None or jwks_uri is not None
     secret = None if by_key else generate_key(mode, CLIENT_SECRET_PREFIX)
     client = OAuthClient(

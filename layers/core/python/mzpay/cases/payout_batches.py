@@ -14,10 +14,10 @@ from typing import Any, NoReturn
 
 from mzpay import deps
 from mzpay.answers.payouts import PayoutBatch as BatchAnswer
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
@@ -38,6 +38,7 @@ from mzpay.domain.payouts.limits import needs_approval
 from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.steps.accounts import home_account
+from mzpay.steps.admission import rejected
 from mzpay.steps.payout_creation import COUNTER_TTL, Payer, make_payout
 from mzpay.store.payments import CeilingReached, Reservation
 
@@ -110,12 +111,7 @@ def create_batch(
 
 # ---------------------------------------------------------------- read
 def visible_batch(principal: Principal, batch_id: str) -> PayoutBatch:
-    batch = deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None
-    if batch is None or batch.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such payout batch.")
-    if batch.mode != principal.mode:
-        raise wrong_environment(principal.mode, batch.mode)
-    return batch
+    return own(principal, deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None, "payout batch")
 
 
 def read_batch(principal: Principal, batch_id: str) -> BatchAnswer:
@@ -178,28 +174,12 @@ def release(principal: Principal, batch_id: str) -> BatchAnswer:
 
 def _reject(batch: PayoutBatch, refusal: ServiceError) -> NoReturn:
     """Record a limit refusal as transaction.rejected (the batch unchanged) and raise it."""
-    now = _now()
-    rejection_id = refusal.extensions["rejection_id"]
-    data = {
-        "object": {
-            "rejection_id": rejection_id,
-            "code": refusal.code,
-            "rule": refusal.extensions.get("rule"),
-            "batch_id": batch.batch_id,
-            "money": {"amount": batch.total, "currency": batch.currency},
-            "created_at": now,
-        }
-    }
-    deps.payments().record_rejection(
-        new_event("transaction.rejected", batch.account_id, batch.mode, "rejection", rejection_id, data, now)
-    )
-    raise refusal
+    details = {"batch_id": batch.batch_id, "money": {"amount": batch.total, "currency": batch.currency}}
+    rejected(batch.account_id, batch.mode, refusal, details)
 
 
 def _operator_batch(batch_id: str) -> PayoutBatch:
-    batch = deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None
-    if batch is None:
-        raise ServiceError(404, "not_found", "No such payout batch.")
+    batch = found(deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None, "payout batch")
     home_account(batch.account_id)  # served by the account's home region only
     return batch
 

@@ -12,8 +12,8 @@ from mzpay import deps
 from mzpay.answers.limits import PayoutLimits as PayoutLimitsShown
 from mzpay.answers.payouts import Payout as PayoutAnswer
 from mzpay.connectors.base import PayoutCall
-from mzpay.domain.access.principal import Principal, customer_of_create, ensure_customer_visible, wrong_environment
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.access.principal import Principal, customer_of_create, ensure_customer_visible, own
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.payouts.limits import PayoutLimits
 from mzpay.domain.payouts.rules import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
@@ -38,10 +38,7 @@ def create_payout(principal: Principal, request: PayoutRequest) -> PayoutAnswer:
 # ---------------------------------------------------------------- read
 def visible_payout(principal: Principal, provider_payout_id: str) -> Payout:
     payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
-    if payout is None or payout.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such payout.")
-    if payout.mode != principal.mode:
-        raise wrong_environment(principal.mode, payout.mode)
+    payout = own(principal, payout, "payout")
     ensure_customer_visible(principal, payout.customer_id, ServiceError(404, "not_found", "No such payout."))
     return payout
 
@@ -59,9 +56,7 @@ def cancel(principal: Principal, provider_payout_id: str) -> PayoutAnswer:
 
 
 def _operator_payout(provider_payout_id: str) -> Payout:
-    payout = deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None
-    if payout is None:
-        raise ServiceError(404, "not_found", "No such payout.")
+    payout = found(deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None, "payout")
     home_account(payout.account_id)  # served by the account's home region only
     return payout
 

@@ -16,7 +16,7 @@ from mzpay.domain.accounts.limits import business_day, check_ceilings, daily_cei
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.psp.transactions import (
@@ -139,12 +139,6 @@ def duplicate(reference: str) -> ServiceError:
     )
 
 
-def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )
-
-
 def listing(
     principal: Principal, originator_reference: str | None, limit: str | None, page_token: str | None
 ) -> PspTransactionList:
@@ -154,7 +148,7 @@ def listing(
     store = deps.psp_transactions()
     if originator_reference is not None:
         if len(originator_reference) > MAX_REFERENCE_LENGTH or not REFERENCE.fullmatch(originator_reference):
-            raise _invalid("originator_reference", f"1 to {MAX_REFERENCE_LENGTH} letters, digits or . _ : / -")
+            raise invalid_field("originator_reference", f"1 to {MAX_REFERENCE_LENGTH} letters, digits or . _ : / -")
         found = store.by_reference(account, mode, originator_reference)
         return _page([found] if found else [], None)
     size, start = page_tokens.page_request(limit, page_token, f"PSPTX#{account}#{mode}")

@@ -15,10 +15,10 @@ from mzpay import deps
 from mzpay.answers.balance import Balance, CurrencyBalance
 from mzpay.answers.refunds import RefundResult
 from mzpay.connectors.base import Refunding
-from mzpay.domain.access.principal import Principal, ensure_customer_visible, wrong_environment
+from mzpay.domain.access.principal import Principal, ensure_customer_visible, own
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Claimed
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
@@ -92,12 +92,7 @@ def create_refund(
 ) -> RefundResult:
     """Refund all (amount omitted) or part of a succeeded payment: a RefundResult."""
     if refund_id is not None and not (is_ulid(refund_id) or refund_id.replace("-", "").isalnum()):
-        raise ServiceError(
-            400,
-            "invalid_request",
-            "refund_id: letters, digits and dashes.",
-            errors=[FieldError("refund_id", "invalid_value", "letters, digits and dashes")],
-        )
+        raise invalid_field("refund_id", "letters, digits and dashes")
     account, mode = principal.acting_account_id, principal.mode
     body = {
         "provider_payment_id": provider_payment_id,
@@ -189,10 +184,7 @@ def _replay(existing: Claimed[Refund], fingerprint: str) -> RefundResult:
         "refund_id_reused",
         "This refund_id belongs to another refund (different payment, amount or reason).",
     )
-    refund = existing.entity
-    if expiry.being_submitted(refund, datetime.now(UTC)):
-        raise expiry.in_progress()
-    return _result(resume(refund))
+    return _result(resume(expiry.to_resume(existing.entity)))
 
 
 def _refundable_now(payment: Payment) -> None:
@@ -207,10 +199,7 @@ def _refundable_now(payment: Payment) -> None:
 
 def read_refund(principal: Principal, provider_refund_id: str) -> RefundResult:
     refund = deps.refunds().get(provider_refund_id) if is_ulid(provider_refund_id) else None
-    if refund is None or refund.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such refund.")
-    if refund.mode != principal.mode:
-        raise wrong_environment(principal.mode, refund.mode)
+    refund = own(principal, refund, "refund")
     ensure_customer_visible(principal, refund.customer_id, ServiceError(404, "not_found", "No such refund."))
     return _result(refund)
 

@@ -23,7 +23,7 @@ from mzpay.domain.access import secret_scanning as rules
 from mzpay.domain.access.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, KeyStatus, credential, key_hash
 from mzpay.domain.access.oauth import ClientStatus
 from mzpay.domain.access.secret_scanning import FALSE_POSITIVE, TRUE_POSITIVE, Reported
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.steps import credentials
 from mzpay.store.oauth import ClientChanged
 from mzpay.store.secrets import key_pepper
@@ -66,9 +66,7 @@ def receive(
     provider: str, body: bytes, key_id: str | None, signature: str | None, forwarded_from: str | None
 ) -> SecretScanningLabels:
     """POST /secret-scanning/<provider>: the label of each reported token."""
-    url = settings().secret_scanning_keys_urls.get(provider)
-    if url is None:
-        raise ServiceError(404, "not_found", "No such secret-scanning provider.")
+    url = found(settings().secret_scanning_keys_urls.get(provider), "secret-scanning provider")
     if not key_id or not signature or len(key_id) > 256 or len(signature) > 1024:
         raise _invalid_signature(f"The report is not signed ({rules.KEY_ID_HEADER}, {rules.SIGNATURE_HEADER}).")
     public_key = provider_key(url, key_id)

@@ -4,14 +4,15 @@ bodies so a gateway function imports only these."""
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from mzpay.domain.common.bounds import Code
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 
 
 class CaptureMoney(Strict):
-    model_config = ConfigDict(json_schema_extra={"examples": [{"amount": "60.00", "currency": "MZN"}]})
+    model_config = examples({"amount": "60.00", "currency": "MZN"})
 
     amount: Code
     currency: Code | None = None
@@ -20,7 +21,7 @@ class CaptureMoney(Strict):
 class Capture(Strict):
     """The amount to capture, at most the authorised amount; none: all of it."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"amount": {"amount": "60.00", "currency": "MZN"}}]})
+    model_config = examples({"amount": {"amount": "60.00", "currency": "MZN"}})
 
     amount: CaptureMoney | None = None
 

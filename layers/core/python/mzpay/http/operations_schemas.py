@@ -6,13 +6,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.accounts.limits import AccountLimits
 from mzpay.domain.accounts.tenants import Mode
 from mzpay.domain.common.bounds import MAX_CODE, Code
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 from mzpay.domain.money.amounts import InvalidAmount, is_currency_code, parse_amount
 from mzpay.domain.payouts.limits import PayoutLimits
 from mzpay.domain.psp.pilot import PilotSettings
@@ -142,9 +143,7 @@ class RejectPayout(Strict):
 class ResolveCase(Strict):
     """What an operator established with the provider about an object it never answered for."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"outcome": "succeeded", "note": "M-Pesa support confirmed 8A1B2C3D4E"}]}
-    )
+    model_config = examples({"outcome": "succeeded", "note": "M-Pesa support confirmed 8A1B2C3D4E"})
 
     outcome: Literal["succeeded", "failed"] = Field(description="What became of it at the provider.")
     note: str = Field(min_length=1, max_length=500, description="How it was established (kept in the audit record).")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.answers.psp_onboarding import APPLICATION_EXAMPLE
 from mzpay.domain.collection.business import looks_like_email, nuit_problem
 from mzpay.domain.common import nib
-from mzpay.domain.common.model import StrictText
+from mzpay.domain.common.model import StrictText, examples
 from mzpay.domain.money.amounts import is_currency_code
 from mzpay.domain.payments.routing import BINDING_METHODS, PSPS
 from mzpay.http.operations_schemas import PilotSettingsIn
@@ -26,7 +26,7 @@ MAX_REASON = 500
 class PspApplicationIn(StrictText):
     """A PSP's application (POST creates a draft, PATCH changes the fields given; null clears one)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [APPLICATION_EXAMPLE]})
+    model_config = examples(APPLICATION_EXAMPLE)
 
     legal_name: str | None = Field(default=None, min_length=1, max_length=MAX_LEGAL_NAME, description="Legal name.")
     nuit: str | None = Field(default=None, max_length=9, description="Tax number (NUIT): 9 digits, check digit valid.")
@@ -91,7 +91,7 @@ class PspApplicationIn(StrictText):
 class LogoReviewIn(StrictText):
     """An operator's review of the uploaded logo."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"decision": "approve", "reason": "Matches the brand."}]})
+    model_config = examples({"decision": "approve", "reason": "Matches the brand."})
 
     decision: Literal["approve", "reject"] = Field(description="approve: the logo is shown; reject: upload another.")
     reason: str = Field(default="", max_length=MAX_REASON, description="Why, at most 500 characters.")
@@ -100,6 +100,6 @@ class LogoReviewIn(StrictText):
 class ApplicationDecisionIn(StrictText):
     """Why an application is approved or rejected (kept with the decision)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"reason": "KYB complete; certification passed."}]})
+    model_config = examples({"reason": "KYB complete; certification passed."})
 
     reason: str = Field(min_length=1, max_length=MAX_REASON, description="Why, at most 500 characters.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mzpay import deps
 from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
 from mzpay.domain.common import page_tokens
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import found, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.operators.audit import AuditFilter
 
@@ -21,18 +21,11 @@ def list_records(wanted: AuditFilter, limit: int, page_token: str | None) -> Aud
             page_token[: page_tokens.MAX_TOKEN], lambda key: trail.continues(wanted, key) and is_ulid(key["audit_id"])
         )
         if start is None:
-            raise ServiceError(
-                400,
-                "invalid_request",
-                "page_token: not a page_token this list gave.",
-                errors=[FieldError("page_token", "invalid_value", "not a page_token this list gave")],
-            )
+            raise invalid_field("page_token", "not a page_token this list gave")
     records, last = trail.page(wanted, limit, start)
     return AuditTrailList.of(page_tokens.page([record.public() for record in records], last))
 
 
 def read_record(audit_id: str) -> AuditTrailRecord:
-    record = deps.audit_trail().get(audit_id) if is_ulid(audit_id) else None
-    if record is None:
-        raise ServiceError(404, "not_found", "No such audit record.")
+    record = found(deps.audit_trail().get(audit_id) if is_ulid(audit_id) else None, "audit record")
     return AuditTrailRecord.of(record.public())

@@ -19,16 +19,13 @@ from mzpay.domain.bills.billers import (
     product_of,
 )
 from mzpay.domain.common.clock import now_iso
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.store.billers import IdTaken
 
 
 def _biller(biller_id: str) -> Biller:
-    biller = deps.billers().get(biller_id) if is_ulid(biller_id) else None
-    if biller is None:
-        raise ServiceError(404, "not_found", "No such biller.")
-    return biller
+    return found(deps.billers().get(biller_id) if is_ulid(biller_id) else None, "biller")
 
 
 def _taken(what: str) -> ServiceError:

@@ -18,7 +18,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import dispatch_failures as answers
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.fanout import stream
 from mzpay.store.dispatch_failures import StreamExpired, stream_records
 
@@ -141,9 +141,10 @@ def replay(message_id: str) -> answers.WebhookDispatchReplay:
     """Dispatch the events of one message again. The message leaves the queue when nothing more
     can be done for them (each dispatched, not found or expired); when one is skipped again it
     stays (visible again), to be replayed after a further repair."""
-    message = deps.dispatch_failures().hold(message_id) if _MESSAGE_ID.match(message_id) else None
-    if message is None:
-        raise ServiceError(404, "not_found", "No such webhook dispatch failure (replayed already?).")
+    message = found(
+        deps.dispatch_failures().hold(message_id) if _MESSAGE_ID.match(message_id) else None,
+        "webhook dispatch failure (replayed already?)",
+    )
     removed = False
     try:
         body = _body(message)

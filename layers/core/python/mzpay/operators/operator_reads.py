@@ -13,7 +13,7 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import operator_reads as answers
 from mzpay.domain.common import page_tokens
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.payments.disputes import view as dispute_view
 from mzpay.domain.payments.rules import view as payment_view
@@ -30,9 +30,7 @@ MODES = ("test", "live")
 
 def _invalid_token() -> ServiceError:
     message = "not a page_token this list gave"
-    return ServiceError(
-        400, "invalid_request", f"page_token: {message}.", errors=[FieldError("page_token", "invalid_value", message)]
-    )
+    return invalid_field("page_token", message)
 
 
 def _mode(mode: str) -> str:
@@ -104,9 +102,7 @@ def account_payments(account_id: str, mode: str, page_token: str | None = None) 
 
 def payment_for_operator(provider_payment_id: str) -> answers.OperatorPayment:
     """A payment of any account of this region with its events (oldest first) and refunds."""
-    payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None:
-        raise ServiceError(404, "not_found", "No such payment.")
+    payment = found(deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None, "payment")
     home_account(payment.account_id)
     events, _ = deps.events().page(payment.account_id, payment.mode, 100, None, resource_id=provider_payment_id)
     return answers.OperatorPayment.of(

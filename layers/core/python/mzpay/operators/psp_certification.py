@@ -17,7 +17,7 @@ from mzpay.answers import psp_onboarding as answers
 from mzpay.connectors.base import PayoutCall, ProviderCall, ProviderResult
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.payments.rules import Status as PaymentStatus
 from mzpay.domain.psp.certification import (
@@ -83,9 +83,9 @@ def start(application_id: str) -> answers.CertificationRun:
 def read(application_id: str, run_id: str) -> answers.CertificationRun:
     """GET /{id}/certification-runs/{run_id}: the run, finished first if its payer has answered."""
     current = application(application_id)
-    run = deps.psp_applications().run(current.application_id, run_id) if is_ulid(run_id) else None
-    if run is None:
-        raise ServiceError(404, "not_found", "No such certification run.")
+    run = found(
+        deps.psp_applications().run(current.application_id, run_id) if is_ulid(run_id) else None, "certification run"
+    )
     if run.status == RunStatus.RUNNING and _due(run):
         run = _finish(current, run)
     return answers.CertificationRun.of(view(run))

@@ -10,7 +10,7 @@ from mzpay.answers import psps as answers
 from mzpay.answers.limits import AccountLimits as AccountLimitsShown
 from mzpay.domain.accounts.limits import AccountLimits
 from mzpay.domain.common.clock import now_iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, found
 from mzpay.domain.payments.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS
 from mzpay.domain.psp.pilot import PilotSettings, PilotState, pilot_state
 from mzpay.steps.accounts import home_account
@@ -35,9 +35,7 @@ def psps() -> answers.PspList:
 
 def set_psp_pilot(psp_id: str, in_pilot: bool, settings: PilotSettings | None) -> answers.PilotState:
     """Operators: put a PSP in pilot (with the settings its live traffic must keep) or graduate it."""
-    psp = PSPS.get(psp_id)
-    if psp is None:
-        raise ServiceError(404, "not_found", "No such PSP.")
+    psp = found(PSPS.get(psp_id), "PSP")
     if psp.simulated:
         raise ServiceError(
             400,

@@ -15,7 +15,7 @@ from mzpay.connectors.base import ProviderResult
 from mzpay.connectors.bill_suppliers import SupplierPayment
 from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid, is_uuid
 from mzpay.domain.common.page_tokens import decode, encode
 from mzpay.domain.payments import expiry
@@ -77,12 +77,7 @@ def list_cases(limit: int = 50, page_token: str | None = None) -> answers.Reconc
     if page_token:
         after = decode(page_token, _a_case_key)
         if after is None:
-            raise ServiceError(
-                400,
-                "invalid_request",
-                "page_token: not a page of this list.",
-                errors=[FieldError("page_token", "invalid_value", "not a page of this list")],
-            )
+            raise invalid_field("page_token", "not a page of this list")
     found, last = deps.payments().reconciliation_cases(min(max(limit, 1), MAX_PAGE), after)
     return answers.ReconciliationCaseList(
         object="list",

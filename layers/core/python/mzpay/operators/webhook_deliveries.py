@@ -9,7 +9,7 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import webhook_deliveries as answers
 from mzpay.domain.common import page_tokens
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, found
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.webhooks.deliveries import Delivery
 from mzpay.domain.webhooks.rules import REPLAYABLE, RETENTION_SECONDS, DeliveryStatus
@@ -57,10 +57,7 @@ def view(delivery: Delivery) -> answers.WebhookDelivery:
 
 
 def _found(delivery_id: str) -> Delivery:
-    item = deps.deliveries().get(delivery_id) if is_ulid(delivery_id) else None
-    if item is None:
-        raise ServiceError(404, "not_found", "No such webhook delivery.")
-    return item
+    return found(deps.deliveries().get(delivery_id) if is_ulid(delivery_id) else None, "webhook delivery")
 
 
 def delivery(delivery_id: str) -> answers.WebhookDelivery:

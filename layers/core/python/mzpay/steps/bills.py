@@ -5,7 +5,6 @@ and payments (another account's is 404, the other mode's 401 wrong_environment).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from mzpay import deps
 from mzpay.connectors.bill_suppliers import (
@@ -17,7 +16,7 @@ from mzpay.connectors.bill_suppliers import (
     SupplierUnavailable,
     supplier_for,
 )
-from mzpay.domain.access.principal import Principal, wrong_environment
+from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.bills.billers import Biller, BillProduct
 from mzpay.domain.bills.quotes import BillQuote, Invoice, biller_unavailable, out_of_range, supplier_down
 from mzpay.domain.common.errors import ServiceError
@@ -82,16 +81,5 @@ def invoice_of(biller: Biller, product: BillProduct, mode: str, answer: Supplier
     )
 
 
-def own(principal: Principal, entity: Any, what: str) -> None:
-    """404 for another account's `entity` (or none), 401 wrong_environment for the other mode's."""
-    if entity is None or entity.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", f"No such {what}.")
-    if entity.mode != principal.mode:
-        raise wrong_environment(principal.mode, entity.mode)
-
-
 def owned_quote(principal: Principal, quote_id: str) -> BillQuote:
-    quote = deps.bill_quotes().get(quote_id) if is_ulid(quote_id) else None
-    own(principal, quote, "bill quote")
-    assert quote is not None
-    return quote
+    return own(principal, deps.bill_quotes().get(quote_id) if is_ulid(quote_id) else None, "bill quote")

@@ -4,7 +4,6 @@ POST /v1/payments (mzpay.cases.checkout) and the payment link of a collection re
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
@@ -19,7 +18,7 @@ from mzpay.domain.payments.charges import CheckoutRequest
 from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.rules import Payment, Status, amount_error, snapshot
 from mzpay.domain.webhooks.events import Event
-from mzpay.steps.payments import close, current, payment_event, waiting
+from mzpay.steps.payments import close, current, new_payment, payment_event, waiting
 from mzpay.store.payments import PaymentIdTaken
 from mzpay.store.transitions import same_request
 
@@ -61,32 +60,26 @@ def create_checkout(
         return replay(existing, fingerprint)
     provider_payment_id = new_id()
     stamp = now_iso()
-    payment = Payment(
-        provider_payment_id=provider_payment_id,
-        payment_id=payment_id,
-        account_id=account,
-        mode=mode,
-        key_id=principal.key_id,
+    payment = new_payment(
+        principal,
+        payment_id,
+        currency,
+        fingerprint,
+        stamp,
+        provider_payment_id,
         status=Status.REQUIRES_PAYMENT_METHOD,
-        version=1,
         checkout=True,
         statement=statement or ({"description": request.description} if request.description else None),
         networks=networks,
         collection_request_id=collection_request_id,
         checkout_url=f"{base_url.rstrip('/')}/checkout/{provider_payment_id}",
         amount=amount,
-        currency=currency,
         country="MZ",
         customer={"id": customer_id} if customer_id is not None else None,
         callback_url=request.callback_url,
         return_url=request.return_url,
         metadata=request.metadata,
-        authorized_amount=format_amount(Decimal(0), currency),
-        captured_amount=format_amount(Decimal(0), currency),
-        fingerprint=fingerprint,
         expires_at=expiry.iso(deadline),
-        created_at=stamp,
-        updated_at=stamp,
     )
     payment = payment.with_changes(waiting(payment, now))
     return create_or_replay(payment, fingerprint, payment_event("payment.created", payment, stamp))

@@ -13,11 +13,11 @@ from typing import Any
 from mzpay import deps
 from mzpay.config import settings
 from mzpay.connectors.base import NOT_RECEIVED, Connector, ProviderCall, ProviderResult, Reconciling
-from mzpay.domain.access.principal import Principal, ensure_customer_visible, wrong_environment
+from mzpay.domain.access.principal import Principal, ensure_customer_visible, own
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Reserved
 from mzpay.domain.common.errors import ServiceError
-from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.payments import expiry
@@ -56,6 +56,35 @@ def provider_call(payment: Payment) -> ProviderCall:
         payment.return_url,
         bool(payment.open_amount),
         payment.provider_reference,
+    )
+
+
+def new_payment(
+    principal: Principal,
+    payment_id: str,
+    currency: str,
+    fingerprint: str,
+    now: str,
+    provider_payment_id: str | None = None,
+    **fields: Any,
+) -> Payment:
+    """A payment `principal` opens at `now`: its ids (a new provider_payment_id unless given), the
+    acting account, mode and key, version 1 with nothing authorized or captured yet, and the
+    `fields` of its kind."""
+    return Payment(
+        provider_payment_id=provider_payment_id or new_id(),
+        payment_id=payment_id,
+        account_id=principal.acting_account_id,
+        mode=principal.mode,
+        key_id=principal.key_id,
+        version=1,
+        currency=currency,
+        authorized_amount=format_amount(Decimal(0), currency),
+        captured_amount=format_amount(Decimal(0), currency),
+        fingerprint=fingerprint,
+        created_at=now,
+        updated_at=now,
+        **fields,
     )
 
 
@@ -187,10 +216,7 @@ def visible_payment(principal: Principal, provider_payment_id: str) -> Payment:
     key restricted to customers, one of them (else 404); one
     past its deadline is expired first, so nobody acts on a payment that has run out of time."""
     payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
-    if payment is None or payment.account_id != principal.acting_account_id:
-        raise ServiceError(404, "not_found", "No such payment.")
-    if payment.mode != principal.mode:
-        raise wrong_environment(principal.mode, payment.mode)
+    payment = own(principal, payment, "payment")
     ensure_customer_visible(principal, payment.customer_id, ServiceError(404, "not_found", "No such payment."))
     return current(payment)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mzpay import deps
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import found
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.psp.onboarding import TARGET, PspApplication, view
 from mzpay.steps.audit import observe
@@ -16,10 +16,7 @@ from mzpay.store.transitions import rejudged
 
 def application(application_id: str) -> PspApplication:
     """The application of this region's stack, else 404 not_found."""
-    found = deps.psp_applications().get(application_id) if is_ulid(application_id) else None
-    if found is None:
-        raise ServiceError(404, "not_found", "No such PSP application.")
-    return found
+    return found(deps.psp_applications().get(application_id) if is_ulid(application_id) else None, "PSP application")
 
 
 def move(first: PspApplication, write: Callable[[PspApplication], PspApplication]) -> PspApplication:

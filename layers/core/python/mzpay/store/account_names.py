@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.accounts.tenants import folded
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore
+from mzpay.store.base import InDirectoryTable
 
 
 def name_item(account_id: str, name: str, region: str) -> dict[str, Any]:
@@ -25,11 +24,7 @@ def name_item(account_id: str, name: str, region: str) -> dict[str, Any]:
     }
 
 
-class AccountNames(TableStore):
-    @classmethod
-    def from_env(cls) -> AccountNames:
-        return cls(env("DIRECTORY_TABLE"))
-
+class AccountNames(InDirectoryTable):
     def starting_with(self, region: str, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(account_id, name) of the region's accounts whose folded name starts with `prefix`'s."""
         answer = self.table.query(

@@ -13,7 +13,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payouts.limits import PayoutLimits
 from mzpay.domain.webhooks.secrets import SecretVersion
 from mzpay.store.aws import client, env, is_conditional_failure
-from mzpay.store.base import SealedTableStore, TableStore
+from mzpay.store.base import InAccountsTable, SealedTableStore
 
 
 class WebhookSecrets(SealedTableStore):
@@ -78,12 +78,8 @@ def _version_item(version: SecretVersion) -> dict[str, Any]:
     return item
 
 
-class Limits(TableStore):
+class Limits(InAccountsTable):
     """Account ceilings per mode: pk ACCOUNT#<id>, sk LIMITS#<mode>."""
-
-    @classmethod
-    def from_env(cls) -> Limits:
-        return cls(env("ACCOUNTS_TABLE"))
 
     @staticmethod
     def key(account_id: str, mode: str) -> dict[str, str]:
@@ -109,12 +105,8 @@ class Limits(TableStore):
         self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"LIMITS#{mode}", **public})
 
 
-class PayoutLimitsStore(TableStore):
+class PayoutLimitsStore(InAccountsTable):
     """Payout limits per mode: pk ACCOUNT#<id>, sk PAYOUTLIMITS#<mode>."""
-
-    @classmethod
-    def from_env(cls) -> PayoutLimitsStore:
-        return cls(env("ACCOUNTS_TABLE"))
 
     def read(self, account_id: str, mode: str) -> PayoutLimits:
         item = self.table.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": f"PAYOUTLIMITS#{mode}"}).get("Item")
@@ -124,13 +116,9 @@ class PayoutLimitsStore(TableStore):
         self.table.put_item(Item={"pk": f"ACCOUNT#{account_id}", "sk": f"PAYOUTLIMITS#{mode}", **limits.public()})
 
 
-class AccountEndpoints(TableStore):
+class AccountEndpoints(InAccountsTable):
     """Where an account's own events (its credentials revoked) are posted, per mode: pk
     ACCOUNT#<id>, sk ENDPOINT#<mode>, {url, updated_at}."""
-
-    @classmethod
-    def from_env(cls) -> AccountEndpoints:
-        return cls(env("ACCOUNTS_TABLE"))
 
     @staticmethod
     def _key(account_id: str, mode: str) -> dict[str, str]:

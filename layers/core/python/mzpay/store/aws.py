@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from mzpay.config import env as env
@@ -150,18 +151,66 @@ def batch_get(client: Any, request: dict[str, Any]) -> dict[str, list[dict[str, 
     raise ClientError({"Error": error}, "BatchGetItem")
 
 
+def read_keys(client: Any, table_name: str, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items under `keys` in the table `table_name` (consistent reads, one BatchGetItem), in
+    the order of `keys`; a key with no item is left out."""
+    if not keys:
+        return []
+    items = batch_get(client, {table_name: {"Keys": keys, "ConsistentRead": True}})[table_name]
+    found = {(item["pk"], item["sk"]): item for item in items}
+    return [found[key] for key in ((k["pk"], k["sk"]) for k in keys) if key in found]
+
+
+def in_partition(key: str) -> dict[str, Any]:
+    """The Query arguments that read the table's partition `key` (its items under pk = `key`)."""
+    return {"KeyConditionExpression": "pk = :pk", "ExpressionAttributeValues": {":pk": key}}
+
+
+def in_index(key: str, index: str = "gsi1", hash_key: str = "") -> dict[str, Any]:
+    """The Query arguments that read the partition `key` of the table's `index` (whose hash key
+    is `hash_key`, by default `<index>pk`)."""
+    return {
+        "IndexName": index,
+        "KeyConditionExpression": f"{hash_key or index + 'pk'} = :pk",
+        "ExpressionAttributeValues": {":pk": key},
+    }
+
+
+def query_pages(table: Any, query: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every answer of the Query `query` on `table`, page after page to the end."""
+    query = dict(query)
+    while True:
+        answer = table.query(**query)
+        yield answer
+        if "LastEvaluatedKey" not in answer:
+            return
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def query_all(table: Any, **query: Any) -> list[dict[str, Any]]:
+    """Every item the Query `query` finds in `table`, in its order."""
+    return [item for answer in query_pages(table, query) for item in answer.get("Items", [])]
+
+
+def query_up_to(table: Any, limit: int, **query: Any) -> list[dict[str, Any]]:
+    """The first `limit` items (or fewer, at the end) the Query `query` finds in `table`, each
+    page asked only for what is still missing."""
+    items: list[dict[str, Any]] = []
+    while len(items) < limit:
+        answer = table.query(**query, Limit=limit - len(items))
+        items += answer.get("Items", [])
+        if "LastEvaluatedKey" not in answer:
+            break
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return items
+
+
 def index_page(
     table: Any, index: str, key_name: str, key: str, size: int, start: dict[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """A page of the items under `key_name` = `key` in the table's `index`, in its sort order, and
     the key to continue after (None: the end)."""
-    query: dict[str, Any] = {
-        "IndexName": index,
-        "KeyConditionExpression": "#key = :key",
-        "ExpressionAttributeNames": {"#key": key_name},
-        "ExpressionAttributeValues": {":key": key},
-        "Limit": size,
-    }
+    query: dict[str, Any] = {**in_index(key, index, key_name), "Limit": size}
     if start is not None:
         query["ExclusiveStartKey"] = start
     answer = table.query(**query)
@@ -172,12 +221,7 @@ def newest_first(
     table: Any, partition: str, size: int, start: dict[str, str] | None
 ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
     """A page of `partition`'s items (sort keys ULIDs, so newest first), and the key to continue after."""
-    query: dict[str, Any] = {
-        "KeyConditionExpression": "pk = :pk",
-        "ExpressionAttributeValues": {":pk": partition},
-        "ScanIndexForward": False,
-        "Limit": size,
-    }
+    query: dict[str, Any] = {**in_partition(partition), "ScanIndexForward": False, "Limit": size}
     if start is not None:
         query["ExclusiveStartKey"] = start
     answer = table.query(**query)

@@ -1,18 +1,20 @@
 """What the stores kept in one DynamoDB table share: the table, its low-level client (for
 transactions) and its name, reading an item by its key, the conditional put of a new item and
 the versioned change of an entity; the payments-table stores whose transitions write their
-events in the same transaction also know the events table. Each store still names its tables in
-its own `from_env` (`env("PAYMENTS_TABLE")`), which is where devstack.code_reach reads them."""
+events in the same transaction also know the events table. Each store names its tables in its
+`from_env` (`env("PAYMENTS_TABLE")`), which is where devstack.code_reach reads them; the stores
+of one table alone inherit theirs (InPaymentsTable, InCollectionTable, InDirectoryTable,
+InAccountsTable), as do the payments-table stores with events (PaymentsTableStore)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel
 
 from mzpay.domain.common.entity import Entity
-from mzpay.store.aws import first_failed_item, is_conditional_failure, table
+from mzpay.store.aws import env, first_failed_item, is_conditional_failure, table
 from mzpay.store.transitions import applied, own_write, versioned_update
 
 M = TypeVar("M", bound=BaseModel)
@@ -25,6 +27,15 @@ NEW = "attribute_not_exists(pk)"
 def put_new(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
     """A TransactItem putting `item`, on condition that no item has its key yet."""
     return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": NEW}}
+
+
+def keyed(prefix: str, sort: str) -> Callable[[str], dict[str, str]]:
+    """The key of the items kept alone in their partition: `<prefix>#<id>` / `sort` for an id."""
+
+    def key(item_id: str) -> dict[str, str]:
+        return {"pk": f"{prefix}#{item_id}", "sk": sort}
+
+    return key
 
 
 class TableStore:
@@ -120,3 +131,39 @@ class PaymentsTableStore(TableStore):
     def __init__(self, table_name: str, events_table: str) -> None:
         super().__init__(table_name)
         self.events_name = events_table
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
+
+
+class InPaymentsTable(TableStore):
+    """A store kept in the PaymentsTable."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("PAYMENTS_TABLE"))
+
+
+class InCollectionTable(TableStore):
+    """A store kept in the CollectionTable."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("COLLECTION_TABLE"))
+
+
+class InDirectoryTable(TableStore):
+    """A store kept in the DirectoryTable."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("DIRECTORY_TABLE"))
+
+
+class InAccountsTable(TableStore):
+    """A store kept in the AccountsTable (of the account's home region)."""
+
+    @classmethod
+    def from_env(cls) -> Self:
+        return cls(env("ACCOUNTS_TABLE"))

@@ -14,8 +14,7 @@ from mzpay.domain.bills.quotes import BillQuote, Invoice
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money.ledger import Entry
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env
-from mzpay.store.base import PaymentsTableStore
+from mzpay.store.base import PaymentsTableStore, keyed
 from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
@@ -31,8 +30,7 @@ class InvoiceMoved(Exception):
     """The invoice changed since it was read (another payment, the biller)."""
 
 
-def _key(payment_id: str) -> dict[str, str]:
-    return {"pk": f"BILLPAY#{payment_id}", "sk": "BILLPAY"}
+_key = keyed("BILLPAY", "BILLPAY")
 
 
 def invoice_update(name: str, invoice: Invoice | None, changes: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -42,10 +40,6 @@ def invoice_update(name: str, invoice: Invoice | None, changes: dict[str, Any] |
 
 
 class BillPayments(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> BillPayments:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def create(
         self,
         payment: BillPayment,

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from mzpay.domain.bills.subscriptions import BillSubscription
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import is_conditional_failure
+from mzpay.store.base import InPaymentsTable
 
 
 class AlreadySubscribed(Exception):
@@ -16,11 +16,7 @@ def _partition(account_id: str, mode: str, payer_id: str) -> str:
     return f"PAYER#{account_id}#{mode}#{payer_id}"
 
 
-class BillSubscriptions(TableStore):
-    @classmethod
-    def from_env(cls) -> BillSubscriptions:
-        return cls(env("PAYMENTS_TABLE"))
-
+class BillSubscriptions(InPaymentsTable):
     def create(self, subscription: BillSubscription) -> None:
         key = {
             "pk": _partition(subscription.account_id, subscription.mode, subscription.payer_id),

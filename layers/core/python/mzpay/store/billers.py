@@ -10,27 +10,21 @@ from typing import Any
 
 from mzpay.domain.bills.billers import Biller, BillProduct
 from mzpay.domain.common.errors import ServiceError
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore
+from mzpay.store.aws import in_index, query_all
+from mzpay.store.base import InPaymentsTable, keyed
 
 
 class IdTaken(Exception):
     """A biller or product with this id exists already."""
 
 
-def _biller_key(biller_id: str) -> dict[str, str]:
-    return {"pk": f"BILLER#{biller_id}", "sk": "BILLER"}
+_biller_key = keyed("BILLER", "BILLER")
 
 
-def _product_key(product_id: str) -> dict[str, str]:
-    return {"pk": f"BILLPRODUCT#{product_id}", "sk": "PRODUCT"}
+_product_key = keyed("BILLPRODUCT", "PRODUCT")
 
 
-class Billers(TableStore):
-    @classmethod
-    def from_env(cls) -> Billers:
-        return cls(env("PAYMENTS_TABLE"))
-
+class Billers(InPaymentsTable):
     def create(self, biller: Biller) -> None:
         """IdTaken when the id is used."""
         index = {"gsi1pk": "BILLERS", "gsi1sk": biller.biller_id}
@@ -40,7 +34,7 @@ class Billers(TableStore):
         return self.read_item(Biller, _biller_key(biller_id))
 
     def listing(self) -> list[Biller]:
-        return [Biller.model_validate(item) for item in _query_all(self.table, "BILLERS")]
+        return [Biller.model_validate(item) for item in query_all(self.table, **in_index("BILLERS"))]
 
     def change(self, biller: Biller, changes: dict[str, Any]) -> Biller:
         """Apply `changes` if the biller is as it was read (else 409 invalid_state)."""
@@ -55,7 +49,8 @@ class Billers(TableStore):
         return self.read_item(BillProduct, _product_key(product_id))
 
     def products(self, biller_id: str) -> list[BillProduct]:
-        return [BillProduct.model_validate(i) for i in _query_all(self.table, f"BILLER#{biller_id}#PRODUCTS")]
+        items = query_all(self.table, **in_index(f"BILLER#{biller_id}#PRODUCTS"))
+        return [BillProduct.model_validate(item) for item in items]
 
     def change_product(self, product: BillProduct, changes: dict[str, Any]) -> BillProduct:
         return self.change_versioned(_product_key(product.product_id), product, changes, _moved("product"))
@@ -63,19 +58,3 @@ class Billers(TableStore):
 
 def _moved(what: str) -> Callable[[], ServiceError]:
     return lambda: ServiceError(409, "invalid_state", f"The {what} changed meanwhile; read it and retry.")
-
-
-def _query_all(table_: Any, partition: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    start: dict[str, Any] | None = None
-    while True:
-        page = table_.query(
-            IndexName="gsi1",
-            KeyConditionExpression="gsi1pk = :pk",
-            ExpressionAttributeValues={":pk": partition},
-            **({"ExclusiveStartKey": start} if start else {}),
-        )
-        items += page.get("Items", [])
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return items

@@ -11,7 +11,7 @@ from urllib.parse import quote_plus
 
 from mzpay.domain.bills.quotes import BillQuote, Invoice
 from mzpay.store.aws import client, env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.base import InPaymentsTable
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -23,11 +23,7 @@ def invoice_key(biller_id: str, mode: str, number: str) -> dict[str, str]:
     return {"pk": f"INVOICE#{biller_id}#{mode}#{number}", "sk": "INVOICE"}
 
 
-class BillQuotes(TableStore):
-    @classmethod
-    def from_env(cls) -> BillQuotes:
-        return cls(env("PAYMENTS_TABLE"))
-
+class BillQuotes(InPaymentsTable):
     def create(self, quote: BillQuote) -> None:
         self.table.put_item(
             Item={**quote_key(quote.quote_id), **quote.item()}, ConditionExpression="attribute_not_exists(pk)"

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.collection.business import BusinessAccount
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.aws import is_conditional_failure
+from mzpay.store.base import InCollectionTable, put_new
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -25,11 +25,7 @@ def _key(account_id: str) -> dict[str, str]:
     return {"pk": _partition(account_id), "sk": "ACCOUNT"}
 
 
-class BusinessAccounts(TableStore):
-    @classmethod
-    def from_env(cls) -> BusinessAccounts:
-        return cls(env("COLLECTION_TABLE"))
-
+class BusinessAccounts(InCollectionTable):
     def get(self, account_id: str) -> BusinessAccount | None:
         return self.read_item(BusinessAccount, _key(account_id))
 

@@ -10,8 +10,7 @@ from typing import Any
 
 from mzpay.domain.payouts.cash_deposits import CashDepositIntent
 from mzpay.domain.payouts.name_lookups import NameLookup
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.base import InPaymentsTable, keyed, put_new
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 from mzpay.store.transitions import versioned_update
 
@@ -24,19 +23,13 @@ class IntentChanged(Exception):
     """The intent moved since it was read (another confirmation used it)."""
 
 
-def _key(intent_id: str) -> dict[str, str]:
-    return {"pk": f"CDI#{intent_id}", "sk": "INTENT"}
+_key = keyed("CDI", "INTENT")
 
 
-def _lookup_key(lookup_id: str) -> dict[str, str]:
-    return {"pk": f"LOOKUP#{lookup_id}", "sk": "LOOKUP"}
+_lookup_key = keyed("LOOKUP", "LOOKUP")
 
 
-class CashDepositIntents(TableStore):
-    @classmethod
-    def from_env(cls) -> CashDepositIntents:
-        return cls(env("PAYMENTS_TABLE"))
-
+class CashDepositIntents(InPaymentsTable):
     def open(
         self, intent: CashDepositIntent, lookup: NameLookup, reservations: tuple[Reservation, ...], ttl: int
     ) -> None:

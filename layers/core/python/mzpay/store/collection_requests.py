@@ -16,8 +16,8 @@ from typing import Any
 
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import batch_get, env
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.aws import env, in_index, read_keys
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
 
@@ -26,12 +26,10 @@ class Changed(Exception):
     """The method or request moved since it was read."""
 
 
-def _method_key(method_id: str) -> dict[str, str]:
-    return {"pk": f"CM#{method_id}", "sk": "CM"}
+_method_key = keyed("CM", "CM")
 
 
-def _request_key(request_id: str) -> dict[str, str]:
-    return {"pk": f"CR#{request_id}", "sk": "CR"}
+_request_key = keyed("CR", "CR")
 
 
 def account_list_key(account_id: str) -> str:
@@ -96,22 +94,13 @@ class CollectionRequests(PaymentsTableStore):
 
     def methods(self, method_ids: list[str]) -> dict[str, CollectionMethod]:
         """The methods of `method_ids` that exist (read consistently), by id."""
-        wanted = list(dict.fromkeys(method_ids))
-        if not wanted:
-            return {}
-        request = {self.name: {"Keys": [_method_key(i) for i in wanted], "ConsistentRead": True}}
-        items = batch_get(self.client, request)[self.name]
+        items = read_keys(self.client, self.name, [_method_key(i) for i in dict.fromkeys(method_ids)])
         found = (CollectionMethod.model_validate(item) for item in items)
         return {method.method_id: method for method in found}
 
     def methods_of(self, account_id: str, limit: int) -> list[CollectionMethod]:
         """The account's methods in creation order (at most `limit`)."""
-        answer = self.table.query(
-            IndexName="gsi1",
-            KeyConditionExpression="gsi1pk = :pk",
-            ExpressionAttributeValues={":pk": f"CMACC#{account_id}"},
-            Limit=limit,
-        )
+        answer = self.table.query(**in_index(f"CMACC#{account_id}"), Limit=limit)
         return [CollectionMethod.model_validate(item) for item in answer.get("Items", [])]
 
     def change_method(self, method: CollectionMethod, changes: dict[str, Any]) -> CollectionMethod:
@@ -141,14 +130,8 @@ class CollectionRequests(PaymentsTableStore):
         self, list_key: str, limit: int, start: dict[str, str] | None
     ) -> tuple[list[CollectionRequest], dict[str, str] | None]:
         """A list (account_list_key or phone_list_key), newest first; the last key when more follow."""
-        index, hash_key = ("gsi2", "gsi2pk") if list_key.startswith("CRPHONE#") else ("gsi1", "gsi1pk")
-        query: dict[str, Any] = {
-            "IndexName": index,
-            "KeyConditionExpression": f"{hash_key} = :pk",
-            "ExpressionAttributeValues": {":pk": list_key},
-            "ScanIndexForward": False,
-            "Limit": limit,
-        }
+        index = "gsi2" if list_key.startswith("CRPHONE#") else "gsi1"
+        query: dict[str, Any] = {**in_index(list_key, index), "ScanIndexForward": False, "Limit": limit}
         if start is not None:
             query["ExclusiveStartKey"] = start
         answer = self.table.query(**query)

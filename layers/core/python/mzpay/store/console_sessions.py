@@ -8,19 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.operators.console_sessions import Session
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import is_conditional_failure
+from mzpay.store.base import InAccountsTable, keyed
+
+_key = keyed("CONSOLE_SESSION", "SESSION")
 
 
-def _key(session_id: str) -> dict[str, str]:
-    return {"pk": f"CONSOLE_SESSION#{session_id}", "sk": "SESSION"}
-
-
-class ConsoleSessions(TableStore):
-    @classmethod
-    def from_env(cls) -> ConsoleSessions:
-        return cls(env("ACCOUNTS_TABLE"))
-
+class ConsoleSessions(InAccountsTable):
     def open(self, session: Session) -> None:
         """The record of a session just signed in (its id is random: never an existing one)."""
         self.table.put_item(

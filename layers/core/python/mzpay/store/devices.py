@@ -6,19 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import is_conditional_failure
+from mzpay.store.base import InCollectionTable
 
 
 def device_key(account_id: str, device_id: str) -> dict[str, str]:
     return {"pk": f"DEVICE#{account_id}#{device_id}", "sk": "DEVICE"}
 
 
-class Devices(TableStore):
-    @classmethod
-    def from_env(cls) -> Devices:
-        return cls(env("COLLECTION_TABLE"))
-
+class Devices(InCollectionTable):
     def get(self, account_id: str, device_id: str) -> dict[str, Any] | None:
         return self.table.get_item(Key=device_key(account_id, device_id), ConsistentRead=True).get(  # type: ignore[no-any-return]
             "Item"

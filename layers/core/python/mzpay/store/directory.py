@@ -21,8 +21,8 @@ from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.aws import is_conditional_failure, query_all, read_keys
+from mzpay.store.base import InDirectoryTable, put_new
 from mzpay.store.events import update_with_events
 
 
@@ -155,12 +155,8 @@ class AlreadyConnected(Exception):
     """The connection exists already."""
 
 
-class Directory(TableStore):
+class Directory(InDirectoryTable):
     """Repository of the directory table (conditional writes; one transaction per change)."""
-
-    @classmethod
-    def from_env(cls) -> Directory:
-        return cls(env("DIRECTORY_TABLE"))
 
     # ------------------------------------------------------------------ accounts
     def create_account(self, account: Account) -> None:
@@ -263,18 +259,9 @@ class Directory(TableStore):
         """The accounts `platform_account_id` may act for (one Query; a connection's a small item)."""
         from boto3.dynamodb.conditions import Key
 
-        found: list[Connection] = []
-        query: dict[str, Any] = {
-            "KeyConditionExpression": Key("pk").eq(f"ACCOUNT#{platform_account_id}")
-            & Key("sk").begins_with("CONNECTED#"),
-            "ConsistentRead": True,
-        }
-        while True:
-            page = self.table.query(**query)
-            found += [Connection.from_item(item) for item in page["Items"]]
-            if "LastEvaluatedKey" not in page:
-                return found
-            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        partition = Key("pk").eq(f"ACCOUNT#{platform_account_id}") & Key("sk").begins_with("CONNECTED#")
+        items = query_all(self.table, KeyConditionExpression=partition, ConsistentRead=True)
+        return [Connection.from_item(item) for item in items]
 
     def acting_target(self, platform_account_id: str, account_id: str) -> tuple[bool, Account | None]:
         """(is `account_id` connected to the platform, the account): one BatchGetItem, consistent."""
@@ -282,7 +269,7 @@ class Directory(TableStore):
             {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{account_id}"},
             {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"},
         ]
-        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
+        items = read_keys(self.client, self.name, keys)
         connected = any(item["sk"] == f"CONNECTED#{account_id}" for item in items)
         account = next((Account.from_item(item) for item in items if item["sk"] == "ACCOUNT"), None)
         return connected, account

@@ -20,8 +20,8 @@ from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import batch_get, env, first_failed_item, is_conditional_failure, newest_first
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.aws import first_failed_item, is_conditional_failure, newest_first, read_keys
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
 from mzpay.store.transitions import versioned_update, write_token
@@ -36,19 +36,13 @@ class DisputeMoved(Exception):
     """The dispute changed meanwhile (another request moved it first)."""
 
 
-def _key(dispute_id: str) -> dict[str, str]:
-    return {"pk": f"DSP#{dispute_id}", "sk": "DISPUTE"}
+_key = keyed("DSP", "DISPUTE")
 
 
-def _payment_key(provider_payment_id: str) -> dict[str, str]:
-    return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
+_payment_key = keyed("PAY", "PAYMENT")
 
 
 class Disputes(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Disputes:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def open(self, dispute: Dispute, payment: Payment, events: list[Event], held: Entry) -> None:
         """PaymentMoved when the payment's condition stops it."""
         charged_back = payment.charged_back_amount
@@ -103,12 +97,8 @@ class Disputes(PaymentsTableStore):
     ) -> tuple[list[Dispute], dict[str, str] | None]:
         """A page of the account's disputes in `mode`, newest first, and the key to continue after."""
         items, last = newest_first(self.table, f"DSPL#{account_id}#{mode}", size, start)
-        ids = [item["sk"] for item in items]
-        found: dict[str, Dispute] = {}
-        if ids:
-            kept = batch_get(self.client, {self.name: {"Keys": [_key(i) for i in ids], "ConsistentRead": True}})
-            found = {d.dispute_id: d for d in (Dispute.model_validate(i) for i in kept[self.name])}
-        return [found[i] for i in ids if i in found], last
+        kept = read_keys(self.client, self.name, [_key(item["sk"]) for item in items])
+        return [Dispute.model_validate(item) for item in kept], last
 
     def transition(
         self,

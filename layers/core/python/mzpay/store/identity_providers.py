@@ -16,7 +16,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from mzpay.store.aws import client, env
+from mzpay.store.aws import client, env, in_index, query_up_to
 from mzpay.store.base import SealedTableStore, put_new
 
 LIST_KEY = "IDP"
@@ -80,22 +80,8 @@ class IdentityProviders(SealedTableStore):
 
     def page(self, size: int, start: dict[str, str] | None) -> Page:
         """Up to `size` providers in creation order after `start`."""
-        query: dict[str, Any] = {
-            "IndexName": "gsi1",
-            "KeyConditionExpression": "gsi1pk = :list",
-            "ExpressionAttributeValues": {":list": LIST_KEY},
-            "Limit": size + 1,  # one more says whether another page exists
-        }
-        if start:
-            query["ExclusiveStartKey"] = start
-        items: list[dict[str, Any]] = []
-        while len(items) <= size:
-            answer = self.table.query(**query)
-            items.extend(answer.get("Items", []))
-            if "LastEvaluatedKey" not in answer:
-                break
-            query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
-            query["Limit"] = size + 1 - len(items)
+        after = {"ExclusiveStartKey": start} if start else {}
+        items = query_up_to(self.table, size + 1, **in_index(LIST_KEY), **after)  # one more: does a page follow?
         if len(items) <= size:
             return Page(items, None)
         last = items[size - 1]

@@ -8,27 +8,20 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.collection.kyc import Customer, KycVerification
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.base import InCollectionTable, keyed, put_new
 
 
 class VerificationChanged(Exception):
     """The verification moved since it was read."""
 
 
-def _customer_key(customer_id: str) -> dict[str, str]:
-    return {"pk": f"CUST#{customer_id}", "sk": "CUSTOMER"}
+_customer_key = keyed("CUST", "CUSTOMER")
 
 
-def _kyc_key(kyc_id: str) -> dict[str, str]:
-    return {"pk": f"KYC#{kyc_id}", "sk": "KYC"}
+_kyc_key = keyed("KYC", "KYC")
 
 
-class KycStore(TableStore):
-    @classmethod
-    def from_env(cls) -> KycStore:
-        return cls(env("COLLECTION_TABLE"))
-
+class KycStore(InCollectionTable):
     def register(self, customer: Customer, verification: KycVerification) -> None:
         puts = [
             put_new(self.name, {**key, **item})

@@ -9,8 +9,8 @@ from typing import Any
 
 from mzpay.domain.common.ids import new_id
 from mzpay.domain.money.ledger import Entry
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.aws import in_partition, query_all
+from mzpay.store.base import InPaymentsTable, put_new
 
 
 class BalanceTooLow(Exception):
@@ -58,34 +58,15 @@ def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
     ]
 
 
-class Ledger(TableStore):
-    @classmethod
-    def from_env(cls) -> Ledger:
-        return cls(env("PAYMENTS_TABLE"))
-
+class Ledger(InPaymentsTable):
     def balances(self, account_id: str, mode: str) -> list[dict[str, Any]]:
-        response = self.table.query(
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": f"BAL#{account_id}#{mode}"},
-            ConsistentRead=True,
-        )
+        response = self.table.query(**in_partition(f"BAL#{account_id}#{mode}"), ConsistentRead=True)
         return [dict(item) for item in response.get("Items", [])]
 
     def entries(self, account_id: str, mode: str, currency: str) -> list[dict[str, Any]]:
         """Every entry of one balance, oldest first (operators, reconciliation, tests)."""
-        items: list[dict[str, Any]] = []
-        start: dict[str, Any] | None = None
-        while True:
-            page = self.table.query(
-                KeyConditionExpression="pk = :pk",
-                ExpressionAttributeValues={":pk": f"LEDGER#{account_id}#{mode}#{currency}"},
-                ConsistentRead=True,
-                **({"ExclusiveStartKey": start} if start else {}),
-            )
-            items += [dict(item) for item in page.get("Items", [])]
-            start = page.get("LastEvaluatedKey")
-            if not start:
-                return items
+        items = query_all(self.table, **in_partition(f"LEDGER#{account_id}#{mode}#{currency}"), ConsistentRead=True)
+        return [dict(item) for item in items]
 
 
 def available(balance: dict[str, Any] | None) -> Decimal:

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.store.aws import env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import is_conditional_failure
+from mzpay.store.base import InCollectionTable
 
 KEY = {"pk": "LICENCE", "sk": "ACTIVE"}
 
 
-class Licences(TableStore):
-    @classmethod
-    def from_env(cls) -> Licences:
-        return cls(env("COLLECTION_TABLE"))
-
+class Licences(InCollectionTable):
     def read(self) -> dict[str, Any] | None:
         """The activated licence (strongly consistent: a deactivation counts at once)."""
         return self.table.get_item(Key=KEY, ConsistentRead=True).get("Item")  # type: ignore[no-any-return]

@@ -6,23 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.payouts.name_lookups import NameLookup
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore
+from mzpay.store.base import InPaymentsTable, keyed
 
 
 class SelectionLost(Exception):
     """The lookup changed (or was selected) since it was read."""
 
 
-def _key(lookup_id: str) -> dict[str, str]:
-    return {"pk": f"LOOKUP#{lookup_id}", "sk": "LOOKUP"}
+_key = keyed("LOOKUP", "LOOKUP")
 
 
-class NameLookups(TableStore):
-    @classmethod
-    def from_env(cls) -> NameLookups:
-        return cls(env("PAYMENTS_TABLE"))
-
+class NameLookups(InPaymentsTable):
     def create(self, lookup: NameLookup) -> None:
         self.table.put_item(
             Item={**_key(lookup.lookup_id), **lookup.item()}, ConditionExpression="attribute_not_exists(pk)"

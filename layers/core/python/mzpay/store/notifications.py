@@ -8,19 +8,13 @@ import json
 from typing import Any
 
 from mzpay.connectors.notifications import Notification
-from mzpay.store.aws import client, env, is_conditional_failure
-from mzpay.store.base import TableStore
+from mzpay.store.aws import client, env, in_index, is_conditional_failure
+from mzpay.store.base import InPaymentsTable, keyed
+
+_channel_key = keyed("SMSCHANNEL", "SMS")
 
 
-def _channel_key(account_id: str) -> dict[str, str]:
-    return {"pk": f"SMSCHANNEL#{account_id}", "sk": "SMS"}
-
-
-class SmsChannels(TableStore):
-    @classmethod
-    def from_env(cls) -> SmsChannels:
-        return cls(env("PAYMENTS_TABLE"))
-
+class SmsChannels(InPaymentsTable):
     def get(self, account_id: str) -> dict[str, Any] | None:
         item = self.table.get_item(Key=_channel_key(account_id), ConsistentRead=True).get("Item")
         return {"sender_id": item["sender_id"], "updated_at": item["updated_at"]} if item else None
@@ -32,12 +26,8 @@ class SmsChannels(TableStore):
         self.table.delete_item(Key=_channel_key(account_id))
 
 
-class Outbox(TableStore):
+class Outbox(InPaymentsTable):
     """The local provider's outbox: each message kept once."""
-
-    @classmethod
-    def from_env(cls) -> Outbox:
-        return cls(env("PAYMENTS_TABLE"))
 
     def send(self, message: Notification) -> None:
         """The local provider's sending (a NotificationProvider): the message kept in the outbox."""
@@ -56,11 +46,7 @@ class Outbox(TableStore):
 
     def about(self, subject_id: str) -> list[dict[str, Any]]:
         """The messages about `subject_id`, oldest first."""
-        response = self.table.query(
-            IndexName="gsi1",
-            KeyConditionExpression="gsi1pk = :pk",
-            ExpressionAttributeValues={":pk": f"OUTBOX#{subject_id}"},
-        )
+        response = self.table.query(**in_index(f"OUTBOX#{subject_id}"))
         return [dict(item) for item in response.get("Items", [])]
 
 

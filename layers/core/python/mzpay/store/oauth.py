@@ -18,8 +18,8 @@ from datetime import datetime
 from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import batch_get, env, is_conditional_failure
-from mzpay.store.base import TableStore, put_new
+from mzpay.store.aws import is_conditional_failure, read_keys
+from mzpay.store.base import InDirectoryTable, keyed, put_new
 from mzpay.store.directory import Account
 from mzpay.store.events import event_puts, update_with_events
 
@@ -31,19 +31,14 @@ class ClientChanged(Exception):
     """The client was revoked meanwhile (or already)."""
 
 
-def _client_key(client_id: str) -> dict[str, str]:
-    return {"pk": f"OAUTHCLIENT#{client_id}", "sk": "CLIENT"}
+_client_key = keyed("OAUTHCLIENT", "CLIENT")
 
 
 def _ttl(expires_at: datetime) -> int:
     return int(expires_at.timestamp()) + TTL_GRACE_SECONDS
 
 
-class OAuthStore(TableStore):
-    @classmethod
-    def from_env(cls) -> OAuthStore:
-        return cls(env("DIRECTORY_TABLE"))
-
+class OAuthStore(InDirectoryTable):
     # ------------------------------------------------------------ clients
     def create_client(self, client: OAuthClient) -> None:
         """The client and its place in the account's list, together or not at all."""
@@ -77,9 +72,7 @@ class OAuthStore(TableStore):
             Limit=MAX_CLIENTS_PER_ACCOUNT,
         )
         keys = [_client_key(item["client_id"]) for item in answer.get("Items", [])]
-        if not keys:
-            return []
-        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
+        items = read_keys(self.client, self.name, keys)
         return sorted((OAuthClient.from_item(item) for item in items), key=lambda c: c.client_id)
 
     def revoke_client(
@@ -105,7 +98,7 @@ class OAuthStore(TableStore):
     def client_and_account(self, client_id: str, account_id: str) -> tuple[OAuthClient | None, Account | None]:
         """The client and its account, read consistently in one round trip."""
         keys = [_client_key(client_id), {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}]
-        items = batch_get(self.client, {self.name: {"Keys": keys, "ConsistentRead": True}})[self.name]
+        items = read_keys(self.client, self.name, keys)
         client = next((OAuthClient.from_item(i) for i in items if i["sk"] == "CLIENT"), None)
         account = next((Account.from_item(i) for i in items if i["sk"] == "ACCOUNT"), None)
         return client, account

@@ -7,16 +7,11 @@ import dataclasses
 from datetime import datetime
 
 from mzpay.domain.common.clock import iso
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore
+from mzpay.store.base import InDirectoryTable
 from mzpay.store.directory import Account
 
 
-class Partners(TableStore):
-    @classmethod
-    def from_env(cls) -> Partners:
-        return cls(env("DIRECTORY_TABLE"))
-
+class Partners(InDirectoryTable):
     def set_partner(self, account: Account, partner: bool, now: datetime) -> Account:
         """Mark `account` a partner agent network (or not); the account must still exist."""
         self.table.update_item(

@@ -9,23 +9,18 @@ from typing import Any
 
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
-from mzpay.store.aws import env
-from mzpay.store.base import TableStore
+from mzpay.store.aws import in_index, query_up_to
+from mzpay.store.base import InCollectionTable, keyed
 
 
 class MethodChanged(Exception):
     """The payment method moved since it was read."""
 
 
-def _key(pm_id: str) -> dict[str, str]:
-    return {"pk": f"PM#{pm_id}", "sk": "PM"}
+_key = keyed("PM", "PM")
 
 
-class PaymentMethods(TableStore):
-    @classmethod
-    def from_env(cls) -> PaymentMethods:
-        return cls(env("COLLECTION_TABLE"))
-
+class PaymentMethods(InCollectionTable):
     def add(self, method: PaymentMethod) -> None:
         item = {**_key(method.pm_id), "gsi1pk": f"PMCUST#{method.customer_id}", "gsi1sk": method.pm_id}
         self.table.put_item(Item={**item, **method.item()}, ConditionExpression="attribute_not_exists(pk)")
@@ -34,12 +29,7 @@ class PaymentMethods(TableStore):
         return self.read_item(PaymentMethod, _key(pm_id))
 
     def of_customer(self, customer_id: str, limit: int) -> list[PaymentMethod]:
-        answer = self.table.query(
-            IndexName="gsi1",
-            KeyConditionExpression="gsi1pk = :pk",
-            ExpressionAttributeValues={":pk": f"PMCUST#{customer_id}"},
-            Limit=limit,
-        )
+        answer = self.table.query(**in_index(f"PMCUST#{customer_id}"), Limit=limit)
         return [PaymentMethod.model_validate(item) for item in answer.get("Items", [])]
 
     def change(self, method: PaymentMethod, changes: dict[str, Any]) -> PaymentMethod:
@@ -60,17 +50,5 @@ class PaymentMethods(TableStore):
 
     def transactions_of(self, customer_id: str, limit: int) -> list[CustomerTransaction]:
         """The customer's newest `limit` transactions, newest first."""
-        query: dict[str, Any] = {
-            "IndexName": "gsi1",
-            "KeyConditionExpression": "gsi1pk = :pk",
-            "ExpressionAttributeValues": {":pk": f"TXNCUST#{customer_id}"},
-            "ScanIndexForward": False,
-        }
-        items: list[dict[str, Any]] = []
-        while len(items) < limit:
-            answer = self.table.query(**query, Limit=limit - len(items))
-            items += answer.get("Items", [])
-            if "LastEvaluatedKey" not in answer:
-                break
-            query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        items = query_up_to(self.table, limit, **in_index(f"TXNCUST#{customer_id}"), ScanIndexForward=False)
         return [CustomerTransaction.model_validate(item) for item in items]

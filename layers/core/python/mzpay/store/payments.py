@@ -25,8 +25,8 @@ from mzpay.domain.payments.rules import Payment
 from mzpay.domain.payouts.rules import Payout
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.accounts import Limits
-from mzpay.store.aws import batch_get, env, index_page, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.aws import batch_get, in_index, index_page, is_conditional_failure, query_pages
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
@@ -65,8 +65,7 @@ class Reservation:
     ceiling: Decimal
 
 
-def _key(provider_payment_id: str) -> dict[str, str]:
-    return {"pk": f"PAY#{provider_payment_id}", "sk": "PAYMENT"}
+_key = keyed("PAY", "PAYMENT")
 
 
 def _counter_key(key: str) -> dict[str, str]:
@@ -146,10 +145,6 @@ def _routing(
 
 
 class Payments(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Payments:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def _event_puts(self, events: list[Event]) -> list[dict[str, Any]]:
         return event_puts(self.events_name, events)
 
@@ -288,19 +283,8 @@ class Payments(PaymentsTableStore):
 
     def open_reconciliation_cases(self) -> int:
         """How many objects wait for an operator (the ATTENTION partition's size)."""
-        query: dict[str, Any] = {
-            "IndexName": "expiry",
-            "KeyConditionExpression": "expiry_shard = :attention",
-            "ExpressionAttributeValues": {":attention": ATTENTION},
-            "Select": "COUNT",
-        }
-        total = 0
-        while True:
-            response = self.table.query(**query)
-            total += int(response.get("Count", 0))
-            if "LastEvaluatedKey" not in response:
-                return total
-            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        query = {**in_index(ATTENTION, "expiry", "expiry_shard"), "Select": "COUNT"}
+        return sum(int(answer.get("Count", 0)) for answer in query_pages(self.table, query))
 
     # ------------------------------------------------------------------ routing state
     def routing_state(self, psp_ids: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:

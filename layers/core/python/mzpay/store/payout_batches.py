@@ -16,8 +16,8 @@ from mzpay.domain.common.entity import Reserved
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payouts.batches import BatchLine, PayoutBatch, Status
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.aws import query_all
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import Queue, queued, versioned_update, write_token
@@ -27,8 +27,7 @@ from mzpay.store.transitions import Queue, queued, versioned_update, write_token
 AWAITING_APPROVAL = Queue("PAYOUT_BATCHES#AWAITING_APPROVAL", Status.AWAITING_APPROVAL)
 
 
-def _key(batch_id: str) -> dict[str, str]:
-    return {"pk": f"POB#{batch_id}", "sk": "BATCH"}
+_key = keyed("POB", "BATCH")
 
 
 def _line_key(batch_id: str, line: int) -> dict[str, str]:
@@ -36,10 +35,6 @@ def _line_key(batch_id: str, line: int) -> dict[str, str]:
 
 
 class PayoutBatches(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> PayoutBatches:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def create(self, batch: PayoutBatch, lines: list[BatchLine], events: list[Event]) -> None:
         """The lines, then the batch with its event (on condition that the id is new)."""
         with self.table.batch_writer() as writer:
@@ -57,18 +52,13 @@ class PayoutBatches(PaymentsTableStore):
 
     def lines(self, batch_id: str) -> list[BatchLine]:
         """Every line of the batch, in upload order."""
-        found: list[BatchLine] = []
-        query: dict[str, Any] = {
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :line)",
-            "ExpressionAttributeValues": {":pk": f"POB#{batch_id}", ":line": "LINE#"},
-            "ConsistentRead": True,
-        }
-        while True:
-            page = self.table.query(**query)
-            found += [BatchLine.model_validate(item) for item in page.get("Items", [])]
-            if "LastEvaluatedKey" not in page:
-                return found
-            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        items = query_all(
+            self.table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :line)",
+            ExpressionAttributeValues={":pk": f"POB#{batch_id}", ":line": "LINE#"},
+            ConsistentRead=True,
+        )
+        return [BatchLine.model_validate(item) for item in items]
 
     def record_line(self, batch_id: str, line: int, changes: dict[str, Any]) -> None:
         """What sending made of a line (its payout, or why it was refused): written once, the same

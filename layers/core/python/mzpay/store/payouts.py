@@ -17,7 +17,7 @@ from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payouts.rules import Payout, Status
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import client, env
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
@@ -34,8 +34,7 @@ class PayoutIdTaken(Exception):
     """Another request already created the payout with this payout_id."""
 
 
-def _key(provider_payout_id: str) -> dict[str, str]:
-    return {"pk": f"PO#{provider_payout_id}", "sk": "PAYOUT"}
+_key = keyed("PO", "PAYOUT")
 
 
 # A payout waiting for an operator's approval is also in gsi1 under this partition (sparse: its
@@ -45,10 +44,6 @@ AWAITING_APPROVAL = Queue("PAYOUTS#AWAITING_APPROVAL", Status.WAITING_FOR_APPROV
 
 
 class Payouts(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Payouts:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def create(
         self,
         payout: Payout,

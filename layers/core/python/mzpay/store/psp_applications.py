@@ -19,13 +19,13 @@ from typing import Any
 from mzpay.domain.psp.certification import CertificationRun
 from mzpay.domain.psp.onboarding import PspApplication
 from mzpay.store.aws import (
-    batch_get,
     client,
     env,
     error_code,
     newest_first,
+    read_keys,
 )
-from mzpay.store.base import UploadsTableStore, put_new
+from mzpay.store.base import UploadsTableStore, keyed, put_new
 from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import versioned_update, write_token
 
@@ -36,8 +36,7 @@ class ApplicationMoved(Exception):
     """The application (or its run) changed meanwhile: read it again and judge."""
 
 
-def _key(application_id: str) -> dict[str, str]:
-    return {"pk": f"PSPAPP#{application_id}", "sk": "APPLICATION"}
+_key = keyed("PSPAPP", "APPLICATION")
 
 
 def _run_key(application_id: str, run_id: str) -> dict[str, str]:
@@ -65,12 +64,8 @@ class PspApplications(UploadsTableStore):
     def page(self, size: int, start: dict[str, str] | None) -> tuple[list[PspApplication], dict[str, str] | None]:
         """A page of applications, newest first, and the key to continue after."""
         items, last = newest_first(self.table, LIST, size, start)
-        ids = [item["sk"] for item in items]
-        found: dict[str, PspApplication] = {}
-        if ids:
-            kept = batch_get(self.client, {self.name: {"Keys": [_key(i) for i in ids], "ConsistentRead": True}})
-            found = {a.application_id: a for a in (PspApplication.model_validate(i) for i in kept[self.name])}
-        return [found[i] for i in ids if i in found], last
+        kept = read_keys(self.client, self.name, [_key(item["sk"]) for item in items])
+        return [PspApplication.model_validate(item) for item in kept], last
 
     def change(self, application: PspApplication, changes: dict[str, Any], *extra: dict[str, Any]) -> PspApplication:
         """Apply `changes` if the application is as it was read (else ApplicationMoved), in one

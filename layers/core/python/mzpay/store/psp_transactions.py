@@ -14,7 +14,7 @@ from typing import Any
 
 from mzpay.domain.psp.transactions import PspTransaction
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, newest_first
+from mzpay.store.aws import newest_first
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
@@ -37,10 +37,6 @@ def _claim_key(account_id: str, mode: str, reference: str) -> dict[str, str]:
 
 
 class PspTransactions(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> PspTransactions:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def record(
         self,
         transaction: PspTransaction,

@@ -16,8 +16,8 @@ from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, index_page, is_conditional_failure
-from mzpay.store.base import PaymentsTableStore, put_new
+from mzpay.store.aws import index_page, is_conditional_failure
+from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
 from mzpay.store.transitions import claimed, versioned_update, write_token
@@ -31,8 +31,7 @@ class RemainderGone(Exception):
     """The payment is not succeeded any more, or the amount is above what is left to refund."""
 
 
-def _key(provider_refund_id: str) -> dict[str, str]:
-    return {"pk": f"REF#{provider_refund_id}", "sk": "REFUND"}
+_key = keyed("REF", "REFUND")
 
 
 def _by_payment(refund: Refund) -> dict[str, str]:
@@ -41,10 +40,6 @@ def _by_payment(refund: Refund) -> dict[str, str]:
 
 
 class Refunds(PaymentsTableStore):
-    @classmethod
-    def from_env(cls) -> Refunds:
-        return cls(env("PAYMENTS_TABLE"), env("EVENTS_TABLE"))
-
     def _events(self, events: list[Event]) -> list[dict[str, Any]]:
         return event_puts(self.events_name, events)
 

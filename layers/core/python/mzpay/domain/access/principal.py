@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 
 WWW_AUTHENTICATE = 'Bearer realm="mzpay"'
 
@@ -67,6 +67,29 @@ def wrong_environment(key_mode: str, data_mode: str) -> ServiceError:
     )
 
 
+class Held(Protocol):
+    """An entity held by one account in one mode."""
+
+    @property
+    def account_id(self) -> str: ...
+
+    @property
+    def mode(self) -> str: ...
+
+
+H = TypeVar("H", bound=Held)
+
+
+def own(principal: Principal, entity: H | None, what: str) -> H:
+    """`entity` when it is the acting account's in the principal's mode: 404 not_found ("No such
+    `what`.") for none or another account's, 401 wrong_environment for the other mode's."""
+    if entity is None or entity.account_id != principal.acting_account_id:
+        raise ServiceError(404, "not_found", f"No such {what}.")
+    if entity.mode != principal.mode:
+        raise wrong_environment(principal.mode, entity.mode)
+    return entity
+
+
 def insufficient_scope(scope: str) -> ServiceError:
     return ServiceError(403, "insufficient_scope", f"This API key lacks the scope {scope}.", missing_scope=scope)
 
@@ -79,12 +102,7 @@ def ensure_customer_allowed(principal: Principal, customer_id: str) -> None:
     recorded on what the request creates, so bounded)."""
     if not 0 < len(customer_id) <= MAX_CUSTOMER_ID:
         message = f"1 to {MAX_CUSTOMER_ID} characters"
-        raise ServiceError(
-            400,
-            "invalid_request",
-            f"customer_id: {message}.",
-            errors=[FieldError("customer_id", "invalid_value", message)],
-        )
+        raise invalid_field("customer_id", message)
     if principal.allowed_customers and customer_id not in principal.allowed_customers:
         raise ServiceError(403, "customer_not_allowed", "This API key is restricted to other customers.")
 
@@ -152,12 +170,7 @@ def customer_of_create(principal: Principal, named: str | None = None) -> str | 
     if named is not None:
         if chosen is not None and named != chosen:
             message = "customer.id and ?customer_id= name different customers"
-            raise ServiceError(
-                400,
-                "invalid_request",
-                f"customer.id: {message}.",
-                errors=[FieldError("customer.id", "invalid_value", message)],
-            )
+            raise invalid_field("customer.id", message)
         chosen = named
     if principal.allowed_customers:
         if chosen is None:

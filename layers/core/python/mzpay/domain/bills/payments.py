@@ -23,10 +23,10 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain.accounts.limits import business_day
 from mzpay.domain.bills.billers import BillProduct
-from mzpay.domain.bills.quotes import BillOfProduct, BillQuote, money_view
+from mzpay.domain.bills.quotes import BillOfProduct, BillQuote, money_view, product_view
 from mzpay.domain.common.bounds import Email, Phone
 from mzpay.domain.common.entity import Entity, Reserved
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import Strict
 from mzpay.domain.payments.routing import refusal
@@ -109,12 +109,7 @@ class BillPayment(BillOfProduct):
             "payment_id": self.payment_id,
             "quote_id": self.quote_id,
             "status": self.status,
-            "product_id": self.product_id,
-            "product_name": self.product_name,
-            "biller_id": self.biller_id,
-            "biller_name": self.biller_name,
-            "reference": self.reference,
-            "customer_name": self.customer_name,
+            **product_view(self),
             **money_view(self),
             "invoice_number": self.invoice_number,
             "token": self.token,
@@ -210,9 +205,7 @@ def resend_to(payment: BillPayment, channel: str) -> str:
     address = (payment.payer or {}).get(field)
     if not address:
         message = f"the payment's payer has no {field}"
-        raise ServiceError(
-            400, "invalid_request", f"channel: {message}.", errors=[FieldError("channel", "invalid_value", message)]
-        )
+        raise invalid_field("channel", message)
     return address
 
 

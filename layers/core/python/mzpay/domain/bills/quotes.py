@@ -23,7 +23,7 @@ from pydantic_core import PydanticCustomError
 
 from mzpay.domain.bills.billers import ACTIVE, Biller, BillProduct
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import Strict
 from mzpay.domain.money.amounts import InvalidAmount, parse_amount
@@ -106,9 +106,7 @@ def chosen_amount(product: BillProduct, amount: Decimal | None) -> Decimal | Non
         return price
     if amount is None:
         message = f"a {product.kind} product needs the amount"
-        raise ServiceError(
-            400, "invalid_request", f"amount: {message}.", errors=[FieldError("amount", "required", message)]
-        )
+        raise invalid_field("amount", message, field_code="required")
     if product.kind == "denominations":
         if amount not in {Decimal(d) for d in product.denominations or ()}:
             raise out_of_range(f"{product.name} is sold in {', '.join(product.denominations or ())} only.")
@@ -255,12 +253,7 @@ class BillQuote(BillOfProduct):
         return {
             "quote_id": self.quote_id,
             "status": self.current_status(now),
-            "product_id": self.product_id,
-            "product_name": self.product_name,
-            "biller_id": self.biller_id,
-            "biller_name": self.biller_name,
-            "reference": self.reference,
-            "customer_name": self.customer_name,
+            **product_view(self),
             **money_view(self),
             "invoice": self.invoice,
             "yields": self.yields,
@@ -270,16 +263,18 @@ class BillQuote(BillOfProduct):
         }
 
 
+PRODUCT_MEMBERS = ("product_id", "product_name", "biller_id", "biller_name", "reference", "customer_name")
+MONEY_MEMBERS = ("amount", "currency", "fee", "discount", "total", "channel_debit")
+
+
+def product_view(entity: Any) -> dict[str, Any]:
+    """The members a quote, its payment and a subscription share: what is paid for and for whom."""
+    return {name: getattr(entity, name) for name in PRODUCT_MEMBERS}
+
+
 def money_view(entity: Any) -> dict[str, Any]:
     """The money members a quote and its payment share."""
-    return {
-        "amount": entity.amount,
-        "currency": entity.currency,
-        "fee": entity.fee,
-        "discount": entity.discount,
-        "total": entity.total,
-        "channel_debit": entity.channel_debit,
-    }
+    return {name: getattr(entity, name) for name in MONEY_MEMBERS}
 
 
 def quote_of(

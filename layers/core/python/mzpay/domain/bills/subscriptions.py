@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mzpay.domain.bills.quotes import QuoteRequest
+from mzpay.domain.bills.quotes import QuoteRequest, product_view
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError
 
@@ -82,12 +82,7 @@ class BillSubscription(Entity):
             "subscription_id": self.subscription_id,
             "payer_id": self.payer_id,
             "status": self.status,
-            "product_id": self.product_id,
-            "product_name": self.product_name,
-            "biller_id": self.biller_id,
-            "biller_name": self.biller_name,
-            "reference": self.reference,
-            "customer_name": self.customer_name,
+            **product_view(self),
             "amount": self.amount,
             "currency": self.currency,
             "frequency": self.frequency,

@@ -59,6 +59,14 @@ def raise_field_errors(errors: list[FieldError], subject: str) -> None:
     raise ServiceError(400, code, detail, errors=errors)
 
 
+def invalid_field(
+    field: str, message: str, code: str = "invalid_request", field_code: str = "invalid_value"
+) -> ServiceError:
+    """400 `code` for one refused `field`: the detail `<field>: <message>.` and one errors item
+    (`field_code`, `message`)."""
+    return ServiceError(400, code, f"{field}: {message}.", errors=[FieldError(field, field_code, message)])
+
+
 def field_refusal(problems: list[FieldError]) -> ServiceError:
     """400 for a collection-surface body with field problems: missing_field when every problem is
     an absence (code REQUIRED), else validation_error; one metadata.errors item per problem."""
@@ -82,3 +90,11 @@ def allowed_move(transitions: Mapping[tuple[str, str], T], current: str, action:
     if allowed is None:
         raise ServiceError(409, "invalid_state", refusal)
     return allowed
+
+
+def found(entity: T | None, what: str) -> T:
+    """`entity`, read by the id the request names; 404 not_found ("No such `what`.") when there
+    is none."""
+    if entity is None:
+        raise ServiceError(404, "not_found", f"No such {what}.")
+    return entity

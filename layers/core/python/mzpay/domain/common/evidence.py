@@ -7,11 +7,11 @@ import base64
 import binascii
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.files import SIGNATURES, Upload
-from mzpay.domain.common.model import Strict, StrictText
+from mzpay.domain.common.model import Strict, StrictText, examples
 
 MAX_TEXT_LENGTH = 20_000
 MAX_FILES = 3
@@ -32,14 +32,10 @@ class EvidenceFile(Strict):
 class EvidenceRequest(StrictText):
     """Evidence: what the merchant says, and up to 3 files (a dispute's answer, a manual payment's proof)."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "text": "Collected in our Maputo shop on 2026-11-20; the signed delivery note is attached.",
-                    "files": [{"file_type": "pdf", "content_base64": "JVBERi0xLjQK..."}],
-                }
-            ]
+    model_config = examples(
+        {
+            "text": "Collected in our Maputo shop on 2026-11-20; the signed delivery note is attached.",
+            "files": [{"file_type": "pdf", "content_base64": "JVBERi0xLjQK..."}],
         }
     )
 
@@ -64,15 +60,9 @@ def _upload(field: str, file_type: str, content_base64: str) -> Upload:
     except (binascii.Error, ValueError):
         content = None
     if not content:
-        raise _invalid(field, "the file's bytes in base64")
+        raise invalid_field(field, "the file's bytes in base64")
     if len(content) > MAX_FILE_BYTES:
-        raise _invalid(field, f"at most {MAX_FILE_BYTES} bytes once decoded")
+        raise invalid_field(field, f"at most {MAX_FILE_BYTES} bytes once decoded")
     if not content.startswith(SIGNATURES[file_type][0]):
-        raise _invalid(field, f"the content is not a {file_type} file")
+        raise invalid_field(field, f"the content is not a {file_type} file")
     return Upload(file_type, content)
-
-
-def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )

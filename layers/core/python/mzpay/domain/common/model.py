@@ -4,6 +4,8 @@ function pays only for the models its routes use. Stored entities: domain.common
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -15,3 +17,12 @@ class StrictText(Strict):
     """Strict, with surrounding whitespace of every string stripped (operator and collection bodies)."""
 
     model_config = ConfigDict(str_strip_whitespace=True)
+
+
+WALLET_EXAMPLE = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}}
+"""The mobile wallet the request examples pay from and to."""
+
+
+def examples(*bodies: Any) -> ConfigDict:
+    """The model_config of a model documented by these example bodies (its OpenAPI `examples`)."""
+    return ConfigDict(json_schema_extra={"examples": list(bodies)})

@@ -9,7 +9,7 @@ import binascii
 import json
 from collections.abc import Callable
 
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.ids import is_ulid
 
 DEFAULT_LIMIT = 20
@@ -32,12 +32,6 @@ def decode(token: str, valid: Callable[[dict[str, str]], bool]) -> dict[str, str
     return None
 
 
-def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )
-
-
 def page_request(limit: str | None, page_token: str | None, partition: str) -> tuple[int, dict[str, str] | None]:
     """A gateway list's `limit` (1 to 100, default 20) and where `page_token` says to continue in
     the list kept under `partition` (whose sort keys are ULIDs); 400 invalid_request otherwise."""
@@ -46,7 +40,7 @@ def page_request(limit: str | None, page_token: str | None, partition: str) -> t
     except ValueError:
         size = 0
     if not 1 <= size <= MAX_LIMIT:
-        raise _invalid("limit", f"an integer from 1 to {MAX_LIMIT}")
+        raise invalid_field("limit", f"an integer from 1 to {MAX_LIMIT}")
     if page_token is None:
         return size, None
     start = decode(
@@ -54,7 +48,7 @@ def page_request(limit: str | None, page_token: str | None, partition: str) -> t
         lambda key: set(key) == {"pk", "sk"} and key["pk"] == partition and is_ulid(key["sk"]),
     )
     if start is None or len(page_token) > MAX_TOKEN:
-        raise _invalid("page_token", "not a page_token this list gave")
+        raise invalid_field("page_token", "not a page_token this list gave")
     return size, start
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from ulid import ULID
 
 from mzpay.domain.common.clock import parse_iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import invalid_field
 
 REDACTED = "[redacted]"
 PART_LIMIT = 16_000  # characters of JSON per part (request, before, after)
@@ -140,7 +140,7 @@ class AuditFilter:
         low = _moment("since", self.since)
         high = _moment("until", self.until)
         if low is not None and high is not None and low > high:
-            raise _invalid("until", "a moment after `since`")
+            raise invalid_field("until", "a moment after `since`")
         return (
             None if low is None else str(ULID.from_bytes(_ms(low).to_bytes(6, "big") + bytes(10))),
             None if high is None else str(ULID.from_bytes(_ms(high).to_bytes(6, "big") + b"\xff" * 10)),
@@ -148,7 +148,7 @@ class AuditFilter:
 
     def check(self) -> None:
         if self.target_id is not None and self.target_type is None:
-            raise _invalid("target_type", "needed with target_id")
+            raise invalid_field("target_type", "needed with target_id")
         self.id_bounds()
 
 
@@ -160,18 +160,12 @@ def _moment(field: str, text: str | None) -> datetime | None:
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None:
-        raise _invalid(field, "an ISO 8601 date-time with its offset, e.g. 2026-11-25T10:00:00Z")
+        raise invalid_field(field, "an ISO 8601 date-time with its offset, e.g. 2026-11-25T10:00:00Z")
     return moment
 
 
 def _ms(moment: datetime) -> int:
     return max(0, int(moment.timestamp() * 1000))
-
-
-def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_request", f"{field}: {message}.", errors=[FieldError(field, "invalid_value", message)]
-    )
 
 
 # ---------------------------------------------------------------- the request's scope

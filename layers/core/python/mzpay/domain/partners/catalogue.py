@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, found
 
 DATA = Path(__file__).parents[1] / "data" / "partners.json"
 PM_TYPES = ("mobile_wallet", "bank_account", "card")
@@ -38,10 +38,7 @@ def partners(pm_type: str | None = None) -> list[dict[str, Any]]:
 
 
 def partner(partner_id: str) -> dict[str, Any]:
-    found = next((p for p in _data()["partners"] if p["partner_id"] == partner_id), None)
-    if found is None:
-        raise ServiceError(404, "not_found", "No such partner.")
-    return view(found)
+    return view(found(next((p for p in _data()["partners"] if p["partner_id"] == partner_id), None), "partner"))
 
 
 def attributes(partner_id: str, pm_type: str) -> list[dict[str, Any]] | None:

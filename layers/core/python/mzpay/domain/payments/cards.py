@@ -58,6 +58,13 @@ class Card(Strict):
         return value
 
 
+def no_card_number(cls: type, value: str | None) -> str | None:
+    """Field rule: a free-text field never carries a card number (raw_card_data)."""
+    if value is not None and holds_card_number(value):
+        raise raw_card_data()
+    return value
+
+
 def raw_card_data() -> PydanticCustomError:
     return PydanticCustomError(RAW_CARD_DATA, "a card number is never accepted here: send the acquirer's card token")
 

@@ -11,15 +11,15 @@ import re
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.common.bounds import Code, Email, Name, Phone, SubObject, Text, holds_card_number, url_problem
 from mzpay.domain.common.errors import FieldError, raise_field_errors
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import Strict
+from mzpay.domain.common.model import WALLET_EXAMPLE, Strict, examples
 from mzpay.domain.money.amounts import InvalidAmount, is_currency_code, minor_units, parse_amount
-from mzpay.domain.payments.cards import RAW_CARD_DATA, TEST_CARDS, Card, card_errors, raw_card_data
+from mzpay.domain.payments.cards import RAW_CARD_DATA, TEST_CARDS, Card, card_errors, no_card_number, raw_card_data
 from mzpay.domain.payments.methods import METHODS, NETWORK_PREFIXES
 from mzpay.domain.payments.phones import national_phone, phone_fault, phone_network_error
 
@@ -95,12 +95,7 @@ class Customer(Strict):
     email: Email | None = None
     name: Name | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str | None) -> str | None:
-        if value is not None and holds_card_number(value):
-            raise raw_card_data()
-        return value
+    _name = field_validator("name")(no_card_number)
 
 
 def _payment_id_rule(cls: type, value: str | None) -> str | None:
@@ -160,20 +155,13 @@ class ChargeRequest(PaymentDetails):
     where it comes from (`source`: a mobile wallet, or a card as an acquirer token) and the
     payer's country."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "payment_id": "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
-                    "money": {"amount": "150.00", "currency": "MZN"},
-                    "source": {
-                        "type": "mobile_wallet",
-                        "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
-                    },
-                    "country": "MZ",
-                    "metadata": {"order": "A-1001"},
-                }
-            ]
+    model_config = examples(
+        {
+            "payment_id": "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+            "money": {"amount": "150.00", "currency": "MZN"},
+            "source": WALLET_EXAMPLE,
+            "country": "MZ",
+            "metadata": {"order": "A-1001"},
         }
     )
 
@@ -200,12 +188,8 @@ class ChargeRequest(PaymentDetails):
 class CheckoutRequest(PaymentDetails):
     """POST /v1/payments: a hosted checkout; the payer chooses how to pay on its page."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"amount": "250.00", "currency": "MZN", "description": "Order A-1001", "return_url": "/thank-you"}
-            ]
-        }
+    model_config = examples(
+        {"amount": "250.00", "currency": "MZN", "description": "Order A-1001", "return_url": "/thank-you"}
     )
 
     amount: str
@@ -214,12 +198,7 @@ class CheckoutRequest(PaymentDetails):
     expires_in: int | None = None  # seconds the payer has (see CHECKOUT_EXPIRY)
     description: Text | None = None  # what the payer pays for, shown on the hosted page
 
-    @field_validator("description")
-    @classmethod
-    def _description(cls, value: str | None) -> str | None:
-        if value is not None and holds_card_number(value):
-            raise raw_card_data()
-        return value
+    _description = field_validator("description")(no_card_number)
 
     _amount = field_validator("amount", mode="before")(_amount_rule)
     _currency = field_validator("currency", mode="before")(_currency_rule)

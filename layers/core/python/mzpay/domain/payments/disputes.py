@@ -24,11 +24,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError, allowed_move
-from mzpay.domain.common.model import StrictText
+from mzpay.domain.common.model import StrictText, examples
 from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.payments.charges import Money
 
@@ -82,17 +82,13 @@ def next_status(current: str, action: str) -> str:
 class OpenDisputeRequest(StrictText):
     """The body of the management `POST /v1/disputes`: an operator opens a dispute on a payment."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "account_id": "01JD9W7X5Y3Z1A2B3C4D5E6F7G",
-                    "provider_payment_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
-                    "reason": "product_not_received",
-                    "amount": {"amount": "150.00", "currency": "MZN"},
-                    "provider_reference": "CB-2026-000981",
-                }
-            ]
+    model_config = examples(
+        {
+            "account_id": "01JD9W7X5Y3Z1A2B3C4D5E6F7G",
+            "provider_payment_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
+            "reason": "product_not_received",
+            "amount": {"amount": "150.00", "currency": "MZN"},
+            "provider_reference": "CB-2026-000981",
         }
     )
 

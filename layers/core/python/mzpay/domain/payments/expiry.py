@@ -187,6 +187,14 @@ def in_progress() -> ServiceError:
     )
 
 
+def to_resume(entity: L) -> L:
+    """A charge or refund whose id is sent again, to resume: as it is, unless its creating
+    request may be submitting it right now (409 request_in_progress)."""
+    if being_submitted(entity, datetime.now(UTC)):
+        raise in_progress()
+    return entity
+
+
 def settled_or_wait(entity: L) -> L:
     """A charge or refund as its creator answers once another request drives it: as it is,
     unless it is still (or again) to be submitted: then 409 request_in_progress, retried with

@@ -20,11 +20,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from mzpay.domain.common.errors import ServiceError, allowed_move
 from mzpay.domain.common.evidence import EvidenceRequest
-from mzpay.domain.common.model import StrictText
+from mzpay.domain.common.model import StrictText, examples
 from mzpay.domain.payments.charges import Money, PaymentDetails, Text, _payment_id_rule
 from mzpay.domain.payments.rules import Payment, Status
 
@@ -61,22 +61,18 @@ def _done(action: str) -> str:
 class ManualPaymentRequest(PaymentDetails):
     """The body of `POST /v1/manual-payments`."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "payment_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
-                    "money": {"amount": "1500.00", "currency": "MZN"},
-                    "kind": "bank_deposit",
-                    "reference": "BCI-20261125-0042",
-                    "payer_name": "Ana Machava",
-                    "description": "Invoice 2026/118",
-                    "evidence": {
-                        "text": "Deposit slip of BCI Baixa branch, 25 Nov.",
-                        "files": [{"file_type": "jpg", "content_base64": "/9j/4AAQSkZJRg..."}],
-                    },
-                }
-            ]
+    model_config = examples(
+        {
+            "payment_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
+            "money": {"amount": "1500.00", "currency": "MZN"},
+            "kind": "bank_deposit",
+            "reference": "BCI-20261125-0042",
+            "payer_name": "Ana Machava",
+            "description": "Invoice 2026/118",
+            "evidence": {
+                "text": "Deposit slip of BCI Baixa branch, 25 Nov.",
+                "files": [{"file_type": "jpg", "content_base64": "/9j/4AAQSkZJRg..."}],
+            },
         }
     )
 

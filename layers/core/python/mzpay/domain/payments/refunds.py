@@ -5,23 +5,19 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.model import Strict
+from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.payments.charges import Money
 
 
 class RefundBody(Strict):
     """POST /v1/payments/{id}/refund: the payment is in the path."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"refund_id": "refund-0001", "amount": {"amount": "50.00", "currency": "MZN"}, "reason": "Returned"}
-            ]
-        }
+    model_config = examples(
+        {"refund_id": "refund-0001", "amount": {"amount": "50.00", "currency": "MZN"}, "reason": "Returned"}
     )
 
     refund_id: str | None = Field(default=None, min_length=1, max_length=64)
@@ -32,16 +28,12 @@ class RefundBody(Strict):
 class RefundRequest(RefundBody):
     """POST /refunds (spec RefundRequest)."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "refund_id": "refund-0001",
-                    "provider_payment_id": "pay_01JDA6Q0Z8X4M2N7P5R3T9V1W6",
-                    "amount": {"amount": "50.00", "currency": "MZN"},
-                    "reason": "Returned",
-                }
-            ]
+    model_config = examples(
+        {
+            "refund_id": "refund-0001",
+            "provider_payment_id": "pay_01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+            "amount": {"amount": "50.00", "currency": "MZN"},
+            "reason": "Returned",
         }
     )
 

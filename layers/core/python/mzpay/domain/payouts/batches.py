@@ -20,6 +20,7 @@ from pydantic_core import PydanticCustomError
 from mzpay.domain.accounts.limits import business_day
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import ServiceError, allowed_move
+from mzpay.domain.common.model import WALLET_EXAMPLE, examples
 from mzpay.domain.payments.charges import Strict
 from mzpay.domain.payouts.limits import PayoutLimits, limit_refusal
 from mzpay.domain.payouts.rules import PayoutRequest, callback_url_rule, check_payout
@@ -73,25 +74,18 @@ class PayoutBatchRequest(Strict):
     """The body of `POST /v1/payout-batches`: the batch's currency and its lines, each one what
     `POST /payouts` takes (judged one by one: a bad line is reported, never the whole upload)."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
+    model_config = examples(
+        {
+            "reference": "Salaries 2026-11",
+            "currency": "MZN",
+            "lines": [
                 {
-                    "reference": "Salaries 2026-11",
-                    "currency": "MZN",
-                    "lines": [
-                        {
-                            "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
-                            "money": {"amount": "1500.00", "currency": "MZN"},
-                            "destination": {
-                                "type": "mobile_wallet",
-                                "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
-                            },
-                            "description": "Salary November",
-                        }
-                    ],
+                    "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
+                    "money": {"amount": "1500.00", "currency": "MZN"},
+                    "destination": WALLET_EXAMPLE,
+                    "description": "Salary November",
                 }
-            ]
+            ],
         }
     )
 

@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.common.model import WALLET_EXAMPLE, examples
 from mzpay.domain.money.amounts import format_amount, minor_units
 from mzpay.domain.payments.charges import Money, PaymentDetails, Strict
 from mzpay.domain.payouts.destinations import (
@@ -141,19 +142,12 @@ def metadata_rule(cls: type, value: Any) -> Any:
 class PayoutRequest(Strict):
     """The body of `POST /payouts`."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
-                    "money": {"amount": "10.00", "currency": "MZN"},
-                    "destination": {
-                        "type": "mobile_wallet",
-                        "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"},
-                    },
-                    "description": "Weekly settlement",
-                }
-            ]
+    model_config = examples(
+        {
+            "payout_id": "01JDA6Q7K2M4N6P8R0T2V4W6X8",
+            "money": {"amount": "10.00", "currency": "MZN"},
+            "destination": WALLET_EXAMPLE,
+            "description": "Weekly settlement",
         }
     )
 

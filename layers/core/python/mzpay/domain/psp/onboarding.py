@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.files import MAX_FILE_BYTES, SIGNATURES
 
 TARGET = "psp_application"  # the audit trail's name of what these use cases act on
@@ -106,7 +106,7 @@ def document_of(kind: str, media_type: str, content: bytes) -> Document:
 
 
 def _bad_document(code: str, message: str) -> ServiceError:
-    return ServiceError(400, "invalid_request", f"body: {message}.", errors=[FieldError("body", code, message)])
+    return invalid_field("body", message, field_code=code)
 
 
 def tampered(kind: str) -> ServiceError:

@@ -23,12 +23,12 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import FieldError, ServiceError, raise_field_errors
-from mzpay.domain.common.model import Strict
+from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.money.amounts import format_amount, minor_units
 from mzpay.domain.payments.charges import Money
 from mzpay.domain.payouts.destinations import Destination
@@ -71,20 +71,16 @@ class Party(Destination):
 class PspTransactionRequest(Strict):
     """The body of `POST /v1/psp/transactions`."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "type": "payment",
-                    "originator_reference": "PSP-2026-000123",
-                    "money": {"amount": "250.00", "currency": "MZN"},
-                    "source": {
-                        "type": "mobile_wallet",
-                        "mobile_wallet": {"network": "mpesa", "phone_number": "+258841234567"},
-                    },
-                    "occurred_at": "2026-11-25T08:30:00Z",
-                }
-            ]
+    model_config = examples(
+        {
+            "type": "payment",
+            "originator_reference": "PSP-2026-000123",
+            "money": {"amount": "250.00", "currency": "MZN"},
+            "source": {
+                "type": "mobile_wallet",
+                "mobile_wallet": {"network": "mpesa", "phone_number": "+258841234567"},
+            },
+            "occurred_at": "2026-11-25T08:30:00Z",
         }
     )
 
