@@ -1,5 +1,5 @@
 # make run   - the local stack (both regions) with demo credentials, in the foreground
-# make test  - install everything, lint, validate the template, run every test (TEST_WORKERS=2: two workers)
+# make test  - install everything, lint, validate the template, run every test (TEST_WORKERS=3: three workers)
 # make check - the inner loop: ruff, ruff format, mypy and the unit tests (under 2 minutes)
 # make fuzz  - schemathesis over the three OpenAPI documents against the local stack (bigger budget)
 # make bench - cold start, warm latency, through-the-stack latency
