@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
+from tests.polling import eventually as poll
 
 pytestmark = pytest.mark.e2e
 
@@ -29,11 +30,7 @@ def sink_keys(stack: RunningStack) -> set[str]:
 
 
 def eventually(check: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.2)
+    assert poll(check, bool, timeout), "condition not reached in time"
 
 
 def test_proxy_event_reaches_the_function_in_rest_v1_shape(fixture_stack: RunningStack) -> None:
