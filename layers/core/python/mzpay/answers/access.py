@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, ULID, Answer, Mode, Timestamp, examples, sometimes
+from mzpay.answers.base import ACCOUNT, ULID, AccountId, Answer, Mode, Timestamp, examples, sometimes
 from mzpay.domain.access.keys import SCOPES
 
 Scope = Annotated[str, Field(json_schema_extra={"enum": list(SCOPES)})]  # what a key or client may hold
@@ -82,7 +82,7 @@ class WebhookEndpoint(Answer):
         }
     )
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Mode = Field(description="The key's mode: each mode has its own endpoint.")
     url: str | None = Field(description="The endpoint; null: none set.")
     updated_at: Timestamp | None = Field(description="When it was set; null: none set.")
@@ -126,7 +126,7 @@ class MtlsSetting(Answer):
 
     model_config = examples({"account_id": ACCOUNT, "required": True})
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     required: bool = Field(description="true: requests without one of its certificates are refused.")
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers import access
-from mzpay.answers.base import ACCOUNT, ULID, Answer, Mode, Region, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, ULID, AccountId, Answer, CreatedAt, Mode, Region, Timestamp, examples
 
 # ---------------------------------------------------------------- accounts
 _ACCOUNT = {
@@ -35,7 +35,7 @@ class Account(Answer):
     region: Region = Field(description="The service region it is homed in: its data lives there only.")
     status: Literal["active", "suspended"] = Field(description="suspended: its credentials are refused.")
     reason: str = Field(description="Why it was suspended; empty when it never was or was reactivated.")
-    created_at: Timestamp = Field(description="When it was created.")
+    created_at: CreatedAt
     updated_at: Timestamp = Field(description="When its status last changed.")
 
 
@@ -155,7 +155,7 @@ class RolledWebhookSecret(Answer):
         }
     )
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Mode = Field(description="The mode whose webhooks it signs.")
     secret_id: str = Field(description="The new secret's id.")
     secret: str = Field(description="The new secret (whsec_...): store it now, it is never shown again.")

@@ -55,6 +55,13 @@ Number = Annotated[
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 Mode = Literal["test", "live"]
 Region = Literal["mz", "regional-sa"]  # a service region
+# Keys many answers share, described once.
+CreatedAt = Annotated[Timestamp, Field(description="When it was created.")]
+UpdatedAt = Annotated[Timestamp, Field(description="When it last changed.")]
+AccountId = Annotated[str, Field(description="The account.")]
+AlwaysNull = Annotated[None, Field(description="Always null.")]
+ByteSize = Annotated[int, Field(description="Its size in bytes.")]
+YourMetadata = Annotated[dict[str, str], Field(description="Your metadata ({} when none).")]
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
 ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, DecimalText, Timestamp, examples
+from mzpay.answers.base import AccountId, Answer, DecimalText, Timestamp, UpdatedAt, examples
 from mzpay.answers.bills import BILLER_ID, PRODUCT_ID, FeeOrDiscount
 
 Category = Literal["electricity", "water", "tv", "airtime", "education", "municipal", "other"]
@@ -84,7 +84,7 @@ class BillProduct(Answer):
     daily_limit_per_channel: DecimalText | None = Field(description="Most one channel pays a day.")
     status: Literal["active", "retired"] = Field(description="retired: it takes no more quotes.")
     created_at: Timestamp = Field(description="When it was added.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class Biller(Answer):
@@ -105,7 +105,7 @@ class Biller(Answer):
     psp_id: str | None = Field(description="The PSP whose pilot its live payments count in, or null.")
     status: Literal["active", "paused", "retired"] = Field(description="paused or retired: it takes no payments.")
     created_at: Timestamp = Field(description="When it was registered.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
     products: list[BillProduct] = Field(description="Its products.")
 
 
@@ -125,6 +125,6 @@ class SmsChannel(Answer):
         {"account_id": "01JC0A1B2C3D4E5F6G7H8J9K0M", "sms_sender_id": "MERCEARIA", "updated_at": "2026-11-25T08:00:00Z"}
     )
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     sms_sender_id: str | None = Field(description="The sender id its payers' SMS carry; null: no SMS channel.")
     updated_at: Timestamp = Field(description="When it was set.")

@@ -7,7 +7,18 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Answer, DecimalText, Page, Timestamp, examples, sometimes
+from mzpay.answers.base import (
+    ULID,
+    Answer,
+    ByteSize,
+    DecimalText,
+    Page,
+    Timestamp,
+    UpdatedAt,
+    YourMetadata,
+    examples,
+    sometimes,
+)
 
 BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
 PRODUCT_ID = "01M8A0MH8BAHW8JZV956J9ME20"
@@ -127,9 +138,9 @@ class BillPayment(BillFields):
     failure_message: str | None = Field(description="The failure in plain words; else null.")
     payer: BillPayer = Field(description="Where resends go ({} when not given).")
     resends: int = Field(description="How many times the token or receipt was resent (at most 3).")
-    metadata: dict[str, str] = Field(description="Your metadata ({} when none).")
+    metadata: YourMetadata
     created_at: Timestamp = Field(description="When it was paid.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class BillPaymentResend(Answer):
@@ -221,7 +232,7 @@ class InvoiceDocument(Answer):
     bucket: str = Field(description="The bucket it is kept in.")
     key: str = Field(description="Its key there.")
     sha256: str = Field(description="The SHA-256 of its bytes (hex).")
-    size: int = Field(description="Its size in bytes.")
+    size: ByteSize
     content_type: Literal["application/pdf"] = Field(description="Always application/pdf.")
     uploaded_at: Timestamp = Field(description="When it was attached.")
 
@@ -255,7 +266,7 @@ class BillerInvoice(Answer):
     due_date: str | None = Field(description="When it is due (a date), or null.")
     description: str | None = Field(description="The biller's description, or null.")
     document: InvoiceDocument | None = Field(description="Its PDF, once attached.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 # The bill routes' answers, in mzpay.openapi.gateway.ROUTES.

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, AccountId, Answer, Timestamp, examples
 
 BindingMethod = Literal["emola", "mkesh", "mpesa", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
 # ---------------------------------------------------------------- connector bindings
@@ -26,7 +26,7 @@ class ConnectorBinding(Answer):
 
     model_config = examples(_BINDING)
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Literal["live"] = Field(description="Always live: test traffic goes to the simulator.")
     method: BindingMethod = Field(description="The method: a wallet network, or a non-wallet method.")
     psp_id: str = Field(description="The PSP whose connector carries it.")
@@ -48,7 +48,7 @@ class Unbinding(Answer):
 
     model_config = examples({"account_id": ACCOUNT, "mode": "live", "method": "mpesa", "bound": False})
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Literal["live"] = Field(description="The mode of the binding removed.")
     method: BindingMethod = Field(description="The method of the binding removed.")
     bound: Literal[False] = Field(description="Always false.")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Paged, Timestamp, examples
+from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, Paged, UpdatedAt, examples
 
 IDP = "idp_01JD9G0A1B2C3D4E5F6G7H8J9K"
 
@@ -69,8 +69,8 @@ class IdentityProvider(Answer):
         description="The business accounts its tokens may act for (bound by the administrator, at most 100); "
         "a token of it naming another account, or none, is 401 unauthorized (reason unbound_account)."
     )
-    created_at: Timestamp = Field(description="When it was created.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    created_at: CreatedAt
+    updated_at: UpdatedAt
     created_by: str = Field(description="Who created it (given, else the token's subject).")
     updated_by: str | None = Field(description="Who last changed it; null: never changed.")
     created_ip: str = Field(description="The address it was created from.")
@@ -84,7 +84,7 @@ class IdentityProviderResult(Answer):
 
     object: Literal["idp"] = Field(description="Always idp.")
     identity_provider: IdentityProvider = Field(description="The provider.")
-    error: None = Field(description="Always null.")
+    error: AlwaysNull
 
 
 class IdentityProviderList(Paged[IdentityProvider]):
@@ -95,7 +95,7 @@ class IdentityProviderList(Paged[IdentityProvider]):
     )
 
     data: list[IdentityProvider] = Field(description="The providers of this page.")
-    error: None = Field(description="Always null.")
+    error: AlwaysNull
 
 
 class IdentityProviderDeleted(Answer):
@@ -104,7 +104,7 @@ class IdentityProviderDeleted(Answer):
     model_config = examples({"object": "idp", "error": None})
 
     object: Literal["idp"] = Field(description="Always idp.")
-    error: None = Field(description="Always null.")
+    error: AlwaysNull
 
 
 # ---------------------------------------------------------------- devices

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Timestamp, examples
+from mzpay.answers.base import Answer, Timestamp, UpdatedAt, examples
 from mzpay.answers.collection_accounts import FileRef
 
 DocumentType = Literal["passport", "dire", "bi"]
@@ -46,7 +46,7 @@ class KycVerification(Answer):
     additional_request: KycMoreNeeded | None = Field(description="What the last review asked for; null: nothing.")
     submitted: bool = Field(description="true: the customer said its uploads are complete.")
     created_at: Timestamp = Field(description="When it was started.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class Customer(Answer):

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, ListOf, Mode, Timestamp, examples
+from mzpay.answers.base import Answer, ListOf, Mode, Timestamp, UpdatedAt, examples
 from mzpay.answers.collection_kyc import CUSTOMER
 
 PmType = Literal["mobile_wallet", "bank_account", "card"]
@@ -123,7 +123,7 @@ class PaymentMethod(Answer):
     mode: Mode = Field(description="test: its transactions run in the gateway's test mode.")
     status: Literal["active", "inactive"] = Field(description="Only an active method transacts.")
     created_at: Timestamp = Field(description="When it was added.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class PaymentMethodResult(Answer):

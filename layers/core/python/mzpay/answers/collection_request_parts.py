@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, Number, Timestamp, sometimes
+from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, Currency, Number, Timestamp, sometimes
 
 MethodType = Literal["mpesa", "emola", "mkesh", "bank_transfer", "payment_reference", "card"]
 RequestStatus = Literal["pending", "paid"]  # a deleted request leaves every read
@@ -143,7 +143,7 @@ class ComplianceAudit(Answer):
     user_issuer: str = Field(description="The subject of the token that created it.")
     user_modifier: str | None = Field(description="The subject that last changed it; null: never changed.")
     user_remover: str | None = Field(description="The subject that deleted it; null (deleted requests are not read).")
-    issued_at: Timestamp = Field(description="When it was created.")
+    issued_at: CreatedAt
     viewed_at: Timestamp | None = Field(description="When the payer first opened its link; null: not yet.")
     paid_at: Timestamp | None = Field(description="When it was paid; null until then.")
     reconciled_at: Timestamp | None = Field(description="When it was matched; null until then.")
@@ -170,7 +170,7 @@ class BillingAddress(Answer):
     country: str | None = Field(description="ISO 3166-1 alpha-2.")
     state_province: str | None = Field(description="The province.")
     city: str | None = Field(description="The city; null: not given.")
-    street: None = Field(description="Always null.")
+    street: AlwaysNull
     line1: str | None = Field(description="The address line; null: not given.")
 
 

@@ -10,7 +10,7 @@ from typing import Any, Generic, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Item, ListOf, Mode, Timestamp, examples
+from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, Item, ListOf, Mode, Timestamp, UpdatedAt, examples
 from mzpay.answers.collection_request_parts import (
     BILLER,
     CR,
@@ -60,7 +60,7 @@ class CollectionMethod(Answer):
     mode: Mode = Field(description="test: its payments run on the simulator, no money moves.")
     status: Literal["active", "inactive"] = Field(description="Only active methods may be named by new requests.")
     created_at: Timestamp = Field(description="When it was added.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class CollectionMethodList(ListOf[CollectionMethod]):
@@ -101,8 +101,8 @@ class CollectionRequest(Answer):
     biller: Biller = Field(description="The business, as the payer sees it.")
     status: RequestStatus = Field(description="paid once a payment of its amount settled it.")
     listed: bool = Field(description=_LISTED)
-    created_at: Timestamp = Field(description="When it was created.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    created_at: CreatedAt
+    updated_at: UpdatedAt
 
 
 class RequestEnvelope(Answer, Generic[Item]):
@@ -130,7 +130,7 @@ class CollectionRequestChanged(RequestEnvelope[CollectionRequest]):
     )
 
     collection_request: CollectionRequest = Field(description="The request as changed.")
-    error: None = Field(description="Always null.")
+    error: AlwaysNull
 
 
 class CreatedCollectionRequest(Answer):
@@ -154,7 +154,7 @@ class CreatedCollectionRequest(Answer):
     invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
     mode: Mode = Field(description="The mode of its collection methods.")
     listed: bool = Field(description=_LISTED)
-    created_at: Timestamp = Field(description="When it was created.")
+    created_at: CreatedAt
 
 
 class DeletedCollectionRequest(Answer):
@@ -165,7 +165,7 @@ class DeletedCollectionRequest(Answer):
     object: Literal["collection_request"] = Field(description="Always collection_request.")
     id: str = Field(description="The request deleted.")
     deleted: Literal[True] = Field(description="Always true.")
-    error: None = Field(description="Always null.")
+    error: AlwaysNull
 
 
 class Items(Answer, Generic[Item]):
@@ -175,7 +175,7 @@ class Items(Answer, Generic[Item]):
     items: list[Item] = Field(description="The requests of this page.")
     has_more: bool = Field(description="Whether another page follows.")
     next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
-    error: None = Field(description="Always null.")
+    error: AlwaysNull
 
 
 def _page(item: dict[str, Any]) -> dict[str, Any]:
@@ -201,8 +201,8 @@ class CollectionRequestSummary(Answer):
     amount: CollectionAmount = Field(description="The amount to pay.")
     payer: PayerSummary = Field(description="Who pays.")
     status: RequestStatus = Field(description="pending or paid.")
-    created_at: Timestamp = Field(description="When it was created.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    created_at: CreatedAt
+    updated_at: UpdatedAt
 
 
 class CollectionRequestList(Items[CollectionRequestSummary]):
@@ -229,7 +229,7 @@ class PayerRequestItem(Answer):
     description: str | None = Field(description="What it is for.")
     amount: CollectionAmount = Field(description="The amount to pay.")
     status: RequestStatus = Field(description="pending or paid.")
-    created_at: Timestamp = Field(description="When it was created.")
+    created_at: CreatedAt
 
 
 class PayerRequestList(Items[PayerRequestItem]):
@@ -271,8 +271,8 @@ class PayerView(Answer):
     bill_info: BillInfo = Field(description="The bill.")
     biller: BusinessShown = Field(description="The business that issued it.")
     status: RequestStatus = Field(description="pending or paid.")
-    created_at: Timestamp = Field(description="When it was created.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    created_at: CreatedAt
+    updated_at: UpdatedAt
     payer: PayerKind = Field(description="Whether an individual or a business pays (no personal data).")
     payment_reconciliation: PaymentProgress = Field(description="Where its payment is.")
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Amount, Answer, Mode, Page, Timestamp, examples
+from mzpay.answers.base import ULID, Amount, Answer, ByteSize, Mode, Page, Timestamp, UpdatedAt, examples
 
 DISPUTE = {
     "dispute_id": "01JDB2M4N6P8R0T2V4W6X8Y0Z2",
@@ -42,7 +42,7 @@ class EvidenceFileKept(Answer):
     """An evidence file as kept (in the region's uploads bucket)."""
 
     file_type: Literal["pdf", "png", "jpg", "jpeg"] = Field(description="What the file is.")
-    size: int = Field(description="Its size in bytes.")
+    size: ByteSize
     sha256: str = Field(description="Its SHA-256, hex.")
     key: str = Field(description="Where it is kept in the uploads bucket.")
 
@@ -95,7 +95,7 @@ class Dispute(Answer):
     evidence: Evidence | None = Field(description="The merchant's evidence; null until given.")
     decision: Decision | None = Field(description="How it ended; null while open.")
     created_at: Timestamp = Field(description="When it was opened.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class DisputeList(Page[Dispute]):

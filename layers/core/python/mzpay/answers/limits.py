@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Currency, Mode, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, AccountId, Answer, Currency, Mode, Timestamp, examples
 from mzpay.answers.management import Ceilings
 
 
@@ -15,7 +15,7 @@ class RateLimits(Answer):
 
     model_config = examples({"account_id": ACCOUNT, "per_key": 50, "per_account": 200})
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     per_key: int = Field(description="Requests per second per API key.")
     per_account: int = Field(description="Requests per second of the account, all keys together.")
 
@@ -25,7 +25,7 @@ class PartnerFlag(Answer):
 
     model_config = examples({"account_id": ACCOUNT, "partner": True, "updated_at": "2026-11-25T08:00:00Z"})
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     partner: bool = Field(description="true: its keys may open cash-deposit intents and confirm deposits.")
     updated_at: Timestamp = Field(description="When the account last changed.")
 
@@ -43,7 +43,7 @@ class AccountLimits(Answer):
         }
     )
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Mode = Field(description="The mode they apply to.")
     currencies: list[Currency] | None = Field(description="The currencies it may charge in; null: any.")
     per_transaction: Ceilings = Field(description="Per currency, the most one charge may be.")
@@ -65,7 +65,7 @@ class PayoutLimits(Answer):
         }
     )
 
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Mode = Field(description="The mode they apply to.")
     per_transaction: Ceilings = Field(description="Per currency, the most one payout may be.")
     daily: Ceilings = Field(description="Per currency, the most the payouts of a day may add up to.")

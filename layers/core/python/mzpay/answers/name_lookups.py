@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Answer, Timestamp, examples
+from mzpay.answers.base import ULID, Answer, Timestamp, UpdatedAt, examples
 
 
 class Candidate(Answer):
@@ -40,4 +40,4 @@ class NameLookup(Answer):
     candidates: list[Candidate] = Field(description="The possible holders, in the provider's order.")
     expires_at: Timestamp | None = Field(description="Until when a cash deposit may start from it.")
     created_at: Timestamp = Field(description="When the lookup was made.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from mzpay.answers.access import Scope
-from mzpay.answers.base import ACCOUNT, Answer, Mode, Timestamp, examples, sometimes
+from mzpay.answers.base import ACCOUNT, Answer, CreatedAt, Mode, Timestamp, examples, sometimes
 
 
 class RsaJwk(Answer):
@@ -78,7 +78,7 @@ class OAuthClient(Answer):
     jwks: RegisteredJwks | None = Field(description="Its registered public keys; null: a secret or a jwks_uri.")
     jwks_uri: str | None = Field(description="Where it publishes its public keys; null: none.")
     ip_allowlist: list[str] = Field(description="The addresses or CIDR ranges it is accepted from; empty: any.")
-    created_at: Timestamp = Field(description="When it was created.")
+    created_at: CreatedAt
     revoked_at: Timestamp | None = Field(description="When it was revoked; null while active.")
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Amount, Answer, Page, Timestamp, examples, sometimes
+from mzpay.answers.base import ULID, Amount, Answer, Page, Timestamp, UpdatedAt, YourMetadata, examples, sometimes
 from mzpay.answers.payments import SourceWallet
 
 
@@ -105,7 +105,7 @@ class CashDepositIntent(Answer):
     wallet: DepositWallet = Field(description="Where it goes.")
     name: str = Field(description="The wallet holder's name, as the provider gave it (masked by some).")
     deposit_id: str | None = Field(description="The deposit confirmed from it; null while open.")
-    metadata: dict[str, str] = Field(description="Your metadata ({} when none).")
+    metadata: YourMetadata
     expires_at: Timestamp = Field(description="After this the deposit is refused: look the payer up again.")
     created_at: Timestamp = Field(description="When it was opened.")
 
@@ -137,6 +137,6 @@ class CashDeposit(Answer):
     name: str = Field(description="The wallet holder's name.")
     failure_code: str | None = Field(description="Why it failed; else null.")
     failure_message: str | None = Field(description="The failure in plain words; else null.")
-    metadata: dict[str, str] = Field(description="Your metadata ({} when none).")
+    metadata: YourMetadata
     created_at: Timestamp = Field(description="When it was confirmed.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt

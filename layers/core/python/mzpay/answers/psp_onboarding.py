@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, Paged, Timestamp, examples
+from mzpay.answers.base import Answer, ByteSize, Currency, Paged, Timestamp, UpdatedAt, examples
 from mzpay.answers.psps import PilotSettings
 
 APPLICATION_EXAMPLE: dict[str, Any] = {
@@ -86,7 +86,7 @@ class StoredFile(Answer):
     """A KYB document as recorded (its bytes: GET .../documents/{kind})."""
 
     media_type: Literal["application/pdf", "image/png", "image/jpeg"] = Field(description="What it is.")
-    size: int = Field(description="Its size in bytes.")
+    size: ByteSize
     sha256: str = Field(description="Its SHA-256 (hex), checked whenever it is used.")
     uploaded_at: Timestamp = Field(description="When it was put.")
 
@@ -103,7 +103,7 @@ class StoredLogo(Answer):
     """The uploaded logo and its review."""
 
     media_type: Literal["image/png", "image/jpeg"] = Field(description="PNG or JPEG.")
-    size: int = Field(description="Its size in bytes.")
+    size: ByteSize
     sha256: str = Field(description="Its SHA-256 (hex).")
     width: int = Field(description="Pixels.")
     height: int = Field(description="Pixels.")
@@ -153,7 +153,7 @@ class PspApplication(Answer):
     missing: list[str] = Field(description="What submission still needs (a draft's; empty once submitted).")
     submitted_at: Timestamp | None = Field(description="When it was submitted.")
     created_at: Timestamp = Field(description="When it was drafted.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
 
 
 class PspApplicationList(Paged[PspApplication]):

@@ -6,7 +6,18 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Currency, DecimalText, Mode, Paged, Timestamp, examples
+from mzpay.answers.base import (
+    ACCOUNT,
+    AccountId,
+    Answer,
+    CreatedAt,
+    Currency,
+    DecimalText,
+    Mode,
+    Paged,
+    Timestamp,
+    examples,
+)
 
 _CASE = {
     "object": "payout",
@@ -43,12 +54,12 @@ class ReconciliationCase(Answer):
         description="Its provider id (provider_payment_id, provider_refund_id, provider_payout_id; "
         "a bill payment's payment_id)."
     )
-    account_id: str = Field(description="The account.")
+    account_id: AccountId
     mode: Mode = Field(description="Always live (test traffic is answered by the simulator).")
     status: str = Field(description="Its status now (pending or in_transit while it waits).")
     amount: DecimalText = Field(description="Its amount.")
     currency: Currency = Field(description="Its currency.")
-    created_at: Timestamp = Field(description="When it was created.")
+    created_at: CreatedAt
     reconciliation: Literal["gave_up", "resolved"] | None = Field(description="gave_up: waits for an operator.")
     waiting_since: Timestamp | None = Field(description="When it was handed to operators; null once resolved.")
     resolution: Resolution | None = Field(description="The resolution's audit record; null while it waits.")

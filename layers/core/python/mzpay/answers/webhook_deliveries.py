@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Mode, Paged, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, Answer, Mode, Paged, Timestamp, UpdatedAt, examples
 
 DELIVERY = "01JD8Z5Q1R2S3T4V5W6X7Y8Z9A"
 
@@ -66,7 +66,7 @@ class WebhookDeliverySummary(Answer):
     round: int = Field(description="0, then one more per replay.")
     attempt_count: int = Field(description="How many attempts the current round made.")
     created_at: Timestamp = Field(description="When the delivery was made.")
-    updated_at: Timestamp = Field(description="When it last changed.")
+    updated_at: UpdatedAt
     next_attempt_at: Timestamp | None = Field(description="When the next attempt is due; null: none.")
     delivered_at: Timestamp | None = Field(description="When the receiver answered 2xx; null: not yet.")
     stopped_at: Timestamp | None = Field(description="When the receiver answered 410; null: it did not.")
