@@ -13,7 +13,7 @@ from mzpay.domain.access.keys import SCOPES
 Scope = Annotated[str, Field(json_schema_extra={"enum": list(SCOPES)})]  # what a key or client may hold
 
 
-_KEY = {
+KEY = {
     "id": ULID,
     "account_id": ACCOUNT,
     "mode": "test",
@@ -31,7 +31,7 @@ _KEY = {
 class ApiKey(Answer):
     """An API key as its owner sees it (never its secret): the calling key, for GET /v1/api-keys/current."""
 
-    model_config = examples(_KEY)
+    model_config = examples(KEY)
 
     id: str = Field(description="The key's id.")
     account_id: str = Field(description="The account it belongs to.")
@@ -58,7 +58,7 @@ class RolledApiKey(ApiKey):
 
     model_config = examples(
         {
-            **_KEY,
+            **KEY,
             "id": "01JD9C2D3E4F5G6H7J8K9M0N1P",
             "created_at": "2026-11-03T09:00:00Z",
             "key": "mzp_test_4Yq8...",

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers import access
-from mzpay.answers.base import ACCOUNT, ULID, AccountId, Answer, CreatedAt, Mode, Region, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, AccountId, Answer, CreatedAt, Mode, Region, Timestamp, examples
 
 # ---------------------------------------------------------------- accounts
 _ACCOUNT = {
@@ -110,19 +110,8 @@ class Disconnection(Answer):
 
 
 # ---------------------------------------------------------------- API keys
-_KEY = {
-    "id": ULID,
-    "account_id": ACCOUNT,
-    "mode": "live",
-    "scopes": ["payments:read", "payments:write"],
-    "status": "active",
-    "hint": "mzp_live_...x9Qa",
-    "created_at": "2026-10-01T12:00:00Z",
-    "expires_at": None,
-    "ip_allowlist": ["203.0.113.0/24"],
-    "allowed_customers": [],
-    "rolled_to": None,
-}
+# The owner's example key (access.KEY), live and with an allowlist.
+_KEY = {**access.KEY, "mode": "live", "hint": "mzp_live_...x9Qa", "ip_allowlist": ["203.0.113.0/24"]}
 
 
 class ApiKey(access.ApiKey):
