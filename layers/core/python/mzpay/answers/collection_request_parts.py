@@ -5,7 +5,7 @@ mzpay.answers.collection_requests. Money is a JSON number with two decimals (`Nu
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -43,15 +43,24 @@ class PayerContact(Answer):
     email: str = sometimes("An e-mail address.")
 
 
-class Payer(Answer):
-    """Who is invoiced, as the business gave it."""
+class PayerNames(Answer):
+    """The payer's names, as every view of the payer with personal data starts."""
 
     first_name: str = Field(description="The payer's first name.")
     last_name: str = Field(description="The payer's last name.")
     legal_name: str = Field(description="The payer's legal name.")
+
+
+PayerKindOf = Annotated[PayerType, Field(description="business or individual.")]
+Delivery = Annotated[Literal["email", "sms", "erp"], Field(description="How the invoice reaches the payer.")]
+
+
+class Payer(PayerNames):
+    """Who is invoiced, as the business gave it."""
+
     vat_number: str = Field(description="The payer's NUIT.")
-    type: PayerType = Field(description="business or individual.")
-    delivery_method: Literal["email", "sms", "erp"] = Field(description="How the invoice reaches the payer.")
+    type: PayerKindOf
+    delivery_method: Delivery
     address: PayerAddress = sometimes("The payer's address, when given.")
     contact: PayerContact = sometimes("The payer's contact, when given.")
 

@@ -6,7 +6,7 @@ payer's app's (the unsecured reads); their parts are mzpay.answers.collection_re
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal
+from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
 
@@ -22,13 +22,15 @@ from mzpay.answers.collection_request_parts import (
     BillInfo,
     CollectionAmount,
     ComplianceAudit,
+    Delivery,
     FinancialDetails,
     IntegrationRouting,
     InvoiceMetadata,
     MethodDetail,
     MethodType,
     Payer,
-    PayerType,
+    PayerKindOf,
+    PayerNames,
     PaymentReconciliation,
     RequestStatus,
 )
@@ -73,10 +75,22 @@ class CollectionMethodList(ListOf[CollectionMethod]):
 
 
 # ---------------------------------------------------------------- collection requests
+# The keys of a collection request that several of its views show alike, described once.
+RequestId = Annotated[str, Field(description="The request's id.")]
+Purpose = Annotated[str | None, Field(description="What it is for; null: none given.")]
+ToPay = Annotated[CollectionAmount, Field(description="The amount to pay.")]
+PendingOrPaid = Annotated[RequestStatus, Field(description="pending or paid.")]
+Invoice = Annotated[InvoiceMetadata, Field(description="The invoice number, dates and payment link.")]
+BusinessReference = Annotated[str | None, Field(description="The business's own reference; null: none.")]
+BusinessMetadata = Annotated[dict[str, str], Field(description="The business's key-value pairs (empty: none).")]
+TheBill = Annotated[BillInfo, Field(description="The bill.")]
+Listed = Annotated[
+    bool, Field(description="false: left out of the payer app's list by phone (the business's choice; default true).")
+]
+
 # The full view's fields that the creation answer leaves out (CollectionRequest.created_view).
 _FULL_ONLY = {"account_id", "financial_details", "payment_reconciliation", "integration_routing", "biller"}
 _FULL_ONLY |= {"compliance_audit", "updated_at"}
-_LISTED = "false: left out of the payer app's list by phone (the business's choice; default true)."
 
 
 class CollectionRequest(Answer):
@@ -85,22 +99,22 @@ class CollectionRequest(Answer):
     id: str = Field(description="The request's id (cr_...).")
     account_id: str = Field(description="The business account that issued it.")
     mode: Mode = Field(description="The mode of its collection methods (test: no money moves).")
-    description: str | None = Field(description="What it is for; null: none given.")
+    description: Purpose
     collection_method_ids: list[str] = Field(description="The methods it is payable through (1 to 10).")
-    amount: CollectionAmount = Field(description="The amount to pay.")
+    amount: ToPay
     payer: Payer = Field(description="Who pays.")
-    third_party_reference: str | None = Field(description="The business's own reference; null: none.")
-    metadata: dict[str, str] = Field(description="The business's key-value pairs (empty: none).")
-    bill_info: BillInfo = Field(description="The bill.")
+    third_party_reference: BusinessReference
+    metadata: BusinessMetadata
+    bill_info: TheBill
     collection_method_details: list[MethodDetail] = Field(description="The methods, as they were when named.")
-    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
+    invoice_metadata: Invoice
     financial_details: FinancialDetails = Field(description="Lines, tax, discount and total.")
     payment_reconciliation: PaymentReconciliation = Field(description="Where its payment is.")
     integration_routing: IntegrationRouting = Field(description="Where it came from and where its events go.")
     compliance_audit: ComplianceAudit = Field(description="Who did what, and when.")
     biller: Biller = Field(description="The business, as the payer sees it.")
     status: RequestStatus = Field(description="paid once a payment of its amount settled it.")
-    listed: bool = Field(description=_LISTED)
+    listed: Listed
     created_at: CreatedAt
     updated_at: UpdatedAt
 
@@ -143,17 +157,17 @@ class CreatedCollectionRequest(Answer):
     object: Literal["collection_request"] = Field(description="Always collection_request.")
     id: str = Field(description="The request's id (cr_...).")
     collection_method_ids: list[str] = Field(description="The methods it is payable through.")
-    description: str | None = Field(description="What it is for; null: none given.")
+    description: Purpose
     bill_info: BillInfo = Field(description="The bill (open).")
-    amount: CollectionAmount = Field(description="The amount to pay.")
+    amount: ToPay
     collection_method_details: list[MethodDetail] = Field(description="The methods, as they are now.")
     payer: Payer = Field(description="Who pays.")
-    third_party_reference: str | None = Field(description="The business's own reference; null: none.")
+    third_party_reference: BusinessReference
     status: Literal["pending"] = Field(description="Always pending.")
-    metadata: dict[str, str] = Field(description="The business's key-value pairs (empty: none).")
-    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
+    metadata: BusinessMetadata
+    invoice_metadata: Invoice
     mode: Mode = Field(description="The mode of its collection methods.")
-    listed: bool = Field(description=_LISTED)
+    listed: Listed
     created_at: CreatedAt
 
 
@@ -182,25 +196,22 @@ def _page(item: dict[str, Any]) -> dict[str, Any]:
     return {"object": "list", "items": [item], "has_more": False, "next_page_token": None, "error": None}
 
 
-class PayerSummary(Answer):
+class PayerSummary(PayerNames):
     """Who pays, in a list."""
 
-    first_name: str = Field(description="The payer's first name.")
-    last_name: str = Field(description="The payer's last name.")
-    legal_name: str = Field(description="The payer's legal name.")
-    type: PayerType = Field(description="business or individual.")
-    delivery_method: Literal["email", "sms", "erp"] = Field(description="How the invoice reaches the payer.")
+    type: PayerKindOf
+    delivery_method: Delivery
 
 
 class CollectionRequestSummary(Answer):
     """A collection request in a business's list."""
 
-    id: str = Field(description="The request's id.")
+    id: RequestId
     account_id: str = Field(description="The business account.")
-    description: str | None = Field(description="What it is for; null: none given.")
-    amount: CollectionAmount = Field(description="The amount to pay.")
+    description: Purpose
+    amount: ToPay
     payer: PayerSummary = Field(description="Who pays.")
-    status: RequestStatus = Field(description="pending or paid.")
+    status: PendingOrPaid
     created_at: CreatedAt
     updated_at: UpdatedAt
 
@@ -225,10 +236,10 @@ class CollectionRequestList(Items[CollectionRequestSummary]):
 class PayerRequestItem(Answer):
     """A collection request as the payer's app lists it."""
 
-    id: str = Field(description="The request's id.")
+    id: RequestId
     description: str | None = Field(description="What it is for.")
-    amount: CollectionAmount = Field(description="The amount to pay.")
-    status: RequestStatus = Field(description="pending or paid.")
+    amount: ToPay
+    status: PendingOrPaid
     created_at: CreatedAt
 
 
@@ -241,7 +252,7 @@ class PayerRequestList(Items[PayerRequestItem]):
 class PayerKind(Answer):
     """Who pays, without any personal data (names, NUIT, contact, address)."""
 
-    type: PayerType = Field(description="business or individual.")
+    type: PayerKindOf
 
 
 class PaymentProgress(Answer):
@@ -263,14 +274,14 @@ class PayerView(Answer):
     """A collection request as its payer sees it: no personal data of the payer, metadata, routing
     or audit."""
 
-    id: str = Field(description="The request's id.")
+    id: RequestId
     description: str | None = Field(description="What it is for.")
-    amount: CollectionAmount = Field(description="The amount to pay.")
+    amount: ToPay
     collection_method_details: list[MethodDetail] = Field(description="How it may be paid.")
-    invoice_metadata: InvoiceMetadata = Field(description="The invoice number, dates and payment link.")
-    bill_info: BillInfo = Field(description="The bill.")
+    invoice_metadata: Invoice
+    bill_info: TheBill
     biller: BusinessShown = Field(description="The business that issued it.")
-    status: RequestStatus = Field(description="pending or paid.")
+    status: PendingOrPaid
     created_at: CreatedAt
     updated_at: UpdatedAt
     payer: PayerKind = Field(description="Whether an individual or a business pays (no personal data).")
