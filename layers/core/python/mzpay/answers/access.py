@@ -7,7 +7,19 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, ULID, AccountId, Answer, Mode, Timestamp, examples, sometimes
+from mzpay.answers.base import (
+    ACCOUNT,
+    ULID,
+    AccountId,
+    Answer,
+    BelongsTo,
+    MadeAt,
+    Mode,
+    TestOrLive,
+    Timestamp,
+    examples,
+    sometimes,
+)
 from mzpay.domain.access.keys import SCOPES
 
 Scope = Annotated[str, Field(json_schema_extra={"enum": list(SCOPES)})]  # what a key or client may hold
@@ -34,12 +46,12 @@ class ApiKey(Answer):
     model_config = examples(KEY)
 
     id: str = Field(description="The key's id.")
-    account_id: str = Field(description="The account it belongs to.")
-    mode: Mode = Field(description="test or live.")
+    account_id: BelongsTo
+    mode: TestOrLive
     scopes: list[Scope] = Field(description="What it may do.")
     status: Literal["active", "rolled", "revoked"] = Field(description="rolled: replaced, valid until it expires.")
     hint: str = Field(description="Its prefix, mode and last four characters: safe to show.")
-    created_at: Timestamp = Field(description="When it was made.")
+    created_at: MadeAt
     expires_at: Timestamp | None = Field(description="When it stops working; null: never.")
     ip_allowlist: list[str] = Field(description="The addresses or CIDR ranges it is accepted from; empty: any.")
     allowed_customers: list[str] = Field(description="The customer ids it may charge for; empty: any.")

@@ -8,7 +8,18 @@ from typing import Literal
 from pydantic import Field
 
 from mzpay.answers import access
-from mzpay.answers.base import ACCOUNT, AccountId, Answer, CreatedAt, Mode, Region, Timestamp, examples
+from mzpay.answers.base import (
+    ACCOUNT,
+    AccountId,
+    AlwaysFalse,
+    Answer,
+    CreatedAt,
+    ItsName,
+    Mode,
+    Region,
+    Timestamp,
+    examples,
+)
 
 # ---------------------------------------------------------------- accounts
 _ACCOUNT = {
@@ -31,7 +42,7 @@ class Account(Answer):
     )
 
     id: str = Field(description="The account's id (a ULID).")
-    name: str = Field(description="Its name.")
+    name: ItsName
     region: Region = Field(description="The service region it is homed in: its data lives there only.")
     status: Literal["active", "suspended"] = Field(description="suspended: its credentials are refused.")
     reason: str = Field(description="Why it was suspended; empty when it never was or was reactivated.")
@@ -106,7 +117,7 @@ class Disconnection(Answer):
 
     platform_account_id: str = Field(description="The platform.")
     connected_account_id: str = Field(description="The account it no longer acts for.")
-    connected: Literal[False] = Field(description="Always false.")
+    connected: AlwaysFalse
 
 
 # ---------------------------------------------------------------- API keys

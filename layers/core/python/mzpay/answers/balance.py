@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, DecimalText, Mode, SignedDecimalText, examples
+from mzpay.answers.base import Answer, DecimalText, Mode, SignedDecimalText, TheCurrency, examples
 
 
 class CurrencyBalance(Answer):
     """The balance in one currency."""
 
-    currency: Currency = Field(description="The currency.")
+    currency: TheCurrency
     available: SignedDecimalText = Field(description="What may be refunded or paid out now.")
     held: DecimalText = Field(description="What refunds and payouts not settled yet hold.")
     fees: DecimalText = Field(

@@ -62,6 +62,18 @@ AccountId = Annotated[str, Field(description="The account.")]
 AlwaysNull = Annotated[None, Field(description="Always null.")]
 ByteSize = Annotated[int, Field(description="Its size in bytes.")]
 YourMetadata = Annotated[dict[str, str], Field(description="Your metadata ({} when none).")]
+When = Annotated[Timestamp, Field(description="When.")]
+MadeAt = Annotated[Timestamp, Field(description="When it was made.")]
+TestOrLive = Annotated[Mode, Field(description="test or live.")]
+TheCurrency = Annotated[Currency, Field(description="The currency.")]
+ItsName = Annotated[str, Field(description="Its name.")]
+BelongsTo = Annotated[str, Field(description="The account it belongs to.")]
+BusinessAccountId = Annotated[str, Field(description="The business account.")]
+AlwaysTrue = Annotated[Literal[True], Field(description="Always true.")]
+AlwaysFalse = Annotated[Literal[False], Field(description="Always false.")]
+ListObject = Annotated[Literal["list"], Field(description="Always list.")]
+HasMore = Annotated[bool, Field(description="Whether another page follows.")]
+NextPageToken = Annotated[str | None, Field(description="Send it as page_token for the next page; null at the end.")]
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
 ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
 
@@ -107,6 +119,13 @@ class Answer(BaseModel):
         return cls.model_validate(view)
 
 
+class BoolAnswer(Answer):
+    """The collection surface's `{"object": "bool", <key>: true}`: what it did is done (a subclass names
+    the key)."""
+
+    object: Literal["bool"] = Field(description="Always bool.")
+
+
 class Amount(Answer):
     """An amount of money and its currency."""
 
@@ -133,13 +152,13 @@ class ListOf(Answer, Generic[Item]):
     with its item model (describing `data` for it) and adds the page keys it has (a list that pages by
     token subclasses `Paged`; error)."""
 
-    object: Literal["list"] = Field(description="Always list.")
+    object: ListObject
     data: list[Item] = Field(description="The items of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
+    has_more: HasMore
 
 
 class Paged(ListOf[Item], Generic[Item]):
     """A list of the collection or management surface that pages by token: the envelope and the token of
     the next page."""
 
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
+    next_page_token: NextPageToken

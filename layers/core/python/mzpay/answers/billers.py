@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AccountId, Answer, DecimalText, Timestamp, UpdatedAt, examples
-from mzpay.answers.bills import BILLER_ID, PRODUCT_ID, FeeOrDiscount
+from mzpay.answers.base import AccountId, Answer, DecimalText, ListObject, Timestamp, UpdatedAt, examples
+from mzpay.answers.bills import BILLER_ID, PRODUCT_ID, BillerId, FeeOrDiscount
 
 Category = Literal["electricity", "water", "tv", "airtime", "education", "municipal", "other"]
 
@@ -67,7 +67,7 @@ class BillProduct(Answer):
 
     object: Literal["bill_product"] = Field(description="Always bill_product.")
     product_id: str = Field(description="The product's id (a ULID).")
-    biller_id: str = Field(description="Its biller.")
+    biller_id: BillerId
     name: str = Field(description="Its name, at most 100 characters.")
     kind: Literal["fixed", "denominations", "open", "invoice"] = Field(description="How its amount is chosen.")
     currency: str = Field(description="Its currency.")
@@ -114,7 +114,7 @@ class BillerList(Answer):
 
     model_config = examples({"object": "list", "data": [BILLER]})
 
-    object: Literal["list"] = Field(description="Always list.")
+    object: ListObject
     data: list[Biller] = Field(description="The billers, by id.")
 
 

@@ -3,7 +3,7 @@ the conventions are mzpay.answers.base's."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -12,6 +12,8 @@ from mzpay.answers.base import (
     Answer,
     ByteSize,
     DecimalText,
+    ItsName,
+    MadeAt,
     Page,
     Timestamp,
     UpdatedAt,
@@ -22,6 +24,12 @@ from mzpay.answers.base import (
 
 BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
 PRODUCT_ID = "01M8A0MH8BAHW8JZV956J9ME20"
+# The keys of a bill product's answers (a quote, its payment, a subscription, an invoice) described once.
+ProductId = Annotated[str, Field(description="The bill product.")]
+BillerId = Annotated[str, Field(description="Its biller.")]
+BillerName = Annotated[str, Field(description="The biller's name.")]
+CurrencyCode = Annotated[str, Field(description="The currency.")]
+DueDate = Annotated[str | None, Field(description="When it is due (a date), or null.")]
 
 
 class FeeOrDiscount(Answer):
@@ -64,20 +72,20 @@ class QuotedInvoice(Answer):
     number: str = Field(description="The invoice's number (the reference).")
     amount_due: DecimalText = Field(description="What the invoice is for.")
     outstanding: DecimalText = Field(description="What it still owed.")
-    due_date: str | None = Field(description="When it is due (a date), or null.")
+    due_date: DueDate
 
 
 class BillFields(Answer):
     """What a bill quote and the payment of it share."""
 
-    product_id: str = Field(description="The bill product.")
-    product_name: str = Field(description="Its name.")
-    biller_id: str = Field(description="Its biller.")
-    biller_name: str = Field(description="The biller's name.")
+    product_id: ProductId
+    product_name: ItsName
+    biller_id: BillerId
+    biller_name: BillerName
     reference: str = Field(description="The meter, account, smartcard, phone or invoice, at most 64 characters.")
     customer_name: str = Field(description="The customer the biller knows for the reference.")
     amount: DecimalText = Field(description="What the reference is credited with.")
-    currency: str = Field(description="The currency.")
+    currency: CurrencyCode
     fee: FeeOrDiscount | None = Field(description="The product's fee and who bears it, or null.")
     discount: FeeOrDiscount | None = Field(description="The product's discount and who funds it, or null.")
     total: DecimalText = Field(description="What the payer pays you: amount + a payer's fee - the discount.")
@@ -207,17 +215,17 @@ class BillSubscription(Answer):
     subscription_id: str = Field(description="The subscription's id (a ULID).")
     payer_id: str = Field(description="Your id of the payer.")
     status: Literal["active"] = Field(description="Always active.")
-    product_id: str = Field(description="The bill product.")
-    product_name: str = Field(description="Its name.")
-    biller_id: str = Field(description="Its biller.")
-    biller_name: str = Field(description="The biller's name.")
+    product_id: ProductId
+    product_name: ItsName
+    biller_id: BillerId
+    biller_name: BillerName
     reference: str = Field(description="The reference paid each time.")
     customer_name: str = Field(description="The customer the biller knows for it.")
     amount: DecimalText | None = Field(description="The amount paid each time; null: each invoice, all it owes.")
-    currency: str = Field(description="The currency.")
+    currency: CurrencyCode
     frequency: Literal["monthly"] = Field(description="How often.")
     consent: Consent = Field(description="The payer's consent.")
-    created_at: Timestamp = Field(description="When it was made.")
+    created_at: MadeAt
 
 
 class BillSubscriptionList(Page[BillSubscription]):
@@ -262,8 +270,8 @@ class BillerInvoice(Answer):
     amount_due: DecimalText = Field(description="What it is for.")
     paid: DecimalText = Field(description="What channels paid of it.")
     outstanding: DecimalText = Field(description="What it still owes.")
-    currency: str = Field(description="The currency.")
-    due_date: str | None = Field(description="When it is due (a date), or null.")
+    currency: CurrencyCode
+    due_date: DueDate
     description: str | None = Field(description="The biller's description, or null.")
     document: InvoiceDocument | None = Field(description="Its PDF, once attached.")
     updated_at: UpdatedAt

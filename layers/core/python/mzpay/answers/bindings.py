@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, AccountId, Answer, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, AccountId, AlwaysFalse, Answer, Timestamp, examples
 
 BindingMethod = Literal["emola", "mkesh", "mpesa", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
 # ---------------------------------------------------------------- connector bindings
@@ -51,4 +51,4 @@ class Unbinding(Answer):
     account_id: AccountId
     mode: Literal["live"] = Field(description="The mode of the binding removed.")
     method: BindingMethod = Field(description="The method of the binding removed.")
-    bound: Literal[False] = Field(description="Always false.")
+    bound: AlwaysFalse

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, Paged, UpdatedAt, examples
+from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, ItsName, Paged, UpdatedAt, examples
 
 IDP = "idp_01JD9G0A1B2C3D4E5F6G7H8J9K"
 
@@ -47,7 +47,7 @@ class IdentityProvider(Answer):
     """An OIDC or SAML provider whose tokens may call the collection API (secrets only as hints)."""
 
     id: str = Field(description="The provider's id (idp_...).")
-    name: str = Field(description="Its name.")
+    name: ItsName
     type: Literal["oidc", "saml"] = Field(description="The protocol.")
     client_id: str = Field(description="The client id the service is registered with.")
     client_secret: str = Field(description="A hint of the client secret: **** and, when long, its last four.")

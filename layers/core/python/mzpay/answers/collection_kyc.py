@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Timestamp, UpdatedAt, examples
+from mzpay.answers.base import AlwaysTrue, Answer, BoolAnswer, ItsName, Timestamp, UpdatedAt, When, examples
 from mzpay.answers.collection_accounts import FileRef
 
 DocumentType = Literal["passport", "dire", "bi"]
@@ -91,7 +91,7 @@ class KycRead(Answer):
 class KycMessage(Answer):
     """One step of a verification, in its log."""
 
-    date: Timestamp = Field(description="When.")
+    date: When
     message: str = Field(description="What happened, or the comment.")
     reviewer_id: str | None = Field(description="The reviewer who wrote it; null: the system.")
     kyc_status: KycStatus = Field(description="The verification's status after it.")
@@ -102,7 +102,7 @@ class KycDocument(Answer):
     """A document uploaded to the verification."""
 
     reference: str = Field(description="The document's reference.")
-    document_name: str = Field(description="Its name.")
+    document_name: ItsName
     type: str = Field(description="A supported document (passport, dire, bi) or a checklist item id.")
     side: Literal["front", "back"] = Field(description="Which side (front unless given).")
     file: FileRef = Field(description="The stored file.")
@@ -167,22 +167,20 @@ class KycLog(Answer):
     kyclog: KycLogBody = Field(description="The log.")
 
 
-class LoggedOk(Answer):
+class LoggedOk(BoolAnswer):
     """Done: a comment, or a document, was added to the verification and its log."""
 
     model_config = examples({"object": "bool", "status": True})
 
-    object: Literal["bool"] = Field(description="Always bool.")
-    status: Literal[True] = Field(description="Always true.")
+    status: AlwaysTrue
 
 
-class DocumentDateSaved(Answer):
+class DocumentDateSaved(BoolAnswer):
     """The document's expiry date is recorded (replacing one recorded before)."""
 
     model_config = examples({"object": "bool", "saved_date": True})
 
-    object: Literal["bool"] = Field(description="Always bool.")
-    saved_date: Literal[True] = Field(description="Always true.")
+    saved_date: AlwaysTrue
 
 
 class KycReady(Answer):
@@ -191,4 +189,4 @@ class KycReady(Answer):
     model_config = examples({"object": "ready", "submit": True})
 
     object: Literal["ready"] = Field(description="Always ready.")
-    submit: Literal[True] = Field(description="Always true.")
+    submit: AlwaysTrue

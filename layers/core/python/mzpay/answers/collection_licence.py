@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Timestamp, examples
+from mzpay.answers.base import AlwaysTrue, Answer, BoolAnswer, Timestamp, examples
 
 _LICENCE = {
     "id": "lic_2026_0042",
@@ -55,13 +55,12 @@ class CurrentLicense(Answer):
     )
 
 
-class LicenseDeactivated(Answer):
+class LicenseDeactivated(BoolAnswer):
     """The licence removed: licensed routes are refused until another is activated."""
 
     model_config = examples({"object": "bool", "success": True})
 
-    object: Literal["bool"] = Field(description="Always bool.")
-    success: Literal[True] = Field(description="Always true.")
+    success: AlwaysTrue
 
 
 class LicenseValidation(Answer):

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, ListOf, Mode, Timestamp, UpdatedAt, examples
+from mzpay.answers.base import Answer, ItsName, ListObject, ListOf, Mode, Timestamp, UpdatedAt, examples
 from mzpay.answers.collection_kyc import CUSTOMER
 
 PmType = Literal["mobile_wallet", "bank_account", "card"]
@@ -61,7 +61,7 @@ class Partner(Answer):
     """A provider customers pay through (mobile money, a bank, card schemes)."""
 
     partner_id: str = Field(description="The partner's id (ptn_...).")
-    name: str = Field(description="Its name.")
+    name: ItsName
     pm_types: list[PartnerPmType] = Field(description="The payment-method types it takes.")
 
 
@@ -140,5 +140,5 @@ class PaymentMethodList(Answer):
 
     model_config = examples({"object": "list", "data": [_METHOD]})
 
-    object: Literal["list"] = Field(description="Always list.")
+    object: ListObject
     data: list[PaymentMethod] = Field(description="Every method of the customer (no has_more: the list is whole).")

@@ -9,7 +9,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, Currency, Number, Timestamp, sometimes
+from mzpay.answers.base import (
+    AlwaysNull,
+    Answer,
+    BusinessAccountId,
+    CreatedAt,
+    Currency,
+    ItsName,
+    Number,
+    Timestamp,
+    sometimes,
+)
 
 MethodType = Literal["mpesa", "emola", "mkesh", "bank_transfer", "payment_reference", "card"]
 RequestStatus = Literal["pending", "paid"]  # a deleted request leaves every read
@@ -69,7 +79,7 @@ class MethodDetail(Answer):
     """A collection method the request is payable through, as it was when named."""
 
     collection_method_id: str = Field(description="The method's id.")
-    name: str = Field(description="Its name.")
+    name: ItsName
     type: MethodType = Field(description="Its type.")
     status: Literal["active", "inactive"] = Field(description="Its status when the request named it.")
 
@@ -186,7 +196,7 @@ class BillingAddress(Answer):
 class Biller(Answer):
     """The business that issues the request, from its onboarding details when it was created."""
 
-    account_id: str = Field(description="The business account.")
+    account_id: BusinessAccountId
     business_name: str | None = Field(description="Its name (else its legal name).")
     logo: BillerLogo | None = Field(description="Its logo; null: none uploaded.")
     contact: BillerContact = Field(description="Its person of contact.")

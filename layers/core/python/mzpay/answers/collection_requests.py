@@ -10,7 +10,22 @@ from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, Item, ListOf, Mode, Timestamp, UpdatedAt, examples
+from mzpay.answers.base import (
+    AlwaysNull,
+    AlwaysTrue,
+    Answer,
+    BusinessAccountId,
+    CreatedAt,
+    HasMore,
+    Item,
+    ListObject,
+    ListOf,
+    Mode,
+    NextPageToken,
+    Timestamp,
+    UpdatedAt,
+    examples,
+)
 from mzpay.answers.collection_request_parts import (
     BILLER,
     CR,
@@ -178,17 +193,17 @@ class DeletedCollectionRequest(Answer):
 
     object: Literal["collection_request"] = Field(description="Always collection_request.")
     id: str = Field(description="The request deleted.")
-    deleted: Literal[True] = Field(description="Always true.")
+    deleted: AlwaysTrue
     error: AlwaysNull
 
 
 class Items(Answer, Generic[Item]):
     """A page of `items` (the collection requests' lists say items, not data), newest first."""
 
-    object: Literal["list"] = Field(description="Always list.")
+    object: ListObject
     items: list[Item] = Field(description="The requests of this page.")
-    has_more: bool = Field(description="Whether another page follows.")
-    next_page_token: str | None = Field(description="Send it as page_token for the next page; null at the end.")
+    has_more: HasMore
+    next_page_token: NextPageToken
     error: AlwaysNull
 
 
@@ -207,7 +222,7 @@ class CollectionRequestSummary(Answer):
     """A collection request in a business's list."""
 
     id: RequestId
-    account_id: str = Field(description="The business account.")
+    account_id: BusinessAccountId
     description: Purpose
     amount: ToPay
     payer: PayerSummary = Field(description="Who pays.")

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, ListOf, Number, Timestamp, examples
+from mzpay.answers.base import Answer, Currency, ListOf, MadeAt, Number, TheCurrency, Timestamp, examples
 
 
 # ---------------------------------------------------------------- transactions
@@ -17,7 +17,7 @@ class WalletBalance(Answer):
 
     available: Number = Field(description="What may be spent.")
     pending: Number = Field(description="What is not settled yet.")
-    currency: Currency = Field(description="The currency.")
+    currency: TheCurrency
 
 
 class Authorization(Answer):
@@ -101,7 +101,7 @@ class TransactionItem(Answer):
     role: Literal["receiver", "sender"] = Field(description="receiver: the business was paid (pay_in).")
     payment_method_id: str = Field(description="The customer's payment method.")
     partner_id: str = Field(description="Its partner.")
-    created_at: Timestamp = Field(description="When it was made.")
+    created_at: MadeAt
     processed_at: Timestamp = Field(description="When it was processed.")
 
 

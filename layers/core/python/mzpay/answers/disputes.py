@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Amount, Answer, ByteSize, Mode, Page, Timestamp, UpdatedAt, examples
+from mzpay.answers.base import ULID, Amount, Answer, ByteSize, Mode, Page, Timestamp, UpdatedAt, When, examples
 
 DISPUTE = {
     "dispute_id": "01JDB2M4N6P8R0T2V4W6X8Y0Z2",
@@ -62,7 +62,7 @@ class ManualResolution(Answer):
     note: str = Field(description="The operator's note.")
     by: Literal["operator"] = Field(description="Always operator.")
     source_ip: str = Field(description="Where the operator decided from.")
-    at: Timestamp = Field(description="When.")
+    at: When
 
 
 class Decision(Answer):
@@ -72,7 +72,7 @@ class Decision(Answer):
     by: Literal["operator", "merchant"] = Field(description="Who decided (merchant: accepted).")
     note: str | None = Field(default=None, description="The operator's note.")
     source_ip: str | None = Field(default=None, description="Where the operator decided from.")
-    at: Timestamp = Field(description="When.")
+    at: When
 
 
 class Dispute(Answer):

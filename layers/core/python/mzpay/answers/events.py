@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Mode, Page, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, AlwaysTrue, Answer, BelongsTo, Mode, Page, Timestamp, examples
 
 _EVENT = {
     "id": "01JD8Z5N2B3C4D5E6F7G8H9J0K",
@@ -37,7 +37,7 @@ class Event(Answer):
     id: str = Field(description="The event's id (a ULID; later events have greater ids).")
     type: str = Field(description="What happened, e.g. payment.succeeded, refund.failed, payout.paid.")
     created_at: Timestamp = Field(description="When it happened.")
-    account_id: str = Field(description="The account it belongs to.")
+    account_id: BelongsTo
     mode: Mode = Field(description="The mode it happened in.")
     api_version: str = Field(description="The version of the envelope and its data, e.g. 2026-11-01.")
     resource: EventResource = Field(description="The kind of thing that changed.")
@@ -56,7 +56,7 @@ class WebhookVerification(Answer):
 
     model_config = examples({"valid": True, "t": 1793613600, "tolerance_seconds": 300})
 
-    valid: Literal[True] = Field(description="Always true.")
+    valid: AlwaysTrue
     t: int = Field(description="The signature's timestamp (Unix seconds).")
     tolerance_seconds: int = Field(description="How far t may be from now.")
 

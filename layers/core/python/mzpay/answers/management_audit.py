@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Paged, Timestamp, examples
+from mzpay.answers.base import Answer, Paged, When, examples
 
 
 class Actor(Answer):
@@ -38,7 +38,7 @@ class AuditRecord(Answer):
     action: Literal["created", "updated", "deleted"] = Field(description="What was done.")
     actor: Actor = Field(description="Who did it.")
     ip: str = Field(description="The address it came from.")
-    at: Timestamp = Field(description="When.")
+    at: When
     changes: dict[str, FieldChange] = Field(description="By field, what changed; empty for a deletion.")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import Amount, Answer, Mode, Paged, Timestamp
+from mzpay.answers.base import Amount, Answer, BelongsTo, Paged, TestOrLive, Timestamp
 from mzpay.answers.disputes import Dispute
 from mzpay.answers.events import Event
 from mzpay.answers.payments import PaymentStatus, PaymentView
@@ -20,13 +20,13 @@ from mzpay.answers.refunds import RefundResult
 class Owned(Answer):
     """What the console shows beside a payout, batch or payment of any account: whose it is."""
 
-    account_id: str = Field(description="The account it belongs to.")
+    account_id: BelongsTo
 
 
 class OwnedInMode(Owned):
     """Whose it is, and in which mode (for a model that does not say its mode)."""
 
-    mode: Mode = Field(description="test or live.")
+    mode: TestOrLive
 
 
 class PayoutAwaitingApproval(Payout, OwnedInMode):

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Amount, Answer, Mode, Timestamp, examples, sometimes
+from mzpay.answers.base import ULID, Amount, Answer, TestOrLive, Timestamp, examples, sometimes
 from mzpay.answers.partners import PartyBank
 from mzpay.answers.payments import SourceWallet
 
@@ -181,7 +181,7 @@ class PayoutBatch(Answer):
     batch_id: str = Field(description="The gateway's id of the batch (a ULID): the {batch_id} of the routes.")
     reference: str | None = Field(description="Your label for the batch, when given.")
     status: BatchStatus = Field(description="Where the batch is in its lifecycle (docs/payouts.md).")
-    mode: Mode = Field(description="test or live.")
+    mode: TestOrLive
     total: Amount = Field(description="The sum of the accepted lines: what the release debits.")
     lines: int = Field(description="How many lines were uploaded.")
     accepted: int = Field(description="How many lines passed every rule.")

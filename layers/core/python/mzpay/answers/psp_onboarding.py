@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, ByteSize, Currency, Paged, Timestamp, UpdatedAt, examples
+from mzpay.answers.base import Answer, ByteSize, Currency, Paged, TheCurrency, Timestamp, UpdatedAt, When, examples
 from mzpay.answers.psps import PilotSettings
 
 APPLICATION_EXAMPLE: dict[str, Any] = {
@@ -96,7 +96,7 @@ class LogoReview(Answer):
 
     decision: Literal["approve", "reject"] = Field(description="The decision.")
     reason: str = Field(description="Why (may be empty).")
-    at: Timestamp = Field(description="When.")
+    at: When
 
 
 class StoredLogo(Answer):
@@ -125,7 +125,7 @@ class ApplicationDecision(Answer):
 
     decision: Literal["approve", "reject"] = Field(description="The decision.")
     reason: str = Field(description="Why.")
-    at: Timestamp = Field(description="When.")
+    at: When
 
 
 class PspApplication(Answer):
@@ -180,7 +180,7 @@ class RunStep(Answer):
         description="What it exercises."
     )
     method: str = Field(description="The method (a wallet: its network).")
-    currency: Currency = Field(description="The currency.")
+    currency: TheCurrency
     expected: Outcome = Field(description="What the simulator must answer.")
     observed: Outcome | None = Field(description="What it answered (null: not played yet).")
     passed: bool | None = Field(description="observed equals expected (null: not played yet).")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Currency, DecimalText, Mode, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, Answer, Currency, DecimalText, ItsName, Mode, Timestamp, examples
 from mzpay.answers.management import Ceilings
 
 Method = Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
@@ -80,7 +80,7 @@ class Psp(Answer):
     """A PSP of the capability matrix, with its availability and pilot."""
 
     psp_id: str = Field(description="The PSP's id (psp_id of a connector binding).")
-    name: str = Field(description="Its name.")
+    name: ItsName
     modes: list[Mode] = Field(description="The modes it carries (the simulator: test only).")
     methods: dict[Method, list[Network]] = Field(
         description="The methods it carries, each with its wallet networks (none for a method without networks)."

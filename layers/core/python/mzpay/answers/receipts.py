@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, ULID, Amount, Answer, Mode, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, ULID, Amount, Answer, TestOrLive, Timestamp, examples
 
 
 class ReceiptMerchant(Answer):
@@ -47,7 +47,7 @@ class Receipt(Answer):
     receipt_number: str = Field(description="R- and the provider_payment_id.")
     provider_payment_id: str = Field(description="The payment.")
     payment_id: str = Field(description="Your id of the payment.")
-    mode: Mode = Field(description="test or live.")
+    mode: TestOrLive
     merchant: ReceiptMerchant = Field(description="Who was paid.")
     description: str | None = Field(description="What was paid for (a checkout's description); null when none.")
     amount: Amount = Field(description="What was paid (captured).")

@@ -16,6 +16,7 @@ from mzpay.answers.base import (
     Mode,
     Paged,
     Timestamp,
+    When,
     examples,
 )
 
@@ -41,7 +42,7 @@ class Resolution(Answer):
     note: str = Field(description="How it was established.")
     by: Literal["operator"] = Field(description="Who resolved it (the operator token's holder).")
     source_ip: str = Field(description="The address the resolution came from.")
-    at: Timestamp = Field(description="When.")
+    at: When
 
 
 class ReconciliationCase(Answer):

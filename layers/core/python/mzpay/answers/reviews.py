@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Timestamp, examples
+from mzpay.answers.base import Answer, BusinessAccountId, ListObject, MadeAt, examples
 from mzpay.answers.collection_accounts import AccountFieldProblem, BusinessStatus
 from mzpay.answers.management_audit import Actor
 
@@ -21,7 +21,7 @@ class BusinessAccountReview(Answer):
     """A reviewer's decision on a business account."""
 
     id: str = Field(description="The record's id (rev_...).")
-    account_id: str = Field(description="The business account.")
+    account_id: BusinessAccountId
     action: Literal["approve", "reject", "suspend", "reactivate"] = Field(description="The decision.")
     from_status: BusinessStatus = Field(description="The account's status before.")
     to_status: BusinessStatus = Field(description="Its status after.")
@@ -29,7 +29,7 @@ class BusinessAccountReview(Answer):
     errors: list[ReviewedField] = Field(description="The field problems of a rejection; empty otherwise.")
     reviewer: Actor = Field(description="The reviewer.")
     source_ip: str = Field(description="The address the decision came from.")
-    at: Timestamp = Field(description="When it was made.")
+    at: MadeAt
 
 
 class BusinessAccountReviews(Answer):
@@ -60,5 +60,5 @@ class BusinessAccountReviews(Answer):
         }
     )
 
-    object: Literal["list"] = Field(description="Always list.")
+    object: ListObject
     data: list[BusinessAccountReview] = Field(description="The decisions, newest first.")

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Mode, Paged, Timestamp, UpdatedAt, examples
+from mzpay.answers.base import ACCOUNT, Answer, MadeAt, Mode, Paged, Timestamp, UpdatedAt, examples
 
 DELIVERY = "01JD8Z5Q1R2S3T4V5W6X7Y8Z9A"
 
@@ -14,7 +14,7 @@ DELIVERY = "01JD8Z5Q1R2S3T4V5W6X7Y8Z9A"
 class DeliveryAttempt(Answer):
     """One attempt of a delivery."""
 
-    at: Timestamp = Field(description="When it was made.")
+    at: MadeAt
     status_code: int | None = Field(description="The receiver's HTTP status; null when no answer came.")
     latency_ms: int | None = Field(description="How long the receiver took; null when unknown.")
     error: str | None = Field(description="Why no HTTP answer came (timeout, ssrf_blocked, ...); else null.")
