@@ -74,6 +74,9 @@ AlwaysFalse = Annotated[Literal[False], Field(description="Always false.")]
 ListObject = Annotated[Literal["list"], Field(description="Always list.")]
 HasMore = Annotated[bool, Field(description="Whether another page follows.")]
 NextPageToken = Annotated[str | None, Field(description="Send it as page_token for the next page; null at the end.")]
+WhyFailed = Annotated[str | None, Field(description="Why it failed; else null.")]
+FailureInWords = Annotated[str | None, Field(description="The failure in plain words; else null.")]
+FailureExplained = Annotated[str | None, Field(description="The failure explained in plain words.")]
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
 ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
 

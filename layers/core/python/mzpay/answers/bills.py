@@ -12,11 +12,13 @@ from mzpay.answers.base import (
     Answer,
     ByteSize,
     DecimalText,
+    FailureInWords,
     ItsName,
     MadeAt,
     Page,
     Timestamp,
     UpdatedAt,
+    WhyFailed,
     YourMetadata,
     examples,
     sometimes,
@@ -142,8 +144,8 @@ class BillPayment(BillFields):
     invoice_number: str | None = Field(description="The invoice paid, or null.")
     token: str | None = Field(description="The 20-digit token of a prepaid product once succeeded; else null.")
     receipt_number: str | None = Field(description="The biller's receipt number once succeeded; else null.")
-    failure_code: str | None = Field(description="Why it failed; else null.")
-    failure_message: str | None = Field(description="The failure in plain words; else null.")
+    failure_code: WhyFailed
+    failure_message: FailureInWords
     payer: BillPayer = Field(description="Where resends go ({} when not given).")
     resends: int = Field(description="How many times the token or receipt was resent (at most 3).")
     metadata: YourMetadata

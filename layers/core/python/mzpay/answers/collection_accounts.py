@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -13,12 +13,17 @@ from mzpay.answers.base import Answer, examples, sometimes
 BusinessStatus = Literal["pending", "pending_review", "active", "rejected", "suspended"]
 
 
+# Keys that answers of this module share, described once.
+VatNumber = Annotated[str, Field(description="Its VAT number.")]
+DigitsOnly = Annotated[str, Field(description="Digits only.")]
+
+
 class BankDetails(Answer):
     """The business's bank account."""
 
-    nuib: str = Field(description="Digits only.")
+    nuib: DigitsOnly
     nib: str = Field(description="The 21-digit NIB, without spaces.")
-    account_number: str = Field(description="Digits only.")
+    account_number: DigitsOnly
     bank_name: str = Field(description="The bank.")
     account_holder_name: str = Field(description="Whose the account is.")
 
@@ -42,14 +47,14 @@ class BusinessDetails(Answer):
     city: str = sometimes("Its city, when given.")
     line: str = sometimes("Its address line, when given.")
     registration_number: str = Field(description="Its commercial registration number.")
-    vat_number: str = Field(description="Its VAT number.")
+    vat_number: VatNumber
 
 
 class TaxDetails(Answer):
     """The business's tax registration."""
 
     tax_id: str = Field(description="Its NUIT (9 digits, check digit verified).")
-    vat_number: str = Field(description="Its VAT number.")
+    vat_number: VatNumber
 
 
 class Sections(Answer):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -13,6 +13,10 @@ from mzpay.answers.collection_accounts import FileRef
 DocumentType = Literal["passport", "dire", "bi"]
 KycStatus = Literal["initiated", "pending", "verified", "rejected"]
 CUSTOMER, KYC = "usr_01JD9K1M2N3P4Q5R6S7T8V9W0X", "kyc_01JD9K1M3A4B5C6D7E8F9G0H1J"
+
+
+# Keys that answers of this module share, described once.
+DocumentReference = Annotated[str, Field(description="The document's reference.")]
 
 
 class KycMoreNeeded(Answer):
@@ -101,7 +105,7 @@ class KycMessage(Answer):
 class KycDocument(Answer):
     """A document uploaded to the verification."""
 
-    reference: str = Field(description="The document's reference.")
+    reference: DocumentReference
     document_name: ItsName
     type: str = Field(description="A supported document (passport, dire, bi) or a checklist item id.")
     side: Literal["front", "back"] = Field(description="Which side (front unless given).")
@@ -112,7 +116,7 @@ class KycDocument(Answer):
 class KycDocumentDate(Answer):
     """The expiry date recorded for a document's reference."""
 
-    reference: str = Field(description="The document's reference.")
+    reference: DocumentReference
     expiry_date: str = Field(description="Its expiry date, YYYY-MM-DD.")
     saved_at: Timestamp = Field(description="When it was recorded.")
 

@@ -4,14 +4,18 @@ a JSON number (`Number`), as everywhere on the collection surface."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from mzpay.answers.base import Answer, Currency, ListOf, MadeAt, Number, TheCurrency, Timestamp, examples
 
-
 # ---------------------------------------------------------------- transactions
+# Keys that answers of this module share, described once.
+ProcessedAt = Annotated[Timestamp, Field(description="When it was processed.")]
+TransactionObject = Annotated[Literal["transaction"], Field(description="Always transaction.")]
+
+
 class WalletBalance(Answer):
     """A wallet's balance (test mode: the simulator's)."""
 
@@ -55,7 +59,7 @@ class TransactionResult(Answer):
         },
     )
 
-    object: Literal["transaction"] = Field(description="Always transaction.")
+    object: TransactionObject
     transaction_id: str = Field(description="The transaction's id (ins_...): its instruction_id in the history.")
     transaction_type: Literal[
         "check_balance", "transfer", "deposit", "pay_in", "pay_out", "get_authorization", "validata"
@@ -63,7 +67,7 @@ class TransactionResult(Answer):
     status: Literal["pending", "succeeded"] = Field(description="pending: money moving through the gateway.")
     balance: WalletBalance | None = Field(description="The balance; check_balance only, else null.")
     authorization: Authorization | None = Field(description="The code; get_authorization only, else null.")
-    processed_at: Timestamp = Field(description="When it was processed.")
+    processed_at: ProcessedAt
     error_code: None = Field(description="Always null here: a declined transaction is 400 transaction_failed.")
     error_message: None = Field(description="Always null here.")
 
@@ -102,7 +106,7 @@ class TransactionItem(Answer):
     payment_method_id: str = Field(description="The customer's payment method.")
     partner_id: str = Field(description="Its partner.")
     created_at: MadeAt
-    processed_at: Timestamp = Field(description="When it was processed.")
+    processed_at: ProcessedAt
 
 
 class TransactionList(ListOf[TransactionItem]):
@@ -118,5 +122,5 @@ class TransactionRead(Answer):
 
     model_config = examples({"object": "transaction", "transaction": _ITEM})
 
-    object: Literal["transaction"] = Field(description="Always transaction.")
+    object: TransactionObject
     transaction: TransactionItem = Field(description="The transaction.")

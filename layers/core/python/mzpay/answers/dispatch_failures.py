@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from mzpay.answers.base import ACCOUNT, Answer, ListOf, Timestamp, examples
 from mzpay.answers.webhook_deliveries import DELIVERY
+
+# Keys that answers of this module share, described once.
+StreamArn = Annotated[str | None, Field(description="The stream's ARN.")]
 
 
 class EventKey(Answer):
@@ -21,7 +24,7 @@ class EventKey(Answer):
 class SkippedRecord(Answer):
     """The events table's stream record the dispatcher skipped."""
 
-    event_source_arn: str | None = Field(description="The stream's ARN.")
+    event_source_arn: StreamArn
     event_id: str | None = Field(description="The record's id in the stream.")
     sequence_number: str | None = Field(description="The record's sequence number.")
 
@@ -29,7 +32,7 @@ class SkippedRecord(Answer):
 class StreamBatch(Answer):
     """A batch of stream records Lambda gave up on (its on-failure destination)."""
 
-    stream_arn: str | None = Field(description="The stream's ARN.")
+    stream_arn: StreamArn
     shard_id: str | None = Field(description="The shard.")
     start_sequence_number: str | None = Field(description="The batch's first record.")
     end_sequence_number: str | None = Field(description="The batch's last record.")

@@ -30,33 +30,34 @@ class PartnerFlag(Answer):
     updated_at: Timestamp = Field(description="When the account last changed.")
 
 
-class AccountLimits(Answer):
-    """An account's charge ceilings in one mode, replacing the previous ones."""
+_MODE_LIMITS = {"account_id": ACCOUNT, "mode": "live"}
 
-    model_config = examples(
-        {
-            "account_id": ACCOUNT,
-            "mode": "live",
-            "currencies": ["MZN"],
-            "per_transaction": {"MZN": "50000.00"},
-            "daily": {"MZN": "500000.00"},
-        }
-    )
+
+class ModeLimits(Answer):
+    """An account's limits of one mode: whose, and which mode (AccountLimits, PayoutLimits)."""
 
     account_id: AccountId
     mode: Mode = Field(description="The mode they apply to.")
+
+
+class AccountLimits(ModeLimits):
+    """An account's charge ceilings in one mode, replacing the previous ones."""
+
+    model_config = examples(
+        {**_MODE_LIMITS, "currencies": ["MZN"], "per_transaction": {"MZN": "50000.00"}, "daily": {"MZN": "500000.00"}}
+    )
+
     currencies: list[Currency] | None = Field(description="The currencies it may charge in; null: any.")
     per_transaction: Ceilings = Field(description="Per currency, the most one charge may be.")
     daily: Ceilings = Field(description="Per currency, the most the charges of a day (Maputo) may add up to.")
 
 
-class PayoutLimits(Answer):
+class PayoutLimits(ModeLimits):
     """An account's payout limits in one mode, replacing the previous ones."""
 
     model_config = examples(
         {
-            "account_id": ACCOUNT,
-            "mode": "live",
+            **_MODE_LIMITS,
             "per_transaction": {"MZN": "100000.00"},
             "daily": {"MZN": "1000000.00"},
             "beneficiary_daily": {"MZN": "250000.00"},
@@ -65,8 +66,6 @@ class PayoutLimits(Answer):
         }
     )
 
-    account_id: AccountId
-    mode: Mode = Field(description="The mode they apply to.")
     per_transaction: Ceilings = Field(description="Per currency, the most one payout may be.")
     daily: Ceilings = Field(description="Per currency, the most the payouts of a day may add up to.")
     beneficiary_daily: Ceilings = Field(description="Per currency, the most one beneficiary may get in a day.")

@@ -7,7 +7,19 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Amount, Answer, Page, Timestamp, UpdatedAt, YourMetadata, examples, sometimes
+from mzpay.answers.base import (
+    ULID,
+    Amount,
+    Answer,
+    FailureInWords,
+    Page,
+    Timestamp,
+    UpdatedAt,
+    WhyFailed,
+    YourMetadata,
+    examples,
+    sometimes,
+)
 from mzpay.answers.payments import SourceWallet
 
 
@@ -135,8 +147,8 @@ class CashDeposit(Answer):
     money: Amount = Field(description="The cash deposited.")
     wallet: DepositWallet = Field(description="The wallet credited.")
     name: str = Field(description="The wallet holder's name.")
-    failure_code: str | None = Field(description="Why it failed; else null.")
-    failure_message: str | None = Field(description="The failure in plain words; else null.")
+    failure_code: WhyFailed
+    failure_message: FailureInWords
     metadata: YourMetadata
     created_at: Timestamp = Field(description="When it was confirmed.")
     updated_at: UpdatedAt

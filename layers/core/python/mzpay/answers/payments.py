@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Amount, Answer, Currency, DecimalText, Timestamp, examples, sometimes
+from mzpay.answers.base import Amount, Answer, Currency, DecimalText, FailureExplained, Timestamp, examples, sometimes
 from mzpay.answers.disputes import Evidence, ManualResolution
 
 Network = Literal["mpesa", "emola", "mkesh"]
@@ -16,6 +16,11 @@ Method = Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", 
 PaymentStatus = Literal[
     "requires_payment_method", "pending", "requires_action", "authorized", "succeeded", "failed", "canceled", "expired"
 ]
+
+
+# Keys that answers of this module share, described once.
+CodeExpiresAt = Annotated[Timestamp, Field(description="When the code stops working.")]
+PaymentChangedAt = Annotated[Timestamp, Field(description="When the payment last changed.")]
 
 
 # ---------------------------------------------------------------- what the payer must do next
@@ -58,7 +63,7 @@ class UssdCodeAction(Answer):
 
     type: Literal["display_ussd_code"] = Field(description="display_ussd_code: show ussd_code.")
     ussd_code: str = Field(description="The code the payer dials, e.g. *500*21000*123456789#.")
-    expires_at: Timestamp = Field(description="When the code stops working.")
+    expires_at: CodeExpiresAt
 
 
 class QrCodeAction(Answer):
@@ -67,7 +72,7 @@ class QrCodeAction(Answer):
     type: Literal["display_qr_code"] = Field(description="display_qr_code: show the QR code.")
     qr_code_url: str = Field(description="An image of the QR code.")
     qr_code_data: str = Field(description="The QR code's content, to render it yourself.")
-    expires_at: Timestamp = Field(description="When the code stops working.")
+    expires_at: CodeExpiresAt
 
 
 NextAction = Annotated[
@@ -130,7 +135,7 @@ class PaymentView(Answer):
     captured_amount: DecimalText = Field(description="The amount captured: money that moved.")
     refunded_amount: DecimalText = Field(description="The amount refunded so far, within captured_amount.")
     failure_code: str | None = Field(description="Why it failed (e.g. insufficient_funds, payer_declined).")
-    failure_message: str | None = Field(description="The failure explained in plain words.")
+    failure_message: FailureExplained
     open_amount: Literal[True] = sometimes("true for an open-amount payment (the payer chooses the amount).")
     min_amount: DecimalText | None = sometimes("The least the payer may choose; open-amount payments only.")
     max_amount: DecimalText | None = sometimes("The most the payer may choose; open-amount payments only.")
@@ -178,7 +183,7 @@ class ChargeResult(PaymentView):
         },
     )
 
-    processed_at: Timestamp = Field(description="When the payment last changed.")
+    processed_at: PaymentChangedAt
 
 
 class PaymentSnapshot(PaymentView):
@@ -198,7 +203,7 @@ class PaymentSnapshot(PaymentView):
         }
     )
 
-    last_updated_at: Timestamp = Field(description="When the payment last changed.")
+    last_updated_at: PaymentChangedAt
 
 
 # ---------------------------------------------------------------- methods

@@ -4,7 +4,7 @@ example of an application's fields (the request body's too)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -82,13 +82,18 @@ RUN: dict[str, Any] = {
 }
 
 
+# Keys that answers of this module share, described once.
+PutAt = Annotated[Timestamp, Field(description="When it was put.")]
+Pixels = Annotated[int, Field(description="Pixels.")]
+
+
 class StoredFile(Answer):
     """A KYB document as recorded (its bytes: GET .../documents/{kind})."""
 
     media_type: Literal["application/pdf", "image/png", "image/jpeg"] = Field(description="What it is.")
     size: ByteSize
     sha256: str = Field(description="Its SHA-256 (hex), checked whenever it is used.")
-    uploaded_at: Timestamp = Field(description="When it was put.")
+    uploaded_at: PutAt
 
 
 class LogoReview(Answer):
@@ -105,11 +110,11 @@ class StoredLogo(Answer):
     media_type: Literal["image/png", "image/jpeg"] = Field(description="PNG or JPEG.")
     size: ByteSize
     sha256: str = Field(description="Its SHA-256 (hex).")
-    width: int = Field(description="Pixels.")
-    height: int = Field(description="Pixels.")
+    width: Pixels
+    height: Pixels
     status: Literal["pending_review", "approved", "rejected"] = Field(description="Its review's outcome.")
     review: LogoReview | None = Field(description="The review, once made.")
-    uploaded_at: Timestamp = Field(description="When it was put.")
+    uploaded_at: PutAt
 
 
 class CertificationSummary(Answer):

@@ -3,7 +3,7 @@ pilot (mzpay.operators.psps)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -12,6 +12,12 @@ from mzpay.answers.management import Ceilings
 
 Method = Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
 Network = Literal["mpesa", "emola", "mkesh"]
+
+
+# What the PSP answers say alike of its availability.
+PspId = Annotated[str, Field(description="The PSP.")]
+Available = Annotated[bool, Field(description="false: routing skips it.")]
+WhyUnavailable = Annotated[str, Field(description="Why it is unavailable (may be empty).")]
 
 
 class PilotSettings(Answer):
@@ -45,7 +51,7 @@ class PilotState(Answer):
         _PILOT, {"psp_id": "vodacom-mpesa", "in_pilot": False, "settings": None, "updated_at": None}
     )
 
-    psp_id: str = Field(description="The PSP.")
+    psp_id: PspId
     in_pilot: bool = Field(description="true: its live traffic must keep the settings.")
     settings: PilotSettings | None = Field(description="The settings; null when none were given.")
     updated_at: Timestamp | None = Field(description="When an operator set it; null: the matrix's default.")
@@ -63,9 +69,9 @@ class PspStatus(Answer):
         }
     )
 
-    psp_id: str = Field(description="The PSP.")
-    available: bool = Field(description="false: routing skips it.")
-    reason: str = Field(description="Why it is unavailable (may be empty).")
+    psp_id: PspId
+    available: Available
+    reason: WhyUnavailable
     updated_at: Timestamp = Field(description="When an operator set it.")
 
 
@@ -89,8 +95,8 @@ class Psp(Answer):
     countries: list[str] = Field(description="The countries it serves (ISO 3166-1 alpha-2).")
     limits: dict[Currency, PspLimit] = Field(description="Per currency, the amounts it takes.")
     pilot_by_default: bool = Field(description="Whether the matrix puts it in pilot until an operator decides.")
-    available: bool = Field(description="false: routing skips it.")
-    reason: str = Field(description="Why it is unavailable (may be empty).")
+    available: Available
+    reason: WhyUnavailable
     updated_at: Timestamp | None = Field(description="When an operator set its availability; null: never.")
     pilot: PilotState = Field(description="Its pilot.")
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Amount, Answer, Timestamp, examples
+from mzpay.answers.base import Amount, Answer, FailureExplained, Timestamp, examples
 
 
 class RefundResult(Answer):
@@ -33,5 +33,5 @@ class RefundResult(Answer):
     money: Amount = Field(description="The amount refunded.")
     reason: str | None = Field(description="The reason you gave.")
     failure_code: str | None = Field(description="Why it failed (e.g. refund_declined); else null.")
-    failure_message: str | None = Field(description="The failure explained in plain words.")
+    failure_message: FailureExplained
     processed_at: Timestamp = Field(description="When the refund last changed.")

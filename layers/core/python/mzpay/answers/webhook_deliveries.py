@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from mzpay.answers.base import ACCOUNT, Answer, MadeAt, Mode, Paged, Timestamp, UpdatedAt, examples
 
 DELIVERY = "01JD8Z5Q1R2S3T4V5W6X7Y8Z9A"
+
+
+# Keys that answers of this module share, described once.
+NextAttemptAt = Annotated[Timestamp | None, Field(description="When the next attempt is due; null: none.")]
 
 
 class DeliveryAttempt(Answer):
@@ -19,7 +23,7 @@ class DeliveryAttempt(Answer):
     latency_ms: int | None = Field(description="How long the receiver took; null when unknown.")
     error: str | None = Field(description="Why no HTTP answer came (timeout, ssrf_blocked, ...); else null.")
     round: int = Field(description="The round it belongs to (0, then one more per replay).")
-    next_attempt_at: Timestamp | None = Field(description="When the next attempt is due; null: none.")
+    next_attempt_at: NextAttemptAt
 
 
 _DELIVERY = {
@@ -67,7 +71,7 @@ class WebhookDeliverySummary(Answer):
     attempt_count: int = Field(description="How many attempts the current round made.")
     created_at: Timestamp = Field(description="When the delivery was made.")
     updated_at: UpdatedAt
-    next_attempt_at: Timestamp | None = Field(description="When the next attempt is due; null: none.")
+    next_attempt_at: NextAttemptAt
     delivered_at: Timestamp | None = Field(description="When the receiver answered 2xx; null: not yet.")
     stopped_at: Timestamp | None = Field(description="When the receiver answered 410; null: it did not.")
     failed_at: Timestamp | None = Field(description="When it failed; null unless failed.")
