@@ -136,6 +136,13 @@ class Amount(Answer):
     currency: Currency = Field(description="The ISO 4217 currency code, e.g. MZN.")
 
 
+class AmountRange(Answer):
+    """The smallest and largest amount something takes (a method's or a PSP's limits in one currency)."""
+
+    min_amount: DecimalText = Field(description="The smallest amount.")
+    max_amount: DecimalText = Field(description="The largest amount.")
+
+
 Item = TypeVar("Item", bound=BaseModel)
 
 

@@ -3,7 +3,7 @@ trusted devices, as the use cases (mzpay.collection.identity_providers, devices)
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -41,6 +41,11 @@ _PROVIDER = {
     "created_ip": "198.51.100.7",
     "updated_ip": None,
 }
+
+
+# Keys that answers of this module share, described once.
+IdpObject = Annotated[Literal["idp"], Field(description="Always idp.")]
+DeviceObject = Annotated[Literal["device"], Field(description="Always device.")]
 
 
 class IdentityProvider(Answer):
@@ -82,7 +87,7 @@ class IdentityProviderResult(Answer):
 
     model_config = examples({"object": "idp", "identity_provider": _PROVIDER, "error": None})
 
-    object: Literal["idp"] = Field(description="Always idp.")
+    object: IdpObject
     identity_provider: IdentityProvider = Field(description="The provider.")
     error: AlwaysNull
 
@@ -103,7 +108,7 @@ class IdentityProviderDeleted(Answer):
 
     model_config = examples({"object": "idp", "error": None})
 
-    object: Literal["idp"] = Field(description="Always idp.")
+    object: IdpObject
     error: AlwaysNull
 
 
@@ -113,7 +118,7 @@ class DeviceTrusted(Answer):
 
     model_config = examples({"object": "device", "trusted": "9f86d081884c7d659a2feaa0c55ad015" * 2})
 
-    object: Literal["device"] = Field(description="Always device.")
+    object: DeviceObject
     trusted: str = Field(description="The device's id: the SHA-256 hex digest of its IMEI, lower-case.")
 
 
@@ -122,5 +127,5 @@ class DeviceCheck(Answer):
 
     model_config = examples({"object": "device", "device_exists": True})
 
-    object: Literal["device"] = Field(description="Always device.")
+    object: DeviceObject
     device_exists: bool = Field(description="true: trusted.")

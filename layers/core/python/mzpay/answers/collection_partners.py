@@ -4,7 +4,7 @@ mzpay.collection.payment_methods and the collection_partners function return the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -12,6 +12,10 @@ from mzpay.answers.base import Answer, ItsName, ListObject, ListOf, Mode, Timest
 from mzpay.answers.collection_kyc import CUSTOMER
 
 PmType = Literal["mobile_wallet", "bank_account", "card"]
+
+
+# Keys that answers of this module share, described once.
+MethodObject = Annotated[Literal["payment_method"], Field(description="Always payment_method.")]
 
 
 class PartnerAttribute(Answer):
@@ -114,7 +118,7 @@ _METHOD = {
 class PaymentMethod(Answer):
     """A customer's payment method (a card's token masked)."""
 
-    object: Literal["payment_method"] = Field(description="Always payment_method.")
+    object: MethodObject
     id: str = Field(description="The method's id (pm_...).")
     account_id: str = Field(description="The customer's id (usr_...), as the spec names it.")
     type: PmType = Field(description="mobile_wallet, bank_account or card.")
@@ -131,7 +135,7 @@ class PaymentMethodResult(Answer):
 
     model_config = examples({"object": "payment_method", "payment_method": _METHOD})
 
-    object: Literal["payment_method"] = Field(description="Always payment_method.")
+    object: MethodObject
     payment_method: PaymentMethod = Field(description="The method.")
 
 

@@ -29,6 +29,12 @@ NUMBER = "INV-2026-6Q7R8S9T0V"  # INV-<year>-<the last 10 characters of the requ
 
 
 # ---------------------------------------------------------------- the parts of a request
+# Keys that answers of this module share, described once.
+PaidAt = Annotated[Timestamp | None, Field(description="When it was paid; null until then.")]
+MatchedAt = Annotated[Timestamp | None, Field(description="When it was matched; null until then.")]
+PayerNuit = Annotated[str, Field(description="The payer's NUIT.")]
+
+
 class CollectionAmount(Answer):
     """An amount of money: a JSON number with two decimals, and its currency."""
 
@@ -68,7 +74,7 @@ Delivery = Annotated[Literal["email", "sms", "erp"], Field(description="How the 
 class Payer(PayerNames):
     """Who is invoiced, as the business gave it."""
 
-    vat_number: str = Field(description="The payer's NUIT.")
+    vat_number: PayerNuit
     type: PayerKindOf
     delivery_method: Delivery
     address: PayerAddress = sometimes("The payer's address, when given.")
@@ -141,8 +147,8 @@ class PaymentReconciliation(Answer):
     reconciliation_status: Literal["matched", "unmatched"] = Field(
         description="matched: a payment of the request's amount and currency settled it."
     )
-    date_payment: Timestamp | None = Field(description="When it was paid; null until then.")
-    date_reconciliation: Timestamp | None = Field(description="When it was matched; null until then.")
+    date_payment: PaidAt
+    date_reconciliation: MatchedAt
 
 
 class IntegrationRouting(Answer):
@@ -155,7 +161,7 @@ class IntegrationRouting(Answer):
 class ComplianceAudit(Answer):
     """Who issued, changed and removed the request, and when it was issued, seen, paid and matched."""
 
-    payer_nuit: str = Field(description="The payer's NUIT.")
+    payer_nuit: PayerNuit
     issuer_nuit: str | None = Field(description="The business's NUIT (tax id, else VAT number); null: not given.")
     invoice_validity: str | None = Field(description="The due date; null: none.")
     attached_contract: None = Field(description="Always null: no contract is attached yet.")
@@ -164,8 +170,8 @@ class ComplianceAudit(Answer):
     user_remover: str | None = Field(description="The subject that deleted it; null (deleted requests are not read).")
     issued_at: CreatedAt
     viewed_at: Timestamp | None = Field(description="When the payer first opened its link; null: not yet.")
-    paid_at: Timestamp | None = Field(description="When it was paid; null until then.")
-    reconciled_at: Timestamp | None = Field(description="When it was matched; null until then.")
+    paid_at: PaidAt
+    reconciled_at: MatchedAt
 
 
 class BillerLogo(Answer):

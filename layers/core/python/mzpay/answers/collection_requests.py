@@ -43,6 +43,7 @@ from mzpay.answers.collection_request_parts import (
     InvoiceMetadata,
     MethodDetail,
     MethodType,
+    PaidAt,
     Payer,
     PayerKindOf,
     PayerNames,
@@ -99,6 +100,10 @@ Invoice = Annotated[InvoiceMetadata, Field(description="The invoice number, date
 BusinessReference = Annotated[str | None, Field(description="The business's own reference; null: none.")]
 BusinessMetadata = Annotated[dict[str, str], Field(description="The business's key-value pairs (empty: none).")]
 TheBill = Annotated[BillInfo, Field(description="The bill.")]
+RequestObject = Annotated[Literal["collection_request"], Field(description="Always collection_request.")]
+FullId = Annotated[str, Field(description="The request's id (cr_...).")]
+WhatFor = Annotated[str | None, Field(description="What it is for.")]
+WhoPays = Annotated[Payer, Field(description="Who pays.")]
 Listed = Annotated[
     bool, Field(description="false: left out of the payer app's list by phone (the business's choice; default true).")
 ]
@@ -111,13 +116,13 @@ _FULL_ONLY |= {"compliance_audit", "updated_at"}
 class CollectionRequest(Answer):
     """A collection request in full: an invoice a business issues to a payer."""
 
-    id: str = Field(description="The request's id (cr_...).")
+    id: FullId
     account_id: str = Field(description="The business account that issued it.")
     mode: Mode = Field(description="The mode of its collection methods (test: no money moves).")
     description: Purpose
     collection_method_ids: list[str] = Field(description="The methods it is payable through (1 to 10).")
     amount: ToPay
-    payer: Payer = Field(description="Who pays.")
+    payer: WhoPays
     third_party_reference: BusinessReference
     metadata: BusinessMetadata
     bill_info: TheBill
@@ -137,7 +142,7 @@ class CollectionRequest(Answer):
 class RequestEnvelope(Answer, Generic[Item]):
     """One collection request as the collection surface answers it: `{object, collection_request}`."""
 
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    object: RequestObject
     collection_request: Item = Field(description="The request.")
 
 
@@ -169,14 +174,14 @@ class CreatedCollectionRequest(Answer):
         {"object": "collection_request", **{k: v for k, v in REQUEST.items() if k not in _FULL_ONLY}}
     )
 
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
-    id: str = Field(description="The request's id (cr_...).")
+    object: RequestObject
+    id: FullId
     collection_method_ids: list[str] = Field(description="The methods it is payable through.")
     description: Purpose
     bill_info: BillInfo = Field(description="The bill (open).")
     amount: ToPay
     collection_method_details: list[MethodDetail] = Field(description="The methods, as they are now.")
-    payer: Payer = Field(description="Who pays.")
+    payer: WhoPays
     third_party_reference: BusinessReference
     status: Literal["pending"] = Field(description="Always pending.")
     metadata: BusinessMetadata
@@ -191,7 +196,7 @@ class DeletedCollectionRequest(Answer):
 
     model_config = examples({"object": "collection_request", "id": CR, "deleted": True, "error": None})
 
-    object: Literal["collection_request"] = Field(description="Always collection_request.")
+    object: RequestObject
     id: str = Field(description="The request deleted.")
     deleted: AlwaysTrue
     error: AlwaysNull
@@ -252,7 +257,7 @@ class PayerRequestItem(Answer):
     """A collection request as the payer's app lists it."""
 
     id: RequestId
-    description: str | None = Field(description="What it is for.")
+    description: WhatFor
     amount: ToPay
     status: PendingOrPaid
     created_at: CreatedAt
@@ -274,7 +279,7 @@ class PaymentProgress(Answer):
     """Where the payment of the request is."""
 
     payment_status: Literal["pending", "in_process", "paid", "failed"] = Field(description="As in the full view.")
-    date_payment: Timestamp | None = Field(description="When it was paid; null until then.")
+    date_payment: PaidAt
 
 
 class BusinessShown(Answer):
@@ -290,7 +295,7 @@ class PayerView(Answer):
     or audit."""
 
     id: RequestId
-    description: str | None = Field(description="What it is for.")
+    description: WhatFor
     amount: ToPay
     collection_method_details: list[MethodDetail] = Field(description="How it may be paid.")
     invoice_metadata: Invoice

@@ -92,6 +92,14 @@ class DepositWallet(SourceWallet):
     phone_number: str = Field(description="The payer's number in E.164.")
 
 
+# What the examples of an intent and of the deposit confirmed from it share, in the answers' order.
+_CASH = {
+    "money": {"amount": "500.00", "currency": "MZN"},
+    "wallet": {"network": "mpesa", "phone_number": "+258841234567"},
+    "name": "Ana Machava",
+}
+
+
 class CashDepositIntent(Answer):
     """An agent's intent to deposit cash into the wallet a name lookup found."""
 
@@ -100,9 +108,7 @@ class CashDepositIntent(Answer):
             "intent_id": ULID,
             "lookup_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWY",
             "status": "open",
-            "money": {"amount": "500.00", "currency": "MZN"},
-            "wallet": {"network": "mpesa", "phone_number": "+258841234567"},
-            "name": "Ana Machava",
+            **_CASH,
             "deposit_id": None,
             "metadata": {},
             "expires_at": "2026-11-25T08:45:00Z",
@@ -130,9 +136,7 @@ class CashDeposit(Answer):
             "deposit_id": ULID,
             "intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWZ",
             "status": "pending",
-            "money": {"amount": "500.00", "currency": "MZN"},
-            "wallet": {"network": "mpesa", "phone_number": "+258841234567"},
-            "name": "Ana Machava",
+            **_CASH,
             "failure_code": None,
             "failure_message": None,
             "metadata": {},

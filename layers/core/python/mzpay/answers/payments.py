@@ -8,7 +8,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Amount, Answer, Currency, DecimalText, FailureExplained, Timestamp, examples, sometimes
+from mzpay.answers.base import (
+    Amount,
+    AmountRange,
+    Answer,
+    Currency,
+    DecimalText,
+    FailureExplained,
+    Timestamp,
+    examples,
+    sometimes,
+)
 from mzpay.answers.disputes import Evidence, ManualResolution
 
 Network = Literal["mpesa", "emola", "mkesh"]
@@ -207,11 +217,8 @@ class PaymentSnapshot(PaymentView):
 
 
 # ---------------------------------------------------------------- methods
-class MethodLimit(Answer):
+class MethodLimit(AmountRange):
     """The amounts a method takes in one currency."""
-
-    min_amount: DecimalText = Field(description="The smallest amount.")
-    max_amount: DecimalText = Field(description="The largest amount.")
 
 
 class MethodInfo(Answer):

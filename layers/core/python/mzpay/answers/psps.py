@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ACCOUNT, Answer, Currency, DecimalText, ItsName, Mode, Timestamp, examples
+from mzpay.answers.base import ACCOUNT, AmountRange, Answer, Currency, ItsName, Mode, Timestamp, examples
 from mzpay.answers.management import Ceilings
 
 Method = Literal["mobile_wallet", "card", "bank_transfer", "reference", "ussd", "qr", "bnpl"]
@@ -75,11 +75,8 @@ class PspStatus(Answer):
     updated_at: Timestamp = Field(description="When an operator set it.")
 
 
-class PspLimit(Answer):
+class PspLimit(AmountRange):
     """The amounts a PSP takes in one currency."""
-
-    min_amount: DecimalText = Field(description="The smallest amount.")
-    max_amount: DecimalText = Field(description="The largest amount.")
 
 
 class Psp(Answer):
