@@ -1,6 +1,7 @@
 """The base of every answer model (`Answer`), the wire types (money as decimal strings on the gateway,
 as JSON numbers on the collection surface, `Number`; UTC times),
-`sometimes` for a key some answers leave out, the gateway's one list envelope (`Page`) and the
+`sometimes` for a key some answers leave out, the keys many answers share (`CreatedAt`, `UpdatedAt`,
+`AccountId`, ...: a type that carries its description), the gateway's one list envelope (`Page`) and the
 collection and management surfaces' (`ListOf`, `Paged` when it pages by token).
 
 Every model refuses keys it does not name (`additionalProperties: false`). A key that is always
@@ -55,7 +56,8 @@ Number = Annotated[
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 Mode = Literal["test", "live"]
 Region = Literal["mz", "regional-sa"]  # a service region
-# Keys many answers share, described once.
+
+# Keys many answers share, described once (a key's description is part of its type).
 CreatedAt = Annotated[Timestamp, Field(description="When it was created.")]
 UpdatedAt = Annotated[Timestamp, Field(description="When it last changed.")]
 AccountId = Annotated[str, Field(description="The account.")]
@@ -77,6 +79,7 @@ NextPageToken = Annotated[str | None, Field(description="Send it as page_token f
 WhyFailed = Annotated[str | None, Field(description="Why it failed; else null.")]
 FailureInWords = Annotated[str | None, Field(description="The failure in plain words; else null.")]
 FailureExplained = Annotated[str | None, Field(description="The failure explained in plain words.")]
+
 ULID = "01JD8Z5K3M2N4P6Q7R8S9T0VWX"
 ACCOUNT = "01JC0A1B2C3D4E5F6G7H8J9K0M"
 
