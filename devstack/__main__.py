@@ -44,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         "--function-aws-endpoint", help="where the functions reach AWS (default: moto itself; tests put a proxy here)"
     )
     parser.add_argument(
+        "--timeout-patience",
+        type=float,
+        default=1.0,
+        help="stop a function after its timeout times this (tests on a busy machine, whose clock counts "
+        "the wait for a CPU); the function's context still counts down its own timeout",
+    )
+    parser.add_argument(
         "--stop-with-stdin",
         action="store_true",
         help="stop when standard input ends (a program that started the stack exited: devstack.launcher)",
@@ -64,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         function_log=args.function_log,
         warm=not args.no_warm,
         function_aws_endpoint=args.function_aws_endpoint,
+        timeout_patience=args.timeout_patience,
     )
     stopping, started = threading.Event(), threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

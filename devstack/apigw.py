@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import fnmatch
 import json
+import logging
 import re
 import threading
 import time
@@ -157,6 +158,8 @@ def _integration_failure(exc: InvocationError) -> GatewayError:
 def _authorizer_failure(exc: InvocationError) -> GatewayError:
     if exc.error_message == "Unauthorized":  # what a Lambda authorizer raises to answer 401
         return GatewayError("UNAUTHORIZED", "Unauthorized")
+    # API Gateway's execution log says why; the stack's log does too (a timeout, a crash)
+    logging.getLogger("devstack.apigw").warning("authorizer failed: %s", exc)
     return GatewayError("AUTHORIZER_FAILURE", "Authorizer error")
 
 

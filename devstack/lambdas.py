@@ -17,28 +17,35 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from devstack import worker
+from devstack import preload, worker
 from devstack.provision import FunctionSpec
 
 # An execution environment is a fresh process forked from a server (multiprocessing's forkserver)
-# that has imported the libraries every function uses, and nothing of mzpay nor of any handler:
-# each environment sets its own variables and path, then imports its handler, as Lambda's would.
-# A cold start then costs a fork and the function's own imports, not a whole interpreter importing
-# boto3 and pydantic again (about 1 CPU-second each; a stack starts 65, a test run hundreds).
+# that has imported the libraries every function uses and the layer's modules that read nothing
+# of the process while imported (devstack.preload), and nothing of any handler: each environment
+# sets its own variables and path, then imports its handler, as Lambda's would. A cold start then
+# costs a fork and what the handler adds, not a whole interpreter importing boto3 and building
+# the layer's pydantic models again (about 1 CPU-second each; a stack starts 65, a test run
+# hundreds).
 _SPAWN = multiprocessing.get_context("forkserver")
-_SPAWN.set_forkserver_preload(
-    [
-        "boto3",
-        "botocore.session",
-        "botocore.client",
-        "pydantic",
-        "aws_lambda_powertools",
-        "aws_lambda_powertools.logging",
-        "aws_lambda_powertools.metrics",
-        "aws_lambda_powertools.event_handler",
-        "jinja2",
-    ]
-)
+_SPAWN.set_forkserver_preload(preload.LIBRARIES)
+_fork_server_lock = threading.Lock()
+_fork_server_layers: list[str] | None = None
+
+
+def _fork_server_for(layer_paths: list[str]) -> list[str]:
+    """The layers whose modules the fork server imported: those of the first function started
+    (the server starts with it, once per process; a later function with other layers imports
+    them itself, see devstack.worker)."""
+    global _fork_server_layers
+    with _fork_server_lock:
+        if _fork_server_layers is None:
+            modules = preload.layer_modules(Path(path) for path in layer_paths)
+            _SPAWN.set_forkserver_preload([*preload.LIBRARIES, *modules])
+            _fork_server_layers = list(layer_paths)
+        return _fork_server_layers
+
+
 DEFAULT_MAX_CONCURRENCY = 8
 # How long a new execution environment may take to import its handler before the invocation fails
 # Runtime.InitTimeout. Lambda's own init limit is 10 s on a real core; here it only catches a
@@ -89,8 +96,14 @@ class FunctionRuntime:
         aws_endpoint: str,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         log_file: Path | None = None,
+        timeout_patience: float = 1.0,
     ) -> None:
         self.spec = spec
+        # How long an invocation may run before it is stopped: the function's timeout, times the
+        # patience a test run on a busy machine gives it (its wall clock counts the wait for a CPU
+        # that dozens of environments share; Lambda gives each its own). The context the function
+        # sees still counts down its own timeout.
+        self._limit = spec.timeout * timeout_patience
         self._worker_spec = {
             "name": spec.name,
             "arn": spec.arn,
@@ -110,6 +123,7 @@ class FunctionRuntime:
         self.cold_starts: list[float] = []
 
     def _spawn(self) -> _Environment:
+        self._worker_spec["preloaded_layers"] = _fork_server_for([str(p) for p in self.spec.layer_paths])
         parent, child = _SPAWN.Pipe()
         process = _SPAWN.Process(
             target=worker.main, args=(child, self._worker_spec), daemon=True, name=f"lambda:{self.spec.logical_id}"
@@ -173,8 +187,8 @@ class FunctionRuntime:
         keep: _Environment | None = None
         try:
             env.conn.send((json.dumps(event), str(uuid.uuid4())))
-            if not env.conn.poll(self.spec.timeout + 1):
-                raise InvocationError("Sandbox.Timedout", f"Task timed out after {self.spec.timeout}.00 seconds")
+            if not env.conn.poll(self._limit + 1):
+                raise InvocationError("Sandbox.Timedout", f"Task timed out after {self._limit:.2f} seconds")
             kind, payload = env.conn.recv()
             keep = env
         except (EOFError, OSError) as exc:

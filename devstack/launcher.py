@@ -103,14 +103,16 @@ def start(
     warm: bool = True,
     ports: tuple[int, int] | None = None,
     function_aws_endpoint: str | None = None,
+    timeout_patience: float = 1.0,
 ) -> RunningStack:
     """Start `python -m devstack` on free ports (or `ports`: moto's and the base); return once
     stack.json is written. `function_aws_endpoint`: where the functions reach AWS (a fault proxy).
+    `timeout_patience`: a function is stopped after its timeout times this (devstack.lambdas).
     Free ports taken by another program before the stack bound them: tried again on others."""
     for attempt in range(3):
         chosen = ports or free_ports(len(envs.split(",")))
         try:
-            return _start(workdir, chosen, function_aws_endpoint, envs, template, samconfig, warm)
+            return _start(workdir, chosen, function_aws_endpoint, envs, template, samconfig, warm, timeout_patience)
         except PortTaken:
             if ports is not None or attempt == 2:
                 raise
@@ -129,6 +131,7 @@ def _start(
     template: Path | None,
     samconfig: Path | None,
     warm: bool,
+    timeout_patience: float,
 ) -> RunningStack:
     moto_port, port_base = ports
     state_file, log_file = workdir / "stack.json", workdir / "stack.log"
@@ -158,6 +161,8 @@ def _start(
         command.append("--no-warm")
     if function_aws_endpoint:
         command += ["--function-aws-endpoint", function_aws_endpoint]
+    if timeout_patience != 1.0:
+        command += ["--timeout-patience", str(timeout_patience)]
     environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     # This checkout's own package, whichever checkout the virtualenv's editable install names
     # (a git worktree sharing another checkout's .venv).

@@ -159,6 +159,7 @@ def build_region(
     seed_secrets: dict[str, str],
     function_endpoint: str | None = None,
     function_log: Path | None = None,
+    timeout_patience: float = 1.0,
 ) -> RegionStack:
     """Create `env`'s resources and runtimes (nothing served yet)."""
     template = load_template(template_path)
@@ -195,7 +196,10 @@ def build_region(
     # The functions may reach AWS through another endpoint (a test's fault proxy in front of moto).
     endpoint = function_endpoint or aws_endpoint
     functions = provisioned.functions.items()
-    runtimes = {logical: FunctionRuntime(spec, endpoint, log_file=function_log) for logical, spec in functions}
+    runtimes = {
+        logical: FunctionRuntime(spec, endpoint, log_file=function_log, timeout_patience=timeout_patience)
+        for logical, spec in functions
+    }
     return RegionStack(env=env, provisioned=provisioned, runtimes=runtimes)
 
 
@@ -325,9 +329,11 @@ class LocalStack:
         function_log: Path | None = None,
         warm: bool = True,
         function_aws_endpoint: str | None = None,
+        timeout_patience: float = 1.0,
     ):
         self.envs = list(envs)
         self.function_aws_endpoint = function_aws_endpoint
+        self.timeout_patience = timeout_patience
         self.template = template
         self.samconfig = samconfig
         self.host = host
@@ -393,6 +399,7 @@ class LocalStack:
                 seed_secrets={OPERATOR_SECRET: self.operator_token},
                 function_endpoint=self.function_aws_endpoint,
                 function_log=self.function_log,
+                timeout_patience=self.timeout_patience,
             )
             self.regions[env] = stack
             session = boto3.session.Session(

@@ -74,6 +74,7 @@ def main(conn: Connection, spec: dict[str, Any]) -> None:
     if spec.get("log_file"):  # before the handler's import creates its logger on sys.stdout
         sys.stdout = FunctionLog(spec["log_file"], spec["name"], sys.stderr)  # type: ignore[assignment]
     os.environ.update(spec["os_environment"])
+    _forget_other_copies(spec["layer_paths"])
     for path in reversed([spec["code_dir"], *spec["layer_paths"]]):
         sys.path.insert(0, path)
     started = time.perf_counter()
@@ -102,6 +103,20 @@ def main(conn: Connection, spec: dict[str, Any]) -> None:
             if str(exc) != "Unauthorized":  # an authorizer's refusal is an answer, not a failure: no traceback
                 traceback.print_exc()
             conn.send(("error", json.dumps(_error(exc))))
+
+
+def _forget_other_copies(layer_paths: list[str]) -> None:
+    """The fork server imported ahead the layer modules of the first function it started
+    (devstack.preload). A module of a package this function's layers hold, loaded from anywhere
+    else (another checkout's layer), is dropped, so that this function imports its own copy."""
+    roots = [os.path.realpath(path) for path in layer_paths]
+    packages = {entry.partition(".")[0] for root in roots if os.path.isdir(root) for entry in os.listdir(root)}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if name.partition(".")[0] not in packages or file is None:
+            continue
+        if not any(os.path.realpath(file).startswith(root + os.sep) for root in roots):
+            del sys.modules[name]
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
