@@ -18,7 +18,7 @@ from mzpay.domain.access.keys import generate_key, key_hash, redacted
 from mzpay.domain.common.errors import ServiceError
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
-from mzpay.store.directory import Account, ApiKey, Directory
+from mzpay.store.directory import ApiKey, Directory
 from tests.expected import policy, problem
 from tests.integration.support import (
     create_directory_table,
@@ -27,6 +27,7 @@ from tests.integration.support import (
     new_api_key,
     reset_mzpay_caches,
 )
+from tests.unit.builders import account
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -55,14 +56,10 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         monkeypatch.setenv("DATA_KEY_ID", boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"])
         boto3.client("secretsmanager", region_name=REGION).create_secret(Name=PEPPER_SECRET, SecretString=PEPPER)
         directory = Directory(TABLE)
-        directory.create_account(account(ACCOUNT_ID, "mz"))
-        directory.create_account(account(SA_ACCOUNT_ID, "regional-sa"))
+        directory.create_account(account(ACCOUNT_ID))
+        directory.create_account(account(SA_ACCOUNT_ID, home_region="regional-sa"))
         yield load_authorizer()
     reset_mzpay_caches()
-
-
-def account(account_id: str, home_region: str, status: str = "active", reason: str = "") -> Account:
-    return Account(account_id, "Loja", home_region, status, reason, "2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z")
 
 
 def stored_key(
