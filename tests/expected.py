@@ -19,6 +19,11 @@ def problem(status: int, title: str, code: str, detail: str, **extensions: Any) 
     }
 
 
+def field_errors(*errors: tuple[str, str, str]) -> list[dict[str, str]]:
+    """A refusal's `errors`: each refused field as (field, code, message)."""
+    return [{"field": field, "code": code, "message": message} for field, code, message in errors]
+
+
 RAW_CARD_DATA = "gateway.raw_card_data_not_accepted"
 RAW_CARD_DATA_WORDS = "a card number or security code is never accepted: send the acquirer's card token"
 

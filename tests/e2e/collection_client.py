@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from devstack.launcher import RunningStack
 from devstack.licence import issue_licence
 from tests.e2e.management_client import Operator
+from tests.expected import field_errors
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 # A business token's permissions (the demo business's); the installation's are ADMIN_SCOPES,
@@ -158,6 +159,17 @@ def assert_error(
         "metadata": metadata or {},
     }
     assert response.headers.get("WWW-Authenticate") == www_authenticate
+
+
+def validation(*errors: tuple[str, str, str]) -> dict[str, Any]:
+    """The metadata of a refusal naming each refused field as (field, code, message)."""
+    return {"errors": field_errors(*errors)}
+
+
+def assert_invalid(response: requests.Response, *errors: tuple[str, str, str]) -> None:
+    """The collection surface's 400 validation_error for the fields refused as (field, code, message)."""
+    fields = ", ".join(field for field, _, _ in errors)
+    assert_error(response, 400, "validation_error", f"The request has invalid fields: {fields}.", validation(*errors))
 
 
 def assert_ok(response: requests.Response) -> dict[str, Any]:
