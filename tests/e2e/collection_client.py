@@ -127,6 +127,18 @@ class Collection:
             )
             assert answer.status_code == 200, answer.text
 
+    # ---------------------------------------------------------------- an administrator, as recorded
+    def administrator(self, subject: str) -> dict[str, Any]:
+        """An administrator `subject` of the bootstrap issuer as the collection surface's own records
+        name them (a reviewer's decision, a change of an identity provider)."""
+        return {"kind": "administrator", "subject": subject, "issuer": self.oidc["issuer"], "account_id": None}
+
+    def audited_administrator(self, subject: str) -> dict[str, Any]:
+        """An administrator `subject` of the bootstrap issuer, calling from this machine, as the
+        audit trail records the actor."""
+        actor = {"kind": "administrator", "id": subject, "source_ip": "127.0.0.1"}
+        return {**actor, "issuer": self.oidc["issuer"], "account_id": None}
+
 
 def licensed(stack: RunningStack, region: str = "mz") -> Collection:
     """The region's collection API as the demo business meets it, its demo licence active."""

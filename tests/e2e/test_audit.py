@@ -197,13 +197,7 @@ def test_a_reviewers_decision_on_the_collection_surface_is_recorded(stack: Runni
         time.sleep(0.2)
     assert len(found) == 1
     record = found[0]
-    assert record["actor"] == {
-        "kind": "administrator",
-        "id": subject,
-        "source_ip": "127.0.0.1",
-        "issuer": mz.oidc["issuer"],
-        "account_id": None,
-    }
+    assert record["actor"] == mz.audited_administrator(subject)
     assert (record["surface"], record["action"], record["path"]) == (
         "collection",
         "approve_account",

@@ -273,7 +273,7 @@ def test_operators_read_who_created_and_changed_a_provider(stack: RunningStack, 
     assert answer.status_code == 200, answer.text
     records = answer.json()
     assert records["object"] == "list" and records["has_more"] is False and records["next_page_token"] is None
-    actor = {"kind": "administrator", "subject": "mzpay-admin-mz", "issuer": mz.oidc["issuer"], "account_id": None}
+    actor = mz.administrator("mzpay-admin-mz")
     deleted, updated, created_ = records["data"]
     for record, action in ((created_, "created"), (updated, "updated"), (deleted, "deleted")):
         assert record["object"] == "audit_record" and record["id"].startswith("aud_")
