@@ -19,6 +19,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
 from mzpay.store.directory import ApiKey, Directory
+from tests.events import authorizer_event
 from tests.expected import policy, problem
 from tests.integration.support import (
     create_directory_table,
@@ -33,7 +34,6 @@ REGION = "af-south-1"
 TABLE = "mzpay-directory"
 PEPPER_SECRET = "mzpay/api-key-pepper"
 PEPPER = "pepper-0123456789abcdefghijklmnopqrstuvwxyz"
-METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/POST/v1/payments"
 WWW = {"WWW-Authenticate": 'Bearer realm="mzpay"'}
 ACCOUNT_ID = "01JACC0000000000000000000A"
 SA_ACCOUNT_ID = "01JACC0000000000000000005A"
@@ -72,18 +72,7 @@ def stored_key(
 
 
 def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> dict[str, Any]:
-    headers = {"Authorization": authorization} if authorization is not None else {}
-    return {
-        "type": "REQUEST",
-        "methodArn": METHOD_ARN,
-        "resource": "/v1/payments",
-        "path": "/v1/payments",
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
-    }
+    return authorizer_event("POST", "/v1/payments", authorization, source_ip)
 
 
 def refusal(answer: dict[str, Any]) -> dict[str, Any]:
