@@ -14,6 +14,7 @@ from mzpay.domain.bills.billers import Biller, BillProduct
 from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.bills.quotes import BillQuote, Invoice
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.batches import PayoutBatch, Status
 from mzpay.store.directory import Account
 
 NOW = "2026-11-25T08:00:00Z"
@@ -70,6 +71,13 @@ def account(account_id: str = "01JACC0000000000000000000A", **changes: Any) -> A
     """An active account of Mozambique, Loja Maputo, opened on 2026-03-01 at 10:00 and not changed since."""
     opened = "2026-03-01T10:00:00Z"
     return replace(Account(account_id, "Loja Maputo", "mz", "active", "", opened, opened), **changes)
+
+
+def payout_batch(**fields: Any) -> PayoutBatch:
+    """An open batch of 2 lines, 100.00 MZN in all: 1 accepted, 1 refused."""
+    ids = {"batch_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A", "account_id": "01JD0000000000000000000ACC", "mode": "test"}
+    lines = {"currency": "MZN", "line_count": 2, "accepted": 1, "refused": 1, "total": "100.00"}
+    return PayoutBatch.model_validate({**ids, **lines, **STAMPS, "status": Status.OPEN, **fields})
 
 
 def collection_payer(phone: str, **changes: Any) -> dict[str, Any]:
