@@ -43,3 +43,23 @@ def rest_event(
 def json_post(path: str, payload: Any) -> dict[str, Any]:
     """A POST of `payload` as JSON to `path`."""
     return rest_event("POST", path, headers={"Content-Type": "application/json"}, body=json.dumps(payload))
+
+
+STAGE = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod"
+
+
+def authorizer_event(method: str, path: str, authorization: str | None, source_ip: str) -> dict[str, Any]:
+    """The event API Gateway hands a REQUEST authorizer for `method` `path` (of the STAGE API) from
+    `source_ip`, with an Authorization header unless it is None."""
+    headers = {"Authorization": authorization} if authorization is not None else {}
+    return {
+        "type": "REQUEST",
+        "methodArn": f"{STAGE}/{method}{path}",
+        "resource": path,
+        "path": path,
+        "httpMethod": method,
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": None,
+        "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
+    }

@@ -19,6 +19,11 @@ def problem(status: int, title: str, code: str, detail: str, **extensions: Any) 
     }
 
 
+def field_errors(*errors: tuple[str, str, str]) -> list[dict[str, str]]:
+    """A refusal's `errors`: each refused field as (field, code, message)."""
+    return [{"field": field, "code": code, "message": message} for field, code, message in errors]
+
+
 RAW_CARD_DATA = "gateway.raw_card_data_not_accepted"
 RAW_CARD_DATA_WORDS = "a card number or security code is never accepted: send the acquirer's card token"
 
@@ -79,4 +84,25 @@ def policy(effect: str, resource: str = STAGE_ARN) -> dict[str, Any]:
     return {
         "Version": "2012-10-17",
         "Statement": [{"Action": "execute-api:Invoke", "Effect": effect, "Resource": resource}],
+    }
+
+
+def payout_approval_record(
+    record: dict[str, Any], operator: str, source_ip: str, payout_id: str, **members: Any
+) -> dict[str, Any]:
+    """The audit record of operator `operator` approving payout `payout_id` from `source_ip` (200
+    on the management API): `record`'s own id and time; `members` the rest (account_id, request,
+    before, after, request_id)."""
+    return {
+        "id": record["id"],
+        "object": "audit_record",
+        "at": record["at"],
+        "actor": {"kind": "operator", "id": operator, "source_ip": source_ip, "issuer": None, "account_id": None},
+        "surface": "management",
+        "action": "approve_payout",
+        "method": "POST",
+        "path": "/v1/payouts/{payout_id}/approve",
+        "target": {"type": "payout", "id": payout_id},
+        "outcome": {"status": 200, "code": None},
+        **members,
     }

@@ -16,7 +16,7 @@ from mzpay.domain.collection.access import (
     IDENTITY_PROVIDER_WRITE,
     guarded,
 )
-from mzpay.entry import audit_trail, collection_app
+from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_schemas import DeviceIn, IdentityProviderIn, IdentityProviderUpdate
@@ -28,8 +28,7 @@ from mzpay.lazy import deferred_imports
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import devices, identity_providers
 
-app, routes = collection_app()
-audit_trail(app, reviewers=True)
+app, routes = reviewers_audited(collection_app())
 
 
 @routes.post("/v1/identity_providers", guarded(IDENTITY_PROVIDER_WRITE))

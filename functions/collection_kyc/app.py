@@ -4,7 +4,7 @@ from typing import Annotated
 
 from mzpay.answers.collection_kyc import Customer, DocumentDateSaved, KycLog, KycRead, KycReady, LoggedOk
 from mzpay.domain.collection.access import active_business, guarded
-from mzpay.entry import audit_trail, collection_app
+from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
@@ -17,8 +17,7 @@ from mzpay.lazy import deferred_imports
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import kyc
 
-app, routes = collection_app()
-audit_trail(app, reviewers=True)
+app, routes = reviewers_audited(collection_app())
 KYC_READ, KYC_WRITE = guarded("kyc:read"), active_business(guarded("kyc:write"))
 CUSTOMER_WRITE = active_business(guarded("customer:write"))
 

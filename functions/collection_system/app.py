@@ -12,7 +12,7 @@ from mzpay.domain.collection.access import (
     SIGNED_IN,
     licence_admin,
 )
-from mzpay.entry import audit_trail, collection_app
+from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http import api_docs
 from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
@@ -26,8 +26,7 @@ from mzpay.version import health_report, version_info
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import licence
 
-app, routes = collection_app()
-audit_trail(app, reviewers=True)
+app, routes = reviewers_audited(collection_app())
 api_docs.add_routes(app, "collection", lambda _method, path: routes.get(path, OPEN))
 
 

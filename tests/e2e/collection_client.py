@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from devstack.launcher import RunningStack
 from devstack.licence import issue_licence
 from tests.e2e.management_client import Operator
+from tests.expected import field_errors
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 # A business token's permissions (the demo business's); the installation's are ADMIN_SCOPES,
@@ -126,6 +127,18 @@ class Collection:
             )
             assert answer.status_code == 200, answer.text
 
+    # ---------------------------------------------------------------- an administrator, as recorded
+    def administrator(self, subject: str) -> dict[str, Any]:
+        """An administrator `subject` of the bootstrap issuer as the collection surface's own records
+        name them (a reviewer's decision, a change of an identity provider)."""
+        return {"kind": "administrator", "subject": subject, "issuer": self.oidc["issuer"], "account_id": None}
+
+    def audited_administrator(self, subject: str) -> dict[str, Any]:
+        """An administrator `subject` of the bootstrap issuer, calling from this machine, as the
+        audit trail records the actor."""
+        actor = {"kind": "administrator", "id": subject, "source_ip": "127.0.0.1"}
+        return {**actor, "issuer": self.oidc["issuer"], "account_id": None}
+
 
 def licensed(stack: RunningStack, region: str = "mz") -> Collection:
     """The region's collection API as the demo business meets it, its demo licence active."""
@@ -158,6 +171,17 @@ def assert_error(
         "metadata": metadata or {},
     }
     assert response.headers.get("WWW-Authenticate") == www_authenticate
+
+
+def validation(*errors: tuple[str, str, str]) -> dict[str, Any]:
+    """The metadata of a refusal naming each refused field as (field, code, message)."""
+    return {"errors": field_errors(*errors)}
+
+
+def assert_invalid(response: requests.Response, *errors: tuple[str, str, str]) -> None:
+    """The collection surface's 400 validation_error for the fields refused as (field, code, message)."""
+    fields = ", ".join(field for field, _, _ in errors)
+    assert_error(response, 400, "validation_error", f"The request has invalid fields: {fields}.", validation(*errors))
 
 
 def assert_ok(response: requests.Response) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import requests
 from devstack.launcher import RunningStack
 from mzpay.domain.access.keys import generate_key
 from tests.e2e.management_client import Operator
-from tests.expected import problem
+from tests.expected import field_errors, problem
 from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
@@ -50,6 +50,11 @@ def assert_problem(response: requests.Response, status: int, title: str, code: s
     assert response.headers["Content-Type"] == "application/problem+json"
     assert UUID.match(response.headers["X-Request-ID"])
     assert response.json() == problem(status, title, code, detail, **ext)
+
+
+def assert_bad_request(response: requests.Response, code: str, detail: str, *errors: tuple[str, str, str]) -> None:
+    """A 400 problem naming each refused field as (field, code, message)."""
+    assert_problem(response, 400, "Bad Request", code, detail, errors=field_errors(*errors))
 
 
 # ---------------------------------------------------------------- authentication

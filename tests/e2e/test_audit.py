@@ -18,7 +18,7 @@ from devstack.launcher import RunningStack
 from tests.e2e.collection_client import licensed
 from tests.e2e.test_charges import wallet
 from tests.e2e.test_payouts import funded, manage, management, operator, payout, set_payout_limits
-from tests.expected import problem_for
+from tests.expected import payout_approval_record, problem_for
 
 pytestmark = pytest.mark.e2e
 
@@ -48,23 +48,17 @@ def test_a_payout_approval_is_recorded_with_who_what_before_and_after(stack: Run
     assert len(found) == 2
     refused, done = found  # newest first
     assert done["id"] < refused["id"]
-    assert done == {
-        "id": done["id"],
-        "object": "audit_record",
-        "at": done["at"],
-        "actor": {"kind": "operator", "id": "operator", "source_ip": "127.0.0.1", "issuer": None, "account_id": None},
-        "surface": "management",
-        "action": "approve_payout",
-        "method": "POST",
-        "path": "/v1/payouts/{payout_id}/approve",
-        "target": {"type": "payout", "id": payout_id},
-        "account_id": shop.account["id"],
-        "request": None,
-        "outcome": {"status": 200, "code": None},
-        "before": done["before"],
-        "after": done["after"],
-        "request_id": approved.headers["X-Request-ID"],
-    }
+    assert done == payout_approval_record(
+        done,
+        "operator",
+        "127.0.0.1",
+        payout_id,
+        account_id=shop.account["id"],
+        request=None,
+        before=done["before"],
+        after=done["after"],
+        request_id=approved.headers["X-Request-ID"],
+    )
     assert (done["before"]["status"], done["after"]["status"]) == ("waiting_for_approval", "pending")
     assert done["after"] == approved.json()
     assert abs(datetime.fromisoformat(done["at"]) - datetime.now(UTC)) < timedelta(minutes=2)
@@ -197,13 +191,7 @@ def test_a_reviewers_decision_on_the_collection_surface_is_recorded(stack: Runni
         time.sleep(0.2)
     assert len(found) == 1
     record = found[0]
-    assert record["actor"] == {
-        "kind": "administrator",
-        "id": subject,
-        "source_ip": "127.0.0.1",
-        "issuer": mz.oidc["issuer"],
-        "account_id": None,
-    }
+    assert record["actor"] == mz.audited_administrator(subject)
     assert (record["surface"], record["action"], record["path"]) == (
         "collection",
         "approve_account",

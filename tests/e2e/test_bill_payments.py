@@ -102,32 +102,36 @@ def test_a_prepaid_electricity_quote(shop: Merchant) -> None:
     assert read.status_code == 200 and read.json() == body
 
 
-def test_quotes_of_each_kind(shop: Merchant) -> None:
-    tv = quote(shop, TV_COMPACTO, "7010000001").json()
-    assert (tv["amount"], tv["discount"], tv["total"], tv["channel_debit"]) == (
-        "1250.00",
-        {"amount": "50.00", "bearer": "biller"},
-        "1200.00",
-        "1200.00",
-    )
-    assert tv["customer_name"] == "Fátima Cossa"
-    airtime = quote(shop, AIRTIME, "+258841234567", "100.00").json()
-    assert (airtime["amount"], airtime["total"], airtime["yields"]) == ("100.00", "100.00", "receipt")
-    water = quote(shop, WATER, "FT2026-000102").json()
-    assert (water["amount"], water["fee"], water["total"], water["channel_debit"]) == (
-        "800.00",
-        {"amount": "10.00", "bearer": "biller"},
-        "800.00",
-        "800.00",
-    )
-    assert water["invoice"] == {
-        "number": "FT2026-000102",
-        "amount_due": "800.00",
-        "outstanding": "800.00",
-        "due_date": "2026-12-15",
-    }
-    school = quote(shop, SCHOOL, "PROP-2026-0001").json()
-    assert (school["amount"], school["customer_name"]) == ("12500.00", "Inês Tembe")
+INVOICE_DUE = {"number": "FT2026-000102", "amount_due": "800.00", "outstanding": "800.00", "due_date": "2026-12-15"}
+
+
+@pytest.mark.parametrize(
+    ("product_id", "reference", "amount", "expected"),
+    [
+        (
+            TV_COMPACTO,
+            "7010000001",
+            None,
+            {"amount": "1250.00", "discount": {"amount": "50.00", "bearer": "biller"}, "total": "1200.00"}
+            | {"channel_debit": "1200.00", "customer_name": "Fátima Cossa"},
+        ),
+        (AIRTIME, "+258841234567", "100.00", {"amount": "100.00", "total": "100.00", "yields": "receipt"}),
+        (
+            WATER,
+            "FT2026-000102",
+            None,
+            {"amount": "800.00", "fee": {"amount": "10.00", "bearer": "biller"}, "total": "800.00"}
+            | {"channel_debit": "800.00", "invoice": INVOICE_DUE},
+        ),
+        (SCHOOL, "PROP-2026-0001", None, {"amount": "12500.00", "customer_name": "Inês Tembe"}),
+    ],
+    ids=["tv", "airtime", "water", "school"],
+)
+def test_quotes_of_each_kind(
+    shop: Merchant, product_id: str, reference: str, amount: str | None, expected: dict[str, Any]
+) -> None:
+    answer = quote(shop, product_id, reference, amount).json()
+    assert {name: answer[name] for name in expected} == expected
 
 
 @pytest.mark.parametrize(

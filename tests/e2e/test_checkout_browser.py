@@ -127,6 +127,13 @@ def outcome(page: Page) -> list[str]:
     return lines(page.locator("section.outcome"))
 
 
+def assert_settled(page: Page, shown: list[str], told: list[str]) -> None:
+    """A page with nothing left to pay: the summary `shown`, the outcome `told`, and no form to post."""
+    assert summary(page) == shown
+    assert outcome(page) == told
+    assert page.locator("form").count() == 0
+
+
 def language_of(page: Page, answer: Response) -> tuple[str | None, str | None]:
     """The page's `<html lang>` and the answer's Content-Language."""
     return page.locator("html").get_attribute("lang"), answer.headers.get("content-language")
@@ -167,10 +174,8 @@ def test_a_payer_pays_with_a_wallet_in_portuguese_on_a_phone(shop: Merchant, pay
     assert after_post(paid, url) == (200, url, "POST", 303)
     assert page.url == url
     assert (status_of(page), *language_of(page, paid)) == ("succeeded", "pt", "pt")
-    assert summary(page) == SUMMARY_PT
-    assert outcome(page) == PAID_PT
+    assert_settled(page, SUMMARY_PT, PAID_PT)
     assert page.get_by_role("link", name="Voltar a Mercearia").get_attribute("href") == RETURN_URL
-    assert page.locator("form").count() == 0
 
     snapshot = api_payment(shop, pid)
     assert (snapshot["status"], snapshot["captured_amount"]) == ("succeeded", "250.00")
@@ -196,13 +201,11 @@ def test_a_failed_payment_in_english(shop: Merchant, payer: Payer) -> None:
     failed = tap(page, pay_button(page, PAY_EN))
     assert after_post(failed, url) == (200, url, "POST", 303)
     assert (status_of(page), *language_of(page, failed)) == ("failed", "en", "en")
-    assert summary(page) == SUMMARY_EN
-    assert outcome(page) == [
-        "The payment did not go through.",
-        "The balance is too low for this payment.",
-        "Back to Mercearia",
-    ]
-    assert page.locator("form").count() == 0
+    assert_settled(
+        page,
+        SUMMARY_EN,
+        ["The payment did not go through.", "The balance is too low for this payment.", "Back to Mercearia"],
+    )
     snapshot = api_payment(shop, pid)
     assert (snapshot["status"], snapshot["failure_code"]) == ("failed", "insufficient_funds")
 
@@ -283,13 +286,11 @@ def test_an_expired_checkout_is_not_paid(shop: Merchant, payer: Payer) -> None:
 
     again = visit(page, url)
     assert (again.status, status_of(page)) == (200, "expired")
-    assert summary(page) == SUMMARY_PT
-    assert outcome(page) == [
-        "Este pagamento expirou.",
-        "Peça ao comerciante um novo link de pagamento.",
-        "Voltar a Mercearia",
-    ]
-    assert page.locator("form").count() == 0
+    assert_settled(
+        page,
+        SUMMARY_PT,
+        ["Este pagamento expirou.", "Peça ao comerciante um novo link de pagamento.", "Voltar a Mercearia"],
+    )
     assert api_payment(shop, pid)["status"] == "expired"
 
 

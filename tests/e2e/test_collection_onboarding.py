@@ -15,7 +15,14 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.domain.access.rate_limits import UPLOADS_PER_MINUTE
-from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed
+from tests.e2e.collection_client import (
+    Collection,
+    assert_error,
+    assert_invalid,
+    assert_ok,
+    licensed,
+    validation,
+)
 from tests.unit.test_business_rules import details
 
 pytestmark = pytest.mark.e2e
@@ -282,33 +289,34 @@ def test_another_business_sees_and_moves_only_its_own_account(mz: Collection) ->
     )
 
 
+BAD_DETAILS = [  # (body, code, message, the refused field)
+    (
+        {k: v for k, v in DETAILS.items() if k != "object"},
+        "missing_field",
+        "The request has missing fields: object.",
+        ("object", "REQUIRED", "required: account"),
+    ),
+    (
+        {**DETAILS, "object": "onboarding"},
+        "validation_error",
+        "The request has invalid fields: object.",
+        ("object", "INVALID_FORMAT", "the constant account"),
+    ),
+    (
+        {k: v for k, v in DETAILS.items() if k != "person_of_contact"},
+        "missing_field",
+        "The onboarding details have problems: person_of_contact.",
+        ("person_of_contact", "REQUIRED", "this section is required"),
+    ),
+]
+
+
 def test_bad_bodies_are_refused_and_store_nothing(mz: Collection) -> None:
     token = business(mz)
     mz.call("POST", "/v1/account/onboarding/initialize", token=token)
-    without_object = {k: v for k, v in DETAILS.items() if k != "object"}
-    assert_error(
-        mz.call("PUT", "/v1/account/onboarding/details", without_object, token=token),
-        400,
-        "missing_field",
-        "The request has missing fields: object.",
-        {"errors": [{"field": "object", "code": "REQUIRED", "message": "required: account"}]},
-    )
-    assert_error(
-        mz.call("PUT", "/v1/account/onboarding/details", {**DETAILS, "object": "onboarding"}, token=token),
-        400,
-        "validation_error",
-        "The request has invalid fields: object.",
-        {"errors": [{"field": "object", "code": "INVALID_FORMAT", "message": "the constant account"}]},
-    )
-    partial = {**DETAILS}
-    del partial["person_of_contact"]
-    assert_error(
-        mz.call("PUT", "/v1/account/onboarding/details", partial, token=token),
-        400,
-        "missing_field",
-        "The onboarding details have problems: person_of_contact.",
-        {"errors": [{"field": "person_of_contact", "code": "REQUIRED", "message": "this section is required"}]},
-    )
+    for body, code, message, field in BAD_DETAILS:
+        refused = mz.call("PUT", "/v1/account/onboarding/details", body, token=token)
+        assert_error(refused, 400, code, message, validation(field))
     assert assert_ok(mz.call("GET", "/v1/account/onboarding/details", token=token))["bank_details"] is None
 
 
@@ -432,20 +440,9 @@ def test_files_are_checked_kept_per_account_and_a_logo_is_one_of_them(mz: Collec
         "bucket": bucket,
     }
     for file_id in (theirs["id"], "file_nope"):
-        assert_error(
+        assert_invalid(
             mz.call("PUT", "/v1/account/onboarding/details", {**DETAILS, "logo": {"file_id": file_id}}, token=token),
-            400,
-            "validation_error",
-            "The request has invalid fields: logo.file_id.",
-            {
-                "errors": [
-                    {
-                        "field": "logo.file_id",
-                        "code": "NOT_FOUND",
-                        "message": "no image (png, jpg) of this account has this id",
-                    }
-                ]
-            },
+            ("logo.file_id", "NOT_FOUND", "no image (png, jpg) of this account has this id"),
         )
     assert assert_ok(mz.call("GET", "/v1/account", token=token))["logo"]["file_id"] == uploaded["id"]
 

@@ -17,7 +17,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.webhooks import verify
-from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.collection_client import Collection, assert_error, assert_ok, validation
 from tests.e2e.test_webhooks import Receiver
 from tests.polling import eventually
 from tests.unit.builders import collection_payer
@@ -316,10 +316,6 @@ def test_a_change_touches_only_the_given_fields_and_a_deleted_request_is_gone(mz
 
 
 # ---------------------------------------------------------------- refusals
-def validation(*errors: tuple[str, str, str]) -> dict[str, Any]:
-    return {"errors": [{"field": f, "code": c, "message": m} for f, c, m in errors]}
-
-
 BAD_BODIES = [
     (
         {"amount": {"currency": "MZN", "value": 0}},

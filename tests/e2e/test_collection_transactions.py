@@ -14,7 +14,7 @@ import pytest
 
 from devstack.launcher import RunningStack
 from mzpay.domain.partners.transactions import TYPES
-from tests.e2e.collection_client import Collection, assert_error, assert_ok
+from tests.e2e.collection_client import Collection, assert_error, assert_ok, validation
 
 pytestmark = pytest.mark.e2e
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -145,47 +145,35 @@ def test_a_pay_in_is_a_gateway_charge_and_a_transfer_a_payout(mz: Collection, cu
 
 
 MPESA_ONLY = "M-Pesa numbers start with +258 84 or 85"
+REFUSED_BODIES = [  # (body, code, message, the refused fields)
+    (
+        {"transaction_type": "transfer"},
+        "missing_field",
+        "The request has problems: amount.",
+        [("amount", "REQUIRED", "a transfer moves money: how much")],
+    ),
+    (
+        {"transaction_type": "refund", "amount": -1},
+        "validation_error",
+        "The request has problems: transaction_type, amount.",
+        [
+            ("transaction_type", "INVALID_FORMAT", "one of " + ", ".join(TYPES)),
+            ("amount", "INVALID_FORMAT", "a number more than zero, at most 10000000.00"),
+        ],
+    ),
+    (  # an M-Pesa method pays out to M-Pesa numbers: the payout's own rule, never a 500
+        {"transaction_type": "transfer", "amount": 5, "destination": "+258861230000"},
+        "validation_error",
+        "The request has problems: destination.",
+        [("destination", "INVALID_FORMAT", MPESA_ONLY)],
+    ),
+]
 
 
 def test_refusals(mz: Collection, customer: str) -> None:
     pm_id = wallet(mz, customer, "+258841140000")
-    assert_error(
-        process(mz, customer, pm_id, {"transaction_type": "transfer"}),
-        400,
-        "missing_field",
-        "The request has problems: amount.",
-        {"errors": [{"field": "amount", "code": "REQUIRED", "message": "a transfer moves money: how much"}]},
-    )
-    assert_error(
-        process(mz, customer, pm_id, {"transaction_type": "refund", "amount": -1}),
-        400,
-        "validation_error",
-        "The request has problems: transaction_type, amount.",
-        {
-            "errors": [
-                {
-                    "field": "transaction_type",
-                    "code": "INVALID_FORMAT",
-                    "message": "one of " + ", ".join(TYPES),
-                },
-                {
-                    "field": "amount",
-                    "code": "INVALID_FORMAT",
-                    "message": "a number more than zero, at most 10000000.00",
-                },
-            ]
-        },
-    )
-    other_network = process(
-        mz, customer, pm_id, {"transaction_type": "transfer", "amount": 5, "destination": "+258861230000"}
-    )
-    assert_error(  # an M-Pesa method pays out to M-Pesa numbers: the payout's own rule, never a 500
-        other_network,
-        400,
-        "validation_error",
-        "The request has problems: destination.",
-        {"errors": [{"field": "destination", "code": "INVALID_FORMAT", "message": MPESA_ONLY}]},
-    )
+    for body, code, message, fields in REFUSED_BODIES:
+        assert_error(process(mz, customer, pm_id, body), 400, code, message, validation(*fields))
     assert history(mz, customer, payment_method_id=pm_id)["data"] == []  # nothing moved, nothing recorded
     assert_ok(mz.call("POST", f"/v1/customers/{customer}/payment_methods/{pm_id}/status", {"status": "inactive"}))
     assert_error(

@@ -21,7 +21,7 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from tests.e2e import test_access as access_tests
 from tests.e2e.management_client import Operator
-from tests.e2e.test_access import assert_problem, gateway
+from tests.e2e.test_access import assert_bad_request, assert_problem, gateway
 from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
@@ -302,16 +302,8 @@ def test_an_rsa_client_signs_with_rs256(stack: RunningStack, mz: Operator) -> No
     leaked = mz.call(
         "POST", f"/v1/accounts/{client['account_id']}/oauth-clients", {"mode": "test", "jwks": {"keys": [private_jwk]}}
     )
-    assert_problem(
-        leaked,
-        400,
-        "Bad Request",
-        "invalid_request",
-        "jwks.keys.0: a private key; register the public key only.",
-        errors=[
-            {"field": "jwks.keys.0", "code": "invalid_value", "message": "a private key; register the public key only"}
-        ],
-    )
+    message = "a private key; register the public key only"
+    assert_bad_request(leaked, "invalid_request", f"jwks.keys.0: {message}.", ("jwks.keys.0", "invalid_value", message))
 
 
 def test_a_client_may_publish_its_keys_at_a_jwks_uri(stack: RunningStack, mz: Operator) -> None:
@@ -348,11 +340,4 @@ def test_a_client_may_publish_its_keys_at_a_jwks_uri(stack: RunningStack, mz: Op
         {"mode": "test", "jwks_uri": f"{realm['issuer']}/no-such-document"},
     )
     message = "it must serve a JWK set with an RSA (RS256) or EC P-256 (ES256) public key"
-    assert_problem(
-        nowhere,
-        400,
-        "Bad Request",
-        "invalid_request",
-        f"jwks_uri: {message}.",
-        errors=[{"field": "jwks_uri", "code": "invalid_value", "message": message}],
-    )
+    assert_bad_request(nowhere, "invalid_request", f"jwks_uri: {message}.", ("jwks_uri", "invalid_value", message))

@@ -17,7 +17,7 @@ from devstack.secret_scanning import signature
 from mzpay.domain.access.keys import generate_key
 from tests.e2e import test_access as access_tests
 from tests.e2e.management_client import Operator
-from tests.e2e.test_access import assert_problem, gateway
+from tests.e2e.test_access import assert_bad_request, assert_problem, gateway
 from tests.e2e.test_oauth import ask, client_of, issued
 from tests.e2e.test_webhooks import Receiver, signature_parts
 from tests.polling import eventually
@@ -196,15 +196,11 @@ def test_the_accounts_endpoint_for_its_own_events(stack: RunningStack, mz: Opera
         "This API key lacks the scope api_keys:write.",
         missing_scope="api_keys:write",
     )
-    assert_problem(
+    assert_bad_request(
         call("PUT", key, {"url": "ftp://shop.example/events"}),
-        400,
-        "Bad Request",
         "invalid_callback_url",
         "url must be an absolute http:// or https:// URL.",
-        errors=[
-            {"field": "url", "code": "invalid_callback_url", "message": "must be an absolute http:// or https:// URL"}
-        ],
+        ("url", "invalid_callback_url", "must be an absolute http:// or https:// URL"),
     )
     assert call("GET", key).json() == empty  # nothing stored by a refusal
     endpoint = receiver.endpoint(200)

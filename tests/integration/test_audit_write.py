@@ -13,6 +13,7 @@ from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.domain.operators.audit import AuditFilter, Observation, Request, begin, end, observe
 from mzpay.steps.audit import write
+from tests.expected import payout_approval_record
 from tests.integration.support import function_stack
 from tests.integration.test_business_metrics import counts
 
@@ -52,23 +53,17 @@ def test_a_record_is_appended_and_read_back_whole(management: ProvisionedStack) 
     records, last = deps.audit_trail().page(AuditFilter(actor="ana"), 10, None)
     assert last is None and len(records) == 1
     record = records[0].public()
-    assert record == {
-        "id": record["id"],
-        "object": "audit_record",
-        "at": record["at"],
-        "actor": {"kind": "operator", "id": "ana", "source_ip": "198.51.100.7", "issuer": None, "account_id": None},
-        "surface": "management",
-        "action": "approve_payout",
-        "method": "POST",
-        "path": "/v1/payouts/{payout_id}/approve",
-        "target": {"type": "payout", "id": "01JD8Z5Q1R2S3T4V5W6X7Y8Z9B"},
-        "account_id": "01JDACC0000000000000000000",
-        "request": {"note": "ok", "api_key": "[redacted]"},
-        "outcome": {"status": 200, "code": None},
-        "before": {"status": "a"},
-        "after": {"status": "b"},
-        "request_id": "req-1",
-    }
+    assert record == payout_approval_record(
+        record,
+        "ana",
+        "198.51.100.7",
+        "01JD8Z5Q1R2S3T4V5W6X7Y8Z9B",
+        account_id="01JDACC0000000000000000000",
+        request={"note": "ok", "api_key": "[redacted]"},
+        before={"status": "a"},
+        after={"status": "b"},
+        request_id="req-1",
+    )
     assert deps.audit_trail().get(record["id"]) == records[0]
 
 

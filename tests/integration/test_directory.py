@@ -16,9 +16,10 @@ from mzpay.domain.access.keys import generate_key, key_hash
 from mzpay.domain.common.errors import ServiceError
 from mzpay.store.account_names import AccountNames
 from mzpay.store.aws import is_conditional_failure
-from mzpay.store.directory import Account, ApiKey, Directory
+from mzpay.store.directory import ApiKey, Directory
 from tests.integration.races import race
 from tests.integration.support import directory_table, new_api_key
+from tests.unit.builders import account
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
@@ -44,19 +45,6 @@ def all_items() -> list[dict[str, Any]]:
 
 def items_with_prefix(prefix: str) -> list[dict[str, Any]]:
     return sorted((item for item in all_items() if item["pk"].startswith(prefix)), key=lambda item: item["pk"])
-
-
-def account(account_id: str = "01JACC0000000000000000000A", **changes: Any) -> Account:
-    base = Account(
-        account_id=account_id,
-        name="Loja Maputo",
-        home_region="mz",
-        status="active",
-        reason="",
-        created_at="2026-03-01T10:00:00Z",
-        updated_at="2026-03-01T10:00:00Z",
-    )
-    return replace(base, **changes)
 
 
 def api_key(key_id: str, account_id: str = "01JACC0000000000000000000A", **changes: Any) -> tuple[ApiKey, str]:

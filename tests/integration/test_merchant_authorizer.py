@@ -18,7 +18,8 @@ from mzpay.domain.access.keys import generate_key, key_hash, redacted
 from mzpay.domain.common.errors import ServiceError
 from mzpay.http import merchant_auth
 from mzpay.http.principal import admit
-from mzpay.store.directory import Account, ApiKey, Directory
+from mzpay.store.directory import ApiKey, Directory
+from tests.events import authorizer_event
 from tests.expected import policy, problem
 from tests.integration.support import (
     create_directory_table,
@@ -27,12 +28,12 @@ from tests.integration.support import (
     new_api_key,
     reset_mzpay_caches,
 )
+from tests.unit.builders import account
 
 REGION = "af-south-1"
 TABLE = "mzpay-directory"
 PEPPER_SECRET = "mzpay/api-key-pepper"
 PEPPER = "pepper-0123456789abcdefghijklmnopqrstuvwxyz"
-METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/POST/v1/payments"
 WWW = {"WWW-Authenticate": 'Bearer realm="mzpay"'}
 ACCOUNT_ID = "01JACC0000000000000000000A"
 SA_ACCOUNT_ID = "01JACC0000000000000000005A"
@@ -55,14 +56,10 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         monkeypatch.setenv("DATA_KEY_ID", boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"])
         boto3.client("secretsmanager", region_name=REGION).create_secret(Name=PEPPER_SECRET, SecretString=PEPPER)
         directory = Directory(TABLE)
-        directory.create_account(account(ACCOUNT_ID, "mz"))
-        directory.create_account(account(SA_ACCOUNT_ID, "regional-sa"))
+        directory.create_account(account(ACCOUNT_ID))
+        directory.create_account(account(SA_ACCOUNT_ID, home_region="regional-sa"))
         yield load_authorizer()
     reset_mzpay_caches()
-
-
-def account(account_id: str, home_region: str, status: str = "active", reason: str = "") -> Account:
-    return Account(account_id, "Loja", home_region, status, reason, "2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z")
 
 
 def stored_key(
@@ -75,18 +72,7 @@ def stored_key(
 
 
 def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> dict[str, Any]:
-    headers = {"Authorization": authorization} if authorization is not None else {}
-    return {
-        "type": "REQUEST",
-        "methodArn": METHOD_ARN,
-        "resource": "/v1/payments",
-        "path": "/v1/payments",
-        "httpMethod": "POST",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": None,
-        "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
-    }
+    return authorizer_event("POST", "/v1/payments", authorization, source_ip)
 
 
 def refusal(answer: dict[str, Any]) -> dict[str, Any]:

@@ -10,10 +10,10 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from tests.events import authorizer_event
 from tests.expected import policy, problem
 from tests.integration.support import function_app, reset_mzpay_caches
 
-METHOD_ARN = "arn:aws:execute-api:af-south-1:123456789012:abc123/prod/GET/v1/system/info"
 TOKEN = "op-token-0123456789abcdef"
 
 
@@ -35,16 +35,7 @@ def authorizer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def auth_event(authorization: str | None, source_ip: str = "198.51.100.7") -> dict[str, Any]:
-    headers = {"Authorization": authorization} if authorization is not None else {}
-    return {
-        "type": "REQUEST",
-        "methodArn": METHOD_ARN,
-        "path": "/v1/system/info",
-        "httpMethod": "GET",
-        "headers": headers,
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "requestContext": {"identity": {"sourceIp": source_ip}, "requestId": "r-1", "stage": "prod"},
-    }
+    return authorizer_event("GET", "/v1/system/info", authorization, source_ip)
 
 
 def test_the_operator_token_is_allowed_on_the_whole_api(authorizer: Any) -> None:

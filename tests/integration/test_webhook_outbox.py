@@ -293,10 +293,9 @@ def test_a_failed_attempt_is_recorded_and_the_message_hidden_for_its_backoff(
 ) -> None:
     roll_secret()
     receiver = receiver_factory(503)
-    delivery_id = outbox.dispatch(event_image(callback_url=receiver.url))
     setting(monkeypatch, "WEBHOOK_RETRY_BASE_SECONDS", "300")
     monkeypatch.setattr(outbox.rules, "retry_delay", lambda attempt, base: 120 if (attempt, base) == (1, 300) else None)
-    (record,) = receive()
+    delivery_id, record = dispatched(receiver.url)
     assert sender.send_batch([record]) == {"batchItemFailures": [{"itemIdentifier": record["messageId"]}]}
     delivery = stored(delivery_id)  # type: ignore[arg-type]
     assert delivery["status"] == "pending" and delivery["last_error"] == "http_503"

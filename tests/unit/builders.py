@@ -5,6 +5,7 @@ two helpers every lifecycle test uses (its table as cases, the ServiceError a re
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from mzpay.domain.bills.billers import Biller, BillProduct
 from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.bills.quotes import BillQuote, Invoice
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payouts.batches import PayoutBatch, Status
+from mzpay.store.directory import Account
 
 NOW = "2026-11-25T08:00:00Z"
 BILLER_ID = "01M8A0MH8BAHW8JZV956J9ME1Z"
@@ -62,6 +65,19 @@ def bill_payment(**fields: Any) -> BillPayment:
     """A pending payment of 400.00 MZN (405.00 with the payer's fee)."""
     money = {"currency": "MZN", "amount": "400.00", "total": "405.00", "channel_debit": "405.00"}
     return BillPayment(**{**money, "biller_credit": "400.00", **STAMPS, "status": "pending", **fields})
+
+
+def account(account_id: str = "01JACC0000000000000000000A", **changes: Any) -> Account:
+    """An active account of Mozambique, Loja Maputo, opened on 2026-03-01 at 10:00 and not changed since."""
+    opened = "2026-03-01T10:00:00Z"
+    return replace(Account(account_id, "Loja Maputo", "mz", "active", "", opened, opened), **changes)
+
+
+def payout_batch(**fields: Any) -> PayoutBatch:
+    """An open batch of 2 lines, 100.00 MZN in all: 1 accepted, 1 refused."""
+    ids = {"batch_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A", "account_id": "01JD0000000000000000000ACC", "mode": "test"}
+    lines = {"currency": "MZN", "line_count": 2, "accepted": 1, "refused": 1, "total": "100.00"}
+    return PayoutBatch.model_validate({**ids, **lines, **STAMPS, "status": Status.OPEN, **fields})
 
 
 def collection_payer(phone: str, **changes: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.requests import CollectionMethod
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.partners.payment_methods import RAW_CARD_MESSAGE, checked_details, masked
+from tests.unit.builders import collection_payer
 
 REQUEST_ID = "cr_01ARZ3NDEKTSV4RRFFQ69G5FAV"
 
@@ -59,16 +60,7 @@ def test_methods_must_be_the_accounts_active_ones_of_one_mode() -> None:
 
 
 def test_a_payers_rules() -> None:
-    good = {
-        "first_name": "A",
-        "last_name": "B",
-        "legal_name": "A B",
-        "vat_number": "400339910",
-        "type": "business",
-        "delivery_method": "email",
-        "contact": {"email": "a@example.co.mz", "phone_number": "+258841234567"},
-        "address": {"country": "MZ"},
-    }
+    good = collection_payer("+258841234567", type="business", delivery_method="email", address={"country": "MZ"})
     assert rules.payer_problems(good) == []
     bad = {**good, "vat_number": "40033991", "delivery_method": "email", "contact": {"phone_number": "+2588"}}
     assert [(p.field, p.code) for p in rules.payer_problems(bad)] == [

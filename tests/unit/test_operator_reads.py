@@ -15,11 +15,11 @@ from mzpay.config import Settings
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
-from mzpay.domain.payouts.batches import PayoutBatch
 from mzpay.domain.payouts.rules import Payout
 from mzpay.domain.webhooks.events import new_event
 from mzpay.operators import operator_reads
 from mzpay.store.directory import Account
+from tests.unit.builders import payout_batch
 
 ACCOUNT = "01JD0000000000000000000ACC"
 PAYMENT = "01JD8Z5M7B2C3D4E5F6G7H8J9K"
@@ -50,9 +50,8 @@ def stores() -> Iterator[None]:
         | {"mode": "live", "status": "waiting_for_approval", "amount": "2500.00", "currency": "MZN"}
         | {"destination": WALLET, "fingerprint": "f", **STAMPS}
     )
-    batch = PayoutBatch.model_validate(
-        {"batch_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9B", "account_id": ACCOUNT, "mode": "test", "currency": "MZN"}
-        | {"status": "awaiting_approval", "line_count": 2, "accepted": 2, "refused": 0, "total": "100.00", **STAMPS}
+    batch = payout_batch(
+        batch_id="01JD9B7F1R2S3T4V5W6X7Y8Z9B", account_id=ACCOUNT, status="awaiting_approval", accepted=2, refused=0
     )
     refund = Refund.model_validate(
         {"provider_refund_id": "01JD9A1C5N6P7Q8R9S0T1V2W3X", "refund_id": "r-1", "provider_payment_id": PAYMENT}

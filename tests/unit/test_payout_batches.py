@@ -16,7 +16,6 @@ from mzpay.domain.payouts.batches import (
     MAX_LINES,
     TRANSITIONS,
     BatchLine,
-    PayoutBatch,
     PayoutBatchRequest,
     Status,
     batch_view,
@@ -29,6 +28,7 @@ from mzpay.domain.payouts.batches import (
 from mzpay.domain.payouts.limits import PayoutLimits
 from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.http.batch_lines import parse_lines
+from tests.unit.builders import payout_batch
 
 WALLET = {"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258840000000"}}
 PAYOUT_ID = "01JDA6Q7K2M4N6P8R0T2V4W6X8"
@@ -154,41 +154,23 @@ def test_the_report_entry_of_a_refused_line() -> None:
 
 
 # ---------------------------------------------------------------- the view and the ceiling
-def batch(**changes: Any) -> PayoutBatch:
-    fields: dict[str, Any] = {
-        "batch_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A",
-        "account_id": "01JD0000000000000000000ACC",
-        "mode": "test",
-        "currency": "MZN",
-        "status": Status.OPEN,
-        "version": 1,
-        "line_count": 2,
-        "accepted": 1,
-        "refused": 1,
-        "total": "100.00",
-        "created_at": "2026-11-25T08:00:00Z",
-        "updated_at": "2026-11-25T08:00:00Z",
-    }
-    return PayoutBatch.model_validate({**fields, **changes})
-
-
 def test_the_view_shows_the_payouts_only_once_sent() -> None:
     refusal = {"line": 2, "payout_id": None, "code": "invalid_request", "message": "m", "rule": None, "errors": []}
     lines = [
         BatchLine(line=1, payout_id=PAYOUT_ID, request=line(), provider_payout_id="01JD9B7F1R2S3T4V5W6X7Y8Z9B"),
         BatchLine(line=2, refusal=refusal),
     ]
-    opened = batch_view(batch(), lines)
+    opened = batch_view(payout_batch(), lines)
     assert (opened["report"], opened["payouts"], opened["total"]) == (
         [refusal],
         None,
         {"amount": "100.00", "currency": "MZN"},
     )
-    done = batch_view(batch(status=Status.SENT, sent_count=1, failed_count=0), lines)
+    done = batch_view(payout_batch(status=Status.SENT, sent_count=1, failed_count=0), lines)
     assert done["payouts"] == [
         {"line": 1, "payout_id": PAYOUT_ID, "provider_payout_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9B", "refusal": None}
     ]
-    assert "report" not in batch_view(batch())  # events carry the batch without its lines
+    assert "report" not in batch_view(payout_batch())  # events carry the batch without its lines
 
 
 def test_debit_daily_is_a_payout_limit_per_currency_and_day() -> None:

@@ -89,6 +89,16 @@ def collection_app() -> tuple[APIGatewayRestResolver, CollectionRoutes]:
     return app, CollectionRoutes(app, _require_licence, _require_business)
 
 
+def reviewers_audited(
+    group: tuple[APIGatewayRestResolver, CollectionRoutes],
+) -> tuple[APIGatewayRestResolver, CollectionRoutes]:
+    """A collection group (collection_app()) whose routes marked `@audited` go to the audit trail,
+    a reviewer as their actor: reviewers_audited(collection_app()). A separate call, so that only
+    the groups that audit reach the audit trail's table (devstack.permissions reads the calls)."""
+    audit_trail(group[0], reviewers=True)
+    return group
+
+
 def management_app(surface: str | None = None) -> APIGatewayRestResolver:
     """A management group's resolver (operators only), every state-changing request of it on the
     audit trail (`surface`: "console" for the operator console's)."""
