@@ -5,7 +5,6 @@ the target before and after; operators read it filtered and paged; secrets never
 from __future__ import annotations
 
 import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,6 +18,7 @@ from tests.e2e.collection_client import licensed
 from tests.e2e.test_charges import wallet
 from tests.e2e.test_payouts import funded, manage, management, operator, payout, set_payout_limits
 from tests.expected import payout_approval_record, problem_for
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -186,9 +186,7 @@ def test_a_reviewers_decision_on_the_collection_surface_is_recorded(stack: Runni
     unknown = str(ULID())
     answer = mz.call("POST", f"/v1/accounts/{unknown}/approve", token=token)
     assert answer.status_code == 404, answer.text
-    deadline = time.monotonic() + 5
-    while not (found := records(stack, actor=subject)) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    found = eventually(lambda: records(stack, actor=subject), bool)
     assert len(found) == 1
     record = found[0]
     assert record["actor"] == mz.audited_administrator(subject)
