@@ -1,11 +1,12 @@
-"""moto in server mode, with two corrections to its DynamoDB.
+"""moto in server mode, with corrections to its DynamoDB (and Secrets Manager's CreateSecret).
 
 1. DynamoDB applies each request (a conditional write, a transaction) atomically; moto does
    not. It evaluates a condition and then writes without a lock, and a cancelled transaction
    restores a copy of the whole table, which can undo another request's committed write. Two
    conditional writers could then both "win", hiding the very races the product guards
    against; serialising moto's DynamoDB request handling restores DynamoDB's guarantee while
-   clients still race over HTTP.
+   clients still race over HTTP. Secrets Manager's CreateSecret likewise checks that the name
+   is free and then adds the secret unlocked (atomic_secrets): one racing creator wins, as on AWS.
 2. moto deep-copies every table a transaction touches (stream history included) so that it can
    roll back: each transaction costs more than the last, and a local stack that has run for a
    while answers money-moving requests in seconds. Under (1) a transaction can instead check
@@ -52,6 +53,7 @@ from moto.dynamodb.exceptions import (
 )
 from moto.dynamodb.models.table import StreamShard, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
+from moto.secretsmanager.models import SecretsManagerBackend
 
 from devstack.changes import ChangeWriter
 
@@ -136,6 +138,25 @@ def atomic_dynamodb() -> Iterator[None]:
     finally:
         DynamoHandler.call_action = original_call  # type: ignore[method-assign]
         dynamodb_models.DynamoDBBackend.transact_write_items = original_transact  # type: ignore[method-assign]
+
+
+@contextmanager
+def atomic_secrets() -> Iterator[None]:
+    """While inside, Secrets Manager's CreateSecret applies atomically, as on AWS: moto checks that
+    the name is free and then adds the secret, unlocked, so two racing creators could both "win"
+    (the second replacing the first's value) where AWS answers ResourceExistsException to one."""
+    lock = threading.Lock()
+    original_create = SecretsManagerBackend.create_secret
+
+    def create_secret(self: SecretsManagerBackend, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return original_create(self, *args, **kwargs)
+
+    SecretsManagerBackend.create_secret = create_secret  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SecretsManagerBackend.create_secret = original_create  # type: ignore[method-assign]
 
 
 @contextmanager
@@ -291,7 +312,7 @@ def main(argv: list[str]) -> None:
     if own.exit_with_stdin:
         exit_with_stdin()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request: moto serves thousands a minute
-    with atomic_dynamodb(), quicker_moto(), contextlib.ExitStack() as stack:
+    with atomic_dynamodb(), atomic_secrets(), quicker_moto(), contextlib.ExitStack() as stack:
         if own.changes_fd is not None:
             stack.enter_context(telling_changes(ChangeWriter(own.changes_fd)))
         server.main(rest)

@@ -12,7 +12,7 @@ import boto3
 import pytest
 from cryptography import x509
 
-from devstack.moto_server import atomic_dynamodb
+from devstack.moto_server import atomic_dynamodb, atomic_secrets
 from mzpay import deps
 from mzpay.cases import access, client_certs
 from mzpay.domain.access.principal import Principal
@@ -70,7 +70,8 @@ def test_two_racing_mtls_switches_from_one_read_land_once(with_ca: Any, monkeypa
 
 
 def test_the_first_issuances_of_a_region_share_one_ca(with_ca: Any) -> None:
-    issued = race(3, lambda _: client_certs.issue(principal(), None))
+    with atomic_dynamodb(), atomic_secrets():
+        issued = race(3, lambda _: client_certs.issue(principal(), None))
     assert all(kind == "ok" for kind, _ in issued), issued
     stored = boto3.client("secretsmanager", region_name=REGION).get_secret_value(SecretId=CA_SECRET)["SecretString"]
     cas = {answer.ca_certificate for _, answer in issued}

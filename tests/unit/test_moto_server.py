@@ -213,3 +213,51 @@ def test_the_straight_writer_writes_what_motos_serializer_writes(compared: list[
     assert answered["TransactGetItems"]["Responses"][0]["Item"]["b"] == {
         "B": base64.b64encode(b"\x00\x01\xff").decode()
     }
+
+
+def test_racing_creators_of_one_secret_have_one_winner(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import boto3
+    from botocore.exceptions import ClientError
+    from moto import mock_aws
+    from moto.secretsmanager.models import SecretsManagerBackend
+
+    from devstack.moto_server import atomic_secrets
+    from tests.integration.races import race
+
+    # moto's window, held open: the first creator to add its secret waits (1 s at most) until
+    # another has found the name free. Unlocked, both then add theirs; atomic_secrets never lets
+    # a second creator check before the first has added.
+    passed = threading.Condition()
+    checks = [0]
+    check, add = SecretsManagerBackend._check_with_existing_secrets_and_versions, SecretsManagerBackend._add_secret
+
+    def counted_check(self: Any, *args: Any, **kwargs: Any) -> Any:
+        found = check(self, *args, **kwargs)
+        with passed:
+            checks[0] += 1
+            passed.notify_all()
+        return found
+
+    def held_add(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with passed:
+            passed.wait_for(lambda: checks[0] >= 2, timeout=1)
+        return add(self, *args, **kwargs)
+
+    monkeypatch.setattr(SecretsManagerBackend, "_check_with_existing_secrets_and_versions", counted_check)
+    monkeypatch.setattr(SecretsManagerBackend, "_add_secret", held_add)
+    with mock_aws(), atomic_secrets():
+        secrets = boto3.client("secretsmanager", region_name="af-south-1")
+
+        def create(index: int) -> str:
+            try:
+                secrets.create_secret(Name="ca", SecretString=f"value {index}")
+                return f"created {index}"
+            except ClientError as exc:
+                return str(exc.response["Error"]["Code"])
+
+        outcomes = [value for _, value in race(4, create)]
+        (winner,) = [outcome for outcome in outcomes if outcome.startswith("created")]
+        assert sorted(outcomes) == sorted([winner] + ["ResourceExistsException"] * 3)
+        assert secrets.get_secret_value(SecretId="ca")["SecretString"] == winner.replace("created", "value")
