@@ -3,7 +3,7 @@ this stack's region (else 421 wrong_region naming its home)."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from mzpay import deps
 from mzpay.domain.access.oauth import OAuthClient
@@ -29,6 +29,23 @@ def served_here(record: Served | None, what: str, api: str) -> Served:
 
 def home_account(account_id: str, api: str = "management") -> Account:
     return served_here(deps.directory().get_account(account_id), "account", api)
+
+
+class _OfAccount(Protocol):
+    @property
+    def account_id(self) -> str: ...
+
+
+Kept = TypeVar("Kept", bound=_OfAccount)
+
+
+def at_home(record: Kept | None, what: str) -> Kept:
+    """An operator's read of `record` by its id: 404 not_found ("No such `what`.") when there is
+    none, and served by its account's home region only (else 421 naming it)."""
+    if record is None:
+        raise not_found(what)
+    home_account(record.account_id)
+    return record
 
 
 def merchant_name(payment: Payment) -> str:
