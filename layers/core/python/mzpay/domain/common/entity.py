@@ -43,6 +43,19 @@ class Entity(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
+class Settling(Entity):
+    """An entity whose outcome a provider settles (payment, refund, payout, bill payment): why it
+    failed, the sweep's index entry while its outcome is awaited (see domain.payments.expiry) and,
+    when the provider never answered, how it was reconciled."""
+
+    failure_code: str | None = None
+    failure_message: str | None = None
+    due_at: str | None = None
+    expiry_shard: str | None = None
+    reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
+    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
+
+
 E = TypeVar("E", bound=Entity)
 
 
