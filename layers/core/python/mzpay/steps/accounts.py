@@ -3,12 +3,12 @@ this stack's region (else 421 wrong_region naming its home)."""
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from mzpay import deps
 from mzpay.domain.access.oauth import OAuthClient
 from mzpay.domain.accounts.residency import ensure_home
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import OfAccount, ServiceError
 from mzpay.domain.payments.rules import Payment
 from mzpay.store.directory import Account, ApiKey
 
@@ -31,12 +31,7 @@ def home_account(account_id: str, api: str = "management") -> Account:
     return served_here(deps.directory().get_account(account_id), "account", api)
 
 
-class _OfAccount(Protocol):
-    @property
-    def account_id(self) -> str: ...
-
-
-Kept = TypeVar("Kept", bound=_OfAccount)
+Kept = TypeVar("Kept", bound=OfAccount)
 
 
 def at_home(record: Kept | None, what: str) -> Kept:

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.common.entity import Reserved, Settling
-from mzpay.domain.common.errors import FieldError, ServiceError, allowed_move
+from mzpay.domain.common.errors import ServiceError, allowed_move, refused_field
 from mzpay.domain.money.amounts import format_amount
 
 
@@ -173,6 +173,4 @@ def snapshot(payment: Payment) -> dict[str, Any]:
 
 
 def amount_error(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_amount", f"{field}: {message}", errors=[FieldError(field, "invalid_amount", message)]
-    )
+    return refused_field("invalid_amount", field, f"{field}: {message}", message)
