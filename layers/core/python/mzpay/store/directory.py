@@ -21,7 +21,7 @@ from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import is_conditional_failure, query_all, read_keys
+from mzpay.store.aws import is_conditional_failure, landed, query_all, read_keys
 from mzpay.store.base import InDirectoryTable, put_new
 from mzpay.store.events import update_with_events
 
@@ -242,18 +242,14 @@ class Directory(InDirectoryTable):
             {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{connected_account_id}"},
             {"pk": f"ACCOUNT#{connected_account_id}", "sk": f"PLATFORM#{platform_account_id}"},
         ]
-        try:
-            self.client.transact_write_items(
+        return landed(
+            lambda: self.client.transact_write_items(
                 TransactItems=[
                     {"Delete": {"TableName": self.name, "Key": key, "ConditionExpression": "attribute_exists(pk)"}}
                     for key in keys
                 ]
             )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        )
 
     def connections(self, platform_account_id: str) -> list[Connection]:
         """The accounts `platform_account_id` may act for (one Query; a connection's a small item)."""

@@ -18,7 +18,7 @@ from mzpay.config import optional_env
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.deliveries import Attempt, Delivery
 from mzpay.domain.webhooks.rules import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
-from mzpay.store.aws import client, env, is_conditional_failure
+from mzpay.store.aws import client, env, index_entry, is_conditional_failure, landed
 from mzpay.store.base import TableStore
 
 SK = "DELIVERY"
@@ -91,19 +91,12 @@ class WebhookDeliveries(TableStore):
         """Store a new delivery; False when it already exists (the same event and URL)."""
         item = {
             **delivery_key(delivery.delivery_id),
-            "gsi1pk": f"ACC#{delivery.account_id}",
-            "gsi1sk": delivery.delivery_id,
+            **index_entry(f"ACC#{delivery.account_id}", delivery.delivery_id),
             _STATUS_KEY: _status_index(delivery.account_id, delivery.status),
             "gsi2sk": delivery.delivery_id,
             **delivery.item(),  # attempts included even empty: list_append needs the list
         }
-        try:
-            self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return landed(lambda: self.put_new_item(item))
 
     def get(self, delivery_id: str) -> Delivery | None:
         item = self.table.get_item(Key=delivery_key(delivery_id), ConsistentRead=True).get("Item")
