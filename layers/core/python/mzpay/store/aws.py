@@ -39,6 +39,17 @@ def client(service: str) -> Any:
     return session.client(service, config=config)
 
 
+class SqsQueue:
+    """A store that is an SQS queue, at `url` (each names its queue in its `from_env`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def post(self, body: str) -> None:
+        """One message with `body` on the queue."""
+        client("sqs").send_message(QueueUrl=self.url, MessageBody=body)
+
+
 @once
 def table(name: str) -> Any:
     """A DynamoDB Table resource."""

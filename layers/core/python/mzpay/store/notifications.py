@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from mzpay.connectors.notifications import Notification
-from mzpay.store.aws import client, env, in_index, index_entry, is_conditional_failure
+from mzpay.store.aws import SqsQueue, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
@@ -46,15 +46,12 @@ class Outbox(InPaymentsTable):
         return [dict(item) for item in response.get("Items", [])]
 
 
-class NotificationQueue:
+class NotificationQueue(SqsQueue):
     """NotificationQueue: one message per notification to send (a duplicate is harmless)."""
-
-    def __init__(self, queue_url: str) -> None:
-        self.queue_url = queue_url
 
     @classmethod
     def from_env(cls) -> NotificationQueue:
         return cls(env("NOTIFICATION_QUEUE_URL"))
 
     def send(self, message: dict[str, Any]) -> None:
-        client("sqs").send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(message))
+        self.post(json.dumps(message))
