@@ -4,7 +4,7 @@ immutable, changed by versioned writes (see store.transitions), built on first u
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -57,6 +57,11 @@ class Settling(Entity):
 
 
 E = TypeVar("E", bound=Entity)
+
+
+def stored_fields(record: Any, item: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of the dataclass `record` that the stored `item` has (its keys left out)."""
+    return {field.name: item[field.name] for field in fields(record) if field.name in item}
 
 
 @dataclass(frozen=True)
