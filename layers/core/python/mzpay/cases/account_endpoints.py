@@ -11,7 +11,7 @@ from mzpay.answers.access import WebhookEndpoint
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.bounds import url_problem
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import refused_field
 
 
 def _view(principal: Principal, stored: dict[str, str] | None) -> WebhookEndpoint:
@@ -33,12 +33,7 @@ def set_url(principal: Principal, url: str) -> WebhookEndpoint:
     """The endpoint set (the callback_url rule: 400 invalid_callback_url otherwise)."""
     problem = url_problem(url)
     if problem is not None:
-        raise ServiceError(
-            400,
-            "invalid_callback_url",
-            f"url must be {problem}.",
-            errors=[FieldError("url", "invalid_callback_url", f"must be {problem}")],
-        )
+        raise refused_field("invalid_callback_url", "url", f"url must be {problem}.", f"must be {problem}")
     now = iso(datetime.now(UTC))
     deps.account_endpoints().write(principal.acting_account_id, principal.mode, url, now)
     return _view(principal, {"url": url, "updated_at": now})

@@ -25,14 +25,12 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_uuid, new_id
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
-from mzpay.steps.admission import pilot_window_refusal, psp_pilot, rejected
+from mzpay.steps.admission import COUNTER_TTL, pilot_window_refusal, psp_pilot, rejected
 from mzpay.steps.bill_outcomes import bill_entry, bill_event, invoice_paid, submit, sweep_index
 from mzpay.steps.bills import catalogue_of, owned_quote, supplier_of
 from mzpay.store.bill_payments import InvoiceMoved, QuoteTaken
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.payments import CeilingReached, Reservation
-
-COUNTER_TTL = 40 * 24 * 3600  # a pilot's month and then some
 
 
 def quote_used(quote: BillQuote) -> ServiceError:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from mzpay import deps
 from mzpay.answers import bills as answers
 from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.billers import of_product
 from mzpay.domain.bills.quotes import check_payable, chosen_amount
 from mzpay.domain.bills.subscriptions import (
     ACTIVE,
@@ -42,10 +43,7 @@ def subscribe(
         payer_id=payer_id,
         status=ACTIVE,
         version=1,
-        product_id=product.product_id,
-        product_name=product.name,
-        biller_id=biller.biller_id,
-        biller_name=biller.name,
+        **of_product(biller, product),
         reference=request.reference,
         customer_name=answer.customer_name,
         amount=f"{amount:.2f}" if amount is not None else None,

@@ -33,12 +33,10 @@ from mzpay.domain.payouts.cash_deposits import (
 from mzpay.domain.payouts.name_lookups import NameLookup
 from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.steps.accounts import home_account
-from mzpay.steps.admission import money_out_pilot, pilot_window_refusal
+from mzpay.steps.admission import COUNTER_TTL, money_out_pilot, pilot_window_refusal
 from mzpay.steps.payout_creation import Payer, payout_for
 from mzpay.store.cash_deposits import IntentChanged, LookupChanged
 from mzpay.store.payments import CeilingReached
-
-COUNTER_TTL = 40 * 24 * 3600  # a pilot's month and then some
 
 
 def _partner(principal: Principal) -> None:

@@ -16,7 +16,7 @@ from mzpay.answers.receipts import Receipt
 from mzpay.domain.access.principal import Principal, customer_of_create
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Claimed
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, refused_field
 from mzpay.domain.common.ids import new_id, request_fingerprint
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import expiry
@@ -172,12 +172,8 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
     value = authorized
     if amount is not None:
         if currency is not None and currency != payment.currency:
-            raise ServiceError(
-                400,
-                "invalid_currency",
-                "Capture in the payment's currency.",
-                errors=[FieldError("amount.currency", "invalid_currency", f"use {payment.currency}")],
-            )
+            use = f"use {payment.currency}"
+            raise refused_field("invalid_currency", "amount.currency", "Capture in the payment's currency.", use)
         try:
             value = parse_amount(amount, payment.currency)
         except InvalidAmount as exc:

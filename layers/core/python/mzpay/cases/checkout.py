@@ -14,7 +14,7 @@ from mzpay.connectors.simulated import OTP
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.bounds import MAX_CODE, MAX_PHONE
 from mzpay.domain.common.clock import now_iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError, refused_field
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.payments.charges import (
     Card,
@@ -216,7 +216,7 @@ def _source(choice: PayerChoice) -> Source:
 
 
 def _refuse(code: str, field: str, message: str) -> None:
-    raise ServiceError(400, code, message, errors=[FieldError(field, code, message)])
+    raise refused_field(code, field, message, message)
 
 
 __all__ = [

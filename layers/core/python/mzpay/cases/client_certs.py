@@ -17,7 +17,7 @@ from mzpay.domain.access import client_certs as rules
 from mzpay.domain.access.client_certs import CertStatus, ClientCertificate
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import ServiceError, invalid_field
+from mzpay.domain.common.errors import ServiceError, ensure_room, invalid_field
 from mzpay.steps.accounts import home_account
 from mzpay.store.client_certs import MAX_CERTS_PER_ACCOUNT, MtlsChanged
 
@@ -35,8 +35,7 @@ def issue(principal: Principal, csr: str | None) -> CertificateAnswer:
     if principal.acting_account_id != principal.account_id:
         raise ServiceError(404, "not_found", "No such account.")
     account = home_account(principal.acting_account_id, "gateway")
-    if deps.client_certs().count_of(account.account_id) >= MAX_CERTS_PER_ACCOUNT:
-        raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CERTS_PER_ACCOUNT} certificates.")
+    ensure_room(deps.client_certs().count_of(account.account_id), MAX_CERTS_PER_ACCOUNT, "An account", "certificates")
     private_key = None
     if csr is not None:
         try:

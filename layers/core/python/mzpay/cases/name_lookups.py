@@ -12,7 +12,7 @@ from mzpay import deps
 from mzpay.answers.name_lookups import NameLookup as LookupAnswer
 from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
+from mzpay.domain.common.errors import ServiceError, invalid_field, refused_field
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.payouts.name_lookups import (
     LOOKUP_TTL,
@@ -73,12 +73,7 @@ def _live_lookup(principal: Principal, request: NameLookupRequest, lookup_id: st
     )
     if not answer.found or answer.name is None:
         message = "The provider has no wallet for this number."
-        raise ServiceError(
-            400,
-            "invalid_phone",
-            message,
-            errors=[FieldError("mobile_wallet.phone_number", "invalid_phone", message)],
-        )
+        raise refused_field("invalid_phone", "mobile_wallet.phone_number", message, message)
     return LookupStatus.RESOLVED, [answer.name]
 
 

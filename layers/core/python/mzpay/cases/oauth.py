@@ -20,7 +20,7 @@ from mzpay.domain.access.oauth import AccessToken, AuthMethod, ClientStatus, OAu
 from mzpay.domain.accounts.residency import wrong_region
 from mzpay.domain.accounts.tenants import AccountStatus
 from mzpay.domain.common.clock import iso
-from mzpay.domain.common.errors import ServiceError, invalid_field
+from mzpay.domain.common.errors import ServiceError, ensure_room, invalid_field
 from mzpay.domain.common.ids import new_id
 from mzpay.steps import credentials
 from mzpay.steps.accounts import home_account, served_here
@@ -56,8 +56,9 @@ def create_client(
         raise invalid_field("jwks_uri", "either jwks or jwks_uri, not both")
     if jwks_uri is not None and not _keys_at(jwks_uri, None, refresh=True):
         raise invalid_field("jwks_uri", "it must serve a JWK set with an RSA (RS256) or EC P-256 (ES256) public key")
-    if len(deps.oauth().clients_of(account.account_id)) >= MAX_CLIENTS_PER_ACCOUNT:
-        raise ServiceError(400, "invalid_request", f"An account has at most {MAX_CLIENTS_PER_ACCOUNT} OAuth clients.")
+    ensure_room(
+        len(deps.oauth().clients_of(account.account_id)), MAX_CLIENTS_PER_ACCOUNT, "An account", "OAuth clients"
+    )
     registered = None
     if jwks is not None:
         try:

@@ -17,7 +17,7 @@ from mzpay.answers.payouts import PayoutBatch as BatchAnswer
 from mzpay.domain.access.principal import Principal, own
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
-from mzpay.domain.common.errors import ServiceError, found
+from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
@@ -37,11 +37,13 @@ from mzpay.domain.payouts.batches import (
 from mzpay.domain.payouts.limits import needs_approval
 from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.domain.webhooks.events import Event, new_event
-from mzpay.steps.accounts import home_account
+from mzpay.steps.accounts import at_home
 from mzpay.steps.admission import rejected
 from mzpay.steps.payout_creation import COUNTER_TTL, Payer, make_payout
 from mzpay.store.payments import CeilingReached, Reservation
 
+# The field that records when a batch moved to the status (close and approve stamp theirs).
+STAMP = {Status.CLOSED: "closed_at", Status.RELEASED: "released_at"}
 SEND_MARGIN_SECONDS = 5  # sending stops this long before the function's time runs out (resumed later)
 
 
@@ -125,12 +127,17 @@ def _answer(batch: PayoutBatch) -> BatchAnswer:
 # ---------------------------------------------------------------- lifecycle
 def close(principal: Principal, batch_id: str) -> BatchAnswer:
     """open -> closed: the batch is frozen as its report shows it, ready to release."""
-    batch = visible_batch(principal, batch_id)
-    ensure_transition(batch.status, "close")
+    return _move(visible_batch(principal, batch_id), "close", Status.CLOSED)
+
+
+def _move(batch: PayoutBatch, action: str, status: str, give_back: Decimal | None = None, **more: Any) -> BatchAnswer:
+    """`action` takes the batch to `status` (stamped with the time, see STAMP, and `more` changes),
+    recorded with its event; `give_back` returns that share of the debit account's daily total."""
+    ensure_transition(batch.status, action)
     now = _now()
-    changes = {"status": Status.CLOSED, "closed_at": now, "updated_at": now}
+    changes = {"status": status, **({STAMP[status]: now} if status in STAMP else {}), **more, "updated_at": now}
     event = _event(batch.with_changes(changes), now)
-    return _answer(deps.payout_batches().transition(batch, changes, [event]))
+    return _answer(deps.payout_batches().transition(batch, changes, [event], give_back=give_back))
 
 
 def release(principal: Principal, batch_id: str) -> BatchAnswer:
@@ -179,30 +186,19 @@ def _reject(batch: PayoutBatch, refusal: ServiceError) -> NoReturn:
 
 
 def _operator_batch(batch_id: str) -> PayoutBatch:
-    batch = found(deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None, "payout batch")
-    home_account(batch.account_id)  # served by the account's home region only
-    return batch
+    return at_home(deps.payout_batches().get(batch_id) if is_ulid(batch_id) else None, "payout batch")
 
 
 def approve(batch_id: str) -> BatchAnswer:
     """Operators: a batch awaiting approval is released; sending follows through the queue."""
-    batch = _operator_batch(batch_id)
-    ensure_transition(batch.status, "approve")
-    now = _now()
-    changes = {"status": Status.RELEASED, "released_at": now, "updated_at": now}
-    event = _event(batch.with_changes(changes), now)
-    return _answer(deps.payout_batches().transition(batch, changes, [event]))
+    return _move(_operator_batch(batch_id), "approve", Status.RELEASED)
 
 
 def reject(batch_id: str, reason: str) -> BatchAnswer:
     """Operators: a batch awaiting approval is refused; nothing is paid and its share of the
     debit account's daily total comes back."""
     batch = _operator_batch(batch_id)
-    ensure_transition(batch.status, "reject")
-    now = _now()
-    changes = {"status": Status.REJECTED, "failure_message": reason, "updated_at": now}
-    event = _event(batch.with_changes(changes), now)
-    return _answer(deps.payout_batches().transition(batch, changes, [event], give_back=batch.value))
+    return _move(batch, "reject", Status.REJECTED, batch.value, failure_message=reason)
 
 
 # ---------------------------------------------------------------- sending

@@ -13,13 +13,13 @@ from mzpay.answers.limits import PayoutLimits as PayoutLimitsShown
 from mzpay.answers.payouts import Payout as PayoutAnswer
 from mzpay.connectors.base import PayoutCall
 from mzpay.domain.access.principal import Principal, customer_of_create, ensure_customer_visible, own
-from mzpay.domain.common.errors import ServiceError, found
+from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.payouts.limits import PayoutLimits
 from mzpay.domain.payouts.rules import Payout, PayoutRequest, Status, check_payout, ensure_transition, event_kind
 from mzpay.domain.payouts.rules import payout_view as view
 from mzpay.steps import audit
-from mzpay.steps.accounts import home_account
+from mzpay.steps.accounts import at_home, home_account
 from mzpay.steps.connectors import payout_connector
 from mzpay.steps.payout_creation import Payer, make_payout
 from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_event
@@ -56,9 +56,7 @@ def cancel(principal: Principal, provider_payout_id: str) -> PayoutAnswer:
 
 
 def _operator_payout(provider_payout_id: str) -> Payout:
-    payout = found(deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None, "payout")
-    home_account(payout.account_id)  # served by the account's home region only
-    return payout
+    return at_home(deps.payouts().get(provider_payout_id) if is_ulid(provider_payout_id) else None, "payout")
 
 
 def approve(provider_payout_id: str) -> PayoutAnswer:

@@ -18,7 +18,7 @@ from mzpay.connectors.base import Refunding
 from mzpay.domain.access.principal import Principal, ensure_customer_visible, own
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Claimed
-from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
+from mzpay.domain.common.errors import ServiceError, invalid_field, refused_field
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
@@ -26,7 +26,7 @@ from mzpay.domain.payments import expiry
 from mzpay.domain.payments.charges import Money
 from mzpay.domain.payments.manual import is_manual
 from mzpay.domain.payments.refunds import Refund
-from mzpay.domain.payments.rules import Payment, Status
+from mzpay.domain.payments.rules import Payment, Status, amount_error
 from mzpay.steps.payments import (
     connector_of,
     provider_call,
@@ -44,27 +44,15 @@ def _amount(payment: Payment, money: Money | None) -> Decimal:
     if money is None:
         return remaining
     if money.currency != currency:
-        raise ServiceError(
-            400,
-            "invalid_currency",
-            f"amount.currency: refund in the payment's currency ({currency}).",
-            errors=[FieldError("amount.currency", "invalid_currency", f"use {currency}")],
-        )
+        detail = f"amount.currency: refund in the payment's currency ({currency})."
+        raise refused_field("invalid_currency", "amount.currency", detail, f"use {currency}")
     try:
         value = parse_amount(money.amount, currency)
     except InvalidAmount as exc:
-        raise ServiceError(
-            400,
-            "invalid_amount",
-            f"amount.amount: {exc}",
-            errors=[FieldError("amount.amount", "invalid_amount", str(exc))],
-        ) from exc
+        raise amount_error("amount.amount", str(exc)) from exc
     if value <= 0:
-        raise ServiceError(
-            400,
-            "invalid_amount",
-            "amount.amount: a refund is more than zero.",
-            errors=[FieldError("amount.amount", "invalid_amount", "more than zero")],
+        raise refused_field(
+            "invalid_amount", "amount.amount", "amount.amount: a refund is more than zero.", "more than zero"
         )
     return value
 

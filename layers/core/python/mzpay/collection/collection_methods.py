@@ -17,7 +17,7 @@ from mzpay.domain.collection.requests import (
     check_mode,
 )
 from mzpay.domain.common.clock import now_iso
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, ensure_room, found_of
 from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.steps.business import require_active
 from mzpay.store.collection_requests import Changed
@@ -28,9 +28,7 @@ MAX_ID = 64
 
 def _method(account_id: str, method_id: str) -> CollectionMethod:
     method = deps.collection_requests().method(method_id) if len(method_id) <= MAX_ID else None
-    if method is None or method.account_id != account_id:
-        raise ServiceError(404, "not_found", "No such collection method.")
-    return method
+    return found_of(account_id, method, "collection method")
 
 
 def add(account_id: str, method_type: str, name: str | None, mode: str) -> answers.CollectionMethod:
@@ -46,10 +44,8 @@ def add(account_id: str, method_type: str, name: str | None, mode: str) -> answe
             "The business has no gateway account to collect through yet: an operator creates it.",
             reason="no_gateway_account",
         )
-    if len(deps.collection_requests().methods_of(account_id, MAX_METHODS_PER_ACCOUNT)) >= MAX_METHODS_PER_ACCOUNT:
-        raise ServiceError(
-            400, "invalid_request", f"An account has at most {MAX_METHODS_PER_ACCOUNT} collection methods."
-        )
+    held = len(deps.collection_requests().methods_of(account_id, MAX_METHODS_PER_ACCOUNT))
+    ensure_room(held, MAX_METHODS_PER_ACCOUNT, "An account", "collection methods")
     now = now_iso()
     method = CollectionMethod(
         method_id=new_prefixed_id("cm"),

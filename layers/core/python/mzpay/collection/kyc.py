@@ -28,19 +28,13 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.files import check_upload, form_parts
 from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.steps.customers import customer_of
 from mzpay.steps.uploads import admit_upload
 from mzpay.store.kyc import VerificationChanged
 from mzpay.store.transitions import rejudged
 
 MAX_ID = 64
 TWO_SIDED = frozenset(d["type"] for d in SUPPORTED_DOCUMENTS if d["config"]["has_back"])
-
-
-def _customer(account_id: str, customer_id: str) -> Customer:
-    customer = deps.kyc().customer(customer_id) if len(customer_id) <= MAX_ID else None
-    if customer is None or customer.account_id != account_id:
-        raise ServiceError(404, "customer_not_found", "No such customer.")
-    return customer
 
 
 def _verification(account_id: str, kyc_id: str, customer_id: str | None = None) -> KycVerification:
@@ -112,12 +106,12 @@ def register(account_id: str, name: str, document_type: str) -> answers.Customer
 
 
 def read(account_id: str, customer_id: str, kyc_id: str) -> answers.KycRead:
-    _customer(account_id, customer_id)
+    customer_of(account_id, customer_id)
     return _kyc(_verification(account_id, kyc_id, customer_id))
 
 
 def customer_log(account_id: str, customer_id: str) -> answers.KycLog:
-    customer = _customer(account_id, customer_id)
+    customer = customer_of(account_id, customer_id)
     return _log(_verification(account_id, customer.kyc_id))
 
 
@@ -229,7 +223,7 @@ def _missing_backs(verification: KycVerification) -> list[FieldError]:
 
 def ready(account_id: str, customer_id: str, kyc_id: str) -> answers.KycReady:
     """The customer's uploads are complete: the verification waits for its review."""
-    _customer(account_id, customer_id)
+    customer_of(account_id, customer_id)
 
     def change(verification: KycVerification) -> dict[str, Any]:
         ensure_open(verification.status, "waits for nothing")
@@ -256,7 +250,7 @@ def review(
 ) -> answers.KycRead:
     """verified, pending (asking for checklist items) or rejected; one versioned log message."""
     cleaned = check_review(status, reviewer_id, rejection_reason, additional)
-    _customer(account_id, customer_id)
+    customer_of(account_id, customer_id)
 
     def change(verification: KycVerification) -> dict[str, Any]:
         target = next_status(verification.status, status)

@@ -9,7 +9,7 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import collection_partners as answers
 from mzpay.domain.common.clock import now_iso
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import FieldError, ensure_room
 from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.domain.partners import payment_methods as rules
 from mzpay.domain.partners.payment_methods import PaymentMethod
@@ -27,12 +27,8 @@ def add(
     if mode not in rules.MODES:
         raise rules.invalid([FieldError("mode", "INVALID_FORMAT", "test or live")])
     cleaned = rules.checked_details(partner_id, pm_type, details)
-    if len(deps.payment_methods().of_customer(customer_id, rules.MAX_METHODS_PER_CUSTOMER)) >= (
-        rules.MAX_METHODS_PER_CUSTOMER
-    ):
-        raise ServiceError(
-            400, "invalid_request", f"A customer has at most {rules.MAX_METHODS_PER_CUSTOMER} payment methods."
-        )
+    most = rules.MAX_METHODS_PER_CUSTOMER
+    ensure_room(len(deps.payment_methods().of_customer(customer_id, most)), most, "A customer", "payment methods")
     now = now_iso()
     method = PaymentMethod(
         pm_id=new_prefixed_id("pm"),

@@ -158,7 +158,8 @@ def _headers(nonce: str, lang: str) -> dict[str, str]:
 
 def show(template: str, http_status: int = 200, **context: Any) -> Response[str]:
     """The console page `template` (under templates/console/) with the visit's language, its
-    CSRF token and the notice a redirect announced."""
+    CSRF token and the notice a redirect announced; its data-page is the template's name
+    (psp_applications.html: psp-applications) unless the template names another."""
     visit = current()
     nonce = secrets.token_urlsafe(16)
     asked = dict(visit.event.query_string_parameters or {})
@@ -167,6 +168,7 @@ def show(template: str, http_status: int = 200, **context: Any) -> Response[str]
     body = page_locale.render(
         f"console/{template}",
         visit.lang,
+        page=template.removesuffix(".html").replace("_", "-"),
         nonce=nonce,
         console=visit.console,
         path=f"{visit.base}{visit.event.path}",

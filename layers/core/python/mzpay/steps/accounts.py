@@ -8,7 +8,7 @@ from typing import TypeVar
 from mzpay import deps
 from mzpay.domain.access.oauth import OAuthClient
 from mzpay.domain.accounts.residency import ensure_home
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import OfAccount, ServiceError
 from mzpay.domain.payments.rules import Payment
 from mzpay.store.directory import Account, ApiKey
 
@@ -29,6 +29,18 @@ def served_here(record: Served | None, what: str, api: str) -> Served:
 
 def home_account(account_id: str, api: str = "management") -> Account:
     return served_here(deps.directory().get_account(account_id), "account", api)
+
+
+Kept = TypeVar("Kept", bound=OfAccount)
+
+
+def at_home(record: Kept | None, what: str) -> Kept:
+    """An operator's read of `record` by its id: 404 not_found ("No such `what`.") when there is
+    none, and served by its account's home region only (else 421 naming it)."""
+    if record is None:
+        raise not_found(what)
+    home_account(record.account_id)
+    return record
 
 
 def merchant_name(payment: Payment) -> str:

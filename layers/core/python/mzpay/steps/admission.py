@@ -27,7 +27,7 @@ from mzpay.domain.webhooks.events import new_event
 from mzpay.steps.connectors import payout_method
 from mzpay.store.payments import Admission, Reservation
 
-COUNTER_TTL = 40 * 24 * 3600  # a month's window and then some
+COUNTER_TTL = 40 * 24 * 3600  # a month's window (a pilot's month) and then some
 
 
 def stored_source(request: ChargeRequest) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from mzpay import deps
 from mzpay.domain.access.principal import Principal, customer_of_create
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.entity import Claimed
-from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.errors import refused_field
 from mzpay.domain.common.ids import new_id, request_fingerprint
 from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amount
 from mzpay.domain.payments import expiry
@@ -39,11 +39,8 @@ def create_checkout(
     if request.value <= 0:
         raise amount_error("amount", "the amount of a checkout is more than zero")
     if not any(currency in method.limits for method in METHODS.values()):
-        raise ServiceError(
-            400,
-            "unsupported_currency",
-            f"currency: no method takes {currency}.",
-            errors=[FieldError("currency", "unsupported_currency", f"no method takes {currency}")],
+        raise refused_field(
+            "unsupported_currency", "currency", f"currency: no method takes {currency}.", f"no method takes {currency}"
         )
     try:
         amount = format_amount(parse_amount(request.amount, currency), currency)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mzpay import deps
 from mzpay.domain.collection.kyc import Customer
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import ServiceError, found_of
 from mzpay.domain.partners.payment_methods import PaymentMethod
 
 MAX_ID = 64
@@ -14,9 +14,7 @@ MAX_ID = 64
 def customer_of(account_id: str, customer_id: str) -> Customer:
     """The business's customer; 404 customer_not_found otherwise (another account's included)."""
     customer = deps.kyc().customer(customer_id) if len(customer_id) <= MAX_ID else None
-    if customer is None or customer.account_id != account_id:
-        raise ServiceError(404, "customer_not_found", "No such customer.")
-    return customer
+    return found_of(account_id, customer, "customer", "customer_not_found")
 
 
 def method_of(account_id: str, customer_id: str, pm_id: str) -> PaymentMethod:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mzpay.config import env as env
@@ -39,6 +39,17 @@ def client(service: str) -> Any:
     return session.client(service, config=config)
 
 
+class SqsQueue:
+    """A store that is an SQS queue, at `url` (each names its queue in its `from_env`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def post(self, body: str) -> None:
+        """One message with `body` on the queue."""
+        client("sqs").send_message(QueueUrl=self.url, MessageBody=body)
+
+
 @once
 def table(name: str) -> Any:
     """A DynamoDB Table resource."""
@@ -68,6 +79,18 @@ def is_conditional_failure(exc: BaseException) -> bool:
         reasons = _error_response(exc).get("CancellationReasons") or []
         return any(isinstance(r, dict) and r.get("Code") == "ConditionalCheckFailed" for r in reasons)
     return False
+
+
+def landed(write: Callable[[], object]) -> bool:
+    """Run the conditional `write`: True when it landed, False when its condition refused it
+    (any other failure is raised)."""
+    try:
+        write()
+    except Exception as exc:
+        if is_conditional_failure(exc):
+            return False
+        raise
+    return True
 
 
 def first_failed_item(exc: BaseException) -> int:
@@ -164,6 +187,12 @@ def read_keys(client: Any, table_name: str, keys: list[dict[str, Any]]) -> list[
 def in_partition(key: str) -> dict[str, Any]:
     """The Query arguments that read the table's partition `key` (its items under pk = `key`)."""
     return {"KeyConditionExpression": "pk = :pk", "ExpressionAttributeValues": {":pk": key}}
+
+
+def index_entry(partition: str, sort: str, index: str = "gsi1") -> dict[str, str]:
+    """The attributes that list an item in `index` (`<index>pk`, `<index>sk`): in the partition
+    `partition`, ordered by `sort`. `in_index` reads such a partition."""
+    return {f"{index}pk": partition, f"{index}sk": sort}
 
 
 def in_index(key: str, index: str = "gsi1", hash_key: str = "") -> dict[str, Any]:

@@ -51,10 +51,14 @@ class TableStore:
         item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
         return None if item is None else model.model_validate(item)
 
+    def put_new_item(self, item: dict[str, Any]) -> None:
+        """Put `item`, on condition that no item has its key yet (a refusal raises as DynamoDB's)."""
+        self.table.put_item(Item=item, ConditionExpression=NEW)
+
     def put_unique(self, item: dict[str, Any], taken: Callable[[], BaseException]) -> None:
         """Put `item`, on condition that no item has its key yet (else raise `taken()`)."""
         try:
-            self.table.put_item(Item=item, ConditionExpression=NEW)
+            self.put_new_item(item)
         except Exception as exc:
             if is_conditional_failure(exc):
                 raise taken() from exc

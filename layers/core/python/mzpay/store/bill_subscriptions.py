@@ -23,7 +23,7 @@ class BillSubscriptions(InPaymentsTable):
             "sk": f"SUB#{subscription.product_id}#{subscription.reference}",
         }
         try:
-            self.table.put_item(Item={**key, **subscription.item()}, ConditionExpression="attribute_not_exists(pk)")
+            self.put_new_item({**key, **subscription.item()})
         except Exception as exc:
             if is_conditional_failure(exc):
                 raise AlreadySubscribed() from exc

@@ -10,7 +10,7 @@ from typing import Any
 
 from mzpay.domain.bills.billers import Biller, BillProduct
 from mzpay.domain.common.errors import ServiceError
-from mzpay.store.aws import in_index, query_all
+from mzpay.store.aws import in_index, index_entry, query_all
 from mzpay.store.base import InPaymentsTable, keyed
 
 
@@ -27,7 +27,7 @@ _product_key = keyed("BILLPRODUCT", "PRODUCT")
 class Billers(InPaymentsTable):
     def create(self, biller: Biller) -> None:
         """IdTaken when the id is used."""
-        index = {"gsi1pk": "BILLERS", "gsi1sk": biller.biller_id}
+        index = index_entry("BILLERS", biller.biller_id)
         self.put_unique({**_biller_key(biller.biller_id), **biller.item(), **index}, IdTaken)
 
     def get(self, biller_id: str) -> Biller | None:
@@ -42,7 +42,7 @@ class Billers(InPaymentsTable):
 
     def create_product(self, product: BillProduct) -> None:
         """IdTaken when the id is used."""
-        index = {"gsi1pk": f"BILLER#{product.biller_id}#PRODUCTS", "gsi1sk": product.product_id}
+        index = index_entry(f"BILLER#{product.biller_id}#PRODUCTS", product.product_id)
         self.put_unique({**_product_key(product.product_id), **product.item(), **index}, IdTaken)
 
     def product(self, product_id: str) -> BillProduct | None:

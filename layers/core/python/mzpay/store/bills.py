@@ -25,9 +25,7 @@ def invoice_key(biller_id: str, mode: str, number: str) -> dict[str, str]:
 
 class BillQuotes(InPaymentsTable):
     def create(self, quote: BillQuote) -> None:
-        self.table.put_item(
-            Item={**quote_key(quote.quote_id), **quote.item()}, ConditionExpression="attribute_not_exists(pk)"
-        )
+        self.put_new_item({**quote_key(quote.quote_id), **quote.item()})
 
     def get(self, quote_id: str) -> BillQuote | None:
         return self.read_item(BillQuote, quote_key(quote_id))
@@ -50,10 +48,7 @@ class BillQuotes(InPaymentsTable):
     def first_seen(self, invoice: Invoice) -> Invoice:
         """Keep `invoice` as its supplier first showed it; the one kept already if any."""
         try:
-            self.table.put_item(
-                Item={**invoice_key(invoice.biller_id, invoice.mode, invoice.number), **invoice.item()},
-                ConditionExpression="attribute_not_exists(pk)",
-            )
+            self.put_new_item({**invoice_key(invoice.biller_id, invoice.mode, invoice.number), **invoice.item()})
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise

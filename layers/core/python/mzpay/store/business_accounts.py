@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.collection.business import BusinessAccount
-from mzpay.store.aws import is_conditional_failure
+from mzpay.store.aws import is_conditional_failure, landed
 from mzpay.store.base import InCollectionTable, put_new
 from mzpay.store.transitions import applied, versioned_update
 
@@ -31,15 +31,7 @@ class BusinessAccounts(InCollectionTable):
 
     def create(self, account: BusinessAccount) -> bool:
         """Store a new account; False when the account already exists (nothing is changed)."""
-        try:
-            self.table.put_item(
-                Item={**_key(account.account_id), **account.item()}, ConditionExpression="attribute_not_exists(pk)"
-            )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return landed(lambda: self.put_new_item({**_key(account.account_id), **account.item()}))
 
     def transition(
         self, account: BusinessAccount, changes: dict[str, Any], audit: dict[str, Any] | None = None

@@ -16,7 +16,7 @@ from typing import Any
 
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, in_index, read_keys
+from mzpay.store.aws import env, in_index, index_entry, read_keys
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
@@ -45,9 +45,9 @@ def _index_keys(request: CollectionRequest) -> dict[str, str]:
     """The list keys a request in this state has (none once deleted)."""
     if request.status == RequestStatus.DELETED:
         return {}
-    keys = {"gsi1pk": account_list_key(request.account_id), "gsi1sk": request.request_id}
+    keys = index_entry(account_list_key(request.account_id), request.request_id)
     if request.payer_phone and request.listed:  # a request marked not listed is in no payer's list
-        keys |= {"gsi2pk": phone_list_key(request.mode, request.payer_phone), "gsi2sk": request.request_id}
+        keys |= index_entry(phone_list_key(request.mode, request.payer_phone), request.request_id, "gsi2")
     return keys
 
 
@@ -83,11 +83,10 @@ class CollectionRequests(PaymentsTableStore):
     def add_method(self, method: CollectionMethod) -> None:
         item = {
             **_method_key(method.method_id),
-            "gsi1pk": f"CMACC#{method.account_id}",
-            "gsi1sk": method.method_id,
+            **index_entry(f"CMACC#{method.account_id}", method.method_id),
             **method.item(),
         }
-        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+        self.put_new_item(item)
 
     def method(self, method_id: str) -> CollectionMethod | None:
         return self.read_item(CollectionMethod, _method_key(method_id))

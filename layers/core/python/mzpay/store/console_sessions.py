@@ -17,15 +17,14 @@ _key = keyed("CONSOLE_SESSION", "SESSION")
 class ConsoleSessions(InAccountsTable):
     def open(self, session: Session) -> None:
         """The record of a session just signed in (its id is random: never an existing one)."""
-        self.table.put_item(
-            Item={
+        self.put_new_item(
+            {
                 **_key(session.session_id),
                 "operator": session.operator,
                 "issued_at": session.issued_at,
                 "last_used": session.issued_at,
                 "ttl": session.expires_at(),
-            },
-            ConditionExpression="attribute_not_exists(pk)",
+            }
         )
 
     def last_used(self, session: Session) -> int | None:

@@ -24,7 +24,7 @@ class Devices(InCollectionTable):
         """Store `device` unless the account already trusts it; the stored device either way."""
         key = device_key(account_id, device["device_id"])
         try:
-            self.table.put_item(Item={**key, **device}, ConditionExpression="attribute_not_exists(pk)")
+            self.put_new_item({**key, **device})
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise

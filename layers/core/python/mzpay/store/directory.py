@@ -18,10 +18,11 @@ from typing import Any
 from mzpay.domain.access.keys import KeyStatus
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.common.clock import iso
+from mzpay.domain.common.entity import stored_fields
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
-from mzpay.store.aws import is_conditional_failure, query_all, read_keys
+from mzpay.store.aws import is_conditional_failure, landed, query_all, read_keys
 from mzpay.store.base import InDirectoryTable, put_new
 from mzpay.store.events import update_with_events
 
@@ -42,16 +43,13 @@ class Account:
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> Account:
         return cls(
-            account_id=item["account_id"],
-            name=item["name"],
-            home_region=item["home_region"],
-            status=item["status"],
-            reason=item.get("reason", ""),
-            created_at=item["created_at"],
-            updated_at=item["updated_at"],
-            version=int(item.get("version", 1)),
-            mtls_required=bool(item.get("mtls_required", False)),
-            partner=bool(item.get("partner", False)),
+            **stored_fields(cls, item)
+            | {
+                "reason": item.get("reason", ""),
+                "version": int(item.get("version", 1)),
+                "mtls_required": bool(item.get("mtls_required", False)),
+                "partner": bool(item.get("partner", False)),
+            }
         )
 
     def public(self) -> dict[str, Any]:
@@ -84,21 +82,8 @@ class ApiKey:
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> ApiKey:
-        return cls(
-            key_id=item["key_id"],
-            account_id=item["account_id"],
-            home_region=item["home_region"],
-            mode=item["mode"],
-            scopes=list(item.get("scopes") or []),
-            status=item["status"],
-            key_hash=item["key_hash"],
-            hint=item["hint"],
-            created_at=item["created_at"],
-            expires_at=item.get("expires_at"),
-            ip_allowlist=list(item.get("ip_allowlist") or []),
-            allowed_customers=list(item.get("allowed_customers") or []),
-            rolled_to=item.get("rolled_to"),
-        )
+        lists = ("scopes", "ip_allowlist", "allowed_customers")  # a set or absent as stored: a list
+        return cls(**stored_fields(cls, item) | {name: list(item.get(name) or []) for name in lists})
 
     def item(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if v is not None}
@@ -242,18 +227,14 @@ class Directory(InDirectoryTable):
             {"pk": f"ACCOUNT#{platform_account_id}", "sk": f"CONNECTED#{connected_account_id}"},
             {"pk": f"ACCOUNT#{connected_account_id}", "sk": f"PLATFORM#{platform_account_id}"},
         ]
-        try:
-            self.client.transact_write_items(
+        return landed(
+            lambda: self.client.transact_write_items(
                 TransactItems=[
                     {"Delete": {"TableName": self.name, "Key": key, "ConditionExpression": "attribute_exists(pk)"}}
                     for key in keys
                 ]
             )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        )
 
     def connections(self, platform_account_id: str) -> list[Connection]:
         """The accounts `platform_account_id` may act for (one Query; a connection's a small item)."""

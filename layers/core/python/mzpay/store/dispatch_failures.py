@@ -12,23 +12,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mzpay.store.aws import client, env
+from mzpay.store.aws import SqsQueue, client, env
 
 PEEK_SECONDS = 30  # a listed or held message is hidden this long, then visible again
 MAX_RECEIVES = 12  # receive calls per listing or search (10 messages each)
 MAX_STREAM_PAGES = 20
 
 
-class DispatchFailureQueue:
-    def __init__(self, url: str) -> None:
-        self.url = url
-
+class DispatchFailureQueue(SqsQueue):
     @classmethod
     def from_env(cls) -> DispatchFailureQueue:
         return cls(env("WEBHOOK_DISPATCH_FAILURE_QUEUE_URL"))
 
     def send(self, body: dict[str, Any]) -> None:
-        client("sqs").send_message(QueueUrl=self.url, MessageBody=json.dumps(body, separators=(",", ":")))
+        self.post(json.dumps(body, separators=(",", ":")))
 
     def _receive(self, seconds: int) -> list[dict[str, Any]]:
         return (

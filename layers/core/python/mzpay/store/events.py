@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, is_conditional_failure
+from mzpay.store.aws import env, index_entry, is_conditional_failure
 from mzpay.store.base import TableStore, put_new
 
 
@@ -16,8 +16,7 @@ def event_item(event: Event) -> dict[str, Any]:
     return {
         "pk": f"ACC#{event.account_id}#{event.mode}",
         "sk": f"EVT#{event.id}",
-        "gsi1pk": f"RES#{event.resource_id}",
-        "gsi1sk": f"EVT#{event.id}",
+        **index_entry(f"RES#{event.resource_id}", f"EVT#{event.id}"),
         **event.item(),
     }
 

@@ -16,7 +16,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from mzpay.store.aws import client, env, in_index, query_up_to
+from mzpay.store.aws import client, env, in_index, index_entry, query_up_to
 from mzpay.store.base import SealedTableStore, put_new
 
 LIST_KEY = "IDP"
@@ -133,7 +133,7 @@ class IdentityProviders(SealedTableStore):
     def create(self, record: dict[str, Any], audit: dict[str, Any]) -> None:
         """The provider, its issuer pointer and the audit record; Conflict("issuer") when
         another provider has the issuer."""
-        item = {**idp_key(record["id"]), "gsi1pk": LIST_KEY, "gsi1sk": record["id"], **record, "version": 1}
+        item = {**idp_key(record["id"]), **index_entry(LIST_KEY, record["id"]), **record, "version": 1}
         self._transact(
             [
                 put_new(self.name, item),

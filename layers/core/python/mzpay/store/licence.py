@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mzpay.store.aws import is_conditional_failure
+from mzpay.store.aws import is_conditional_failure, landed
 from mzpay.store.base import InCollectionTable
 
 KEY = {"pk": "LICENCE", "sk": "ACTIVE"}
@@ -21,17 +21,13 @@ class Licences(InCollectionTable):
         """Store `record` unless a licence is already active: none stored, or the stored one
         expired (expires_epoch <= now) or was verified by another issuer key (now invalid).
         False when an active licence is there."""
-        try:
-            self.table.put_item(
+        return landed(
+            lambda: self.table.put_item(
                 Item={**KEY, **record},
                 ConditionExpression="attribute_not_exists(pk) OR expires_epoch <= :now OR issuer_key <> :key",
                 ExpressionAttributeValues={":now": now_epoch, ":key": issuer_key},
             )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        )
 
     def deactivate(self) -> dict[str, Any] | None:
         """Remove the stored licence; what it was, or None when there was none."""

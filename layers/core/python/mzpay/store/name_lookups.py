@@ -18,9 +18,7 @@ _key = keyed("LOOKUP", "LOOKUP")
 
 class NameLookups(InPaymentsTable):
     def create(self, lookup: NameLookup) -> None:
-        self.table.put_item(
-            Item={**_key(lookup.lookup_id), **lookup.item()}, ConditionExpression="attribute_not_exists(pk)"
-        )
+        self.put_new_item({**_key(lookup.lookup_id), **lookup.item()})
 
     def get(self, lookup_id: str) -> NameLookup | None:
         return self.read_item(NameLookup, _key(lookup_id))

@@ -8,10 +8,11 @@ import json
 from typing import Any
 
 from mzpay.connectors.notifications import Notification
-from mzpay.store.aws import client, env, in_index, is_conditional_failure
+from mzpay.store.aws import SqsQueue, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
+_message_key = keyed("NOTIFY", "MESSAGE")
 
 
 class SmsChannels(InPaymentsTable):
@@ -31,15 +32,10 @@ class Outbox(InPaymentsTable):
 
     def send(self, message: Notification) -> None:
         """The local provider's sending (a NotificationProvider): the message kept in the outbox."""
-        item = {
-            "pk": f"NOTIFY#{message.notification_id}",
-            "sk": "MESSAGE",
-            "gsi1pk": f"OUTBOX#{message.subject_id}",
-            "gsi1sk": message.notification_id,
-            **message.__dict__,
-        }
+        listed = index_entry(f"OUTBOX#{message.subject_id}", message.notification_id)
+        item = {**_message_key(message.notification_id), **listed, **message.__dict__}
         try:
-            self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+            self.put_new_item(item)
         except Exception as exc:
             if not is_conditional_failure(exc):
                 raise  # else: sent already (a message delivered twice)
@@ -50,15 +46,12 @@ class Outbox(InPaymentsTable):
         return [dict(item) for item in response.get("Items", [])]
 
 
-class NotificationQueue:
+class NotificationQueue(SqsQueue):
     """NotificationQueue: one message per notification to send (a duplicate is harmless)."""
-
-    def __init__(self, queue_url: str) -> None:
-        self.queue_url = queue_url
 
     @classmethod
     def from_env(cls) -> NotificationQueue:
         return cls(env("NOTIFICATION_QUEUE_URL"))
 
     def send(self, message: dict[str, Any]) -> None:
-        client("sqs").send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(message))
+        self.post(json.dumps(message))

@@ -18,7 +18,7 @@ from datetime import datetime
 from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import is_conditional_failure, read_keys
+from mzpay.store.aws import landed, read_keys
 from mzpay.store.base import InDirectoryTable, keyed, put_new
 from mzpay.store.directory import Account
 from mzpay.store.events import event_puts, update_with_events
@@ -107,7 +107,7 @@ class OAuthStore(InDirectoryTable):
     def put_token(self, token: AccessToken, expires_at: datetime) -> None:
         fields = {name: value for name, value in token.__dict__.items() if value is not None}
         item = {"pk": f"TOKEN#{token.token_hash}", "sk": "TOKEN", **fields, "ttl": _ttl(expires_at)}
-        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+        self.put_new_item(item)
 
     def token_by_hash(self, token_hash: str) -> AccessToken | None:
         item = self.table.get_item(Key={"pk": f"TOKEN#{token_hash}", "sk": "TOKEN"}, ConsistentRead=True).get("Item")
@@ -124,25 +124,16 @@ class OAuthStore(InDirectoryTable):
             "Key": {"pk": f"TOKEN#{token.token_hash}", "sk": "TOKEN"},
             "ConditionExpression": "attribute_exists(pk)",
         }
-        try:
-            self.client.transact_write_items(TransactItems=[{"Delete": delete}, *event_puts(events_table, events)])
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return landed(
+            lambda: self.client.transact_write_items(
+                TransactItems=[{"Delete": delete}, *event_puts(events_table, events)]
+            )
+        )
 
     def claim_jti(self, client_id: str, jti: str, expires_at: datetime) -> bool:
         """Remember a client assertion's jti until it expires: True the first time, False when
         it was used before (a conditional write: of two racing uses, one wins)."""
         digest = hashlib.sha256(jti.encode()).hexdigest()
-        try:
-            self.table.put_item(
-                Item={"pk": f"JTI#{client_id}#{digest}", "sk": "JTI", "ttl": _ttl(expires_at)},
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return landed(
+            lambda: self.put_new_item({"pk": f"JTI#{client_id}#{digest}", "sk": "JTI", "ttl": _ttl(expires_at)})
+        )

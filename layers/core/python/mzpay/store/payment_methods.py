@@ -9,7 +9,7 @@ from typing import Any
 
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
-from mzpay.store.aws import in_index, query_up_to
+from mzpay.store.aws import in_index, index_entry, query_up_to
 from mzpay.store.base import InCollectionTable, keyed
 
 
@@ -18,12 +18,13 @@ class MethodChanged(Exception):
 
 
 _key = keyed("PM", "PM")
+_txn_key = keyed("TXN", "TXN")
 
 
 class PaymentMethods(InCollectionTable):
     def add(self, method: PaymentMethod) -> None:
-        item = {**_key(method.pm_id), "gsi1pk": f"PMCUST#{method.customer_id}", "gsi1sk": method.pm_id}
-        self.table.put_item(Item={**item, **method.item()}, ConditionExpression="attribute_not_exists(pk)")
+        item = {**_key(method.pm_id), **index_entry(f"PMCUST#{method.customer_id}", method.pm_id), **method.item()}
+        self.put_new_item(item)
 
     def get(self, pm_id: str) -> PaymentMethod | None:
         return self.read_item(PaymentMethod, _key(pm_id))
@@ -36,17 +37,12 @@ class PaymentMethods(InCollectionTable):
         return self.change_versioned(_key(method.pm_id), method, changes, MethodChanged)
 
     def record(self, transaction: CustomerTransaction) -> None:
-        item = {
-            "pk": f"TXN#{transaction.instruction_id}",
-            "sk": "TXN",
-            "gsi1pk": f"TXNCUST#{transaction.customer_id}",
-            "gsi1sk": transaction.instruction_id,
-            **transaction.item(),
-        }
-        self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+        listed = index_entry(f"TXNCUST#{transaction.customer_id}", transaction.instruction_id)
+        item = {**_txn_key(transaction.instruction_id), **listed, **transaction.item()}
+        self.put_new_item(item)
 
     def transaction(self, instruction_id: str) -> CustomerTransaction | None:
-        return self.read_item(CustomerTransaction, {"pk": f"TXN#{instruction_id}", "sk": "TXN"})
+        return self.read_item(CustomerTransaction, _txn_key(instruction_id))
 
     def transactions_of(self, customer_id: str, limit: int) -> list[CustomerTransaction]:
         """The customer's newest `limit` transactions, newest first."""

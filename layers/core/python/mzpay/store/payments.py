@@ -25,7 +25,7 @@ from mzpay.domain.payments.rules import Payment
 from mzpay.domain.payouts.rules import Payout
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.accounts import Limits
-from mzpay.store.aws import batch_get, in_index, index_page, is_conditional_failure, query_pages
+from mzpay.store.aws import batch_get, in_index, index_page, is_conditional_failure, landed, query_pages
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
@@ -331,19 +331,15 @@ class Payments(PaymentsTableStore):
 
     def count_attempt(self, key: str, limit: int, ttl: int) -> bool:
         """Count one more attempt under `key`; False (and nothing counted) once `limit` is reached."""
-        try:
-            self.table.update_item(
+        return landed(
+            lambda: self.table.update_item(
                 Key=_counter_key(key),
                 UpdateExpression="ADD #count :one SET #ttl = :ttl",
                 ConditionExpression="attribute_not_exists(#count) OR #count < :limit",
                 ExpressionAttributeNames={"#count": "count", "#ttl": "ttl"},
                 ExpressionAttributeValues={":one": 1, ":limit": limit, ":ttl": ttl},
             )
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        )
 
     def record_rejection(self, event: Event) -> None:
         """A refusal before any provider call leaves its event and nothing else."""

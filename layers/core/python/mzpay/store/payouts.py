@@ -16,7 +16,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payouts.rules import Payout, Status
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import client, env
+from mzpay.store.aws import SqsQueue, env
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
@@ -127,22 +127,17 @@ class Payouts(PaymentsTableStore):
         )
 
 
-class SettlementQueue:
+class SettlementQueue(SqsQueue):
     """PayoutSettlementQueue: one message per payout to settle, or per payout batch to send (a
     duplicate is harmless)."""
-
-    def __init__(self, queue_url: str) -> None:
-        self.queue_url = queue_url
 
     @classmethod
     def from_env(cls) -> SettlementQueue:
         return cls(env("PAYOUT_SETTLEMENT_QUEUE_URL"))
 
     def send(self, provider_payout_id: str) -> None:
-        client("sqs").send_message(
-            QueueUrl=self.queue_url, MessageBody=json.dumps({"provider_payout_id": provider_payout_id})
-        )
+        self.post(json.dumps({"provider_payout_id": provider_payout_id}))
 
     def send_batch(self, batch_id: str) -> None:
         """A released payout batch to send (its payouts made; a duplicate is harmless)."""
-        client("sqs").send_message(QueueUrl=self.queue_url, MessageBody=json.dumps({"payout_batch_id": batch_id}))
+        self.post(json.dumps({"payout_batch_id": batch_id}))

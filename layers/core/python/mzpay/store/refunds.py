@@ -16,7 +16,7 @@ from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import index_page, is_conditional_failure
+from mzpay.store.aws import index_entry, index_page, is_conditional_failure
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
@@ -36,7 +36,7 @@ _key = keyed("REF", "REFUND")
 
 def _by_payment(refund: Refund) -> dict[str, str]:
     """gsi1 keys listing a payment's refunds (operators read them beside the payment)."""
-    return {"gsi1pk": f"REFUNDS#{refund.provider_payment_id}", "gsi1sk": refund.provider_refund_id}
+    return index_entry(f"REFUNDS#{refund.provider_payment_id}", refund.provider_refund_id)
 
 
 class Refunds(PaymentsTableStore):

@@ -18,7 +18,7 @@ from mzpay.config import optional_env
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.webhooks.deliveries import Attempt, Delivery
 from mzpay.domain.webhooks.rules import MAX_QUEUE_DELAY_SECONDS, DeliveryStatus, Lane
-from mzpay.store.aws import client, env, is_conditional_failure
+from mzpay.store.aws import client, env, index_entry, is_conditional_failure, landed
 from mzpay.store.base import TableStore
 
 SK = "DELIVERY"
@@ -73,24 +73,30 @@ class WebhookDeliveries(TableStore):
             raise
         return Delivery.model_validate(plain(answer["Attributes"]))
 
+    def _if_held(self, delivery_id: str, lease: str, token: str, update: str, **values: Any) -> bool:
+        """`update` (with `values` as :name) if the lease attribute `lease` still holds `token`;
+        whether it did."""
+        return (
+            self._update(
+                delivery_id,
+                UpdateExpression=update,
+                ConditionExpression=f"{lease} = :token",
+                ExpressionAttributeValues={":token": token, **{f":{k}": v for k, v in values.items()}},
+            )
+            is not None
+        )
+
     # ------------------------------------------------------------ dispatcher
     def create(self, delivery: Delivery) -> bool:
         """Store a new delivery; False when it already exists (the same event and URL)."""
         item = {
             **delivery_key(delivery.delivery_id),
-            "gsi1pk": f"ACC#{delivery.account_id}",
-            "gsi1sk": delivery.delivery_id,
+            **index_entry(f"ACC#{delivery.account_id}", delivery.delivery_id),
             _STATUS_KEY: _status_index(delivery.account_id, delivery.status),
             "gsi2sk": delivery.delivery_id,
             **delivery.item(),  # attempts included even empty: list_append needs the list
         }
-        try:
-            self.table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
-        except Exception as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return landed(lambda: self.put_new_item(item))
 
     def get(self, delivery_id: str) -> Delivery | None:
         item = self.table.get_item(Key=delivery_key(delivery_id), ConsistentRead=True).get("Item")
@@ -114,23 +120,11 @@ class WebhookDeliveries(TableStore):
 
     def release_enqueue_lease(self, delivery_id: str, token: str) -> None:
         """Give the lease back after a failed enqueue, so that a retry need not wait for it."""
-        self._update(
-            delivery_id,
-            UpdateExpression="REMOVE enqueue_lease, enqueue_lease_until",
-            ConditionExpression="enqueue_lease = :token",
-            ExpressionAttributeValues={":token": token},
-        )
+        self._if_held(delivery_id, "enqueue_lease", token, "REMOVE enqueue_lease, enqueue_lease_until")
 
     def mark_enqueued(self, delivery_id: str, token: str, now: str) -> bool:
-        return (
-            self._update(
-                delivery_id,
-                UpdateExpression="SET enqueued_at = :now REMOVE enqueue_lease, enqueue_lease_until",
-                ConditionExpression="enqueue_lease = :token",
-                ExpressionAttributeValues={":token": token, ":now": now},
-            )
-            is not None
-        )
+        update = "SET enqueued_at = :now REMOVE enqueue_lease, enqueue_lease_until"
+        return self._if_held(delivery_id, "enqueue_lease", token, update, now=now)
 
     # ------------------------------------------------------------ sender
     def begin_attempt(
@@ -160,14 +154,8 @@ class WebhookDeliveries(TableStore):
     def hand_over(self, delivery_id: str, token: str, owner: str) -> bool:
         """Give an attempt's lease back unused and the round to `owner` (the message that moves
         it to the slow lane), so that copies of the old message are ignored from now on."""
-        return (
-            self._update(
-                delivery_id,
-                UpdateExpression="SET #owner = :owner REMOVE lease_token, lease_until",
-                ConditionExpression="lease_token = :token",
-                ExpressionAttributeValues={":token": token, ":owner": owner},
-            )
-            is not None
+        return self._if_held(
+            delivery_id, "lease_token", token, "SET #owner = :owner REMOVE lease_token, lease_until", owner=owner
         )
 
     # ------------------------------------------------------------ slow endpoints

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from mzpay.domain.access.keys import SCOPES
+from mzpay.domain.common.entity import stored_fields
 from mzpay.domain.common.errors import ServiceError
 
 GRANT_TYPE = "client_credentials"
@@ -62,8 +63,7 @@ class OAuthClient:
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> OAuthClient:
-        names = cls.__dataclass_fields__
-        data = {name: item[name] for name in names if name in item}
+        data = stored_fields(cls, item)
         data["scopes"] = list(data.get("scopes") or [])
         data["ip_allowlist"] = list(data.get("ip_allowlist") or [])
         return cls(**data)

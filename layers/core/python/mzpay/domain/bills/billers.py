@@ -20,7 +20,7 @@ logo, credit account) and cannot be retired here: 409 owned_by_origin.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -356,3 +356,21 @@ class SmsChannelIn(StrictText):
     or digits, as networks register them)."""
 
     sender_id: str = Field(pattern=r"^[A-Za-z0-9]{3,11}$", description="The name payers see as the sender.")
+
+
+class OfProduct(TypedDict):
+    """What a quote or a subscription keeps of the product it is for and of its biller."""
+
+    product_id: str
+    product_name: str
+    biller_id: str
+    biller_name: str
+
+
+def of_product(biller: Biller, product: BillProduct) -> OfProduct:
+    return {
+        "product_id": product.product_id,
+        "product_name": product.name,
+        "biller_id": biller.biller_id,
+        "biller_name": biller.name,
+    }

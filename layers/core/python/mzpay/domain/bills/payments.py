@@ -25,7 +25,7 @@ from mzpay.domain.accounts.limits import business_day
 from mzpay.domain.bills.billers import BillProduct
 from mzpay.domain.bills.quotes import BillOfProduct, BillQuote, money_view, product_view
 from mzpay.domain.common.bounds import Email, Phone
-from mzpay.domain.common.entity import Entity, Reserved
+from mzpay.domain.common.entity import Entity, Reserved, Settling
 from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import Strict
@@ -81,24 +81,18 @@ class BillPaymentRequest(Strict):
         return value
 
 
-class BillPayment(BillOfProduct):
+class BillPayment(BillOfProduct, Settling):
     """A channel's payment of a bill quote."""
 
     payment_id: str
     invoice_number: str | None = None
     token: str | None = None
     receipt_number: str | None = None
-    failure_code: str | None = None
-    failure_message: str | None = None
     payer: dict[str, str] | None = None
     callback_url: str | None = None
     metadata: dict[str, str] | None = None
     resends: tuple[dict[str, str], ...] = ()
     reservations: tuple[Reserved, ...] | None = None
-    due_at: str | None = None
-    expiry_shard: str | None = None
-    reconciliation: str | None = None
-    resolution: dict[str, Any] | None = None
 
     @property
     def debit(self) -> Decimal:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.bills.billers import ACTIVE, Biller, BillProduct
+from mzpay.domain.bills.billers import ACTIVE, Biller, BillProduct, of_product
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
@@ -299,10 +299,7 @@ def quote_of(
         mode=mode,
         status=QUOTED,
         version=1,
-        product_id=product.product_id,
-        biller_id=biller.biller_id,
-        biller_name=biller.name,
-        product_name=product.name,
+        **of_product(biller, product),
         reference=reference,
         customer_name=customer_name,
         currency=product.currency,

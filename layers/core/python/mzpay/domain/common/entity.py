@@ -4,7 +4,7 @@ immutable, changed by versioned writes (see store.transitions), built on first u
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -43,7 +43,25 @@ class Entity(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
+class Settling(Entity):
+    """An entity whose outcome a provider settles (payment, refund, payout, bill payment): why it
+    failed, the sweep's index entry while its outcome is awaited (see domain.payments.expiry) and,
+    when the provider never answered, how it was reconciled."""
+
+    failure_code: str | None = None
+    failure_message: str | None = None
+    due_at: str | None = None
+    expiry_shard: str | None = None
+    reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
+    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
+
+
 E = TypeVar("E", bound=Entity)
+
+
+def stored_fields(record: Any, item: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of the dataclass `record` that the stored `item` has (its keys left out)."""
+    return {field.name: item[field.name] for field in fields(record) if field.name in item}
 
 
 @dataclass(frozen=True)

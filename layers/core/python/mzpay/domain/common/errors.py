@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,12 @@ def invalid_field(
     return ServiceError(400, code, f"{field}: {message}.", errors=[FieldError(field, field_code, message)])
 
 
+def refused_field(code: str, field: str, detail: str, message: str) -> ServiceError:
+    """400 `code` for one refused `field`: `detail` for people, and one errors item with the same
+    code and `message`."""
+    return ServiceError(400, code, detail, errors=[FieldError(field, code, message)])
+
+
 def field_refusal(problems: list[FieldError]) -> ServiceError:
     """400 for a collection-surface body with field problems: missing_field when every problem is
     an absence (code REQUIRED), else validation_error; one metadata.errors item per problem."""
@@ -92,9 +98,34 @@ def allowed_move(transitions: Mapping[tuple[str, str], T], current: str, action:
     return allowed
 
 
+class OfAccount(Protocol):
+    """A record of one account."""
+
+    @property
+    def account_id(self) -> str: ...
+
+
+A = TypeVar("A", bound=OfAccount)
+
+
+def found_of(account_id: str, record: A | None, what: str, code: str = "not_found") -> A:
+    """`record` when it is `account_id`'s; 404 `code` ("No such `what`.") for none or another
+    account's (which is as good as none)."""
+    if record is None or record.account_id != account_id:
+        raise ServiceError(404, code, f"No such {what}.")
+    return record
+
+
 def found(entity: T | None, what: str) -> T:
     """`entity`, read by the id the request names; 404 not_found ("No such `what`.") when there
     is none."""
     if entity is None:
         raise ServiceError(404, "not_found", f"No such {what}.")
     return entity
+
+
+def ensure_room(held: int, most: int, owner: str, things: str) -> None:
+    """400 invalid_request ("An account has at most 10 OAuth clients.") when `owner` holds `most`
+    of `things` already (`held`)."""
+    if held >= most:
+        raise ServiceError(400, "invalid_request", f"{owner} has at most {most} {things}.")

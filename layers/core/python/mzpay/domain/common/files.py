@@ -27,11 +27,10 @@ SIGNATURES: dict[str, tuple[bytes, str]] = {
 IMAGE_TYPES = frozenset({"png", "jpg", "jpeg"})
 
 
-@dataclass(frozen=True)
-class Upload:
-    """A checked file: its type, bytes, size and SHA-256."""
+class Checked:
+    """A checked file's bytes (`content`, a field of the dataclass it is mixed into): their size
+    and SHA-256."""
 
-    file_type: str
     content: bytes
 
     @property
@@ -41,6 +40,14 @@ class Upload:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
+
+
+@dataclass(frozen=True)
+class Upload(Checked):
+    """A checked file: its type, bytes, size and SHA-256."""
+
+    file_type: str
+    content: bytes
 
     @property
     def media_type(self) -> str:

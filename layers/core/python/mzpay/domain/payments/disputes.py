@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.errors import FieldError, ServiceError, allowed_move
+from mzpay.domain.common.errors import allowed_move, refused_field
 from mzpay.domain.common.model import StrictText, examples
 from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.payments.charges import Money
@@ -153,21 +153,11 @@ def disputed_amount(requested: Money | None, currency: str, remainder: Decimal) 
     else:
         if requested.currency != currency:
             message = f"amount.currency: a dispute is in the payment's currency ({currency})."
-            raise ServiceError(
-                400,
-                "invalid_currency",
-                message,
-                errors=[FieldError("amount.currency", "invalid_currency", f"use {currency}")],
-            )
+            raise refused_field("invalid_currency", "amount.currency", message, f"use {currency}")
         amount = Decimal(requested.amount)
     if amount <= 0 or amount > remainder:
         most = f"more than 0 and at most {format_amount(remainder, currency)} {currency}"
-        raise ServiceError(
-            400,
-            "invalid_amount",
-            f"A dispute of this payment takes {most}.",
-            errors=[FieldError("amount.amount", "invalid_amount", most)],
-        )
+        raise refused_field("invalid_amount", "amount.amount", f"A dispute of this payment takes {most}.", most)
     return amount
 
 

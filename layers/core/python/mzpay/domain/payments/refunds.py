@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from pydantic import Field
 
 from mzpay.domain.common.bounds import MAX_ID
-from mzpay.domain.common.entity import Entity
+from mzpay.domain.common.entity import Settling
 from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.payments.charges import Money
 
@@ -41,7 +40,7 @@ class RefundRequest(RefundBody):
     provider_payment_id: str = Field(max_length=MAX_ID)
 
 
-class Refund(Entity):
+class Refund(Settling):
     """A refund of (part of) a succeeded payment; statuses are the payment's pending, succeeded
     and failed. `amount` is a decimal string in the currency's exponent."""
 
@@ -55,17 +54,11 @@ class Refund(Entity):
     reason: str | None = None
     callback_url: str | None = None
     customer_id: str | None = None  # the refunded payment's customer (a restricted key finds only its own)
-    failure_code: str | None = None
-    failure_message: str | None = None
     fingerprint: str
     created_at: str
     updated_at: str
-    # the creating request's submission lease and the sweep's index entry (see domain.payments.expiry)
+    # the creating request's submission lease (see domain.payments.expiry)
     submit_lease_until: str | None = None
-    due_at: str | None = None
-    expiry_shard: str | None = None
-    reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
-    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
 
     @property
     def value(self) -> Decimal:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mzpay.domain.common.entity import Entity, Reserved
-from mzpay.domain.common.errors import FieldError, ServiceError, allowed_move
+from mzpay.domain.common.entity import Reserved, Settling
+from mzpay.domain.common.errors import ServiceError, allowed_move, refused_field
 from mzpay.domain.money.amounts import format_amount
 
 
@@ -65,7 +65,7 @@ def ensure_transition(current: str, action: str) -> frozenset[str]:
     return allowed_move(TRANSITIONS, current, action, f"Cannot {verb} a payment that is {current}.")
 
 
-class Payment(Entity):
+class Payment(Settling):
     """A payment: a charge (POST /charges) or a hosted checkout (POST /v1/payments). Amounts are
     decimal strings in the currency's exponent; `refunded_amount` is the running total refunds
     raise within `captured_amount`."""
@@ -102,18 +102,12 @@ class Payment(Entity):
     refunded_amount: Decimal = Decimal(0)
     open_dispute: str | None = None  # the id of a dispute not decided yet (no refund meanwhile)
     charged_back_amount: Decimal = Decimal(0)  # what lost disputes gave the payer back
-    failure_code: str | None = None
-    failure_message: str | None = None
     fingerprint: str
     created_at: str
     updated_at: str
-    # the sweep's index (see domain.payments.expiry) and the creating request's submission lease
+    # the sweep's expiry (see domain.payments.expiry) and the creating request's submission lease
     expires_at: str | None = None
-    due_at: str | None = None
-    expiry_shard: str | None = None
     submit_lease_until: str | None = None
-    reconciliation: str | None = None  # "gave_up": 72 h pending without an answer
-    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
     evidence: dict[str, Any] | None = None  # a manual payment's: text, files (type, size, sha256, key), at
 
     @property
@@ -179,6 +173,4 @@ def snapshot(payment: Payment) -> dict[str, Any]:
 
 
 def amount_error(field: str, message: str) -> ServiceError:
-    return ServiceError(
-        400, "invalid_amount", f"{field}: {message}", errors=[FieldError(field, "invalid_amount", message)]
-    )
+    return refused_field("invalid_amount", field, f"{field}: {message}", message)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from mzpay.domain.common.entity import Entity, Reserved
+from mzpay.domain.common.entity import Reserved, Settling
 from mzpay.domain.common.errors import FieldError, ServiceError, raise_field_errors
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.model import WALLET_EXAMPLE, examples
@@ -270,7 +270,7 @@ def shown_destination(destination: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-class Payout(Entity):
+class Payout(Settling):
     """A payout: money held from the merchant's available balance and paid to a destination.
     `submitted`: the provider has been called (never again, and no cancel after it)."""
 
@@ -288,16 +288,9 @@ class Payout(Entity):
     metadata: dict[str, Any] | None = None
     description: str | None = None
     reservations: tuple[Reserved, ...] | None = None
-    failure_code: str | None = None
-    failure_message: str | None = None
     fingerprint: str
     created_at: str
     updated_at: str
-    # a live payout the provider left in transit: the sweep's index entry (see domain.payments.expiry)
-    due_at: str | None = None
-    expiry_shard: str | None = None
-    reconciliation: str | None = None  # gave_up: the provider never answered within the horizon
-    resolution: dict[str, Any] | None = None  # an operator settled it: outcome, note, by, source_ip, at
     cash_deposit: dict[str, Any] | None = None  # the cash deposit it carries (domain.payouts.cash_deposits)
     customer_id: str | None = None  # the merchant's customer it is for (a restricted key finds only its own)
 

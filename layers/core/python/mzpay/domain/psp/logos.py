@@ -5,12 +5,12 @@ its reasons in errors[]."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import warnings
 from dataclasses import dataclass
 
 from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.files import Checked
 
 MEDIA_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG"}
 MAX_LOGO_BYTES = 512 * 1024
@@ -20,17 +20,13 @@ MAX_ASPECT = 1.10  # the longer side at most 10% longer than the shorter
 
 
 @dataclass(frozen=True)
-class Logo:
+class Logo(Checked):
     """A checked logo."""
 
     media_type: str
     content: bytes
     width: int
     height: int
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.content).hexdigest()
 
     @property
     def extension(self) -> str:

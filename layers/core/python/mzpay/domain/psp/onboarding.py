@@ -15,13 +15,12 @@ anything but a submitted application are 409 invalid_state. approved and rejecte
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import ServiceError, invalid_field
-from mzpay.domain.common.files import MAX_FILE_BYTES, SIGNATURES
+from mzpay.domain.common.files import MAX_FILE_BYTES, SIGNATURES, Checked
 
 TARGET = "psp_application"  # the audit trail's name of what these use cases act on
 
@@ -73,16 +72,12 @@ MAX_DOCUMENT_BYTES = MAX_FILE_BYTES  # 4 MiB: what always fits in a Lambda event
 
 
 @dataclass(frozen=True)
-class Document:
+class Document(Checked):
     """A checked KYB document: its kind, bytes, media type and SHA-256."""
 
     kind: str
     media_type: str
     content: bytes
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.content).hexdigest()
 
     @property
     def extension(self) -> str:
