@@ -10,7 +10,7 @@ from mzpay import deps
 from mzpay.answers import access as key_answers
 from mzpay.answers import accounts as answers
 from mzpay.deps import settings
-from mzpay.domain.access.keys import KeyGrant, KeyStatus, generate_key, key_hash, redacted, roll_refusal
+from mzpay.domain.access.keys import KeyGrant, KeyStatus, generate_key, granted, key_hash, redacted, roll_refusal
 from mzpay.domain.access.principal import WWW_AUTHENTICATE as WWW
 from mzpay.domain.access.principal import Principal, wrong_environment
 from mzpay.domain.accounts import tenants as account_rules
@@ -130,10 +130,7 @@ def _new_key(
     secret = generate_key(mode)
     key = ApiKey(
         key_id=new_id(),
-        account_id=account.account_id,
-        home_region=account.home_region,
-        mode=mode,
-        scopes=scopes,
+        **granted(account.account_id, account.home_region, mode, scopes),
         status=KeyStatus.ACTIVE,
         key_hash=key_hash(secret, key_pepper()),
         hint=redacted(secret),

@@ -49,7 +49,7 @@ from mzpay.steps.payments import (
     waiting,
 )
 from mzpay.store.payments import CeilingReached, PaymentIdTaken
-from mzpay.store.transitions import same_request
+from mzpay.store.transitions import replayed
 
 
 def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
@@ -143,15 +143,9 @@ def _for_customer(request: ChargeRequest, customer_id: str | None) -> ChargeRequ
 
 
 def _replay(claimed: Claimed[Payment], fingerprint: str) -> ChargeResult:
-    """The charge a payment_id was claimed for; one its creating request left unsubmitted is
-    submitted now (`resume`), so retrying a request that met a fault finishes it."""
-    same_request(
-        claimed,
-        fingerprint,
-        "payment_id_reused",
-        "This payment_id belongs to another charge (different amount, source or details).",
-    )
-    return _result(resume(expiry.to_resume(claimed.entity)))
+    """The charge a payment_id was claimed for (submitted now if its request left it unsubmitted)."""
+    reused = "This payment_id belongs to another charge (different amount, source or details)."
+    return _result(replayed(claimed, fingerprint, "payment_id_reused", reused, resume))
 
 
 def read_payment(principal: Principal, provider_payment_id: str) -> PaymentSnapshot:

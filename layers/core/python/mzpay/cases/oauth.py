@@ -15,7 +15,14 @@ from mzpay.answers.access import OAuthToken
 from mzpay.deps import settings
 from mzpay.domain.access import oauth as rules
 from mzpay.domain.access.client_certs import counts, fingerprint_of, thumbprint
-from mzpay.domain.access.keys import ACCESS_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, generate_key, key_hash, redacted
+from mzpay.domain.access.keys import (
+    ACCESS_TOKEN_PREFIX,
+    CLIENT_SECRET_PREFIX,
+    generate_key,
+    granted,
+    key_hash,
+    redacted,
+)
 from mzpay.domain.access.oauth import AccessToken, AuthMethod, ClientStatus, OAuthClient, TokenRequest
 from mzpay.domain.accounts.residency import wrong_region
 from mzpay.domain.accounts.tenants import AccountStatus
@@ -70,10 +77,7 @@ def create_client(
     secret = None if by_key else generate_key(mode, CLIENT_SECRET_PREFIX)
     client = OAuthClient(
         client_id=new_id(),
-        account_id=account.account_id,
-        home_region=account.home_region,
-        mode=mode,
-        scopes=scopes,
+        **granted(account.account_id, account.home_region, mode, scopes),
         status=ClientStatus.ACTIVE,
         auth_method=AuthMethod.PRIVATE_KEY_JWT if by_key else AuthMethod.SECRET,
         name=name or f"{mode} client",

@@ -35,7 +35,7 @@ from mzpay.steps.payments import (
 from mzpay.steps.refunds import refund_event, refund_result, resume, settle, submitting
 from mzpay.store.ledger import BalanceTooLow
 from mzpay.store.refunds import RefundIdTaken, RemainderGone
-from mzpay.store.transitions import same_request
+from mzpay.store.transitions import replayed
 
 
 def _amount(payment: Payment, money: Money | None) -> Decimal:
@@ -164,15 +164,9 @@ def create_refund(
 
 
 def _replay(existing: Claimed[Refund], fingerprint: str) -> RefundResult:
-    """The refund a refund_id was claimed for; one its creating request left unsubmitted is
-    submitted now (`resume`), so retrying a request that met a fault finishes it."""
-    same_request(
-        existing,
-        fingerprint,
-        "refund_id_reused",
-        "This refund_id belongs to another refund (different payment, amount or reason).",
-    )
-    return _result(resume(expiry.to_resume(existing.entity)))
+    """The refund a refund_id was claimed for (submitted now if its request left it unsubmitted)."""
+    reused = "This refund_id belongs to another refund (different payment, amount or reason)."
+    return _result(replayed(existing, fingerprint, "refund_id_reused", reused, resume))
 
 
 def _refundable_now(payment: Payment) -> None:

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.expiry import to_resume
 
 WRITE_TOKEN = "write_token"
 E = TypeVar("E", bound=Entity)
@@ -135,6 +136,15 @@ def same_request(existing: Claimed[Any], fingerprint: str, code: str, message: s
     """A claimed id sent again must carry the request it was claimed for; else 409 `code`."""
     if existing.fingerprint != fingerprint:
         raise ServiceError(409, code, message)
+
+
+def replayed(existing: Claimed[E], fingerprint: str, code: str, message: str, resume: Callable[[E], E]) -> E:
+    """A claimed id sent again with its request (else 409 `code`): its entity, `resume`d when its
+    creating request left it unsubmitted, so retrying a request that met a fault finishes it
+    (409 request_in_progress while that request may still be submitting it)."""
+    same_request(existing, fingerprint, code, message)
+    leased: Any = existing.entity  # a charge or a refund: an Entity that is also expiry.Leased
+    return resume(to_resume(leased))
 
 
 def rejudged(read: Callable[[], E], write: Callable[[E], E], lost: type[Exception], what: str) -> E:

@@ -13,6 +13,7 @@ import secrets
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypedDict
 
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.network import parse_allowlist
@@ -188,3 +189,17 @@ def _restricted(field: str, why: str) -> ServiceError:
         f"This API key {why} ({field}); roll it with a key at least as broad, or ask an operator.",
         restriction=field,
     )
+
+
+class Granted(TypedDict):
+    """What a new credential (an API key, an OAuth client) records of what it is granted: the
+    account it acts for (and that account's home region), the mode and the scopes."""
+
+    account_id: str
+    home_region: str
+    mode: str
+    scopes: list[str]
+
+
+def granted(account_id: str, home_region: str, mode: str, scopes: list[str]) -> Granted:
+    return {"account_id": account_id, "home_region": home_region, "mode": mode, "scopes": scopes}
