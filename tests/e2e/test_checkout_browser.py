@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Locator, Page, Response
 from devstack.launcher import RunningStack
 from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.test_charges import Merchant, wallet
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -264,14 +265,15 @@ def test_a_payment_waiting_for_the_phone_is_checked_again(shop: Merchant, payer:
 
 
 def test_an_expired_checkout_is_not_paid(shop: Merchant, payer: Payer) -> None:
-    url, pid = create(shop, expires_in=2)
+    url, pid = create(shop, expires_in=10)  # room to open and fill in the page on a busy machine
     page = payer()
     opened = visit(page, url)
     assert (opened.status, status_of(page)) == (200, "requires_payment_method")
     assert page.get_by_label("Número de telemóvel", exact=True).is_visible()
     type_phone(page, "Número de telemóvel", "84 000 0000")
 
-    time.sleep(3)
+    expires_at = datetime.fromisoformat(api_payment(shop, pid)["expires_at"])
+    eventually(lambda: datetime.now(UTC), lambda now: now > expires_at + timedelta(seconds=0.5), timeout=30)
     late = tap(page, pay_button(page, PAY_PT))
     assert (late.status, late.url, late.request.method) == (409, f"{url}/pay", "POST")
     assert (status_of(page), page.locator("main").get_attribute("data-notice")) == ("expired", "state")
