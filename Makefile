@@ -49,8 +49,9 @@ system-packages:
 
 install: $(VENV)/.installed $(SAM_VENV)/.installed system-packages
 
+# make run PORT_BASE=4000 MOTO_PORT=5100: a second stack beside another (python -m devstack --help: every port)
 run: $(VENV)/.installed
-	$(PY) -m devstack
+	$(PY) -m devstack $(if $(PORT_BASE),--port-base $(PORT_BASE)) $(if $(MOTO_PORT),--moto-port $(MOTO_PORT))
 
 # Until `make run` (in another terminal or in the background) answers on every API; the standard
 # library only, so it never races make run's first install of the virtualenv.

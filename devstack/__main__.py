@@ -10,7 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
-from devstack.stack import ROOT, LocalStack
+from devstack.ports import PORTS_HELP
+from devstack.stack import ROOT, LocalStack, PortsTaken
 
 
 def _stop_at_end_of_stdin(stopping: threading.Event, started: threading.Event) -> None:
@@ -24,14 +25,23 @@ def _stop_at_end_of_stdin(stopping: threading.Event, started: threading.Event) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="devstack", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="devstack",
+        description=__doc__,
+        epilog=PORTS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--template", type=Path, default=ROOT / "template.yaml")
     parser.add_argument("--samconfig", type=Path, default=ROOT / "samconfig.toml")
     parser.add_argument("--envs", default="mz,regional-sa", help="samconfig environments (service regions)")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--moto-port", type=int, default=5000)
-    parser.add_argument("--port-base", type=int, default=3000, help="region i serves on base+10*i+{0,1,2}")
-    parser.add_argument("--state-file", type=Path, default=ROOT / ".local" / "stack.json")
+    parser.add_argument("--moto-port", type=int, default=5000, help="moto's port (make run MOTO_PORT=...)")
+    parser.add_argument(
+        "--port-base", type=int, default=3000, help="the first region's first port (make run PORT_BASE=...): see below"
+    )
+    parser.add_argument(
+        "--stack-file", type=Path, default=ROOT / ".local" / "stack.json", help="where the URLs and keys are written"
+    )
     parser.add_argument("--moto-log", type=Path, default=ROOT / ".local" / "moto.log")
     parser.add_argument(
         "--function-log",
@@ -66,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         moto_port=args.moto_port,
         port_base=args.port_base,
-        state_file=args.state_file,
+        state_file=args.stack_file,
         moto_log=args.moto_log,
         function_log=args.function_log,
         warm=not args.no_warm,
@@ -83,13 +93,17 @@ def main(argv: list[str] | None = None) -> int:
         watch.start()
     try:
         state = stack.start()
+    except PortsTaken as taken:  # nothing started: say which port and what to pass, no traceback
+        stack.stop()
+        print(taken, file=sys.stderr, flush=True)
+        return 2
     except BaseException:
         stack.stop()
         raise
     started.set()
     for env, urls in state["regions"].items():
         print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in urls.items()), flush=True)
-    print(f"AWS (moto): {state['aws_endpoint']}   state: {args.state_file}", flush=True)
+    print(f"AWS (moto): {state['aws_endpoint']}   state: {args.stack_file}", flush=True)
     print(f"function logs (JSON lines): {args.function_log}", flush=True)
     if state.get("oidc"):
         print(f"OIDC issuer (collection sign-in): {state['oidc']['issuer']}", flush=True)

@@ -7,7 +7,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -17,31 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from devstack.ports import all_free, needed
+
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_SECONDS = 300  # generous: a busy CI machine starts two regions slowly
 STOP_TIMEOUT_SECONDS = 30
 
 
-def _free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def free_ports(regions: int) -> tuple[int, int]:
     """(moto port, port base) such that every port a stack of `regions` regions needs is free
-    (the APIs, each gateway's TLS listener at + 5 and Lambda Invoke API at + 7, the local secret-scanning provider at
-    base + 8, the local OIDC issuer at base + 9, moto at base + 99)."""
+    (devstack.ports; moto at base + 99)."""
     for _ in range(200):
         # Below the kernel's ephemeral range (32768-60999 on Linux): a port there can be taken by
         # any outgoing connection between this check and the stack's bind.
         base = random.randrange(10000, 32000, 100)
-        slots = (0, 1, 2, 5, 7)
-        wanted = [base + 10 * i + slot for i in range(regions) for slot in slots] + [base + 8, base + 9, base + 99]
-        if all(_free(port) for port in wanted):
+        if all_free("127.0.0.1", needed(base + 99, base, regions)):
             return base + 99, base
     raise RuntimeError("no free ports")
 
@@ -145,7 +134,7 @@ def _start(
         str(moto_port),
         "--port-base",
         str(port_base),
-        "--state-file",
+        "--stack-file",
         str(state_file),
         "--moto-log",
         str(workdir / "moto.log"),

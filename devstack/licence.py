@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     issue = commands.add_parser("issue", help="print a licence JWT")
     issue.add_argument("--key", type=Path, help="issuer private key (PEM); default: the running local stack's")
-    issue.add_argument("--stack", type=Path, default=ROOT / ".local" / "stack.json")
+    issue.add_argument("--stack-file", type=Path, default=ROOT / ".local" / "stack.json")
     issue.add_argument("--to", required=True, help="whom the licence is issued to (sub)")
     issue.add_argument("--days", type=float, default=365.0)
     issue.add_argument("--capability", action="append", help=f"repeatable; default: {' '.join(KNOWN_CAPABILITIES)}")
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.key:
         private = args.key.read_text(encoding="utf-8")
     else:
-        private = json.loads(args.stack.read_text(encoding="utf-8"))["licence_issuer"]["signing_key"]
+        private = json.loads(args.stack_file.read_text(encoding="utf-8"))["licence_issuer"]["signing_key"]
     print(
         issue_licence(
             private,

@@ -302,12 +302,38 @@ def exit_with_stdin() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+IDENTITY_PATH = "/__devstack__/identity"  # answers --identity: the stack knows its own moto
+
+
+@contextmanager
+def answering_identity(identity: str) -> Iterator[None]:
+    """While inside, moto's server answers GET IDENTITY_PATH with `identity`: the stack that
+    started it reads it back before it provisions anything (another program on the port would not
+    know it)."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    original_call = DomainDispatcherApplication.__call__
+
+    def call(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("PATH_INFO") == IDENTITY_PATH:
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [identity.encode("utf-8")]
+        return original_call(self, environ, start_response)
+
+    DomainDispatcherApplication.__call__ = call  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DomainDispatcherApplication.__call__ = original_call  # type: ignore[method-assign]
+
+
 def main(argv: list[str]) -> None:
     from moto import server
 
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--changes-fd", type=int, help="write `<region> <table>` lines here (devstack.changes)")
     parser.add_argument("--exit-with-stdin", action="store_true", help="exit when standard input ends")
+    parser.add_argument("--identity", help="answer it at IDENTITY_PATH (the stack checks that moto is its own)")
     own, rest = parser.parse_known_args(argv)
     if own.exit_with_stdin:
         exit_with_stdin()
@@ -315,6 +341,8 @@ def main(argv: list[str]) -> None:
     with atomic_dynamodb(), atomic_secrets(), quicker_moto(), contextlib.ExitStack() as stack:
         if own.changes_fd is not None:
             stack.enter_context(telling_changes(ChangeWriter(own.changes_fd)))
+        if own.identity is not None:
+            stack.enter_context(answering_identity(own.identity))
         server.main(rest)
 
 

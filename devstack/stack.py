@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,19 @@ from devstack.globaltables import GlobalTableReplicator
 from devstack.lambda_api import LambdaApi
 from devstack.lambdas import FunctionRuntime, InvocationError, close_all
 from devstack.licence import DEFAULT_ISSUER, generate_issuer_key, one_line
+from devstack.moto_server import IDENTITY_PATH
 from devstack.oidc import OidcIssuer, private_pem
+from devstack.ports import (
+    API_SLOTS,
+    GATEWAY_TLS_SLOT,
+    LAMBDA_SLOT,
+    OIDC_SLOT,
+    SECRET_SCANNING_SLOT,
+    needed,
+    refusal,
+    region_base,
+    taken,
+)
 from devstack.provision import ProvisionedStack, provision
 from devstack.requestlog import RequestLines
 from devstack.secret_scanning import KEY_IDENTIFIER, KeyServer
@@ -42,7 +55,6 @@ from mzpay.domain.access.client_certs import new_ca
 
 log = logging.getLogger("devstack")
 ROOT = Path(__file__).resolve().parent.parent
-API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}
 OPERATOR_SECRET = "OperatorTokenSecret"
 SEED_ROUTE = ("POST", "/v1/accounts")  # a region whose management API has it gets a demo account
 PARTNER_ROUTE = ("PUT", "/v1/accounts/{account_id}/partner")  # ... and a partner one when it has this
@@ -65,10 +77,6 @@ LOCAL_ENVIRONMENT = {
 # behind a fault proxy (a test playing a flaky network) they keep AWS's timeouts.
 LOCAL_AWS_TIMEOUTS = {"AWS_CONNECT_TIMEOUT_SECONDS": "10", "AWS_READ_TIMEOUT_SECONDS": "20"}
 WARM_AT_ONCE = 2 * (os.cpu_count() or 2)  # execution environments started at once by the warm-up
-OIDC_SLOT = 9  # the local OIDC issuer listens on port base + 9 (no region uses it)
-SECRET_SCANNING_SLOT = 8  # the local secret-scanning provider's key endpoint: port base + 8
-GATEWAY_TLS_SLOT = 5  # each region's gateway over TLS (mutual TLS optional): its port base + 5
-LAMBDA_SLOT = 7  # each region's Lambda Invoke API (devstack.lambda_api): its port base + 7
 COLLECTION_AUDIENCE = "mzpay-collection"
 
 
@@ -105,16 +113,21 @@ class RegionStack:
                 poller.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
+class PortsTaken(RuntimeError):
+    """A port the stack needs is taken: it starts nothing (devstack.ports.refusal says which)."""
+
+
 def start_moto(host: str, port: int, log_file: Path | None) -> tuple[subprocess.Popen[bytes], TableChanges]:
     """moto in server mode, in its own process (its GIL is not ours), and the tables it writes
     (devstack.changes). moto exits with this process: it reads our end of its standard input."""
     output = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as moto
     changes_read, changes_write = os.pipe()
+    identity = secrets.token_hex(16)  # what our moto answers at IDENTITY_PATH, and no other server
     try:
         process = subprocess.Popen(
             [
                 *(sys.executable, "-m", "devstack.moto_server", "--exit-with-stdin"),
-                *("--changes-fd", str(changes_write), "-H", host, "-p", str(port)),
+                *("--changes-fd", str(changes_write), "--identity", identity, "-H", host, "-p", str(port)),
             ],
             stdin=subprocess.PIPE,
             stdout=output,
@@ -128,13 +141,20 @@ def start_moto(host: str, port: int, log_file: Path | None) -> tuple[subprocess.
     changes.start()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"moto server exited with {process.returncode}")
         try:
-            with urllib.request.urlopen(f"http://{host}:{port}/moto-api/", timeout=1):
-                return process, changes
+            with urllib.request.urlopen(f"http://{host}:{port}{IDENTITY_PATH}", timeout=1) as answer:
+                said = answer.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError:  # an HTTP server answers there, and it is not our moto
+            said = ""
         except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"moto server exited with {process.returncode}") from None
             time.sleep(0.1)
+            continue
+        if said != identity:  # another program got the port first: provision nothing into it
+            process.kill()
+            raise PortsTaken(refusal({port: "moto"}))
+        return process, changes
     process.kill()
     raise RuntimeError("moto server did not start within 30 s")
 
@@ -340,6 +360,7 @@ class LocalStack:
         self.moto_port = moto_port
         self.port_base = port_base
         self.state_file = state_file
+        self.wrote_state = False
         self.moto_log = moto_log
         self.function_log = function_log
         self.warm = warm
@@ -361,9 +382,12 @@ class LocalStack:
         return f"http://{self.host}:{self.moto_port}"
 
     def port_base_of(self, index: int) -> int:
-        return self.port_base + 10 * index
+        return region_base(self.port_base, index)
 
     def start(self) -> dict[str, Any]:
+        busy = taken(self.host, needed(self.moto_port, self.port_base, len(self.envs)))
+        if busy:  # before anything starts: nothing is provisioned into another stack's moto
+            raise PortsTaken(refusal(busy))
         self.moto, self.changes = start_moto(self.host, self.moto_port, self.moto_log)
         self.oidc = OidcIssuer(self.host, self.port_base + OIDC_SLOT, COLLECTION_AUDIENCE).start()
         self.scanning_keys = KeyServer(self.host, self.port_base + SECRET_SCANNING_SLOT).start()
@@ -439,6 +463,7 @@ class LocalStack:
         with os.fdopen(descriptor, "w", encoding="utf-8") as output:
             output.write(json.dumps(state, indent=2) + "\n")
         os.replace(tmp, self.state_file)
+        self.wrote_state = True
         return state
 
     def _serve_gateway_tls(self, stack: RegionStack, session: Any, port: int) -> None:
@@ -549,4 +574,5 @@ class LocalStack:
                 self.moto.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.moto.kill()
-        self.state_file.unlink(missing_ok=True)
+        if self.wrote_state:  # a stack refused at start leaves the running one's file alone
+            self.state_file.unlink(missing_ok=True)

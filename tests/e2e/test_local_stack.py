@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import platform
 import re
+import subprocess
 import sys
 import uuid
 from typing import Any
 
+import boto3
 import pytest
 import requests
 
 import mzpay
-from devstack.launcher import RunningStack, start
+from devstack.launcher import ROOT, RunningStack, free_ports, start
 from tests.expected import problem
 
 pytestmark = pytest.mark.e2e
@@ -354,3 +356,48 @@ def test_the_stack_log_has_one_plain_line_per_request(stack: RunningStack) -> No
     assert re.search(rf"mz:gateway GET /v1/balance 401 \d+ ms {refused}$", lines[1]), lines[1]
     coloured = [line for line in stack.log().splitlines() if "\x1b[" in line]
     assert coloured == []
+
+
+def _second_stack(tmp_path: Any, *ports: str) -> subprocess.CompletedProcess[str]:
+    """`python -m devstack` started beside the session's stack, its files in tmp_path."""
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "devstack", *ports),
+            *("--stack-file", str(tmp_path / "stack.json"), "--moto-log", str(tmp_path / "moto.log")),
+            *("--function-log", str(tmp_path / "functions.log")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def test_a_second_stack_on_a_taken_port_starts_nothing_and_names_the_port(stack: RunningStack, tmp_path: Any) -> None:
+    moto_port = int(stack.state["aws_endpoint"].rsplit(":", 1)[1])
+    port_base = int(stack.state["regions"]["mz"]["gateway"].rsplit(":", 1)[1])
+    free_moto, free_base = free_ports(2)
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=stack.state["aws_endpoint"],
+        region_name=stack.state["aws_regions"]["mz"],
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    tables = dynamodb.list_tables()["TableNames"]
+    kept = stack.state_file.read_bytes()
+    for ports, named in (
+        (("--moto-port", str(moto_port), "--port-base", str(free_base)), f"port {moto_port} (moto)"),
+        (("--moto-port", str(free_moto), "--port-base", str(port_base)), f"{port_base} (region 1's gateway)"),
+    ):
+        refused = _second_stack(tmp_path, *ports)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert refused.stderr.startswith("Address already in use: port "), refused.stderr
+        assert named in refused.stderr
+        assert "make run PORT_BASE=4000 MOTO_PORT=5100" in refused.stderr
+        assert "Traceback" not in refused.stdout + refused.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == []  # it wrote nothing
+    assert stack.state_file.read_bytes() == kept
+    assert dynamodb.list_tables()["TableNames"] == tables
+    assert requests.get(url(stack, "mz", "gateway", "/health"), timeout=30).status_code == 200
