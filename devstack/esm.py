@@ -422,12 +422,22 @@ class ScheduleEventSource(_Poller):
     """EventBridge schedule -> function: a Scheduled Event at the rate (capped locally)."""
 
     def __init__(
-        self, runtime: FunctionRuntime, session: boto3.session.Session, endpoint: str, *, schedule: str
+        self,
+        runtime: FunctionRuntime,
+        session: boto3.session.Session,
+        endpoint: str,
+        *,
+        schedule: str,
+        ready: threading.Event | None = None,
     ) -> None:
         super().__init__(f"schedule:{schedule}->{runtime.spec.logical_id}", runtime, session, endpoint)
         self.interval = min(rate_seconds(schedule), LOCAL_SCHEDULE_CAP_SECONDS)
+        self.ready = ready  # set once the stack is up: nothing scheduled runs during its warm-up
 
     def poll_once(self) -> None:
+        if self.ready is not None and not self.ready.is_set():
+            self.ready.wait(self.interval)  # the schedule's clock starts when the stack is ready
+            return
         if self.stopping.wait(self.interval):
             return
         event = {

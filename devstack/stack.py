@@ -270,10 +270,15 @@ def serve_apis(stack: RegionStack, host: str, port_base: int) -> None:
 
 
 def start_event_sources(
-    stack: RegionStack, session: boto3.session.Session, aws_endpoint: str, changes: TableChanges | None = None
+    stack: RegionStack,
+    session: boto3.session.Session,
+    aws_endpoint: str,
+    changes: TableChanges | None = None,
+    ready: threading.Event | None = None,
 ) -> None:
     """Start each function's event source mappings; `changes`: moto's table changes, which wake
-    the stream pollers (without, they poll)."""
+    the stream pollers (without, they poll); `ready`: set once the stack is up (the schedules
+    start their clocks then, so no scheduled function runs while the stack warms up and seeds)."""
     intrinsics = stack.provisioned.intrinsics
     queues = {
         arn: url
@@ -325,7 +330,7 @@ def start_event_sources(
                     changes=changes,
                 )
             elif kind == "Schedule":
-                poller = ScheduleEventSource(runtime, session, aws_endpoint, schedule=props["Schedule"])
+                poller = ScheduleEventSource(runtime, session, aws_endpoint, schedule=props["Schedule"], ready=ready)
             else:
                 raise NotImplementedError(f"{logical}: event source type {kind} is not emulated")
             poller.start()
@@ -361,6 +366,7 @@ class LocalStack:
         self.port_base = port_base
         self.state_file = state_file
         self.wrote_state = False
+        self.ready = threading.Event()  # set once stack.json is written: the schedules start then
         self.moto_log = moto_log
         self.function_log = function_log
         self.warm = warm
@@ -429,7 +435,7 @@ class LocalStack:
             session = boto3.session.Session(
                 aws_access_key_id="testing", aws_secret_access_key="testing", region_name=stack.provisioned.region
             )
-            start_event_sources(stack, session, self.aws_endpoint, self.changes)
+            start_event_sources(stack, session, self.aws_endpoint, self.changes, self.ready)
             serve_apis(stack, self.host, self.port_base_of(index))
             self._serve_gateway_tls(stack, session, self.port_base_of(index) + GATEWAY_TLS_SLOT)
             self._serve_lambda_api(stack, self.port_base_of(index) + LAMBDA_SLOT)
@@ -464,6 +470,7 @@ class LocalStack:
             output.write(json.dumps(state, indent=2) + "\n")
         os.replace(tmp, self.state_file)
         self.wrote_state = True
+        self.ready.set()
         return state
 
     def _serve_gateway_tls(self, stack: RegionStack, session: Any, port: int) -> None:
@@ -512,8 +519,11 @@ class LocalStack:
             for runtime, warmed in [(runtime, pool.submit(runtime.warm)) for runtime in runtimes]:
                 try:
                     warmed.result()
-                except InvocationError as exc:  # it starts (or fails again) on first use
-                    log.warning("warm-up of %s: %s", runtime.spec.logical_id, exc)
+                except InvocationError:  # a busy machine: once more, then it starts on first use
+                    try:
+                        runtime.warm()
+                    except InvocationError as again:
+                        log.warning("warm-up of %s: %s (it starts on first use)", runtime.spec.logical_id, again)
 
     def state(self) -> dict[str, Any]:
         """The documented .local/stack.json shape."""

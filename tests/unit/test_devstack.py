@@ -582,3 +582,31 @@ def test_a_followed_stream_is_read_again_as_soon_as_moto_tells_a_write() -> None
     loop.stop()
     loop.join(timeout=10)
     assert not loop.is_alive()
+
+
+def test_a_schedule_fires_only_once_the_stack_is_ready() -> None:
+    """EventBridge's clock starts when the stack is up: nothing scheduled runs while it warms up
+    and seeds (a scheduled function failing then printed noise at every first start)."""
+    import threading
+
+    from devstack.esm import ScheduleEventSource
+
+    calls: list[dict[str, Any]] = []
+
+    class Runtime:
+        spec = type("Spec", (), {"logical_id": "ExpiryFunction", "region": "af-south-1"})()
+
+        def invoke(self, event: dict[str, Any]) -> None:
+            calls.append(event)
+
+    ready = threading.Event()
+    source = ScheduleEventSource(Runtime(), None, "", schedule="rate(1 minute)", ready=ready)  # type: ignore[arg-type]
+    source.interval = 0.01
+    source.poll_once()
+    source.poll_once()
+    assert calls == []
+    ready.set()
+    source.poll_once()
+    assert [(call["detail-type"], call["source"], call["region"]) for call in calls] == [
+        ("Scheduled Event", "aws.events", "af-south-1")
+    ]
