@@ -28,6 +28,7 @@ from devstack.provision import ACCOUNT_ID
 from devstack.tls import PEER_CERT_KEY, client_cert_context
 from devstack.waf import WebAcl, rate_rules
 
+log = logging.getLogger("devstack.apigw")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 
 # API Gateway's own answers when the template does not customise a response type.
@@ -159,7 +160,7 @@ def _authorizer_failure(exc: InvocationError) -> GatewayError:
     if exc.error_message == "Unauthorized":  # what a Lambda authorizer raises to answer 401
         return GatewayError("UNAUTHORIZED", "Unauthorized")
     # API Gateway's execution log says why; the stack's log does too (a timeout, a crash)
-    logging.getLogger("devstack.apigw").warning("authorizer failed: %s", exc)
+    log.warning("authorizer failed: %s", exc)
     return GatewayError("AUTHORIZER_FAILURE", "Authorizer error")
 
 

@@ -30,20 +30,18 @@ from devstack.provision import FunctionSpec
 _SPAWN = multiprocessing.get_context("forkserver")
 _SPAWN.set_forkserver_preload(preload.LIBRARIES)
 _fork_server_lock = threading.Lock()
-_fork_server_layers: list[str] | None = None
+_fork_server_prepared = False
 
 
-def _fork_server_for(layer_paths: list[str]) -> list[str]:
-    """The layers whose modules the fork server imported: those of the first function started
-    (the server starts with it, once per process; a later function with other layers imports
-    them itself, see devstack.worker)."""
-    global _fork_server_layers
+def _prepare_fork_server(layer_paths: list[Path]) -> None:
+    """Before the fork server starts (with the first environment, once per process): have it
+    import the layer modules of that first function too (a later function with other layers
+    imports its own, devstack.worker)."""
+    global _fork_server_prepared
     with _fork_server_lock:
-        if _fork_server_layers is None:
-            modules = preload.layer_modules(Path(path) for path in layer_paths)
-            _SPAWN.set_forkserver_preload([*preload.LIBRARIES, *modules])
-            _fork_server_layers = list(layer_paths)
-        return _fork_server_layers
+        if not _fork_server_prepared:
+            _SPAWN.set_forkserver_preload([*preload.LIBRARIES, *preload.layer_modules(layer_paths)])
+            _fork_server_prepared = True
 
 
 DEFAULT_MAX_CONCURRENCY = 8
@@ -123,7 +121,7 @@ class FunctionRuntime:
         self.cold_starts: list[float] = []
 
     def _spawn(self) -> _Environment:
-        self._worker_spec["preloaded_layers"] = _fork_server_for([str(p) for p in self.spec.layer_paths])
+        _prepare_fork_server(self.spec.layer_paths)
         parent, child = _SPAWN.Pipe()
         process = _SPAWN.Process(
             target=worker.main, args=(child, self._worker_spec), daemon=True, name=f"lambda:{self.spec.logical_id}"

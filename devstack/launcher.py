@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from devstack.ports import all_free, needed
+from devstack.ports import needed, taken
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_SECONDS = 300  # generous: a busy CI machine starts two regions slowly
@@ -30,7 +30,7 @@ def free_ports(regions: int) -> tuple[int, int]:
         # Below the kernel's ephemeral range (32768-60999 on Linux): a port there can be taken by
         # any outgoing connection between this check and the stack's bind.
         base = random.randrange(10000, 32000, 100)
-        if all_free("127.0.0.1", needed(base + 99, base, regions)):
+        if not taken("127.0.0.1", needed(base + 99, base, regions)):
             return base + 99, base
     raise RuntimeError("no free ports")
 

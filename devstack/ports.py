@@ -5,7 +5,6 @@ launcher picks free ones for tests, `python -m devstack --help` lists them. Stan
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterable
 
 API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}  # each region's APIs: its port base + slot
 GATEWAY_TLS_SLOT = 5  # each region's gateway over TLS (mutual TLS optional): its port base + 5
@@ -66,7 +65,3 @@ def refusal(taken_ports: dict[int, str]) -> str:
         "Stop the other program, or choose other ports: make run PORT_BASE=4000 MOTO_PORT=5100 "
         "(python -m devstack --port-base 4000 --moto-port 5100)."
     )
-
-
-def all_free(host: str, ports: Iterable[int]) -> bool:
-    return all(is_free(host, port) for port in ports)

@@ -365,7 +365,6 @@ class LocalStack:
         self.moto_port = moto_port
         self.port_base = port_base
         self.state_file = state_file
-        self.wrote_state = False
         self.ready = threading.Event()  # set once stack.json is written: the schedules start then
         self.moto_log = moto_log
         self.function_log = function_log
@@ -469,7 +468,6 @@ class LocalStack:
         with os.fdopen(descriptor, "w", encoding="utf-8") as output:
             output.write(json.dumps(state, indent=2) + "\n")
         os.replace(tmp, self.state_file)
-        self.wrote_state = True
         self.ready.set()
         return state
 
@@ -584,5 +582,5 @@ class LocalStack:
                 self.moto.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.moto.kill()
-        if self.wrote_state:  # a stack refused at start leaves the running one's file alone
+        if self.ready.is_set():  # a stack refused at start leaves the running one's file alone
             self.state_file.unlink(missing_ok=True)

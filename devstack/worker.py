@@ -111,11 +111,11 @@ def _forget_other_copies(layer_paths: list[str]) -> None:
     else (another checkout's layer), is dropped, so that this function imports its own copy."""
     roots = [os.path.realpath(path) for path in layer_paths]
     packages = {entry.partition(".")[0] for root in roots if os.path.isdir(root) for entry in os.listdir(root)}
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if name.partition(".")[0] not in packages or file is None:
+    for package in packages:  # a package's submodules come from where the package came from
+        file = getattr(sys.modules.get(package), "__file__", None)
+        if file is None or any(os.path.realpath(file).startswith(root + os.sep) for root in roots):
             continue
-        if not any(os.path.realpath(file).startswith(root + os.sep) for root in roots):
+        for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
             del sys.modules[name]
 
 
