@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 from collections.abc import Callable
 
@@ -56,3 +58,32 @@ def page(data: list[dict[str, object]], last: dict[str, str] | None) -> dict[str
     """The gateway's list envelope: the page's items and the token of the next page, if any."""
     token = encode(last) if last else None
     return {"object": "list", "data": data, "has_more": token is not None, "next_page_token": token}
+
+
+def seal(position: str, binding: dict[str, str], key: bytes) -> str:
+    """A page token for a merchant's list: where the next page starts (`position`, a sort key of
+    the list's index) with the `binding` it is valid for (account, mode, list, filters), signed
+    with `key` (HMAC-SHA256), so it cannot be altered or used for another list."""
+    body = base64.urlsafe_b64encode(json.dumps({"p": position, **binding}, separators=(",", ":")).encode())
+    tag = hmac.new(key, body, hashlib.sha256).digest()[:16]
+    return f"{body.decode().rstrip('=')}.{base64.urlsafe_b64encode(tag).decode().rstrip('=')}"
+
+
+def unseal(token: str, binding: dict[str, str], key: bytes) -> str:
+    """The position a token `seal` made holds, when it was made for `binding` with `key`; 400
+    invalid_request naming page_token for any other token."""
+    refused = invalid_field("page_token", "not a page_token this list gave for these filters")
+    body, _, tag = token.partition(".")
+    if len(token) > MAX_TOKEN or not body or not tag:
+        raise refused
+    try:
+        expected = hmac.new(key, body.encode(), hashlib.sha256).digest()[:16]
+        if not hmac.compare_digest(expected, base64.urlsafe_b64decode(tag + "=" * (-len(tag) % 4))):
+            raise refused
+        held = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (ValueError, binascii.Error) as exc:
+        raise refused from exc
+    position = held.pop("p", None) if isinstance(held, dict) else None
+    if not isinstance(position, str) or held != binding:
+        raise refused
+    return position
