@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
 from mzpay.domain.common.errors import invalid_field
+from mzpay.domain.common.page_tokens import MAX_TOKEN
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
@@ -168,8 +169,9 @@ def parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
             metadata = (found.group(1), value)
         elif name not in allowed:
             raise invalid_field(name, "not a filter of this list", field_code="unknown_field")
-        if len(value) > MAX_FILTER or not value:
-            raise invalid_field(name, f"from 1 to {MAX_FILTER} characters")
+        longest = MAX_TOKEN if name == "page_token" else MAX_FILTER
+        if len(value) > longest or not value:
+            raise invalid_field(name, f"from 1 to {longest} characters")
         values[name] = value
     status = values.get("status")
     if status is not None and status not in kind.statuses:
