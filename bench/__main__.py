@@ -8,7 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, collection, money_out, payments, through_stack, warm, webhooks
+from bench import cold_start, collection, lists, money_out, payments, through_stack, warm, webhooks
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -98,6 +98,22 @@ SECTIONS: list[Section] = [
             Column("moto_ms_each", "moto ms each", ".1f"),
         ],
         payments.run_throughput,
+    ),
+    Section(
+        "lists_in_process",
+        f"GET /v1/payments on one account of {lists.ROWS:,} payments (with their ledger entries and events), "
+        f"in process, warm ({lists.ITERATIONS} of each): the gateway's own CPU per page, in-process moto's apart "
+        "(it walks the whole table for an index query), and the items DynamoDB would read",
+        [
+            Column("name", "page"),
+            Column("items", "items"),
+            Column("read", "items read"),
+            Column("own_p50_ms", "own p50 ms", ".2f"),
+            Column("own_p99_ms", "own p99 ms", ".2f"),
+            Column("moto_ms_each", "moto ms each", ".0f"),
+            Column("wall_p50_ms", "wall p50 ms", ".0f"),
+        ],
+        lists.run,
     ),
 ]
 
