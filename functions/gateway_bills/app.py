@@ -10,14 +10,14 @@ from mzpay.domain.bills.subscriptions import SubscriptionRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.idempotency import derived_id, idempotent
-from mzpay.http.marks import errors
+from mzpay.http.marks import errors, filters
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import created
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import bill_payments, bill_quotes, bill_resends, bill_subscriptions, biller_api
+    from mzpay.cases import bill_payments, bill_quotes, bill_resends, bill_subscriptions, biller_api, listings
 
 app = gateway_app()
 
@@ -75,6 +75,18 @@ def pay_bill(body: Annotated[BillPaymentRequest, Body()]) -> Response[answers.Bi
     the biller gave, `failed`, or `pending` while the biller's system does not answer
     (reconciliation settles it; `bill_payment.succeeded` or `bill_payment.failed` follows)."""
     return created(bill_payments.pay(merchant(), body, derived_id("bill_payment")))
+
+
+@app.get("/v1/bill-payments")
+@requires("payments:read")
+@errors("invalid_request")
+@filters("bill_payments")
+def list_bill_payments() -> answers.BillPaymentList:
+    """List bill payments
+
+    The account's bill payments in the key's mode, newest first, by the filters below
+    (docs/lists.md); `product_id` lists one bill product's."""
+    return listings.bill_payments(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.get("/v1/bill-payments/<payment_id>")

@@ -3,7 +3,7 @@
 from typing import Annotated
 
 from mzpay.answers.name_lookups import NameLookup
-from mzpay.answers.payouts import Payout, PayoutBatch, PayoutList
+from mzpay.answers.payouts import Payout, PayoutBatch, PayoutBatchList, PayoutList
 from mzpay.domain.payouts.batches import PayoutBatchRequest
 from mzpay.domain.payouts.name_lookups import NameLookupRequest
 from mzpay.domain.payouts.rules import BankPayoutRequest, PayoutRequest, check_payout
@@ -89,6 +89,18 @@ def cancel_payout(payout_id: str) -> Payout:
 
     While it is pending or awaiting approval; the held money returns to the balance."""
     return payouts.cancel(merchant(), payout_id)
+
+
+@app.get("/v1/payout-batches")
+@requires("payouts:read")
+@errors("invalid_request")
+@filters("payout_batches")
+def list_payout_batches() -> PayoutBatchList:
+    """List payout batches
+
+    The account's payout batches in the key's mode, newest first, by the filters below
+    (docs/lists.md), each without its line report (read the batch for it)."""
+    return listings.payout_batches(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.post("/v1/payout-batches")

@@ -16,6 +16,7 @@ from devstack.launcher import RunningStack
 from tests.e2e.test_charges import Merchant, card, wallet
 from tests.e2e.test_payouts import manage, settled
 from tests.e2e.test_refunds import refund
+from tests.e2e.test_tenancy_matrix import payout_body, quote_body
 from tests.expected import field_errors, problem
 
 pytestmark = pytest.mark.e2e
@@ -247,3 +248,30 @@ def test_a_key_restricted_to_customers_lists_only_theirs(stack: RunningStack, sh
     assert other_customer.status_code == 403 and other_customer.json()["code"] == "customer_not_allowed"
     by_id = listed(merchant, f"/v1/payments?payment_id={made[2]['payment_id']}", key=key)
     assert by_id["data"] == []  # not its customer's
+
+
+def test_bill_payments_and_payout_batches_are_listed(shop: dict[str, Any]) -> None:
+    merchant = shop["merchant"]
+    quote = merchant.call("POST", "/v1/bill-payments/quotes", quote_body())
+    assert quote.status_code == 201, quote.text
+    paid = merchant.call("POST", "/v1/bill-payments", {"quote_id": quote.json()["quote_id"], "metadata": {"m": "1"}})
+    assert paid.status_code == 201 and paid.json()["status"] == "succeeded", paid.text
+    bill = listed(merchant, f"/v1/bill-payments/{paid.json()['payment_id']}")
+    assert listed(merchant, "/v1/bill-payments") == {"data": [bill], "has_more": False, "next_page_token": None}
+    product = quote_body()["product_id"]
+    assert listed(merchant, f"/v1/bill-payments?product_id={product}&status=succeeded&metadata[m]=1")["data"] == [bill]
+    assert listed(merchant, "/v1/bill-payments?status=failed")["data"] == []
+    assert listed(shop["other"], "/v1/bill-payments")["data"] == []
+
+    batch = merchant.call("POST", "/v1/payout-batches", {"currency": "MZN", "lines": [payout_body()]})
+    assert batch.status_code == 200 and batch.json()["status"] == "open", batch.text
+    read = listed(merchant, f"/v1/payout-batches/{batch.json()['batch_id']}")
+    summary = {key: value for key, value in read.items() if key not in ("report", "payouts")}
+    assert listed(merchant, "/v1/payout-batches") == {"data": [summary], "has_more": False, "next_page_token": None}
+    assert listed(merchant, "/v1/payout-batches?status=open&amount_gte=100")["data"] == [summary]
+    assert listed(merchant, "/v1/payout-batches?status=sent")["data"] == []
+    refused(
+        merchant.call("GET", "/v1/payout-batches?batch_id=x"), "batch_id", "unknown_field", "not a filter of this list"
+    )
+    assert listed(shop["other"], "/v1/payout-batches")["data"] == []
+    assert listed(merchant, "/v1/payout-batches", key=merchant.live_key)["data"] == []

@@ -161,6 +161,8 @@ class Tenant:
             "payments": "/v1/payments?page_size=100",
             "refunds": "/v1/refunds?page_size=100",
             "payouts": "/v1/payouts?page_size=100",
+            "bill_payments": "/v1/bill-payments?page_size=100",
+            "batches": "/v1/payout-batches?page_size=100",
             "key": "/v1/api-keys/current",
             "webhook_endpoint": "/v1/webhook-endpoint",
             "mtls": "/v1/mtls",
@@ -297,6 +299,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "/v1/refunds"): Route(lambda r: "/v1/refunds"),
     ("GET", "/v1/payouts"): Route(lambda r: "/v1/payouts"),
+    ("GET", "/v1/bill-payments"): Route(lambda r: "/v1/bill-payments"),
+    ("GET", "/v1/payout-batches"): Route(lambda r: "/v1/payout-batches"),
     ("GET", "/v1/payments/{payment_id}/receipt"): Route(
         lambda r: f"/v1/payments/{r.payment}/receipt", resource="payment"
     ),
@@ -522,7 +526,7 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     )
     assert shop.call("GET", f"/v1/refunds/{made.refund}").status_code == 200
     # the lists: the platform acting for the shop sees the shop's, its own list never holds them
-    for path in ("/v1/payments", "/v1/refunds", "/v1/payouts"):
+    for path in ("/v1/payments", "/v1/refunds", "/v1/payouts", "/v1/bill-payments", "/v1/payout-batches"):
         theirs = shop.call("GET", path)
         assert theirs.status_code == 200 and theirs.json()["data"], theirs.text
         assert platform.call("GET", path, query=acting).json() == theirs.json()

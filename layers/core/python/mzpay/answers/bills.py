@@ -279,11 +279,18 @@ class BillerInvoice(Answer):
     updated_at: UpdatedAt
 
 
+class BillPaymentList(Page[BillPayment]):
+    """A page of bill payments, newest first (GET /v1/bill-payments)."""
+
+    model_config = examples({"data": [BILL_PAYMENT], "has_more": False, "next_page_token": None})
+
+
 # The bill routes' answers, in mzpay.openapi.gateway.ROUTES.
 BILL_ROUTES: dict[tuple[str, str], type[Answer]] = {
     ("POST", "/v1/bill-payments/quotes"): BillQuote,
     ("GET", "/v1/bill-payments/quotes/{quote_id}"): BillQuote,
     ("POST", "/v1/bill-payments"): BillPayment,
+    ("GET", "/v1/bill-payments"): BillPaymentList,
     ("GET", "/v1/bill-payments/{payment_id}"): BillPayment,
     ("POST", "/v1/bill-payments/{payment_id}/resend"): BillPaymentResend,
     ("POST", "/v1/payers/{payer_id}/subscriptions"): BillSubscription,

@@ -204,3 +204,35 @@ class PayoutList(Page[Payout]):
     """A page of payouts, newest first (GET /v1/payouts)."""
 
     model_config = examples({"data": [_PAYOUT], "has_more": False, "next_page_token": None})
+
+
+class PayoutBatchList(Page[PayoutBatch]):
+    """A page of payout batches, newest first (GET /v1/payout-batches): each without its line
+    report and payouts (read the batch for them)."""
+
+    model_config = examples(
+        {
+            "data": [
+                {
+                    "object": "payout_batch",
+                    "batch_id": ULID,
+                    "reference": "Salaries 2026-11",
+                    "status": "open",
+                    "mode": "live",
+                    "total": {"amount": "3000.00", "currency": "MZN"},
+                    "lines": 3,
+                    "accepted": 3,
+                    "refused": 0,
+                    "sent": None,
+                    "failed": None,
+                    "failure_message": None,
+                    "created_at": "2026-11-03T08:00:00Z",
+                    "closed_at": None,
+                    "released_at": None,
+                    "sent_at": None,
+                }
+            ],
+            "has_more": False,
+            "next_page_token": None,
+        }
+    )

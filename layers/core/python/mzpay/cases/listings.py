@@ -11,11 +11,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from mzpay import deps
+from mzpay.answers.bills import BillPayment as BillPaymentAnswer
+from mzpay.answers.bills import BillPaymentList
 from mzpay.answers.payments import PaymentList, PaymentSnapshot
 from mzpay.answers.payouts import Payout as PayoutAnswer
-from mzpay.answers.payouts import PayoutList
+from mzpay.answers.payouts import PayoutBatch as PayoutBatchAnswer
+from mzpay.answers.payouts import PayoutBatchList, PayoutList
 from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import invalid_field
@@ -23,6 +27,8 @@ from mzpay.domain.common.listing import Kind, ListRequest, parse
 from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment, Status, snapshot
+from mzpay.domain.payouts.batches import PayoutBatch, batch_view
+from mzpay.domain.payouts.batches import Status as BatchStatus
 from mzpay.domain.payouts.destinations import DESTINATION_TYPES
 from mzpay.domain.payouts.rules import Payout, payout_view
 from mzpay.domain.payouts.rules import Status as PayoutStatus
@@ -55,8 +61,14 @@ PAYOUTS = Kind(
     methods=frozenset(DESTINATION_TYPES),
     metadata=True,
 )
+BILL_PAYMENTS = Kind("bill_payments", frozenset({"pending", "succeeded", "failed"}), parent="product_id", metadata=True)
+PAYOUT_BATCHES = Kind("payout_batches", _statuses(BatchStatus))
 
-KINDS = {kind.name: kind for kind in (PAYMENTS, REFUNDS, PAYOUTS)}
+KINDS = {kind.name: kind for kind in (PAYMENTS, REFUNDS, PAYOUTS, BILL_PAYMENTS, PAYOUT_BATCHES)}
+
+
+def _no_own_id(account_id: str, mode: str, own_id: str) -> None:
+    """For a list without an id of the merchant's own (never called: its Kind has no own_id)."""
 
 
 def _token_key() -> bytes:
@@ -74,7 +86,7 @@ def _page(
     kind: Kind,
     entity: type[E],
     query: Mapping[str, str],
-    by_own_id: Callable[[str, str, str], Claimed[Any] | None],
+    by_own_id: Callable[[str, str, str], Claimed[Any] | None] = _no_own_id,
 ) -> tuple[list[E], str | None]:
     """A page of `kind`'s list and the next page's token (None: the last page)."""
     request = parse(kind, query)
@@ -140,3 +152,17 @@ def payouts(principal: Principal, query: Mapping[str, str]) -> PayoutList:
     found, token = _page(principal, PAYOUTS, Payout, query, deps.payouts().by_payout_id)
     data = [PayoutAnswer.of(payout_view(payout)) for payout in found]
     return PayoutList(data=data, has_more=token is not None, next_page_token=token)
+
+
+def bill_payments(principal: Principal, query: Mapping[str, str]) -> BillPaymentList:
+    """GET /v1/bill-payments: the account's bill payments (?product_id= one product's)."""
+    found, token = _page(principal, BILL_PAYMENTS, BillPayment, query)
+    data = [BillPaymentAnswer.of(payment.view()) for payment in found]
+    return BillPaymentList(data=data, has_more=token is not None, next_page_token=token)
+
+
+def payout_batches(principal: Principal, query: Mapping[str, str]) -> PayoutBatchList:
+    """GET /v1/payout-batches: the account's payout batches, each without its lines."""
+    found, token = _page(principal, PAYOUT_BATCHES, PayoutBatch, query)
+    data = [PayoutBatchAnswer.of(batch_view(batch)) for batch in found]
+    return PayoutBatchList(data=data, has_more=token is not None, next_page_token=token)

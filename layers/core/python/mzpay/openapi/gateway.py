@@ -16,7 +16,7 @@ from mzpay.answers.events import Event, EventList, SignatureRefusal, WebhookVeri
 from mzpay.answers.name_lookups import NameLookup
 from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
 from mzpay.answers.payments import ChargeResult, MethodList, PaymentList, PaymentSnapshot
-from mzpay.answers.payouts import Payout, PayoutBatch, PayoutList
+from mzpay.answers.payouts import Payout, PayoutBatch, PayoutBatchList, PayoutList
 from mzpay.answers.receipts import Receipt
 from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.answers.service import Health, OpenApiDocument, SecretScanningLabels
@@ -62,6 +62,7 @@ ROUTES: Routes = {
     ("GET", "/v1/payouts"): PayoutList,
     ("GET", "/v1/payouts/{payout_id}"): Payout,
     ("POST", "/v1/payouts/{payout_id}/cancel"): Payout,
+    ("GET", "/v1/payout-batches"): PayoutBatchList,
     ("POST", "/v1/payout-batches"): PayoutBatch,
     ("GET", "/v1/payout-batches/{batch_id}"): PayoutBatch,
     ("POST", "/v1/payout-batches/{batch_id}/close"): PayoutBatch,

@@ -18,6 +18,7 @@ from mzpay.store.base import PaymentsTableStore, keyed
 from mzpay.store.bills import invoice_key, quote_key
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import versioned_update, write_token
 
@@ -53,7 +54,8 @@ class BillPayments(PaymentsTableStore):
         """QuoteTaken, BalanceTooLow, CeilingReached or InvoiceMoved when a condition stops it
         (a payment_id written already is QuoteTaken too: its own quote is used)."""
         used = {"status": "used", "payment_id": payment.payment_id, "updated_at": payment.created_at}
-        put = {"TableName": self.name, "Item": {**_key(payment.payment_id), **payment.item()}}
+        item = {**_key(payment.payment_id), **payment.item(), **list_attributes(payment)}
+        put = {"TableName": self.name, "Item": item}
         items = [
             {"Put": {**put, "ConditionExpression": "attribute_not_exists(pk)"}},
             versioned_update(self.name, quote_key(quote.quote_id), quote, used),

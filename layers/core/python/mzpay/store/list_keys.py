@@ -1,5 +1,5 @@
-"""The keys that put payments, refunds and payouts in the payments table's two list indexes
-(read by mzpay.store.listings).
+"""The keys that put payments, refunds, payouts, bill payments and payout batches in the payments
+table's two list indexes (read by mzpay.store.listings).
 
 Every listed object carries, from its creation and refreshed by each of its transitions:
   lpk    L#<kind>#<account>#<mode>#<shard>            the `by_account` index's partition
@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
+from mzpay.domain.payouts.batches import PayoutBatch
 from mzpay.domain.payouts.rules import Payout
 
 SHARDS = 4  # fixed: a stored object keeps its shard; changing it needs a backfill
@@ -39,6 +41,11 @@ class Listed:
     network: Callable[[Any], str | None]
     customer: Callable[[Any], str | None]
     parent: Callable[[Any], str | None]
+    amount: Callable[[Any], str] = lambda entity: str(entity.amount)
+
+
+def _none(entity: Any) -> None:
+    return None
 
 
 def _wallet_network(part: dict[str, Any] | None) -> str | None:
@@ -62,8 +69,8 @@ LISTED: dict[type[Entity], Listed] = {
     Refund: Listed(
         "REF",
         lambda r: r.provider_refund_id,
-        lambda r: None,
-        lambda r: None,
+        _none,
+        _none,
         lambda r: r.customer_id,
         lambda r: r.provider_payment_id,
     ),
@@ -75,6 +82,8 @@ LISTED: dict[type[Entity], Listed] = {
         lambda p: p.customer_id,
         lambda p: p.batch_id,
     ),
+    BillPayment: Listed("BILL", lambda b: b.payment_id, _none, _none, _none, lambda b: b.product_id),
+    PayoutBatch: Listed("POB", lambda b: b.batch_id, _none, _none, _none, _none, lambda b: b.total),
 }
 
 
@@ -99,7 +108,7 @@ def list_attributes(entity: Entity) -> dict[str, Any]:
         "lpk": partition(listed.prefix, account_id, mode, shard),
         "spk": partition(listed.prefix, account_id, mode, shard, entity.status),
         "lsk": f"{getattr(entity, 'created_at')}#{identity}",  # noqa: B009
-        "lamt": Decimal(str(getattr(entity, "amount"))),  # noqa: B009
+        "lamt": Decimal(listed.amount(entity)),
     }
     optional = {
         "lmethod": listed.method(entity),

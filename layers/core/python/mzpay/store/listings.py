@@ -78,9 +78,12 @@ class _Shard:
     frontier: str | None = None
     read: int = 0
 
-    def more(self, table: Any, limit: int) -> None:
-        self.query["Limit"] = max(1, min(limit, BUDGET - self.read))
-        answer = table.query(**self.query)
+    def ask(self, limit: int) -> dict[str, Any]:
+        """The Query of its next chunk: at most `limit` items (and what is left of its BUDGET)."""
+        return {**self.query, "Limit": max(1, min(limit, BUDGET - self.read))}
+
+    def take(self, answer: dict[str, Any]) -> None:
+        """Keep what the Query of `ask` answered."""
         self.read += int(answer.get("ScannedCount", 0))
         self.matches += [item for item in answer.get("Items", []) if item["lsk"] != self.upper]
         last = answer.get("LastEvaluatedKey")
@@ -121,7 +124,7 @@ class Listings(InPaymentsTable):
             for shard in range(SHARDS)
         ]
         for shard in shards:
-            shard.more(self.table, -(-size // SHARDS) + 2)
+            shard.take(self.table.query(**shard.ask(-(-size // SHARDS) + 2)))
         while True:
             reading = [shard for shard in shards if shard.frontier is not None]
             safe = max(shard.frontier for shard in reading if shard.frontier) if reading else None
@@ -134,7 +137,8 @@ class Listings(InPaymentsTable):
             if len(ranked) >= size or lowest is None or not lowest.open:
                 break
             need = size - len(ranked) + 2
-            lowest.more(self.table, max(need, FILTERED_CHUNK) if "FilterExpression" in lowest.query else need)
+            chunk = max(need, FILTERED_CHUNK) if "FilterExpression" in lowest.query else need
+            lowest.take(self.table.query(**lowest.ask(chunk)))
         chosen = ranked[:size]
         position = chosen[-1]["lsk"] if len(ranked) > size else safe
         return [entity.model_validate(item) for item in chosen], position

@@ -19,6 +19,7 @@ from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import query_all
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import Queue, queued, versioned_update, write_token
 
@@ -42,7 +43,7 @@ class PayoutBatches(PaymentsTableStore):
                 writer.put_item(Item={**_line_key(batch.batch_id, line.line), **line.model_dump(exclude_none=True)})
         self.client.transact_write_items(
             TransactItems=[
-                put_new(self.name, {**_key(batch.batch_id), **batch.item()}),
+                put_new(self.name, {**_key(batch.batch_id), **batch.item(), **list_attributes(batch)}),
                 *event_puts(self.events_name, events),
             ]
         )
