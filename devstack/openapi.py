@@ -229,9 +229,11 @@ def _describe(operation: dict[str, Any], op: dict[str, Any], used_ids: set[str])
         operation["security"] = []
     if marks["filters"]:
         from mzpay.cases.listings import KINDS
+        from mzpay.collection.payments import KINDS as COLLECTION_KINDS
         from mzpay.domain.common.listing import documented
 
-        operation.setdefault("parameters", []).extend(documented(KINDS[marks["filters"]]))
+        kind = {**KINDS, **COLLECTION_KINDS}[marks["filters"]]
+        operation.setdefault("parameters", []).extend(documented(kind))
     if marks["idempotent"]:
         parameters = operation.setdefault("parameters", [])
         parameters.insert(

@@ -4,6 +4,7 @@ and the payment link that leads a payer to the hosted checkout."""
 from typing import Annotated
 from urllib.parse import unquote
 
+from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead
 from mzpay.answers.collection_requests import (
     CollectionMethod,
     CollectionMethodList,
@@ -27,14 +28,14 @@ from mzpay.http.collection_request_schemas import (
     CollectionRequestIn,
     StatusIn,
 )
-from mzpay.http.marks import errors, pages
+from mzpay.http.marks import errors, filters, pages
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.public_urls import public_url
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.collection import collection_methods, collection_requests, payment_links
+    from mzpay.collection import collection_methods, collection_requests, payment_links, payments
 
 app, routes = collection_app()
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))
@@ -129,6 +130,23 @@ def delete_collection_request(request_id: str) -> DeletedCollectionRequest:
     paid with is canceled first. A paid request is never deleted."""
     identity = caller()
     return collection_requests.delete(identity.account_id(), identity.signed_in().subject, request_id)
+
+
+@routes.get("/v1/payments", REQUEST_READ)
+@filters("collection_payments")
+def list_payments() -> CollectionPaymentList:
+    """List the payments received
+
+    The business's payments (its collection requests' checkouts), both modes unless `mode` names
+    one, newest first, filtered by collection_request_id, status, channel, provider_id,
+    amount_min, amount_max, from, to and currency; cursor pagination (docs/collection-payments.md)."""
+    return payments.listed(caller().account_id(), app.current_event.query_string_parameters or {})
+
+
+@routes.get("/v1/payments/<payment_id>", REQUEST_READ)
+def get_payment(payment_id: str) -> CollectionPaymentRead:
+    """Read a payment received"""
+    return payments.read(caller().account_id(), payment_id)
 
 
 @routes.get("/v1/kulpay/collection-requests/list-by-phone-number/<phone_number>", PAYER)

@@ -149,7 +149,7 @@ def test_paging_gives_every_match_once_newest_first(
             extra["metadata"] = {"order": order}
         stored.append(payment(account, mode, created_at, status, **extra))
     store(stored)
-    scope = Scope(mine, "test", customers)
+    scope = Scope(mine, ("test",), customers)
     expected = sorted(
         (p for p in stored if p.account_id == mine and p.mode == "test" and matches(p, asked, customers)),
         key=lambda p: (p.created_at, p.provider_payment_id),
@@ -165,7 +165,7 @@ def test_a_status_change_moves_the_payment_between_status_lists(stack: Provision
     account = str(ULID())
     pending = payment(account, "test", SECONDS[0], "pending")
     store([pending])
-    scope = Scope(account, "test")
+    scope = Scope(account, ("test",))
     assert [
         p.provider_payment_id for p in deps.listings().page(Payment, scope, Filters(status="pending"), None, 10)[0]
     ] == [pending.provider_payment_id]
@@ -190,7 +190,7 @@ def test_an_object_stored_before_the_lists_joins_them_on_its_next_change(stack: 
     account = str(ULID())
     old = payment(account, "test", SECONDS[0], "pending")
     deps.payments().table.put_item(Item={"pk": f"PAY#{old.provider_payment_id}", "sk": "PAYMENT", **old.item()})
-    scope = Scope(account, "test")
+    scope = Scope(account, ("test",))
     assert deps.listings().page(Payment, scope, Filters(), None, 10) == ([], None)
     update = versioned_update(
         deps.payments().name, {"pk": f"PAY#{old.provider_payment_id}", "sk": "PAYMENT"}, old, {"status": "failed"}

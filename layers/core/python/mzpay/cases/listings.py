@@ -5,8 +5,6 @@ key may see; filtered and paged as mzpay.domain.common.listing says, read from t
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -20,7 +18,6 @@ from mzpay.answers.payouts import PayoutBatchList, PayoutList
 from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.bills.payments import BillPayment
-from mzpay.domain.common import page_tokens
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.listing import Kind, ListRequest, parse
@@ -32,10 +29,10 @@ from mzpay.domain.payouts.batches import Status as BatchStatus
 from mzpay.domain.payouts.destinations import DESTINATION_TYPES
 from mzpay.domain.payouts.rules import Payout, payout_view
 from mzpay.domain.payouts.rules import Status as PayoutStatus
+from mzpay.steps import listings
 from mzpay.steps.payments import visible_payment
 from mzpay.steps.refunds import refund_result
 from mzpay.store.listings import Scope
-from mzpay.store.secrets import key_pepper
 
 E = TypeVar("E", bound=Entity)
 
@@ -71,14 +68,9 @@ def _no_own_id(account_id: str, mode: str, own_id: str) -> None:
     """For a list without an id of the merchant's own (never called: its Kind has no own_id)."""
 
 
-def _token_key() -> bytes:
-    """The key that seals page tokens: derived from the installation's key pepper (a secret)."""
-    return hmac.new(key_pepper().encode(), b"mzpay page tokens v1", hashlib.sha256).digest()
-
-
 def _scope(principal: Principal) -> Scope:
     customers = frozenset({principal.customer_id}) if principal.customer_id else principal.allowed_customers
-    return Scope(principal.acting_account_id, principal.mode, customers)
+    return Scope(principal.acting_account_id, (principal.mode,), customers)
 
 
 def _page(
@@ -93,17 +85,13 @@ def _page(
     scope = _scope(principal)
     if request.filters.own_id is not None:
         return _by_own_id(kind, request, scope, by_own_id), None
-    binding = {
-        "a": scope.account_id,
-        "m": scope.mode,
-        "k": kind.name,
-        "f": request.filters.digest(),
-        "c": hashlib.sha256(",".join(sorted(scope.customers)).encode()).hexdigest()[:16],
-    }
-    key = _token_key()
-    before = page_tokens.unseal(request.page_token, binding, key) if request.page_token else None
-    found, position = deps.listings().page(entity, scope, request.filters, before, request.page_size)
-    return found, (page_tokens.seal(position, binding, key) if position else None)
+    return listings.page(kind, entity, scope, request)
+
+
+def principal_mode(scope: Scope) -> str:
+    """The one mode of a merchant key's scope."""
+    (mode,) = scope.modes
+    return mode
 
 
 def _by_own_id(
@@ -115,7 +103,7 @@ def _by_own_id(
     others = [name for name, value in vars(request.filters).items() if value is not None and name != "own_id"]
     if others or request.page_token:
         raise invalid_field(kind.own_id, "finds one object: send it without other filters or a page_token")
-    claimed = by_own_id(scope.account_id, scope.mode, request.filters.own_id)
+    claimed = by_own_id(scope.account_id, principal_mode(scope), request.filters.own_id)
     if claimed is None:
         return []
     found = claimed.entity

@@ -29,6 +29,7 @@ from mzpay.answers.collection_partners import (
     PaymentMethodList,
     PaymentMethodResult,
 )
+from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead
 from mzpay.answers.collection_requests import REQUEST_ROUTES
 from mzpay.answers.collection_system import Checklist, Health, OpenApiDocument, SupportedDocuments, Version
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
@@ -56,6 +57,8 @@ ROUTES: Routes = {
     ("POST", "/v1/accounts/{account_id}/suspend"): BusinessAccount,
     ("POST", "/v1/accounts/{account_id}/reactivate"): BusinessAccount,
     **REQUEST_ROUTES,
+    ("GET", "/v1/payments"): CollectionPaymentList,
+    ("GET", "/v1/payments/{payment_id}"): CollectionPaymentRead,
     ("POST", "/v1/customers"): Customer,
     ("GET", "/v1/customers/{customer_id}/kyc/logs"): KycLog,
     ("GET", "/v1/customers/{customer_id}/kyc/{kyc_id}"): KycRead,

@@ -5,7 +5,7 @@ Every listed object carries, from its creation and refreshed by each of its tran
   lpk    L#<kind>#<account>#<mode>#<shard>            the `by_account` index's partition
   spk    L#<kind>#<account>#<mode>#<status>#<shard>   the `by_status` index's partition
   lsk    <created_at>#<id>                            both indexes' sort key: newest first
-  lamt   the amount as a number; lmethod, lnetwork, lcust, lparent: what filters compare
+  lamt   the amount as a number; lmethod, lnetwork, lcust, lparent, lprov: what filters compare
 `shard` (0 to SHARDS-1) comes from the object's id, so one busy merchant's writes spread over
 SHARDS partitions of each index instead of one; a page reads each shard below the previous
 page's position and merges them (docs/lists.md: the design and its figures). A page never
@@ -28,7 +28,7 @@ from mzpay.domain.payouts.batches import PayoutBatch
 from mzpay.domain.payouts.rules import Payout
 
 SHARDS = 4  # fixed: a stored object keeps its shard; changing it needs a backfill
-LIST_ATTRIBUTES = ("lpk", "spk", "lsk", "lamt", "lmethod", "lnetwork", "lcust", "lparent")
+LIST_ATTRIBUTES = ("lpk", "spk", "lsk", "lamt", "lmethod", "lnetwork", "lcust", "lparent", "lprov")
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class Listed:
     customer: Callable[[Any], str | None]
     parent: Callable[[Any], str | None]
     amount: Callable[[Any], str] = lambda entity: str(entity.amount)
+    provider: Callable[[Any], str | None] = lambda entity: None
 
 
 def _none(entity: Any) -> None:
@@ -65,6 +66,7 @@ LISTED: dict[type[Entity], Listed] = {
         lambda p: _wallet_network(p.source),
         lambda p: p.customer_id,
         lambda p: p.collection_request_id,
+        provider=lambda p: p.psp_id,
     ),
     Refund: Listed(
         "REF",
@@ -115,6 +117,7 @@ def list_attributes(entity: Entity) -> dict[str, Any]:
         "lnetwork": listed.network(entity),
         "lcust": listed.customer(entity),
         "lparent": listed.parent(entity),
+        "lprov": listed.provider(entity),
     }
     return attributes | {name: value for name, value in optional.items() if value is not None}
 

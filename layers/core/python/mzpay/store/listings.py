@@ -21,11 +21,11 @@ FILTERED_CHUNK = 100  # items a filtered shard reads at a time once its first qu
 
 @dataclass(frozen=True)
 class Scope:
-    """Whose objects a page reads: the account and mode, and the customers a restricted key may
-    see (empty: every one)."""
+    """Whose objects a page reads: the account, its modes (a merchant's key reads its one mode; a
+    collection business both, merged), and the customers a restricted key may see (empty: every one)."""
 
     account_id: str
-    mode: str
+    modes: tuple[str, ...]
     customers: frozenset[str] = frozenset()
 
 
@@ -54,6 +54,8 @@ def _condition(filters: Filters, customers: frozenset[str]) -> tuple[str, dict[s
         compare("lnetwork", "=", filters.network)
     if filters.parent is not None:
         compare("lparent", "=", filters.parent)
+    if filters.provider is not None:
+        compare("lprov", "=", filters.provider)
     if customers:
         names["#cust"] = "lcust"
         held = {f":cust{i}": customer for i, customer in enumerate(sorted(customers))}
@@ -114,17 +116,18 @@ class Listings(InPaymentsTable):
         shards = [
             _Shard(
                 self._query(
-                    partition(prefix, scope.account_id, scope.mode, shard, filters.status),
+                    partition(prefix, scope.account_id, mode, shard, filters.status),
                     filters,
                     scope.customers,
                     upper,
                 ),
                 upper,
             )
+            for mode in scope.modes
             for shard in range(SHARDS)
         ]
         for shard in shards:
-            shard.take(self.table.query(**shard.ask(-(-size // SHARDS) + 2)))
+            shard.take(self.table.query(**shard.ask(-(-size // len(shards)) + 2)))
         while True:
             reading = [shard for shard in shards if shard.frontier is not None]
             safe = max(shard.frontier for shard in reading if shard.frontier) if reading else None

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
-from mzpay.domain.common.errors import invalid_field
+from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.page_tokens import MAX_TOKEN
 
 DEFAULT_PAGE_SIZE = 50
@@ -28,6 +28,7 @@ MAX_PAGE_SIZE = 100
 MAX_FILTER = 200  # the longest value any filter takes (ids, metadata values, dates)
 MAX_METADATA_KEY = 40
 MAX_AMOUNT = Decimal("1e15")
+WALLET_NETWORKS = frozenset({"mpesa", "emola", "mkesh"})
 
 # Parameters the principal reads before the list (not filters, never refused as unknown).
 PRINCIPAL_PARAMETERS = frozenset({"account_id", "mode", "customer_id"})
@@ -49,6 +50,7 @@ class Filters:
     amount_gte: Decimal | None = None
     amount_lte: Decimal | None = None
     parent: str | None = None  # the payment of a refund, the batch of a payout
+    provider: str | None = None  # the PSP that carried it (the collection surface's provider_id)
     metadata: tuple[str, str] | None = None
 
     def digest(self) -> str:
@@ -69,13 +71,18 @@ class Kind:
     parent: str | None = None
     methods: frozenset[str] = frozenset()
     metadata: bool = False
+    provider: str | None = None  # the parameter naming the PSP that carried it, if the list has one
+    aliases: tuple[tuple[str, str], ...] = ()  # (the surface's name, the filter's name here): amount_min...
+    channels: frozenset[str] = frozenset()  # `channel` (a wallet network, or else a method) takes these
 
     def parameters(self) -> frozenset[str]:
         names = {"page_size", "page_token", "status", "created_gte", "created_lt", "currency"}
         names |= {"amount_gte", "amount_lte"}
-        names |= {name for name in (self.own_id, self.parent) if name}
+        names |= {name for name in (self.own_id, self.parent, self.provider) if name}
         if self.methods:
             names |= {"method", "network"}
+        if self.channels:
+            names.add("channel")
         return frozenset(names)
 
 
@@ -90,6 +97,7 @@ _HELP = {
     "amount_lte": ("string", "Only those of at most this amount (a decimal string)."),
     "method": ("string", "Only those of this method (the source's or destination's type)."),
     "network": ("string", "Only those of this mobile wallet network (mpesa, emola, mkesh)."),
+    "channel": ("string", "Only those paid this way: a wallet network (mpesa, emola, mkesh) or a method."),
 }
 
 
@@ -102,7 +110,12 @@ def documented(kind: Kind) -> list[dict[str, object]]:
         help_of[kind.parent] = ("string", f"Only those of this {kind.parent.replace('_', ' ')}.")
     if kind.metadata:
         help_of["metadata[key]"] = ("string", "Only those whose metadata has this value at `key` (one key).")
-    names = sorted(kind.parameters() | ({"metadata[key]"} if kind.metadata else set()))
+    if kind.provider:
+        help_of[kind.provider] = ("string", "Only those the payment service provider of this id carried.")
+    back = {canonical: surface for surface, canonical in kind.aliases}
+    help_of |= {surface: help_of[canonical] for surface, canonical in kind.aliases}
+    shown = {back.get(name, name) for name in kind.parameters()}
+    names = sorted(shown | ({"metadata[key]"} if kind.metadata else set()))
     return [
         {
             "name": name,
@@ -154,7 +167,25 @@ def _page_size(text: str | None) -> int:
 
 def parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
     """The list request `query` (the request's query parameters) makes of `kind`'s list; 400
-    invalid_request naming the first field that is unknown or malformed."""
+    invalid_request naming the first field that is unknown or malformed (by the surface's name of
+    it, where the list's `aliases` rename a filter)."""
+    if not kind.aliases:
+        return _parse(kind, query)
+    rename, back = dict(kind.aliases), {canonical: surface for surface, canonical in kind.aliases}
+    for name in sorted(query):
+        if name in back:  # only the surface's name is a filter of this list
+            raise invalid_field(name, "not a filter of this list", field_code="unknown_field")
+    try:
+        return _parse(kind, {rename.get(name, name): value for name, value in query.items()})
+    except ServiceError as refused:
+        error = refused.errors[0]
+        message = error.message
+        for canonical, surface in back.items():
+            message = re.sub(rf"\b{canonical}\b", surface, message)
+        raise invalid_field(back.get(error.field, error.field), message, refused.code, error.code) from refused
+
+
+def _parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
     allowed = kind.parameters()
     values: dict[str, str] = {}
     metadata: tuple[str, str] | None = None
@@ -178,10 +209,15 @@ def parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
         raise invalid_field("status", "one of " + ", ".join(sorted(kind.statuses)))
     if "currency" in values and not re.fullmatch(r"[A-Z]{3}", values["currency"]):
         raise invalid_field("currency", "an ISO 4217 currency code, such as MZN")
-    method = values.get("method")
+    method, network = values.get("method"), values.get("network")
     if method is not None and method not in kind.methods:
         raise invalid_field("method", "one of " + ", ".join(sorted(kind.methods)))
-    for param in (kind.own_id, kind.parent, "network"):
+    channel = values.get("channel")
+    if channel is not None and channel not in kind.channels:
+        raise invalid_field("channel", "one of " + ", ".join(sorted(kind.channels)))
+    if channel is not None:
+        method, network = (None, channel) if channel in WALLET_NETWORKS else (channel, None)
+    for param in (kind.own_id, kind.parent, kind.provider, "network"):
         if param and param in values and not _ID.match(values[param]):
             raise invalid_field(param, "letters, digits and _ . : - only")
     created_gte = _instant("created_gte", values["created_gte"]) if "created_gte" in values else None
@@ -199,10 +235,11 @@ def parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
         created_lt=created_lt,
         currency=values.get("currency"),
         method=method,
-        network=values.get("network"),
+        network=network,
         amount_gte=amount_gte,
         amount_lte=amount_lte,
         parent=values.get(kind.parent) if kind.parent else None,
+        provider=values.get(kind.provider) if kind.provider else None,
         metadata=metadata,
     )
     return ListRequest(filters, _page_size(values.get("page_size")), values.get("page_token"))
