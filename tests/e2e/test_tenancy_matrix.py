@@ -62,6 +62,7 @@ class Resources:
     key: str = ""  # an API key id of the account (of this mode)
     quote: str = ""  # a bill quote (quoted)
     bill_payment: str = ""  # a bill payment (succeeded)
+    report: str = ""  # a report (succeeded)
 
 
 @dataclass
@@ -144,6 +145,15 @@ class Tenant:
         bill = self.call("POST", "/v1/bill-payments", {"quote_id": paying.json()["quote_id"]}, query=query)
         assert bill.status_code == 201 and bill.json()["status"] == "succeeded", bill.text
         made.bill_payment = bill.json()["payment_id"]
+        asked = self.call("POST", "/v1/reports", report_body(), query=query)
+        assert asked.status_code == 201, asked.text
+        made.report = asked.json()["report_id"]
+        built = eventually(  # built in the background: nothing moves by itself afterwards
+            lambda: self.call("GET", f"/v1/reports/{made.report}", query=query).json()["status"],
+            lambda status: status != "pending",
+            timeout=90,
+        )
+        assert built == "succeeded"
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
@@ -196,6 +206,10 @@ def psp_body() -> dict[str, Any]:
         "money": {"amount": "25.00", "currency": "MZN"},
         "source": wallet(),
     }
+
+
+def report_body() -> dict[str, Any]:
+    return {"type": "balance_summary", "interval_start": "2026-11-01", "interval_end": "2026-12-01"}
 
 
 def lookup_body() -> dict[str, Any]:
@@ -312,6 +326,10 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "/v1/refunds/{refund_id}"): Route(lambda r: f"/v1/refunds/{r.refund}", resource="refund"),
     ("GET", "/v1/balance"): Route(lambda r: "/v1/balance"),
+    ("POST", "/v1/reports"): Route(lambda r: "/v1/reports", lambda r: report_body()),
+    ("GET", "/v1/reports"): Route(lambda r: "/v1/reports"),
+    # a report's key holds its mode: the other mode's is not found (tests/e2e/test_reports.py)
+    ("GET", "/v1/reports/{report_id}"): Route(lambda r: f"/v1/reports/{r.report}", resource="report", other_mode=False),
     ("POST", "/payouts"): Route(lambda r: "/payouts", lambda r: payout_body()),
     ("POST", "/v1/payouts"): Route(
         lambda r: "/v1/payouts",

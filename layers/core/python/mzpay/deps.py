@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from mzpay.store.psp_transactions import PspTransactions
     from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
+    from mzpay.store.reports import Reports
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
 
 
@@ -383,3 +384,10 @@ def upload_counters() -> UploadCounters:
     from mzpay.store.rate_limits import UploadCounters
 
     return UploadCounters.from_env()
+
+
+@once
+def reports() -> Reports:
+    from mzpay.store.reports import Reports
+
+    return Reports.from_env()

@@ -19,6 +19,7 @@ from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
 from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.answers.receipts import Receipt
 from mzpay.answers.refunds import RefundResult
+from mzpay.answers.reports import Report, ReportList
 from mzpay.answers.service import Health, OpenApiDocument, SecretScanningLabels
 from mzpay.openapi.index import Routes, about_routes, models_of
 
@@ -49,6 +50,9 @@ ROUTES: Routes = {
     ("POST", "/v1/payments/{payment_id}/refund"): RefundResult,
     ("GET", "/v1/refunds/{refund_id}"): RefundResult,
     ("GET", "/v1/balance"): Balance,
+    ("POST", "/v1/reports"): Report,
+    ("GET", "/v1/reports"): ReportList,
+    ("GET", "/v1/reports/{report_id}"): Report,
     ("GET", "/v1/disputes"): DisputeList,
     ("GET", "/v1/disputes/{dispute_id}"): Dispute,
     ("POST", "/v1/disputes/{dispute_id}/evidence"): Dispute,
