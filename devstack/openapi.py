@@ -139,7 +139,8 @@ def documents() -> dict[str, dict[str, Any]]:
             template_auth = _template_auth(props)
             merged = docs.setdefault(name, schema)
             if merged is not schema:
-                merged["paths"].update(schema["paths"])
+                for path, item in schema["paths"].items():  # a path's methods may be served by two functions
+                    merged["paths"].setdefault(path, {}).update(item)
                 merged.setdefault("components", {}).setdefault("schemas", {}).update(
                     schema.get("components", {}).get("schemas", {})
                 )
@@ -226,6 +227,11 @@ def _describe(operation: dict[str, Any], op: dict[str, Any], used_ids: set[str])
         operation["security"] = security
     else:
         operation["security"] = []
+    if marks["filters"]:
+        from mzpay.cases.listings import KINDS
+        from mzpay.domain.common.listing import documented
+
+        operation.setdefault("parameters", []).extend(documented(KINDS[marks["filters"]]))
     if marks["idempotent"]:
         parameters = operation.setdefault("parameters", [])
         parameters.insert(

@@ -2,21 +2,21 @@
 
 from typing import Annotated
 
-from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
+from mzpay.answers.payments import ChargeResult, MethodList, PaymentList, PaymentSnapshot
 from mzpay.answers.receipts import Receipt
 from mzpay.domain.payments.charges import ChargeRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import receipts
 from mzpay.http.gateway_schemas import Capture, CompleteAction
 from mzpay.http.idempotency import idempotent
-from mzpay.http.marks import errors
+from mzpay.http.marks import errors, filters
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import to_response
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import charges
+    from mzpay.cases import charges, listings
 
 app = gateway_app()
 
@@ -101,6 +101,18 @@ def complete_action(payment_id: str, body: Annotated[CompleteAction | None, Body
     (`amount`), a redirect or a prompt. In test mode this approves at once."""
     step = body or CompleteAction()
     return charges.complete_action(merchant(), payment_id, step.otp, step.amount)
+
+
+@app.get("/v1/payments")
+@requires("payments:read")
+@errors("invalid_request")
+@filters("payments")
+def list_payments() -> PaymentList:
+    """List payments
+
+    The account's payments in the key's mode, newest first, by the filters below (docs/lists.md);
+    `payment_id` finds the payment you created with your own id."""
+    return listings.payments(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.get("/payments/<payment_id>")

@@ -3,7 +3,7 @@
 from typing import Annotated
 
 from mzpay.answers.name_lookups import NameLookup
-from mzpay.answers.payouts import Payout, PayoutBatch
+from mzpay.answers.payouts import Payout, PayoutBatch, PayoutList
 from mzpay.domain.payouts.batches import PayoutBatchRequest
 from mzpay.domain.payouts.name_lookups import NameLookupRequest
 from mzpay.domain.payouts.rules import BankPayoutRequest, PayoutRequest, check_payout
@@ -11,13 +11,13 @@ from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.batch_lines import parse_lines
 from mzpay.http.gateway_schemas import SelectCandidate
 from mzpay.http.idempotency import idempotent
-from mzpay.http.marks import errors
+from mzpay.http.marks import errors, filters
 from mzpay.http.params import Body
 from mzpay.http.principal import merchant, requires
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import name_lookups, payout_batches, payouts
+    from mzpay.cases import listings, name_lookups, payout_batches, payouts
 
 app = gateway_app()
 REFUSALS = (  # of any payout (a wallet payout may also break the network's phone and amount rules)
@@ -58,6 +58,18 @@ def create_bank_payout(body: Annotated[BankPayoutRequest, Body()]) -> Payout:
     A payout to a beneficiary's bank account (NIB), as POST /payouts answers it."""
     check_payout(body)
     return payouts.create_payout(merchant(), body.to_payout_request())
+
+
+@app.get("/v1/payouts")
+@requires("payouts:read")
+@errors("invalid_request")
+@filters("payouts")
+def list_payouts() -> PayoutList:
+    """List payouts
+
+    The account's payouts in the key's mode, newest first, by the filters below (docs/lists.md);
+    `batch_id` lists a payout batch's payouts."""
+    return listings.payouts(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.get("/payouts/<payout_id>")

@@ -4,18 +4,18 @@ from typing import Annotated
 
 from mzpay.answers.balance import Balance
 from mzpay.answers.disputes import Dispute, DisputeList
-from mzpay.answers.refunds import RefundResult
+from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.domain.common.evidence import EvidenceRequest
 from mzpay.domain.payments.refunds import RefundBody, RefundRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.idempotency import derived_id, idempotent
-from mzpay.http.marks import errors
+from mzpay.http.marks import errors, filters
 from mzpay.http.params import Body, Query
 from mzpay.http.principal import merchant, requires
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import disputes, refunds
+    from mzpay.cases import disputes, listings, refunds
 
 app = gateway_app()
 REFUSALS = (  # of a refund, by either route
@@ -55,6 +55,28 @@ def refund_payment(payment_id: str, body: Annotated[RefundBody | None, Body()] =
     request = body or RefundBody()
     refund_id = request.refund_id or derived_id("refund")
     return refunds.create_refund(merchant(), payment_id, refund_id, request.amount, request.reason)
+
+
+@app.get("/v1/refunds")
+@requires("payments:read")
+@errors("invalid_request")
+@filters("refunds")
+def list_refunds() -> RefundList:
+    """List refunds
+
+    The account's refunds in the key's mode, newest first, by the filters below (docs/lists.md)."""
+    return listings.refunds(merchant(), app.current_event.query_string_parameters or {})
+
+
+@app.get("/v1/payments/<payment_id>/refunds")
+@requires("payments:read")
+@errors("invalid_request")
+@filters("refunds")
+def list_payment_refunds(payment_id: str) -> RefundList:
+    """List a payment's refunds
+
+    The refunds of one of the account's payments, newest first."""
+    return listings.payment_refunds(merchant(), payment_id, app.current_event.query_string_parameters or {})
 
 
 @app.get("/v1/refunds/<refund_id>")

@@ -168,6 +168,9 @@ class Tenant:
             "payout": f"/v1/payouts/{self.test.payout}",
             "batch": f"/v1/payout-batches/{self.test.batch}",
             "events": "/v1/events?limit=100",
+            "payments": "/v1/payments?page_size=100",
+            "refunds": "/v1/refunds?page_size=100",
+            "payouts": "/v1/payouts?page_size=100",
             "key": "/v1/api-keys/current",
             "webhook_endpoint": "/v1/webhook-endpoint",
             "mtls": "/v1/mtls",
@@ -302,6 +305,12 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "/payments/{payment_id}"): Route(lambda r: f"/payments/{r.payment}", resource="payment"),
     ("GET", "/v1/payments/{payment_id}"): Route(lambda r: f"/v1/payments/{r.payment}", resource="payment"),
+    ("GET", "/v1/payments"): Route(lambda r: "/v1/payments"),
+    ("GET", "/v1/payments/{payment_id}/refunds"): Route(
+        lambda r: f"/v1/payments/{r.payment}/refunds", resource="payment"
+    ),
+    ("GET", "/v1/refunds"): Route(lambda r: "/v1/refunds"),
+    ("GET", "/v1/payouts"): Route(lambda r: "/v1/payouts"),
     ("GET", "/v1/payments/{payment_id}/receipt"): Route(
         lambda r: f"/v1/payments/{r.payment}/receipt", resource="payment"
     ),
@@ -530,6 +539,15 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
         platform.call("GET", f"/v1/payments/{made.payment}"), 404, "Not Found", "not_found", "No such payment."
     )
     assert shop.call("GET", f"/v1/refunds/{made.refund}").status_code == 200
+    # the lists: the platform acting for the shop sees the shop's, its own list never holds them
+    for path in ("/v1/payments", "/v1/refunds", "/v1/payouts"):
+        theirs = shop.call("GET", path)
+        assert theirs.status_code == 200 and theirs.json()["data"], theirs.text
+        assert platform.call("GET", path, query=acting).json() == theirs.json()
+        assert not {str(item) for item in theirs.json()["data"]} & {
+            str(item) for item in platform.call("GET", path + "?page_size=100").json()["data"]
+        }
+    assert made.payment in [p["provider_payment_id"] for p in shop.call("GET", "/v1/payments").json()["data"]]
     assert shop.call("GET", f"/v1/payouts/{made.payout}").status_code == 200
     extra = platform.call("POST", "/charges", charge_body("7.00"), query=acting)
     assert extra.status_code == 200 and extra.json()["status"] == "succeeded"

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from mzpay.store.kyc import KycStore
     from mzpay.store.ledger import Ledger
     from mzpay.store.licence import Licences
+    from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
     from mzpay.store.notifications import NotificationQueue, SmsChannels
     from mzpay.store.oauth import OAuthStore
@@ -124,6 +125,13 @@ def ledger() -> Ledger:
     from mzpay.store.ledger import Ledger
 
     return Ledger.from_env()
+
+
+@once
+def listings() -> Listings:
+    from mzpay.store.listings import Listings
+
+    return Listings.from_env()
 
 
 @once

@@ -15,6 +15,7 @@ from mzpay.answers.base import (
     Currency,
     DecimalText,
     FailureExplained,
+    Page,
     Timestamp,
     examples,
     sometimes,
@@ -196,22 +197,23 @@ class ChargeResult(PaymentView):
     processed_at: PaymentChangedAt
 
 
+_SNAPSHOT: dict[str, Any] = {
+    **_PAYMENT,
+    "payment_id": "7d6f3c1e-2b4a-4c8e-9f10-3a5b6c7d8e9f",
+    "status": "requires_payment_method",
+    "source": None,
+    "checkout_url": "https://pay.mzpay.example/checkout/01JD8Z5M7B2C3D4E5F6G7H8J9K",
+    "expires_at": "2026-11-03T10:00:00Z",
+    "authorized_amount": "0.00",
+    "captured_amount": "0.00",
+    "last_updated_at": "2026-11-02T10:00:00Z",
+}
+
+
 class PaymentSnapshot(PaymentView):
     """A payment as it is now (reads, a new hosted checkout, a cancel); its events carry it too."""
 
-    model_config = examples(
-        {
-            **_PAYMENT,
-            "payment_id": "7d6f3c1e-2b4a-4c8e-9f10-3a5b6c7d8e9f",
-            "status": "requires_payment_method",
-            "source": None,
-            "checkout_url": "https://pay.mzpay.example/checkout/01JD8Z5M7B2C3D4E5F6G7H8J9K",
-            "expires_at": "2026-11-03T10:00:00Z",
-            "authorized_amount": "0.00",
-            "captured_amount": "0.00",
-            "last_updated_at": "2026-11-02T10:00:00Z",
-        }
-    )
+    model_config = examples(_SNAPSHOT)
 
     last_updated_at: PaymentChangedAt
 
@@ -247,3 +249,11 @@ class MethodList(Answer):
     )
 
     methods: list[MethodInfo] = Field(description="Every method.")
+
+
+class PaymentList(Page[PaymentSnapshot]):
+    """A page of the account's payments in the key's mode, newest first (GET /v1/payments)."""
+
+    model_config = examples(
+        {"data": [_SNAPSHOT], "has_more": True, "next_page_token": "eyJwIjoiMjAyNi0xMS0wMlQxMD.c2lnbmF0dXJl"}
+    )

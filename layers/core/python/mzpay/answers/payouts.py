@@ -4,11 +4,11 @@ approvals): it keeps its `object` with that API's answers."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import ULID, Amount, Answer, TestOrLive, Timestamp, examples, sometimes
+from mzpay.answers.base import ULID, Amount, Answer, Page, TestOrLive, Timestamp, examples, sometimes
 from mzpay.answers.partners import PartyBank
 from mzpay.answers.payments import SourceWallet
 
@@ -58,25 +58,26 @@ class PayoutDestination(Answer):
     cheque: DestinationCheque = sometimes("The cheque; cheque payouts.")
 
 
+_PAYOUT: dict[str, Any] = {
+    "payout_id": "01JD9B7E8F9G0H1J2K3M4N5P6Q",
+    "provider_payout_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A",
+    "status": "pending",
+    "money": {"amount": "2500.00", "currency": "MZN"},
+    "destination": {
+        "type": "bank_transfer",
+        "bank_transfer": {"name": "Ana Machava", "account": "*****************0237"},
+    },
+    "failure_code": None,
+    "failure_message": None,
+    "created_at": "2026-11-03T08:00:00Z",
+    "processed_at": "2026-11-03T08:00:00Z",
+}
+
+
 class Payout(Answer):
     """A payout (made by either route, read or canceled); its events carry it too."""
 
-    model_config = examples(
-        {
-            "payout_id": "01JD9B7E8F9G0H1J2K3M4N5P6Q",
-            "provider_payout_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A",
-            "status": "pending",
-            "money": {"amount": "2500.00", "currency": "MZN"},
-            "destination": {
-                "type": "bank_transfer",
-                "bank_transfer": {"name": "Ana Machava", "account": "*****************0237"},
-            },
-            "failure_code": None,
-            "failure_message": None,
-            "created_at": "2026-11-03T08:00:00Z",
-            "processed_at": "2026-11-03T08:00:00Z",
-        }
-    )
+    model_config = examples(_PAYOUT)
 
     payout_id: str = Field(description="Your id of the payout (ULID or UUID).")
     provider_payout_id: str = Field(
@@ -197,3 +198,9 @@ class PayoutBatch(Answer):
     payouts: list[BatchPayout] | None = sometimes(
         "Once sent, each accepted line's payout; before, null (not in events)."
     )
+
+
+class PayoutList(Page[Payout]):
+    """A page of payouts, newest first (GET /v1/payouts)."""
+
+    model_config = examples({"data": [_PAYOUT], "has_more": False, "next_page_token": None})

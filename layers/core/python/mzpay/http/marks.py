@@ -18,6 +18,7 @@ SHAPES = "mzpay_error_shapes"
 PAGES = "mzpay_pages"
 SCOPE = "mzpay_scope"
 IDEMPOTENT = "mzpay_idempotent"
+FILTERS = "mzpay_filters"
 
 
 def errors(*codes: str, shape: str | None = None) -> Callable[[F], F]:
@@ -45,6 +46,17 @@ def pages(*statuses: int) -> Callable[[F], F]:
     return mark
 
 
+def filters(kind: str) -> Callable[[F], F]:
+    """Route decorator: the route is the merchant's list `kind` (mzpay.cases.listings.KINDS),
+    whose filters the generator documents as its query parameters."""
+
+    def mark(route: F) -> F:
+        setattr(route, FILTERS, kind)
+        return route
+
+    return mark
+
+
 def marks_of(route: Any) -> dict[str, Any]:
     """The marks of a route's function (functools.wraps carries inner decorators' marks out)."""
     return {
@@ -53,4 +65,5 @@ def marks_of(route: Any) -> dict[str, Any]:
         "pages": tuple(getattr(route, PAGES, ())),
         "scope": getattr(route, SCOPE, None),
         "idempotent": bool(getattr(route, IDEMPOTENT, False)),
+        "filters": getattr(route, FILTERS, None),
     }

@@ -15,10 +15,10 @@ from mzpay.answers.disputes import Dispute, DisputeList
 from mzpay.answers.events import Event, EventList, SignatureRefusal, WebhookVerification
 from mzpay.answers.name_lookups import NameLookup
 from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
-from mzpay.answers.payments import ChargeResult, MethodList, PaymentSnapshot
-from mzpay.answers.payouts import Payout, PayoutBatch
+from mzpay.answers.payments import ChargeResult, MethodList, PaymentList, PaymentSnapshot
+from mzpay.answers.payouts import Payout, PayoutBatch, PayoutList
 from mzpay.answers.receipts import Receipt
-from mzpay.answers.refunds import RefundResult
+from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.answers.reports import Report, ReportList
 from mzpay.answers.service import Health, OpenApiDocument, SecretScanningLabels
 from mzpay.openapi.index import Routes, about_routes, models_of
@@ -37,7 +37,9 @@ ROUTES: Routes = {
     ("POST", "/charges/{payment_id}/void"): ChargeResult,
     ("GET", "/payments/{payment_id}"): PaymentSnapshot,
     ("POST", "/v1/payments"): PaymentSnapshot,
+    ("GET", "/v1/payments"): PaymentList,
     ("GET", "/v1/payments/{payment_id}"): PaymentSnapshot,
+    ("GET", "/v1/payments/{payment_id}/refunds"): RefundList,
     ("GET", "/v1/payments/{payment_id}/receipt"): Receipt,
     ("POST", "/v1/payments/{payment_id}/cancel"): PaymentSnapshot,
     ("POST", "/v1/manual-payments"): PaymentSnapshot,
@@ -48,6 +50,7 @@ ROUTES: Routes = {
     ("POST", "/checkout/{payment_id}/test/{outcome}"): None,
     ("POST", "/refunds"): RefundResult,
     ("POST", "/v1/payments/{payment_id}/refund"): RefundResult,
+    ("GET", "/v1/refunds"): RefundList,
     ("GET", "/v1/refunds/{refund_id}"): RefundResult,
     ("GET", "/v1/balance"): Balance,
     ("POST", "/v1/reports"): Report,
@@ -60,6 +63,7 @@ ROUTES: Routes = {
     ("POST", "/payouts"): Payout,
     ("GET", "/payouts/{payout_id}"): Payout,
     ("POST", "/v1/payouts"): Payout,
+    ("GET", "/v1/payouts"): PayoutList,
     ("GET", "/v1/payouts/{payout_id}"): Payout,
     ("POST", "/v1/payouts/{payout_id}/cancel"): Payout,
     ("POST", "/v1/payout-batches"): PayoutBatch,

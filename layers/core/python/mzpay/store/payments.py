@@ -30,6 +30,7 @@ from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import applied, claim_of, claimed, own_write, versioned_update, write_token
 
@@ -170,7 +171,7 @@ class Payments(PaymentsTableStore):
             "fingerprint": payment.fingerprint,
         }
         items: list[dict[str, Any]] = [
-            put_new(self.name, {**_key(payment.provider_payment_id), **payment.item()}),
+            put_new(self.name, {**_key(payment.provider_payment_id), **payment.item(), **list_attributes(payment)}),
             put_new(self.name, claim),
         ]
         items += self._raises(reservations, ttl)

@@ -20,6 +20,7 @@ from mzpay.store.aws import SqsQueue, env
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises, counter_releases
 from mzpay.store.transitions import (
     Queue,
@@ -65,6 +66,7 @@ class Payouts(PaymentsTableStore):
                 {
                     **_key(payout.provider_payout_id),
                     **payout.item(),
+                    **list_attributes(payout),
                     **AWAITING_APPROVAL.keys(payout, payout.provider_payout_id),
                 },
             ),

@@ -20,6 +20,7 @@ from mzpay.store.aws import index_entry, index_page, is_conditional_failure
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import BalanceTooLow, entry_items
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.transitions import claimed, versioned_update, write_token
 
 
@@ -49,7 +50,10 @@ class Refunds(PaymentsTableStore):
         charged_back = payment.charged_back_amount
         room = Decimal(payment.captured_amount) - charged_back - amount
         items = [
-            put_new(self.name, {**_key(refund.provider_refund_id), **refund.item(), **_by_payment(refund)}),
+            put_new(
+                self.name,
+                {**_key(refund.provider_refund_id), **refund.item(), **_by_payment(refund), **list_attributes(refund)},
+            ),
             put_new(
                 self.name,
                 {

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.expiry import to_resume
+from mzpay.store.list_keys import LISTED, with_list_attributes
 
 WRITE_TOKEN = "write_token"
 E = TypeVar("E", bound=Entity)
@@ -44,7 +45,7 @@ def versioned_update(
     expression = "SET " + ", ".join([*(f"#f{i} = :v{i}" for i in range(len(kept))), "#version = #version + :one"])
     if removed:
         expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
-    return {
+    update = {
         "Update": {
             "TableName": table_name,
             "Key": key,
@@ -59,6 +60,7 @@ def versioned_update(
             },
         }
     }
+    return with_list_attributes(update, entity.changed(changes)) if type(entity) in LISTED else update
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,11 @@ CUSTOMER_ROUTES = frozenset(
         ("GET", "/payouts/{payout_id}"),
         ("GET", "/v1/payouts/{payout_id}"),
         ("POST", "/v1/payouts/{payout_id}/cancel"),
+        # the lists show such a key only its customers' objects (mzpay.cases.listings)
+        ("GET", "/v1/payments"),
+        ("GET", "/v1/payments/{payment_id}/refunds"),
+        ("GET", "/v1/refunds"),
+        ("GET", "/v1/payouts"),
     }
 )
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 from collections.abc import Callable
 
@@ -56,3 +58,32 @@ def page(data: list[dict[str, object]], last: dict[str, str] | None) -> dict[str
     """The gateway's list envelope: the page's items and the token of the next page, if any."""
     token = encode(last) if last else None
     return {"object": "list", "data": data, "has_more": token is not None, "next_page_token": token}
+
+
+def _tag(body: str, binding: dict[str, str], key: bytes) -> bytes:
+    signed = body + "|" + json.dumps(binding, sort_keys=True, separators=(",", ":"))
+    return hmac.new(key, signed.encode(), hashlib.sha256).digest()[:16]
+
+
+def seal(position: str, binding: dict[str, str], key: bytes) -> str:
+    """A page token for a merchant's list: where the next page starts (`position`, a sort key of
+    the list's index), signed with `key` (HMAC-SHA256) together with the `binding` it is valid for
+    (account, mode, list, filters: not carried, so the token stays short), so that it can be
+    neither altered nor used for another list, account, mode or filter."""
+    body = base64.urlsafe_b64encode(position.encode()).decode().rstrip("=")
+    return f"{body}.{base64.urlsafe_b64encode(_tag(body, binding, key)).decode().rstrip('=')}"
+
+
+def unseal(token: str, binding: dict[str, str], key: bytes) -> str:
+    """The position a token `seal` made holds, when it was made for `binding` with `key`; 400
+    invalid_request naming page_token for any other token."""
+    refused = invalid_field("page_token", "not a page_token this list gave for these filters")
+    body, _, tag = token.partition(".")
+    if len(token) > MAX_TOKEN or not body or not tag:
+        raise refused
+    try:
+        if not hmac.compare_digest(_tag(body, binding, key), base64.urlsafe_b64decode(tag + "=" * (-len(tag) % 4))):
+            raise refused
+        return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode()
+    except (ValueError, binascii.Error) as exc:
+        raise refused from exc
