@@ -21,15 +21,14 @@ app = gateway_app()
 @app.post("/v1/reports")
 @requires("balance:read")
 @idempotent(app)
-@errors("not_supported")
 def create_report(body: Annotated[ReportRequest, Body()]) -> Response[Report]:
     """Ask for a report
 
     A CSV of the account's money in the key's mode over [interval_start, interval_end):
     `balance_summary` (per currency the opening balance, the movements by type, the closing
-    balance) or `balance_transactions` (every ledger entry); `payments` is coming (422
-    `not_supported` until then). Days are cut at midnight in `timezone` (Africa/Maputo by
-    default). Answered 201 `pending`; read it until `succeeded` (with a download link) or
+    balance), `balance_transactions` (every ledger entry) or `payments` (every payment made in
+    the interval, with its refunds, lost disputes and fees). Days are cut at midnight in
+    `timezone` (Africa/Maputo by default). Answered 201 `pending`; read it until `succeeded` (with a download link) or
     `failed`; `report.succeeded` or `report.failed` is posted to the account's endpoint for its
     own events."""
     return created(reports.create(merchant(), body))

@@ -18,6 +18,7 @@ from mzpay.answers.reports import Report as ReportAnswer
 from mzpay.cases import report_builder
 from mzpay.domain.money import ledger
 from mzpay.domain.money.reports import (
+    PAYMENT_COLUMNS,
     SUMMARY_COLUMNS,
     TRANSACTION_COLUMNS,
     ReportRequest,
@@ -30,6 +31,7 @@ from mzpay.domain.money.reports import (
     view,
 )
 from mzpay.domain.money.transactions import describe
+from mzpay.domain.payments.rules import Payment
 from tests.unit.builders import refused
 
 ACCOUNT = "01JACC0000000000000000000A"
@@ -90,6 +92,7 @@ def test_date_times_are_times_of_the_zone_unless_they_carry_an_offset() -> None:
         ({"timezone": "../../etc/passwd"}, "timezone", "an IANA time zone name, e.g. Africa/Maputo"),
         ({"timezone": ""}, "timezone", "an IANA time zone name, e.g. Africa/Maputo"),
         ({"type": "everything"}, "type", "one of balance_summary, balance_transactions, payments"),
+        ({"type": "Payments"}, "type", "one of balance_summary, balance_transactions, payments"),
     ],
 )
 def test_a_bad_request_is_400_naming_its_field(fields: dict[str, Any], field: str, message: str) -> None:
@@ -104,16 +107,48 @@ def test_a_year_and_a_leap_day_fit_in_366_days() -> None:
     assert (interval.end - interval.start).days == 366
 
 
-def test_payments_reports_are_refused_until_they_come() -> None:
-    error = refused(lambda: interval_of(request(type="payments")))
-    assert (error.status, error.code) == (422, "not_supported")
-    assert error.message == (
-        "Reports of type payments are not available yet (docs/reports.md); "
-        "ask for balance_summary or balance_transactions."
+def test_a_payment_row_is_its_money_on_its_local_day() -> None:
+    """22:29 UTC on 25 November is 00:29 on the 26th in Maputo; the net is what is left of the
+    captured money after refunds and lost disputes (no fee recorded on this payment: empty)."""
+    payment = Payment(
+        provider_payment_id="01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+        payment_id="order-1",
+        account_id=ACCOUNT,
+        mode="test",
+        status="succeeded",
+        version=3,
+        amount="250.00",
+        currency="MZN",
+        country="MZ",
+        authorized_amount="250.00",
+        captured_amount="250.00",
+        refunded_amount=Decimal("10.00"),
+        charged_back_amount=Decimal("5.50"),
+        source={"type": "mobile_wallet", "mobile_wallet": {"network": "mpesa", "phone_number": "+258841234567"}},
+        customer={"id": "cliente-7"},
+        fingerprint="f",
+        created_at="2026-11-25T22:29:00Z",
+        updated_at="2026-11-26T08:00:00Z",
     )
-    assert [e.as_dict() for e in error.errors or []] == [
-        {"field": "type", "code": "not_supported", "message": "not available yet"}
+    assert report_builder.payment_row(payment, MAPUTO) == [
+        "01JDA6Q0Z8X4M2N7P5R3T9V1W6",
+        "order-1",
+        "2026-11-26T00:29:00+02:00",
+        "2026-11-26",
+        "succeeded",
+        "mobile_wallet",
+        "mpesa",
+        "MZN",
+        "250.00",
+        "250.00",
+        "10.00",
+        "5.50",
+        "",
+        "234.50",
+        "cliente-7",
+        "",
     ]
+    assert len(PAYMENT_COLUMNS) == len(report_builder.payment_row(payment, MAPUTO))
 
 
 def test_the_view_is_the_answer_model_and_names_the_file_by_local_days() -> None:

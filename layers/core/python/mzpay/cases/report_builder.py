@@ -11,34 +11,42 @@ import csv
 import io
 import tempfile
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from decimal import Decimal
 from typing import IO, Any
 
 from mzpay import deps
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.domain.common.listing import Filters
 from mzpay.domain.money.reports import (
     BALANCE_SUMMARY,
+    COLUMNS,
     FAILED_EVENT,
+    PAYMENTS,
     SUCCEEDED_EVENT,
-    SUMMARY_COLUMNS,
-    TRANSACTION_COLUMNS,
     Report,
     Status,
     Summary,
     file_name,
+    local_time,
+    money,
     transaction_row,
     view,
 )
 from mzpay.domain.money.transactions import BalanceTransaction, describe
+from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import new_event
 from mzpay.observability import logger
 from mzpay.store.aws import is_dependency_fault
+from mzpay.store.list_keys import LISTED
+from mzpay.store.listings import Scope
 from mzpay.store.reports import Finished, file_key, keep_file
 
 SPOOL_BYTES = 4 * 1024 * 1024  # past this the file is on disk (/tmp), never whole in memory
 MAX_RECEIVES = 3  # = ReportQueue's maxReceiveCount: the last attempt marks the report failed
 BEGINNING = "2000-01-01T00:00:00Z"  # before any ledger entry of the service
+FEES = ("provider_fee", "service_fee")  # a payment's fees of its capture, where recorded (docs/pricing.md)
 
 
 def _currencies(report: Report) -> list[str]:
@@ -52,9 +60,59 @@ def _entries(report: Report, currency: str, start: str, end: str) -> Iterator[Ba
         yield describe(item)
 
 
+PAGE = 100  # payments read per page of the account's list
+
+
+def payment_row(payment: Payment, zone: tzinfo) -> list[str]:
+    """One payment as a row of the payments report: its money (captured, refunded, charged back,
+    the fees of its capture when recorded, the net left) and where it came from."""
+    listed = LISTED[Payment]
+    at = local_time(payment.created_at, zone)
+    currency = payment.currency
+    fees = [Decimal(str(fee)) for fee in (getattr(payment, name, None) for name in FEES) if fee is not None]
+    fee = sum(fees, Decimal(0))
+    captured = Decimal(payment.captured_amount)
+    net = captured - payment.refunded_amount - payment.charged_back_amount - fee
+    return [
+        payment.provider_payment_id,
+        payment.payment_id,
+        at.isoformat(timespec="seconds"),
+        at.date().isoformat(),
+        payment.status,
+        listed.method(payment) or "",
+        listed.network(payment) or "",
+        currency,
+        money(payment.value, currency),
+        money(captured, currency),
+        money(payment.refunded_amount, currency),
+        money(payment.charged_back_amount, currency),
+        money(fee, currency) if fees else "",
+        money(net, currency),
+        payment.customer_id or "",
+        payment.collection_request_id or "",
+    ]
+
+
+def _payments(report: Report) -> Iterator[Payment]:
+    """The account's payments made in the interval, newest first, a page at a time."""
+    scope = Scope(report.account_id, report.mode)
+    filters = Filters(created_gte=report.interval_start, created_lt=report.interval_end)
+    before: str | None = None
+    while True:
+        found, before = deps.listings().page(Payment, scope, filters, before, PAGE)
+        yield from found
+        if before is None:
+            return
+
+
 def rows(report: Report) -> Iterator[list[str]]:
-    """The report's rows after its header, read from the ledger as they are written."""
+    """The report's rows after its header, read from the ledger (or the list of payments) as
+    they are written."""
     zone = report.interval.zone
+    if report.type == PAYMENTS:
+        for payment in _payments(report):
+            yield payment_row(payment, zone)
+        return
     for currency in _currencies(report):
         if report.type == BALANCE_SUMMARY:
             summary = Summary(currency)
@@ -73,7 +131,7 @@ def write(report: Report, into: IO[bytes]) -> int:
     the number of rows after the header."""
     text = io.TextIOWrapper(into, encoding="utf-8", newline="")
     writer = csv.writer(text)
-    writer.writerow(SUMMARY_COLUMNS if report.type == BALANCE_SUMMARY else TRANSACTION_COLUMNS)
+    writer.writerow(COLUMNS[report.type])
     count = 0
     for row in rows(report):
         writer.writerow(row)

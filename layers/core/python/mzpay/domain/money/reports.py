@@ -20,7 +20,7 @@ from pydantic import Field
 
 from mzpay.domain.common.clock import iso, parse_iso
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.errors import FieldError, ServiceError, invalid_field
+from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.money.transactions import BalanceTransaction
@@ -36,7 +36,6 @@ BALANCE_SUMMARY = "balance_summary"
 BALANCE_TRANSACTIONS = "balance_transactions"
 PAYMENTS = "payments"
 TYPES = (BALANCE_SUMMARY, BALANCE_TRANSACTIONS, PAYMENTS)
-AVAILABLE = (BALANCE_SUMMARY, BALANCE_TRANSACTIONS)  # `payments` waits for the per-account payments index
 
 CREATED_EVENT = "report.created"  # recorded with the report: the outbox queues its building
 SUCCEEDED_EVENT = "report.succeeded"
@@ -63,7 +62,7 @@ class ReportRequest(Strict):
         }
     )
 
-    type: str = Field(max_length=40, description="balance_summary, balance_transactions or payments (coming).")
+    type: str = Field(max_length=40, description="balance_summary, balance_transactions or payments.")
     interval_start: str = Field(
         max_length=MAX_DATE_TEXT,
         description="First moment covered (ISO 8601): a date is midnight of that day in `timezone`.",
@@ -122,18 +121,10 @@ def moment(name: str, text: str, zone: tzinfo) -> datetime:
 
 
 def interval_of(request: ReportRequest) -> Interval:
-    """The request's interval, checked: a known type that can be built (422 not_supported for
-    `payments`, not yet), a zone, two moments, the end after the start, at most MAX_DAYS long."""
+    """The request's interval, checked: a known type, a zone, two moments, the end after the
+    start, at most MAX_DAYS long (400 naming the field)."""
     if request.type not in TYPES:
         raise invalid_field("type", f"one of {', '.join(TYPES)}")
-    if request.type not in AVAILABLE:
-        raise ServiceError(
-            422,
-            "not_supported",
-            f"Reports of type {request.type} are not available yet (docs/reports.md); "
-            f"ask for {' or '.join(AVAILABLE)}.",
-            errors=[FieldError("type", "not_supported", "not available yet")],
-        )
     name = zone_named(request.timezone)
     zone = ZoneInfo(name)
     start = moment("interval_start", request.interval_start, zone)
@@ -236,6 +227,25 @@ TRANSACTION_COLUMNS = (
     "source_id",
 )
 SUMMARY_COLUMNS = ("currency", "category", "type", "count", "amount", "fee", "net", "held_change")
+PAYMENT_COLUMNS = (
+    "payment_id",
+    "merchant_payment_id",
+    "created_at",
+    "created_date",
+    "status",
+    "method",
+    "network",
+    "currency",
+    "amount",
+    "captured_amount",
+    "refunded_amount",
+    "charged_back_amount",
+    "fee",
+    "net",
+    "customer_id",
+    "collection_request_id",
+)
+COLUMNS = {BALANCE_SUMMARY: SUMMARY_COLUMNS, BALANCE_TRANSACTIONS: TRANSACTION_COLUMNS, PAYMENTS: PAYMENT_COLUMNS}
 
 
 def local_time(text: str, zone: tzinfo) -> datetime:
