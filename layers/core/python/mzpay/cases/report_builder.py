@@ -54,9 +54,7 @@ def _currencies(report: Report) -> list[str]:
 
 
 def _entries(report: Report, currency: str, start: str, end: str) -> Iterator[BalanceTransaction]:
-    ledger = deps.ledger()
-    # TODO(s32-baltx): Ledger.entries_between comes with the balance transactions' branch
-    for item in ledger.entries_between(report.account_id, report.mode, currency, start, end):  # type: ignore[attr-defined]
+    for item in deps.ledger().entries_between(report.account_id, report.mode, currency, start, end):
         yield describe(item)
 
 

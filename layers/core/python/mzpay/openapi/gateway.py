@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from mzpay.answers.access import ApiKey, ClientCertificate, MtlsSetting, OAuthToken, RolledApiKey, WebhookEndpoint
-from mzpay.answers.balance import Balance
+from mzpay.answers.balance import Balance, BalanceTransaction, BalanceTransactionList
 from mzpay.answers.base import Answer
 from mzpay.answers.bills import BILL_ROUTES
 from mzpay.answers.disputes import Dispute, DisputeList
@@ -56,6 +56,8 @@ ROUTES: Routes = {
     ("POST", "/v1/reports"): Report,
     ("GET", "/v1/reports"): ReportList,
     ("GET", "/v1/reports/{report_id}"): Report,
+    ("GET", "/v1/balance/transactions"): BalanceTransactionList,
+    ("GET", "/v1/balance/transactions/{transaction_id}"): BalanceTransaction,
     ("GET", "/v1/disputes"): DisputeList,
     ("GET", "/v1/disputes/{dispute_id}"): Dispute,
     ("POST", "/v1/disputes/{dispute_id}/evidence"): Dispute,

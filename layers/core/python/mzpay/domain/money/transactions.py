@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -138,7 +138,23 @@ def entry_ulid(transaction_id: str) -> str | None:
 
 def ulid_floor(moment: datetime) -> str:
     """The smallest ULID of `moment`'s millisecond: entries made at or after it sort at or above."""
-    return str(ULID.from_timestamp(moment.timestamp()))[:10] + "0" * 16
+    seconds = min(max(moment.timestamp(), 0.0), LAST_ULID_SECOND)
+    return str(ULID.from_timestamp(seconds))[:10] + "0" * 16
+
+
+LAST_ULID_SECOND = (2**48 - 1) / 1000
+
+
+def instant(text: str) -> datetime:
+    """The moment an ISO 8601 text names; one without an offset is UTC (ValueError if none)."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def made_within(created_at: str, start: datetime | None, end: datetime | None) -> bool:
+    """Whether an entry made at `created_at` falls in [start, end) (an open side: None)."""
+    made = instant(created_at)
+    return (start is None or made >= start) and (end is None or made < end)
 
 
 def ulid_after(ulid: str) -> str:
