@@ -19,6 +19,7 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
+from mzpay.domain.money.reports import PAYMENT_COLUMNS
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_webhooks import Receiver
 from tests.expected import problem_for
@@ -167,24 +168,7 @@ def test_a_payments_report_itemises_each_payment_with_its_refunds(shop: Shop) ->
     report = done(shop, asked.json()["report_id"])
     assert (report["status"], report["rows"]) == ("succeeded", 1), report
     rows = list(csv.reader(io.StringIO(httpx.get(report["url"], timeout=30).text)))
-    assert rows[0] == [
-        "payment_id",
-        "merchant_payment_id",
-        "created_at",
-        "created_date",
-        "status",
-        "method",
-        "network",
-        "currency",
-        "amount",
-        "captured_amount",
-        "refunded_amount",
-        "charged_back_amount",
-        "fee",
-        "net",
-        "customer_id",
-        "collection_request_id",
-    ]
+    assert rows[0] == list(PAYMENT_COLUMNS)
     row = dict(zip(rows[0], rows[1], strict=True))
     assert row["payment_id"] == shop.paid["provider_payment_id"]
     assert row["merchant_payment_id"] == shop.paid["payment_id"]
