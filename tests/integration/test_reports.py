@@ -31,7 +31,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money import ledger
 from mzpay.domain.money.ledger import Entry
 from mzpay.domain.money.reports import TRANSACTION_COLUMNS, ReportRequest
-from mzpay.steps.reports import dispatch_report
+from mzpay.fanout.stream import dispatch_event
 from mzpay.store.aws import env, table
 from mzpay.store.ledger import entry_items
 from tests.integration.support import REGION, function_app, provisioned_stack
@@ -119,11 +119,15 @@ def context() -> Any:
     )
 
 
-def dispatched(account_id: str, mode: str = "test") -> None:
-    """What the outbox does with the account's new report.created events."""
+def dispatched(account_id: str, mode: str = "test") -> dict[str, str | None]:
+    """What the outbox (the dispatcher's fan-out) does with each of the account's events, as the
+    stream hands them over: each event's type and its webhook delivery, if one was made."""
+    deliveries: dict[str, str | None] = {}
     for event in events_of(account_id, mode):
-        if event["type"] == "report.created":
-            dispatch_report(event)
+        outcome = dispatch_event(event)
+        assert outcome.skipped == ()
+        deliveries[event["type"]] = outcome.delivery_id
+    return deliveries
 
 
 def build_all() -> dict[str, Any]:
@@ -176,6 +180,8 @@ def test_a_report_is_built_once_downloaded_and_announced(stack: ProvisionedStack
 
     succeeded = [e for e in events_of(account) if e["type"] == "report.succeeded"]
     assert len(succeeded) == 1
+    deliveries = dispatched(account)  # the outbox posts report.succeeded, never report.created
+    assert deliveries["report.created"] is None and deliveries["report.succeeded"] is not None
     assert succeeded[0]["callback_url"] == ENDPOINT  # posted to the account's own endpoint
     assert succeeded[0]["data"]["object"]["status"] == "succeeded"
     assert succeeded[0]["data"]["object"]["url"] is None  # links are made on reading, never kept
