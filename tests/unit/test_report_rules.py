@@ -303,3 +303,36 @@ def test_the_summary_file_opens_with_what_came_before() -> None:
 
 def test_a_report_starts_pending() -> None:
     assert new_report("01JDC4R8T2V6X0Z4B8D2F6H0K4", ACCOUNT, "live", request(), NOW).status == Status.PENDING
+
+
+# ---------------------------------------------------------------- the outbox's step and the builder's message
+def test_only_report_created_is_queued_and_a_malformed_one_is_poison() -> None:
+    from mzpay.steps.reports import dispatch_report
+    from mzpay.webhooks.outbox import PoisonRecord
+
+    assert dispatch_report({"type": "report.succeeded", "account_id": ACCOUNT}) is False
+    with pytest.raises(PoisonRecord) as poison:
+        dispatch_report({"type": "report.created", "account_id": ACCOUNT, "mode": "test", "resource_id": "../x"})
+    assert (poison.value.reason, poison.value.detail) == (
+        "malformed_event",
+        "a report event without its account, mode or report",
+    )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        None,
+        "report",
+        {"account_id": ACCOUNT, "mode": "test"},
+        {"account_id": ACCOUNT, "mode": "staging", "report_id": "01JDC4R8T2V6X0Z4B8D2F6H0K4"},
+        {"account_id": "acct", "mode": "test", "report_id": "01JDC4R8T2V6X0Z4B8D2F6H0K4"},
+    ],
+)
+def test_a_malformed_message_is_dropped_before_anything_is_read(message: Any) -> None:
+    class Untouchable:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"read {name}")
+
+    with deps.substitute(reports=Untouchable(), ledger=Untouchable()):
+        assert report_builder.build(message) is None

@@ -154,7 +154,7 @@ def build(message: Any, receive_count: int = 1) -> str | None:
     until the last receive, which marks the report failed instead."""
     named = _parse(message)
     if named is None:
-        logger.error("report message dropped: malformed", message=str(message)[:200])
+        logger.error("report message dropped: malformed", body=str(message)[:200])
         return None
     report = deps.reports().get(*named)
     if report is None:
