@@ -8,7 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, collection, lists, money_out, payments, through_stack, warm, webhooks
+from bench import cold_start, collection, lists, money_out, payments, reports, through_stack, warm, webhooks
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -83,6 +83,20 @@ SECTIONS: list[Section] = [
             Column("by_operation", "the operation's requests"),
         ],
         payments.run_round_trips,
+    ),
+    Section(
+        "report_200k",
+        f"A report of {reports.ROWS:,} rows built by the report builder in a fresh interpreter (the ledger's "
+        "reads generated, the upload read in 1 MiB chunks; the report's record in in-process moto)",
+        [
+            Column("name", "report"),
+            Column("wall_s", "wall s", ".1f"),
+            Column("rows_per_s", "rows/s", ".0f"),
+            Column("file_mb", "file MiB", ".1f"),
+            Column("rss_before_mb", "RSS before MiB", ".0f"),
+            Column("peak_rss_mb", "peak RSS MiB", ".0f"),
+        ],
+        reports.run,
     ),
     Section(
         "throughput_in_process",

@@ -49,6 +49,7 @@ CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "generate_data_key": ("kms", ("kms:GenerateDataKey",)),
     "put_object": ("s3", ("s3:PutObject",)),
     "get_object": ("s3", ("s3:GetObject",)),
+    "generate_presigned_url": ("s3", ("s3:GetObject",)),  # the link carries the signer's right to read
     "get_secret_value": ("secretsmanager", ("secretsmanager:GetSecretValue",)),
     "get_secret": ("secretsmanager", ("secretsmanager:GetSecretValue",)),  # Powertools parameters
     "create_secret": ("secretsmanager", ("secretsmanager:CreateSecret",)),

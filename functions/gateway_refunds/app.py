@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from mzpay.answers.balance import Balance
+from mzpay.answers.balance import Balance, BalanceTransaction, BalanceTransactionList
 from mzpay.answers.disputes import Dispute, DisputeList
 from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.domain.common.evidence import EvidenceRequest
@@ -15,7 +15,7 @@ from mzpay.http.principal import merchant, requires
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import disputes, listings, refunds
+    from mzpay.cases import balance_transactions, disputes, listings, refunds
 
 app = gateway_app()
 REFUSALS = (  # of a refund, by either route
@@ -93,6 +93,34 @@ def read_balance() -> Balance:
 
     Per currency: what is available to pay out or refund, and what is held."""
     return refunds.balance(merchant())
+
+
+@app.get("/v1/balance/transactions")
+@requires("balance:read")
+@errors("invalid_request")
+def list_balance_transactions(
+    page_size: Annotated[str | None, Query(description="Transactions per page, 1 to 100 (50 by default).")] = None,
+    page_token: Annotated[str | None, Query(description="The next_page_token of the previous page.")] = None,
+    currency: Annotated[str | None, Query(description="Only this currency's (e.g. MZN).")] = None,
+    type: Annotated[str | None, Query(description="Only this type (charge, refund, payout, ...).")] = None,
+    created_gte: Annotated[str | None, Query(description="Made at or after this ISO 8601 time.")] = None,
+    created_lt: Annotated[str | None, Query(description="Made before this ISO 8601 time.")] = None,
+    source: Annotated[str | None, Query(description="Only those of this payment, refund, payout, ...")] = None,
+) -> BalanceTransactionList:
+    """List balance transactions
+
+    Every movement of the balance in the key's mode, newest first, each with the balance right
+    after it; their nets add up to GET /v1/balance. An unknown parameter is 400 naming it."""
+    return balance_transactions.listing(merchant(), app.current_event.query_string_parameters or {})
+
+
+@app.get("/v1/balance/transactions/<transaction_id>")
+@requires("balance:read")
+def read_balance_transaction(transaction_id: str) -> BalanceTransaction:
+    """Read a balance transaction
+
+    One movement of the balance (btx_...), with the balance right after it."""
+    return balance_transactions.read(merchant(), transaction_id)
 
 
 @app.get("/v1/disputes")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -62,6 +63,8 @@ class Resources:
     key: str = ""  # an API key id of the account (of this mode)
     quote: str = ""  # a bill quote (quoted)
     bill_payment: str = ""  # a bill payment (succeeded)
+    report: str = ""  # a report (succeeded)
+    balance_transaction: str = ""  # the newest ledger entry (btx_...)
 
 
 @dataclass
@@ -144,15 +147,28 @@ class Tenant:
         bill = self.call("POST", "/v1/bill-payments", {"quote_id": paying.json()["quote_id"]}, query=query)
         assert bill.status_code == 201 and bill.json()["status"] == "succeeded", bill.text
         made.bill_payment = bill.json()["payment_id"]
+        asked = self.call("POST", "/v1/reports", report_body(), query=query)
+        assert asked.status_code == 201, asked.text
+        made.report = asked.json()["report_id"]
+        built = eventually(  # built in the background: nothing moves by itself afterwards
+            lambda: self.call("GET", f"/v1/reports/{made.report}", query=query).json()["status"],
+            lambda status: status != "pending",
+            timeout=90,
+        )
+        assert built == "succeeded"
         events = self.call("GET", "/v1/events", query=query + ("&" if query else "?") + "limit=1")
         assert events.status_code == 200, events.text
         made.event = events.json()["data"][0]["id"]
+        moves = self.call("GET", "/v1/balance/transactions", query=query + ("&" if query else "?") + "page_size=1")
+        assert moves.status_code == 200, moves.text
+        made.balance_transaction = moves.json()["data"][0]["id"]
         return made
 
     def snapshot(self) -> dict[str, Any]:
         """What this tenant can see of itself (its own key, test mode): must not move under attack."""
         reads = {
             "balance": "/v1/balance",
+            "balance_transactions": "/v1/balance/transactions?page_size=100",
             "payment": f"/v1/payments/{self.test.payment}",
             "refund": f"/v1/refunds/{self.test.refund}",
             "payout": f"/v1/payouts/{self.test.payout}",
@@ -201,6 +217,10 @@ def psp_body() -> dict[str, Any]:
         "money": {"amount": "25.00", "currency": "MZN"},
         "source": wallet(),
     }
+
+
+def report_body() -> dict[str, Any]:
+    return {"type": "balance_summary", "interval_start": "2026-11-01", "interval_end": "2026-12-01"}
 
 
 def lookup_body() -> dict[str, Any]:
@@ -325,6 +345,14 @@ ROUTES: dict[tuple[str, str], Route] = {
     ),
     ("GET", "/v1/refunds/{refund_id}"): Route(lambda r: f"/v1/refunds/{r.refund}", resource="refund"),
     ("GET", "/v1/balance"): Route(lambda r: "/v1/balance"),
+    ("POST", "/v1/reports"): Route(lambda r: "/v1/reports", lambda r: report_body()),
+    ("GET", "/v1/reports"): Route(lambda r: "/v1/reports"),
+    # a report's key holds its mode: the other mode's is not found (tests/e2e/test_reports.py)
+    ("GET", "/v1/reports/{report_id}"): Route(lambda r: f"/v1/reports/{r.report}", resource="report", other_mode=False),
+    ("GET", "/v1/balance/transactions"): Route(lambda r: "/v1/balance/transactions"),
+    ("GET", "/v1/balance/transactions/{transaction_id}"): Route(
+        lambda r: f"/v1/balance/transactions/{r.balance_transaction}", resource="balance transaction"
+    ),
     ("POST", "/payouts"): Route(lambda r: "/payouts", lambda r: payout_body()),
     ("POST", "/v1/payouts"): Route(
         lambda r: "/v1/payouts",
@@ -547,6 +575,20 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     assert shop.call("GET", "/v1/balance").json() == available("876.00")
     assert platform.call("GET", "/v1/balance", query=acting).json() == available("876.00")
     assert platform.call("GET", "/v1/balance").json() == available("869.00")  # the platform's own, untouched
+    # its balance transactions, read by the platform for it, add up to that balance
+    moves = platform.call("GET", "/v1/balance/transactions", query=acting + "&page_size=100").json()
+    assert moves == shop.call("GET", "/v1/balance/transactions?page_size=100").json() and not moves["has_more"]
+    assert sum(Decimal(row["net"]) for row in moves["data"]) == Decimal("876.00")
+    assert moves["data"][0]["balance_after"] == {"available": "876.00", "held": "0.00"}
+    newest = moves["data"][0]["id"]
+    assert platform.call("GET", f"/v1/balance/transactions/{newest}", query=acting).json() == moves["data"][0]
+    assert_problem(
+        platform.call("GET", f"/v1/balance/transactions/{newest}"),
+        404,
+        "Not Found",
+        "not_found",
+        "No such balance transaction.",
+    )
     event = shop.call("GET", f"/v1/events/{made.event}")
     assert event.status_code == 200 and event.json()["id"] == made.event
     # keys are not reached through a connection (a secret would outlive the connection)

@@ -119,3 +119,27 @@ def new_api_key(key_id: str, account_id: str, pepper: str, **changes: Any) -> tu
         created_at="2026-03-01T10:00:00Z",
     )
     return replace(key, **changes), secret
+
+
+FAKE_AWS = {"AWS_DEFAULT_REGION": REGION, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
+
+@contextmanager
+def functions_stack(*functions: str) -> Iterator[ProvisionedStack]:
+    """The provisioned stack with the environments of all `functions` set (for a module-wide
+    fixture: it sets the fake AWS environment itself) and DynamoDB atomic per request, so that
+    transactions check then write instead of copying the table (devstack.moto_server)."""
+    from devstack.moto_server import atomic_dynamodb
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name, value in FAKE_AWS.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+        with provisioned_stack() as provisioned:
+            for function in functions:
+                for name, value in provisioned.functions[function].environment.items():
+                    monkeypatch.setenv(name, value)
+            deps.reset()
+            with atomic_dynamodb():
+                yield provisioned
+            deps.reset()

@@ -36,6 +36,7 @@ IDEMPOTENT = {  # the spec's money-moving POSTs that exist (Endpoints, "Idempote
     ("post", "/v1/payout-batches"),  # a retry after a fault must not upload two batches
     ("post", "/v1/payout-batches/{batch_id}/close"),
     ("post", "/v1/payout-batches/{batch_id}/release"),
+    ("post", "/v1/reports"),  # a retry after a fault must not ask for two reports
 }
 SHAPES = {  # an error response's schema -> the catalogue its codes come from
     "Problem": error_codes.GATEWAY,

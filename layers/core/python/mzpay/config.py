@@ -94,11 +94,13 @@ class Settings(BaseModel):
     webhook_deliveries_table: str | None = None
     notification_queue_url: str | None = None
     payout_settlement_queue_url: str | None = None
+    report_queue_url: str | None = None
     webhook_queue_url: str | None = None
     webhook_slow_queue_url: str | None = None
     webhook_dead_letter_queue_url: str | None = None
     webhook_dispatch_failure_queue_url: str | None = None
     uploads_bucket: str | None = None
+    reports_bucket: str | None = None
     data_key_id: str | None = None
     client_ca_secret: str | None = None
     key_pepper_secret: str | None = None

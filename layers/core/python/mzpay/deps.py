@@ -1,12 +1,10 @@
-"""The one place that builds what the code depends on: the stack's settings, every store and
-queue, each made once per execution environment on first use. A function therefore builds
-only what its routes touch, and nothing talks to AWS at import time.
+"""The one place that builds what the code depends on: the stack's settings, every store and queue, each made once per
+execution environment on first use. A function therefore builds only what its routes touch, and nothing talks to AWS
+at import time.
 
-`reset()` forgets all of it (and every cache registered with `once` or `remembered`), for
-tests that move between fake AWS environments or change the environment; nothing else
-reaches into a module's cache. `substitute(name=fake)` has a dependency built here answered
-by an in-memory fake for the length of a `with` block (use-case tests without moto).
-"""
+`reset()` forgets all of it (and every cache registered with `once` or `remembered`), for tests that move between
+fake AWS environments or change the environment; nothing else reaches into a module's cache. `substitute(name=fake)`
+answers a dependency built here with an in-memory fake within a `with` block (use-case tests without moto)."""
 
 from __future__ import annotations
 
@@ -59,6 +57,7 @@ if TYPE_CHECKING:
     from mzpay.store.psp_transactions import PspTransactions
     from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
+    from mzpay.store.reports import Reports
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
 
 
@@ -391,3 +390,10 @@ def upload_counters() -> UploadCounters:
     from mzpay.store.rate_limits import UploadCounters
 
     return UploadCounters.from_env()
+
+
+@once
+def reports() -> Reports:
+    from mzpay.store.reports import Reports
+
+    return Reports.from_env()

@@ -25,7 +25,7 @@ _EVENT = {
 
 EventResource = (
     Literal["payment", "refund", "payout", "payout_batch", "cash_deposit", "psp_transaction", "dispute"]
-    | Literal["bill_payment", "rejection", "collection_request", "api_key", "oauth_client"]
+    | Literal["bill_payment", "rejection", "collection_request", "api_key", "oauth_client", "report"]
 )
 
 

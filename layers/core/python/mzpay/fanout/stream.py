@@ -1,8 +1,9 @@
 """The event-stream fan-out: what the outbox does for each new event item of the events table's
 stream (functions/webhook_dispatcher): its webhook delivery (mzpay.webhooks.outbox), its settlement
-message (mzpay.steps.settlement), the collection's reconciliation (mzpay.steps.collection_payments)
-and its notification (mzpay.steps.notifications). It sits above mzpay.steps, which it calls; a
-step that meets a poison event raises mzpay.webhooks.outbox.PoisonRecord. A poison event is
+message (mzpay.steps.settlement), the collection's reconciliation (mzpay.steps.collection_payments),
+its notification (mzpay.steps.notifications) and its report's building (mzpay.steps.reports). It
+sits above mzpay.steps, which it calls; a step that meets a poison event raises
+mzpay.webhooks.outbox.PoisonRecord. A poison event is
 skipped to WebhookDispatchFailureQueue (docs/webhooks.md, "Poison records")."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from mzpay.webhooks.outbox import MAX_ERROR_CHARS, is_permanent, poison_reason
 class Skip:
     """One step of an event's dispatch that can never succeed as the event is."""
 
-    step: str  # "webhook", "settlement", "collection" or "notification"
+    step: str  # "webhook", "settlement", "collection", "notification" or "report"
     reason: str
     detail: str
 
@@ -43,6 +44,7 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
     transient one raises, so that the record is played again (both steps are idempotent)."""
     from mzpay.steps.collection_payments import reconcile_collection  # imported late (they import much)
     from mzpay.steps.notifications import dispatch_notification
+    from mzpay.steps.reports import dispatch_report
     from mzpay.steps.settlement import dispatch_settlement
 
     steps: tuple[tuple[str, Callable[[], Any]], ...] = (
@@ -50,6 +52,7 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
         ("settlement", lambda: dispatch_settlement(dict(image))),
         ("collection", lambda: reconcile_collection(image)),
         ("notification", lambda: dispatch_notification(dict(image))),
+        ("report", lambda: dispatch_report(dict(image))),
     )
     skipped: list[Skip] = []
     delivery_id = None

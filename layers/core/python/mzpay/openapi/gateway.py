@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from mzpay.answers.access import ApiKey, ClientCertificate, MtlsSetting, OAuthToken, RolledApiKey, WebhookEndpoint
-from mzpay.answers.balance import Balance
+from mzpay.answers.balance import Balance, BalanceTransaction, BalanceTransactionList
 from mzpay.answers.base import Answer
 from mzpay.answers.bills import BILL_ROUTES
 from mzpay.answers.disputes import Dispute, DisputeList
@@ -19,6 +19,7 @@ from mzpay.answers.payments import ChargeResult, MethodList, PaymentList, Paymen
 from mzpay.answers.payouts import Payout, PayoutBatch, PayoutBatchList, PayoutList
 from mzpay.answers.receipts import Receipt
 from mzpay.answers.refunds import RefundList, RefundResult
+from mzpay.answers.reports import Report, ReportList
 from mzpay.answers.service import Health, OpenApiDocument, SecretScanningLabels
 from mzpay.openapi.index import Routes, about_routes, models_of
 
@@ -52,6 +53,11 @@ ROUTES: Routes = {
     ("GET", "/v1/refunds"): RefundList,
     ("GET", "/v1/refunds/{refund_id}"): RefundResult,
     ("GET", "/v1/balance"): Balance,
+    ("POST", "/v1/reports"): Report,
+    ("GET", "/v1/reports"): ReportList,
+    ("GET", "/v1/reports/{report_id}"): Report,
+    ("GET", "/v1/balance/transactions"): BalanceTransactionList,
+    ("GET", "/v1/balance/transactions/{transaction_id}"): BalanceTransaction,
     ("GET", "/v1/disputes"): DisputeList,
     ("GET", "/v1/disputes/{dispute_id}"): Dispute,
     ("POST", "/v1/disputes/{dispute_id}/evidence"): Dispute,

@@ -1,16 +1,24 @@
 """The ledger in the payments table (same table, same transactions as the state changes):
 BAL#<account>#<mode>/CUR#<currency> holds the running `available`, `held` and `fees` sums, and
-LEDGER#<account>#<mode>#<currency>/ENT#<ulid> each immutable entry with its legs."""
+LEDGER#<account>#<mode>#<currency>/ENT#<ulid> each immutable entry with its legs. The balance item
+also counts its entries (`entries`), so a reader can tell that no entry landed between two reads
+of it (the sums alone may come back to the same figures)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.common.ids import new_id
 from mzpay.domain.money.ledger import Entry
-from mzpay.store.aws import in_partition, query_all
+from mzpay.domain.money.transactions import ENTRY_PREFIX, instant, made_within, ulid_floor
+from mzpay.store.aws import in_partition, query_all, query_pages
 from mzpay.store.base import InPaymentsTable, put_new
+
+CHUNK = 200  # entries per read of a walk (about 60 KB)
+SLACK = timedelta(minutes=5)  # how much later than its created_at an entry's ULID may be minted
 
 
 class BalanceTooLow(Exception):
@@ -26,17 +34,21 @@ def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
     update: dict[str, Any] = {
         "TableName": table_name,
         "Key": {"pk": f"BAL#{account_id}#{mode}", "sk": f"CUR#{currency}"},
-        "UpdateExpression": "ADD #available :available, #held :held, #fees :fees SET #currency = :currency",
+        "UpdateExpression": (
+            "ADD #available :available, #held :held, #fees :fees, #entries :one SET #currency = :currency"
+        ),
         "ExpressionAttributeNames": {
             "#available": "available",
             "#held": "held",
             "#fees": "fees",
+            "#entries": "entries",
             "#currency": "currency",
         },
         "ExpressionAttributeValues": {
             ":available": movement.available,
             ":held": movement.held,
             ":fees": movement.fees,
+            ":one": 1,
             ":currency": currency,
         },
     }
@@ -67,6 +79,70 @@ class Ledger(InPaymentsTable):
         """Every entry of one balance, oldest first (operators, reconciliation, tests)."""
         items = query_all(self.table, **in_partition(f"LEDGER#{account_id}#{mode}#{currency}"), ConsistentRead=True)
         return [dict(item) for item in items]
+
+    def balance(self, account_id: str, mode: str, currency: str) -> dict[str, Any] | None:
+        """The balance item of one currency, read consistently; None before its first entry."""
+        key = {"pk": f"BAL#{account_id}#{mode}", "sk": f"CUR#{currency}"}
+        item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
+    def entry(self, account_id: str, mode: str, currency: str, ulid: str) -> dict[str, Any] | None:
+        """One entry by its ULID, or None."""
+        key = {"pk": f"LEDGER#{account_id}#{mode}#{currency}", "sk": f"{ENTRY_PREFIX}{ulid}"}
+        item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
+    def entries_newest_first(
+        self,
+        account_id: str,
+        mode: str,
+        currency: str,
+        below: str | None = None,
+        down_to: str | None = None,
+        first: int = CHUNK,
+    ) -> Iterator[dict[str, Any]]:
+        """The entries of one balance whose ULID is under `below` (all: None) and at or above
+        `down_to` (all: None), newest first, streamed: read `first` items at first, then pages
+        of CHUNK as the caller goes on (the page reader of the balance transactions)."""
+        high = f"{ENTRY_PREFIX}{below}" if below else f"{ENTRY_PREFIX}~"  # '~' sorts after every ULID
+        query = {
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":pk": f"LEDGER#{account_id}#{mode}#{currency}",
+                ":low": f"{ENTRY_PREFIX}{down_to or ''}",
+                ":high": high,
+            },
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+            "Limit": first,
+        }
+        for answer in query_pages(self.table, query):
+            for item in answer.get("Items", []):
+                if item["sk"] != high:  # `below` itself is not under it
+                    yield dict(item)
+            query["Limit"] = CHUNK
+
+    def entries_between(
+        self, account_id: str, mode: str, currency: str, start_iso: str, end_iso: str
+    ) -> Iterator[dict[str, Any]]:
+        """The entries of one balance made (`created_at`) from `start_iso` (included) to `end_iso`
+        (excluded), oldest first, streamed page by page (reports, reconciliation). The ULIDs bound
+        the query, widened by SLACK: an entry's ULID is minted a little after its `created_at`."""
+        start, end = instant(start_iso), instant(end_iso)
+        query = {
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":pk": f"LEDGER#{account_id}#{mode}#{currency}",
+                ":low": f"{ENTRY_PREFIX}{ulid_floor(start - SLACK)}",
+                ":high": f"{ENTRY_PREFIX}{ulid_floor(end + SLACK)}",
+            },
+            "ConsistentRead": True,
+            "Limit": CHUNK,
+        }
+        for answer in query_pages(self.table, query):
+            for item in answer.get("Items", []):
+                if made_within(str(item["created_at"]), start, end):
+                    yield dict(item)
 
 
 def available(balance: dict[str, Any] | None) -> Decimal:

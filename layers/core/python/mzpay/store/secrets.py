@@ -24,3 +24,12 @@ def key_pepper() -> str:
 
     value = parameters.get_secret(env("KEY_PEPPER_SECRET"), max_age=SECRET_CACHE_SECONDS)
     return str(value)
+
+
+def page_token_key() -> bytes:
+    """The key that seals page tokens which carry a position the service must trust (the
+    balance transactions' running balance): derived from the key pepper, never the pepper itself."""
+    import hashlib
+    import hmac
+
+    return hmac.new(key_pepper().encode(), b"mzpay sealed page tokens", hashlib.sha256).digest()

@@ -42,6 +42,8 @@ DELIVERABLE = frozenset(
         "api_key.revoked",  # posted to the account's endpoint for its own events (docs/access.md)
         "oauth_client.revoked",
         "oauth_token.revoked",
+        "report.succeeded",  # posted to the account's endpoint for its own events (docs/reports.md)
+        "report.failed",
     }
 )
 
