@@ -78,6 +78,10 @@ class Payment(Settling):
     psp_id: str | None = None  # chosen at admission (a checkout: when the payer pays)
     provider_reference: str | None = None  # the provider's own id of the money movement (M-Pesa's transaction ID)
     captured_at: str | None = None  # when money moved (the receipt's date)
+    # the fees of its capture, as they were then (docs/pricing.md): what the provider reported
+    # keeping and this service's fee under the account's schedule at that moment
+    provider_fee: str | None = None
+    service_fee: str | None = None
     reservations: tuple[Reserved, ...] | None = None
     amount: str
     currency: str
@@ -159,6 +163,8 @@ def view(payment: Payment) -> dict[str, Any]:
         view["customer_id"] = payment.customer_id
     if payment.evidence is not None:  # a manual payment
         view |= {"evidence": payment.evidence, "resolution": payment.resolution}
+    if payment.service_fee is not None:  # captured since the service charges its fee
+        view["fees"] = {"provider": payment.provider_fee or "0.00", "service": payment.service_fee}
     return view
 
 
