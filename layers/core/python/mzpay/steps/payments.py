@@ -125,14 +125,16 @@ def apply_outcome(
     captured: Decimal | None = None,
     extra: dict[str, Any] | None = None,
     answer: Callable[[Payment], Any] | None = None,
+    schedule: pricing.Schedule | None = None,
 ) -> Payment:
     """The provider's `result` applied as one conditional transition, with its event and, when
-    money moved, its ledger movement; `answer` is what the request answers with the payment
-    after it (its idempotency record is completed with it in the same transaction)."""
+    money moved, its ledger movements (the service's fee under the account's `schedule`, read
+    now unless the request read it already); `answer` is what the request answers with the
+    payment after it (its idempotency record is completed with it in the same transaction)."""
     changes = {**outcome_changes(payment, result, now, captured), **(extra or {}), "submit_lease_until": None}
     movements: tuple[ledger.Movement, ...] = ()
     if result.captured:  # money moved: available grows by what was captured, less the fees
-        movements = capture_movements(payment, Decimal(changes["captured_amount"]), result.fee)
+        movements = capture_movements(payment, Decimal(changes["captured_amount"]), result.fee, schedule)
         changes |= fees_kept(movements, payment.currency)
     changes |= waiting(payment.with_changes(changes), datetime.now(UTC))
     after = payment.with_changes(changes)
@@ -156,13 +158,17 @@ def apply_outcome(
     return moved
 
 
-def capture_movements(payment: Payment, amount: Decimal, provider_fee: Decimal | None) -> tuple[ledger.Movement, ...]:
+def capture_movements(
+    payment: Payment, amount: Decimal, provider_fee: Decimal | None, schedule: pricing.Schedule | None = None
+) -> tuple[ledger.Movement, ...]:
     """A capture of `amount` in the ledger: the capture (less what the provider reported keeping)
-    and, when the account's fee schedule in force now charges one, the service's fee."""
+    and, when the account's fee schedule in force now (`schedule`, else read) charges one, the
+    service's fee."""
     captured = ledger.captured(amount, provider_fee)
     source = payment.source or {}
     method = binding_method(str(source.get("type")), (source.get("mobile_wallet") or {}).get("network"))
-    rule = deps.fee_schedules().read(payment.account_id).rule_for(method, payment.currency)
+    schedule = schedule or deps.fee_schedules().read(payment.account_id)
+    rule = schedule.rule_for(method, payment.currency)
     fee = pricing.service_fee(rule, amount, payment.currency, captured.fees)
     return (captured, ledger.service_fee(fee)) if fee else (captured,)
 
