@@ -244,3 +244,13 @@ def test_a_refund_gives_the_payer_the_amount_and_the_service_keeps_its_fee(manag
         "service": "2.75",
     }
     assert second.status == "succeeded"
+
+
+def test_an_authorized_card_pays_the_schedule_in_force_when_it_is_captured(management: Any) -> None:
+    account_id = new_account()
+    held = charge(account_id, {"type": "card", "card": {"token": "tok_test_authorize"}}, "100.00")
+    assert (held.status, held.fees) == ("authorized", None)  # no money moved: no fees yet
+    assert operator_call(management, "PUT", account_id, {"fees": [CARD]})[0] == 200
+    captured = charges.capture(merchant(account_id), held.provider_payment_id, "60.00", "MZN")
+    assert captured.fees is not None and captured.fees.model_dump() == {"provider": "0.00", "service": "6.74"}
+    assert [e["kind"] for e in entries(account_id)] == ["payment.captured", "service_fee"]
