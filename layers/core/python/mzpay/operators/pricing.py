@@ -35,6 +35,14 @@ def set_fee_schedule(account_id: str, rules: tuple[FeeRule, ...]) -> FeeSchedule
     return after
 
 
+def set_fee_rule(account_id: str, rule: FeeRule) -> FeeSchedule:
+    """Replace the rule of `rule`'s method and currency (or add it), keeping the others (the console)."""
+    account = home_account(account_id)
+    kept = deps.fee_schedules().read(account.account_id).rules
+    others = tuple(r for r in kept if (r.method, r.currency) != (rule.method, rule.currency))
+    return set_fee_schedule(account.account_id, (*others, rule))
+
+
 def _shown(account_id: str, schedule: Schedule) -> FeeSchedule:
     return FeeSchedule.of(
         {
