@@ -163,7 +163,7 @@ class PaymentView(Answer):
     customer_id: str = sometimes("Your customer the payment is for (`customer.id` or ?customer_id=), if named.")
     evidence: Evidence = sometimes("A manual payment's evidence, as given last.")
     resolution: ManualResolution | None = sometimes("A manual payment's confirmation or rejection; null while pending.")
-    fees: PaymentFees = sometimes("The fees of its capture; payments captured (money moved) only.")
+    fees: PaymentFees = sometimes("The fees of its capture, when it carried one (the provider's or the service's).")
 
 
 _WALLET: dict[str, Any] = {

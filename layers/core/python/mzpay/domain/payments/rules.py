@@ -163,9 +163,15 @@ def view(payment: Payment) -> dict[str, Any]:
         view["customer_id"] = payment.customer_id
     if payment.evidence is not None:  # a manual payment
         view |= {"evidence": payment.evidence, "resolution": payment.resolution}
-    if payment.service_fee is not None:  # captured since the service charges its fee
-        view["fees"] = {"provider": payment.provider_fee or "0.00", "service": payment.service_fee}
+    if charged_fees(payment):
+        view["fees"] = {"provider": payment.provider_fee or "0.00", "service": payment.service_fee or "0.00"}
     return view
+
+
+def charged_fees(payment: Payment) -> bool:
+    """Whether its capture carried a fee, the provider's or the service's (docs/pricing.md): the
+    answers show `fees` then only, so a payment that paid none answers as it always did."""
+    return any(Decimal(fee or 0) for fee in (payment.provider_fee, payment.service_fee))
 
 
 def charge_result(payment: Payment) -> dict[str, Any]:
