@@ -1,9 +1,9 @@
 """Management API: health, system info, accounts, connections, API keys, OAuth clients, webhook
-secrets, rate limits."""
+secrets, rate limits, fee schedules."""
 
 from typing import Annotated, Any
 
-from mzpay.answers import accounts, limits, oauth_clients
+from mzpay.answers import accounts, limits, oauth_clients, pricing
 from mzpay.answers.reviews import BusinessAccountReviews
 from mzpay.entry import management_app
 from mzpay.http import api_docs
@@ -12,6 +12,7 @@ from mzpay.http.account_schemas import (
     CreateAccount,
     CreateApiKey,
     CreateOAuthClient,
+    FeeScheduleIn,
     PartnerIn,
     RateLimitsIn,
     RollWebhookSecret,
@@ -27,6 +28,7 @@ from mzpay.version import health_report, stack_info
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import access, cash_deposits, oauth, rate_limits
     from mzpay.collection import onboarding
+    from mzpay.operators import pricing as fee_schedules
 
 app = management_app()
 api_docs.add_routes(app, "management")
@@ -202,6 +204,26 @@ def set_partner(account_id: str, body: Annotated[PartnerIn, Body()]) -> limits.P
     A partner agent network takes cash at its agents and credits payers' wallets from its
     balance (cash deposits); any other account's key is refused with 403 `not_a_partner`."""
     return cash_deposits.set_partner(account_id, body.partner)
+
+
+@app.get("/v1/accounts/<account_id>/pricing")
+@errors("wrong_region")
+def get_fee_schedule(account_id: str) -> pricing.FeeSchedule:
+    """Read an account's fee schedule
+
+    The service's own fee per payment method (a wallet's network) and currency, charged on each
+    payment captured in either mode; `default: true` when the account has none of its own."""
+    return fee_schedules.fee_schedule(account_id)
+
+
+@app.put("/v1/accounts/<account_id>/pricing")
+@errors("wrong_region")
+def set_fee_schedule(account_id: str, body: Annotated[FeeScheduleIn, Body()]) -> pricing.FeeSchedule:
+    """Set an account's fee schedule
+
+    Replaces the account's whole schedule (docs/pricing.md); it applies to payments captured from
+    now on, never to a payment captured before."""
+    return fee_schedules.set_fee_schedule(account_id, body.rules())
 
 
 lambda_handler = handler_for(app)

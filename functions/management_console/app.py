@@ -7,10 +7,11 @@ from mzpay.deps import settings
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.operators.audit import AuditFilter
 from mzpay.domain.payments.disputes import DecideDisputeRequest
+from mzpay.domain.payments.pricing import PRICED_METHODS
 from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.entry import management_app
 from mzpay.http import console
-from mzpay.http.account_schemas import CreateAccount, CreateApiKey, SuspendAccount
+from mzpay.http.account_schemas import CreateAccount, CreateApiKey, FeeRuleIn, SuspendAccount
 from mzpay.http.console_pages import field, fields_as, one_of, query, see_other, show, source_ip
 from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
 from mzpay.http.params import Response
@@ -24,6 +25,7 @@ with deferred_imports():  # each route's use case is loaded when a request first
     from mzpay.operators import audit as trail
     from mzpay.operators import (
         operator_reads,
+        pricing,
         psp_applications,
         psp_certification,
         psps,
@@ -94,7 +96,9 @@ def create_account() -> Response[str]:
 @console.page(app)
 def account(account_id: str) -> Response[str]:
     """An account: its status, and the forms acting on it."""
-    return show("account.html", account=access.get_account(account_id).wire())
+    shown = access.get_account(account_id).wire()
+    fees = pricing.fee_schedule(account_id).wire()
+    return show("account.html", account=shown, pricing=fees, fee_methods=PRICED_METHODS)
 
 
 @app.post("/console/accounts/<account_id>/suspend", **HTML)
@@ -144,6 +148,15 @@ def set_payout_limits(account_id: str) -> Response[str]:
     body = fields_as(PayoutLimitsIn, "mode", per_currency=ceilings)
     payouts.set_payout_limits(account_id, body.mode, body.limits())
     return see_other(f"/accounts/{account_id}", done="payout_limits_set")
+
+
+@app.post("/console/accounts/<account_id>/pricing", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def set_fee_rule(account_id: str) -> Response[str]:
+    """Set the service's fee of one method and currency (the account's other rules kept)."""
+    rule = fields_as(FeeRuleIn, "method", "currency", "percent", "fixed", "minimum", "maximum")
+    pricing.set_fee_rule(account_id, rule.rule())
+    return see_other(f"/accounts/{account_id}", done="fee_set")
 
 
 # ---------------------------------------------------------------- payments, refunds, disputes

@@ -343,6 +343,35 @@ def test_accounts_rate_limits_set_and_refuse_out_of_range(admin: Admin) -> None:
     assert refused.err.splitlines()[0] == "error 400 invalid_request: The request has invalid fields: per_key."
 
 
+def test_accounts_pricing_reads_sets_and_refuses_a_bad_schedule(admin: Admin, tmp_path: Path) -> None:
+    account_id = create_account(admin, "Tarifada Lda")
+    default = admin("--json", "accounts", "pricing", account_id)
+    assert (default.code, json.loads(default.out)) == (
+        0,
+        {"account_id": account_id, "default": True, "fees": [], "updated_at": None},
+    )
+    rule = {
+        "method": "emola",
+        "currency": "MZN",
+        "percent": "1.25",
+        "fixed": "0.00",
+        "minimum": "0.50",
+        "maximum": None,
+    }
+    schedule = tmp_path / "schedule.json"
+    schedule.write_text(json.dumps({"fees": [rule]}), encoding="utf-8")
+    done = admin("--json", "accounts", "pricing", account_id, "--file", str(schedule))
+    assert (done.code, done.err) == (0, "")
+    shown = json.loads(done.out)
+    assert (shown["default"], shown["fees"]) == (False, [rule])
+    assert json.loads(admin("--json", "accounts", "pricing", account_id).out) == shown
+    schedule.write_text(json.dumps({"fees": [rule | {"maximum": "0.10"}]}), encoding="utf-8")
+    refused = admin("accounts", "pricing", account_id, "--file", str(schedule))
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err.splitlines()[0] == "error 400 invalid_request: The request has invalid fields: fees.0.maximum."
+    assert json.loads(admin("--json", "accounts", "pricing", account_id).out) == shown  # nothing stored
+
+
 # ---------------------------------------------------------------------------------------- webhook secrets
 def test_accounts_connect_list_and_disconnect(admin: Admin) -> None:
     platform, shop = create_account(admin, "Plataforma"), create_account(admin, "Loja ligada")

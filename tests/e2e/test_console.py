@@ -386,6 +386,40 @@ def test_create_an_account_issue_and_revoke_a_key_and_set_limits_from_the_consol
     assert (recon.status_code, main_of(recon)["data-page"]) == (200, "reconciliation")
 
 
+def test_a_service_fee_is_set_from_the_console_and_a_bad_one_refused(stack: RunningStack) -> None:
+    client = signed_in(stack)
+    form = client.get(f"{base(stack)}/accounts", timeout=30)
+    created = client.post(f"{base(stack)}/accounts", data={"csrf_token": csrf_of(form), "name": "Tarifas Lda"})
+    account_id = re.findall(r'href="/console/accounts/([0-9A-Z]{26})"', created.text)[0]
+    page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
+    assert 'data-empty="fees">Sem taxa: aplica-se a tabela predefinida.<' in page.text
+    rule = {"method": "emola", "currency": "MZN", "percent": "1.25", "fixed": "0.50", "minimum": "", "maximum": ""}
+    saved = client.post(
+        f"{base(stack)}/accounts/{account_id}/pricing",
+        data={"csrf_token": csrf_of(page), **rule},
+        allow_redirects=False,
+    )
+    assert saved.headers["Location"] == f"/console/accounts/{account_id}?done=fee_set"
+    shown = client.get(f"{base(stack)}/accounts/{account_id}?done=fee_set", timeout=30)
+    assert 'data-notice="fee_set">A taxa de serviço foi guardada.<' in shown.text
+    row = re.search(r'<tr data-fee="emola-MZN">(.*?)</tr>', shown.text, re.S)
+    assert row is not None and re.findall(r"<td>([^<]*)</td>", row.group(1)) == [
+        "emola", "MZN", "1.25", "0.50", "0.00", "-",
+    ]  # fmt: skip
+    bad = client.post(
+        f"{base(stack)}/accounts/{account_id}/pricing",
+        data={"csrf_token": csrf_of(page), **rule, "percent": "150"},
+    )
+    assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_request")
+    management = stack.state["regions"]["mz"]["management"]
+    read = requests.get(
+        f"{management}/v1/accounts/{account_id}/pricing",
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    ).json()
+    assert read["fees"] == [rule | {"minimum": "0.00", "maximum": None}]  # the refused one changed nothing
+
+
 def test_payout_batches_awaiting_approval_are_approved_and_rejected_from_the_console(stack: RunningStack) -> None:
     shop = funded(stack, "1000.00")
     set_payout_limits(stack, shop, approval_threshold={"MZN": "100.00"})

@@ -10,6 +10,7 @@ import pytest
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money import ledger
 from mzpay.domain.payouts.limits import PayoutLimits, PayoutWindow, check_payout_limits, needs_approval
+from mzpay.store.ledger import entry_items
 
 A = Decimal("123.45")
 
@@ -43,6 +44,49 @@ def test_a_reported_fee_goes_to_fees_and_never_to_available(fee: Decimal | None,
     assert movement.legs() == expected
     assert sum(movement.legs().values()) == 0
     assert movement.needs_available is None
+
+
+def test_a_service_fee_moves_available_money_to_service_fees_alone() -> None:
+    fee = ledger.service_fee(Decimal("4.50"))
+    assert (fee.kind, fee.legs(), fee.needs_available) == (
+        "service_fee",
+        {"available": Decimal("-4.50"), "held": Decimal(0), "clearing": Decimal(0), "service_fees": Decimal("4.50")},
+        None,
+    )
+
+
+def test_a_capture_and_its_service_fee_move_the_balance_once_and_are_two_entries() -> None:
+    entry = ledger.Entry(
+        "acc", "test", "MZN", ledger.captured(A, Decimal("3")), "evt", "pay", "2026-11-29T08:00:00Z",
+        more=(ledger.service_fee(Decimal("2.47")),),
+    )  # fmt: skip
+    items = entry_items("payments", entry)
+    assert [next(iter(item)) for item in items] == ["Update", "Put", "Put"]
+    update = items[0]["Update"]
+    assert update["Key"] == {"pk": "BAL#acc#test", "sk": "CUR#MZN"}
+    assert "ConditionExpression" not in update
+    assert {k: v for k, v in update["ExpressionAttributeValues"].items() if k != ":currency"} == {
+        ":available": A - Decimal("3") - Decimal("2.47"),
+        ":held": Decimal(0),
+        ":fees": Decimal("3"),
+        ":service_fees": Decimal("2.47"),
+        ":count": 2,  # two entries: the balance counts them (a reader sees that entries landed)
+    }
+    kept = [item["Put"]["Item"] for item in items[1:]]
+    assert [(k["kind"], k["event_id"], k["resource_id"], k["legs"]) for k in kept] == [
+        ("payment.captured", "evt", "pay", {"available": A - 3, "clearing": -A, "fees": Decimal("3")}),
+        ("service_fee", "evt", "pay", {"available": Decimal("-2.47"), "service_fees": Decimal("2.47")}),
+    ]
+    assert kept[0]["sk"] < kept[1]["sk"]  # read back in the order they happened
+    assert sum(ledger.total(entry.movements).legs().values()) == 0
+
+
+def test_an_entry_without_a_service_fee_leaves_the_balance_item_as_it_was() -> None:
+    items = entry_items("payments", ledger.Entry("acc", "live", "MZN", ledger.hold("payout.created", A), "e", "p", "t"))
+    assert [next(iter(item)) for item in items] == ["Update", "Put"]
+    assert "service_fees" not in items[0]["Update"]["UpdateExpression"]
+    assert items[0]["Update"]["ConditionExpression"] == "#available >= :needed"
+    assert items[0]["Update"]["ExpressionAttributeValues"][":needed"] == A
 
 
 def test_only_holding_needs_available_money() -> None:

@@ -50,6 +50,7 @@ from mzpay.domain.payments import methods
 from mzpay.domain.payments import rules as payments
 from mzpay.domain.payments.charges import ChargeRequest, CheckoutRequest, Money, Source, check_charge
 from mzpay.domain.payments.manual import MANUAL
+from mzpay.domain.payments.pricing import FeeRule, Schedule
 from mzpay.domain.payments.rules import Payment, Status, charge_result, snapshot
 from mzpay.domain.payouts import destinations as payout_destinations
 from mzpay.domain.payouts import name_lookups
@@ -75,6 +76,8 @@ KEY = "01JD0000000000000000000KEY"
 PEPPER = "pepper-for-tests"
 SECRET = "whsec_test_secret"
 NIB = "0003 0108 0016 3671 0237 1"
+# M-Pesa payments pay the service a fee (shown on the payment), card payments none
+SCHEDULE = Schedule((FeeRule("mpesa", "MZN", Decimal("1.5"), Decimal("0"), Decimal("1.00")),), "2026-11-29T08:00:00Z")
 
 
 # ---------------------------------------------------------------- in-memory stores
@@ -265,6 +268,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         ),
         directory=directory,
         account_endpoints=Endpoints(log),
+        fee_schedules=SimpleNamespace(read=lambda *_: SCHEDULE),
         client_certs=ClientCerts(log, directory),
         oauth=stores.oauth,
         webhook_secrets=secrets,

@@ -246,6 +246,12 @@ def _dispatch_failures_replay(client: ManagementClient, args: argparse.Namespace
     return client.replay_dispatch_failure(args.message_id)
 
 
+def _accounts_pricing(client: ManagementClient, args: argparse.Namespace) -> Response:
+    if args.file is None:
+        return client.fee_schedule(args.account_id)
+    return client.set_fee_schedule(args.account_id, args.file)
+
+
 def _accounts_sms_channel(client: ManagementClient, args: argparse.Namespace) -> Response:
     return client.set_sms_channel(args.account_id, None if args.remove else args.sender_id)
 
@@ -416,6 +422,14 @@ def build_parser() -> argparse.ArgumentParser:
     rate_limits.add_argument("--per-key", type=int, required=True, metavar="N")
     rate_limits.add_argument("--per-account", type=int, required=True, metavar="N")
     rate_limits.set_defaults(handler=_accounts_rate_limits)
+    pricing = accounts.add_parser(
+        "pricing", parents=[json_option], help="an account's fee schedule (docs/pricing.md): read it, or set it"
+    )
+    pricing.add_argument("account_id", metavar="ACCOUNT_ID")
+    pricing.add_argument(
+        "--file", type=_json_file, metavar="SCHEDULE.json", help='set it: {"fees": [...]} replaces the whole schedule'
+    )
+    pricing.set_defaults(handler=_accounts_pricing)
     sms = accounts.add_parser(
         "sms-channel", parents=[json_option], help="the account's SMS channel (bill payments' resends by SMS)"
     )

@@ -133,6 +133,12 @@ class ManagementClient:
         path = f"/v1/accounts/{_segment(account_id)}/rate-limits"
         return self.request("PUT", path, {"per_key": per_key, "per_account": per_account})
 
+    def fee_schedule(self, account_id: str) -> Response:
+        return self.request("GET", f"/v1/accounts/{_segment(account_id)}/pricing")
+
+    def set_fee_schedule(self, account_id: str, body: dict[str, Any]) -> Response:
+        return self.request("PUT", f"/v1/accounts/{_segment(account_id)}/pricing", body)
+
     def connected_accounts(self, platform_account_id: str) -> Response:
         return self.request("GET", f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts")
 

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from mzpay.store.payments import Payments
     from mzpay.store.payout_batches import PayoutBatches
     from mzpay.store.payouts import Payouts, SettlementQueue
+    from mzpay.store.pricing import FeeSchedules
     from mzpay.store.psp_applications import PspApplications
     from mzpay.store.psp_transactions import PspTransactions
     from mzpay.store.rate_limits import RateCounters, UploadCounters
@@ -109,6 +110,13 @@ def limits() -> Limits:
     from mzpay.store.accounts import Limits
 
     return Limits.from_env()
+
+
+@once
+def fee_schedules() -> FeeSchedules:
+    from mzpay.store.pricing import FeeSchedules
+
+    return FeeSchedules.from_env()
 
 
 @once

@@ -16,6 +16,7 @@ from mzpay.answers.base import (
     SignedDecimalText,
     TheCurrency,
     examples,
+    sometimes,
 )
 
 
@@ -28,6 +29,10 @@ class CurrencyBalance(Answer):
     fees: DecimalText = Field(
         description="What providers reported keeping of captured payments, in total; never part of available."
     )
+    service_fees: DecimalText = sometimes(
+        "What this service charged on captured payments, in total (docs/pricing.md); never part of available. "
+        "Present once the account was charged a service fee in the currency."
+    )
 
 
 class Balance(Answer):
@@ -36,7 +41,9 @@ class Balance(Answer):
     model_config = examples(
         {
             "mode": "test",
-            "balances": [{"currency": "MZN", "available": "970.00", "held": "30.00", "fees": "0.00"}],
+            "balances": [
+                {"currency": "MZN", "available": "970.00", "held": "30.00", "fees": "0.00", "service_fees": "15.00"}
+            ],
         }
     )
 

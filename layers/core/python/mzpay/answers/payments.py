@@ -131,6 +131,15 @@ class PaymentSource(Answer):
     manual: ManualSource = sometimes("How a manual payment was made; manual payments.")
 
 
+class PaymentFees(Answer):
+    """The fees of a payment's capture, fixed when it was captured (docs/pricing.md)."""
+
+    provider: DecimalText = Field(description="What the provider reported keeping of the captured amount.")
+    service: DecimalText = Field(
+        description="This service's fee under the account's fee schedule at capture; a later schedule never changes it."
+    )
+
+
 class PaymentView(Answer):
     """What every answer about a payment shows (ChargeResult and PaymentSnapshot add one time)."""
 
@@ -155,6 +164,7 @@ class PaymentView(Answer):
     customer_id: str = sometimes("Your customer the payment is for (`customer.id` or ?customer_id=), if named.")
     evidence: Evidence = sometimes("A manual payment's evidence, as given last.")
     resolution: ManualResolution | None = sometimes("A manual payment's confirmation or rejection; null while pending.")
+    fees: PaymentFees = sometimes("The fees of its capture, when it carried one (the provider's or the service's).")
 
 
 _WALLET: dict[str, Any] = {
@@ -182,7 +192,7 @@ class ChargeResult(PaymentView):
     """A charge as the request left it (POST /charges, capture, void, complete-action)."""
 
     model_config = examples(
-        {**_PAYMENT, "processed_at": "2026-11-02T10:00:04Z"},
+        {**_PAYMENT, "fees": {"provider": "0.00", "service": "2.25"}, "processed_at": "2026-11-02T10:00:04Z"},
         {
             **_PAYMENT,
             "status": "requires_action",

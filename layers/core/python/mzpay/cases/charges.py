@@ -58,7 +58,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
     request = _for_customer(request, customer_of_create(principal, request.customer.id if request.customer else None))
     account, mode = principal.acting_account_id, principal.mode
     fingerprint = request_fingerprint(request.model_dump(mode="json"))
-    state = admission_state(principal, request, request.payment_id)  # one read: the claim, ceilings, routing
+    state = admission_state(principal, request, request.payment_id)  # one read: claim, ceilings, fees, routing
     existing = deps.payments().claimed_payment(state.claim) if state.claim is not None else None
     if existing is not None:
         return _replay(existing, fingerprint)
@@ -107,7 +107,8 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
         return _counted(_result(expiry.settled_or_wait(resume(payment))), mode)
     result = connector.charge(provider_call(payment))
     try:
-        return _counted(_result(apply_outcome(payment, result, now_iso(), answer=_result)), mode)
+        moved = apply_outcome(payment, result, now_iso(), answer=_result, schedule=state.schedule)
+        return _counted(_result(moved), mode)
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":
             raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 from mzpay import deps
 from mzpay.answers.balance import Balance, CurrencyBalance
@@ -188,17 +189,18 @@ def read_refund(principal: Principal, provider_refund_id: str) -> RefundResult:
 
 def balance(principal: Principal) -> Balance:
     """GET /v1/balance: per currency, what is available (may be refunded or paid out), held, and
-    the fees providers reported keeping (in total)."""
+    the fees providers reported keeping and the service charged (in total)."""
     items = deps.ledger().balances(principal.acting_account_id, principal.mode)
     return Balance(
         mode=principal.mode,  # type: ignore[arg-type]  # a Principal's mode is test or live
-        balances=[
-            CurrencyBalance(
-                currency=item["currency"],
-                available=format_amount(Decimal(item["available"]), item["currency"]),
-                held=format_amount(Decimal(item["held"]), item["currency"]),
-                fees=format_amount(Decimal(item.get("fees", 0)), item["currency"]),
-            )
-            for item in sorted(items, key=lambda i: i["currency"])
-        ],
+        balances=[_currency_balance(item) for item in sorted(items, key=lambda i: i["currency"])],
     )
+
+
+def _currency_balance(item: dict[str, Any]) -> CurrencyBalance:
+    """One balance item as shown; `service_fees` once the account was charged one in the currency."""
+    currency = item["currency"]
+    shown = {name: format_amount(Decimal(item.get(name, 0)), currency) for name in ("available", "held", "fees")}
+    if "service_fees" in item:
+        shown["service_fees"] = format_amount(Decimal(item["service_fees"]), currency)
+    return CurrencyBalance(currency=currency, **shown)

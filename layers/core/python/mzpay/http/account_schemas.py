@@ -3,16 +3,19 @@ rate limits (pydantic: validation and the OpenAPI document)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AwareDatetime, Field, field_validator
+from pydantic import AwareDatetime, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from mzpay.domain.access.keys import DEFAULT_SCOPES, unknown_scopes
 from mzpay.domain.access.rate_limits import MAX_RATE, RateLimits
 from mzpay.domain.accounts.tenants import Mode, Region
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 from mzpay.domain.common.network import parse_allowlist
+from mzpay.domain.payments.pricing import EXAMPLE_RULE, MAX_RULES, FeeRule, PricedMethod
 
 
 class CreateAccount(Strict):
@@ -123,3 +126,75 @@ class PartnerIn(Strict):
     """Whether an account is a partner agent network (it may take cash deposits: docs/deposits.md)."""
 
     partner: bool = Field(description="true: the account's keys may open cash-deposit intents and confirm deposits.")
+
+
+# A fee's amounts: plain non-negative decimal strings (no sign, no exponent), at most the cent.
+FeeAmount = Annotated[str, Field(min_length=1, max_length=16, pattern=r"^(0|[1-9][0-9]{0,12})(\.[0-9]{1,2})?$")]
+Percent = Annotated[
+    str, Field(min_length=1, max_length=8, pattern=r"^(0|[1-9][0-9]{0,2})(\.[0-9]{1,4})?$", description="0 to 100")
+]
+
+
+class FeeRuleIn(Strict):
+    """The fee of payments by `method` in `currency`: percent x captured amount + fixed, clamped
+    to [minimum, maximum] (docs/pricing.md)."""
+
+    method: PricedMethod
+    currency: str = Field(pattern=r"^[A-Z]{3}$", min_length=3, max_length=3)
+    percent: Percent
+    fixed: FeeAmount
+    minimum: FeeAmount = "0.00"
+    maximum: FeeAmount | None = None
+
+    @field_validator("percent")
+    @classmethod
+    def _at_most_all(cls, percent: str) -> str:
+        if Decimal(percent) > 100:
+            raise PydanticCustomError("invalid_value", "percent is at most 100")
+        return percent
+
+    @field_validator("maximum")
+    @classmethod
+    def _not_below_minimum(cls, maximum: str | None, info: ValidationInfo) -> str | None:
+        minimum = info.data.get("minimum")
+        if maximum is not None and minimum is not None and Decimal(maximum) < Decimal(minimum):
+            raise PydanticCustomError("invalid_value", "maximum is less than minimum ({minimum})", {"minimum": minimum})
+        return maximum
+
+    def rule(self) -> FeeRule:
+        maximum = Decimal(self.maximum) if self.maximum is not None else None
+        return FeeRule(
+            self.method, self.currency, Decimal(self.percent), Decimal(self.fixed), Decimal(self.minimum), maximum
+        )
+
+
+class FeeScheduleIn(Strict):
+    """An account's whole fee schedule, replacing the one it had (an empty list: no fee at all)."""
+
+    model_config = examples(
+        {
+            "fees": [
+                EXAMPLE_RULE,
+                {"method": "card", "currency": "MZN", "percent": "2.9", "fixed": "5.00"},
+            ]
+        }
+    )
+
+    fees: list[FeeRuleIn] = Field(max_length=MAX_RULES)
+
+    @field_validator("fees")
+    @classmethod
+    def _one_rule_each(cls, fees: list[FeeRuleIn]) -> list[FeeRuleIn]:
+        seen: set[tuple[str, str]] = set()
+        for rule in fees:
+            if (rule.method, rule.currency) in seen:
+                raise PydanticCustomError(
+                    "invalid_value",
+                    "two rules for {method} in {currency}",
+                    {"method": rule.method, "currency": rule.currency},
+                )
+            seen.add((rule.method, rule.currency))
+        return fees
+
+    def rules(self) -> tuple[FeeRule, ...]:
+        return tuple(rule.rule() for rule in self.fees)

@@ -39,6 +39,7 @@ NOTICES = frozenset(
         "key_revoked",
         "limits_set",
         "payout_limits_set",
+        "fee_set",
         "payout_approved",
         "payout_rejected",
         "batch_approved",

@@ -32,6 +32,7 @@ from mzpay.answers.limits import AccountLimits, PartnerFlag, PayoutLimits, RateL
 from mzpay.answers.management_audit import IdentityProviderAuditList
 from mzpay.answers.oauth_clients import NewOAuthClient, OAuthClient, OAuthClientList
 from mzpay.answers.payouts import PayoutBatch
+from mzpay.answers.pricing import FeeSchedule
 from mzpay.answers.psp_onboarding import CertificationRun, PspApplication, PspApplicationList
 from mzpay.answers.psps import PilotState, PspList, PspStatus
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
@@ -77,6 +78,8 @@ ROUTES: Routes = {
     ("POST", "/v1/accounts/{account_id}/webhook-secrets/roll"): RolledWebhookSecret,
     ("PUT", "/v1/accounts/{account_id}/rate-limits"): RateLimits,
     ("PUT", "/v1/accounts/{account_id}/partner"): PartnerFlag,
+    ("GET", "/v1/accounts/{account_id}/pricing"): FeeSchedule,
+    ("PUT", "/v1/accounts/{account_id}/pricing"): FeeSchedule,
     ("PUT", "/v1/accounts/{account_id}/limits"): AccountLimits,
     ("PUT", "/v1/accounts/{account_id}/payout-limits"): PayoutLimits,
     ("GET", "/v1/psps"): PspList,

@@ -20,7 +20,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid, new_id
 from mzpay.domain.money import ledger
 from mzpay.domain.money.amounts import format_amount
-from mzpay.domain.payments import expiry
+from mzpay.domain.payments import expiry, pricing
 from mzpay.domain.payments.manual import is_manual
 from mzpay.domain.payments.manual import next_status as manual_status
 from mzpay.domain.payments.routing import binding_method
@@ -125,30 +125,61 @@ def apply_outcome(
     captured: Decimal | None = None,
     extra: dict[str, Any] | None = None,
     answer: Callable[[Payment], Any] | None = None,
+    schedule: pricing.Schedule | None = None,
 ) -> Payment:
     """The provider's `result` applied as one conditional transition, with its event and, when
-    money moved, its ledger movement; `answer` is what the request answers with the payment
-    after it (its idempotency record is completed with it in the same transaction)."""
+    money moved, its ledger movements (the service's fee under the account's `schedule`, read
+    now unless the request read it already); `answer` is what the request answers with the
+    payment after it (its idempotency record is completed with it in the same transaction)."""
     changes = {**outcome_changes(payment, result, now, captured), **(extra or {}), "submit_lease_until": None}
+    movements: tuple[ledger.Movement, ...] = ()
+    if result.captured:  # money moved: available grows by what was captured, less the fees
+        movements = capture_movements(payment, Decimal(changes["captured_amount"]), result.fee, schedule)
+        changes |= fees_kept(movements, payment.currency)
     changes |= waiting(payment.with_changes(changes), datetime.now(UTC))
     after = payment.with_changes(changes)
     events = [] if result.status == Status.PENDING else [payment_event(EVENT_OF_STATUS[result.status], after, now)]
     entry = None
-    if result.captured:  # money moved: the merchant's available balance grows by what was captured
+    if movements:
         entry = ledger.Entry(
             payment.account_id,
             payment.mode,
             payment.currency,
-            ledger.captured(Decimal(changes["captured_amount"]), result.fee),
+            movements[0],
             events[0].id,
             payment.provider_payment_id,
             now,
+            more=movements[1:],
         )
     taken = _taken(result, captured)
     moved = deps.payments().transition(payment, changes, events, taken=taken, entry=entry, answer=answer)
     if moved.status != payment.status:
         count("PaymentOutcomes", outcome=moved.status, mode=moved.mode)
     return moved
+
+
+def capture_movements(
+    payment: Payment, amount: Decimal, provider_fee: Decimal | None, schedule: pricing.Schedule | None = None
+) -> tuple[ledger.Movement, ...]:
+    """A capture of `amount` in the ledger: the capture (less what the provider reported keeping)
+    and, when the account's fee schedule in force now (`schedule`, else read) charges one, the
+    service's fee."""
+    captured = ledger.captured(amount, provider_fee)
+    source = payment.source or {}
+    method = binding_method(str(source.get("type")), (source.get("mobile_wallet") or {}).get("network"))
+    schedule = schedule or deps.fee_schedules().read(payment.account_id)
+    rule = schedule.rule_for(method, payment.currency)
+    fee = pricing.service_fee(rule, amount, payment.currency, captured.fees)
+    return (captured, ledger.service_fee(fee)) if fee else (captured,)
+
+
+def fees_kept(movements: tuple[ledger.Movement, ...], currency: str) -> dict[str, str]:
+    """The capture's fees as the payment keeps them, so a later schedule never changes them."""
+    service = sum((m.service_fees for m in movements), Decimal(0))
+    return {
+        "provider_fee": format_amount(movements[0].fees, currency),
+        "service_fee": format_amount(service, currency),
+    }
 
 
 def kept(reservations: tuple[Reservation, ...], currency: str) -> tuple[Reserved, ...] | None:

@@ -1,8 +1,9 @@
 """The ledger in the payments table (same table, same transactions as the state changes):
-BAL#<account>#<mode>/CUR#<currency> holds the running `available`, `held` and `fees` sums, and
-LEDGER#<account>#<mode>#<currency>/ENT#<ulid> each immutable entry with its legs. The balance item
-also counts its entries (`entries`), so a reader can tell that no entry landed between two reads
-of it (the sums alone may come back to the same figures)."""
+BAL#<account>#<mode>/CUR#<currency> holds the running `available`, `held` and `fees` sums (and
+`service_fees`, from the first service fee charged), and LEDGER#<account>#<mode>#<currency>/ENT#<ulid>
+each immutable entry with its legs. The balance item also counts its entries (`entries`), so a
+reader can tell that no entry landed between two reads of it (the sums alone may come back to the
+same figures)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.common.ids import new_id
-from mzpay.domain.money.ledger import Entry
+from mzpay.domain.money.ledger import Entry, Movement, total
 from mzpay.domain.money.transactions import ENTRY_PREFIX, instant, made_within, ulid_floor
 from mzpay.store.aws import in_partition, query_all, query_pages
 from mzpay.store.base import InPaymentsTable, put_new
@@ -26,16 +27,17 @@ class BalanceTooLow(Exception):
 
 
 def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
-    """TransactItems for one entry: the balance raised or lowered (on condition that available
-    covers what the movement needs, the first item) and the entry itself. None: no items."""
+    """TransactItems for one entry: the balance raised or lowered by its movements' total (on
+    condition that available covers what they need, the first item), then each movement as its
+    own entry (DynamoDB allows one operation per item in a transaction). None: no items."""
     if entry is None:
         return []
-    account_id, mode, currency, movement = entry.account_id, entry.mode, entry.currency, entry.movement
+    movement = total(entry.movements)
     update: dict[str, Any] = {
         "TableName": table_name,
-        "Key": {"pk": f"BAL#{account_id}#{mode}", "sk": f"CUR#{currency}"},
+        "Key": {"pk": f"BAL#{entry.account_id}#{entry.mode}", "sk": f"CUR#{entry.currency}"},
         "UpdateExpression": (
-            "ADD #available :available, #held :held, #fees :fees, #entries :one SET #currency = :currency"
+            "ADD #available :available, #held :held, #fees :fees, #entries :count SET #currency = :currency"
         ),
         "ExpressionAttributeNames": {
             "#available": "available",
@@ -48,26 +50,35 @@ def entry_items(table_name: str, entry: Entry | None) -> list[dict[str, Any]]:
             ":available": movement.available,
             ":held": movement.held,
             ":fees": movement.fees,
-            ":one": 1,
-            ":currency": currency,
+            ":count": len(entry.movements),
+            ":currency": entry.currency,
         },
     }
+    if movement.service_fees:  # a balance that was never charged a service fee keeps its shape
+        update["UpdateExpression"] = update["UpdateExpression"].replace(" SET", ", #service_fees :service_fees SET")
+        update["ExpressionAttributeNames"]["#service_fees"] = "service_fees"
+        update["ExpressionAttributeValues"][":service_fees"] = movement.service_fees
     if movement.needs_available is not None:
         update["ConditionExpression"] = "#available >= :needed"
         update["ExpressionAttributeValues"][":needed"] = movement.needs_available
-    kept = {
-        "pk": f"LEDGER#{account_id}#{mode}#{currency}",
-        "sk": f"ENT#{new_id()}",
+    ids = sorted(new_id() for _ in entry.movements)  # the entries read back in their movements' order
+    return [
+        {"Update": update},
+        *(put_new(table_name, _kept(entry, m, i)) for m, i in zip(entry.movements, ids, strict=True)),
+    ]
+
+
+def _kept(entry: Entry, movement: Movement, entry_id: str) -> dict[str, Any]:
+    """One movement of `entry` as its stored, immutable entry."""
+    return {
+        "pk": f"LEDGER#{entry.account_id}#{entry.mode}#{entry.currency}",
+        "sk": f"ENT#{entry_id}",
         "kind": movement.kind,
         "event_id": entry.event_id,
         "resource_id": entry.resource_id,
         "legs": {name: amount for name, amount in movement.legs().items() if amount},
         "created_at": entry.at,
     }
-    return [
-        {"Update": update},
-        put_new(table_name, kept),
-    ]
 
 
 class Ledger(InPaymentsTable):

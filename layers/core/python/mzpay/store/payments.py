@@ -20,6 +20,7 @@ from mzpay.domain.common.entity import Claimed, Reserved
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payments.expiry import ATTENTION
+from mzpay.domain.payments.pricing import DEFAULT_SCHEDULE, Schedule
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.payouts.rules import Payout
@@ -31,6 +32,8 @@ from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
 from mzpay.store.list_keys import list_attributes
+from mzpay.store.pricing import parse as parse_schedule
+from mzpay.store.pricing import schedule_key
 from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import applied, claim_of, claimed, own_write, versioned_update, write_token
 
@@ -129,6 +132,7 @@ class Admission:
     limits: AccountLimits
     statuses: dict[str, dict[str, Any]]
     pilots: dict[str, dict[str, Any]]
+    schedule: Schedule = DEFAULT_SCHEDULE  # the account's fee schedule, should the charge succeed at once
 
 
 def _psp_keys(psp_ids: list[str]) -> list[dict[str, str]]:
@@ -300,19 +304,23 @@ class Payments(PaymentsTableStore):
         self, limits: Limits, account_id: str, mode: str, payment_id: str | None, psp_ids: list[str]
     ) -> Admission:
         """Everything a new charge is admitted on, in one BatchGetItem: the claim of its
-        payment_id (if it was used), the account's ceilings in `limits` and the routing state of
-        the PSPs that may carry it."""
+        payment_id (if it was used), the account's ceilings in `limits` and fee schedule (its
+        table) and the routing state of the PSPs that may carry it."""
         keys = _psp_keys(psp_ids)
         claim_key = {"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"} if payment_id else None
-        request: dict[str, Any] = {limits.name: {"Keys": [Limits.key(account_id, mode)]}}
+        account_keys = [Limits.key(account_id, mode), schedule_key(account_id)]
+        request: dict[str, Any] = {limits.name: {"Keys": account_keys, "ConsistentRead": True}}
         if keys or claim_key:
             request[self.name] = {"Keys": [*keys, *([claim_key] if claim_key else [])], "ConsistentRead": True}
         items = batch_get(self.client, request)
         mine = items.get(self.name, [])
         statuses, pilots = _routing(psp_ids, [i for i in mine if i["sk"] != "PAYID"]) if psp_ids else ({}, {})
         claims = [i for i in mine if i["sk"] == "PAYID"]
-        ceilings = limits.parse(items[limits.name][0] if items.get(limits.name) else None)
-        return Admission(dict(claims[0]) if claims else None, ceilings, statuses, pilots)
+        account_items = {item["sk"]: item for item in items.get(limits.name, [])}
+        ceilings = limits.parse(account_items.get(Limits.key(account_id, mode)["sk"]))
+        priced = account_items.get(schedule_key(account_id)["sk"])
+        schedule = parse_schedule(priced) if priced else DEFAULT_SCHEDULE
+        return Admission(dict(claims[0]) if claims else None, ceilings, statuses, pilots, schedule)
 
     def claimed_payment(self, claim: dict[str, Any]) -> Claimed[Payment] | None:
         """The payment a payment_id claim (read by `admission`) names, with its fingerprint."""

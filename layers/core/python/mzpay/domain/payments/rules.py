@@ -78,6 +78,10 @@ class Payment(Settling):
     psp_id: str | None = None  # chosen at admission (a checkout: when the payer pays)
     provider_reference: str | None = None  # the provider's own id of the money movement (M-Pesa's transaction ID)
     captured_at: str | None = None  # when money moved (the receipt's date)
+    # the fees of its capture, as they were then (docs/pricing.md): what the provider reported
+    # keeping and this service's fee under the account's schedule at that moment
+    provider_fee: str | None = None
+    service_fee: str | None = None
     reservations: tuple[Reserved, ...] | None = None
     amount: str
     currency: str
@@ -159,7 +163,15 @@ def view(payment: Payment) -> dict[str, Any]:
         view["customer_id"] = payment.customer_id
     if payment.evidence is not None:  # a manual payment
         view |= {"evidence": payment.evidence, "resolution": payment.resolution}
+    if charged_fees(payment):
+        view["fees"] = {"provider": payment.provider_fee or "0.00", "service": payment.service_fee or "0.00"}
     return view
+
+
+def charged_fees(payment: Payment) -> bool:
+    """Whether its capture carried a fee, the provider's or the service's (docs/pricing.md): the
+    answers show `fees` then only, so a payment that paid none answers as it always did."""
+    return any(Decimal(fee or 0) for fee in (payment.provider_fee, payment.service_fee))
 
 
 def charge_result(payment: Payment) -> dict[str, Any]:
