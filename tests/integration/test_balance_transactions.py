@@ -290,3 +290,47 @@ def test_a_platform_lists_a_connected_accounts_transactions_by_naming_it(world: 
         404,
         problem(404, "Not Found", "not_found", "No such account."),
     )
+
+
+def test_an_interval_is_read_oldest_first_by_created_at(world: World) -> None:
+    """The reports' reader: the entries made in [start, end), oldest first, streamed."""
+    ledger, shop = deps.ledger(), world.shop
+    kept = entries(shop)
+    assert (
+        list(ledger.entries_between(shop.account_id, "test", "MZN", "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"))
+        == kept
+    )
+    assert (
+        list(ledger.entries_between(shop.account_id, "test", "MZN", "2000-01-01T00:00:00Z", kept[0]["created_at"]))
+        == []
+    )
+    last = kept[-1]["created_at"]
+    since_last = list(ledger.entries_between(shop.account_id, "test", "MZN", last, "2999-01-01T00:00:00+00:00"))
+    assert since_last == [e for e in kept if e["created_at"] >= last] and since_last[-1] == kept[-1]
+    assert list(ledger.entries_between(world.other.account_id, "live", "MZN", "2000-01-01", "2999-01-01")) == []
+
+
+def test_a_balance_written_between_the_two_readings_is_read_again_and_one_that_keeps_moving_is_503(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first page reads the balance item before and after the newest entries: an entry landing
+    in between (here, as if: the item's count moves) makes it read again, three times at most."""
+    shop, ledger = world.shop, type(deps.ledger())
+    real, readings = ledger.balances, []
+
+    def moving(store: Any, account_id: str, mode: str, moves: int) -> list[dict[str, Any]]:
+        readings.append(account_id)
+        count = min(len(readings), moves)  # the count moves for the first `moves` readings, then stays
+        return [{**item, "entries": count} for item in real(store, account_id, mode)]
+
+    _, steady = call(world, shop.account_id, LIST)
+    monkeypatch.setattr(ledger, "balances", lambda store, account_id, mode: moving(store, account_id, mode, 2))
+    assert call(world, shop.account_id, LIST) == (200, steady)
+    assert len(readings) == 4  # (1, 2) differ, (2, 2) agree
+    readings.clear()
+    monkeypatch.setattr(ledger, "balances", lambda store, account_id, mode: moving(store, account_id, mode, 99))
+    assert call(world, shop.account_id, LIST) == (
+        503,
+        problem(503, "Service Unavailable", "processing_error", "The balance keeps changing; retry."),
+    )
+    assert len(readings) == 6

@@ -11,6 +11,7 @@ written since."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +48,8 @@ FILTERS = ("currency", "type", "created_gte", "created_lt", "source")
 PARAMETERS = frozenset({"page_size", "page_token", *FILTERS})
 ANSWERED_BEFORE = frozenset({"account_id", "mode"})  # taken by every gateway route (mzpay.http.principal)
 MAX_SOURCE = 64
+CURRENCY = re.compile(r"[A-Z]{3}")
+SOURCE = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_SOURCE}}}")
 
 
 @dataclass(frozen=True)
@@ -86,13 +89,13 @@ def _filters(query: Mapping[str, str]) -> tuple[int, Filters]:
     if not 1 <= size <= MAX_PAGE_SIZE:
         raise invalid_field("page_size", f"an integer from 1 to {MAX_PAGE_SIZE}")
     currency = query.get("currency")
-    if currency is not None and not (len(currency) == 3 and currency.isascii() and currency.isupper()):
+    if currency is not None and not CURRENCY.fullmatch(currency):
         raise invalid_field("currency", "an ISO 4217 code such as MZN")
     kind = query.get("type")
     if kind is not None and kind not in TYPES:
         raise invalid_field("type", "one of " + ", ".join(TYPES))
     source = query.get("source")
-    if source is not None and not (0 < len(source) <= MAX_SOURCE and source.replace("_", "").isalnum()):
+    if source is not None and not SOURCE.fullmatch(source):
         raise invalid_field("source", f"a payment, refund, payout, dispute or bill payment id (at most {MAX_SOURCE})")
     times: dict[str, datetime | None] = {}
     for name in ("created_gte", "created_lt"):
