@@ -79,12 +79,14 @@ def call(
     mode: str = "test",
     scopes: str = "balance:read",
     resource: str = LIST,
+    customers: str = "",
 ) -> tuple[int, dict[str, Any]]:
+    key = {"account_id": account_id, "mode": mode, "scopes": scopes, "key_id": str(ULID())}
     context = {
         "requestId": "r-1",
         "stage": "prod",
         "identity": {"sourceIp": "198.51.100.7"},
-        "authorizer": {"account_id": account_id, "mode": mode, "scopes": scopes, "key_id": str(ULID())},
+        "authorizer": {**key, **({"allowed_customers": customers} if customers else {})},
     }
     parameters = {"transaction_id": path.rsplit("/", 1)[1]} if resource == ONE else None
     event = rest_event("GET", path, query=query, resource=resource, path_parameters=parameters, context=context)
@@ -254,6 +256,13 @@ def test_a_key_without_balance_read_is_refused(world: World) -> None:
     assert call(world, world.shop.account_id, LIST, scopes="payments:read refunds:write") == refused
     one = f"{LIST}/btx_{entries(world.shop)[0]['sk'][4:]}"
     assert call(world, world.shop.account_id, one, scopes="payments:read", resource=ONE) == refused
+    # a key restricted to customers: the balance is the whole account's, as GET /v1/balance
+    whole = "This API key is restricted to customers, and this route acts for the whole account."
+    for path, resource in ((LIST, LIST), (one, ONE)):
+        assert call(world, world.shop.account_id, path, resource=resource, customers="cust_1") == (
+            403,
+            problem(403, "Forbidden", "customer_not_allowed", whole),
+        )
 
 
 def test_another_accounts_transaction_is_not_found_and_the_other_mode_sees_none(world: World) -> None:
