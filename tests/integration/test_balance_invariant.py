@@ -146,7 +146,7 @@ class Shop:
             try:
                 rows = listed(self.key, 5)
             except ServiceError as busy:  # 503 while writers keep landing: retry, as Retry-After says
-                assert (busy.status, busy.code, busy.headers) == (503, "processing_error", {"Retry-After": "1"})
+                assert (busy.status, busy.code, busy.headers) == (503, "service_unavailable", {"Retry-After": "1"})
                 continue
             assert_one_ledger(rows)
             return

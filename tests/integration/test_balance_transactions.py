@@ -340,6 +340,6 @@ def test_a_balance_written_between_the_two_readings_is_read_again_and_one_that_k
     monkeypatch.setattr(ledger, "balances", lambda store, account_id, mode: moving(store, account_id, mode, 99))
     assert call(world, shop.account_id, LIST) == (
         503,
-        problem(503, "Service Unavailable", "processing_error", "The balance keeps changing; retry."),
+        problem(503, "Service Unavailable", "service_unavailable", "The balance keeps changing; retry."),
     )
     assert len(readings) == 6

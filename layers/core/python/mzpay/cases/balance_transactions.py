@@ -75,13 +75,13 @@ class Filters:
     @property
     def down_to(self) -> str | None:
         """The lowest ULID the walk needs to reach (entries before created_gte are never listed)."""
-        return ulid_floor(self.created_gte - SLACK) if self.created_gte else None
+        return ulid_floor(self.created_gte, -SLACK) if self.created_gte else None
 
 
 def _filters(query: Mapping[str, str]) -> tuple[int, Filters]:
     for name in query:
         if name not in PARAMETERS and name not in ANSWERED_BEFORE:
-            raise invalid_field(name, "not a parameter of this list")
+            raise invalid_field(name[:MAX_SOURCE], "not a parameter of this list")
     try:
         size = int(query.get("page_size", DEFAULT_PAGE_SIZE))
     except ValueError:
@@ -178,7 +178,7 @@ def _from_the_top(account: str, mode: str, filters: Filters, first: int) -> Walk
         again = [b for b in ledger.balances(account, mode) if filters.currency in (None, b["currency"])]
         if _snapshot(again) == _snapshot(balances):
             return Walk(streams)
-    raise ServiceError(503, "processing_error", "The balance keeps changing; retry.", headers={"Retry-After": "1"})
+    raise ServiceError(503, "service_unavailable", "The balance keeps changing; retry.", headers={"Retry-After": "1"})
 
 
 def _from_token(account: str, mode: str, filters: Filters, position: dict[str, list[str]], first: int) -> Walk:
