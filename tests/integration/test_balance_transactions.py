@@ -12,6 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ulid import ULID
 
 from mzpay import deps
@@ -343,3 +345,19 @@ def test_a_balance_written_between_the_two_readings_is_read_again_and_one_that_k
         problem(503, "Service Unavailable", "service_unavailable", "The balance keeps changing; retry."),
     )
     assert len(readings) == 6
+
+
+NAMES = st.sampled_from(["page_size", "page_token", "currency", "type", "created_gte", "created_lt", "source", "x"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.dictionaries(NAMES | st.text(min_size=1, max_size=8), st.text(max_size=40), max_size=4))
+def test_any_query_is_a_page_or_a_400_naming_a_parameter(world: World, query: dict[str, str]) -> None:
+    status, body = call(world, world.shop.account_id, LIST, query)
+    if status == 200:
+        assert set(body) == {"data", "has_more", "next_page_token"}
+    else:
+        assert (status, body["code"]) == (400, "invalid_request"), body
+        assert body["errors"][0]["field"] in {name[:64] for name in query}, (query, body)
+    status, body = call(world, world.shop.account_id, f"{LIST}/{''.join(query)[:40] or 'x'}", resource=ONE)
+    assert (status, body["code"]) == (404, "not_found"), body
