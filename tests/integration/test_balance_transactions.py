@@ -12,6 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ulid import ULID
 
 from mzpay import deps
@@ -79,12 +81,14 @@ def call(
     mode: str = "test",
     scopes: str = "balance:read",
     resource: str = LIST,
+    customers: str = "",
 ) -> tuple[int, dict[str, Any]]:
+    key = {"account_id": account_id, "mode": mode, "scopes": scopes, "key_id": str(ULID())}
     context = {
         "requestId": "r-1",
         "stage": "prod",
         "identity": {"sourceIp": "198.51.100.7"},
-        "authorizer": {"account_id": account_id, "mode": mode, "scopes": scopes, "key_id": str(ULID())},
+        "authorizer": {**key, **({"allowed_customers": customers} if customers else {})},
     }
     parameters = {"transaction_id": path.rsplit("/", 1)[1]} if resource == ONE else None
     event = rest_event("GET", path, query=query, resource=resource, path_parameters=parameters, context=context)
@@ -254,6 +258,13 @@ def test_a_key_without_balance_read_is_refused(world: World) -> None:
     assert call(world, world.shop.account_id, LIST, scopes="payments:read refunds:write") == refused
     one = f"{LIST}/btx_{entries(world.shop)[0]['sk'][4:]}"
     assert call(world, world.shop.account_id, one, scopes="payments:read", resource=ONE) == refused
+    # a key restricted to customers: the balance is the whole account's, as GET /v1/balance
+    whole = "This API key is restricted to customers, and this route acts for the whole account."
+    for path, resource in ((LIST, LIST), (one, ONE)):
+        assert call(world, world.shop.account_id, path, resource=resource, customers="cust_1") == (
+            403,
+            problem(403, "Forbidden", "customer_not_allowed", whole),
+        )
 
 
 def test_another_accounts_transaction_is_not_found_and_the_other_mode_sees_none(world: World) -> None:
@@ -290,3 +301,63 @@ def test_a_platform_lists_a_connected_accounts_transactions_by_naming_it(world: 
         404,
         problem(404, "Not Found", "not_found", "No such account."),
     )
+
+
+def test_an_interval_is_read_oldest_first_by_created_at(world: World) -> None:
+    """The reports' reader: the entries made in [start, end), oldest first, streamed."""
+    ledger, shop = deps.ledger(), world.shop
+    kept = entries(shop)
+    assert (
+        list(ledger.entries_between(shop.account_id, "test", "MZN", "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"))
+        == kept
+    )
+    assert (
+        list(ledger.entries_between(shop.account_id, "test", "MZN", "2000-01-01T00:00:00Z", kept[0]["created_at"]))
+        == []
+    )
+    last = kept[-1]["created_at"]
+    since_last = list(ledger.entries_between(shop.account_id, "test", "MZN", last, "2999-01-01T00:00:00+00:00"))
+    assert since_last == [e for e in kept if e["created_at"] >= last] and since_last[-1] == kept[-1]
+    assert list(ledger.entries_between(world.other.account_id, "live", "MZN", "2000-01-01", "2999-01-01")) == []
+
+
+def test_a_balance_written_between_the_two_readings_is_read_again_and_one_that_keeps_moving_is_503(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first page reads the balance item before and after the newest entries: an entry landing
+    in between (here, as if: the item's count moves) makes it read again, three times at most."""
+    shop, ledger = world.shop, type(deps.ledger())
+    real, readings = ledger.balances, []
+
+    def moving(store: Any, account_id: str, mode: str, moves: int) -> list[dict[str, Any]]:
+        readings.append(account_id)
+        count = min(len(readings), moves)  # the count moves for the first `moves` readings, then stays
+        return [{**item, "entries": count} for item in real(store, account_id, mode)]
+
+    _, steady = call(world, shop.account_id, LIST)
+    monkeypatch.setattr(ledger, "balances", lambda store, account_id, mode: moving(store, account_id, mode, 2))
+    assert call(world, shop.account_id, LIST) == (200, steady)
+    assert len(readings) == 4  # (1, 2) differ, (2, 2) agree
+    readings.clear()
+    monkeypatch.setattr(ledger, "balances", lambda store, account_id, mode: moving(store, account_id, mode, 99))
+    assert call(world, shop.account_id, LIST) == (
+        503,
+        problem(503, "Service Unavailable", "service_unavailable", "The balance keeps changing; retry."),
+    )
+    assert len(readings) == 6
+
+
+NAMES = st.sampled_from(["page_size", "page_token", "currency", "type", "created_gte", "created_lt", "source", "x"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.dictionaries(NAMES | st.text(min_size=1, max_size=8), st.text(max_size=40), max_size=4))
+def test_any_query_is_a_page_or_a_400_naming_a_parameter(world: World, query: dict[str, str]) -> None:
+    status, body = call(world, world.shop.account_id, LIST, query)
+    if status == 200:
+        assert set(body) == {"data", "has_more", "next_page_token"}
+    else:
+        assert (status, body["code"]) == (400, "invalid_request"), body
+        assert body["errors"][0]["field"] in {name[:64] for name in query}, (query, body)
+    status, body = call(world, world.shop.account_id, f"{LIST}/{''.join(query)[:40] or 'x'}", resource=ONE)
+    assert (status, body["code"]) == (404, "not_found"), body

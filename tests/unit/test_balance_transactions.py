@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, get_args
 
@@ -18,6 +18,7 @@ from mzpay.domain.money.transactions import (
     Running,
     describe,
     entry_ulid,
+    instant,
     type_of,
     ulid_after,
     ulid_floor,
@@ -124,6 +125,11 @@ def test_ids_and_time_bounds() -> None:
     moment = datetime(2026, 11, 29, 8, 0, tzinfo=UTC)
     floor = ulid_floor(moment)
     assert floor.endswith("0" * 16) and floor < ulid_floor(datetime(2026, 11, 29, 8, 0, 0, 1000, tzinfo=UTC))
+    assert ulid_floor(moment, timedelta(minutes=-5)) < floor < ulid_floor(moment, timedelta(minutes=5))
+    # any year a caller names stays within the ULIDs' range (no overflow, no error)
+    assert ulid_floor(instant("0001-01-01T00:00:00+14:00"), timedelta(minutes=-5)) == "0" * 26
+    assert ulid_floor(instant("9999-12-31T23:59:59-14:00"), timedelta(minutes=5)) < "7ZZZZZZZZZ" + "0" * 16
+    assert instant("2026-11-29") == datetime(2026, 11, 29, tzinfo=UTC)
 
 
 def test_a_sealed_token_opens_only_with_its_key_and_unaltered() -> None:

@@ -106,9 +106,9 @@ class BalanceTransaction(Answer):
         "(payment.captured, refund.created, refund.succeeded, payout.paid, ...) or service_fee."
     )
     amount: SignedDecimalText = Field(description="The gross: net + fee (negative: money out of available).")
-    fee: DecimalText = Field(description="The fees taken: provider_fee + service_fee.")
-    provider_fee: DecimalText = Field(description="What the provider reported keeping.")
-    service_fee: DecimalText = Field(description="What the service charged.")
+    fee: SignedDecimalText = Field(description="The fees taken: provider_fee + service_fee (negative: given back).")
+    provider_fee: SignedDecimalText = Field(description="What the provider reported keeping.")
+    service_fee: SignedDecimalText = Field(description="What the service charged (negative: a service fee returned).")
     net: SignedDecimalText = Field(description="The change of the available balance.")
     held: SignedDecimalText = Field(description="The change of the held balance.")
     currency: TheCurrency

@@ -11,6 +11,7 @@ written since."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +48,8 @@ FILTERS = ("currency", "type", "created_gte", "created_lt", "source")
 PARAMETERS = frozenset({"page_size", "page_token", *FILTERS})
 ANSWERED_BEFORE = frozenset({"account_id", "mode"})  # taken by every gateway route (mzpay.http.principal)
 MAX_SOURCE = 64
+CURRENCY = re.compile(r"[A-Z]{3}")
+SOURCE = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_SOURCE}}}")
 
 
 @dataclass(frozen=True)
@@ -72,13 +75,13 @@ class Filters:
     @property
     def down_to(self) -> str | None:
         """The lowest ULID the walk needs to reach (entries before created_gte are never listed)."""
-        return ulid_floor(self.created_gte - SLACK) if self.created_gte else None
+        return ulid_floor(self.created_gte, -SLACK) if self.created_gte else None
 
 
 def _filters(query: Mapping[str, str]) -> tuple[int, Filters]:
     for name in query:
         if name not in PARAMETERS and name not in ANSWERED_BEFORE:
-            raise invalid_field(name, "not a parameter of this list")
+            raise invalid_field(name[:MAX_SOURCE], "not a parameter of this list")
     try:
         size = int(query.get("page_size", DEFAULT_PAGE_SIZE))
     except ValueError:
@@ -86,13 +89,13 @@ def _filters(query: Mapping[str, str]) -> tuple[int, Filters]:
     if not 1 <= size <= MAX_PAGE_SIZE:
         raise invalid_field("page_size", f"an integer from 1 to {MAX_PAGE_SIZE}")
     currency = query.get("currency")
-    if currency is not None and not (len(currency) == 3 and currency.isascii() and currency.isupper()):
+    if currency is not None and not CURRENCY.fullmatch(currency):
         raise invalid_field("currency", "an ISO 4217 code such as MZN")
     kind = query.get("type")
     if kind is not None and kind not in TYPES:
         raise invalid_field("type", "one of " + ", ".join(TYPES))
     source = query.get("source")
-    if source is not None and not (0 < len(source) <= MAX_SOURCE and source.replace("_", "").isalnum()):
+    if source is not None and not SOURCE.fullmatch(source):
         raise invalid_field("source", f"a payment, refund, payout, dispute or bill payment id (at most {MAX_SOURCE})")
     times: dict[str, datetime | None] = {}
     for name in ("created_gte", "created_lt"):
@@ -175,7 +178,7 @@ def _from_the_top(account: str, mode: str, filters: Filters, first: int) -> Walk
         again = [b for b in ledger.balances(account, mode) if filters.currency in (None, b["currency"])]
         if _snapshot(again) == _snapshot(balances):
             return Walk(streams)
-    raise ServiceError(503, "processing_error", "The balance keeps changing; retry.", headers={"Retry-After": "1"})
+    raise ServiceError(503, "service_unavailable", "The balance keeps changing; retry.", headers={"Retry-After": "1"})
 
 
 def _from_token(account: str, mode: str, filters: Filters, position: dict[str, list[str]], first: int) -> Walk:

@@ -144,8 +144,8 @@ class Ledger(InPaymentsTable):
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
             "ExpressionAttributeValues": {
                 ":pk": f"LEDGER#{account_id}#{mode}#{currency}",
-                ":low": f"{ENTRY_PREFIX}{ulid_floor(start - SLACK)}",
-                ":high": f"{ENTRY_PREFIX}{ulid_floor(end + SLACK)}",
+                ":low": f"{ENTRY_PREFIX}{ulid_floor(start, -SLACK)}",
+                ":high": f"{ENTRY_PREFIX}{ulid_floor(end, SLACK)}",
             },
             "ConsistentRead": True,
             "Limit": CHUNK,

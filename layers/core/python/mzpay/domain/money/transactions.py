@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -136,9 +136,10 @@ def entry_ulid(transaction_id: str) -> str | None:
     return ulid if transaction_id.startswith(PREFIX) and is_ulid(ulid) else None
 
 
-def ulid_floor(moment: datetime) -> str:
-    """The smallest ULID of `moment`'s millisecond: entries made at or after it sort at or above."""
-    seconds = min(max(moment.timestamp(), 0.0), LAST_ULID_SECOND)
+def ulid_floor(moment: datetime, shift: timedelta = timedelta(0)) -> str:
+    """The smallest ULID of the millisecond `shift` after `moment` (clamped to the ULIDs' range,
+    whatever year `moment` names): entries made at or after it sort at or above."""
+    seconds = min(max(moment.timestamp() + shift.total_seconds(), 0.0), LAST_ULID_SECOND)
     return str(ULID.from_timestamp(seconds))[:10] + "0" * 16
 
 
