@@ -55,6 +55,12 @@ SERVICE_OF_TYPE = {
 # of the table whose stream it is (the dispatcher's on-failure messages name EventsTable's stream).
 ARNS_FROM_DATA: dict[tuple[str, str], str] = {("mzpay.store.dispatch_failures", "stream_records"): "EVENTS_TABLE"}
 
+# Stores whose BatchGetItem also reads another store's table, handed in as that store (the
+# admission of a charge reads the account's ceilings and fee schedule from the accounts table in
+# the same BatchGetItem as its payment_id claim and the PSPs' routing state): the environment
+# variable of that table, granted BatchGetItem wherever the function has it.
+BATCH_READS_ALSO: dict[tuple[str, str], str] = {("mzpay.store.payments", "Payments"): "ACCOUNTS_TABLE"}
+
 # Store classes a function's code can reach that it never uses there, each with the reason (the
 # smallest list that keeps the derivation honest; a reason must say why the path cannot run).
 NOT_REACHED: dict[tuple[str, str], str] = {
@@ -128,6 +134,11 @@ def needs(logical_id: str, template: Mapping[str, Any]) -> set[Grant]:
             continue
         if (module, name) in ARNS_FROM_DATA:
             unit.optional_env.add(ARNS_FROM_DATA[(module, name)])
+        also = BATCH_READS_ALSO.get((module, name))
+        if also in variables and ("dynamodb", "dynamodb:BatchGetItem") in unit.actions:
+            resolved_also = resource_key(variables[also], template)
+            if resolved_also is not None:
+                needed.add(("dynamodb:BatchGetItem", resolved_also[0], ""))
         for variable in sorted(unit.env | unit.optional_env):
             if variable not in variables:
                 if variable in unit.env:

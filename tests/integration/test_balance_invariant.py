@@ -29,6 +29,7 @@ from mzpay.domain.bills.quotes import QuoteRequest
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.charges import ChargeRequest, Money
 from mzpay.domain.payments.disputes import DecideDisputeRequest, OpenDisputeRequest
+from mzpay.domain.payments.pricing import FeeRule, Schedule
 from mzpay.domain.payouts.rules import PayoutRequest
 from mzpay.operators import billers
 from tests.integration.races import race
@@ -85,6 +86,9 @@ class Shop:
         self.account_id = access.create_account("Loja", "mz").id
         self.key = merchant(self.account_id)
         self.payments: list[str] = []
+        # the service's fee on its M-Pesa payments: each capture is two entries (the capture, its fee)
+        rule = FeeRule("mpesa", "MZN", Decimal("1.5"), Decimal("1.00"), Decimal(0), Decimal("50.00"))
+        deps.fee_schedules().write(self.account_id, Schedule((rule,), "2026-11-29T00:00:00Z"))
 
     def charge(self, cents: int, fee: bool) -> None:
         request = ChargeRequest.model_validate(
@@ -211,10 +215,10 @@ def assert_the_ledger_adds_up(shop: Shop) -> None:
     if not entries:
         assert listed(shop.key, 7) == []
         return
-    balance = {k: Decimal(v) for k, v in shown[0].items() if k != "currency"}
+    balance = {"service_fees": Decimal(0)} | {k: Decimal(v) for k, v in shown[0].items() if k != "currency"}
     legs = {
         name: sum((Decimal(e["legs"].get(name, 0)) for e in entries), Decimal(0))
-        for name in ("available", "held", "fees")
+        for name in ("available", "held", "fees", "service_fees")
     }
     assert legs == balance  # the entries' legs are the balance item, which GET /v1/balance shows
     rows = listed(shop.key, 7)
@@ -222,11 +226,13 @@ def assert_the_ledger_adds_up(shop: Shop) -> None:
         event(kind)  # --hypothesis-show-statistics: how often each movement was drawn
     assert len(rows) == len(entries)
     assert [row["id"] for row in rows] == [f"btx_{e['sk'][4:]}" for e in reversed(entries)]  # newest first
-    assert (total(rows, "net"), total(rows, "held"), total(rows, "provider_fee")) == (
+    assert (total(rows, "net"), total(rows, "held"), total(rows, "provider_fee"), total(rows, "service_fee")) == (
         balance["available"],
         balance["held"],
         balance["fees"],
+        balance["service_fees"],
     )
+    assert balance["service_fees"] > 0  # the first charge's fee at least
     assert all(Decimal(row["net"]) == Decimal(row["amount"]) - Decimal(row["fee"]) for row in rows)
     newest = rows[0]["balance_after"]
     assert (Decimal(newest["available"]), Decimal(newest["held"])) == (balance["available"], balance["held"])

@@ -121,6 +121,17 @@ def test_the_management_authorizer_may_decrypt_the_operator_token() -> None:
     assert ("secretsmanager:GetSecretValue", "OperatorTokenSecret", "") in granted
 
 
+@pytest.mark.parametrize(
+    "logical_id", ["GatewayPaymentsFunction", "GatewayCheckoutFunction", "CollectionTransactionsFunction"]
+)
+def test_a_charges_admission_may_batch_read_the_accounts_table(logical_id: str) -> None:
+    """A charge's admission reads its ceilings and fee schedule (accounts table) in the same
+    BatchGetItem as its claim and routing state (payments table): both tables need the grant, or
+    every charge is refused on AWS (moto does not check IAM; before, only the payments table had it)."""
+    granted = permissions.grants(logical_id, TEMPLATE)
+    assert {("dynamodb:BatchGetItem", "AccountsTable", ""), ("dynamodb:BatchGetItem", "PaymentsTable", "")} <= granted
+
+
 def test_every_reader_of_a_table_encrypted_with_the_stack_key_may_decrypt_with_it() -> None:
     encrypted = {
         name
