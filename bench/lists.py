@@ -1,6 +1,7 @@
 """The merchant's lists at volume (issue 32): one account filled with ROWS payments (with their
 ledger entries and events, so the tables are as big as the traffic that made them), then pages of
-GET /v1/payments through the gateway payments function's handler, in process, warm.
+GET /v1/payments (and GET /v1/balance/transactions) through the gateway functions' handlers, in
+process, warm.
 
 Moto answers a Query on a global secondary index by walking every item of the table (DynamoDB
 reads only the index partition asked for), so its time grows with the table and says nothing of
@@ -15,6 +16,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 from bench.events import LambdaContext, rest_event
@@ -24,6 +26,7 @@ from bench.stats import latency_summary
 ROWS = int(os.environ.get("BENCH_LIST_ROWS", "100000"))
 ITERATIONS = int(os.environ.get("BENCH_LIST_ITERATIONS", "20"))
 ACCOUNT = _BENCH_PRINCIPAL["account_id"]
+PAYMENTS, TRANSACTIONS = "/v1/payments", "/v1/balance/transactions"
 STATUSES = ("succeeded",) * 17 + ("failed", "failed", "expired")  # 85 % succeed
 
 
@@ -71,7 +74,7 @@ def _payments(rows: int) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[
             "kind": "payment.captured",
             "event_id": f"evt_{pid}",
             "resource_id": pid,
-            "legs": {"available": amount, "clearing": f"-{amount}"},
+            "legs": {"available": Decimal(amount), "clearing": -Decimal(amount)},
             "created_at": created,
         }
         event = {
@@ -93,42 +96,57 @@ def _fill(stack: Any, rows: int) -> float:
     environment = stack.functions["GatewayPaymentsFunction"].environment
     payments = dynamodb.Table(environment["PAYMENTS_TABLE"])
     events = dynamodb.Table(environment["EVENTS_TABLE"])
+    available = Decimal(0)
     with payments.batch_writer() as to_payments, events.batch_writer() as to_events:
         for item, entry, event in _payments(rows):
             to_payments.put_item(Item=item)
             to_payments.put_item(Item=entry)
             to_events.put_item(Item=event)
+            available += entry["legs"]["available"]
+    balance = {"available": available, "held": Decimal(0), "fees": Decimal(0), "entries": rows, "currency": "MZN"}
+    payments.put_item(Item={"pk": f"BAL#{ACCOUNT}#test", "sk": "CUR#MZN", **balance})
     return time.monotonic() - started
+
+
+def _handler(logical_id: str) -> Any:
+    """The handler of a function of template.yaml, loaded as the bench loads the payments one."""
+    from bench.common import template_functions
+    from bench.warm import load_module
+
+    function = next(f for f in template_functions() if f.logical_id == logical_id)
+    return getattr(load_module(function), function.attribute)
 
 
 def run() -> list[dict[str, Any]]:
     with _bench_stack() as stack, _emulator_cpu() as emulator:
         filled = _fill(stack, ROWS)
-        os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
+        for function in ("GatewayPaymentsFunction", "GatewayRefundsFunction"):
+            os.environ.update(stack.functions[function].environment)
         from mzpay import deps
 
         deps.reset()
-        handler = _gateway_handler()
+        handlers = {PAYMENTS: _gateway_handler(), TRANSACTIONS: _handler("GatewayRefundsFunction")}
         context = LambdaContext("bench-lists", 10)
         scanned = [0]
         session_counts(scanned)
 
-        def page(query: dict[str, str]) -> dict[str, Any]:
-            event = rest_event("GET", "/v1/payments", request_id=str(uuid.uuid4()), resource="/v1/payments")
+        def page(path: str, query: dict[str, str]) -> dict[str, Any]:
+            event = rest_event("GET", path, request_id=str(uuid.uuid4()), resource=path)
             event["queryStringParameters"] = query
-            event["requestContext"]["authorizer"] = _BENCH_PRINCIPAL
-            response = handler(event, context)
+            event["requestContext"]["authorizer"] = {**_BENCH_PRINCIPAL, "scopes": "payments:read balance:read"}
+            response = handlers[path](event, context)
             if response["statusCode"] != 200:
-                raise RuntimeError(f"GET /v1/payments?{query}: {response['statusCode']} {response['body']}")
+                raise RuntimeError(f"GET {path}?{query}: {response['statusCode']} {response['body']}")
             return json.loads(response["body"])  # type: ignore[no-any-return]
 
-        second_token = page({"page_size": "50"})["next_page_token"]
+        second_token = page(PAYMENTS, {"page_size": "50"})["next_page_token"]
         cases = [
-            ("newest 50", {"page_size": "50"}),
-            ("second page (token)", {"page_size": "50", "page_token": second_token}),
-            ("status=failed, 50", {"status": "failed", "page_size": "50"}),
+            ("newest 50", PAYMENTS, {"page_size": "50"}),
+            ("second page (token)", PAYMENTS, {"page_size": "50", "page_token": second_token}),
+            ("status=failed, 50", PAYMENTS, {"status": "failed", "page_size": "50"}),
             (
                 "a day, MZN, amount >= 1000, 50",
+                PAYMENTS,
                 {
                     "created_gte": "2026-11-20T00:00:00Z",
                     "created_lt": "2026-11-21T00:00:00Z",
@@ -137,11 +155,12 @@ def run() -> list[dict[str, Any]]:
                     "page_size": "50",
                 },
             ),
-            ("metadata[order] (rare: one match)", {"metadata[order]": f"ORD-{ROWS // 2}", "page_size": "50"}),
+            ("metadata[order] (rare: one match)", PAYMENTS, {"metadata[order]": f"ORD-{ROWS // 2}", "page_size": "50"}),
+            ("balance transactions, newest 50", TRANSACTIONS, {"page_size": "50"}),
         ]
         rows = []
-        for name, query in cases:
-            page(query)  # warm
+        for name, path, query in cases:
+            page(path, query)  # warm
             own: list[float] = []
             wall: list[float] = []
             moto_ms = 0.0
@@ -149,7 +168,7 @@ def run() -> list[dict[str, Any]]:
             items = 0
             for _ in range(ITERATIONS):
                 started_cpu, started_moto, started = time.process_time(), emulator[0], time.perf_counter()
-                items = len(page(query)["data"])
+                items = len(page(path, query)["data"])
                 in_moto = emulator[0] - started_moto
                 wall.append((time.perf_counter() - started) * 1000)
                 own.append((time.process_time() - started_cpu - in_moto) * 1000)
