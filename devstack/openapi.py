@@ -228,9 +228,9 @@ def _describe(operation: dict[str, Any], op: dict[str, Any], used_ids: set[str])
     else:
         operation["security"] = []
     if marks["filters"]:
-        from mzpay.cases.listings import KINDS
         from mzpay.collection.payments import KINDS as COLLECTION_KINDS
         from mzpay.domain.common.listing import documented
+        from mzpay.steps.listings import KINDS
 
         kind = {**KINDS, **COLLECTION_KINDS}[marks["filters"]]
         operation.setdefault("parameters", []).extend(documented(kind))

@@ -39,6 +39,18 @@ console.answers_unknown_paths(app)
 console.answers_refusals(app)  # a refusal before any route (card data in a form) is a page too
 HTML = {"include_in_schema": False}  # pages for people: not in the management API's OpenAPI document
 MODES = ("test", "live")
+# The filters an account's payments page offers: the merchant list's own (docs/lists.md).
+PAYMENT_FILTERS = (
+    "status",
+    "payment_id",
+    "method",
+    "network",
+    "created_gte",
+    "created_lt",
+    "amount_gte",
+    "amount_lte",
+    "page_token",
+)
 
 
 # ---------------------------------------------------------------- signing in
@@ -163,10 +175,11 @@ def set_fee_rule(account_id: str) -> Response[str]:
 @app.get("/console/accounts/<account_id>/payments", **HTML)
 @console.page(app)
 def account_payments(account_id: str) -> Response[str]:
-    """An account's payments that changed lately, in a mode."""
+    """An account's payments in a mode, newest first, by the merchant list's filters."""
     mode = one_of("mode", MODES) or "test"
-    listed = operator_reads.account_payments(account_id, mode, query("page_token"))
-    return show("payments.html", account_id=account_id, mode=mode, listed=listed.wire())
+    chosen = {name: value for name in PAYMENT_FILTERS if (value := query(name)) is not None}
+    listed = operator_reads.account_payments(account_id, mode, chosen)
+    return show("payments.html", account_id=account_id, mode=mode, chosen=chosen, listed=listed.wire())
 
 
 @app.get("/console/payments", **HTML)

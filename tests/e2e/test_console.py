@@ -298,6 +298,17 @@ def test_a_payment_with_its_events_and_refunds_and_a_dispute_decided_from_the_co
     listed = client.get(f"{base(stack)}/accounts/{shop.account['id']}/payments?mode=test", timeout=30)
     assert (listed.status_code, main_of(listed)["data-page"]) == (200, "payments")
     assert f'data-payment="{pid}"' in listed.text
+    # the merchant list's filters (docs/lists.md), through the same list index
+    account_payments = f"{base(stack)}/accounts/{shop.account['id']}/payments"
+    succeeded = client.get(f"{account_payments}?mode=test&status=succeeded&network=mpesa&amount_gte=300", timeout=30)
+    assert re.findall(r'data-payment="([0-9A-Z]+)" data-status="([a-z_]+)"', succeeded.text) == [(pid, "succeeded")]
+    assert 'value="succeeded"' in succeeded.text  # the form shows what was asked
+    nothing = client.get(f"{account_payments}?mode=test&status=failed", timeout=30)
+    assert 'data-empty="payments"' in nothing.text and f'data-payment="{pid}"' not in nothing.text
+    live = client.get(f"{account_payments}?mode=live", timeout=30)
+    assert 'data-empty="payments"' in live.text
+    refused = client.get(f"{account_payments}?mode=test&status=paid", timeout=30)
+    assert (refused.status_code, main_of(refused)["data-code"]) == (400, "invalid_request")
     page = client.get(f"{base(stack)}/payments/{pid}", timeout=30)
     assert (page.status_code, main_of(page)["data-status"]) == (200, "succeeded")
     assert re.findall(r'data-event="([a-z_.]+)"', page.text)[0] == "payment.created"

@@ -103,20 +103,6 @@ def test_the_batches_awaiting_approval_are_batches_with_their_account(stores: No
     assert (row["total"], row["accepted"], row["created_at"]) == ({"amount": "100.00", "currency": "MZN"}, 2, NOW)
 
 
-def test_an_accounts_payments_are_each_payment_once_as_its_latest_event_left_it(stores: None) -> None:
-    listed = operator_reads.account_payments(ACCOUNT, "test").wire()
-    assert listed["data"] == [
-        {
-            "provider_payment_id": PAYMENT,
-            "status": "succeeded",
-            "money": MONEY,
-            "changed_at": NOW,
-            "last_event": "payment.succeeded",
-        }
-    ]
-    assert listed["has_more"] is True
-
-
 def test_a_payment_for_the_operator_has_its_account_mode_events_and_refunds(stores: None) -> None:
     shown = operator_reads.payment_for_operator(PAYMENT).wire()
     assert (shown["provider_payment_id"], shown["status"], shown["money"]) == (PAYMENT, "succeeded", MONEY)

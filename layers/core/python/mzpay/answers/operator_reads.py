@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import Amount, Answer, BelongsTo, Paged, TestOrLive, Timestamp
+from mzpay.answers.base import Answer, BelongsTo, Paged, TestOrLive, Timestamp
 from mzpay.answers.disputes import Dispute
 from mzpay.answers.events import Event
-from mzpay.answers.payments import PaymentStatus, PaymentView
+from mzpay.answers.payments import PaymentView
 from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.answers.refunds import RefundResult
 
@@ -43,20 +43,6 @@ class BatchAwaitingApproval(PayoutBatch, Owned):
 
 class BatchesAwaitingApproval(Paged[BatchAwaitingApproval]):
     """The payout batches waiting for approval across accounts, oldest first."""
-
-
-class PaymentChange(Answer):
-    """A payment of the account as its latest event left it."""
-
-    provider_payment_id: str = Field(description="The payment.")
-    status: PaymentStatus | None = Field(description="Its status in the event; null when the event has none.")
-    money: Amount | None = Field(description="Its money in the event; null when the event has none.")
-    changed_at: Timestamp = Field(description="When the latest event happened.")
-    last_event: str = Field(description="The latest event's type, e.g. payment.succeeded.")
-
-
-class PaymentChanges(Paged[PaymentChange]):
-    """The account's payments that changed lately in a mode, newest change first, each once."""
 
 
 class OperatorPayment(PaymentView, OwnedInMode):

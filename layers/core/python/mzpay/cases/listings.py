@@ -21,47 +21,17 @@ from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.listing import Kind, ListRequest, parse
-from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.refunds import Refund
-from mzpay.domain.payments.rules import Payment, Status, snapshot
+from mzpay.domain.payments.rules import Payment, snapshot
 from mzpay.domain.payouts.batches import PayoutBatch, batch_view
-from mzpay.domain.payouts.batches import Status as BatchStatus
-from mzpay.domain.payouts.destinations import DESTINATION_TYPES
 from mzpay.domain.payouts.rules import Payout, payout_view
-from mzpay.domain.payouts.rules import Status as PayoutStatus
 from mzpay.steps import listings
+from mzpay.steps.listings import BILL_PAYMENTS, PAYMENTS, PAYOUT_BATCHES, PAYOUTS, REFUNDS
 from mzpay.steps.payments import visible_payment
 from mzpay.steps.refunds import refund_result
 from mzpay.store.listings import Scope
 
 E = TypeVar("E", bound=Entity)
-
-
-def _statuses(holder: type) -> frozenset[str]:
-    return frozenset(value for name, value in vars(holder).items() if name.isupper() and isinstance(value, str))
-
-
-PAYMENTS = Kind(
-    "payments",
-    _statuses(Status),
-    own_id="payment_id",
-    parent="collection_request_id",
-    methods=frozenset(METHODS) | {"manual"},
-    metadata=True,
-)
-REFUNDS = Kind("refunds", frozenset({"pending", "succeeded", "failed"}), own_id="refund_id", parent="payment")
-PAYOUTS = Kind(
-    "payouts",
-    _statuses(PayoutStatus),
-    own_id="payout_id",
-    parent="batch_id",
-    methods=frozenset(DESTINATION_TYPES),
-    metadata=True,
-)
-BILL_PAYMENTS = Kind("bill_payments", frozenset({"pending", "succeeded", "failed"}), parent="product_id", metadata=True)
-PAYOUT_BATCHES = Kind("payout_batches", _statuses(BatchStatus))
-
-KINDS = {kind.name: kind for kind in (PAYMENTS, REFUNDS, PAYOUTS, BILL_PAYMENTS, PAYOUT_BATCHES)}
 
 
 def _no_own_id(account_id: str, mode: str, own_id: str) -> None:

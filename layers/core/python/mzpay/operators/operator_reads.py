@@ -5,22 +5,25 @@ nothing here changes state."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-from typing import Any
+from collections.abc import Mapping
 
 from mzpay import deps
 from mzpay.answers import operator_reads as answers
+from mzpay.answers.payments import PaymentList, PaymentSnapshot
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.common.listing import parse
 from mzpay.domain.payments.disputes import view as dispute_view
+from mzpay.domain.payments.rules import Payment, snapshot
 from mzpay.domain.payments.rules import view as payment_view
 from mzpay.domain.payouts.batches import batch_view
 from mzpay.domain.payouts.rules import payout_view
+from mzpay.steps import listings
 from mzpay.steps.accounts import home_account
+from mzpay.steps.listings import PAYMENTS
 from mzpay.steps.refunds import refund_result
+from mzpay.store.listings import Scope
 from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
 from mzpay.store.payouts import AWAITING_APPROVAL as AWAITING_PAYOUTS
 
@@ -67,37 +70,15 @@ def batches_awaiting_approval(page_token: str | None = None) -> answers.BatchesA
     return answers.BatchesAwaitingApproval.of(page_tokens.page(rows, last))
 
 
-def _events_cursor(token: str | None, partition: str) -> dict[str, Any] | None:
-    if not token:
-        return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(token[: page_tokens.MAX_TOKEN] + "=" * (-len(token) % 4)))
-    except (ValueError, binascii.Error) as exc:
-        raise _invalid_token() from exc
-    if not isinstance(key, dict) or set(key) != {"pk", "sk"} or key["pk"] != partition:
-        raise _invalid_token()
-    return key
-
-
-def account_payments(account_id: str, mode: str, page_token: str | None = None) -> answers.PaymentChanges:
-    """The account's payments in `mode` that changed lately, newest change first: read from its
-    event stream (one query on its partition), each payment once with its latest state."""
+def account_payments(account_id: str, mode: str, asked: Mapping[str, str]) -> PaymentList:
+    """The account's payments in `mode`, newest first, by the filters of the merchant's own list
+    (GET /v1/payments: status, dates, your id, method, network, amounts, currency, metadata) and
+    with its sealed page tokens: the same list, read the same way (mzpay.steps.listings)."""
     account = home_account(account_id)
-    partition = f"ACC#{account.account_id}#{_mode(mode)}"
-    events, last = deps.events().page(account.account_id, mode, PAGE * 2, _events_cursor(page_token, partition))
-    seen: dict[str, dict[str, Any]] = {}
-    for event in events:
-        if event.resource == "payment" and event.resource_id not in seen:
-            state = (event.data or {}).get("object") or {}
-            seen[event.resource_id] = {
-                "provider_payment_id": event.resource_id,
-                "status": state.get("status"),
-                "money": state.get("money"),
-                "changed_at": event.created_at,
-                "last_event": event.type,
-            }
-    cursor = {"pk": last["pk"], "sk": last["sk"]} if last else None
-    return answers.PaymentChanges.of(page_tokens.page(list(seen.values()), cursor))
+    request = parse(PAYMENTS, asked)
+    found, token = listings.page(PAYMENTS, Payment, Scope(account.account_id, (_mode(mode),)), request)
+    data = [PaymentSnapshot.of(snapshot(payment)) for payment in found]
+    return PaymentList(data=data, has_more=token is not None, next_page_token=token)
 
 
 def payment_for_operator(provider_payment_id: str) -> answers.OperatorPayment:

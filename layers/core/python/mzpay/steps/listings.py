@@ -2,7 +2,7 @@
 lists (the gateway's lists, mzpay.cases.listings; the collection surface's payment records,
 mzpay.collection.payments): the previous page's sealed token opened, the page read, the next
 page's token sealed (mzpay.domain.common.page_tokens), bound to the account, modes, customers,
-list and filters."""
+list and filters; and the lists the gateway and the console offer (their Kinds)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,42 @@ from mzpay import deps
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.listing import Kind, ListRequest
+from mzpay.domain.payments.methods import METHODS
+from mzpay.domain.payments.rules import Status
+from mzpay.domain.payouts.batches import Status as BatchStatus
+from mzpay.domain.payouts.destinations import DESTINATION_TYPES
+from mzpay.domain.payouts.rules import Status as PayoutStatus
 from mzpay.store.listings import Scope
 from mzpay.store.secrets import key_pepper
 
 E = TypeVar("E", bound=Entity)
+
+
+def _statuses(holder: type) -> frozenset[str]:
+    return frozenset(value for name, value in vars(holder).items() if name.isupper() and isinstance(value, str))
+
+
+PAYMENTS = Kind(
+    "payments",
+    _statuses(Status),
+    own_id="payment_id",
+    parent="collection_request_id",
+    methods=frozenset(METHODS) | {"manual"},
+    metadata=True,
+)
+REFUNDS = Kind("refunds", frozenset({"pending", "succeeded", "failed"}), own_id="refund_id", parent="payment")
+PAYOUTS = Kind(
+    "payouts",
+    _statuses(PayoutStatus),
+    own_id="payout_id",
+    parent="batch_id",
+    methods=frozenset(DESTINATION_TYPES),
+    metadata=True,
+)
+BILL_PAYMENTS = Kind("bill_payments", frozenset({"pending", "succeeded", "failed"}), parent="product_id", metadata=True)
+PAYOUT_BATCHES = Kind("payout_batches", _statuses(BatchStatus))
+
+KINDS = {kind.name: kind for kind in (PAYMENTS, REFUNDS, PAYOUTS, BILL_PAYMENTS, PAYOUT_BATCHES)}
 
 
 def _token_key() -> bytes:
