@@ -18,14 +18,15 @@ from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.listing import WALLET_NETWORKS, Kind, parse
 from mzpay.domain.payments.methods import METHODS
-from mzpay.domain.payments.rules import Payment, Status
+from mzpay.domain.payments.rules import Payment
 from mzpay.steps import listings
+from mzpay.steps.listings import PAYMENTS as GATEWAY_PAYMENTS
 from mzpay.store.listings import Scope
 
 MODES = ("live", "test")
 PAYMENTS = Kind(
     "collection_payments",
-    frozenset(value for name, value in vars(Status).items() if name.isupper()),
+    GATEWAY_PAYMENTS.statuses,
     parent="collection_request_id",
     provider="provider_id",
     channels=frozenset(METHODS) | {"manual"} | WALLET_NETWORKS,

@@ -42,20 +42,17 @@ def _condition(filters: Filters, customers: frozenset[str]) -> tuple[str, dict[s
         values[f":c{at}"] = value
         parts.append(f"#c{at} {operator} :c{at}")
 
-    if filters.currency is not None:
-        compare("currency", "=", filters.currency)
-    if filters.amount_gte is not None:
-        compare("lamt", ">=", filters.amount_gte)
-    if filters.amount_lte is not None:
-        compare("lamt", "<=", filters.amount_lte)
-    if filters.method is not None:
-        compare("lmethod", "=", filters.method)
-    if filters.network is not None:
-        compare("lnetwork", "=", filters.network)
-    if filters.parent is not None:
-        compare("lparent", "=", filters.parent)
-    if filters.provider is not None:
-        compare("lprov", "=", filters.provider)
+    for attribute, operator, value in (
+        ("currency", "=", filters.currency),
+        ("lamt", ">=", filters.amount_gte),
+        ("lamt", "<=", filters.amount_lte),
+        ("lmethod", "=", filters.method),
+        ("lnetwork", "=", filters.network),
+        ("lparent", "=", filters.parent),
+        ("lprov", "=", filters.provider),
+    ):
+        if value is not None:
+            compare(attribute, operator, value)
     if customers:
         names["#cust"] = "lcust"
         held = {f":cust{i}": customer for i, customer in enumerate(sorted(customers))}
