@@ -2,19 +2,25 @@
 
 from typing import Annotated
 
-from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
+from mzpay.answers.partners import (
+    CashDeposit,
+    CashDepositIntent,
+    CashDepositList,
+    PspTransaction,
+    PspTransactionList,
+)
 from mzpay.domain.payouts.cash_deposits import DepositRequest, IntentRequest
 from mzpay.domain.psp.transactions import PspTransactionRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http.idempotency import idempotent
-from mzpay.http.marks import errors
-from mzpay.http.params import Body, Query, Response
+from mzpay.http.marks import errors, filters
+from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
 from mzpay.http.resolver import created, to_response
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import cash_deposits, psp_transactions
+    from mzpay.cases import cash_deposits, listings, psp_transactions
 
 app = gateway_app()
 
@@ -47,18 +53,14 @@ def record_psp_transaction(body: Annotated[PspTransactionRequest, Body()]) -> Re
 
 @app.get("/v1/psp/transactions")
 @requires("payments:read")
-def list_psp_transactions(
-    originator_reference: Annotated[
-        str | None, Query(description="Only the transaction with this originator_reference (at most 64 characters).")
-    ] = None,
-    limit: Annotated[str | None, Query(description="Transactions per page, 1 to 100 (20 by default).")] = None,
-    page_token: Annotated[str | None, Query(description="The next_page_token of the previous page.")] = None,
-) -> PspTransactionList:
+@errors("invalid_request")
+@filters("psp_transactions")
+def list_psp_transactions() -> PspTransactionList:
     """List PSP transactions
 
-    Newest first, in the key's mode; `originator_reference` finds the one that carries it (an
-    empty list when none does)."""
-    return psp_transactions.listing(merchant(), originator_reference, limit, page_token)
+    Newest first, in the key's mode, by the filters below (docs/lists.md); `originator_reference`
+    finds the one that carries it (an empty list when none does)."""
+    return listings.psp_transactions(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.get("/v1/psp/transactions/<transaction_id>")
@@ -118,6 +120,18 @@ def confirm_cash_deposit(body: Annotated[DepositRequest, Body()]) -> Response[Ca
     available balance. Answered 201 `pending`; `cash_deposit.succeeded` or `cash_deposit.failed`
     follows when the provider answers."""
     return created(cash_deposits.confirm(merchant(), body))
+
+
+@app.get("/v1/cash-deposits")
+@requires("payouts:read")
+@errors("not_a_partner", "invalid_request")
+@filters("cash_deposits")
+def list_cash_deposits() -> CashDepositList:
+    """List cash deposits
+
+    The partner's cash deposits in the key's mode, newest first, by the filters below
+    (docs/lists.md); `intent_id` finds the deposit of one intent."""
+    return listings.cash_deposits(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.get("/v1/cash-deposits/<deposit_id>")

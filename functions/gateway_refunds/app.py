@@ -126,14 +126,13 @@ def read_balance_transaction(transaction_id: str) -> BalanceTransaction:
 @app.get("/v1/disputes")
 @requires("payments:read")
 @errors("invalid_request")
-def list_disputes(
-    limit: Annotated[str | None, Query(description="Disputes per page, 1 to 100 (20 by default).")] = None,
-    page_token: Annotated[str | None, Query(description="The next_page_token of the previous page.")] = None,
-) -> DisputeList:
+@filters("disputes")
+def list_disputes() -> DisputeList:
     """List disputes
 
-    The account's disputes in the key's mode, newest first."""
-    return disputes.listing(merchant(), limit, page_token)
+    The account's disputes in the key's mode, newest first, by the filters below (docs/lists.md);
+    `payment` lists one payment's disputes."""
+    return listings.disputes(merchant(), app.current_event.query_string_parameters or {})
 
 
 @app.get("/v1/disputes/<dispute_id>")

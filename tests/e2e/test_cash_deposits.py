@@ -374,3 +374,57 @@ def test_another_accounts_or_modes_deposits_are_not_found(stack: RunningStack) -
     assert shop.call(
         "GET", f"/v1/cash-deposits/{payout['provider_payout_id']}", idempotency_key=None
     ).json() == problem(404, "Not Found", "not_found", "No such cash deposit.")
+
+
+# ---------------------------------------------------------------- the list (docs/lists.md)
+def test_a_partner_lists_its_deposits_by_status_wallet_and_intent(stack: RunningStack) -> None:
+    shop = partner(stack)
+    done = finished(
+        shop, confirm(shop, intent(shop, lookup(shop)["lookup_id"], "30.00").json()["intent_id"]).json()["deposit_id"]
+    )
+    failed_intent = intent(shop, lookup(shop, FAILS)["lookup_id"], "40.00").json()
+    failed = finished(shop, confirm(shop, failed_intent["intent_id"], metadata={"till": "7"}).json()["deposit_id"])
+    assert (done["status"], failed["status"]) == ("succeeded", "failed")
+    payout = shop.call(  # an ordinary payout of the partner: among its payouts, never its deposits
+        "POST",
+        "/payouts",
+        {"payout_id": str(uuid.uuid4()), "money": {"amount": "5.00", "currency": "MZN"}, "destination": wallet(PAYER)},
+    ).json()
+
+    def listed(query: str = "") -> list[str]:
+        answer = shop.call("GET", f"/v1/cash-deposits{query}", idempotency_key=None)
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert set(body) == {"data", "has_more", "next_page_token"}
+        return [deposit["deposit_id"] for deposit in body["data"]]
+
+    everything = shop.call("GET", "/v1/cash-deposits", idempotency_key=None).json()
+    assert everything["data"] == [failed, done] and not everything["has_more"]  # newest first, as read one by one
+    assert listed("?status=succeeded") == [done["deposit_id"]]
+    assert listed("?status=failed") == [failed["deposit_id"]]
+    assert listed("?status=pending") == []
+    assert listed("?network=mpesa&amount_gte=35") == [failed["deposit_id"]]
+    assert listed("?metadata[till]=7") == [failed["deposit_id"]]
+    assert listed(f"?intent_id={failed_intent['intent_id']}") == [failed["deposit_id"]]
+    assert listed(f"?intent_id={payout['payout_id']}") == []  # a payout's own id names no deposit
+    first = shop.call("GET", "/v1/cash-deposits?page_size=1", idempotency_key=None).json()
+    assert [d["deposit_id"] for d in first["data"]] == [failed["deposit_id"]] and first["has_more"]
+    assert listed(f"?page_size=1&page_token={first['next_page_token']}") == [done["deposit_id"]]
+    payouts = [p["provider_payout_id"] for p in shop.call("GET", "/v1/payouts", idempotency_key=None).json()["data"]]
+    assert payouts == [payout["provider_payout_id"]]
+    for query, field in (("status=paid", "status"), ("payout_id=x", "payout_id"), ("page_size=101", "page_size")):
+        refused = shop.call("GET", f"/v1/cash-deposits?{query}", idempotency_key=None)
+        assert (refused.status_code, refused.json()["code"], refused.json()["errors"][0]["field"]) == (
+            400,
+            "invalid_request",
+            field,
+        )
+    # another partner, the other mode, an account that is not a partner
+    assert partner(stack).call("GET", "/v1/cash-deposits", idempotency_key=None).json()["data"] == []
+    assert shop.call("GET", "/v1/cash-deposits", key=shop.live_key, idempotency_key=None).json()["data"] == []
+    assert funded(stack).call("GET", "/v1/cash-deposits", idempotency_key=None).json() == problem(
+        403,
+        "Forbidden",
+        "not_a_partner",
+        "This account is not a partner: cash deposits are for partner agent networks.",
+    )

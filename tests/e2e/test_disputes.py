@@ -371,3 +371,34 @@ def test_a_card_payment_is_disputed_like_any_other(stack: RunningStack) -> None:
     shop = Merchant(stack)
     pid = shop.charge(card("tok_test_visa"), amount="25.00").json()["provider_payment_id"]
     assert open_dispute(stack, shop, pid, reason="fraudulent").json()["reason"] == "fraudulent"
+
+
+def test_the_list_filters_by_status_payment_and_amount(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    first, second = paid(shop, "20.00"), paid(shop, "80.00")
+    kept = open_dispute(stack, shop, first).json()["dispute_id"]
+    answered = open_dispute(stack, shop, second).json()["dispute_id"]
+    assert shop.call("POST", f"/v1/disputes/{answered}/evidence", evidence()).status_code == 200
+
+    def listed(query: str) -> list[str]:
+        answer = shop.call("GET", f"/v1/disputes?{query}")
+        assert answer.status_code == 200, answer.text
+        return [d["dispute_id"] for d in answer.json()["data"]]
+
+    assert listed("status=under_review") == [answered]
+    assert listed("status=needs_response") == [kept]
+    assert listed(f"payment={first}") == [kept]
+    assert listed("amount_gte=50.00") == [answered]
+    assert listed("currency=MZN&limit=1") == [answered]
+    assert listed("status=won") == []
+    for query, field in (
+        ("status=open", "status"),
+        ("payment_id=x", "payment_id"),
+        ("created_gte=yesterday", "created_gte"),
+    ):
+        answer = shop.call("GET", f"/v1/disputes?{query}")
+        assert (answer.status_code, answer.json()["code"], answer.json()["errors"][0]["field"]) == (
+            400,
+            "invalid_request",
+            field,
+        )

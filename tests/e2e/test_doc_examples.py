@@ -249,3 +249,62 @@ def test_each_page_starts_its_examples_with_one_setup_per_language() -> None:
                     f"{page}: the {language} example-setup comes after the example at line {examples[0].line}"
                 )
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------- every route a page names exists
+NAMED_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE)\s+`?(/[A-Za-z0-9_{}/.\-<>:]*)")
+APP_ROUTE = re.compile(r"""@app\.(get|post|put|patch|delete)\(\s*["'](/[^"']*)["']""")
+# Routes of other services a page names on purpose: M-Pesa's own API (docs/payments.md), Lambda's
+# invoke API (README: the local stack's Lambda port) and a merchant's callback in an example.
+OTHER_SERVICES = ("/ipg/", "/2015-03-31/functions/", "/your/")
+
+
+def known_routes() -> list[tuple[str, re.Pattern[str]]]:
+    """Every operation of the three OpenAPI documents, and the console's pages (HTML, in none of
+    them: read from its function's routes), each as (method, its path with any `{parameter}`,
+    `<parameter>` or `...` standing for any segments)."""
+    operations = {
+        (method.upper(), path)
+        for api in ("gateway", "collection", "management")
+        for path, item in json.loads((ROOT / "docs" / "openapi" / f"{api}.json").read_text("utf-8"))["paths"].items()
+        for method in item
+        if method in HTTP_METHODS
+    }
+    console = (ROOT / "functions" / "management_console" / "app.py").read_text("utf-8")
+    operations |= {(method.upper(), path) for method, path in APP_ROUTE.findall(console)}
+    return [
+        (method, re.compile("^" + re.sub(r"\\\{[^/]+?\\\}|<[^/]+?>", "[^/]+", re.escape(path)) + "$"))
+        for method, path in operations
+    ]
+
+
+def named_route_matches(method: str, path: str, known: list[tuple[str, re.Pattern[str]]]) -> bool:
+    if path.endswith("/..."):  # a family of routes: `GET /v1/kulpay/collection-requests/...`
+        stem = path.removesuffix("...")
+        return any(m == method and r.pattern.removeprefix("^").replace("\\", "").startswith(stem) for m, r in known)
+    path = path.rstrip(".,:;")
+    path = re.sub(r"\{[^/]+?\}|<[^/]+?>", "x", path)
+    return any(m == method and r.match(path) for m, r in known)
+
+
+def test_every_route_a_page_names_is_a_route_of_the_service() -> None:
+    known = known_routes()
+    unknown = []
+    for page in PAGES:
+        for number, line in enumerate(page.read_text("utf-8").splitlines(), 1):
+            for method, path in NAMED_ROUTE.findall(line):
+                if path.startswith(OTHER_SERVICES) or named_route_matches(method, path, known):
+                    continue
+                unknown.append(f"{page.relative_to(ROOT)}:{number}: {method} {path}")
+    assert not unknown, "pages naming a route the service does not have:\n" + "\n".join(unknown)
+
+
+def test_the_route_check_refuses_a_route_that_does_not_exist() -> None:
+    known = known_routes()
+    assert named_route_matches("GET", "/v1/payments/{id}/refunds", known)
+    assert named_route_matches("POST", "/v1/accounts/{account_id}/suspend", known)
+    assert named_route_matches("GET", "/console/accounts/{id}/payments", known)
+    assert named_route_matches("GET", "/v1/kulpay/collection-requests/...", known)
+    assert not named_route_matches("DELETE", "/v1/payments/{id}", known)
+    assert not named_route_matches("GET", "/v1/charges", known)
+    assert not named_route_matches("GET", "/v1/nothing/...", known)

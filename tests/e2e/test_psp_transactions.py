@@ -268,3 +268,38 @@ def test_another_accounts_or_modes_transactions_are_never_seen(stack: RunningSta
         ).json()["data"]
         == []
     )
+
+
+def test_the_list_filters_by_type_network_amount_and_metadata(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    paid, small, out = reference(), reference(), reference()
+    bodies = [
+        payment(paid, amount="300.00", metadata={"till": "9"}),
+        payment(small, amount="2.00"),
+        transaction("payout", out, "50.00", destination=wallet("+258861234567", "emola")),
+        refund(reference(), paid, "100.00"),
+    ]
+    made = [record(shop, body).json() for body in bodies]
+    assert all("transaction_id" in body for body in made), made
+
+    def listed(query: str) -> list[str]:
+        answer = shop.call("GET", f"/v1/psp/transactions?{query}", idempotency_key=None)
+        assert answer.status_code == 200, answer.text
+        return [t["originator_reference"] for t in answer.json()["data"]]
+
+    assert listed("type=payment") == [small, paid]
+    assert listed("type=refund") == [bodies[3]["originator_reference"]]
+    assert listed("type=payment&amount_gte=100") == [paid]
+    assert listed("network=emola") == [out]
+    assert listed("metadata[till]=9") == [paid]
+    assert listed("status=recorded&limit=2") == [bodies[3]["originator_reference"], out]
+    everything = shop.call("GET", "/v1/psp/transactions", idempotency_key=None).json()["data"]
+    assert everything[-1] == shop.call("GET", f"/v1/psp/transactions/{made[0]['transaction_id']}").json()
+    assert everything[-1]["refunded"] == {"amount": "100.00", "currency": "MZN"}  # the list reads it as it is now
+    for query, field in (("type=card", "type"), ("method=payment", "method"), ("page_size=5", "page_size")):
+        bad = shop.call("GET", f"/v1/psp/transactions?{query}", idempotency_key=None)
+        assert (bad.status_code, bad.json()["code"], bad.json()["errors"][0]["field"]) == (
+            400,
+            "invalid_request",
+            field,
+        )

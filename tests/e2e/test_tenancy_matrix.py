@@ -396,6 +396,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/v1/cash-deposits"): Route(
         lambda r: "/v1/cash-deposits", lambda r: {"intent_id": r.intent}, "cash-deposit intent"
     ),
+    ("GET", "/v1/cash-deposits"): Route(lambda r: "/v1/cash-deposits"),
     ("GET", "/v1/cash-deposits/{deposit_id}"): Route(
         lambda r: f"/v1/cash-deposits/{r.deposit}", resource="cash deposit"
     ),
@@ -554,13 +555,29 @@ def test_a_connected_active_account_is_reached_and_what_is_created_is_its(world:
     )
     assert shop.call("GET", f"/v1/refunds/{made.refund}").status_code == 200
     # the lists: the platform acting for the shop sees the shop's, its own list never holds them
-    for path in ("/v1/payments", "/v1/refunds", "/v1/payouts", "/v1/bill-payments", "/v1/payout-batches"):
+    lists = (
+        "/v1/payments",
+        "/v1/refunds",
+        "/v1/payouts",
+        "/v1/bill-payments",
+        "/v1/payout-batches",
+        "/v1/cash-deposits",
+    )
+    for path, size in [(path, "page_size") for path in lists] + [
+        ("/v1/disputes", "limit"),  # the two lists that had a page size before the filters came
+        ("/v1/psp/transactions", "limit"),
+    ]:
         theirs = shop.call("GET", path)
         assert theirs.status_code == 200 and theirs.json()["data"], theirs.text
         assert platform.call("GET", path, query=acting).json() == theirs.json()
-        assert not {str(item) for item in theirs.json()["data"]} & {
-            str(item) for item in platform.call("GET", path + "?page_size=100").json()["data"]
-        }
+        own = platform.call("GET", path + f"?{size}=100")
+        assert own.status_code == 200, own.text
+        assert not {str(item) for item in theirs.json()["data"]} & {str(item) for item in own.json()["data"]}
+    deposits = shop.call("GET", "/v1/cash-deposits").json()["data"]
+    assert [deposit["deposit_id"] for deposit in deposits] == [made.deposit]  # a deposit: not among the payouts
+    assert made.deposit not in [
+        payout["provider_payout_id"] for payout in shop.call("GET", "/v1/payouts").json()["data"]
+    ]
     assert made.payment in [p["provider_payment_id"] for p in shop.call("GET", "/v1/payments").json()["data"]]
     assert shop.call("GET", f"/v1/payouts/{made.payout}").status_code == 200
     extra = platform.call("POST", "/charges", charge_body("7.00"), query=acting)

@@ -72,7 +72,7 @@ def stores() -> Iterator[None]:
         payments=SimpleNamespace(get=lambda _id: payment()),
         events=SimpleNamespace(page=lambda *_, **__: (events, LAST)),
         refunds=SimpleNamespace(of_payment=lambda _id: [refund]),
-        disputes=SimpleNamespace(page=lambda *_: ([dispute], None)),
+        listings=SimpleNamespace(page=lambda *_: ([dispute], None)),
     ):
         yield
 

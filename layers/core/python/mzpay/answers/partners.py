@@ -128,22 +128,23 @@ class CashDepositIntent(Answer):
     created_at: Timestamp = Field(description="When it was opened.")
 
 
+_DEPOSIT = {
+    "deposit_id": ULID,
+    "intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWZ",
+    "status": "pending",
+    **_CASH,
+    "failure_code": None,
+    "failure_message": None,
+    "metadata": {},
+    "created_at": "2026-11-25T08:32:00Z",
+    "updated_at": "2026-11-25T08:32:00Z",
+}
+
+
 class CashDeposit(Answer):
     """Cash taken by a partner's agent and paid into a payer's wallet."""
 
-    model_config = examples(
-        {
-            "deposit_id": ULID,
-            "intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWZ",
-            "status": "pending",
-            **_CASH,
-            "failure_code": None,
-            "failure_message": None,
-            "metadata": {},
-            "created_at": "2026-11-25T08:32:00Z",
-            "updated_at": "2026-11-25T08:32:00Z",
-        }
-    )
+    model_config = examples(_DEPOSIT)
 
     deposit_id: str = Field(description="The deposit's id: also the id of the partner's payout that carries it.")
     intent_id: str = Field(description="The intent it confirmed.")
@@ -156,3 +157,9 @@ class CashDeposit(Answer):
     metadata: YourMetadata
     created_at: Timestamp = Field(description="When it was confirmed.")
     updated_at: UpdatedAt
+
+
+class CashDepositList(Page[CashDeposit]):
+    """A page of cash deposits, newest first (GET /v1/cash-deposits)."""
+
+    model_config = examples({"data": [_DEPOSIT], "has_more": False, "next_page_token": None})

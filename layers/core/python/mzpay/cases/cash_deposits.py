@@ -28,28 +28,21 @@ from mzpay.domain.payouts.cash_deposits import (
     deposit_view,
     intent_of,
     lookup_used,
-    not_a_partner,
 )
 from mzpay.domain.payouts.name_lookups import NameLookup
 from mzpay.domain.payouts.rules import PayoutRequest
-from mzpay.steps.accounts import home_account
+from mzpay.steps.accounts import home_account, require_partner
 from mzpay.steps.admission import COUNTER_TTL, money_out_pilot, pilot_window_refusal
 from mzpay.steps.payout_creation import Payer, payout_for
 from mzpay.store.cash_deposits import IntentChanged, LookupChanged
 from mzpay.store.payments import CeilingReached
 
 
-def _partner(principal: Principal) -> None:
-    account = deps.directory().get_account(principal.acting_account_id)
-    if account is None or not account.partner:
-        raise not_a_partner()
-
-
 # ---------------------------------------------------------------- intents
 def open_intent(principal: Principal, request: IntentRequest) -> tuple[answers.CashDepositIntent, bool]:
     """The intent for `request` and whether it was made now (False: the lookup's intent for the
     same amount and currency, answered again)."""
-    _partner(principal)
+    require_partner(principal)
     lookup = own(principal, deps.name_lookups().get(request.lookup_id), "name lookup")
     currency, amount = request.money.currency, request.money.value
     if lookup.deposit is not None:
@@ -93,7 +86,7 @@ def _started(lookup: NameLookup, currency: str, amount: Decimal) -> answers.Cash
 
 
 def read_intent(principal: Principal, intent_id: str) -> answers.CashDepositIntent:
-    _partner(principal)
+    require_partner(principal)
     return answers.CashDepositIntent.of(_intent(principal, intent_id).view())
 
 
@@ -107,7 +100,7 @@ def _intent(principal: Principal, intent_id: str) -> CashDepositIntent:
 def confirm(principal: Principal, request: DepositRequest) -> answers.CashDeposit:
     """The cash of an intent was counted: the partner pays the payer's wallet (a payout carrying
     the deposit), once per intent."""
-    _partner(principal)
+    require_partner(principal)
     intent = _intent(principal, request.intent_id)
     if intent.status == USED:
         raise ServiceError(409, "invalid_state", f"This intent was already deposited ({intent.deposit_id}).")
@@ -143,7 +136,7 @@ def confirm(principal: Principal, request: DepositRequest) -> answers.CashDeposi
 
 
 def read_deposit(principal: Principal, deposit_id: str) -> answers.CashDeposit:
-    _partner(principal)
+    require_partner(principal)
     payout = deps.payouts().get(deposit_id) if is_ulid(deposit_id) else None
     if payout is not None and payout.cash_deposit is None:
         payout = None  # a payout, not a deposit

@@ -11,7 +11,6 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import disputes as answers
 from mzpay.domain.access.principal import Principal, own
-from mzpay.domain.common import page_tokens
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.evidence import EvidenceRequest
@@ -140,16 +139,6 @@ def _merchants_dispute(principal: Principal, dispute_id: str) -> Dispute:
 
 def read(principal: Principal, dispute_id: str) -> answers.Dispute:
     return answers.Dispute.of(view(_merchants_dispute(principal, dispute_id)))
-
-
-def listing(principal: Principal, limit: str | None, page_token: str | None) -> answers.DisputeList:
-    """The account's disputes in the key's mode, newest first."""
-    account, mode = principal.acting_account_id, principal.mode
-    size, start = page_tokens.page_request(limit, page_token, f"DSPL#{account}#{mode}")
-    found, last = deps.disputes().page(account, mode, size, start)
-    token = page_tokens.encode(last) if last else None
-    data = [answers.Dispute.of(view(d)) for d in found]
-    return answers.DisputeList(data=data, has_more=token is not None, next_page_token=token)
 
 
 def accept(principal: Principal, dispute_id: str) -> answers.Dispute:

@@ -10,20 +10,16 @@ from typing import NoReturn
 
 from mzpay import deps
 from mzpay.answers.partners import PspTransaction as PspTransactionAnswer
-from mzpay.answers.partners import PspTransactionList
 from mzpay.domain.access.principal import Principal, wrong_environment
 from mzpay.domain.accounts.limits import business_day, check_ceilings, daily_ceiling_reached
-from mzpay.domain.common import page_tokens
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.entity import Reserved
-from mzpay.domain.common.errors import ServiceError, invalid_field
+from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid, new_id, request_fingerprint
 from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.psp.transactions import (
-    MAX_REFERENCE_LENGTH,
     RECORDED,
     RECORDED_EVENT,
-    REFERENCE,
     PspTransaction,
     PspTransactionRequest,
     check_psp_transaction,
@@ -137,29 +133,6 @@ def duplicate(reference: str) -> ServiceError:
     return ServiceError(
         409, "duplicate_originator_reference", f"originator_reference {reference} was already submitted."
     )
-
-
-def listing(
-    principal: Principal, originator_reference: str | None, limit: str | None, page_token: str | None
-) -> PspTransactionList:
-    """The account's transactions in the key's mode, newest first; with `originator_reference`
-    only the one that carries it (an empty list when none does)."""
-    account, mode = principal.acting_account_id, principal.mode
-    store = deps.psp_transactions()
-    if originator_reference is not None:
-        if len(originator_reference) > MAX_REFERENCE_LENGTH or not REFERENCE.fullmatch(originator_reference):
-            raise invalid_field("originator_reference", f"1 to {MAX_REFERENCE_LENGTH} letters, digits or . _ : / -")
-        found = store.by_reference(account, mode, originator_reference)
-        return _page([found] if found else [], None)
-    size, start = page_tokens.page_request(limit, page_token, f"PSPTX#{account}#{mode}")
-    found_page, last = store.page(account, mode, size, start)
-    return _page(found_page, last)
-
-
-def _page(transactions: list[PspTransaction], last: dict[str, str] | None) -> PspTransactionList:
-    token = page_tokens.encode(last) if last else None
-    data = [PspTransactionAnswer.of(t.view()) for t in transactions]
-    return PspTransactionList(data=data, has_more=token is not None, next_page_token=token)
 
 
 def read(principal: Principal, transaction_id: str) -> PspTransactionAnswer:

@@ -14,7 +14,13 @@ from mzpay.answers.bills import BILL_ROUTES
 from mzpay.answers.disputes import Dispute, DisputeList
 from mzpay.answers.events import Event, EventList, SignatureRefusal, WebhookVerification
 from mzpay.answers.name_lookups import NameLookup
-from mzpay.answers.partners import CashDeposit, CashDepositIntent, PspTransaction, PspTransactionList
+from mzpay.answers.partners import (
+    CashDeposit,
+    CashDepositIntent,
+    CashDepositList,
+    PspTransaction,
+    PspTransactionList,
+)
 from mzpay.answers.payments import ChargeResult, MethodList, PaymentList, PaymentSnapshot
 from mzpay.answers.payouts import Payout, PayoutBatch, PayoutBatchList, PayoutList
 from mzpay.answers.receipts import Receipt
@@ -81,6 +87,7 @@ ROUTES: Routes = {
     ("POST", "/v1/cash-deposits/intents"): CashDepositIntent,
     ("GET", "/v1/cash-deposits/intents/{intent_id}"): CashDepositIntent,
     ("POST", "/v1/cash-deposits"): CashDeposit,
+    ("GET", "/v1/cash-deposits"): CashDepositList,
     ("GET", "/v1/cash-deposits/{deposit_id}"): CashDeposit,
     **BILL_ROUTES,
     ("GET", "/v1/events"): EventList,

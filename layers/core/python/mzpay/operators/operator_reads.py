@@ -14,6 +14,7 @@ from mzpay.domain.common import page_tokens
 from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.listing import parse
+from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.disputes import view as dispute_view
 from mzpay.domain.payments.rules import Payment, snapshot
 from mzpay.domain.payments.rules import view as payment_view
@@ -21,7 +22,7 @@ from mzpay.domain.payouts.batches import batch_view
 from mzpay.domain.payouts.rules import payout_view
 from mzpay.steps import listings
 from mzpay.steps.accounts import home_account
-from mzpay.steps.listings import PAYMENTS
+from mzpay.steps.listings import DISPUTES, PAYMENTS
 from mzpay.steps.refunds import refund_result
 from mzpay.store.listings import Scope
 from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
@@ -101,7 +102,10 @@ def payment_for_operator(provider_payment_id: str) -> answers.OperatorPayment:
 def account_disputes(account_id: str, mode: str, page_token: str | None = None) -> answers.AccountDisputes:
     """The account's disputes in `mode`, newest first."""
     account = home_account(account_id)
-    partition = f"DSPL#{account.account_id}#{_mode(mode)}"
-    size, start = page_tokens.page_request(str(PAGE), page_token, partition)
-    found, last = deps.disputes().page(account.account_id, mode, size, start)
-    return answers.AccountDisputes.of(page_tokens.page([dispute_view(d) for d in found], last))
+    asked = {"limit": str(PAGE), **({"page_token": page_token} if page_token else {})}
+    request = parse(DISPUTES, asked)
+    found, token = listings.page(DISPUTES, Dispute, Scope(account.account_id, (_mode(mode),)), request)
+    data = [dispute_view(dispute) for dispute in found]
+    return answers.AccountDisputes.of(
+        {"object": "list", "data": data, "has_more": token is not None, "next_page_token": token}
+    )

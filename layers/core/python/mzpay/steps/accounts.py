@@ -7,9 +7,11 @@ from typing import TypeVar
 
 from mzpay import deps
 from mzpay.domain.access.oauth import OAuthClient
+from mzpay.domain.access.principal import Principal
 from mzpay.domain.accounts.residency import ensure_home
 from mzpay.domain.common.errors import OfAccount, ServiceError
 from mzpay.domain.payments.rules import Payment
+from mzpay.domain.payouts.cash_deposits import not_a_partner
 from mzpay.store.directory import Account, ApiKey
 
 Served = TypeVar("Served", Account, ApiKey, OAuthClient)
@@ -51,3 +53,10 @@ def merchant_name(payment: Payment) -> str:
         return biller
     account = deps.directory().get_account(payment.account_id)
     return account.name if account is not None else ""
+
+
+def require_partner(principal: Principal) -> None:
+    """403 not_a_partner unless operators made the acting account a partner (cash deposits)."""
+    account = deps.directory().get_account(principal.acting_account_id)
+    if account is None or not account.partner:
+        raise not_a_partner()

@@ -14,11 +14,16 @@ from mzpay import deps
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.listing import Kind, ListRequest
+from mzpay.domain.payments.disputes import Status as DisputeStatus
 from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.rules import Status
 from mzpay.domain.payouts.batches import Status as BatchStatus
+from mzpay.domain.payouts.cash_deposits import DEPOSIT_STATUS
 from mzpay.domain.payouts.destinations import DESTINATION_TYPES
 from mzpay.domain.payouts.rules import Status as PayoutStatus
+from mzpay.domain.psp.transactions import RECORDED
+from mzpay.domain.psp.transactions import TYPES as PSP_TYPES
+from mzpay.store.list_keys import Listed
 from mzpay.store.listings import Scope
 from mzpay.store.secrets import key_pepper
 
@@ -48,8 +53,32 @@ PAYOUTS = Kind(
 )
 BILL_PAYMENTS = Kind("bill_payments", frozenset({"pending", "succeeded", "failed"}), parent="product_id", metadata=True)
 PAYOUT_BATCHES = Kind("payout_batches", _statuses(BatchStatus))
+CASH_DEPOSITS = Kind(
+    "cash_deposits",
+    frozenset(DEPOSIT_STATUS.values()),
+    own_id="intent_id",
+    methods=frozenset({"mobile_wallet"}),
+    metadata=True,
+)
+# Disputes and PSP transactions were listed before the filters came: their page size keeps its
+# name (`limit`) and its default (20); a PSP transaction's `type` is what the others call method.
+DISPUTES = Kind(
+    "disputes", _statuses(DisputeStatus), parent="payment", aliases=(("limit", "page_size"),), default_size=20
+)
+PSP_TRANSACTIONS = Kind(
+    "psp_transactions",
+    frozenset({RECORDED}),
+    own_id="originator_reference",
+    methods=frozenset(PSP_TYPES),
+    metadata=True,
+    aliases=(("limit", "page_size"), ("type", "method")),
+    default_size=20,
+)
 
-KINDS = {kind.name: kind for kind in (PAYMENTS, REFUNDS, PAYOUTS, BILL_PAYMENTS, PAYOUT_BATCHES)}
+KINDS = {
+    kind.name: kind
+    for kind in (PAYMENTS, REFUNDS, PAYOUTS, BILL_PAYMENTS, PAYOUT_BATCHES, CASH_DEPOSITS, DISPUTES, PSP_TRANSACTIONS)
+}
 
 
 def _token_key() -> bytes:
@@ -57,7 +86,9 @@ def _token_key() -> bytes:
     return hmac.new(key_pepper().encode(), b"mzpay page tokens v1", hashlib.sha256).digest()
 
 
-def page(kind: Kind, entity: type[E], scope: Scope, request: ListRequest) -> tuple[list[E], str | None]:
+def page(
+    kind: Kind, entity: type[E], scope: Scope, request: ListRequest, listed: Listed | None = None
+) -> tuple[list[E], str | None]:
     """A page of `kind`'s list of `entity` for `scope`, and the next page's token (None: the last
     page); 400 invalid_request naming page_token for a token this list did not give."""
     binding = {
@@ -67,7 +98,6 @@ def page(kind: Kind, entity: type[E], scope: Scope, request: ListRequest) -> tup
         "f": request.filters.digest(),
         "c": hashlib.sha256(",".join(sorted(scope.customers)).encode()).hexdigest()[:16],
     }
-    key = _token_key()
-    before = page_tokens.unseal(request.page_token, binding, key) if request.page_token else None
-    found, position = deps.listings().page(entity, scope, request.filters, before, request.page_size)
-    return found, (page_tokens.seal(position, binding, key) if position else None)
+    before = page_tokens.unseal(request.page_token, binding, _token_key()) if request.page_token else None
+    found, position = deps.listings().page(entity, scope, request.filters, before, request.page_size, listed)
+    return found, (page_tokens.seal(position, binding, _token_key()) if position else None)

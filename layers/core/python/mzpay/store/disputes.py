@@ -1,15 +1,15 @@
 """Disputes in the payments table:
 
-  DSP#<dispute_id>, DISPUTE           the dispute (status, version, evidence, decision)
-  DSPL#<account>#<mode>, <dispute_id>  its place in the account's list (a ULID: newest first)
+  DSP#<dispute_id>, DISPUTE           the dispute (status, version, evidence, decision; listed
+                                      by mzpay.store.list_keys)
 
 and the disputed payment's own item: `open_dispute` (the dispute's id while it is open) and
-`charged_back_amount` (what lost disputes took). Opening is ONE transaction: the dispute, its
-list entry, the payment marked on condition that it succeeded, has no open dispute and keeps
-room for the amount beside its refunds and earlier chargebacks, the money held in the ledger and
-the event. Deciding is ONE transaction too: the versioned update, the payment's mark removed (and
-its chargebacks raised when lost), the ledger entry and the event. Evidence files are
-mzpay.store.evidence's, written before the transition that records them."""
+`charged_back_amount` (what lost disputes took). Opening is ONE transaction: the dispute, the
+payment marked on condition that it succeeded, has no open dispute and keeps room for the amount
+beside its refunds and earlier chargebacks, the money held in the ledger and the event. Deciding is
+ONE transaction too: the versioned update, the payment's mark removed (and its chargebacks raised
+when lost), the ledger entry and the event. Evidence files are mzpay.store.evidence's, written
+before the transition that records them."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ from mzpay.domain.money.ledger import Entry
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import first_failed_item, is_conditional_failure, newest_first, read_keys
+from mzpay.store.aws import first_failed_item, is_conditional_failure
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts
 from mzpay.store.ledger import entry_items
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.transitions import versioned_update, write_token
 
 
@@ -48,7 +49,7 @@ class Disputes(PaymentsTableStore):
         charged_back = payment.charged_back_amount
         room = Decimal(payment.captured_amount) - charged_back - dispute.value
         items: list[dict[str, Any]] = [
-            put_new(self.name, {**_key(dispute.dispute_id), **dispute.item()}),
+            put_new(self.name, {**_key(dispute.dispute_id), **dispute.item(), **list_attributes(dispute)}),
             {
                 "Update": {
                     "TableName": self.name,
@@ -71,12 +72,6 @@ class Disputes(PaymentsTableStore):
                     },
                 }
             },
-            {
-                "Put": {
-                    "TableName": self.name,
-                    "Item": {"pk": f"DSPL#{dispute.account_id}#{dispute.mode}", "sk": dispute.dispute_id},
-                }
-            },
             *entry_items(self.name, held),
             *event_puts(self.events_name, events),
         ]
@@ -91,14 +86,6 @@ class Disputes(PaymentsTableStore):
 
     def get(self, dispute_id: str) -> Dispute | None:
         return self.read_item(Dispute, _key(dispute_id))
-
-    def page(
-        self, account_id: str, mode: str, size: int, start: dict[str, str] | None
-    ) -> tuple[list[Dispute], dict[str, str] | None]:
-        """A page of the account's disputes in `mode`, newest first, and the key to continue after."""
-        items, last = newest_first(self.table, f"DSPL#{account_id}#{mode}", size, start)
-        kept = read_keys(self.client, self.name, [_key(item["sk"]) for item in items])
-        return [Dispute.model_validate(item) for item in kept], last
 
     def transition(
         self,

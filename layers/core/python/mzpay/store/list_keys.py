@@ -22,10 +22,13 @@ from typing import Any
 
 from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.entity import Entity
+from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.payouts.batches import PayoutBatch
+from mzpay.domain.payouts.cash_deposits import DEPOSIT_STATUS
 from mzpay.domain.payouts.rules import Payout
+from mzpay.domain.psp.transactions import PspTransaction
 
 SHARDS = 4  # fixed: a stored object keeps its shard; changing it needs a backfill
 LIST_ATTRIBUTES = ("lpk", "spk", "lsk", "lamt", "lmethod", "lnetwork", "lcust", "lparent", "lprov")
@@ -43,6 +46,7 @@ class Listed:
     parent: Callable[[Any], str | None]
     amount: Callable[[Any], str] = lambda entity: str(entity.amount)
     provider: Callable[[Any], str | None] = lambda entity: None
+    status: Callable[[Any], str] = lambda entity: str(entity.status)  # the status its list filters by
 
 
 def _none(entity: Any) -> None:
@@ -86,7 +90,30 @@ LISTED: dict[type[Entity], Listed] = {
     ),
     BillPayment: Listed("BILL", lambda b: b.payment_id, _none, _none, _none, lambda b: b.product_id),
     PayoutBatch: Listed("POB", lambda b: b.batch_id, _none, _none, _none, _none, lambda b: b.total),
+    Dispute: Listed("DSP", lambda d: d.dispute_id, _none, _none, _none, lambda d: d.provider_payment_id),
+    PspTransaction: Listed(
+        "PSPTX", lambda t: t.transaction_id, lambda t: t.type, lambda t: _wallet_network(t.party), _none, _none
+    ),
 }
+# A cash deposit is a payout of the partner (mzpay.domain.payouts.cash_deposits): it is listed
+# apart from the payouts (GET /v1/cash-deposits), by the status the agent reads (pending,
+# succeeded, failed).
+CASH_DEPOSIT = Listed(
+    "CD",
+    lambda p: p.provider_payout_id,
+    lambda p: _kind(p.destination),
+    lambda p: _wallet_network(p.destination),
+    lambda p: p.customer_id,
+    _none,
+    status=lambda p: DEPOSIT_STATUS[p.status],
+)
+
+
+def listed_of(entity: Entity) -> Listed | None:
+    """How `entity` is listed (None: it is not)."""
+    if isinstance(entity, Payout) and entity.cash_deposit is not None:
+        return CASH_DEPOSIT
+    return LISTED.get(type(entity))
 
 
 def shard_of(identity: str) -> int:
@@ -101,14 +128,14 @@ def partition(prefix: str, account_id: str, mode: str, shard: int, status: str |
 
 def list_attributes(entity: Entity) -> dict[str, Any]:
     """The list attributes of `entity` as it is (none for a kind that is not listed)."""
-    listed = LISTED.get(type(entity))
+    listed = listed_of(entity)
     if listed is None:
         return {}
     identity = listed.identity(entity)
     account_id, mode, shard = getattr(entity, "account_id"), getattr(entity, "mode"), shard_of(identity)  # noqa: B009
     attributes: dict[str, Any] = {
         "lpk": partition(listed.prefix, account_id, mode, shard),
-        "spk": partition(listed.prefix, account_id, mode, shard, entity.status),
+        "spk": partition(listed.prefix, account_id, mode, shard, listed.status(entity)),
         "lsk": f"{getattr(entity, 'created_at')}#{identity}",  # noqa: B009
         "lamt": Decimal(listed.amount(entity)),
     }

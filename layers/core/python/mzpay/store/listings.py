@@ -13,7 +13,7 @@ from typing import Any
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.listing import Filters
 from mzpay.store.base import InPaymentsTable
-from mzpay.store.list_keys import LISTED, SHARDS, partition
+from mzpay.store.list_keys import LISTED, SHARDS, Listed, partition
 
 BUDGET = 400  # items one shard may read for one page (a selective filter may give a short page)
 FILTERED_CHUNK = 100  # items a filtered shard reads at a time once its first quarter-page fell short
@@ -99,7 +99,13 @@ class Listings(InPaymentsTable):
     """Pages of one kind's list in the payments table."""
 
     def page(
-        self, entity: type[Entity], scope: Scope, filters: Filters, before: str | None, size: int
+        self,
+        entity: type[Entity],
+        scope: Scope,
+        filters: Filters,
+        before: str | None,
+        size: int,
+        listed: Listed | None = None,
     ) -> tuple[list[Any], str | None]:
         """Up to `size` objects newest first, below the position `before` (None: from the
         newest), and the position the next page starts below (None: this is the last page).
@@ -107,8 +113,9 @@ class Listings(InPaymentsTable):
         Each shard is read a quarter of the page first (ids spread evenly over the shards); then,
         while fewer than `size` matches are known above the highest point any shard was read
         down to (below it a shard may still hold newer matches than another's), that shard is read
-        further, until the page is full, every shard is read to its end or one spent its BUDGET."""
-        prefix = LISTED[entity].prefix
+        further, until the page is full, every shard is read to its end or one spent its BUDGET.
+        `listed`: the list, where `entity` is listed in more than one (a cash deposit's payout)."""
+        prefix = (listed or LISTED[entity]).prefix
         upper = min(p for p in (before, filters.created_lt) if p) if (before or filters.created_lt) else None
         shards = [
             _Shard(

@@ -1,6 +1,6 @@
 """PSP transactions in the payments table:
 
-  PSPTX#<account>#<mode>, <transaction_id>      the transaction (a ULID: the list is newest first)
+  PSPTX#<account>#<mode>, <transaction_id>      the transaction (listed by mzpay.store.list_keys)
   PSPREF#<account>#<mode>, <originator_reference>   its claim of the PSP's reference
 
 Recording one is ONE transaction: the transaction, the claim (on condition that the reference is
@@ -14,9 +14,9 @@ from typing import Any
 
 from mzpay.domain.psp.transactions import PspTransaction
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import newest_first
 from mzpay.store.base import PaymentsTableStore, put_new
 from mzpay.store.events import event_puts
+from mzpay.store.list_keys import list_attributes
 from mzpay.store.payments import CeilingReached, Reservation, counter_raises
 
 
@@ -55,7 +55,14 @@ class PspTransactions(PaymentsTableStore):
         }
         items: list[dict[str, Any]] = [
             put_new(self.name, claim),
-            put_new(self.name, {**_key(account, mode, transaction.transaction_id), **transaction.item()}),
+            put_new(
+                self.name,
+                {
+                    **_key(account, mode, transaction.transaction_id),
+                    **transaction.item(),
+                    **list_attributes(transaction),
+                },
+            ),
             *counter_raises(self.name, reservations, ttl),
         ]
         if refunding is not None:
@@ -95,10 +102,3 @@ class PspTransactions(PaymentsTableStore):
         """The account's transaction with this originator_reference, if any."""
         claim = self.table.get_item(Key=_claim_key(account_id, mode, reference), ConsistentRead=True).get("Item")
         return None if claim is None else self.get(account_id, mode, claim["transaction_id"])
-
-    def page(
-        self, account_id: str, mode: str, size: int, start: dict[str, str] | None
-    ) -> tuple[list[PspTransaction], dict[str, str] | None]:
-        """A page of the account's transactions, newest first, and the key to continue after."""
-        items, last = newest_first(self.table, f"PSPTX#{account_id}#{mode}", size, start)
-        return [PspTransaction.model_validate(item) for item in items], last

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.expiry import to_resume
-from mzpay.store.list_keys import LISTED, with_list_attributes
+from mzpay.store.list_keys import listed_of, with_list_attributes
 
 WRITE_TOKEN = "write_token"
 E = TypeVar("E", bound=Entity)
@@ -60,7 +60,7 @@ def versioned_update(
             },
         }
     }
-    return with_list_attributes(update, entity.changed(changes)) if type(entity) in LISTED else update
+    return with_list_attributes(update, entity.changed(changes)) if listed_of(entity) is not None else update
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ WALLET_NETWORKS = frozenset({"mpesa", "emola", "mkesh"})
 # Parameters the principal reads before the list (not filters, never refused as unknown).
 PRINCIPAL_PARAMETERS = frozenset({"account_id", "mode", "customer_id"})
 _METADATA = re.compile(r"^metadata\[([A-Za-z0-9_.\-]{1,40})\]$")
-_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
+_ID = re.compile(r"^[A-Za-z0-9_.:/\-]{1,200}$")
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class Kind:
     provider: str | None = None  # the parameter naming the PSP that carried it, if the list has one
     aliases: tuple[tuple[str, str], ...] = ()  # (the surface's name, the filter's name here): amount_min...
     channels: frozenset[str] = frozenset()  # `channel` (a wallet network, or else a method) takes these
+    default_size: int = DEFAULT_PAGE_SIZE  # a page's size when page_size is not given
 
     def parameters(self) -> frozenset[str]:
         names = {"page_size", "page_token", "status", "created_gte", "created_lt", "currency"}
@@ -104,6 +105,7 @@ _HELP = {
 def documented(kind: Kind) -> list[dict[str, object]]:
     """The OpenAPI query parameters of `kind`'s list (devstack.openapi adds them to its route)."""
     help_of = dict(_HELP)
+    help_of["page_size"] = ("integer", f"Items per page, 1 to {MAX_PAGE_SIZE} ({kind.default_size} by default).")
     if kind.own_id:
         help_of[kind.own_id] = ("string", "Your own id of the object: finds that one (with no other filter).")
     if kind.parent:
@@ -157,9 +159,9 @@ def _amount(field: str, text: str) -> Decimal:
     return value
 
 
-def _page_size(text: str | None) -> int:
+def _page_size(text: str | None, default: int) -> int:
     if text is None:
-        return DEFAULT_PAGE_SIZE
+        return default
     if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE_SIZE:
         raise invalid_field("page_size", f"an integer from 1 to {MAX_PAGE_SIZE}")
     return int(text)
@@ -219,7 +221,7 @@ def _parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
         method, network = (None, channel) if channel in WALLET_NETWORKS else (channel, None)
     for param in (kind.own_id, kind.parent, kind.provider, "network"):
         if param and param in values and not _ID.match(values[param]):
-            raise invalid_field(param, "letters, digits and _ . : - only")
+            raise invalid_field(param, "letters, digits and _ . : / - only")
     created_gte = _instant("created_gte", values["created_gte"]) if "created_gte" in values else None
     created_lt = _instant("created_lt", values["created_lt"]) if "created_lt" in values else None
     if created_gte and created_lt and created_gte >= created_lt:
@@ -242,4 +244,4 @@ def _parse(kind: Kind, query: Mapping[str, str]) -> ListRequest:
         provider=values.get(kind.provider) if kind.provider else None,
         metadata=metadata,
     )
-    return ListRequest(filters, _page_size(values.get("page_size")), values.get("page_token"))
+    return ListRequest(filters, _page_size(values.get("page_size"), kind.default_size), values.get("page_token"))
