@@ -1,10 +1,19 @@
 """Management API: the operator console (HTML pages for people, docs/console.md): sign-in, accounts,
-keys and limits, payments with their events and refunds, payouts awaiting approval, webhook
-deliveries, reconciliation cases, disputes, PSP applications and the audit trail. A page is one
-route here and one template under mzpay/http/templates/console/."""
+keys and limits, an account's lists (payments, refunds, payouts, payout batches, balance
+transactions) and reports, payments with their events and refunds, payouts awaiting approval,
+webhook deliveries, reconciliation cases, disputes, PSP applications and the audit trail. A page is
+one route here and one template under mzpay/http/templates/console/."""
+
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
 
 from mzpay.deps import settings
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.common import clock
 from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.money.reports import ReportRequest
 from mzpay.domain.operators.audit import AuditFilter
 from mzpay.domain.payments.disputes import DecideDisputeRequest
 from mzpay.domain.payments.pricing import PRICED_METHODS
@@ -12,7 +21,7 @@ from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.entry import management_app
 from mzpay.http import console
 from mzpay.http.account_schemas import CreateAccount, CreateApiKey, FeeRuleIn, SuspendAccount
-from mzpay.http.console_pages import field, fields_as, one_of, query, see_other, show, source_ip
+from mzpay.http.console_pages import download, field, fields_as, one_of, query, see_other, show, source_ip
 from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
 from mzpay.http.params import Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
@@ -21,7 +30,7 @@ from mzpay.lazy import deferred_imports
 from mzpay.steps import audit
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import access, disputes, payout_batches, payouts
+    from mzpay.cases import access, balance_transactions, disputes, listings, payout_batches, payouts, reports
     from mzpay.operators import audit as trail
     from mzpay.operators import (
         operator_reads,
@@ -39,18 +48,16 @@ console.answers_unknown_paths(app)
 console.answers_refusals(app)  # a refusal before any route (card data in a form) is a page too
 HTML = {"include_in_schema": False}  # pages for people: not in the management API's OpenAPI document
 MODES = ("test", "live")
-# The filters an account's payments page offers: the merchant list's own (docs/lists.md).
-PAYMENT_FILTERS = (
-    "status",
-    "payment_id",
-    "method",
-    "network",
-    "created_gte",
-    "created_lt",
-    "amount_gte",
-    "amount_lte",
-    "page_token",
-)
+# The filters an account's lists offer: the merchant lists' own (docs/lists.md, docs/balance.md).
+SPAN = ("created_gte", "created_lt")
+AMOUNTS = ("currency", "amount_gte", "amount_lte")
+PAGING = ("page_size", "page_token")
+PAYMENT_FILTERS = ("status", "payment_id", "method", "network", *SPAN, *AMOUNTS, *PAGING)
+REFUND_FILTERS = ("status", "refund_id", "payment", *SPAN, *AMOUNTS, *PAGING)
+PAYOUT_FILTERS = ("status", "payout_id", "batch_id", "method", "network", *SPAN, *AMOUNTS, *PAGING)
+BATCH_FILTERS = ("status", *SPAN, *AMOUNTS, *PAGING)
+BALANCE_FILTERS = ("type", "source", "currency", *SPAN, *PAGING)
+MAPUTO = ZoneInfo("Africa/Maputo")
 
 
 # ---------------------------------------------------------------- signing in
@@ -171,17 +178,84 @@ def set_fee_rule(account_id: str) -> Response[str]:
     return see_other(f"/accounts/{account_id}", done="fee_set")
 
 
-# ---------------------------------------------------------------- payments, refunds, disputes
+# ---------------------------------------------------------------- an account's lists and reports
+def _account_list(
+    template: str, account_id: str, names: tuple[str, ...], read: Callable[[Principal, Mapping[str, str]], Any]
+) -> Response[str]:
+    """A page of one of the account's lists, in a mode: the merchant's own use case `read`, with the
+    filters of `names` the query holds (a bad one is its 400, naming the field)."""
+    mode = one_of("mode", MODES) or "test"
+    chosen = {name: value for name in names if (value := query(name)) is not None}
+    listed = read(operator_reads.as_account(account_id, mode), chosen)
+    return show(template, account_id=account_id, mode=mode, chosen=chosen, listed=listed.wire())
+
+
 @app.get("/console/accounts/<account_id>/payments", **HTML)
 @console.page(app)
 def account_payments(account_id: str) -> Response[str]:
     """An account's payments in a mode, newest first, by the merchant list's filters."""
+    return _account_list("payments.html", account_id, PAYMENT_FILTERS, listings.payments)
+
+
+@app.get("/console/accounts/<account_id>/refunds", **HTML)
+@console.page(app)
+def account_refunds(account_id: str) -> Response[str]:
+    """An account's refunds in a mode, newest first, by the merchant list's filters."""
+    return _account_list("refunds.html", account_id, REFUND_FILTERS, listings.refunds)
+
+
+@app.get("/console/accounts/<account_id>/payouts", **HTML)
+@console.page(app)
+def account_payouts(account_id: str) -> Response[str]:
+    """An account's payouts in a mode, newest first, by the merchant list's filters."""
+    return _account_list("account_payouts.html", account_id, PAYOUT_FILTERS, listings.payouts)
+
+
+@app.get("/console/accounts/<account_id>/payout-batches", **HTML)
+@console.page(app)
+def account_payout_batches(account_id: str) -> Response[str]:
+    """An account's payout batches in a mode, newest first, by the merchant list's filters."""
+    return _account_list("payout_batches.html", account_id, BATCH_FILTERS, listings.payout_batches)
+
+
+@app.get("/console/accounts/<account_id>/balance-transactions", **HTML)
+@console.page(app)
+def account_balance_transactions(account_id: str) -> Response[str]:
+    """An account's balance transactions in a mode, newest first, each with the balance after it."""
+    return _account_list("balance_transactions.html", account_id, BALANCE_FILTERS, balance_transactions.listing)
+
+
+@app.get("/console/accounts/<account_id>/reports", **HTML)
+@console.page(app)
+def account_reports(account_id: str) -> Response[str]:
+    """An account's reports in a mode, newest first, and the form asking for one."""
     mode = one_of("mode", MODES) or "test"
-    chosen = {name: value for name in PAYMENT_FILTERS if (value := query(name)) is not None}
-    listed = operator_reads.account_payments(account_id, mode, chosen)
-    return show("payments.html", account_id=account_id, mode=mode, chosen=chosen, listed=listed.wire())
+    listed = reports.listing(operator_reads.as_account(account_id, mode), str(operator_reads.PAGE), query("page_token"))
+    today = clock.now().astimezone(MAPUTO).date()
+    interval = {"start": today.isoformat(), "end": (today + timedelta(days=1)).isoformat()}
+    return show("reports.html", account_id=account_id, mode=mode, listed=listed.wire(), interval=interval)
 
 
+@app.post("/console/accounts/<account_id>/reports", **HTML)
+@console.action(app, back="/accounts/{account_id}/reports")
+def request_report(account_id: str) -> Response[str]:
+    """Ask for a report of the account, as POST /v1/reports does; the builder writes it."""
+    mode = field("mode")
+    body = fields_as(ReportRequest, "type", "interval_start", "interval_end", "timezone")
+    created = reports.create(operator_reads.as_account(account_id, mode), body)
+    audit.observe("report", created.report_id, account_id=account_id, after=created.wire())
+    return see_other(f"/accounts/{account_id}/reports", mode=mode, done="report_requested")
+
+
+@app.get("/console/accounts/<account_id>/reports/<report_id>/download", **HTML)
+@console.page(app)
+def download_report(account_id: str, report_id: str) -> Response[str]:
+    """A succeeded report's file: 303 to its short-lived link (docs/console.md, "Reports")."""
+    mode = one_of("mode", MODES) or "test"
+    return download(reports.read(operator_reads.as_account(account_id, mode), report_id).url)
+
+
+# ---------------------------------------------------------------- payments, refunds, disputes
 @app.get("/console/payments", **HTML)
 @console.page(app)
 def find_payment() -> Response[str]:

@@ -397,6 +397,56 @@ def test_create_an_account_issue_and_revoke_a_key_and_set_limits_from_the_consol
     assert (recon.status_code, main_of(recon)["data-page"]) == (200, "reconciliation")
 
 
+def test_an_accounts_lists_and_reports_refuse_what_the_api_refuses(stack: RunningStack) -> None:
+    shop, other = Merchant(stack), Merchant(stack)
+    client = signed_in(stack)
+    account = f"{base(stack)}/accounts/{shop.account['id']}"
+    for name in ("refunds", "payouts", "payout-batches", "balance-transactions", "reports"):
+        page = client.get(f"{account}/{name}?mode=live", timeout=30)
+        assert (page.status_code, main_of(page)["data-page"]) == (200, "account-payouts" if name == "payouts" else name)
+    for query, field in (
+        ("refunds?mode=test&status=paid", "status"),
+        ("payouts?mode=test&method=card", "method"),
+        ("payout-batches?mode=test&created_gte=yesterday", "created_gte"),
+        ("balance-transactions?mode=test&type=gift", "type"),
+        ("refunds?mode=test&page_size=101", "page_size"),
+        ("refunds?mode=test&page_token=not-a-token", "page_token"),
+        ("balance-transactions?mode=test&page_token=not-a-token", "page_token"),
+    ):
+        refused = client.get(f"{account}/{query}", timeout=30)
+        assert (refused.status_code, main_of(refused).get("data-code")) == (400, "invalid_request"), query
+        assert f"{field}:" in refused.text, refused.text
+
+    start, end = "2026-11-01", "2026-11-02"
+    asked = shop.call("POST", "/v1/reports", {"type": "payments", "interval_start": start, "interval_end": end})
+    assert asked.status_code == 201, asked.text
+    report_id = asked.json()["report_id"]
+    written = eventually(
+        lambda: shop.call("GET", f"/v1/reports/{report_id}", idempotency_key=None).json(),
+        lambda report: report["status"] != "pending",
+        timeout=90,
+        interval=0.5,
+    )
+    assert written["status"] == "succeeded", written
+    download = client.get(f"{account}/reports/{report_id}/download?mode=test", allow_redirects=False, timeout=30)
+    assert download.status_code == 303 and "X-Amz-Signature=" in download.headers["Location"]
+    assert (download.headers["Cache-Control"], download.headers["Referrer-Policy"]) == ("no-store", "no-referrer")
+    for elsewhere in (
+        f"{account}/reports/{report_id}/download?mode=live",  # the other mode's
+        f"{base(stack)}/accounts/{other.account['id']}/reports/{report_id}/download?mode=test",  # another account's
+    ):
+        answer = client.get(elsewhere, allow_redirects=False, timeout=30)
+        assert (answer.status_code, main_of(answer)["data-code"]) == (404, "not_found"), elsewhere
+
+    form = client.get(f"{account}/reports?mode=test", timeout=30)
+    body = {"mode": "test", "type": "balance_summary", "interval_start": start, "interval_end": end}
+    no_csrf = client.post(f"{account}/reports", data=body, allow_redirects=False, timeout=30)
+    assert (no_csrf.status_code, main_of(no_csrf)["data-code"]) == (403, "csrf_invalid")
+    bad = client.post(f"{account}/reports", data={**body, "csrf_token": csrf_of(form), "timezone": "Mars/Olympus"})
+    assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_request")
+    assert [r["report_id"] for r in shop.call("GET", "/v1/reports", idempotency_key=None).json()["data"]] == [report_id]
+
+
 def test_a_service_fee_is_set_from_the_console_and_a_bad_one_refused(stack: RunningStack) -> None:
     client = signed_in(stack)
     form = client.get(f"{base(stack)}/accounts", timeout=30)
@@ -480,7 +530,8 @@ def test_another_regions_account_is_421_wrong_region_on_this_regions_console(sta
     eventually(
         lambda: client.get(f"{base(stack)}/accounts/{account['id']}", timeout=30), lambda r: r.status_code != 404
     )
-    for path in (f"/accounts/{account['id']}", f"/accounts/{account['id']}/payments?mode=test"):
+    lists = [f"/accounts/{account['id']}/{name}?mode=test" for name in ("payments", "refunds", "reports")]
+    for path in (f"/accounts/{account['id']}", *lists):
         answer = client.get(f"{base(stack)}{path}", timeout=30)
         assert (answer.status_code, main_of(answer)["data-code"]) == (421, "wrong_region"), path
         assert answer.headers["Service-Region"] == "regional-sa"

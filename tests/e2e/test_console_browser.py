@@ -6,17 +6,28 @@ of each answer) and what the API reports afterwards."""
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page, Response
+from ulid import ULID
 
 from devstack.launcher import RunningStack
+from mzpay.domain.money.reports import TRANSACTION_COLUMNS
 from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for
 from tests.e2e.browsers import fresh_pages, serious_violations
+from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_checkout_browser import lines
 from tests.e2e.test_console import operator_payout, waiting_payout
+from tests.e2e.test_payouts import settled
+from tests.e2e.test_refunds import refund
+from tests.e2e.test_reports import DEADLINE_SECONDS
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -195,6 +206,11 @@ def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator,
         "/payouts",
         f"/accounts/{account_id}/deliveries",
         f"/accounts/{account_id}/payments?mode=test",
+        f"/accounts/{account_id}/refunds?mode=test",
+        f"/accounts/{account_id}/payouts?mode=test",
+        f"/accounts/{account_id}/payout-batches?mode=test",
+        f"/accounts/{account_id}/balance-transactions?mode=test",
+        f"/accounts/{account_id}/reports?mode=test",
         "/reconciliation",
         "/payouts/NOT-A-PAYOUT/approve-missing",
     ]:
@@ -205,3 +221,177 @@ def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator,
         serious, found = serious_violations(page)
         assert serious == [], f"axe on {page.url}:\n{found}"
     assert (main_data(page, "page"), main_data(page, "code")) == ("refused", "not_found")  # the last: no such page
+
+
+# ---------------------------------------------------------------- an account's lists and reports
+def rows(page: Page, kind: str) -> list[tuple[str, str]]:
+    """The (id, status or type) of each row of the list of `kind` (data-refund, data-payout, ...)."""
+    found = page.locator(f"main tr[data-{kind}]")
+    second = "data-type" if kind == "transaction" else "data-status"
+    return [(row.get_attribute(f"data-{kind}") or "", row.get_attribute(second) or "") for row in found.all()]
+
+
+def filter_by(page: Page, **fields: str) -> Response:
+    """Fill the list's filters (by their Portuguese labels) and submit them."""
+    for label, value in fields.items():
+        page.get_by_label(label.replace("_", " "), exact=True).fill(value)
+    return click(page, "Filtrar")
+
+
+def next_page(page: Page) -> Response:
+    with page.expect_navigation() as navigation:
+        page.get_by_role("link", name="Página seguinte").click()
+    return navigation.value
+
+
+def from_the_account_page(page: Page, stack: RunningStack, account: str, link: str) -> Page:
+    """`page` signed in, at the account's page, then at the page its link `link` leads to."""
+    sign_in(page, stack)
+    visit(page, account)
+    with page.expect_navigation():
+        page.get_by_role("link", name=link).click()
+    return page
+
+
+@pytest.fixture(scope="module")
+def books(stack: RunningStack) -> dict[str, Any]:
+    """One merchant's money: two M-Pesa payments and a failed one, three refunds of the first
+    (10, 20 and 30 MZN) and a paid payout."""
+    merchant = Merchant(stack)
+    paid = [merchant.charge(wallet("+258840000000"), amount) for amount in ("300.00", "120.00")]
+    failed = merchant.charge(wallet("+258840000001"), "250.00")
+    assert [a.json()["status"] for a in (*paid, failed)] == ["succeeded", "succeeded", "failed"], failed.text
+    first = paid[0].json()["provider_payment_id"]
+    refunds = [refund(merchant, first, amount) for amount in ("10.00", "20.00", "30.00")]
+    assert all(r.status_code == 200 for r in refunds), refunds[-1].text
+    money = {"amount": "12.00", "currency": "MZN"}
+    payout = merchant.call(
+        "POST", "/payouts", {"payout_id": str(ULID()), "money": money, "destination": wallet("+258840000000")}
+    )
+    assert payout.status_code == 200, payout.text
+    done = settled(merchant, payout.json()["provider_payout_id"])
+    assert done["status"] == "paid", done
+    return {
+        "merchant": merchant,
+        "account_id": merchant.account["id"],
+        "paid": [a.json()["provider_payment_id"] for a in paid],
+        "failed": failed.json()["provider_payment_id"],
+        "refunds": [r.json()["provider_refund_id"] for r in refunds],
+        "payout": done["provider_payout_id"],
+    }
+
+
+def test_an_operator_filters_and_pages_an_accounts_lists(
+    operator: Operator, stack: RunningStack, books: dict[str, Any]
+) -> None:
+    account = f"{console(stack)}/accounts/{books['account_id']}"
+    page = from_the_account_page(operator(), stack, account, "Reembolsos (test)")
+    assert (main_data(page, "page"), page.get_by_role("heading", level=1).inner_text().split(" (")[0]) == (
+        "refunds",
+        "Reembolsos",
+    )
+    newest_first = list(reversed(books["refunds"]))
+    assert rows(page, "refund") == [(r, "succeeded") for r in newest_first]
+    assert page.locator("main tr[data-refund] td").nth(1).inner_text() == "bem-sucedido"  # the status in words
+
+    filter_by(page, Montante_máximo="15")
+    assert rows(page, "refund") == [(books["refunds"][0], "succeeded")]
+    assert page.get_by_label("Montante máximo", exact=True).input_value() == "15"  # the form shows what was asked
+    page.get_by_label("Montante máximo", exact=True).fill("")
+    filter_by(page, Por_página="2")
+    assert [r for r, _ in rows(page, "refund")] == newest_first[:2]
+    answer = next_page(page)
+    assert (answer.status, [r for r, _ in rows(page, "refund")]) == (200, newest_first[2:])
+    assert page.get_by_role("link", name="Página seguinte").count() == 0
+
+    # payments: a filter the page's own query keeps (network) and the page size, across pages
+    visit(page, f"{account}/payments?mode=test")
+    filter_by(page, Estado="failed")
+    assert rows(page, "payment") == [(books["failed"], "failed")]
+    page.get_by_label("Estado", exact=True).fill("")
+    filter_by(page, Rede="mpesa", Por_página="1")
+    assert rows(page, "payment") == [(books["failed"], "failed")]
+    next_page(page)
+    assert rows(page, "payment") == [(books["paid"][1], "succeeded")]
+    assert page.get_by_label("Rede", exact=True).input_value() == "mpesa"
+
+    visit(page, f"{account}/payouts?mode=test")
+    assert rows(page, "payout") == [(books["payout"], "paid")]
+    filter_by(page, Estado="failed")
+    assert (rows(page, "payout"), page.locator('[data-empty="payouts"]').count()) == ([], 1)
+    refused = filter_by(page, Estado="paid", Rede="mkesh", Montante_mínimo="abc")
+    assert (refused.status, main_data(page, "code")) == (400, "invalid_request")
+
+    visit(page, f"{account}/payout-batches?mode=test")
+    assert (main_data(page, "page"), page.locator('[data-empty="batches"]').count()) == ("payout-batches", 1)
+
+    visit(page, f"{account}/balance-transactions?mode=test")
+    everything = rows(page, "transaction")
+    assert {kind for _, kind in everything} >= {"charge", "refund", "payout"}
+    filter_by(page, Tipo="refund", Por_página="2")
+    first_page = rows(page, "transaction")
+    assert len(first_page) == 2 and {kind for _, kind in first_page} == {"refund"}
+    assert page.locator("main tr[data-transaction] td").nth(1).inner_text() == "reembolso"
+    next_page(page)
+    second_page = rows(page, "transaction")
+    assert second_page and {kind for _, kind in second_page} == {"refund"}
+    assert not {t for t, _ in first_page} & {t for t, _ in second_page}
+
+    visit(page, f"{account}/refunds?mode=live")  # the other mode's list: none of it
+    assert page.locator('[data-empty="refunds"]').count() == 1
+
+
+def test_an_operator_requests_a_report_and_downloads_it_once_written(
+    operator: Operator, stack: RunningStack, books: dict[str, Any]
+) -> None:
+    account = f"{console(stack)}/accounts/{books['account_id']}"
+    page = from_the_account_page(operator(), stack, account, "Relatórios (test)")
+    assert (main_data(page, "page"), page.locator('[data-empty="reports"]').count()) == ("reports", 1)
+    page.get_by_label("Tipo").select_option("balance_transactions")
+    answer = click(page, "Pedir o relatório")
+    posted = answer.request.redirected_from
+    assert posted is not None and posted.method == "POST"
+    assert (answer.status, answer.url) == (200, f"{account}/reports?mode=test&done=report_requested")
+    assert page.get_by_role("status").inner_text().startswith("O relatório foi pedido")
+    [(report_id, _)] = rows(page, "report")
+
+    def reread(_: object = None) -> list[tuple[str, str]]:
+        visit(page, f"{account}/reports?mode=test")
+        return rows(page, "report")
+
+    written = eventually(reread, lambda found: found[0][1] != "pending", timeout=DEADLINE_SECONDS, interval=0.5)
+    assert written == [(report_id, "succeeded")]
+    assert page.locator(f'tr[data-report="{report_id}"] td').nth(2).inner_text() == "bem-sucedido"
+    with page.expect_download() as downloading:
+        page.get_by_role("link", name="Descarregar").click()
+    download = downloading.value
+    assert download.suggested_filename.startswith("balance_transactions_")
+    with open(download.path(), encoding="utf-8") as handle:
+        table = list(csv.DictReader(io.StringIO(handle.read())))
+    assert table and list(table[0]) == list(TRANSACTION_COLUMNS)
+    assert set(books["refunds"]) <= {line["source_id"] for line in table}
+    [signature] = parse_qs(urlsplit(download.url).query)["X-Amz-Signature"]  # the presigned link: in no log
+    assert signature not in stack.function_log() and signature not in stack.log()
+
+    # the audit trail names the console's operator and the report asked for
+    visit(page, f"{console(stack)}/audit?target_type=report&target_id={report_id}")
+    record = page.locator('main tr[data-action="request_report"]')
+    assert record.count() == 1
+    assert record.locator("td").nth(1).inner_text().startswith("operator (operator, console)")
+
+
+def test_without_a_session_no_report_is_asked_for(
+    operator: Operator, stack: RunningStack, books: dict[str, Any]
+) -> None:
+    """Every console operator may read an account's lists and ask for its reports (the console has
+    no roles below the operator: docs/console.md); anyone else may not, even with a form's fields."""
+    reports = f"{console(stack)}/accounts/{books['account_id']}/reports"
+    before = books["merchant"].call("GET", "/v1/reports", idempotency_key=None).json()["data"]
+    stranger = operator()
+    visit(stranger, f"{console(stack)}/sign-in")  # a sign-in CSRF token, no session
+    form = {"mode": "test", "type": "payments", "interval_start": "2026-11-01", "interval_end": "2026-11-02"}
+    answer = stranger.request.post(reports, form=form, max_redirects=0)
+    assert (answer.status, answer.headers["x-error-code"]) == (401, "unauthorized")
+    read = stranger.request.get(f"{reports}?mode=test", max_redirects=0)
+    assert (read.status, read.headers["location"]) == (303, "/console/sign-in")
+    assert books["merchant"].call("GET", "/v1/reports", idempotency_key=None).json()["data"] == before

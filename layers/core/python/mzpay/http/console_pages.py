@@ -40,6 +40,7 @@ NOTICES = frozenset(
         "limits_set",
         "payout_limits_set",
         "fee_set",
+        "report_requested",
         "payout_approved",
         "payout_rejected",
         "batch_approved",
@@ -187,6 +188,18 @@ def see_other(path: str, **query: str) -> Response[str]:
     visit = current()
     location = f"{visit.console}{path}" + (f"?{urlencode(query)}" if query else "")
     headers = {"Location": location, "Cache-Control": "no-store"}
+    return Response(303, HTML, "", headers=headers, cookies=visit.cookies or None)
+
+
+def download(link: str | None) -> Response[str]:
+    """303 to a file's short-lived link (a report's presigned GET of the reports bucket): the
+    browser fetches the file from the bucket itself. The link is a bearer credential for a few
+    minutes: it is in this answer's Location only (no-store, no referrer), in no page, log or
+    audit record. No link (the file is not written yet, or never will be) is 409."""
+    if link is None:
+        raise ServiceError(409, "report_not_ready", "The report has no file: it is still pending, or it failed.")
+    visit = current()
+    headers = {"Location": link, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
     return Response(303, HTML, "", headers=headers, cookies=visit.cookies or None)
 
 

@@ -1,28 +1,27 @@
 """What operators read in the console that no API lists: the payouts and payout batches waiting
-for approval across accounts, an account's recent payments, a payment with its events and refunds, an account's
-disputes. Every read is of this region's accounts (another region's is 421, an unknown one 404);
-nothing here changes state."""
+for approval across accounts, a payment with its events and refunds, an account's disputes; and
+the account (`as_account`) through which the console reads and asks what the merchant's own use
+cases answer (its lists, balance transactions and reports: mzpay.cases.listings,
+mzpay.cases.balance_transactions, mzpay.cases.reports). Every read is of this region's accounts
+(another region's is 421, an unknown one 404); nothing here changes state."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from mzpay import deps
 from mzpay.answers import operator_reads as answers
-from mzpay.answers.payments import PaymentList, PaymentSnapshot
+from mzpay.domain.access.principal import Principal
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.listing import parse
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.disputes import view as dispute_view
-from mzpay.domain.payments.rules import Payment, snapshot
 from mzpay.domain.payments.rules import view as payment_view
 from mzpay.domain.payouts.batches import batch_view
 from mzpay.domain.payouts.rules import payout_view
 from mzpay.steps import listings
 from mzpay.steps.accounts import home_account
-from mzpay.steps.listings import DISPUTES, PAYMENTS
+from mzpay.steps.listings import DISPUTES
 from mzpay.steps.refunds import refund_result
 from mzpay.store.listings import Scope
 from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
@@ -71,15 +70,11 @@ def batches_awaiting_approval(page_token: str | None = None) -> answers.BatchesA
     return answers.BatchesAwaitingApproval.of(page_tokens.page(rows, last))
 
 
-def account_payments(account_id: str, mode: str, asked: Mapping[str, str]) -> PaymentList:
-    """The account's payments in `mode`, newest first, by the filters of the merchant's own list
-    (GET /v1/payments: status, dates, your id, method, network, amounts, currency, metadata) and
-    with its sealed page tokens: the same list, read the same way (mzpay.steps.listings)."""
+def as_account(account_id: str, mode: str) -> Principal:
+    """The account (of this region) itself in `mode`, as the merchant's use cases take it: the
+    operator reads and asks what the account's own key could, no more."""
     account = home_account(account_id)
-    request = parse(PAYMENTS, asked)
-    found, token = listings.page(PAYMENTS, Payment, Scope(account.account_id, (_mode(mode),)), request)
-    data = [PaymentSnapshot.of(snapshot(payment)) for payment in found]
-    return PaymentList(data=data, has_more=token is not None, next_page_token=token)
+    return Principal.of_account(account.account_id, _mode(mode))
 
 
 def payment_for_operator(provider_payment_id: str) -> answers.OperatorPayment:

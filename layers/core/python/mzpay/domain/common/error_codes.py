@@ -143,6 +143,10 @@ GATEWAY: dict[str, Code] = {
     "invalid_cidr": _c(400, "An ip_allowlist entry that is not an IPv4 or IPv6 address or CIDR."),
     "missing_ceiling": _c(400, "A pilot's ceilings leave out one of its currencies."),
     "too_large": _c(400, "A connector credential's name over 64 characters or value over 8,192."),
+    # the operator console's own
+    "report_not_ready": _c(
+        409, "A report's download asked before it succeeded (pending) or after it failed.", "after_action"
+    ),
 }
 
 COLLECTION: dict[str, Code] = {
