@@ -359,6 +359,19 @@ BAD_BODIES = [
         validation(("payer.contact.phone_number", "REQUIRED", "an invoice sent by sms needs it")),
     ),
     (
+        {"payer": {k: v for k, v in payer(type="business").items() if k not in ("legal_name", "vat_number")}},
+        "missing_field",
+        validation(
+            ("payer.legal_name", "REQUIRED", "required for a business"),
+            ("payer.vat_number", "REQUIRED", "required for a business"),
+        ),
+    ),
+    (
+        {"payer": {k: v for k, v in payer(delivery_method="erp", contact={}).items() if k != "vat_number"}},
+        "missing_field",
+        validation(("payer.contact", "REQUIRED", "an individual needs a phone number or an e-mail")),
+    ),
+    (
         {"collection_method_ids": []},
         "missing_field",
         validation(("collection_method_ids", "REQUIRED", "at least one collection method")),
@@ -385,6 +398,18 @@ def test_bad_requests_are_refused_and_store_nothing(
     names = ", ".join(error["field"] for error in metadata["errors"])
     assert_error(answer, 400, code, f"The request has problems: {names}.", metadata)
     assert assert_ok(mz.call("GET", "/v1/collection-requests", params={"page_size": 1}))["items"] == newest
+
+
+def test_an_individual_payer_needs_no_legal_name_nor_nuit(mz: Collection) -> None:
+    """A school billing a parent: names and a phone number are enough."""
+    phone = unique_phone()
+    parent = {"first_name": "Ana", "last_name": "Machava", "type": "individual", "delivery_method": "sms"}
+    made = create(mz, payer={**parent, "contact": {"phone_number": phone}})
+    assert made["payer"] == {**parent, "legal_name": None, "vat_number": None, "contact": {"phone_number": phone}}
+    read = full(mz, made["id"])
+    assert (read["payer"], read["compliance_audit"]["payer_nuit"]) == (made["payer"], None)
+    listed = assert_ok(mz.call("GET", "/v1/collection-requests", params={"page_size": 1}))["items"][0]
+    assert (listed["id"], listed["payer"]["legal_name"]) == (made["id"], None)
 
 
 def test_shapes_and_sizes_are_refused_by_the_model(mz: Collection) -> None:

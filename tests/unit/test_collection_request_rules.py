@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from mzpay.domain.collection import payers
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.requests import CollectionMethod
 from mzpay.domain.common.errors import ServiceError
@@ -61,12 +62,27 @@ def test_methods_must_be_the_accounts_active_ones_of_one_mode() -> None:
 
 def test_a_payers_rules() -> None:
     good = collection_payer("+258841234567", type="business", delivery_method="email", address={"country": "MZ"})
-    assert rules.payer_problems(good) == []
+    assert payers.payer_problems(good) == []
     bad = {**good, "vat_number": "40033991", "delivery_method": "email", "contact": {"phone_number": "+2588"}}
-    assert [(p.field, p.code) for p in rules.payer_problems(bad)] == [
+    assert [(p.field, p.code) for p in payers.payer_problems(bad)] == [
         ("payer.vat_number", "INVALID_FORMAT"),
         ("payer.contact.phone_number", "INVALID_FORMAT"),
         ("payer.contact.email", "REQUIRED"),
+    ]
+
+
+def test_an_individual_needs_only_names_and_a_contact_and_a_business_its_legal_name_and_nuit() -> None:
+    parent = {"first_name": "Ana", "last_name": "Machava", "type": "individual", "delivery_method": "erp"}
+    assert payers.payer_problems({**parent, "contact": {"phone_number": "+258841234567"}}) == []
+    assert payers.payer_problems({**parent, "delivery_method": "email", "contact": {"email": "ana@example.mz"}}) == []
+    assert [(p.field, p.code) for p in payers.payer_problems(parent)] == [("payer.contact", "REQUIRED")]
+    with_nuit = {**parent, "contact": {"email": "ana@example.mz"}, "vat_number": "40033991"}
+    assert [(p.field, p.code) for p in payers.payer_problems(with_nuit)] == [("payer.vat_number", "INVALID_FORMAT")]
+    assert payers.payer_problems({**with_nuit, "vat_number": "400339910"}) == []
+    company = {**parent, "type": "business", "contact": {"email": "ana@example.mz"}}
+    assert [(p.field, p.code, p.message) for p in payers.payer_problems(company)] == [
+        ("payer.legal_name", "REQUIRED", "required for a business"),
+        ("payer.vat_number", "REQUIRED", "required for a business"),
     ]
 
 

@@ -48,7 +48,7 @@ from mzpay.collection import (
     transactions,
 )
 from mzpay.config import Settings
-from mzpay.domain.collection import business
+from mzpay.domain.collection import business, payers
 from mzpay.domain.collection import kyc as kyc_rules
 from mzpay.domain.collection import licence as licence_rules
 from mzpay.domain.collection import reference as collection_reference
@@ -688,8 +688,8 @@ def test_the_enumerations_are_the_domains() -> None:
     assert literal(answers.CollectionMethod, "status") == values(request_rules.MethodStatus)
     assert literal(answers.CollectionRequest, "status") == values(request_rules.RequestStatus) - {"deleted"}
     assert literal(parts.PaymentReconciliation, "payment_status") == values(request_rules.PaymentStatus)
-    assert literal(parts.Payer, "type") == set(request_rules.PAYER_TYPES)
-    assert literal(parts.Payer, "delivery_method") == set(request_rules.DELIVERY_METHODS)
+    assert literal(parts.Payer, "type") == set(payers.PAYER_TYPES)
+    assert literal(parts.Payer, "delivery_method") == set(payers.DELIVERY_METHODS)
     assert literal(parts.InvoiceMetadata, "invoice_type") == set(request_rules.INVOICE_TYPES)
     assert literal(parts.InvoiceMetadata, "source_channel") == set(request_rules.SOURCE_CHANNELS)
     assert literal(accounts.BusinessAccount, "status") == values(business.AccountStatus)

@@ -32,7 +32,7 @@ NUMBER = "INV-2026-6Q7R8S9T0V"  # INV-<year>-<the last 10 characters of the requ
 # Keys that answers of this module share, described once.
 PaidAt = Annotated[Timestamp | None, Field(description="When it was paid; null until then.")]
 MatchedAt = Annotated[Timestamp | None, Field(description="When it was matched; null until then.")]
-PayerNuit = Annotated[str, Field(description="The payer's NUIT.")]
+PayerNuit = Annotated[str | None, Field(description="The payer's NUIT; null for an individual who gave none.")]
 
 
 class CollectionAmount(Answer):
@@ -64,7 +64,7 @@ class PayerNames(Answer):
 
     first_name: str = Field(description="The payer's first name.")
     last_name: str = Field(description="The payer's last name.")
-    legal_name: str = Field(description="The payer's legal name.")
+    legal_name: str | None = Field(description="The payer's legal name; null for an individual who gave none.")
 
 
 PayerKindOf = Annotated[PayerType, Field(description="business or individual.")]

@@ -12,6 +12,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
+from mzpay.domain.collection import payers
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
 from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
@@ -157,7 +158,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
     payment link; collection_request.created is recorded (and sent to its callback_url)."""
     account = require_active(account_id)
     amount = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
-    _reject(rules.payer_problems(body["payer"]) + _checked(body))
+    _reject(payers.payer_problems(body["payer"]) + _checked(body))
     mode, details = _methods(account_id, body["collection_method_ids"])
     request_id, now = new_prefixed_id("cr"), now_iso()
     number = rules.invoice_number(request_id, now)
@@ -202,7 +203,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
             "callback_url": routing.get("callback_url"),
         },
         compliance_audit={
-            "payer_nuit": body["payer"]["vat_number"],
+            "payer_nuit": body["payer"].get("vat_number"),
             "issuer_nuit": biller["issuer_nuit"],
             "invoice_validity": due,
             "attached_contract": None,
@@ -279,7 +280,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         raise rules.invalid([FieldError("collection_method_ids", "REQUIRED", "the new account's methods")])
     problems = _checked(body)
     if "payer" in body:
-        problems += rules.payer_problems(body["payer"])
+        problems += payers.payer_problems(body["payer"])
     _reject(problems)
     changes: dict[str, Any] = {}
     if "amount" in body:
@@ -310,7 +311,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         else:
             audit_due = {}
         if "payer" in merged or "account_id" in merged:
-            audit = {"payer_nuit": (merged.get("payer") or request.payer)["vat_number"]}
+            audit = {"payer_nuit": (merged.get("payer") or request.payer).get("vat_number")}
             if "biller" in merged:
                 audit["issuer_nuit"] = merged["biller"]["issuer_nuit"]
         else:

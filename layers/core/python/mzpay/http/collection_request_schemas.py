@@ -45,8 +45,8 @@ class ContactIn(Strict):
 class PayerIn(Strict):
     first_name: Name
     last_name: Name
-    legal_name: Name
-    vat_number: Code
+    legal_name: Name | None = None  # a business's: required for type business (domain.collection.requests)
+    vat_number: Code | None = None  # its NUIT: required for a business, optional for an individual
     type: Code
     delivery_method: Code
     address: AddressIn | None = None
