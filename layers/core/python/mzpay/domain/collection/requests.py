@@ -17,15 +17,10 @@ from typing import Any
 
 from ulid import ULID
 
-from mzpay.domain.collection.business import (
-    INVALID_FORMAT,
-    NOT_FOUND,
-    REQUIRED,
-    is_country,
-    looks_like_email,
-    nuit_problem,
-    phone_problem,
-)
+from mzpay.domain.collection.business import INVALID_FORMAT, NOT_FOUND, REQUIRED
+from mzpay.domain.collection.payers import DELIVERY_METHODS as DELIVERY_METHODS  # the request's payer's rules
+from mzpay.domain.collection.payers import PAYER_TYPES as PAYER_TYPES
+from mzpay.domain.collection.payers import payer_problems as payer_problems
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.errors import field_refusal as invalid
@@ -137,8 +132,6 @@ class PaymentStatus:
     FAILED = "failed"
 
 
-PAYER_TYPES = ("business", "individual")
-DELIVERY_METHODS = ("email", "sms", "erp")
 INVOICE_TYPES = ("standard", "proforma", "credit_note")
 SOURCE_CHANNELS = ("api", "portal", "erp")
 MAX_AMOUNT = Decimal("10000000.00")
@@ -174,6 +167,8 @@ class CollectionRequest(Entity):
     listed: bool = True  # false: left out of the payer's list by phone (the business's choice)
     checkout_payment_id: str | None = None  # the gateway payment of the open (or last) attempt
     attempt: int = 0  # how many checkouts the payment link opened
+    allow_installments: bool = False  # the business takes it in several payments (recorded ones)
+    amount_paid: Decimal = Decimal(0)  # what the payments recorded against it paid so far
     created_at: str
     updated_at: str
 
@@ -184,6 +179,17 @@ class CollectionRequest(Entity):
     @property
     def value(self) -> Decimal:
         return Decimal(str(self.amount["value"]))
+
+    @property
+    def outstanding(self) -> Decimal:
+        """What is still due: the amount less what recorded payments paid."""
+        return self.value - self.amount_paid
+
+    @property
+    def in_installments(self) -> bool:
+        """Whether its views show what is paid and due (it takes instalments, or a payment was
+        recorded against it): other requests answer as they always did."""
+        return self.allow_installments or self.amount_paid > 0
 
     @property
     def money(self) -> dict[str, Any]:
@@ -214,6 +220,17 @@ class CollectionRequest(Entity):
             "listed": self.listed,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            **self._installments(),
+        }
+
+    def _installments(self) -> dict[str, Any]:
+        if not self.in_installments:
+            return {}
+        currency = self.amount["currency"]
+        return {
+            "allow_installments": self.allow_installments,
+            "amount_paid": {"currency": currency, "value": self.amount_paid.quantize(CENTS)},
+            "amount_due": {"currency": currency, "value": self.outstanding.quantize(CENTS)},
         }
 
     def created_view(self) -> dict[str, Any]:
@@ -236,7 +253,8 @@ class CollectionRequest(Entity):
             "listed",
             "created_at",
         )
-        return {"object": "collection_request", **{name: full[name] for name in fields}}
+        taken = {"allow_installments": True} if self.allow_installments else {}
+        return {"object": "collection_request", **{name: full[name] for name in fields}, **taken}
 
     def summary(self) -> dict[str, Any]:
         """A list item of GET /v1/collection-requests."""
@@ -329,39 +347,6 @@ def check_amount(currency: str, value: Decimal, field: str = "amount") -> dict[s
     return {"currency": currency, "value": value.quantize(CENTS)}
 
 
-def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldError]:
-    """The rules of a Payer (its shape and sizes are the request model's)."""
-    problems = []
-    if payer.get("type") not in PAYER_TYPES:
-        problems.append(FieldError(f"{field}.type", INVALID_FORMAT, "business or individual"))
-    if payer.get("delivery_method") not in DELIVERY_METHODS:
-        problems.append(FieldError(f"{field}.delivery_method", INVALID_FORMAT, "email, sms or erp"))
-    for name in ("first_name", "last_name", "legal_name", "vat_number"):
-        if not payer.get(name):
-            problems.append(FieldError(f"{field}.{name}", REQUIRED, "required"))
-    vat = payer.get("vat_number")
-    if vat:
-        problem = nuit_problem(vat)
-        if problem:
-            problems.append(FieldError(f"{field}.vat_number", problem[0], problem[1]))
-    contact = payer.get("contact") or {}
-    phone = contact.get("phone_number")
-    if phone and (message := phone_problem(phone)):
-        problems.append(FieldError(f"{field}.contact.phone_number", INVALID_FORMAT, message))
-    email = contact.get("email")
-    if email and not looks_like_email(email):
-        problems.append(FieldError(f"{field}.contact.email", INVALID_FORMAT, "an e-mail address"))
-    delivery = payer.get("delivery_method")
-    if delivery == "sms" and not phone:
-        problems.append(FieldError(f"{field}.contact.phone_number", REQUIRED, "an invoice sent by sms needs it"))
-    if delivery == "email" and not email:
-        problems.append(FieldError(f"{field}.contact.email", REQUIRED, "an invoice sent by email needs it"))
-    country = (payer.get("address") or {}).get("country")
-    if country and not is_country(country):
-        problems.append(FieldError(f"{field}.address.country", NOT_FOUND, "an ISO 3166-1 alpha-2 code, e.g. MZ"))
-    return problems
-
-
 def checkout_payment_id(request_id: str, attempt: int) -> str:
     """The gateway payment_id of the checkout that attempt `attempt` of a request opens: the same
     for every opening of the link that races to open it (so one payment results), a ULID."""
@@ -378,13 +363,22 @@ def invoice_number(request_id: str, created_at: str) -> str:
 def ensure_changeable(request: CollectionRequest, action: str) -> None:
     """Change and delete: only a pending request (a paid request is never changed or deleted);
     400 invalid_request naming the status otherwise. An open checkout is closed first (see
-    mzpay.collection.collection_requests)."""
+    mzpay.collection.collection_requests). Nor a request some payment was recorded against:
+    what the payer owes is settled in part (docs/collection-payments.md)."""
     if request.status != RequestStatus.PENDING:
         raise ServiceError(
             400,
             "invalid_request",
             f"Cannot {action} a collection request that is {request.status}.",
             request_status=request.status,
+        )
+    if request.amount_paid > 0:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            f"Cannot {action} a collection request that is partly paid.",
+            request_status=request.status,
+            amount_paid=request.amount_paid.quantize(CENTS),
         )
 
 
