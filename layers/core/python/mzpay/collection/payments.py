@@ -121,7 +121,7 @@ def _audited(request: CollectionRequest) -> dict[str, Any]:
     return {
         "status": request.status,
         "amount": request.money,
-        "amount_paid": request.amount_paid,
+        "amount_paid": format(request.amount_paid.quantize(request_rules.CENTS), "f"),
         "payment_status": request.payment_reconciliation.get("payment_status"),
     }
 
@@ -165,7 +165,6 @@ def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPa
             currency,
             fingerprint,
             now,
-            recorded.recorded_payment_id(request_id, payment_id),
             status=Status.SUCCEEDED,
             amount=format_amount(value, currency),
             country="MZ",

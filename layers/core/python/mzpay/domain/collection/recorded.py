@@ -11,12 +11,9 @@ anything of a paid request (409 invoice_closed: the invoice is no longer open)."
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
-
-from ulid import ULID
 
 from mzpay.domain.collection.business import INVALID_FORMAT
 from mzpay.domain.collection.requests import CENTS, CollectionRequest, PaymentStatus, RequestStatus
@@ -104,10 +101,3 @@ def settled(
     }
     changes["compliance_audit"] = {**request.compliance_audit, "paid_at": paid_at, "reconciled_at": now}
     return changes
-
-
-def recorded_payment_id(request_id: str, payment_id: str) -> str:
-    """The provider_payment_id (a ULID) of the recorded payment whose own id is `payment_id`: the
-    same for every retry of one request, so a retry finds the payment its earlier attempt wrote."""
-    digest = hashlib.sha256(f"recorded#{request_id}#{payment_id}".encode()).digest()
-    return str(ULID.from_bytes(ULID.from_str(request_id.removeprefix("cr_")).bytes[:6] + digest[:10]))
