@@ -135,7 +135,7 @@ def _recorded(body: dict[str, Any]) -> tuple[str, Decimal, str]:
     if problem := recorded.paid_at_problem(body["paid_at"], datetime.now(UTC)):
         problems.append(FieldError("paid_at", INVALID_FORMAT, problem))
     if problems:
-        raise invalid(problems)
+        raise request_rules.invalid(problems)  # as the collection requests' bodies are refused
     return amount["currency"], amount["value"], recorded.paid_at_utc(body["paid_at"])
 
 
