@@ -20,14 +20,22 @@ from botocore.exceptions import ReadTimeoutError
 
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
+from mzpay.cases import checkout
 from mzpay.collection import collection_requests, payment_links, payments
 from mzpay.domain.collection.access import Identity
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.operators.audit import AuditFilter
+from mzpay.steps.collection_payments import reconcile_collection
 from tests.events import rest_event
 from tests.integration.races import race
 from tests.integration.support import function_app
-from tests.integration.test_collection_request_races import active_business, business, issued, stack
+from tests.integration.test_collection_request_races import (
+    active_business,
+    business,
+    issued,
+    payment_events,
+    stack,
+)
 
 PAID_AT = "2026-11-03T08:40:00Z"
 __all__ = ["business", "stack"]  # the fixtures of the collection requests' races, used here too
@@ -219,6 +227,23 @@ def test_recording_closes_a_checkout_the_payer_opened_and_did_not_pay_with(busin
     request = deps.collection_requests().get(request_id)
     assert request is not None and request.status == "paid"
     assert payment_links.open_link(request_id, "https://gateway.example").state == "paid"
+
+
+def test_the_payment_link_of_a_request_paid_in_part_asks_for_what_is_due(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    request_id = issued(*business, allow_installments=True)
+    record(account_id, body(request_id, "100"))
+    destination = payment_links.open_link(request_id, "https://gateway.example")
+    assert destination.checkout_url is not None
+    checkout_id = destination.checkout_url.rsplit("/", 1)[1]
+    opened = deps.payments().get(checkout_id)
+    assert opened is not None and opened.amount == "150.00"
+    checkout.test_action(checkout_id, "succeed")
+    (succeeded,) = [e for e in payment_events(account_id, checkout_id) if e["type"] == "payment.succeeded"]
+    assert reconcile_collection(succeeded) == "collection_request.paid"
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and (request.status, request.amount_paid, request.outstanding) == ("paid", 250, 0)
+    assert request.payment_reconciliation["reconciliation_status"] == "matched"
 
 
 # ---------------------------------------------------------------- through the function's handler
