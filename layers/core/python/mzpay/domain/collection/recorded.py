@@ -33,16 +33,22 @@ def channel_problem(channel: str) -> str | None:
     return None if channel in CHANNELS else "one of " + ", ".join(CHANNELS)
 
 
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # a paid_at before it is a mistake
+
+
 def paid_at_problem(paid_at: str, now: datetime) -> str | None:
-    """paid_at: an ISO 8601 date and time with its offset, not in the future."""
+    """paid_at: an ISO 8601 date and time with its offset, from 2000 on, not in the future."""
     try:
         when = datetime.fromisoformat(paid_at.replace("Z", "+00:00"))
-    except ValueError:
+        if when.tzinfo is None:
+            return "an ISO 8601 date and time with its offset, such as 2026-11-01T09:30:00Z"
+        when = when.astimezone(UTC)
+    except (ValueError, OverflowError):
         return "an ISO 8601 date and time, such as 2026-11-01T09:30:00Z"
-    if when.tzinfo is None:
-        return "an ISO 8601 date and time with its offset, such as 2026-11-01T09:30:00Z"
     if when > now + CLOCK_SKEW:
         return "not in the future"
+    if when < EARLIEST:
+        return "not before 2000-01-01"
     return None
 
 
