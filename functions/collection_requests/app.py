@@ -154,7 +154,7 @@ def list_payments() -> CollectionPaymentList:
 @routes.post("/v1/payments", REQUEST_WRITE)
 @audited
 @idempotent(app, scope=_scope, complete_in_store=False)
-@errors("missing_field", "invalid_request", "invoice_closed", "amount_out_of_range")
+@errors("missing_field", "invalid_request", "not_found", "invoice_closed", "amount_out_of_range")
 def record_payment(body: Annotated[RecordedPaymentIn, Body()]) -> RecordedPayment:
     """Record a payment received
 
