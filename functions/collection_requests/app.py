@@ -4,7 +4,7 @@ and the payment link that leads a payer to the hosted checkout."""
 from typing import Annotated
 from urllib.parse import unquote
 
-from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead
+from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead, RecordedPayment
 from mzpay.answers.collection_requests import (
     CollectionMethod,
     CollectionMethodList,
@@ -19,15 +19,18 @@ from mzpay.answers.collection_requests import (
 from mzpay.domain.collection.access import RouteAccess, active_business, guarded, serves_payee
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import has_prefix
-from mzpay.entry import collection_app
+from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http import payment_link_page
+from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_request_schemas import (
     CollectionMethodIn,
     CollectionRequestChange,
     CollectionRequestIn,
+    RecordedPaymentIn,
     StatusIn,
 )
+from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors, filters, pages
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.public_urls import public_url
@@ -37,13 +40,18 @@ from mzpay.lazy import deferred_imports
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import collection_methods, collection_requests, payment_links, payments
 
-app, routes = collection_app()
+app, routes = reviewers_audited(collection_app())  # the routes marked @audited go to the audit trail
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))
 METHOD_READ, METHOD_WRITE = guarded("collection_method:read"), active_business(guarded("collection_method:write"))
 PAYER = RouteAccess(token=False)  # the payer's app and browser: no token, throttled per address
 PAYMENT_LINK = serves_payee(PAYER)  # and the request's business must be active (payment_links.open_link)
 PageSize = Annotated[int, Query(ge=1, le=100)]
 PageToken = Annotated[str | None, Query(max_length=1024)]
+
+
+def _scope() -> str:
+    """Idempotency-Keys are the business's own (apart from any the gateway's keys use)."""
+    return f"collection#{caller().account_id()}"
 
 
 def _link_base() -> str:
@@ -141,6 +149,23 @@ def list_payments() -> CollectionPaymentList:
     one, newest first, filtered by collection_request_id, status, channel, provider_id,
     amount_min, amount_max, from, to and currency; cursor pagination (docs/collection-payments.md)."""
     return payments.listed(caller().account_id(), app.current_event.query_string_parameters or {})
+
+
+@routes.post("/v1/payments", REQUEST_WRITE)
+@audited
+@idempotent(app, scope=_scope, complete_in_store=False)
+@errors("missing_field", "invalid_request", "not_found", "invoice_closed", "amount_out_of_range")
+def record_payment(body: Annotated[RecordedPaymentIn, Body()]) -> RecordedPayment:
+    """Record a payment received
+
+    A payment the business received outside the service (a bank transfer, cash at its counter, a
+    payment of the request's SIMO or interbank reference) recorded against one of its collection
+    requests, in the request's mode and currency: all that is due, which makes the request `paid`
+    (`collection_request.paid` is sent to its `callback_url`), or, when the request allows
+    instalments, a part of it. More than is due, or a part of a request that takes one payment,
+    is 422 `amount_out_of_range`; a paid request is 409 `invoice_closed`. Once per
+    `Idempotency-Key`: a retry answers the same payment (docs/collection-payments.md)."""
+    return payments.record(caller().account_id(), body.fields(), derived_id("recorded_payment"))
 
 
 @routes.get("/v1/payments/<payment_id>", REQUEST_READ)

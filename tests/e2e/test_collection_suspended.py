@@ -92,6 +92,16 @@ class Business:
                 {"description": "changed"},
             ),
             ("DELETE", "/v1/collection-requests/{request_id}"): (f"/v1/collection-requests/{self.unopened}", None),
+            ("POST", "/v1/payments"): (
+                "/v1/payments",
+                {
+                    "collection_request_id": self.unopened,
+                    "amount": {"currency": "MZN", "value": 250},
+                    "channel": "cash",
+                    "reference": "REC-1",
+                    "paid_at": "2026-11-03T08:40:00Z",
+                },
+            ),
             ("POST", "/v1/customers"): ("/v1/customers", {"name": "Ana Machava", "document_type": "bi"}),
             ("POST", "/v1/customers/{customer_id}/payment_methods"): (
                 f"/v1/customers/{customer}/payment_methods",
@@ -226,6 +236,11 @@ def test_a_suspended_business_is_refused_everywhere_and_nothing_is_stored_until_
     assert (customer["object"], customer["name"]) == ("customer", "Ana Machava")
     created = business.ok("POST", "/v1/collection-requests", business.request_body())
     assert (created["object"], created["status"]) == ("collection_request", "pending")
+    route, (path, body) = ("POST", "/v1/payments"), business.cases()[("POST", "/v1/payments")]
+    recorded = assert_ok(
+        business.send(route[0], path, {**body, "collection_request_id": created["id"]}, business.token)
+    )
+    assert (recorded["payment"]["status"], recorded["payment"]["channel"]) == ("succeeded", "cash")
 
 
 def test_a_token_naming_a_gateway_account_that_never_onboarded_is_refused_everywhere(business: Business) -> None:

@@ -46,10 +46,9 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
         deps.reset()
 
 
-@pytest.fixture
-def business(stack: ProvisionedStack) -> tuple[str, str]:
+def active_business(name: str = "Loja") -> tuple[str, str]:
     """An active business with a gateway account and a test M-Pesa method: (account, method)."""
-    account_id = access.create_account("Loja", "mz").id
+    account_id = access.create_account(name, "mz").id
     onboarding.initialize(account_id)
     onboarding.put_details(account_id, DEMO_DETAILS)
     onboarding.finish(account_id)
@@ -58,7 +57,13 @@ def business(stack: ProvisionedStack) -> tuple[str, str]:
     return account_id, method.id
 
 
-def issued(account_id: str, method_id: str) -> str:
+@pytest.fixture
+def business(stack: ProvisionedStack) -> tuple[str, str]:
+    return active_business()
+
+
+def issued(account_id: str, method_id: str, **extra: Any) -> str:
+    """A pending request of 250 MZN (with `extra` parts of the body)."""
     body: dict[str, Any] = {
         "collection_method_ids": [method_id],
         "amount": {"currency": "MZN", "value": Decimal("250")},
@@ -70,6 +75,7 @@ def issued(account_id: str, method_id: str) -> str:
             "type": "individual",
             "delivery_method": "erp",
         },
+        **extra,
     }
     return str(collection_requests.create(account_id, "tester", body, "https://collection.example").id)
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, DecimalText, Paged, Timestamp, examples
+from mzpay.answers.base import AlwaysNull, Answer, DecimalText, Paged, Timestamp, examples, sometimes
 
 _PAYMENT: dict[str, Any] = {
     "id": "01JD8Z5M7B2C3D4E5F6G7H8J9K",
@@ -42,15 +42,23 @@ class CollectionPayment(Answer):
         "canceled",
         "expired",
     ] = Field(description="Where the payment is (succeeded: the money is the business's).")
-    channel: str | None = Field(description="How the payer paid: a wallet network (mpesa, emola, mkesh) or a method.")
+    channel: str | None = Field(
+        description="How the payer paid: a wallet network (mpesa, emola, mkesh) or a method; for a payment the "
+        "business recorded, how it came (bank_transfer, cash, simo_reference, other)."
+    )
     provider_id: str | None = Field(description="The payment service provider that carried it; null until chosen.")
     amount: DecimalText = Field(description="The amount asked.")
     currency: str = Field(description="ISO 4217.")
     mode: Literal["test", "live"] = Field(description="The mode of the collection request's methods.")
-    reference: str | None = Field(description="The provider's own reference of the money movement, once known.")
+    reference: str | None = Field(
+        description="The provider's own reference of the money movement, once known; the bank's or receipt's "
+        "reference of a recorded payment."
+    )
     created_at: Timestamp = Field(description="When the payment was opened.")
     paid_at: Timestamp | None = Field(description="When the money moved; null until it did.")
     updated_at: Timestamp = Field(description="When it last changed.")
+    description: str | None = sometimes("What the business said of a payment it recorded; null: nothing.")
+    metadata: dict[str, str] = sometimes("The business's key-value pairs of a payment it recorded.")
 
 
 class CollectionPaymentRead(Answer):
@@ -71,4 +79,28 @@ class CollectionPaymentList(Paged[CollectionPayment]):
     )
 
     data: list[CollectionPayment] = Field(description="The payments of this page.")
+    error: AlwaysNull
+
+
+_RECORDED: dict[str, Any] = {
+    **_PAYMENT,
+    "id": "01JD8Z4K2M7Q3R8S1T6V9W2X4Y",
+    "channel": "bank_transfer",
+    "provider_id": None,
+    "reference": "BCI-TRF-20261103-0042",
+    "created_at": "2026-11-03T10:15:00Z",
+    "paid_at": "2026-11-03T08:40:00Z",
+    "updated_at": "2026-11-03T10:15:00Z",
+    "description": "Transfer from the payer's BCI account",
+    "metadata": {"erp_receipt": "RC-2026-0117"},
+}
+
+
+class RecordedPayment(Answer):
+    """A payment the business recorded against its collection request."""
+
+    model_config = examples({"object": "payment", "payment": _RECORDED, "error": None})
+
+    object: Literal["payment"] = Field(description="Always payment.")
+    payment: CollectionPayment = Field(description="The payment recorded (succeeded).")
     error: AlwaysNull

@@ -25,6 +25,7 @@ from mzpay.answers.base import (
     Timestamp,
     UpdatedAt,
     examples,
+    sometimes,
 )
 from mzpay.answers.collection_request_parts import (
     BILLER,
@@ -137,6 +138,11 @@ class CollectionRequest(Answer):
     listed: Listed
     created_at: CreatedAt
     updated_at: UpdatedAt
+    allow_installments: bool = sometimes(
+        "Whether it may be paid in several payments; only a request that takes instalments or has payments recorded."
+    )
+    amount_paid: CollectionAmount = sometimes("What the payments recorded against it paid so far; likewise.")
+    amount_due: CollectionAmount = sometimes("What is still due; likewise.")
 
 
 class RequestEnvelope(Answer, Generic[Item]):
@@ -189,6 +195,7 @@ class CreatedCollectionRequest(Answer):
     mode: Mode = Field(description="The mode of its collection methods.")
     listed: Listed
     created_at: CreatedAt
+    allow_installments: bool = sometimes("true: it may be paid in several recorded payments; only when asked.")
 
 
 class DeletedCollectionRequest(Answer):

@@ -110,7 +110,11 @@ class SourceCard(Answer):
 class ManualSource(Answer):
     """How the payer paid a manual payment."""
 
-    kind: Literal["cash", "bank_deposit"] = Field(description="Cash at the counter, or a deposit at a bank.")
+    kind: Literal["cash", "bank_deposit", "bank_transfer", "simo_reference", "other"] = Field(
+        description="Cash at the counter, or a deposit at a bank; a payment a business recorded against a collection "
+        "request (the collection API's POST /v1/payments) also: a bank transfer, a SIMO/interbank reference payment "
+        "or another way."
+    )
     reference: str = sometimes("The deposit slip's or receipt's reference, if given.")
     payer_name: str = sometimes("Who paid, if given.")
 

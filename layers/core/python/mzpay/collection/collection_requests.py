@@ -12,19 +12,17 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
-from mzpay.domain.collection import payers
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
+from mzpay.domain.collection.payers import payer_problems
 from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.bounds import url_problem
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import has_prefix, new_prefixed_id
-from mzpay.domain.payments.rules import Status
 from mzpay.steps.business import require_active
-from mzpay.steps.checkouts import cancel_payment
-from mzpay.steps.payments import current
+from mzpay.steps.collection_payments import close_checkout
 from mzpay.store.collection_requests import Changed, account_list_key, phone_list_key
 from mzpay.store.transitions import rejudged
 
@@ -43,7 +41,8 @@ def _visible(request_id: str) -> CollectionRequest:
     return found
 
 
-def _own(account_id: str, request_id: str) -> CollectionRequest:
+def own(account_id: str, request_id: str) -> CollectionRequest:
+    """The caller's request (deleted, another account's or none: 404 not_found)."""
     request = _visible(request_id)
     if request.account_id != account_id:
         raise _not_found()
@@ -132,33 +131,13 @@ def _reject(problems: list[FieldError]) -> None:
         raise rules.invalid(problems)
 
 
-def _checkout_closed(request: CollectionRequest, action: str) -> dict[str, Any]:
-    """Before a change or deletion: a checkout the payer opened and has not paid with is canceled
-    (payment.canceled is recorded); a payment under way refuses the change (400 invalid_request).
-    The request's changes that say no checkout is open any more."""
-    rules.ensure_changeable(request, action)
-    if request.payment_reconciliation.get("payment_status") != PaymentStatus.IN_PROCESS:
-        return {}
-    payment = deps.payments().get(request.checkout_payment_id or "")
-    if payment is not None:
-        payment = current(payment)
-        if payment.status == Status.REQUIRES_PAYMENT_METHOD:
-            try:
-                cancel_payment(payment)
-            except ServiceError as lost:  # the payer submitted meanwhile
-                raise rules.payment_under_way(action) from lost
-        elif payment.status not in (Status.FAILED, Status.EXPIRED, Status.CANCELED):
-            raise rules.payment_under_way(action)
-    return {"payment_reconciliation": {**request.payment_reconciliation, "payment_status": PaymentStatus.PENDING}}
-
-
 # ---------------------------------------------------------------- the business's operations
 def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) -> answers.CreatedCollectionRequest:
     """POST /v1/collection-requests by an active business: pending, with its invoice number and
     payment link; collection_request.created is recorded (and sent to its callback_url)."""
     account = require_active(account_id)
     amount = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
-    _reject(payers.payer_problems(body["payer"]) + _checked(body))
+    _reject(payer_problems(body["payer"]) + _checked(body))
     mode, details = _methods(account_id, body["collection_method_ids"])
     request_id, now = new_prefixed_id("cr"), now_iso()
     number = rules.invoice_number(request_id, now)
@@ -217,6 +196,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         },
         biller=biller,
         listed=body.get("listed", True),
+        allow_installments=body.get("allow_installments", False),
         created_at=now,
         updated_at=now,
     )
@@ -225,7 +205,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
 
 
 def read(account_id: str, request_id: str) -> answers.CollectionRequestRead:
-    view = _own(account_id, request_id).view()
+    view = own(account_id, request_id).view()
     return answers.CollectionRequestRead.of({"object": "collection_request", "collection_request": view})
 
 
@@ -280,7 +260,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         raise rules.invalid([FieldError("collection_method_ids", "REQUIRED", "the new account's methods")])
     problems = _checked(body)
     if "payer" in body:
-        problems += payers.payer_problems(body["payer"])
+        problems += payer_problems(body["payer"])
     _reject(problems)
     changes: dict[str, Any] = {}
     if "amount" in body:
@@ -297,7 +277,8 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         changes["biller"] = _biller(new_account)
 
     def change(request: CollectionRequest) -> CollectionRequest:
-        merged = {**changes, **_checkout_closed(request, "change")}
+        rules.ensure_changeable(request, "change")
+        merged = {**changes, **close_checkout(request, "change")}
         now = now_iso()
         if "amount" in merged:
             merged["financial_details"] = {**request.financial_details, "total_amount": merged["amount"]}
@@ -320,7 +301,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         merged["updated_at"] = now
         return deps.collection_requests().transition(request, merged, [])
 
-    updated = rejudged(lambda: _own(account_id, request_id), change, Changed, "collection request")
+    updated = rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
     changed = {"object": "collection_request", "collection_request": updated.view(), "error": None}
     return answers.CollectionRequestChanged.of(changed)
 
@@ -330,13 +311,14 @@ def delete(account_id: str, actor: str, request_id: str) -> answers.DeletedColle
     read and list (its item stays for the audit, with who removed it); a paid one never."""
 
     def change(request: CollectionRequest) -> CollectionRequest:
-        changes = _checkout_closed(request, "delete")
+        rules.ensure_changeable(request, "delete")
+        changes = close_checkout(request, "delete")
         now = now_iso()
         audit = {**request.compliance_audit, "user_remover": actor}
         changes |= {"status": RequestStatus.DELETED, "compliance_audit": audit, "updated_at": now}
         return deps.collection_requests().transition(request, changes, [])
 
-    rejudged(lambda: _own(account_id, request_id), change, Changed, "collection request")
+    rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
     return answers.DeletedCollectionRequest(object="collection_request", id=request_id, deleted=True, error=None)
 
 

@@ -70,7 +70,7 @@ def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gat
     """Open (or find, when a racing opening did) the checkout of `attempt`: its payment's id and URL."""
     payer = Principal.of_account(request.account_id, request.mode)
     checkout = CheckoutRequest(
-        amount=format(request.value, "f"),
+        amount=format(request.outstanding, "f"),  # the whole amount, less what recorded payments paid
         currency=request.amount["currency"],
         payment_id=checkout_payment_id(request.request_id, attempt),
         metadata={

@@ -3,25 +3,53 @@
 the gateway payments of its account), both modes merged unless `mode` names one, newest first,
 with Kulpay's filters (collection_request_id, status, channel, provider_id, amount_min,
 amount_max, from, to, currency, page_size, page_token); `GET /v1/payments/{id}` reads one. The
-same list indexes, filters and sealed page tokens as the gateway's lists (mzpay.steps.listings)."""
+same list indexes, filters and sealed page tokens as the gateway's lists (mzpay.steps.listings).
+
+`POST /v1/payments` records a payment the business received outside the service against one of
+its requests (mzpay.domain.collection.recorded): a gateway payment of its account in the request's
+mode, succeeded, whose source is `manual` (the service never held the money: nothing captured,
+so nothing to refund and no ledger entry), written in one transaction with the request's change
+(what it paid so far; paid once nothing is due) and their events, on condition that the request
+is as it was read: of two records racing for one request, the second is judged again against
+what the first left. A retry of one request (its Idempotency-Key names the payment's ids) finds
+the payment its earlier attempt wrote and answers it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
-from mzpay.answers.collection_payments import CollectionPayment, CollectionPaymentList, CollectionPaymentRead
+from mzpay.answers.collection_payments import (
+    CollectionPayment,
+    CollectionPaymentList,
+    CollectionPaymentRead,
+    RecordedPayment,
+)
+from mzpay.collection.collection_requests import own
+from mzpay.domain.access.principal import Principal
+from mzpay.domain.collection import recorded
+from mzpay.domain.collection import requests as request_rules
 from mzpay.domain.collection.business import INVALID_FORMAT
 from mzpay.domain.collection.identity_providers import invalid
+from mzpay.domain.collection.requests import CollectionRequest, RequestStatus
+from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
-from mzpay.domain.common.ids import is_ulid
+from mzpay.domain.common.ids import is_ulid, request_fingerprint
 from mzpay.domain.common.listing import WALLET_NETWORKS, Kind, parse
+from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payments.manual import MANUAL
 from mzpay.domain.payments.methods import METHODS
-from mzpay.domain.payments.rules import Payment
-from mzpay.steps import listings
+from mzpay.domain.payments.rules import Payment, Status
+from mzpay.steps import audit, listings
+from mzpay.steps.collection_payments import close_checkout
 from mzpay.steps.listings import PAYMENTS as GATEWAY_PAYMENTS
+from mzpay.steps.payments import new_payment, payment_event
+from mzpay.store.collection_requests import Changed
 from mzpay.store.listings import Scope
+from mzpay.store.transitions import rejudged
 
 MODES = ("live", "test")
 PAYMENTS = Kind(
@@ -29,7 +57,7 @@ PAYMENTS = Kind(
     GATEWAY_PAYMENTS.statuses,
     parent="collection_request_id",
     provider="provider_id",
-    channels=frozenset(METHODS) | {"manual"} | WALLET_NETWORKS,
+    channels=frozenset(METHODS) | {"manual"} | WALLET_NETWORKS | frozenset(recorded.CHANNELS),
     aliases=(("amount_min", "amount_gte"), ("amount_max", "amount_lte"), ("from", "created_gte"), ("to", "created_lt")),
 )
 KINDS = {PAYMENTS.name: PAYMENTS}
@@ -42,11 +70,11 @@ def _refused(field: str, message: str) -> ServiceError:
 def _view(payment: Payment) -> dict[str, Any]:
     source = payment.source or {}
     network = (source.get("mobile_wallet") or {}).get("network")
-    return {
+    view = {
         "id": payment.provider_payment_id,
         "collection_request_id": payment.collection_request_id,
         "status": payment.status,
-        "channel": network or source.get("type"),
+        "channel": network or payment.channel or source.get("type"),
         "provider_id": payment.psp_id,
         "amount": payment.amount,
         "currency": payment.currency,
@@ -56,6 +84,9 @@ def _view(payment: Payment) -> dict[str, Any]:
         "paid_at": payment.captured_at,
         "updated_at": payment.updated_at,
     }
+    if payment.channel:  # recorded by the business: what it said of it
+        view |= {"description": (payment.statement or {}).get("description"), "metadata": payment.metadata or {}}
+    return view
 
 
 def listed(account_id: str, query: Mapping[str, str]) -> CollectionPaymentList:
@@ -83,3 +114,82 @@ def read(account_id: str, payment_id: str) -> CollectionPaymentRead:
     if payment is None or payment.account_id != account_id:
         raise ServiceError(404, "not_found", "No such payment.")
     return CollectionPaymentRead(object="payment", payment=CollectionPayment.of(_view(payment)), error=None)
+
+
+def _audited(request: CollectionRequest) -> dict[str, Any]:
+    """What the audit trail keeps of a request a payment was recorded against."""
+    return {
+        "status": request.status,
+        "amount": request.money,
+        "amount_paid": format(request.amount_paid.quantize(request_rules.CENTS), "f"),
+        "payment_status": request.payment_reconciliation.get("payment_status"),
+    }
+
+
+def _recorded(body: dict[str, Any]) -> tuple[str, Decimal, str]:
+    """The body's rules (its shape and sizes are the route's model): (currency, value, paid_at in UTC)."""
+    amount = request_rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
+    problems = []
+    if problem := recorded.channel_problem(body["channel"]):
+        problems.append(FieldError("channel", INVALID_FORMAT, problem))
+    if problem := recorded.paid_at_problem(body["paid_at"], datetime.now(UTC)):
+        problems.append(FieldError("paid_at", INVALID_FORMAT, problem))
+    if problems:
+        raise request_rules.invalid(problems)  # as the collection requests' bodies are refused
+    return amount["currency"], amount["value"], recorded.paid_at_utc(body["paid_at"])
+
+
+def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPayment:
+    """POST /v1/payments: a payment the business received outside the service, recorded against
+    its collection request (see the module's note). `payment_id` is the payment's own id, the
+    same for every retry of one request. 404 for a request not the caller's; 409 invoice_closed
+    once it is paid; 422 amount_out_of_range for more than is due, or a part of a request that
+    takes one payment; 400 validation_error naming a field that breaks a rule."""
+    currency, value, paid_at = _recorded(body)
+    request_id, channel = body["collection_request_id"], body["channel"]
+    fingerprint = request_fingerprint(body, "recorded")
+
+    def write(request: CollectionRequest) -> Payment:
+        existing = deps.payments().by_payment_id(request.account_id, request.mode, payment_id)
+        if existing is not None:  # an earlier attempt of this request wrote it
+            if existing.fingerprint != fingerprint or existing.entity.collection_request_id != request_id:
+                raise ServiceError(409, "idempotency_key_reused", "This Idempotency-Key was used for another payment.")
+            return existing.entity
+        recorded.judge(request, currency, value)
+        closing = close_checkout(request, "record a payment against")
+        now = now_iso()
+        manual = {"kind": channel, "reference": body["reference"]}
+        payment = new_payment(
+            Principal.of_account(request.account_id, request.mode),
+            payment_id,
+            currency,
+            fingerprint,
+            now,
+            status=Status.SUCCEEDED,
+            amount=format_amount(value, currency),
+            country="MZ",
+            source={"type": MANUAL, MANUAL: manual},
+            channel=channel,
+            collection_request_id=request_id,
+            provider_reference=body["reference"],
+            captured_at=paid_at,
+            statement={"description": body["description"]} if body.get("description") else None,
+            metadata=body.get("metadata") or {},
+        )
+        changes = {**closing, **recorded.settled(request, value, channel, payment.provider_payment_id, paid_at, now)}
+        after = request.changed(changes)
+        events = [payment_event("payment.succeeded", payment, now)]
+        if after.status == RequestStatus.PAID:  # what a payment through its link records
+            events.append(request_rules.request_event(request_rules.EVENT_PAID, after, now))
+        deps.collection_requests().settle_with(request, changes, deps.payments().creation_items(payment), events)
+        audit.observe(
+            "collection_request",
+            request_id,
+            account_id=account_id,
+            before=_audited(request),
+            after={**_audited(after), "payment_id": payment.provider_payment_id},
+        )
+        return payment
+
+    payment = rejudged(lambda: own(account_id, request_id), write, Changed, "collection request")
+    return RecordedPayment(object="payment", payment=CollectionPayment.of(_view(payment)), error=None)

@@ -8,8 +8,10 @@ from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StringConstraints, field_validator
 
+from mzpay.domain.collection.recorded import CHANNELS, MAX_DESCRIPTION, MAX_REFERENCE
 from mzpay.domain.common.bounds import Code, Email, Id, Name, Phone, Text, Url
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 
 MAX_METADATA_KEYS = 20
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40)]
@@ -99,6 +101,11 @@ class CollectionRequestIn(Strict):
     listed: StrictBool | None = Field(
         default=None, description="false: the request is left out of the payer app's list by phone (default true)"
     )
+    allow_installments: StrictBool | None = Field(
+        default=None,
+        description="true: the business may record several payments against it, each part of the amount "
+        "(POST /v1/payments; default false: one payment of the whole amount)",
+    )
 
     def fields(self) -> dict[str, Any]:
         """What the request carries (absent optional parts left out), as plain data."""
@@ -133,3 +140,37 @@ class CollectionMethodIn(Strict):
 
 class StatusIn(Strict):
     status: Code
+
+
+class RecordedPaymentIn(Strict):
+    """POST /v1/payments: a payment received outside the service, against a collection request."""
+
+    model_config = examples(
+        {
+            "collection_request_id": "cr_01JD9H1J2K3M4N5P6Q7R8S9T0V",
+            "amount": {"currency": "MZN", "value": 1500.00},
+            "channel": "bank_transfer",
+            "reference": "BCI-TRF-20261103-0042",
+            "paid_at": "2026-11-03T08:40:00Z",
+            "description": "Transfer from the payer's BCI account",
+            "metadata": {"erp_receipt": "RC-2026-0117"},
+        }
+    )
+
+    collection_request_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] = Field(
+        description="The business's collection request it pays (cr_...)."
+    )
+    amount: AmountIn = Field(
+        description="What was paid: the request's currency; all that is due, or a part of it "
+        "when the request allows instalments."
+    )
+    channel: Code = Field(description="How it came: " + ", ".join(CHANNELS) + ".")
+    reference: Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE)] = Field(
+        description="The bank's or the receipt's reference of the payment."
+    )
+    paid_at: Day = Field(description="When it was paid: ISO 8601 with its offset, not in the future.")
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)] | None = None
+    metadata: Metadata | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)

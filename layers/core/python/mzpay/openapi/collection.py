@@ -29,7 +29,7 @@ from mzpay.answers.collection_partners import (
     PaymentMethodList,
     PaymentMethodResult,
 )
-from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead
+from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead, RecordedPayment
 from mzpay.answers.collection_requests import REQUEST_ROUTES
 from mzpay.answers.collection_system import Checklist, Health, OpenApiDocument, SupportedDocuments, Version
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
@@ -58,6 +58,7 @@ ROUTES: Routes = {
     ("POST", "/v1/accounts/{account_id}/reactivate"): BusinessAccount,
     **REQUEST_ROUTES,
     ("GET", "/v1/payments"): CollectionPaymentList,
+    ("POST", "/v1/payments"): RecordedPayment,
     ("GET", "/v1/payments/{payment_id}"): CollectionPaymentRead,
     ("POST", "/v1/customers"): Customer,
     ("GET", "/v1/customers/{customer_id}/kyc/logs"): KycLog,

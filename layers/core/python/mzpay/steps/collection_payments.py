@@ -15,7 +15,11 @@ from mzpay import deps
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common.clock import now_iso
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.payments.rules import Status
 from mzpay.observability import logger
+from mzpay.steps.checkouts import cancel_payment
+from mzpay.steps.payments import current
 from mzpay.store.collection_requests import Changed
 
 SETTLING = {
@@ -46,7 +50,9 @@ def _settled(request: CollectionRequest, payment: Mapping[str, Any], outcome: st
         failed = {**reconciliation, "payment_status": PaymentStatus.FAILED, "gateway_transaction_id": payment_id}
         return {"payment_reconciliation": failed, "updated_at": now}
     money = payment.get("money") or {}
-    matched = money.get("currency") == request.amount["currency"] and Decimal(str(money.get("amount"))) == request.value
+    matched = (
+        money.get("currency") == request.amount["currency"] and Decimal(str(money.get("amount"))) == request.outstanding
+    )
     paid = {
         "payment_status": PaymentStatus.PAID,
         "payment_type": _payment_type(payment),
@@ -58,6 +64,8 @@ def _settled(request: CollectionRequest, payment: Mapping[str, Any], outcome: st
     changes: dict[str, Any] = {"payment_reconciliation": paid, "updated_at": now}
     if matched:
         changes["status"] = RequestStatus.PAID
+        if request.amount_paid > 0:  # it paid what recorded payments left due
+            changes["amount_paid"] = request.value
         changes["bill_info"] = {**request.bill_info, "status": "paid"}
         changes["compliance_audit"] = {
             **request.compliance_audit,
@@ -65,6 +73,26 @@ def _settled(request: CollectionRequest, payment: Mapping[str, Any], outcome: st
             "reconciled_at": now,
         }
     return changes
+
+
+def close_checkout(request: CollectionRequest, action: str) -> dict[str, Any]:
+    """Before a change or deletion of a pending request, or a payment recorded against it: a
+    checkout the payer opened and has not paid with is canceled (payment.canceled is recorded); a
+    payment under way refuses the action (400 invalid_request). The request's changes that say no
+    checkout is open any more."""
+    if request.payment_reconciliation.get("payment_status") != PaymentStatus.IN_PROCESS:
+        return {}
+    payment = deps.payments().get(request.checkout_payment_id or "")
+    if payment is not None:
+        payment = current(payment)
+        if payment.status == Status.REQUIRES_PAYMENT_METHOD:
+            try:
+                cancel_payment(payment)
+            except ServiceError as lost:  # the payer submitted meanwhile
+                raise rules.payment_under_way(action) from lost
+        elif payment.status not in (Status.FAILED, Status.EXPIRED, Status.CANCELED):
+            raise rules.payment_under_way(action)
+    return {"payment_reconciliation": {**request.payment_reconciliation, "payment_status": PaymentStatus.PENDING}}
 
 
 def reconcile_collection(image: Mapping[str, Any]) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, in_index, index_entry, read_keys
+from mzpay.store.aws import env, in_index, index_entry, is_conditional_failure, read_keys
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
@@ -123,6 +123,27 @@ class CollectionRequests(PaymentsTableStore):
             versioned_update(self.name, _request_key(request.request_id), request, changes)["Update"], after
         )
         update_with_events(self.client, update, self.events_name, events, Changed)
+        return after
+
+    def settle_with(
+        self, request: CollectionRequest, changes: dict[str, Any], items: list[dict[str, Any]], events: list[Event]
+    ) -> CollectionRequest:
+        """Apply `changes` if the request still has the status and version it was read with, in
+        one transaction with `items` (a recorded payment's, in the payments table, each new) and
+        `events`; Changed when a condition refused (the request moved, or the payment is there
+        already: the caller reads both again)."""
+        after = applied(request, changes)
+        update = _with_index(
+            versioned_update(self.name, _request_key(request.request_id), request, changes)["Update"], after
+        )
+        try:
+            self.client.transact_write_items(
+                TransactItems=[{"Update": update}, *items, *event_puts(self.events_name, events)]
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            raise Changed() from exc
         return after
 
     def page(

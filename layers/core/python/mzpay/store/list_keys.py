@@ -66,7 +66,7 @@ LISTED: dict[type[Entity], Listed] = {
     Payment: Listed(
         "PAY",
         lambda p: p.provider_payment_id,
-        lambda p: _kind(p.source),
+        lambda p: p.channel or _kind(p.source),  # a recorded payment: how it came
         lambda p: _wallet_network(p.source),
         lambda p: p.customer_id,
         lambda p: p.collection_request_id,

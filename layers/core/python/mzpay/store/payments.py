@@ -168,17 +168,7 @@ class Payments(PaymentsTableStore):
     ) -> None:
         """The payment, its payment_id claim, its events and the totals it raises (each within
         its ceiling): all or nothing. PaymentIdTaken or CeilingReached otherwise."""
-        claim = {
-            "pk": f"PAYID#{payment.account_id}#{payment.mode}#{payment.payment_id}",
-            "sk": "PAYID",
-            "provider_payment_id": payment.provider_payment_id,
-            "fingerprint": payment.fingerprint,
-        }
-        items: list[dict[str, Any]] = [
-            put_new(self.name, {**_key(payment.provider_payment_id), **payment.item(), **list_attributes(payment)}),
-            put_new(self.name, claim),
-        ]
-        items += self._raises(reservations, ttl)
+        items = [*self.creation_items(payment), *self._raises(reservations, ttl)]
         try:
             self.client.transact_write_items(TransactItems=[*items, *self._event_puts(events)])
         except Exception as exc:
@@ -190,6 +180,20 @@ class Payments(PaymentsTableStore):
                     if reason == "ConditionalCheckFailed":
                         raise CeilingReached(reservation) from exc
             raise PaymentIdTaken() from exc
+
+    def creation_items(self, payment: Payment) -> list[dict[str, Any]]:
+        """TransactItems putting a new payment (in its lists) and the claim of its payment_id,
+        each on condition that it is new (for a transaction that writes more than the payment)."""
+        claim = {
+            "pk": f"PAYID#{payment.account_id}#{payment.mode}#{payment.payment_id}",
+            "sk": "PAYID",
+            "provider_payment_id": payment.provider_payment_id,
+            "fingerprint": payment.fingerprint,
+        }
+        return [
+            put_new(self.name, {**_key(payment.provider_payment_id), **payment.item(), **list_attributes(payment)}),
+            put_new(self.name, claim),
+        ]
 
     def total(self, key: str) -> Decimal:
         item = self.table.get_item(Key=_counter_key(key), ConsistentRead=True).get("Item")

@@ -15,6 +15,7 @@ from mzpay.store.list_keys import listed_of, with_list_attributes
 
 WRITE_TOKEN = "write_token"
 E = TypeVar("E", bound=Entity)
+Written = TypeVar("Written")
 
 
 def write_token() -> str:
@@ -149,10 +150,11 @@ def replayed(existing: Claimed[E], fingerprint: str, code: str, message: str, re
     return resume(to_resume(leased))
 
 
-def rejudged(read: Callable[[], E], write: Callable[[E], E], lost: type[Exception], what: str) -> E:
-    """`write(read())`. When another change lands first (`write` raises `lost`), the entity is
-    read again and `write` judges it anew, so a lost race is answered like a later request
-    (refused if the move is no longer allowed). 503 processing_error when it keeps losing."""
+def rejudged(read: Callable[[], E], write: Callable[[E], Written], lost: type[Exception], what: str) -> Written:
+    """`write(read())`: what it wrote (the entity changed, or another one it made). When another
+    change lands first (`write` raises `lost`), the entity is read again and `write` judges it
+    anew, so a lost race is answered like a later request (refused if the move is no longer
+    allowed). 503 processing_error when it keeps losing."""
     for _attempt in range(REJUDGE_ATTEMPTS):
         entity = read()
         try:

@@ -47,17 +47,12 @@ def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldErr
     if email and not looks_like_email(email):
         problems.append(FieldError(f"{field}.contact.email", INVALID_FORMAT, "an e-mail address"))
     delivery = payer.get("delivery_method")
-    for where, missing, why in (
-        (
-            "contact",
-            payer.get("type") == "individual" and not (phone or email) and delivery == "erp",
-            "an individual needs a phone number or an e-mail",
-        ),
-        ("contact.phone_number", delivery == "sms" and not phone, "an invoice sent by sms needs it"),
-        ("contact.email", delivery == "email" and not email, "an invoice sent by email needs it"),
-    ):
-        if missing:
-            problems.append(FieldError(f"{field}.{where}", REQUIRED, why))
+    if payer.get("type") == "individual" and not (phone or email) and delivery == "erp":
+        problems.append(FieldError(f"{field}.contact", REQUIRED, "an individual needs a phone number or an e-mail"))
+    if delivery == "sms" and not phone:
+        problems.append(FieldError(f"{field}.contact.phone_number", REQUIRED, "an invoice sent by sms needs it"))
+    if delivery == "email" and not email:
+        problems.append(FieldError(f"{field}.contact.email", REQUIRED, "an invoice sent by email needs it"))
     country = (payer.get("address") or {}).get("country")
     if country and not is_country(country):
         problems.append(FieldError(f"{field}.address.country", NOT_FOUND, "an ISO 3166-1 alpha-2 code, e.g. MZ"))

@@ -17,11 +17,7 @@ from typing import Any
 
 from ulid import ULID
 
-from mzpay.domain.collection.business import (
-    INVALID_FORMAT,
-    NOT_FOUND,
-    REQUIRED,
-)
+from mzpay.domain.collection.business import INVALID_FORMAT, NOT_FOUND, REQUIRED
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.errors import field_refusal as invalid
@@ -168,6 +164,8 @@ class CollectionRequest(Entity):
     listed: bool = True  # false: left out of the payer's list by phone (the business's choice)
     checkout_payment_id: str | None = None  # the gateway payment of the open (or last) attempt
     attempt: int = 0  # how many checkouts the payment link opened
+    allow_installments: bool = False  # the business takes it in several payments (recorded ones)
+    amount_paid: Decimal = Decimal(0)  # what the payments recorded against it paid so far
     created_at: str
     updated_at: str
 
@@ -178,6 +176,17 @@ class CollectionRequest(Entity):
     @property
     def value(self) -> Decimal:
         return Decimal(str(self.amount["value"]))
+
+    @property
+    def outstanding(self) -> Decimal:
+        """What is still due: the amount less what recorded payments paid."""
+        return self.value - self.amount_paid
+
+    @property
+    def in_installments(self) -> bool:
+        """Whether its views show what is paid and due (it takes instalments, or a payment was
+        recorded against it): other requests answer as they always did."""
+        return self.allow_installments or self.amount_paid > 0
 
     @property
     def money(self) -> dict[str, Any]:
@@ -208,6 +217,17 @@ class CollectionRequest(Entity):
             "listed": self.listed,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            **self._installments(),
+        }
+
+    def _installments(self) -> dict[str, Any]:
+        if not self.in_installments:
+            return {}
+        currency = self.amount["currency"]
+        return {
+            "allow_installments": self.allow_installments,
+            "amount_paid": {"currency": currency, "value": self.amount_paid.quantize(CENTS)},
+            "amount_due": {"currency": currency, "value": self.outstanding.quantize(CENTS)},
         }
 
     def created_view(self) -> dict[str, Any]:
@@ -230,7 +250,8 @@ class CollectionRequest(Entity):
             "listed",
             "created_at",
         )
-        return {"object": "collection_request", **{name: full[name] for name in fields}}
+        taken = {"allow_installments": True} if self.allow_installments else {}
+        return {"object": "collection_request", **{name: full[name] for name in fields}, **taken}
 
     def summary(self) -> dict[str, Any]:
         """A list item of GET /v1/collection-requests."""
@@ -339,13 +360,22 @@ def invoice_number(request_id: str, created_at: str) -> str:
 def ensure_changeable(request: CollectionRequest, action: str) -> None:
     """Change and delete: only a pending request (a paid request is never changed or deleted);
     400 invalid_request naming the status otherwise. An open checkout is closed first (see
-    mzpay.collection.collection_requests)."""
+    mzpay.collection.collection_requests). Nor a request some payment was recorded against:
+    what the payer owes is settled in part (docs/collection-payments.md)."""
     if request.status != RequestStatus.PENDING:
         raise ServiceError(
             400,
             "invalid_request",
             f"Cannot {action} a collection request that is {request.status}.",
             request_status=request.status,
+        )
+    if request.amount_paid > 0:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            f"Cannot {action} a collection request that is partly paid.",
+            request_status=request.status,
+            amount_paid=request.amount_paid.quantize(CENTS),
         )
 
 

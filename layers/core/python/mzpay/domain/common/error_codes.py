@@ -189,6 +189,11 @@ COLLECTION: dict[str, Code] = {
     "risk_declined": _c(422, "Declined by the risk stage before any provider call."),
     "pilot_limit": _c(422, "A live transaction of a PSP in pilot breaks the rule in metadata.rule.", "after_action"),
     "no_route": _c(503, "No eligible provider is available now; Retry-After 30 s, same Idempotency-Key.", "later"),
+    # a payment recorded against a collection request (the spec's codes of an invoice's payment rules)
+    "invoice_closed": _c(409, "The collection request is paid: nothing is due on it."),
+    "amount_out_of_range": _c(
+        422, "More than is due on the collection request, or a part of one that takes a single payment."
+    ),
 }
 
 

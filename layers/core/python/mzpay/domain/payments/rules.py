@@ -100,6 +100,9 @@ class Payment(Settling):
     statement: dict[str, str] | None = None  # what the hosted page shows: biller, invoice_number, description
     networks: list[str] | None = None  # the wallets the hosted page offers (None: every one)
     collection_request_id: str | None = None  # the collection request whose payment link opened it
+    # a payment its business recorded against a collection request (money received outside the
+    # service: mzpay.domain.collection.recorded): how it came (bank_transfer, cash, ...)
+    channel: str | None = None
     next_action: dict[str, Any] | None = None
     authorized_amount: str
     captured_amount: str
