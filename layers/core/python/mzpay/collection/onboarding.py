@@ -29,6 +29,7 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.files import IMAGE_TYPES
 from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.steps.collecting_accounts import open_collecting_account
 from mzpay.store.business_accounts import AccountChanged
 from mzpay.store.transitions import rejudged
 
@@ -182,7 +183,8 @@ def decide(
     errors: list[dict[str, Any]] | None = None,
 ) -> answers.BusinessAccount:
     """A reviewer's decision: approve, reject (reason required), suspend, reactivate. A reviewer
-    never decides on the account its own token acts for (403 forbidden)."""
+    never decides on the account its own token acts for (403 forbidden). Approving opens the
+    gateway account the business collects through (steps.collecting_accounts)."""
     if reviewer.account_id == account_id:
         raise ServiceError(403, "forbidden", "A reviewer cannot decide on its own account.")
     if action == "reject" and not (reason and reason.strip()):
@@ -195,6 +197,8 @@ def decide(
 
     def change(account: BusinessAccount) -> BusinessAccount:
         target = next_status(account.status, action)
+        if action == "approve":  # before the account turns active, so a retry after a fault opens it
+            open_collecting_account(account.account_id, account.view()["name"] or account.account_id)
         now = now_iso()
         changes: dict[str, Any] = {"status": target, "updated_at": now, "decided_at": now}
         changes |= (
