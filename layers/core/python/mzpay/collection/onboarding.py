@@ -197,10 +197,10 @@ def decide(
 
     def change(account: BusinessAccount) -> BusinessAccount:
         target = next_status(account.status, action)
-        if action == "approve":  # before the account turns active, so a retry after a fault opens it
-            open_collecting_account(account.account_id, account.view()["name"] or account.account_id)
         now = now_iso()
         changes: dict[str, Any] = {"status": target, "updated_at": now, "decided_at": now}
+        if action == "approve" and account.gateway_account_id is None:  # none linked: its own
+            changes["gateway_account_id"] = _opened(account)
         changes |= (
             {"reason": text, "errors": listed} if action in ("reject", "suspend") else {"reason": "", "errors": []}
         )
@@ -219,6 +219,21 @@ def decide(
         return deps.business_accounts().transition(account, changes, audit)
 
     return _business(_changed(account_id, change))
+
+
+def _opened(account: BusinessAccount) -> str:
+    """The gateway account of the business's own id, opened (before the business turns active,
+    so that a retry after a fault opens it); 409 invalid_state when another business collects
+    through the account of that id (an operator linked it)."""
+    owner = deps.business_accounts().linked_business(account.account_id)
+    if owner not in (None, account.account_id):
+        raise ServiceError(
+            409,
+            "invalid_state",
+            "The gateway account with this business's id collects for another business; link another one to it.",
+        )
+    open_collecting_account(account.account_id, account.view()["name"] or account.account_id)
+    return account.account_id
 
 
 MAX_REVIEWS = 100

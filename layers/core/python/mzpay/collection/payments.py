@@ -20,6 +20,7 @@ from mzpay.domain.common.listing import WALLET_NETWORKS, Kind, parse
 from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.rules import Payment
 from mzpay.steps import listings
+from mzpay.steps.business import gateway_account_of
 from mzpay.steps.listings import PAYMENTS as GATEWAY_PAYMENTS
 from mzpay.store.listings import Scope
 
@@ -66,7 +67,8 @@ def listed(account_id: str, query: Mapping[str, str]) -> CollectionPaymentList:
         raise _refused("mode", "test or live")
     try:
         request = parse(PAYMENTS, query)
-        found, token = listings.page(PAYMENTS, Payment, Scope(account_id, (mode,) if mode else MODES), request)
+        scope = Scope(gateway_account_of(account_id), (mode,) if mode else MODES)
+        found, token = listings.page(PAYMENTS, Payment, scope, request)
     except ServiceError as refused:
         if refused.status != 400 or not refused.errors:
             raise
@@ -80,6 +82,6 @@ def listed(account_id: str, query: Mapping[str, str]) -> CollectionPaymentList:
 def read(account_id: str, payment_id: str) -> CollectionPaymentRead:
     """GET /v1/payments/{id}: one of the business's payments (another's is 404)."""
     payment = deps.payments().get(payment_id) if is_ulid(payment_id) else None
-    if payment is None or payment.account_id != account_id:
+    if payment is None or payment.account_id != gateway_account_of(account_id):
         raise ServiceError(404, "not_found", "No such payment.")
     return CollectionPaymentRead(object="payment", payment=CollectionPayment.of(_view(payment)), error=None)
