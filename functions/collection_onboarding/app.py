@@ -107,12 +107,15 @@ def upload_file() -> UploadedFile:
 
 @routes.post("/v1/accounts/<account_id>/approve", REVIEWER)
 @audited
-@errors("invalid_request")
+@errors("invalid_request", "invalid_state", "wrong_region")
 def approve_account(account_id: str) -> BusinessAccount:
     """Approve a business account
 
     The installation's administrator (permission account:review; a business token never holds
-    it) approves an account pending review: it becomes `active`. Every decision is audited."""
+    it) approves an account pending review: it becomes `active`, with the gateway account it
+    collects through: the one an operator linked, else its own id's, opened in this region with
+    a first webhook signing secret per mode (one whose id lives in another region is 421
+    wrong_region; one linked to another business 409 invalid_state). Every decision is audited."""
     who = caller()
     return onboarding.decide(who.signed_in(), who.source_ip, account_id, "approve")
 

@@ -4,7 +4,7 @@ secrets, rate limits, fee schedules."""
 from typing import Annotated, Any
 
 from mzpay.answers import accounts, limits, oauth_clients, pricing
-from mzpay.answers.reviews import BusinessAccountReviews
+from mzpay.answers.reviews import BusinessAccountReviews, BusinessGatewayAccount
 from mzpay.entry import management_app
 from mzpay.http import api_docs
 from mzpay.http.account_schemas import (
@@ -13,6 +13,7 @@ from mzpay.http.account_schemas import (
     CreateApiKey,
     CreateOAuthClient,
     FeeScheduleIn,
+    LinkGatewayAccount,
     PartnerIn,
     RateLimitsIn,
     RollWebhookSecret,
@@ -28,6 +29,7 @@ from mzpay.version import health_report, stack_info
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import access, cash_deposits, oauth, rate_limits
     from mzpay.collection import onboarding
+    from mzpay.operators import business_links
     from mzpay.operators import pricing as fee_schedules
 
 app = management_app()
@@ -74,6 +76,30 @@ def business_account_reviews(account_id: str) -> BusinessAccountReviews:
     Reviewers' decisions on the business account (collection surface), newest first: who, when,
     from which address, the status before and after, the reason and the field problems."""
     return onboarding.reviews(account_id)
+
+
+@app.get("/v1/accounts/<account_id>/gateway-account")
+def business_gateway_account(account_id: str) -> BusinessGatewayAccount:
+    """Read the gateway account a business collects through
+
+    `account_id` is the business account's (collection surface); `gateway_account_id` is null
+    until its approval opens the account of its own id (`how: opened`) or an operator links one
+    (`how: linked`)."""
+    return business_links.read(account_id)
+
+
+@app.put("/v1/accounts/<account_id>/gateway-account")
+@errors("wrong_region", "already_connected", "invalid_state")
+def link_gateway_account(account_id: str, body: Annotated[LinkGatewayAccount, Body()]) -> BusinessGatewayAccount:
+    """Link an existing gateway account to a business
+
+    The business account `account_id` (collection surface) collects through the gateway account
+    `gateway_account_id` from then on (its payment links' checkouts, its customers'
+    transactions), and its approval opens no account of its own. Both in this region (another
+    region's account is 421 wrong_region); one business per gateway account (409
+    already_connected); a business that collects through an account already keeps it (409
+    invalid_state); the same link again changes nothing. Audited."""
+    return business_links.link(account_id, body.gateway_account_id)
 
 
 @app.post("/v1/accounts/<account_id>/suspend")

@@ -20,7 +20,7 @@ from mzpay.domain.payments.pricing import PRICED_METHODS
 from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.entry import management_app
 from mzpay.http import console
-from mzpay.http.account_schemas import CreateAccount, CreateApiKey, FeeRuleIn, SuspendAccount
+from mzpay.http.account_schemas import CreateAccount, CreateApiKey, FeeRuleIn, LinkBusiness, SuspendAccount
 from mzpay.http.console_pages import download, field, fields_as, one_of, query, see_other, show, source_ip
 from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
 from mzpay.http.params import Response
@@ -33,6 +33,7 @@ with deferred_imports():  # each route's use case is loaded when a request first
     from mzpay.cases import access, balance_transactions, disputes, listings, payout_batches, payouts, reports
     from mzpay.operators import audit as trail
     from mzpay.operators import (
+        business_links,
         operator_reads,
         pricing,
         psp_applications,
@@ -114,10 +115,19 @@ def create_account() -> Response[str]:
 @app.get("/console/accounts/<account_id>", **HTML)
 @console.page(app)
 def account(account_id: str) -> Response[str]:
-    """An account: its status, and the forms acting on it."""
+    """An account: its status, the business it collects for, and the forms acting on it."""
     shown = access.get_account(account_id).wire()
     fees = pricing.fee_schedule(account_id).wire()
-    return show("account.html", account=shown, pricing=fees, fee_methods=PRICED_METHODS)
+    business = business_links.collecting_for(account_id)
+    return show("account.html", account=shown, pricing=fees, fee_methods=PRICED_METHODS, business=business)
+
+
+@app.post("/console/accounts/<account_id>/business-link", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def link_business(account_id: str) -> Response[str]:
+    """Let a business collect through this account (docs/onboarding.md, "Linking an existing gateway account")."""
+    business_links.link(fields_as(LinkBusiness, "business_account_id").business_account_id, account_id)
+    return see_other(f"/accounts/{account_id}", done="business_linked")
 
 
 @app.post("/console/accounts/<account_id>/suspend", **HTML)

@@ -692,3 +692,58 @@ def test_listen_without_a_key_is_a_usage_error(cli: Admin) -> None:
         "mzpay-admin: listen needs --gateway, --key, --secret: pass them, set MZPAY_GATEWAY_URL/MZPAY_KEY/"
         "MZPAY_WEBHOOK_SECRET, or use --region with the local stack's file\n"
     )
+
+
+def test_businesses_link_a_gateway_account_and_show_it(local_stack: RunningStack, admin: Admin) -> None:
+    """docs/onboarding.md, "Linking an existing gateway account": a business collects through an
+    existing account of its region; another business cannot take it; another region's is 421."""
+    from ulid import ULID as new_ulid
+
+    from tests.e2e.collection_client import Collection
+
+    mz = Collection(local_stack, "mz")
+    mz.ensure_licence()
+    businesses = [str(new_ulid()), str(new_ulid())]
+    for index, business in enumerate(businesses):
+        started = mz.call(
+            "POST", "/v1/account/onboarding/initialize", token=mz.mint(account_id=business, sub=f"cli-owner-{index}")
+        )
+        assert started.status_code == 200, started.text
+    gateway = create_account(admin, "Escola Existente")
+    before = admin("businesses", "gateway-account", businesses[0])
+    assert (before.code, before.err) == (0, "")
+    assert_lines(
+        before.out,
+        [
+            r"object:               business_gateway_account",
+            rf"business_account_id:  {businesses[0]}",
+            r"gateway_account_id:   -",
+            r"how:                  -",
+            r"region:               mz",
+        ],
+    )
+    linked = admin("businesses", "link", businesses[0], gateway)
+    assert (linked.code, linked.err) == (0, "")
+    assert fields(linked.out) == {
+        "object": "business_gateway_account",
+        "business_account_id": businesses[0],
+        "gateway_account_id": gateway,
+        "how": "linked",
+        "region": "mz",
+    }
+    assert admin("businesses", "gateway-account", businesses[0]).out == linked.out
+    taken = admin("businesses", "link", businesses[1], gateway)
+    assert (taken.code, taken.out) == (1, "")
+    assert taken.err == "error 409 already_connected: Another business collects through this gateway account.\n"
+    far = create_account(admin, "Escola Joanesburgo", region="regional-sa")
+    deadline = time.monotonic() + REPLICATION_WAIT_SECONDS
+    while True:  # the directory replicates asynchronously: 404 until the account reached mz
+        elsewhere = admin("businesses", "link", businesses[1], far)
+        if "404" not in elsewhere.err or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert elsewhere.code == 1
+    assert elsewhere.err.startswith("error 421 wrong_region: This tenant is served in region regional-sa;"), (
+        elsewhere.err
+    )
+    assert fields(admin("businesses", "gateway-account", businesses[1]).out)["gateway_account_id"] == "-"

@@ -692,3 +692,39 @@ def test_a_post_without_a_session_is_recorded_as_refused_not_as_the_action(stack
     ]
     assert found[0]["actor"]["id"] == "anonymous"
     assert operator_payout(stack, shop, payout_id)["status"] == "waiting_for_approval"  # nothing was done
+
+
+def test_a_business_is_linked_to_an_account_from_the_console(stack: RunningStack) -> None:
+    """docs/onboarding.md, "Linking an existing gateway account": the account page says which
+    business collects through it and links one; a business that collects already is refused."""
+    from ulid import ULID
+
+    from tests.e2e.collection_client import Collection
+    from tests.e2e.management_client import Operator
+
+    operator, collection = Operator(stack, "mz"), Collection(stack, "mz")
+    collection.ensure_licence()
+    business = str(ULID())
+    token = collection.mint(account_id=business, sub="console-owner")
+    assert collection.call("POST", "/v1/account/onboarding/initialize", token=token).status_code == 200
+    account, other = operator.created("Escola da Consola")["id"], operator.created("Outra Escola")["id"]
+    client = signed_in(stack)
+    page = client.get(f"{base(stack)}/accounts/{account}", timeout=30)
+    assert '<td data-field="business">-</td>' in page.text and 'name="business_account_id"' in page.text
+    linked = client.post(
+        f"{base(stack)}/accounts/{account}/business-link",
+        data={"csrf_token": csrf_of(page), "business_account_id": business},
+        allow_redirects=False,
+    )
+    assert linked.headers["Location"] == f"/console/accounts/{account}?done=business_linked"
+    shown = client.get(f"{base(stack)}/accounts/{account}?done=business_linked", timeout=30)
+    assert 'data-notice="business_linked">O negócio passa a cobrar através desta conta.<' in shown.text
+    assert f'<td data-field="business"><code>{business}</code></td>' in shown.text
+    assert 'name="business_account_id"' not in shown.text
+    assert operator.ok("GET", f"/v1/accounts/{business}/gateway-account")["gateway_account_id"] == account
+    refused = client.post(
+        f"{base(stack)}/accounts/{other}/business-link",
+        data={"csrf_token": csrf_of(page), "business_account_id": business},
+    )
+    assert (refused.status_code, main_of(refused)["data-code"]) == (409, "invalid_state")
+    assert operator.ok("GET", f"/v1/accounts/{business}/gateway-account")["gateway_account_id"] == account

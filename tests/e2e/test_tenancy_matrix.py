@@ -788,3 +788,80 @@ def test_the_billers_api_reaches_only_its_own_modes_invoice(stack: RunningStack,
         f"{made['name']} has no supplier configured for live payments.",
     )
     assert billers_call(tenant, "PATCH", read, "test", {}).json() == before
+
+
+# ---------------------------------------------------------------- the management API's business links
+BUSINESS_LINK = "/v1/accounts/{account_id}/gateway-account"
+
+
+def test_the_business_link_routes_are_these() -> None:
+    """A new route naming a business's gateway account joins the case below."""
+    document = documents()["management"]
+    assert sorted(method.upper() for method in document["paths"][BUSINESS_LINK]) == ["GET", "PUT"]
+
+
+def test_a_business_link_stays_in_its_region_with_one_business_and_with_operators(stack: RunningStack) -> None:
+    """Linking a gateway account to a business (docs/onboarding.md, "Linking an existing gateway
+    account"): another region's account is 421 and the business is not this region's there;
+    an account another business collects through is 409; a business's token, a merchant's key
+    and no credential are 401 on both routes; every refusal leaves both businesses as they were."""
+    from tests.e2e.collection_client import Collection
+
+    mz, sa = Operator(stack, "mz"), Operator(stack, "regional-sa")
+    collection = Collection(stack, "mz")
+    collection.ensure_licence()
+    businesses = [str(ULID()), str(ULID())]
+    tokens = [collection.mint(account_id=business, sub=f"matrix-owner-{business}") for business in businesses]
+    for token in tokens:
+        assert collection.call("POST", "/v1/account/onboarding/initialize", token=token).status_code == 200
+    gateway = mz.created("Escola da Matriz")["id"]
+    far = sa.created("Escola do Sul")["id"]
+    path = BUSINESS_LINK.format(account_id=businesses[0])
+
+    def links() -> list[dict[str, Any]]:
+        return [mz.ok("GET", BUSINESS_LINK.format(account_id=business)) for business in businesses]
+
+    before = links()
+    assert [link["gateway_account_id"] for link in before] == [None, None]
+
+    def linked_far() -> requests.Response:
+        return mz.call("PUT", path, {"gateway_account_id": far})
+
+    elsewhere = eventually(linked_far, lambda answer: answer.status_code != 404)  # replicated, then refused
+    sa_url = stack.state["regions"]["regional-sa"]["management"]
+    assert_problem(
+        elsewhere,
+        421,
+        "Misdirected Request",
+        "wrong_region",
+        f"This tenant is served in region regional-sa; resend the request to {sa_url}.",
+        region="regional-sa",
+        base_url=sa_url,
+    )
+    assert_problem(
+        sa.call("PUT", path, {"gateway_account_id": far}), 404, "Not Found", "not_found", "No such business account."
+    )
+    assert_problem(sa.call("GET", path), 404, "Not Found", "not_found", "No such business account.")
+    assert_problem(
+        mz.call("PUT", path, {"gateway_account_id": NOWHERE}), 404, "Not Found", "not_found", "No such account."
+    )
+    assert links() == before
+
+    merchant_key = mz.key(gateway)["key"]
+    for credential in (tokens[0], merchant_key, None):
+        headers = {"Authorization": f"Bearer {credential}"} if credential else {}
+        for method, body in (("GET", None), ("PUT", {"gateway_account_id": gateway})):
+            answer = requests.request(method, mz.url + path, json=body, headers=headers, timeout=30)
+            assert (answer.status_code, answer.json()["code"]) == (401, "unauthorized"), answer.text
+    assert links() == before
+
+    assert mz.ok("PUT", path, {"gateway_account_id": gateway})["gateway_account_id"] == gateway
+    other = BUSINESS_LINK.format(account_id=businesses[1])
+    assert_problem(
+        mz.call("PUT", other, {"gateway_account_id": gateway}),
+        409,
+        "Conflict",
+        "already_connected",
+        "Another business collects through this gateway account.",
+    )
+    assert [link["gateway_account_id"] for link in links()] == [gateway, None]

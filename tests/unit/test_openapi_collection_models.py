@@ -80,6 +80,7 @@ from tests.unit.test_openapi_management_models import (
     Directory,
     FakeTable,
     IdentityProviders,
+    WebhookSecrets,
     every_model,
     literal,
     valid,
@@ -255,6 +256,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         business_accounts=stores.business_accounts,
         collection_requests=stores.requests,
         directory=stores.directory,
+        webhook_secrets=WebhookSecrets(),  # an approval's first signing secrets
         files=uploads,
         upload_counters=SimpleNamespace(
             take=lambda *_: None

@@ -188,6 +188,9 @@ class BusinessAccounts:
         self.items[account.account_id] = account
         return True
 
+    def linked_business(self, gateway_account_id: str) -> str | None:
+        return next((a.account_id for a in self.items.values() if a.gateway_account_id == gateway_account_id), None)
+
     def transition(
         self, account: business.BusinessAccount, changes: dict[str, Any], audit: dict[str, Any] | None = None
     ) -> business.BusinessAccount:

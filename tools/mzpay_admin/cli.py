@@ -187,6 +187,14 @@ def _accounts_disconnect(client: ManagementClient, args: argparse.Namespace) -> 
     return client.disconnect_account(args.account_id, args.connected_account_id)
 
 
+def _businesses_gateway_account(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.business_gateway_account(args.business_account_id)
+
+
+def _businesses_link(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.link_gateway_account(args.business_account_id, args.gateway_account_id)
+
+
 def _keys_create(client: ManagementClient, args: argparse.Namespace) -> Response:
     body: dict[str, Any] = {"mode": args.mode}
     if args.scopes is not None:
@@ -438,6 +446,23 @@ def build_parser() -> argparse.ArgumentParser:
     chosen.add_argument("--sender-id", metavar="NAME", help="3 to 11 letters or digits payers see as the sender")
     chosen.add_argument("--remove", action="store_true", help="take the SMS channel away")
     sms.set_defaults(handler=_accounts_sms_channel)
+
+    businesses = commands.add_parser(
+        "businesses", help="business accounts of the collection surface and the gateway accounts they collect through"
+    ).add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, handler, help_text, ids in (
+        ("gateway-account", _businesses_gateway_account, "the gateway account a business collects through", ()),
+        (
+            "link",
+            _businesses_link,
+            "let a business collect through an existing gateway account of its region (one business per account)",
+            ("gateway_account_id",),
+        ),
+    ):
+        command = businesses.add_parser(name, parents=[json_option], help=help_text)
+        for dest in ("business_account_id", *ids):
+            command.add_argument(dest, metavar=dest.upper())
+        command.set_defaults(handler=handler)
 
     keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")

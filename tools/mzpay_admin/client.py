@@ -139,6 +139,13 @@ class ManagementClient:
     def set_fee_schedule(self, account_id: str, body: dict[str, Any]) -> Response:
         return self.request("PUT", f"/v1/accounts/{_segment(account_id)}/pricing", body)
 
+    def business_gateway_account(self, business_account_id: str) -> Response:
+        return self.request("GET", f"/v1/accounts/{_segment(business_account_id)}/gateway-account")
+
+    def link_gateway_account(self, business_account_id: str, gateway_account_id: str) -> Response:
+        path = f"/v1/accounts/{_segment(business_account_id)}/gateway-account"
+        return self.request("PUT", path, {"gateway_account_id": gateway_account_id})
+
     def connected_accounts(self, platform_account_id: str) -> Response:
         return self.request("GET", f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts")
 

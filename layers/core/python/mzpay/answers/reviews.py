@@ -62,3 +62,34 @@ class BusinessAccountReviews(Answer):
 
     object: ListObject
     data: list[BusinessAccountReview] = Field(description="The decisions, newest first.")
+
+
+class BusinessGatewayAccount(Answer):
+    """The gateway account a business account collects through (docs/onboarding.md, "From
+    approval to collecting"): its payment links' checkouts and its customers' transactions are
+    that account's payments."""
+
+    model_config = examples(
+        {
+            "object": "business_gateway_account",
+            "business_account_id": "acct_loja_ana",
+            "gateway_account_id": "01JC0A1B2C3D4E5F6G7H8J9K0M",
+            "how": "linked",
+            "region": "mz",
+        },
+        {
+            "object": "business_gateway_account",
+            "business_account_id": "acct_escola",
+            "gateway_account_id": None,
+            "how": None,
+            "region": "mz",
+        },
+    )
+
+    object: Literal["business_gateway_account"] = Field(description="The kind of object.")
+    business_account_id: BusinessAccountId
+    gateway_account_id: str | None = Field(description="The gateway account; null before approval or a link.")
+    how: Literal["opened", "linked"] | None = Field(
+        description="opened: the approval opened the account of the business's own id; linked: an operator linked it."
+    )
+    region: Literal["mz", "regional-sa"] = Field(description="The region of both accounts.")

@@ -31,7 +31,7 @@ from mzpay.domain.payments.routing import binding_method
 from mzpay.domain.payments.rules import Payment, Status, ensure_transition, snapshot
 from mzpay.steps.accounts import merchant_name
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
-from mzpay.steps.business import require_payee_active
+from mzpay.steps.business import business_of, require_payee_active
 from mzpay.steps.checkouts import cancel_payment
 from mzpay.steps.checkouts import create_checkout as open_checkout
 from mzpay.steps.connectors import connector_for
@@ -189,7 +189,7 @@ def _payee_may_be_paid(payment: Payment) -> None:
     """A collection request's checkout takes money only while its business is active (403
     account_suspended otherwise): a link opened before a suspension cannot be paid after it."""
     if payment.collection_request_id:
-        require_payee_active(payment.account_id)
+        require_payee_active(business_of(payment.account_id))
 
 
 def _source(choice: PayerChoice) -> Source:

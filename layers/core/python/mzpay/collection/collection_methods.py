@@ -36,8 +36,8 @@ def add(account_id: str, method_type: str, name: str | None, mode: str) -> answe
     the method's requests run through it): 403 forbidden otherwise."""
     check_method_type(method_type)
     check_mode(mode)
-    require_active(account_id)
-    if deps.directory().get_account(account_id) is None:
+    business = require_active(account_id)
+    if deps.directory().get_account(business.gateway_account_id or account_id) is None:
         raise ServiceError(
             403,
             "forbidden",

@@ -21,7 +21,7 @@ from mzpay.domain.common.bounds import url_problem
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import has_prefix, new_prefixed_id
-from mzpay.steps.business import require_active
+from mzpay.steps.business import gateway_account_of, require_active
 from mzpay.steps.collection_payments import close_checkout
 from mzpay.store.collection_requests import Changed, account_list_key, phone_list_key
 from mzpay.store.transitions import rejudged
@@ -244,7 +244,9 @@ def listed(account_id: str, page_size: int, page_token: str | None) -> answers.C
 def _reassigned(account_id: str, target: str) -> BusinessAccount:
     """A request moves only to an account the caller manages: one connected to it as a platform
     (the gateway's rule for acting for another account), active as a business. 404 otherwise."""
-    connected, gateway_account = deps.directory().acting_target(account_id, target)
+    connected, gateway_account = deps.directory().acting_target(
+        gateway_account_of(account_id), gateway_account_of(target)
+    )
     business = deps.business_accounts().get(target)
     if not connected or gateway_account is None or business is None or business.status != "active":
         raise ServiceError(404, "not_found", "No such account.", field="account_id")

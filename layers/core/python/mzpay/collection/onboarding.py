@@ -29,6 +29,7 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.files import IMAGE_TYPES
 from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.steps.collecting_accounts import open_collecting_account
 from mzpay.store.business_accounts import AccountChanged
 from mzpay.store.transitions import rejudged
 
@@ -182,7 +183,8 @@ def decide(
     errors: list[dict[str, Any]] | None = None,
 ) -> answers.BusinessAccount:
     """A reviewer's decision: approve, reject (reason required), suspend, reactivate. A reviewer
-    never decides on the account its own token acts for (403 forbidden)."""
+    never decides on the account its own token acts for (403 forbidden). Approving opens the
+    gateway account the business collects through (steps.collecting_accounts)."""
     if reviewer.account_id == account_id:
         raise ServiceError(403, "forbidden", "A reviewer cannot decide on its own account.")
     if action == "reject" and not (reason and reason.strip()):
@@ -197,6 +199,8 @@ def decide(
         target = next_status(account.status, action)
         now = now_iso()
         changes: dict[str, Any] = {"status": target, "updated_at": now, "decided_at": now}
+        if action == "approve" and account.gateway_account_id is None:  # none linked: its own
+            changes["gateway_account_id"] = _opened(account)
         changes |= (
             {"reason": text, "errors": listed} if action in ("reject", "suspend") else {"reason": "", "errors": []}
         )
@@ -215,6 +219,21 @@ def decide(
         return deps.business_accounts().transition(account, changes, audit)
 
     return _business(_changed(account_id, change))
+
+
+def _opened(account: BusinessAccount) -> str:
+    """The gateway account of the business's own id, opened (before the business turns active,
+    so that a retry after a fault opens it); 409 invalid_state when another business collects
+    through the account of that id (an operator linked it)."""
+    owner = deps.business_accounts().linked_business(account.account_id)
+    if owner not in (None, account.account_id):
+        raise ServiceError(
+            409,
+            "invalid_state",
+            "The gateway account with this business's id collects for another business; link another one to it.",
+        )
+    open_collecting_account(account.account_id, account.view()["name"] or account.account_id)
+    return account.account_id
 
 
 MAX_REVIEWS = 100

@@ -26,7 +26,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import has_prefix
 from mzpay.domain.payments.charges import CheckoutRequest
 from mzpay.domain.payments.rules import Status
-from mzpay.steps.business import status_of
+from mzpay.steps.business import gateway_account_of, status_of
 from mzpay.steps.checkouts import create_checkout
 from mzpay.steps.payments import current
 from mzpay.store.collection_requests import Changed
@@ -68,7 +68,7 @@ def _networks(request: CollectionRequest) -> list[str]:
 
 def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gateway_url: str) -> tuple[str, str]:
     """Open (or find, when a racing opening did) the checkout of `attempt`: its payment's id and URL."""
-    payer = Principal.of_account(request.account_id, request.mode)
+    payer = Principal.of_account(gateway_account_of(request.account_id), request.mode)
     checkout = CheckoutRequest(
         amount=format(request.outstanding, "f"),  # the whole amount, less what recorded payments paid
         currency=request.amount["currency"],

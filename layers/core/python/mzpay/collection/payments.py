@@ -44,6 +44,7 @@ from mzpay.domain.payments.manual import MANUAL
 from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.rules import Payment, Status
 from mzpay.steps import audit, listings
+from mzpay.steps.business import gateway_account_of
 from mzpay.steps.collection_payments import close_checkout
 from mzpay.steps.listings import PAYMENTS as GATEWAY_PAYMENTS
 from mzpay.steps.payments import new_payment, payment_event
@@ -97,7 +98,8 @@ def listed(account_id: str, query: Mapping[str, str]) -> CollectionPaymentList:
         raise _refused("mode", "test or live")
     try:
         request = parse(PAYMENTS, query)
-        found, token = listings.page(PAYMENTS, Payment, Scope(account_id, (mode,) if mode else MODES), request)
+        scope = Scope(gateway_account_of(account_id), (mode,) if mode else MODES)
+        found, token = listings.page(PAYMENTS, Payment, scope, request)
     except ServiceError as refused:
         if refused.status != 400 or not refused.errors:
             raise
@@ -111,7 +113,7 @@ def listed(account_id: str, query: Mapping[str, str]) -> CollectionPaymentList:
 def read(account_id: str, payment_id: str) -> CollectionPaymentRead:
     """GET /v1/payments/{id}: one of the business's payments (another's is 404)."""
     payment = deps.payments().get(payment_id) if is_ulid(payment_id) else None
-    if payment is None or payment.account_id != account_id:
+    if payment is None or payment.account_id != gateway_account_of(account_id):
         raise ServiceError(404, "not_found", "No such payment.")
     return CollectionPaymentRead(object="payment", payment=CollectionPayment.of(_view(payment)), error=None)
 
@@ -150,7 +152,8 @@ def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPa
     fingerprint = request_fingerprint(body, "recorded")
 
     def write(request: CollectionRequest) -> Payment:
-        existing = deps.payments().by_payment_id(request.account_id, request.mode, payment_id)
+        collecting = gateway_account_of(request.account_id)  # the gateway account the business collects through
+        existing = deps.payments().by_payment_id(collecting, request.mode, payment_id)
         if existing is not None:  # an earlier attempt of this request wrote it
             if existing.fingerprint != fingerprint or existing.entity.collection_request_id != request_id:
                 raise ServiceError(409, "idempotency_key_reused", "This Idempotency-Key was used for another payment.")
@@ -160,7 +163,7 @@ def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPa
         now = now_iso()
         manual = {"kind": channel, "reference": body["reference"]}
         payment = new_payment(
-            Principal.of_account(request.account_id, request.mode),
+            Principal.of_account(collecting, request.mode),
             payment_id,
             currency,
             fingerprint,

@@ -27,6 +27,7 @@ from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
 from mzpay.domain.payments.charges import ChargeRequest, MobileWallet, Source
 from mzpay.ports.gateway import gateway
+from mzpay.steps.business import gateway_account_of
 from mzpay.steps.customers import customer_of, method_of
 
 NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
@@ -37,7 +38,7 @@ MAX_HISTORY = 1000  # the newest transactions a list filters and pages through
 
 def _principal(method: PaymentMethod) -> Principal:
     """The business's gateway account, in the method's mode."""
-    return Principal.of_account(method.business_account_id, method.mode)
+    return Principal.of_account(gateway_account_of(method.business_account_id), method.mode)
 
 
 def _unsupported(what: str) -> ServiceError:

@@ -27,6 +27,20 @@ class ConnectAccount(Strict):
     account_id: str = Field(min_length=1, max_length=64, description="the account the platform may act for")
 
 
+class LinkGatewayAccount(Strict):
+    gateway_account_id: str = Field(
+        min_length=1,
+        max_length=64,
+        description="the existing gateway account (this region's) the business collects through",
+    )
+
+
+class LinkBusiness(Strict):
+    business_account_id: str = Field(
+        min_length=1, max_length=128, description="the business account (collection surface)"
+    )
+
+
 class SuspendAccount(Strict):
     reason: str = Field(min_length=1, max_length=500)
 

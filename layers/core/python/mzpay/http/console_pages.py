@@ -36,6 +36,7 @@ NOTICES = frozenset(
     {
         "account_suspended",
         "account_reactivated",
+        "business_linked",
         "key_revoked",
         "limits_set",
         "payout_limits_set",

@@ -36,7 +36,7 @@ from mzpay.answers.pricing import FeeSchedule
 from mzpay.answers.psp_onboarding import CertificationRun, PspApplication, PspApplicationList
 from mzpay.answers.psps import PilotState, PspList, PspStatus
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
-from mzpay.answers.reviews import BusinessAccountReviews
+from mzpay.answers.reviews import BusinessAccountReviews, BusinessGatewayAccount
 from mzpay.answers.system import Health, OpenApiDocument, SystemInfo
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
 from mzpay.openapi.gateway import PaymentSnapshot, Payout
@@ -67,6 +67,8 @@ ROUTES: Routes = {
     ("POST", "/v1/accounts/{account_id}/suspend"): Account,
     ("POST", "/v1/accounts/{account_id}/reactivate"): Account,
     ("GET", "/v1/accounts/{account_id}/onboarding-reviews"): BusinessAccountReviews,
+    ("GET", "/v1/accounts/{account_id}/gateway-account"): BusinessGatewayAccount,
+    ("PUT", "/v1/accounts/{account_id}/gateway-account"): BusinessGatewayAccount,
     ("POST", "/v1/accounts/{account_id}/connected-accounts"): Connection,
     ("GET", "/v1/accounts/{account_id}/connected-accounts"): ConnectionList,
     ("DELETE", "/v1/accounts/{account_id}/connected-accounts/{connected_account_id}"): Disconnection,

@@ -50,3 +50,16 @@ def require_payee_active(account_id: str) -> None:
             "This merchant cannot take payments now; ask the merchant how to pay.",
             account_status=status,
         )
+
+
+def gateway_account_of(business_account_id: str) -> str:
+    """The gateway account the business collects through: the one its approval opened or an
+    operator linked, else (approved before approvals recorded it) the account of its own id."""
+    business = deps.business_accounts().get(business_account_id)
+    return (business.gateway_account_id if business is not None else None) or business_account_id
+
+
+def business_of(gateway_account_id: str) -> str:
+    """The business that collects through the gateway account: the one linked to it, else the
+    business of the same id."""
+    return deps.business_accounts().linked_business(gateway_account_id) or gateway_account_id

@@ -18,6 +18,7 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.rules import Status
 from mzpay.observability import logger
+from mzpay.steps.business import gateway_account_of
 from mzpay.steps.checkouts import cancel_payment
 from mzpay.steps.payments import current
 from mzpay.store.collection_requests import Changed
@@ -105,7 +106,10 @@ def reconcile_collection(image: Mapping[str, Any]) -> str | None:
         return None
     for _attempt in range(ATTEMPTS):
         request = deps.collection_requests().get(request_id)
-        if request is None or (request.account_id, request.mode) != (image.get("account_id"), image.get("mode")):
+        if request is None or (gateway_account_of(request.account_id), request.mode) != (
+            image.get("account_id"),
+            image.get("mode"),
+        ):
             logger.warning("a payment names a collection request it cannot settle", collection_request_id=request_id)
             return None
         now = now_iso()

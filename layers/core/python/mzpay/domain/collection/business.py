@@ -227,6 +227,9 @@ class BusinessAccount(Entity):
     updated_at: str
     submitted_at: str | None = None
     decided_at: str | None = None
+    # the gateway account it collects through: its own id once approved, or the one an operator
+    # linked (docs/onboarding.md, "From approval to collecting"); None before either
+    gateway_account_id: str | None = None
 
     def view(self) -> dict[str, Any]:
         """Account (spec): object, id, name, status, reason, details, errors, logo."""
