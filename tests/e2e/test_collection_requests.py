@@ -367,11 +367,6 @@ BAD_BODIES = [
         ),
     ),
     (
-        {"payer": {k: v for k, v in payer(delivery_method="erp", contact={}).items() if k != "vat_number"}},
-        "missing_field",
-        validation(("payer.contact", "REQUIRED", "an individual needs a phone number or an e-mail")),
-    ),
-    (
         {"collection_method_ids": []},
         "missing_field",
         validation(("collection_method_ids", "REQUIRED", "at least one collection method")),

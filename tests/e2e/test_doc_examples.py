@@ -157,8 +157,9 @@ def merchant_endpoints(api: str = "gateway") -> list[tuple[str, str]]:
 
 ENDPOINTS = merchant_endpoints()
 OPERATOR_ENDPOINTS = merchant_endpoints("management")  # operators' pages (docs/psp-onboarding.md)
+APIS = {"gateway": ENDPOINTS, "management": OPERATOR_ENDPOINTS, "collection": merchant_endpoints("collection")}
 
-CURL_URLS = {api: re.compile(rf"""\$\{{?{api.upper()}\}}?(?P<path>/[^"'\s?]*)""") for api in ("gateway", "management")}
+CURL_URLS = {api: re.compile(rf"""\$\{{?{api.upper()}\}}?(?P<path>/[^"'\s?]*)""") for api in APIS}
 CURL_METHOD = re.compile(r"(?:\s-X\s*|\s--request[\s=])(?P<method>[A-Z]+)")
 CURL_GET = re.compile(r"\s(?:-G|--get)(?=\s)")
 CURL_DATA = re.compile(r"\s(?:-d|--data(?:-binary|-raw|-urlencode)?|--json|-F|--form)(?=[\s=])")
@@ -201,7 +202,7 @@ def endpoints_called(example: Block, api: str = "gateway") -> set[tuple[str, str
     calls = gateway_calls(example, api)
     return {
         (method, path)
-        for method, path in (ENDPOINTS if api == "gateway" else OPERATOR_ENDPOINTS)
+        for method, path in APIS[api]
         if any(m == method and pattern(path).match(written) for m, written in calls)
     }
 
@@ -224,8 +225,8 @@ def test_every_merchant_endpoint_has_a_bash_and_a_python_example() -> None:
 
 def test_every_example_calls_a_merchant_endpoint_and_checks_its_answer() -> None:
     assert EXAMPLES
-    aimless = [e.id for e in EXAMPLES if not endpoints_called(e) and not endpoints_called(e, "management")]
-    assert not aimless, f"examples calling no endpoint of the gateway or the management API: {aimless}"
+    aimless = [e.id for e in EXAMPLES if not any(endpoints_called(e, api) for api in APIS)]
+    assert not aimless, f"examples calling no endpoint of the gateway, collection or management API: {aimless}"
     checks = {"bash": re.compile(r"\bjq -e|\[\["), "python": re.compile(r"\bassert\b")}
     unchecked = [e.id for e in EXAMPLES if not checks[e.language].search(e.code)]
     assert not unchecked, f"examples that never check their answer (jq -e, [[ ]], assert): {unchecked}"

@@ -1,7 +1,8 @@
 """Who a collection request invoices (its `payer`): the rules of its fields beyond their shapes
 and sizes (mzpay.http.collection_request_schemas). A business is billed by its legal name and NUIT;
-an individual (a parent a school bills, a tenant) by its names and a phone number or an e-mail,
-and a NUIT only when it has one, checked when given."""
+an individual (a parent a school bills, a tenant) by its names, and a NUIT only when it has one,
+checked when given. The contact is what the delivery method needs (a phone for sms, an e-mail for
+email; an invoice delivered to the ERP needs none)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ DELIVERY_METHODS = ("email", "sms", "erp")
 
 def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldError]:
     """The rules of a Payer (shape and sizes: the request model's): a business needs its legal name
-    and NUIT; an individual only names and a phone number or e-mail (a NUIT given is checked)."""
+    and NUIT; an individual only its names (a NUIT given is checked); the delivery its contact."""
     problems = []
     if payer.get("type") not in PAYER_TYPES:
         problems.append(FieldError(f"{field}.type", INVALID_FORMAT, "business or individual"))
@@ -47,8 +48,6 @@ def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldErr
     if email and not looks_like_email(email):
         problems.append(FieldError(f"{field}.contact.email", INVALID_FORMAT, "an e-mail address"))
     delivery = payer.get("delivery_method")
-    if payer.get("type") == "individual" and not (phone or email) and delivery == "erp":
-        problems.append(FieldError(f"{field}.contact", REQUIRED, "an individual needs a phone number or an e-mail"))
     if delivery == "sms" and not phone:
         problems.append(FieldError(f"{field}.contact.phone_number", REQUIRED, "an invoice sent by sms needs it"))
     if delivery == "email" and not email:
