@@ -22,7 +22,7 @@ from mzpay.domain.common.ids import has_prefix
 from mzpay.domain.partners import catalogue, payment_methods, transactions
 from tests.unit import openapi_checks
 
-SURFACES = ("collection", "gateway")  # management: next
+SURFACES = ("collection", "gateway", "management")
 
 
 @functools.cache
