@@ -41,3 +41,42 @@ def shipped_document(surface: str) -> Path:
     root = Path(__file__).resolve().parents[2]
     layer = root / "layers/core/python/mzpay/openapi/documents" / f"{surface}.json"
     return next(path for path in (layer, root / "docs/openapi" / f"{surface}.json") if path.exists())
+
+
+def request_body_models(surface: str) -> dict[tuple[str, str], type[BaseModel]]:
+    """(METHOD, path) -> the pydantic model a route of `surface` really takes as its body: the
+    `Annotated[Model, Body()]` (or `Model | None`) parameter of the route's function, read from the
+    functions the template puts behind the surface's API."""
+    import inspect
+    import typing
+
+    from aws_lambda_powertools.event_handler.openapi.params import Body
+
+    from devstack.modules import load_module
+    from devstack.template import load_template
+
+    root = Path(__file__).resolve().parents[2]
+    api = f"{surface.capitalize()}Api"
+    found: dict[tuple[str, str], type[BaseModel]] = {}
+    for logical_id, resource in load_template(root / "template.yaml")["Resources"].items():
+        events = (resource["Properties"].get("Events") or {}).values() if "Properties" in resource else []
+        if resource["Type"] != "AWS::Serverless::Function" or not any(
+            e["Type"] == "Api" and e["Properties"]["RestApiId"]["Ref"] == api for e in events
+        ):
+            continue
+        props = resource["Properties"]
+        module_name = props["Handler"].rpartition(".")[0]
+        module = load_module(root / props["CodeUri"] / f"{module_name}.py", f"body_models_{logical_id}")
+        app = module.app
+        for route in [*app._static_routes, *app._dynamic_routes]:  # Powertools' route tables
+            hints = typing.get_type_hints(inspect.unwrap(route.func), include_extras=True)
+            for hint in hints.values():
+                if typing.get_origin(hint) is not typing.Annotated or not any(
+                    isinstance(mark, Body) for mark in hint.__metadata__
+                ):
+                    continue
+                model = next(a for a in (typing.get_args(hint.__origin__) or (hint.__origin__,)) if a is not type(None))
+                methods = route.method if isinstance(route.method, list | tuple) else [route.method]
+                for method in methods:
+                    found[(str(method).upper(), route.openapi_path)] = model
+    return found

@@ -81,7 +81,7 @@ class FileRef(Answer):
     bucket: str = Field(description="The bucket that holds it.")
 
 
-_SECTIONS = {
+DETAILS = {
     "bank_details": {
         "nuib": "123456",
         "nib": "000301080016367102371",
@@ -111,7 +111,7 @@ class BusinessAccount(Answer):
             "name": "Loja Machava Lda",
             "status": "rejected",
             "reason": "The NIB does not match the bank declaration.",
-            "details": _SECTIONS,
+            "details": DETAILS,
             "errors": [{"field": "bank_details.nib", "message": "Another holder", "code": "NOT_FOUND"}],
             "logo": {"file_id": "file_01JD9J1K2M3N4P5Q6R7S8T9V0W", "bucket": "mzpay-uploads-mz"},
         }
@@ -139,7 +139,7 @@ class OnboardingStatus(Answer):
 class OnboardingDetails(Answer):
     """The onboarding details given so far."""
 
-    model_config = examples({"object": "onboarding", **_SECTIONS})
+    model_config = examples({"object": "onboarding", **DETAILS})
 
     object: Literal["onboarding"] = Field(description="Always onboarding.")
     bank_details: BankDetails | None = Field(description="Its bank account; null: not given yet.")

@@ -19,15 +19,21 @@ from mzpay.domain.payments.pricing import EXAMPLE_RULE, MAX_RULES, FeeRule, Pric
 
 
 class CreateAccount(Strict):
+    model_config = examples({"name": "Loja Machava Lda", "region": "mz"})
+
     name: str = Field(min_length=1, max_length=200)
     region: Region
 
 
 class ConnectAccount(Strict):
+    model_config = examples({"account_id": "01JD9W7X5Y3Z1A2B3C4D5E6F7G"})
+
     account_id: str = Field(min_length=1, max_length=64, description="the account the platform may act for")
 
 
 class LinkGatewayAccount(Strict):
+    model_config = examples({"gateway_account_id": "01JD8Z4K2M3N4P5Q6R7S8T9V0W"})
+
     gateway_account_id: str = Field(
         min_length=1,
         max_length=64,
@@ -36,12 +42,16 @@ class LinkGatewayAccount(Strict):
 
 
 class LinkBusiness(Strict):
+    model_config = examples({"business_account_id": "01JD8Z4K2M3N4P5Q6R7S8T9V0X"})
+
     business_account_id: str = Field(
         min_length=1, max_length=128, description="the business account (collection surface)"
     )
 
 
 class SuspendAccount(Strict):
+    model_config = examples({"reason": "Chargebacks above the agreed ratio since October; under review."})
+
     reason: str = Field(min_length=1, max_length=500)
 
 
@@ -72,6 +82,14 @@ Allowlist = Annotated[list[str], Field(default_factory=list, max_length=50)]
 
 
 class CreateApiKey(_GrantRules):
+    model_config = examples(
+        {
+            "mode": "live",
+            "scopes": ["payments:read", "payments:write", "refunds:write"],
+            "ip_allowlist": ["196.28.230.0/24"],
+        }
+    )
+
     mode: Mode
     scopes: Scopes
     expires_at: AwareDatetime | None = None
@@ -114,6 +132,8 @@ class CreateOAuthClient(_GrantRules):
     """Without jwks the client authenticates with a secret (answered once); with jwks, with
     private-key JWT assertions signed by one of those keys."""
 
+    model_config = examples({"mode": "live", "scopes": ["payments:read", "payments:write"], "name": "Loja Machava ERP"})
+
     mode: Mode
     scopes: Scopes
     ip_allowlist: Allowlist
@@ -123,11 +143,15 @@ class CreateOAuthClient(_GrantRules):
 
 
 class RollWebhookSecret(Strict):
+    model_config = examples({"mode": "live"})
+
     mode: Mode
 
 
 class RateLimitsIn(Strict):
     """An account's own rate limits, requests per second (docs/access.md, "Rate limits")."""
+
+    model_config = examples({"per_key": 25, "per_account": 50})
 
     per_key: int = Field(ge=1, le=MAX_RATE)
     per_account: int = Field(ge=1, le=MAX_RATE)
@@ -138,6 +162,8 @@ class RateLimitsIn(Strict):
 
 class PartnerIn(Strict):
     """Whether an account is a partner agent network (it may take cash deposits: docs/deposits.md)."""
+
+    model_config = examples({"partner": True})
 
     partner: bool = Field(description="true: the account's keys may open cash-deposit intents and confirm deposits.")
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StringConstraints, field_validator
 
+from mzpay.answers.collection_request_parts import AMOUNT, PAYER
 from mzpay.domain.collection.recorded import CHANNELS, MAX_DESCRIPTION, MAX_REFERENCE
 from mzpay.domain.common.bounds import Code, Email, Id, Name, Phone, Text, Url
 from mzpay.domain.common.model import StrictText as Strict
@@ -86,9 +87,34 @@ class RoutingIn(Strict):
 
 
 MethodIds = Annotated[list[Id], Field(max_length=10)]
+MPESA_METHOD = "cm_01JD9H0A1B2C3D4E5F6G7H8J9K"
 
 
 class CollectionRequestIn(Strict):
+    model_config = examples(
+        {
+            "description": "Propina de Dezembro, turma 7B",
+            "collection_method_ids": [MPESA_METHOD],
+            "amount": AMOUNT,
+            "payer": {**PAYER, "address": {"country": "MZ", "state_province": "Maputo", "city": "Maputo"}},
+            "third_party_reference": "ESC-2026-12-0417",
+            "metadata": {"student_number": "2026-0417"},
+            "invoice_metadata": {
+                "issue_date": "2026-12-01",
+                "due_date": "2026-12-10",
+                "invoice_type": "standard",
+                "source_channel": "api",
+                "reference_number": "ERP-7781",
+            },
+            "financial_details": {
+                "line_items": "Propina mensal",
+                "products_info": {"quantity": 1, "unit_price": 1500.0, "subtotals": 1500.0},
+                "tax_info": {"iva": 0},
+            },
+            "integration_routing": {"source_system": "erp", "callback_url": "https://erp.escola-maputo.co.mz/mzpay"},
+        }
+    )
+
     description: Text | None = None
     collection_method_ids: MethodIds
     amount: AmountIn
@@ -115,6 +141,10 @@ class CollectionRequestIn(Strict):
 class CollectionRequestChange(Strict):
     """PUT: every field optional; only those given change."""
 
+    model_config = examples(
+        {"description": "Propina de Dezembro, turma 7B (com desconto de irmãos)", "amount": {**AMOUNT, "value": 1350.0}}
+    )
+
     account_id: Id | None = None
     description: Text | None = None
     collection_method_ids: MethodIds | None = None
@@ -133,12 +163,16 @@ class CollectionRequestChange(Strict):
 
 
 class CollectionMethodIn(Strict):
+    model_config = examples({"type": "mpesa", "name": "M-Pesa", "mode": "live"})
+
     type: Code
     name: Name | None = None
     mode: Code  # test or live
 
 
 class StatusIn(Strict):
+    model_config = examples({"status": "inactive"})
+
     status: Code
 
 

@@ -8,7 +8,9 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
+from mzpay.answers.collection_identity import IDP
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048)]
@@ -53,6 +55,21 @@ class IdentityProviderIn(_IdentityProviderFields):
     """POST /v1/identity_providers: required per the spec's table; endpoint URLs may be left
     to OIDC discovery (checked after it ran)."""
 
+    model_config = examples(
+        {
+            "name": "Escola Maputo SSO",
+            "type": "oidc",
+            "client_id": "mzpay-collection",
+            "client_secret": "Zk3v9Qw7Lr2Tx8Pn5Hc1Yb6Md4Sg0Ja",
+            "encryption_key": "b7F2kQ9xW4mR1tZ8pL6vN3cH5yD0sJ2g",
+            "provider_url": "https://id.escola-maputo.co.mz/realms/escola",
+            "scopes": "openid profile email",
+            "redirect_uris": "https://portal.escola-maputo.co.mz/callback",
+            "well_known_url": "https://id.escola-maputo.co.mz/realms/escola/.well-known/openid-configuration",
+            "account_ids": ["acct_loja_ana"],
+        }
+    )
+
     name: Text
     type: Literal["oidc", "saml"]
     client_id: Text
@@ -67,11 +84,26 @@ class IdentityProviderIn(_IdentityProviderFields):
 class IdentityProviderUpdate(_IdentityProviderFields):
     """PUT /v1/identity_providers: `id` and any fields to change."""
 
+    model_config = examples({"id": IDP, "scopes": "openid profile email phone", "account_ids": ["acct_loja_ana"]})
+
     id: Text
 
 
 class DeviceIn(Strict):
     """POST /v1/devices/trust: the spec's Device."""
+
+    model_config = examples(
+        {
+            "device_id": "5f0c7e9a3b1d4c6e8f2a0b9d7c5e3f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e",
+            "user_id": "usr_01JD9K1M2N3P4Q5R6S7T8V9W0X",
+            "device_name": "Telemóvel da Ana",
+            "ip_address": "196.28.230.17",
+            "created_at": "2026-11-28T09:15:00Z",
+            "manufacturer": "Samsung",
+            "model": "Galaxy A14",
+            "os": "Android 14",
+        }
+    )
 
     device_id: str = Field(min_length=1, max_length=128)
     user_id: Text

@@ -27,9 +27,13 @@ class Capture(Strict):
 
 
 class CompleteAction(Strict):
+    model_config = examples({"otp": "123456"})
+
     otp: str | None = Field(default=None, max_length=12)
     amount: Code | None = None  # open-amount payments: what the payer chose
 
 
 class SelectCandidate(Strict):
+    model_config = examples({"candidate_id": "cand_1"})
+
     candidate_id: str = Field(min_length=1, max_length=64)

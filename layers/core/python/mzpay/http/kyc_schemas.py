@@ -9,19 +9,30 @@ from pydantic import Field
 
 from mzpay.domain.common.bounds import Code
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
+
+REVIEWER = "reviewer.cossa@mzpay.co.mz"
 
 
 class CustomerIn(Strict):
+    model_config = examples({"name": "Ana Machava", "document_type": "bi"})
+
     name: str = Field(min_length=1, max_length=200)
     document_type: str = Field(max_length=32)  # passport, dire or bi
 
 
 class KycComment(Strict):
+    model_config = examples(
+        {"comment": "The BI photo is blurred; ask for a new scan of the front.", "reviewer_id": REVIEWER}
+    )
+
     comment: str = Field(max_length=500)  # required; blank: missing_field
     reviewer_id: str | None = Field(default=None, max_length=128)  # omitted: a system message
 
 
 class KycSaveDate(Strict):
+    model_config = examples({"expiry_date": "2031-06-30", "reference": "BI 110100123456A"})
+
     expiry_date: str = Field(max_length=32)
     reference: str = Field(max_length=500)
 
@@ -32,6 +43,19 @@ class AdditionalRequest(Strict):
 
 
 class KycReview(Strict):
+    model_config = examples(
+        {"status": "verified", "reviewer_id": REVIEWER},
+        {
+            "status": "pending",
+            "reviewer_id": REVIEWER,
+            "additional_request": {
+                "comment": "Send a utility bill of the Maputo address, at most 3 months old.",
+                "checklist_items": ["item_proof_of_address"],
+            },
+        },
+        {"status": "rejected", "reviewer_id": REVIEWER, "rejection_reason": "The BI expired in 2024."},
+    )
+
     status: str = Field(max_length=32)
     reviewer_id: str | None = Field(default=None, max_length=128)
     rejection_reason: str | None = Field(default=None, max_length=500)

@@ -8,11 +8,17 @@ from typing import Any
 
 from pydantic import Field
 
+from mzpay.answers.collection_accounts import DETAILS
 from mzpay.domain.common.bounds import Code
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 
 
 class OnboardingDetailsIn(Strict):
+    model_config = examples(
+        {"object": "account", **DETAILS, "tax_details": {"tax_id": "400339910", "vat_number": "400339910"}}
+    )
+
     object: str | None = Field(default=None, max_length=32)  # the constant "account" (required)
     bank_details: dict[Code, Any] | None = Field(default=None, max_length=10)
     person_of_contact: dict[Code, Any] | None = Field(default=None, max_length=10)
@@ -28,9 +34,24 @@ class ReviewError(Strict):
 
 
 class RejectAccount(Strict):
+    model_config = examples(
+        {
+            "reason": "The NIB does not match the bank declaration.",
+            "errors": [
+                {
+                    "field": "bank_details.nib",
+                    "message": "The bank declaration names another account holder.",
+                    "code": "VERIFICATION_FAILED",
+                }
+            ],
+        }
+    )
+
     reason: str | None = Field(default=None, max_length=500)  # required: answered missing_field
     errors: list[ReviewError] = Field(default_factory=list, max_length=50)
 
 
 class SuspendAccount(Strict):
+    model_config = examples({"reason": "Chargebacks above the agreed ratio since October; under review."})
+
     reason: str | None = Field(default=None, max_length=500)

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from mzpay.answers.psp_onboarding import APPLICATION_EXAMPLE
 from mzpay.domain.accounts.limits import AccountLimits
 from mzpay.domain.accounts.tenants import Mode
 from mzpay.domain.common.bounds import MAX_CODE, Code
@@ -35,11 +36,17 @@ def _ceilings(values: dict[str, str]) -> dict[str, str]:
 
 
 class PspAvailability(Strict):
+    model_config = examples({"available": False, "reason": "Vodacom maintenance window, 02:00 to 04:00 CAT."})
+
     available: bool
     reason: str = Field(default="", max_length=500)
 
 
 class AccountLimitsIn(Strict):
+    model_config = examples(
+        {"mode": "live", "currencies": ["MZN"], "per_transaction": {"MZN": "125000.00"}, "daily": {"MZN": "1000000.00"}}
+    )
+
     mode: Mode
     currencies: list[str] | None = Field(default=None, max_length=20)
     per_transaction: dict[str, str] = Field(default_factory=dict)
@@ -103,11 +110,24 @@ class PilotSettingsIn(Strict):
 class PilotIn(Strict):
     """A PSP's pilot: in pilot with its settings, or graduated (in_pilot false)."""
 
+    model_config = examples({"in_pilot": True, "settings": APPLICATION_EXAMPLE["pilot"]})
+
     in_pilot: bool
     settings: PilotSettingsIn | None = None
 
 
 class ConnectorBindingIn(Strict):
+    model_config = examples(
+        {
+            "psp_id": "vodacom-mpesa",
+            "credentials": {
+                "api_key": "<the M-Pesa API key>",
+                "public_key": "<the M-Pesa public key, base64>",
+                "service_provider_code": "171717",
+            },
+        }
+    )
+
     psp_id: str = Field(min_length=1, max_length=64)
     credentials: dict[str, str] = Field(max_length=20)
 
@@ -120,6 +140,17 @@ class ConnectorBindingIn(Strict):
 
 
 class PayoutLimitsIn(Strict):
+    model_config = examples(
+        {
+            "mode": "live",
+            "per_transaction": {"MZN": "125000.00"},
+            "daily": {"MZN": "500000.00"},
+            "beneficiary_daily": {"MZN": "150000.00"},
+            "approval_threshold": {"MZN": "50000.00"},
+            "debit_daily": {"MZN": "750000.00"},
+        }
+    )
+
     mode: Mode
     per_transaction: dict[str, str] = Field(default_factory=dict)
     daily: dict[str, str] = Field(default_factory=dict)
@@ -137,6 +168,8 @@ class PayoutLimitsIn(Strict):
 
 
 class RejectPayout(Strict):
+    model_config = examples({"reason": "The beneficiary NIB belongs to another holder; ask the merchant to confirm."})
+
     reason: str = Field(min_length=1, max_length=500)
 
 

@@ -8,15 +8,27 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 
 from mzpay.domain.common.model import StrictText as Strict
+from mzpay.domain.common.model import examples
 
 
 class CardBin(Strict):
+    model_config = examples({"card_number": "41234567"})
+
     # The BIN only (6 to 8 digits, checked by domain.partners.catalogue); bounded so that no request can
     # carry much more than a card number, which is refused and never logged.
     card_number: str = Field(min_length=1, max_length=32)
 
 
 class PaymentMethodIn(Strict):
+    model_config = examples(
+        {
+            "partner_id": "ptn_mpesa",
+            "type": "mobile_wallet",
+            "details": {"phone_number": "+258841234567", "holder_name": "Ana Machava"},
+            "mode": "live",
+        }
+    )
+
     partner_id: str = Field(max_length=64)
     type: str = Field(max_length=32)  # card, mobile_wallet or bank_account (domain.partners.payment_methods)
     # The partner's form: checked field by field against its attributes (each at most 140).
@@ -25,11 +37,24 @@ class PaymentMethodIn(Strict):
 
 
 class PaymentMethodStatus(Strict):
+    model_config = examples({"status": "inactive"})
+
     status: str = Field(max_length=32)
 
 
 class TransactionIn(Strict):
     """The process-transaction body (spec); the rules are domain.partners.transactions'."""
+
+    model_config = examples(
+        {
+            "transaction_type": "pay_in",
+            "amount": 1250.5,
+            "currency": "MZN",
+            "description": "Propina de Dezembro, turma 7B",
+            "notify_customer": True,
+            "metadata": {"student_number": "2026-0417"},
+        }
+    )
 
     transaction_type: str = Field(max_length=32)
     amount: Decimal | None = Field(default=None, allow_inf_nan=False, max_digits=20)

@@ -18,7 +18,7 @@ from mzpay.domain.bills.billers import positive_amount
 from mzpay.domain.bills.quotes import OPEN, Invoice
 from mzpay.domain.common.bounds import MAX_NAME, MAX_TEXT
 from mzpay.domain.common.errors import ServiceError
-from mzpay.domain.common.model import StrictText
+from mzpay.domain.common.model import StrictText, examples
 
 RECEIVED_EVENT = "bill_payment.received"
 MAX_DOCUMENT_BYTES = 5 * 1024 * 1024
@@ -34,6 +34,8 @@ def not_a_biller() -> ServiceError:
 
 class InvoicePatch(StrictText):
     """The body of `PATCH /v1/biller/invoices/{number}`: only the fields given change."""
+
+    model_config = examples({"amount_due": "1850.00", "due_date": "2026-12-31"})
 
     amount_due: str | None = Field(default=None, description="What the invoice is for.")
     due_date: str | None = Field(default=None, description="When it is due (YYYY-MM-DD).")

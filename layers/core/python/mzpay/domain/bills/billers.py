@@ -30,7 +30,7 @@ from mzpay.domain.common.bounds import MAX_CODE, url_problem
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import StrictText
+from mzpay.domain.common.model import StrictText, examples
 from mzpay.domain.money.amounts import InvalidAmount, is_currency_code, minor_units, parse_amount
 
 CATEGORIES = ("electricity", "water", "tv", "airtime", "education", "municipal", "other")
@@ -88,6 +88,15 @@ def _credit_account(cls: type, value: Any) -> Any:
 class BillerIn(StrictText):
     """The body of `POST /v1/billers` (management)."""
 
+    model_config = examples(
+        {
+            "name": "EDM - Electricidade de Moçambique",
+            "category": "electricity",
+            "logo_url": "https://www.edm.co.mz/logo.png",
+            "credit_account": "0003 0108 0016 3671 0237 1",
+        }
+    )
+
     biller_id: str | None = Field(default=None, description="Its id when imported from a catalogue (a ULID).")
     name: str = Field(min_length=1, max_length=MAX_BILLER_NAME, description="The biller's name.")
     category: Category
@@ -108,6 +117,8 @@ class BillerIn(StrictText):
 
 class BillerPatch(StrictText):
     """The body of `PATCH /v1/billers/{biller_id}`: only the fields given change."""
+
+    model_config = examples({"status": "paused"})
 
     name: str | None = Field(default=None, min_length=1, max_length=MAX_BILLER_NAME)
     category: Category | None = None
@@ -204,6 +215,17 @@ class InvoiceRules(StrictText):
 
 class ProductIn(StrictText):
     """The body of `POST /v1/billers/{biller_id}/products` (management)."""
+
+    model_config = examples(
+        {
+            "name": "Credelec recarga",
+            "kind": "open",
+            "min_amount": "20.00",
+            "max_amount": "25000.00",
+            "yields": "token",
+            "supplier_product": "CREDELEC",
+        }
+    )
 
     product_id: str | None = Field(default=None, description="Its id when imported from a catalogue (a ULID).")
     name: str = Field(min_length=1, max_length=MAX_BILLER_NAME)
@@ -354,6 +376,8 @@ def product_of(product_id: str, biller_id: str, request: ProductIn, now: str) ->
 class SmsChannelIn(StrictText):
     """The body of `PUT /v1/accounts/{account_id}/sms-channel`: the SMS sender id (3 to 11 letters
     or digits, as networks register them)."""
+
+    model_config = examples({"sender_id": "LojaMachava"})
 
     sender_id: str = Field(pattern=r"^[A-Za-z0-9]{3,11}$", description="The name payers see as the sender.")
 

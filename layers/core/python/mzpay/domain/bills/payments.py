@@ -28,7 +28,7 @@ from mzpay.domain.common.bounds import Email, Phone
 from mzpay.domain.common.entity import Entity, Reserved, Settling
 from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import Strict
+from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.payments.routing import refusal
 from mzpay.domain.payouts.rules import callback_url_rule, metadata_rule
 
@@ -64,6 +64,14 @@ class Payer(BaseModel):
 
 class BillPaymentRequest(Strict):
     """The body of `POST /v1/bill-payments`."""
+
+    model_config = examples(
+        {
+            "quote_id": "01JDB3A5C7E9G1J3K5M7P9R1T3",
+            "payer": {"phone_number": "+258841234567"},
+            "metadata": {"order": "A-1001"},
+        }
+    )
 
     quote_id: str = Field(description="The quote to pay (quoted, not expired).")
     payer: Payer | None = None
@@ -184,6 +192,8 @@ RESEND_EVENT = "bill_payment.resend_requested"
 
 class ResendRequest(Strict):
     """The body of `POST /v1/bill-payments/{payment_id}/resend`."""
+
+    model_config = examples({"channel": "sms"})
 
     channel: Literal["email", "sms"] = Field(description="Where to send the token or receipt again.")
 

@@ -25,7 +25,7 @@ from mzpay.domain.bills.billers import ACTIVE, Biller, BillProduct, of_product
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import ServiceError, invalid_field
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import Strict
+from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.money.amounts import InvalidAmount, parse_amount
 
 QUOTED, USED, EXPIRED = "quoted", "used", "expired"
@@ -56,6 +56,10 @@ def _amount(cls: type, value: Any) -> Any:
 
 class QuoteRequest(Strict):
     """The body of `POST /v1/bill-payments/quotes`."""
+
+    model_config = examples(
+        {"product_id": "01M8A0MH8BAHW8JZV956J9ME25", "reference": "04123456789", "amount": "500.00"}
+    )
 
     product_id: str = Field(description="The bill product (a ULID).")
     reference: str = Field(min_length=1, max_length=MAX_REFERENCE, description="The meter, account, phone or invoice.")

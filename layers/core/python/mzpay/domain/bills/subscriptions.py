@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mzpay.domain.bills.quotes import QuoteRequest, product_view
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.model import examples
 
 MAX_TERMS_VERSION = 60
 MAX_PAYER_ID = 64
@@ -32,6 +33,16 @@ class Consent(BaseModel):
 
 class SubscriptionRequest(QuoteRequest):
     """The body of `POST /v1/payers/{payer_id}/subscriptions`."""
+
+    model_config = examples(
+        {
+            "product_id": "01M8A0MH8BAHW8JZV956J9ME25",
+            "reference": "04123456789",
+            "amount": "500.00",
+            "frequency": "monthly",
+            "consent": {"accepted": True, "terms_version": "2026-11"},
+        }
+    )
 
     frequency: Literal["monthly"] = Field(default="monthly", description="How often the bill is paid.")
     consent: Consent | None = Field(default=None, description="The payer's consent: accepted and terms_version.")

@@ -104,6 +104,8 @@ class OpenDisputeRequest(StrictText):
 class DecideDisputeRequest(StrictText):
     """The body of the management `POST /v1/disputes/{id}/decide`."""
 
+    model_config = examples({"outcome": "won", "note": "Signed delivery note from the Maputo shop matches the order."})
+
     outcome: Literal["won", "lost"] = Field(description="won: the merchant keeps the money; lost: the payer gets it.")
     note: str = Field(
         min_length=1, max_length=MAX_NOTE_LENGTH, description="How it was decided (kept in the audit record)."

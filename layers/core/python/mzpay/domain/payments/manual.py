@@ -99,4 +99,6 @@ class ManualPaymentRequest(PaymentDetails):
 class OperatorNote(StrictText):
     """The body of the management `POST /v1/payments/{id}/confirm` and `.../reject`."""
 
+    model_config = examples({"note": "BCI statement of 25 Nov shows the deposit of 1500.00 MZN."})
+
     note: str = Field(min_length=1, max_length=MAX_NOTE_LENGTH, description="Why (kept in the audit record).")

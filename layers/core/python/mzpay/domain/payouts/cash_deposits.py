@@ -26,7 +26,7 @@ from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.common.entity import Entity, Reserved
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.model import Strict
+from mzpay.domain.common.model import Strict, examples
 from mzpay.domain.money.amounts import format_amount, minor_units
 from mzpay.domain.payments.charges import Money
 from mzpay.domain.payouts.destinations import CURRENCIES, LIMITS
@@ -60,6 +60,10 @@ def _ulid(cls: type, value: Any) -> Any:
 class IntentRequest(Strict):
     """The body of `POST /v1/cash-deposits/intents`."""
 
+    model_config = examples(
+        {"lookup_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWY", "money": {"amount": "2000.00", "currency": "MZN"}}
+    )
+
     lookup_id: str = Field(description="The name lookup of the payer's wallet (POST /v1/name-lookups).")
     money: Money
     metadata: dict[str, str] | None = None  # `merchant_id` names the agent while its PSP is in pilot
@@ -70,6 +74,8 @@ class IntentRequest(Strict):
 
 class DepositRequest(Strict):
     """The body of `POST /v1/cash-deposits`: the cash of an intent was counted."""
+
+    model_config = examples({"intent_id": "01JD8Z5K3M2N4P6Q7R8S9T0VWZ", "metadata": {"till": "Baixa-2"}})
 
     intent_id: str = Field(description="The intent the cash is for.")
     callback_url: str | None = None

@@ -38,14 +38,17 @@ def _custom(code: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(code, message)
 
 
-def documented_required(*names: str) -> ConfigDict:
+def documented_required(*names: str, bodies: tuple[dict[str, Any], ...] = ()) -> ConfigDict:
     """Model config listing `names` as required in the JSON schema (the OpenAPI document): they
-    default to None only so that their absence gets its own spec code, not pydantic's missing."""
+    default to None only so that their absence gets its own spec code, not pydantic's missing;
+    `bodies` are the model's examples (what domain.common.model.examples documents elsewhere)."""
 
     def schema(document: dict[str, Any]) -> None:
         document["required"] = [*document.get("required", []), *names]
         for name in names:
             document["properties"][name].pop("default", None)
+        if bodies:
+            document["examples"] = list(bodies)
 
     return ConfigDict(json_schema_extra=schema)
 

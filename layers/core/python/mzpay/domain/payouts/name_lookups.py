@@ -32,6 +32,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import ServiceError, allowed_move
+from mzpay.domain.common.model import WALLET_EXAMPLE
 from mzpay.domain.payments.charges import Strict
 from mzpay.domain.payouts.destinations import (
     MobileWalletDestination,
@@ -81,7 +82,7 @@ class BankAccountRef(Strict):
 class NameLookupRequest(Strict):
     """`type` plus the sub-object named after it."""
 
-    model_config = documented_required("type")
+    model_config = documented_required("type", bodies=(WALLET_EXAMPLE,))
     TYPES: ClassVar[tuple[str, ...]] = LOOKUP_TYPES
     NEEDS_DETAILS: ClassVar[frozenset[str]] = frozenset(LOOKUP_TYPES)
 

@@ -166,7 +166,19 @@ class PayoutRequest(Strict):
 class BankPayoutRequest(Strict):
     """The body of `POST /v1/payouts`: a bank payout (`method: bank`) to `beneficiary`."""
 
-    model_config = documented_required("method", "beneficiary")
+    model_config = documented_required(
+        "method",
+        "beneficiary",
+        bodies=(
+            {
+                "payout_id": "01JDB2C4E6G8J0K2M4P6R8T0V2",
+                "money": {"amount": "25000.00", "currency": "MZN"},
+                "method": "bank",
+                "beneficiary": {"name": "Loja Machava Lda", "account": "0003 0108 0016 3671 0237 1"},
+                "description": "Settlement November",
+            },
+        ),
+    )
     TYPES: ClassVar[tuple[str, ...]] = ("bank",)
 
     payout_id: str
