@@ -131,6 +131,12 @@ class ApiKey(access.ApiKey):
     model_config = examples({**_KEY, "status": "revoked"})
 
 
+class ApiKeyList(Answer):
+    """An account's API keys, newest first (the console's account page)."""
+
+    data: list[ApiKey] = Field(description="The keys, newest first.")
+
+
 class NewApiKey(ApiKey):
     """A new API key, with its secret shown this once."""
 

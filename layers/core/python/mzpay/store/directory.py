@@ -5,6 +5,8 @@ Items (pk, sk):
   ACCOUNT#<id>, ACCOUNT    the account: name, home_region, status, reason, version
   KEY#<key_id>, KEY        an API key's properties and the keyed hash of its secret
   KEYHASH#<hash>, KEY      pointer from the hash to the key id (what the authorizer looks up)
+  ACCOUNT#<account>, APIKEY#<key_id>   the account's list of its keys (written with the key; keys
+                           made before it existed are not listed)
   ACCOUNT#<platform>, CONNECTED#<account>   a connection: the platform may act for the account
   ACCOUNT#<account>, PLATFORM#<platform>    its mirror (which platforms may act for an account)
 """
@@ -262,8 +264,21 @@ class Directory(InDirectoryTable):
             TransactItems=[
                 put_new(self.name, key.item()),
                 put_new(self.name, _pointer(key)),
+                put_new(self.name, _listed(key)),
             ]
         )
+
+    def account_keys(self, account_id: str, limit: int = 100) -> list[ApiKey]:
+        """The account's keys, newest first (`limit` at most): its list's entries, then the keys."""
+        entries = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :sk)",
+            ExpressionAttributeValues={":pk": f"ACCOUNT#{account_id}", ":sk": "APIKEY#"},
+            ScanIndexForward=False,
+            Limit=limit,
+            ConsistentRead=True,
+        ).get("Items", [])
+        keys = [{"pk": f"KEY#{entry['key_id']}", "sk": "KEY"} for entry in entries]
+        return [ApiKey.from_item(item) for item in read_keys(self.client, self.name, keys)]
 
     def get_key(self, key_id: str) -> ApiKey | None:
         if len(key_id) > MAX_ID:
@@ -303,6 +318,7 @@ class Directory(InDirectoryTable):
                     },
                     put_new(self.name, new.item()),
                     put_new(self.name, _pointer(new)),
+                    put_new(self.name, _listed(new)),
                 ]
             )
         except Exception as exc:
@@ -333,3 +349,7 @@ class Directory(InDirectoryTable):
 
 def _pointer(key: ApiKey) -> dict[str, Any]:
     return {"pk": f"KEYHASH#{key.key_hash}", "sk": "KEY", "key_id": key.key_id, "account_id": key.account_id}
+
+
+def _listed(key: ApiKey) -> dict[str, Any]:
+    return {"pk": f"ACCOUNT#{key.account_id}", "sk": f"APIKEY#{key.key_id}", "key_id": key.key_id}
