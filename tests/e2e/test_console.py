@@ -858,7 +858,9 @@ def test_an_accounts_keys_are_listed_rolled_with_an_overlap_and_revoked_with_the
     )
     assert revoked.headers["Location"] == f"/console/accounts/{account_id}?done=key_revoked"
     assert balance_with(new_secret) == 401
-    (revoke_record,) = records(stack, target_type="api_key", target_id=new_id)
+    # the key's records: the roll refused elsewhere (404, the key named in its path), then the revoke
+    refused, revoke_record = sorted(records(stack, target_type="api_key", target_id=new_id), key=lambda r: r["id"])
+    assert (refused["action"], refused["outcome"]) == ("roll_api_key", {"status": 404, "code": "not_found"})
     assert (revoke_record["action"], revoke_record["after"]["status"]) == ("revoke_api_key", "revoked")
     page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
     assert 'data-key-status="revoked"' in row_of(page, "data-key", new_id) and "revogada" in page.text
