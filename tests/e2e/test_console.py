@@ -809,6 +809,7 @@ def test_an_accounts_keys_are_listed_rolled_with_an_overlap_and_revoked_with_the
     page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
     row = row_of(page, "data-key", old_id)
     assert 'data-key-status="active"' in row and old_secret[-4:] in row and "activa" in row
+    assert 'data-last-used=""' in row and "não registado" in row  # not used yet
     assert old_secret not in page.text  # the list shows the hint, never the secret
 
     rolled = client.post(
@@ -833,6 +834,8 @@ def test_an_accounts_keys_are_listed_rolled_with_an_overlap_and_revoked_with_the
     page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
     assert 'data-key-status="rolled"' in row_of(page, "data-key", old_id) and "renovada" in page.text
     assert 'data-key-status="active"' in row_of(page, "data-key", new_id)
+    for used in (old_id, new_id):  # each called GET /v1/balance: its last use is recorded
+        assert re.search(r'data-last-used="20\d\d-', row_of(page, "data-key", used)), row_of(page, "data-key", used)
     assert old_secret not in page.text and new_secret not in page.text
     (roll_record,) = records(stack, target_type="api_key", target_id=old_id)
     assert (roll_record["surface"], roll_record["account_id"], roll_record["after"]["id"]) == (

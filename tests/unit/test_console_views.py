@@ -114,3 +114,15 @@ def test_a_new_currency_is_added_beside_the_others() -> None:
     before = PayoutLimits(per_transaction={"MZN": Decimal("1000")})
     after = edited(before, "USD", {"per_transaction": Decimal("20")})
     assert after.per_transaction == {"MZN": Decimal("1000"), "USD": Decimal("20")}
+
+
+# ---------------------------------------------------------------- a key's last use
+def test_a_keys_use_is_written_when_none_is_recorded_or_the_last_is_an_hour_old() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from mzpay.domain.access.keys import use_to_record
+
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    assert use_to_record(None, now)
+    assert not use_to_record(now - timedelta(minutes=59, seconds=59), now)
+    assert use_to_record(now - timedelta(hours=1), now)

@@ -175,7 +175,8 @@ def account_api_keys(account_id: str) -> answers.ApiKeyList:
     the account's key list existed are not in it)."""
     account = home_account(account_id)
     keys = deps.directory().account_keys(account.account_id)
-    return answers.ApiKeyList(data=[answers.ApiKey.of(key.public()) for key in keys])
+    listed = [answers.ListedApiKey.of({**key.public(), "last_used_at": key.last_used_at}) for key in keys]
+    return answers.ApiKeyList(data=listed)
 
 
 def roll_account_api_key(account_id: str, key_id: str, overlap_seconds: int) -> key_answers.RolledApiKey:

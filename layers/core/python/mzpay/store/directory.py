@@ -81,6 +81,7 @@ class ApiKey:
     ip_allowlist: list[str] = field(default_factory=list)
     allowed_customers: list[str] = field(default_factory=list)
     rolled_to: str | None = None
+    last_used_at: str | None = None  # written by the authorizer, at most hourly (domain.access.keys.use_to_record)
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> ApiKey:
@@ -292,6 +293,22 @@ class Directory(InDirectoryTable):
             return None
         key = self.get_key(pointer["key_id"])
         return key if key is not None and key.key_hash == key_hash else None
+
+    def record_key_use(self, key: ApiKey, at: str, before: str) -> None:
+        """The key's last use is `at`, unless it is already recorded after `before` (another
+        request of the hour wrote it: nothing to do)."""
+        try:
+            self.table.update_item(
+                Key={"pk": f"KEY#{key.key_id}", "sk": "KEY"},
+                UpdateExpression="SET last_used_at = :at",
+                ConditionExpression=(
+                    "attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :before)"
+                ),
+                ExpressionAttributeValues={":at": at, ":before": before},
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
 
     def roll_key(self, old: ApiKey, new: ApiKey, old_expires_at: str) -> None:
         """Old key -> rolled (valid until `old_expires_at`), new key created: one transaction,
