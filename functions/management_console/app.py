@@ -6,6 +6,7 @@ one route here and one template under mzpay/http/templates/console/."""
 
 from collections.abc import Callable, Mapping
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -22,6 +23,7 @@ from mzpay.entry import management_app
 from mzpay.http import console
 from mzpay.http.account_schemas import CreateAccount, CreateApiKey, FeeRuleIn, LinkBusiness, SuspendAccount
 from mzpay.http.console_pages import download, field, fields_as, one_of, query, see_other, show, source_ip
+from mzpay.http.key_schemas import RollApiKey
 from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
 from mzpay.http.params import Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
@@ -118,8 +120,18 @@ def account(account_id: str) -> Response[str]:
     """An account: its status, the business it collects for, and the forms acting on it."""
     shown = access.get_account(account_id).wire()
     fees = pricing.fee_schedule(account_id).wire()
-    business = business_links.collecting_for(account_id)
-    return show("account.html", account=shown, pricing=fees, fee_methods=PRICED_METHODS, business=business)
+    charge = {mode: psps.account_limits(account_id, mode).wire() for mode in MODES}
+    paying = {mode: payouts.payout_limits(account_id, mode).wire() for mode in MODES}
+    return show(
+        "account.html",
+        account=shown,
+        pricing=fees,
+        fee_methods=PRICED_METHODS,
+        limits={"charge": charge, "payout": paying},
+        ceilings={"charge": CHARGE_CEILINGS, "payout": PAYOUT_CEILINGS},
+        keys=access.account_api_keys(account_id).wire(),
+        business=business_links.collecting_for(account_id),
+    )
 
 
 @app.post("/console/accounts/<account_id>/business-link", **HTML)
@@ -158,24 +170,59 @@ def create_api_key(account_id: str) -> Response[str]:
 @app.post("/console/accounts/<account_id>/api-keys/revoke", **HTML)
 @console.action(app, back="/accounts/{account_id}")
 def revoke_api_key(account_id: str) -> Response[str]:
-    access.revoke_api_key(field("key_id"))
+    """Revoke a key (by its id: the list's button, or the form's field); audited with the key as target."""
+    revoked = access.revoke_api_key(field("key_id"))
+    audit.observe("api_key", revoked.id, account_id=revoked.account_id, after=revoked.wire())
     return see_other(f"/accounts/{account_id}", done="key_revoked")
+
+
+@app.post("/console/accounts/<account_id>/api-keys/<key_id>/roll", **HTML)
+@console.action(app, back="/accounts/{account_id}")
+def roll_api_key(account_id: str, key_id: str) -> Response[str]:
+    """Roll a key as its owner would (the old one works for the overlap): the new secret is shown this once."""
+    overlap = fields_as(RollApiKey, "overlap_seconds").overlap_seconds
+    rolled = access.roll_account_api_key(account_id, key_id, overlap)
+    return show("secrets_shown.html", 201, account=access.get_account(account_id).wire(), key=rolled.wire())
+
+
+CHARGE_CEILINGS = ("per_transaction", "daily")
+PAYOUT_CEILINGS = ("per_transaction", "daily", "beneficiary_daily", "approval_threshold")
+NO_CEILING = "none"  # a limit field holding this removes that ceiling; an empty one leaves it as it is
+
+
+def _ceiling_edits(
+    model: type[AccountLimitsIn] | type[PayoutLimitsIn], names: tuple[str, ...]
+) -> tuple[str, str, dict[str, Decimal | None]]:
+    """The limits form as one currency's edits (docs/console.md, "Limits"): a filled field sets
+    its ceiling (checked by the API's own body model: the same codes), `none` removes it, an empty
+    one is not an edit. Answers the mode, the currency and the edits."""
+    sent = {name: field(name).strip() for name in names}
+    cleared = tuple(name for name, value in sent.items() if value.lower() == NO_CEILING)
+    body = fields_as(model, "mode", per_currency=tuple(name for name in names if name not in cleared))
+    currency = field("currency").strip().upper()
+    edits: dict[str, Decimal | None] = {name: None for name in cleared}
+    for name in names:
+        value = getattr(body, name).get(currency)
+        if value is not None:
+            edits[name] = Decimal(value)
+    return body.mode, currency, edits
 
 
 @app.post("/console/accounts/<account_id>/limits", **HTML)
 @console.action(app, back="/accounts/{account_id}")
 def set_account_limits(account_id: str) -> Response[str]:
-    body = fields_as(AccountLimitsIn, "mode", per_currency=("per_transaction", "daily"))
-    psps.set_account_limits(account_id, body.mode, body.limits())
+    """Edit one currency's charge ceilings of a mode; the other ceilings are kept."""
+    mode, currency, edits = _ceiling_edits(AccountLimitsIn, CHARGE_CEILINGS)
+    psps.edit_account_limits(account_id, mode, currency, edits)
     return see_other(f"/accounts/{account_id}", done="limits_set")
 
 
 @app.post("/console/accounts/<account_id>/payout-limits", **HTML)
 @console.action(app, back="/accounts/{account_id}")
 def set_payout_limits(account_id: str) -> Response[str]:
-    ceilings = ("per_transaction", "daily", "beneficiary_daily", "approval_threshold")
-    body = fields_as(PayoutLimitsIn, "mode", per_currency=ceilings)
-    payouts.set_payout_limits(account_id, body.mode, body.limits())
+    """Edit one currency's payout limits of a mode; the other limits are kept."""
+    mode, currency, edits = _ceiling_edits(PayoutLimitsIn, PAYOUT_CEILINGS)
+    payouts.edit_payout_limits(account_id, mode, currency, edits)
     return see_other(f"/accounts/{account_id}", done="payout_limits_set")
 
 

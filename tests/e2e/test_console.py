@@ -18,7 +18,7 @@ from tests.e2e.test_audit import records
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payout_batches import closed, line, sent
-from tests.e2e.test_payouts import funded, payout, set_payout_limits
+from tests.e2e.test_payouts import NIB_DIGITS, bank, funded, manage, payout, set_payout_limits
 from tests.e2e.test_refunds import refund
 from tests.polling import eventually
 
@@ -728,3 +728,231 @@ def test_a_business_is_linked_to_an_account_from_the_console(stack: RunningStack
     )
     assert (refused.status_code, main_of(refused)["data-code"]) == (409, "invalid_state")
     assert operator.ok("GET", f"/v1/accounts/{business}/gateway-account")["gateway_account_id"] == account
+
+
+# ---------------------------------------------------------------- an approver and a support agent (issue 37, item 6)
+def row_of(page: requests.Response, attribute: str, value: str) -> str:
+    """The table row marked `attribute`="`value`" on the page, whole."""
+    found = re.search(rf'<tr {attribute}="{value}"[^>]*>.*?</tr>', page.text, re.DOTALL)
+    assert found is not None, page.text
+    return found.group(0)
+
+
+def test_an_approver_sees_the_masked_destination_the_description_and_the_accounts_balance(stack: RunningStack) -> None:
+    shop = funded(stack, "5000.00")
+    set_payout_limits(stack, shop, approval_threshold={"MZN": "1000.00"})
+    to_wallet = payout(shop, wallet("+258841234567"), "1500.00", description="Salários de Novembro").json()
+    to_bank = payout(shop, bank(), "1200.00").json()
+    assert (to_wallet["status"], to_bank["status"]) == ("waiting_for_approval", "waiting_for_approval"), to_bank
+    available = next(b for b in shop.call("GET", "/v1/balance").json()["balances"] if b["currency"] == "MZN")
+
+    page = signed_in(stack).get(f"{base(stack)}/payouts", timeout=30)
+    wallet_row = row_of(page, "data-payout", to_wallet["provider_payout_id"])
+    assert 'data-destination="*********4567"' in wallet_row and "carteira móvel mpesa" in wallet_row
+    assert "Salários de Novembro" in wallet_row and "a aguardar aprovação" in wallet_row  # statuses in Portuguese
+    assert f'data-available="{available["available"]}"' in wallet_row  # the account's balance, as GET /v1/balance
+    bank_row = row_of(page, "data-payout", to_bank["provider_payout_id"])
+    assert f'data-destination="{"*" * 17}{NIB_DIGITS[-4:]}"' in bank_row and "Ana Machava" in bank_row
+    assert "transferência bancária" in bank_row and f'data-available="{available["available"]}"' in bank_row
+    assert "841234567" not in page.text and NIB_DIGITS not in page.text  # never a full number
+
+
+def limits_shown(page: requests.Response) -> dict[str, str]:
+    """The values the account page's limits forms hold, by their field's id."""
+    pattern = (
+        r'id="((?:charge|payout)-(?:test|live)-[A-Z]{3}-[a-z_]+)" name="[a-z_]+" maxlength="24"(?: value="([^"]*)")?'
+    )
+    return {field_id: value for field_id, value in re.findall(pattern, page.text) if value}
+
+
+def test_the_account_page_shows_the_limits_and_saving_one_field_keeps_the_others(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    account = shop.account["id"]
+    set_payout_limits(
+        stack,
+        shop,
+        per_transaction={"MZN": "2000.00"},
+        daily={"MZN": "9000.00", "USD": "50.00"},
+        approval_threshold={"MZN": "1000.00"},
+        debit_daily={"MZN": "70000.00"},
+    )
+    charge = {
+        "mode": "test",
+        "currencies": ["MZN"],
+        "per_transaction": {"MZN": "3000.00"},
+        "daily": {"MZN": "10000.00"},
+    }
+    assert manage(stack, "PUT", f"/v1/accounts/{account}/limits", charge).status_code == 200
+    client = signed_in(stack)
+    page = client.get(f"{base(stack)}/accounts/{account}", timeout=30)
+    assert limits_shown(page) == {
+        "charge-test-MZN-per_transaction": "3000.00",
+        "charge-test-MZN-daily": "10000.00",
+        "payout-test-MZN-per_transaction": "2000.00",
+        "payout-test-MZN-daily": "9000.00",
+        "payout-test-MZN-approval_threshold": "1000.00",
+        "payout-test-USD-daily": "50.00",
+    }
+
+    def save(route: str, **fields: str) -> None:
+        sent = {"csrf_token": csrf_of(page), "mode": "test", "currency": "MZN", **fields}
+        answer = client.post(f"{base(stack)}/accounts/{account}/{route}", data=sent, allow_redirects=False)
+        assert answer.status_code == 303, answer.text
+
+    # One field filled, the others empty: only that one changes (docs/console.md, "Limits").
+    save("payout-limits", approval_threshold="1500.00", per_transaction="", daily="", beneficiary_daily="")
+    found = records(stack, target_type="account", target_id=account, action="set_payout_limits")
+    record = next(r for r in found if r["surface"] == "console")  # newest first; the API's PUT is older
+    assert record["after"] == {
+        "per_transaction": {"MZN": "2000.00"},
+        "daily": {"MZN": "9000.00", "USD": "50.00"},
+        "beneficiary_daily": {},
+        "approval_threshold": {"MZN": "1500.00"},
+        "debit_daily": {"MZN": "70000.00"},  # not on the form: kept
+    }, record
+    save("payout-limits", daily="none")  # "none" removes one ceiling, of that currency only
+    save("limits", per_transaction="4000.00")
+    shown = limits_shown(client.get(f"{base(stack)}/accounts/{account}", timeout=30))
+    assert shown == {
+        "charge-test-MZN-per_transaction": "4000.00",
+        "charge-test-MZN-daily": "10000.00",
+        "payout-test-MZN-per_transaction": "2000.00",
+        "payout-test-MZN-approval_threshold": "1500.00",
+        "payout-test-USD-daily": "50.00",
+    }
+    bad = client.post(
+        f"{base(stack)}/accounts/{account}/payout-limits",
+        data={"csrf_token": csrf_of(page), "mode": "test", "currency": "MZN", "daily": "-1"},
+    )
+    assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_amount")
+
+
+def test_an_accounts_keys_are_listed_rolled_with_an_overlap_and_revoked_with_the_key_as_target(
+    stack: RunningStack,
+) -> None:
+    client = signed_in(stack)
+    form = client.get(f"{base(stack)}/accounts", timeout=30)
+    created = client.post(f"{base(stack)}/accounts", data={"csrf_token": csrf_of(form), "name": "Papelaria Sol"})
+    account_id = re.findall(r'href="/console/accounts/([0-9A-Z]{26})"', created.text)[0]
+    page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
+    assert 'data-empty="api-keys"' in page.text
+    issued = client.post(
+        f"{base(stack)}/accounts/{account_id}/api-keys", data={"csrf_token": csrf_of(page), "mode": "test"}
+    )
+    (old_secret,) = re.findall(r'data-secret="api_key">([^<]+)<', issued.text)
+    (old_id,) = re.findall(r'data-key-id="([^"]+)"', issued.text)
+
+    page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
+    row = row_of(page, "data-key", old_id)
+    assert 'data-key-status="active"' in row and old_secret[-4:] in row and "activa" in row
+    assert 'data-last-used=""' in row and "não registado" in row  # not used yet
+    assert old_secret not in page.text  # the list shows the hint, never the secret
+
+    rolled = client.post(
+        f"{base(stack)}/accounts/{account_id}/api-keys/{old_id}/roll",
+        data={"csrf_token": csrf_of(page), "overlap_seconds": "3600"},
+    )
+    assert (rolled.status_code, main_of(rolled)["data-page"], rolled.headers["Cache-Control"]) == (
+        201,
+        "key-created",
+        "no-store",
+    )
+    (new_secret,) = re.findall(r'data-secret="api_key">([^<]+)<', rolled.text)
+    (new_id,) = re.findall(r'data-key-id="([^"]+)"', rolled.text)
+    gateway = stack.state["regions"]["mz"]["gateway"]
+
+    def balance_with(secret: str) -> int:
+        return requests.get(
+            f"{gateway}/v1/balance", headers={"Authorization": f"Bearer {secret}"}, timeout=30
+        ).status_code
+
+    assert (balance_with(new_secret), balance_with(old_secret)) == (200, 200)  # the old one works for the overlap
+    page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
+    assert 'data-key-status="rolled"' in row_of(page, "data-key", old_id) and "renovada" in page.text
+    assert 'data-key-status="active"' in row_of(page, "data-key", new_id)
+    for used in (old_id, new_id):  # each called GET /v1/balance: its last use is recorded
+        assert re.search(r'data-last-used="20\d\d-', row_of(page, "data-key", used)), row_of(page, "data-key", used)
+    assert old_secret not in page.text and new_secret not in page.text
+    (roll_record,) = records(stack, target_type="api_key", target_id=old_id)
+    assert (roll_record["surface"], roll_record["account_id"], roll_record["after"]["id"]) == (
+        "console",
+        account_id,
+        new_id,
+    )
+    assert new_secret not in str(roll_record) and old_secret not in str(roll_record)
+    again = client.post(
+        f"{base(stack)}/accounts/{account_id}/api-keys/{old_id}/roll", data={"csrf_token": csrf_of(page)}
+    )
+    assert (again.status_code, main_of(again)["data-code"]) == (409, "already_rolled")
+    elsewhere = client.post(
+        f"{base(stack)}/accounts/{Merchant(stack).account['id']}/api-keys/{new_id}/roll",
+        data={"csrf_token": csrf_of(page)},
+    )
+    assert (elsewhere.status_code, main_of(elsewhere)["data-code"]) == (404, "not_found")
+
+    revoked = client.post(
+        f"{base(stack)}/accounts/{account_id}/api-keys/revoke",
+        data={"csrf_token": csrf_of(page), "key_id": new_id},  # the list's button: the key's id, hidden
+        allow_redirects=False,
+    )
+    assert revoked.headers["Location"] == f"/console/accounts/{account_id}?done=key_revoked"
+    assert balance_with(new_secret) == 401
+    # the key's records: the roll refused elsewhere (404, the key named in its path), then the revoke
+    refused, revoke_record = sorted(records(stack, target_type="api_key", target_id=new_id), key=lambda r: r["id"])
+    assert (refused["action"], refused["outcome"]) == ("roll_api_key", {"status": 404, "code": "not_found"})
+    assert (revoke_record["action"], revoke_record["after"]["status"]) == ("revoke_api_key", "revoked")
+    page = client.get(f"{base(stack)}/accounts/{account_id}", timeout=30)
+    assert 'data-key-status="revoked"' in row_of(page, "data-key", new_id) and "revogada" in page.text
+
+
+def test_refund_state_and_statuses_show_in_portuguese_on_the_payment_pages(stack: RunningStack) -> None:
+    shop = Merchant(stack)
+    pid = paid(shop, "300.00")
+    client = signed_in(stack)
+    payment_page = f"{base(stack)}/payments/{pid}"
+    listed = f"{base(stack)}/accounts/{shop.account['id']}/payments?mode=test"
+    assert "data-refund-state" not in client.get(payment_page, timeout=30).text
+
+    assert refund(shop, pid, "100.00").status_code == 200
+    partly = eventually(lambda: client.get(payment_page, timeout=30), lambda p: "data-refund-state" in p.text)
+    assert 'data-refund-state="partially_refunded"' in partly.text, partly.text
+    assert "parcialmente reembolsado: 100,00\xa0MTn" in partly.text and "bem-sucedido" in partly.text
+    assert main_of(partly)["data-status"] == "succeeded"  # the API's status, unchanged
+    assert 'data-refund-state="partially_refunded"' in row_of(client.get(listed, timeout=30), "data-payment", pid)
+
+    assert refund(shop, pid, "200.00").status_code == 200
+    whole = eventually(lambda: client.get(payment_page, timeout=30), lambda p: 'data-refund-state="refunded"' in p.text)
+    assert 'data-refund-state="refunded"' in whole.text and "(reembolsado)" in whole.text
+    assert 'data-refund-state="refunded"' in row_of(client.get(listed, timeout=30), "data-payment", pid)
+    english = client.get(f"{payment_page}?lang=en", timeout=30)
+    assert "(refunded)" in english.text and "succeeded" in english.text
+    assert shop.call("GET", f"/v1/payments/{pid}").json()["status"] == "succeeded"
+
+    dispute_id = open_dispute(stack, shop, paid(shop, "150.00")).json()["dispute_id"]
+    assert "aguarda resposta" in client.get(f"{base(stack)}/disputes/{dispute_id}?lang=pt", timeout=30).text
+    disputes = client.get(f"{base(stack)}/accounts/{shop.account['id']}/disputes?mode=test", timeout=30)
+    assert "aguarda resposta" in row_of(disputes, "data-dispute", dispute_id)
+
+
+def test_account_and_biller_creation_name_their_target_in_the_audit_trail(stack: RunningStack) -> None:
+    client = signed_in(stack)
+    form = client.get(f"{base(stack)}/accounts", timeout=30)
+    created = client.post(f"{base(stack)}/accounts", data={"csrf_token": csrf_of(form), "name": "Livraria Nova"})
+    account_id = re.findall(r'href="/console/accounts/([0-9A-Z]{26})"', created.text)[0]
+    (record,) = records(stack, target_type="account", target_id=account_id, action="create_account")
+    assert (record["account_id"], record["after"]["id"], record["after"]["name"]) == (
+        account_id,
+        account_id,
+        "Livraria Nova",
+    )
+    assert "whsec_" not in str(record)  # the signing secrets shown once are not kept
+
+    body = {"name": "Municipio de Boane", "category": "municipal", "credit_account": NIB_DIGITS}
+    biller = manage(stack, "POST", "/v1/billers", body)
+    assert biller.status_code == 201, biller.text
+    biller_id = biller.json()["biller_id"]
+    (made,) = records(stack, target_type="biller", target_id=biller_id)
+    assert (made["action"], made["after"]["biller_id"]) == ("create_biller", biller_id)
+
+    trail = client.get(f"{base(stack)}/audit", params={"target_type": "account", "target_id": account_id}, timeout=30)
+    assert f"account <code>{account_id}</code>" in trail.text

@@ -19,11 +19,12 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from mzpay.domain.money.reports import TRANSACTION_COLUMNS
 from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for
+from mzpay.http.page_locale import money
 from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_checkout_browser import lines
 from tests.e2e.test_console import operator_payout, waiting_payout
-from tests.e2e.test_payouts import settled
+from tests.e2e.test_payouts import funded, payout, set_payout_limits, settled
 from tests.e2e.test_refunds import refund
 from tests.e2e.test_reports import DEADLINE_SECONDS
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop
@@ -221,6 +222,84 @@ def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator,
         serious, found = serious_violations(page)
         assert serious == [], f"axe on {page.url}:\n{found}"
     assert (main_data(page, "page"), main_data(page, "code")) == ("refused", "not_found")  # the last: no such page
+
+
+# ---------------------------------------------------------------- an approver and a support agent (issue 37, item 6)
+def test_an_approver_decides_with_the_destination_description_and_balance_in_portuguese(
+    operator: Operator, stack: RunningStack
+) -> None:
+    shop = funded(stack, "5000.00")
+    set_payout_limits(stack, shop, approval_threshold={"MZN": "1000.00"})
+    made = payout(shop, wallet("+258841234567"), "1500.00", description="Salários de Novembro").json()
+    available = next(b for b in shop.call("GET", "/v1/balance").json()["balances"] if b["currency"] == "MZN")
+    page = operator(javascript=True)
+    sign_in(page, stack)
+    visit(page, f"{console(stack)}/payouts")
+    row = page.locator(f'tr[data-payout="{made["provider_payout_id"]}"]')
+    cells = row.locator("td")
+    assert lines(cells.nth(3)) == [money(available["available"], "MZN", "pt")]  # the account's available balance
+    assert lines(cells.nth(4)) == ["carteira móvel mpesa", "*********4567"]
+    assert (lines(cells.nth(5)), lines(cells.nth(6))) == (["Salários de Novembro"], ["a aguardar aprovação"])
+    assert "841234567" not in page.content()
+    serious, found = serious_violations(page)
+    assert serious == [], f"axe on {page.url}:\n{found}"
+
+
+def test_a_support_agent_edits_one_limit_rolls_and_revokes_a_key_and_sees_a_refund(
+    operator: Operator, stack: RunningStack
+) -> None:
+    shop = Merchant(stack)
+    account_id = shop.account["id"]
+    set_payout_limits(stack, shop, per_transaction={"MZN": "2000.00"}, daily={"MZN": "9000.00"})
+    page = operator(javascript=True)
+    sign_in(page, stack)
+    visit(page, f"{console(stack)}/accounts/{account_id}")
+    form = page.locator('div[data-limits="payout-test-MZN"]')
+    assert form.get_by_label("Diário", exact=True).input_value() == "9000.00"  # the current limits, in the form
+    form.get_by_label("Aprovação acima de", exact=True).fill("750.00")
+    with page.expect_navigation():
+        form.get_by_role("button", name="Guardar", exact=True).click()
+    assert page.get_by_role("status").count() == 1
+    form = page.locator('div[data-limits="payout-test-MZN"]')
+    assert [
+        form.get_by_label(label, exact=True).input_value()
+        for label in ("Por transacção", "Diário", "Aprovação acima de")
+    ] == [
+        "2000.00",
+        "9000.00",
+        "750.00",
+    ]  # the field edited, the others kept
+
+    # the account's keys: issue one, see it listed, roll it, revoke the new one
+    click(page, "Emitir uma chave", within='section[data-section="api-keys"]')
+    key_id = page.locator("[data-key-id]").get_attribute("data-key-id")
+    secret = page.locator('[data-secret="api_key"]').inner_text()
+    visit(page, f"{console(stack)}/accounts/{account_id}")
+    row = page.locator(f'tr[data-key="{key_id}"]')
+    assert lines(row.locator("td").nth(5)) == ["activa"] and secret not in page.content()
+    with page.expect_navigation() as navigation:
+        row.get_by_role("button", name="Renovar", exact=True).click()
+    assert (navigation.value.status, main_data(page, "page")) == (201, "key-created")
+    rolled_secret = page.locator('[data-secret="api_key"]').inner_text()
+    new_id = page.locator("[data-key-id]").get_attribute("data-key-id")
+    assert rolled_secret != secret
+    visit(page, f"{console(stack)}/accounts/{account_id}")
+    assert page.locator(f'tr[data-key="{key_id}"]').get_attribute("data-key-status") == "rolled"
+    with page.expect_navigation():
+        page.locator(f'tr[data-key="{new_id}"]').get_by_role("button", name="Revogar", exact=True).click()
+    assert page.locator(f'tr[data-key="{new_id}"]').get_attribute("data-key-status") == "revoked"
+    assert rolled_secret not in page.content()
+    serious, found = serious_violations(page)
+    assert serious == [], f"axe on {page.url}:\n{found}"
+
+    pid = shop.charge(wallet("+258840000000"), amount="300.00").json()["provider_payment_id"]
+    refund(shop, pid, "300.00")
+    payment_page = f"{console(stack)}/payments/{pid}"
+    eventually(lambda: visit(page, payment_page) and page.locator("[data-refund-state]").count(), bool)
+    assert page.locator("[data-refund-state]").get_attribute("data-refund-state") == "refunded"
+    assert "bem-sucedido (reembolsado)" in page.locator("main table").first.inner_text()
+    serious, found = serious_violations(page)
+    assert serious == [], f"axe on {page.url}:\n{found}"
 
 
 # ---------------------------------------------------------------- an account's lists and reports

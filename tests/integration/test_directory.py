@@ -169,7 +169,13 @@ def test_a_key_id_or_a_hash_is_created_once(directory: Directory) -> None:
         with pytest.raises(Exception) as caught:
             directory.create_key(duplicate)
         assert caught.value.response["Error"]["Code"] == "TransactionCanceledException"  # type: ignore[attr-defined]
-    assert sorted(item["pk"] for item in all_items()) == sorted([f"KEY#{key.key_id}", f"KEYHASH#{key.key_hash}"])
+    assert sorted((item["pk"], item["sk"]) for item in all_items()) == sorted(
+        [
+            (f"KEY#{key.key_id}", "KEY"),
+            (f"KEYHASH#{key.key_hash}", "KEY"),
+            (f"ACCOUNT#{key.account_id}", f"APIKEY#{key.key_id}"),  # the account's list of its keys
+        ]
+    )
 
 
 def test_roll_key_marks_the_old_key_rolled_and_creates_the_new_one(directory: Directory) -> None:
@@ -184,6 +190,7 @@ def test_roll_key_marks_the_old_key_rolled_and_creates_the_new_one(directory: Di
     assert directory.key_by_hash(key_hash(new_secret, PEPPER)) == new
     assert len(items_with_prefix("KEY#")) == 2
     assert len(items_with_prefix("KEYHASH#")) == 2
+    assert [key.key_id for key in directory.account_keys(old.account_id)] == [new.key_id, old.key_id]  # newest first
 
 
 def test_rolling_a_rolled_key_is_already_rolled_and_writes_nothing(directory: Directory) -> None:
@@ -210,7 +217,9 @@ def test_rolling_a_revoked_key_is_already_rolled(directory: Directory) -> None:
     new, _ = api_key("01JKEY000000000000000000B2")
     assert service_error(directory.roll_key, old, new, "2026-03-02T12:00:00Z")[:2] == (409, "already_rolled")
     assert directory.get_key(new.key_id) is None
-    assert len(all_items()) == 2
+    assert sorted(item["pk"] for item in all_items()) == sorted(
+        [f"KEY#{old.key_id}", f"KEYHASH#{old.key_hash}", f"ACCOUNT#{old.account_id}"]  # nothing of the new key
+    )
 
 
 def test_revoke_key(directory: Directory) -> None:

@@ -248,6 +248,31 @@ def test_expiry_is_exact_to_the_second(authorizer: Any) -> None:
     assert refusal(at)["code"] == "key_expired"
 
 
+def test_a_keys_last_use_is_recorded_at_most_hourly_and_only_when_allowed(authorizer: Any) -> None:
+    key, secret = stored_key()
+    event = auth_event(f"Bearer {secret}")
+
+    def last_used() -> str | None:
+        stored = Directory(TABLE).get_key(key.key_id)
+        assert stored is not None
+        return stored.last_used_at
+
+    assert last_used() is None
+    merchant_auth.authorize_merchant(event, now=datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC))
+    assert last_used() == "2026-03-01T12:00:00Z"
+    merchant_auth.authorize_merchant(event, now=datetime(2026, 3, 1, 12, 59, 59, tzinfo=UTC))
+    assert last_used() == "2026-03-01T12:00:00Z"  # within the hour: no write
+    merchant_auth.authorize_merchant(event, now=datetime(2026, 3, 1, 13, 0, 0, tzinfo=UTC))
+    assert last_used() == "2026-03-01T13:00:00Z"
+    Directory(TABLE).record_key_use(key, "2026-03-01T13:30:00Z", "2026-03-01T12:30:00Z")  # a racing writer
+    assert last_used() == "2026-03-01T13:00:00Z"  # lost the condition quietly: the newer one stands
+
+    refused, refused_secret = stored_key("01JKEY000000000000000000C3", ip_allowlist=["10.0.0.0/8"])
+    assert denied_problem(authorizer(auth_event(f"Bearer {refused_secret}"), None))["code"] == "ip_not_allowed"
+    stored = Directory(TABLE).get_key(refused.key_id)
+    assert stored is not None and stored.last_used_at is None  # a refused request is no use
+
+
 def test_a_key_of_an_account_homed_elsewhere_is_wrong_region(authorizer: Any) -> None:
     _, secret = stored_key("01JKEY0000000000000000005A", account_id=SA_ACCOUNT_ID, home_region="regional-sa")
     answer = authorizer(auth_event(f"Bearer {secret}"), None)

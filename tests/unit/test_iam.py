@@ -155,11 +155,12 @@ def test_every_exception_is_still_reachable() -> None:
 
 
 def test_the_derivation_sees_what_an_authorizer_does() -> None:
-    """A spot check of the derivation itself: the merchant authorizer reads keys (the directory)
-    and the key pepper, nothing else."""
+    """A spot check of the derivation itself: the merchant authorizer reads keys (the directory),
+    records a key's last use (at most hourly, on the key's item) and reads the key pepper, nothing else."""
     assert permissions.needs("GatewayAuthorizerFunction", TEMPLATE) == {
         ("dynamodb:GetItem", "param:DirectoryTableName", ""),
         ("dynamodb:BatchGetItem", "param:DirectoryTableName", ""),
+        ("dynamodb:UpdateItem", "param:DirectoryTableName", ""),
         ("secretsmanager:GetSecretValue", "param:KeyPepperSecretName", ""),
     }
 

@@ -43,13 +43,23 @@ def payment_event(kind: str) -> Any:
     return new_event(kind, ACCOUNT, "test", "payment", PAYMENT, {"object": state}, NOW)
 
 
+BALANCE_READS: list[tuple[str, str]] = []
+
+
+def balances(account_id: str, mode: str) -> list[dict[str, Any]]:
+    BALANCE_READS.append((account_id, mode))
+    return [{"currency": "MZN", "available": "4000.5", "held": "0"}, {"currency": "USD", "available": "9"}]
+
+
 @pytest.fixture
 def stores() -> Iterator[None]:
+    BALANCE_READS.clear()
     payout = Payout.model_validate(
         {"payout_id": "po-1", "provider_payout_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9A", "account_id": ACCOUNT}
         | {"mode": "live", "status": "waiting_for_approval", "amount": "2500.00", "currency": "MZN"}
-        | {"destination": WALLET, "fingerprint": "f", **STAMPS}
+        | {"destination": WALLET, "fingerprint": "f", "description": "Salários de Novembro", **STAMPS}
     )
+    second = payout.model_copy(update={"provider_payout_id": "01JD9B7F1R2S3T4V5W6X7Y8Z9C", "description": None})
     batch = payout_batch(
         batch_id="01JD9B7F1R2S3T4V5W6X7Y8Z9B", account_id=ACCOUNT, status="awaiting_approval", accepted=2, refused=0
     )
@@ -67,7 +77,8 @@ def stores() -> Iterator[None]:
     with deps.substitute(
         settings=Settings(service_region="mz", stage="test"),
         directory=SimpleNamespace(get_account=lambda _id: Account(ACCOUNT, "Loja", "mz", "active", "", NOW, NOW)),
-        payouts=SimpleNamespace(awaiting_approval=lambda *_: ([payout], None)),
+        payouts=SimpleNamespace(awaiting_approval=lambda *_: ([payout, second], None)),
+        ledger=SimpleNamespace(balances=balances),
         payout_batches=SimpleNamespace(awaiting_approval=lambda *_: ([batch], LAST | {"gsi1pk": "q", "gsi1sk": "s"})),
         payments=SimpleNamespace(get=lambda _id: payment()),
         events=SimpleNamespace(page=lambda *_, **__: (events, LAST)),
@@ -88,6 +99,16 @@ def test_the_payouts_awaiting_approval_are_payouts_with_their_account_and_mode(s
         WALLET,
     )
     assert (row["provider_payout_id"], row["created_at"]) == ("01JD9B7F1R2S3T4V5W6X7Y8Z9A", NOW)
+    # What an approver decides on: the description, the destination's number masked, the balance.
+    assert (row["description"], row["available"]) == ("Salários de Novembro", {"amount": "4000.50", "currency": "MZN"})
+    assert row["shown_destination"] == {
+        "type": "mobile_wallet",
+        "number": "*********4567",
+        "network": "mpesa",
+        "name": None,
+    }
+    assert (listed["data"][1]["description"], listed["data"][1]["available"]["amount"]) == (None, "4000.50")
+    assert BALANCE_READS == [(ACCOUNT, "live")]  # one read per account and mode shown, not one per row
 
 
 def test_the_batches_awaiting_approval_are_batches_with_their_account(stores: None) -> None:

@@ -131,6 +131,18 @@ class ApiKey(access.ApiKey):
     model_config = examples({**_KEY, "status": "revoked"})
 
 
+class ListedApiKey(ApiKey):
+    """An API key in its account's list (the console's account page), with its last use."""
+
+    last_used_at: Timestamp | None = Field(description="Its last use, within the hour; null: none recorded.")
+
+
+class ApiKeyList(Answer):
+    """An account's API keys, newest first (the console's account page)."""
+
+    data: list[ListedApiKey] = Field(description="The keys, newest first.")
+
+
 class NewApiKey(ApiKey):
     """A new API key, with its secret shown this once."""
 

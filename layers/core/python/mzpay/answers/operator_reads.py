@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, BelongsTo, Paged, TestOrLive, Timestamp
+from mzpay.answers.base import Amount, Answer, BelongsTo, Paged, TestOrLive, Timestamp
 from mzpay.answers.disputes import Dispute
 from mzpay.answers.events import Event
 from mzpay.answers.payments import PaymentView
@@ -29,8 +29,22 @@ class OwnedInMode(Owned):
     mode: TestOrLive
 
 
+class ShownDestination(Answer):
+    """A destination in one line for an approver: its number masked but for the last four characters."""
+
+    type: str = Field(description="The destination's type (mobile_wallet, bank_transfer, ...).")
+    number: str | None = Field(description="The phone, NIB or address, masked but for its last four characters.")
+    network: str | None = Field(description="The wallet's or the crypto address's network.")
+    name: str | None = Field(description="The beneficiary's name, when the destination has one.")
+
+
 class PayoutAwaitingApproval(Payout, OwnedInMode):
-    """A payout waiting for an operator's approval, with its account and mode."""
+    """A payout waiting for an operator's approval, with its account and mode, its description,
+    its destination in one line and the account's available balance in its currency."""
+
+    description: str | None = Field(description="The merchant's description of the payout.")
+    shown_destination: ShownDestination = Field(description="The destination, its number masked.")
+    available: Amount = Field(description="The account's available balance in the payout's currency.")
 
 
 class PayoutsAwaitingApproval(Paged[PayoutAwaitingApproval]):

@@ -37,6 +37,7 @@ def create_account(name: str, region: str) -> answers.NewAccount:
     now = iso(_now())
     account = Account(new_id(), name, region, account_rules.AccountStatus.ACTIVE, "", now, now)
     deps.directory().create_account(account)
+    audit.observe("account", account.account_id, account_id=account.account_id, after=account.public())
     secrets = {mode: roll_webhook_secret(account.account_id, mode) for mode in ("test", "live")}
     shown = {mode: {"secret_id": answer.secret_id, "secret": answer.secret} for mode, answer in secrets.items()}
     return answers.NewAccount.of({**account.public(), "webhook_secrets": shown})
@@ -169,6 +170,29 @@ def revoke_api_key(key_id: str) -> answers.ApiKey:
     return answers.ApiKey.of(credentials.revoke_key(key, "operator").public())
 
 
+def account_api_keys(account_id: str) -> answers.ApiKeyList:
+    """Operators: the account's API keys, newest first (never a secret or a hash; keys made before
+    the account's key list existed are not in it)."""
+    account = home_account(account_id)
+    keys = deps.directory().account_keys(account.account_id)
+    listed = [answers.ListedApiKey.of({**key.public(), "last_used_at": key.last_used_at}) for key in keys]
+    return answers.ApiKeyList(data=listed)
+
+
+def roll_account_api_key(account_id: str, key_id: str, overlap_seconds: int) -> key_answers.RolledApiKey:
+    """Operators: roll a key of the account as its owner would (POST /v1/api-keys/{id}/roll: a new
+    secret answered once, the old key working for `overlap_seconds`); audited with the old key as
+    target, the new key's id and hint (never its secret) after."""
+    account = home_account(account_id)
+    key = _home_key(key_id, "management")
+    if key.account_id != account.account_id:
+        raise not_found("API key")
+    rolled = _roll(key, overlap_seconds, "management")
+    after = {name: value for name, value in rolled.wire().items() if name != "key"}  # never the secret
+    audit.observe("api_key", key.key_id, account_id=account.account_id, before=key.public(), after=after)
+    return rolled
+
+
 def current_api_key(principal: Principal) -> key_answers.ApiKey:
     """What the calling key is: its account, mode, scopes and restrictions."""
     return key_answers.ApiKey.of(_home_key(principal.key_id, "gateway").public())
@@ -201,9 +225,15 @@ def roll_api_key(principal: Principal, key_id: str, overlap_seconds: int) -> key
         refusal = roll_refusal(_grant(caller), _grant(key))
         if refusal is not None:
             raise refusal
+    return _roll(key, overlap_seconds, "gateway")
+
+
+def _roll(key: ApiKey, overlap_seconds: int, api: str) -> key_answers.RolledApiKey:
+    """The roll itself: a new key with the same grants, the old one `rolled` and expiring after
+    the overlap (never later than it would have), in one transaction."""
     if key.status != KeyStatus.ACTIVE:
         raise ServiceError(409, "already_rolled", "This key was already rolled or revoked.")
-    account = home_account(key.account_id, "gateway")
+    account = home_account(key.account_id, api)
     now = _now()
     old_expires = now + timedelta(seconds=overlap_seconds)
     if key.expires_at:

@@ -6,6 +6,8 @@ canceled, rejected) when it ends. See docs/payouts.md."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
@@ -21,6 +23,7 @@ from mzpay.domain.payouts.rules import payout_view as view
 from mzpay.steps import audit
 from mzpay.steps.accounts import at_home, home_account
 from mzpay.steps.connectors import payout_connector
+from mzpay.steps.limit_edits import edit_limits, read_limits
 from mzpay.steps.payout_creation import Payer, make_payout
 from mzpay.steps.payout_outcomes import apply_result, end_without_paying, now_iso, payout_event
 
@@ -116,3 +119,16 @@ def set_payout_limits(account_id: str, mode: str, limits: PayoutLimits) -> Payou
     account = home_account(account_id)
     deps.payout_limits().write(account.account_id, mode, limits)
     return PayoutLimitsShown.of({"account_id": account.account_id, "mode": mode, **limits.public()})
+
+
+def payout_limits(account_id: str, mode: str) -> PayoutLimitsShown:
+    """Operators: an account's payout limits in a mode, as set (none set: no limit)."""
+    return PayoutLimitsShown.of(read_limits(deps.payout_limits(), account_id, mode))
+
+
+def edit_payout_limits(
+    account_id: str, mode: str, currency: str, changes: Mapping[str, Decimal | None]
+) -> PayoutLimitsShown:
+    """Operators (the console): one currency's payout limits of an account in a mode edited, the
+    others kept (domain.accounts.limits.edited); audited with the limits before and after."""
+    return PayoutLimitsShown.of(edit_limits(deps.payout_limits(), account_id, mode, currency, changes))

@@ -163,6 +163,8 @@ def show(template: str, http_status: int = 200, **context: Any) -> Response[str]
     """The console page `template` (under templates/console/) with the visit's language, its
     CSRF token and the notice a redirect announced; its data-page is the template's name
     (psp_applications.html: psp-applications) unless the template names another."""
+    from mzpay.domain.payments.rules import refund_state
+
     visit = current()
     nonce = secrets.token_urlsafe(16)
     asked = dict(visit.event.query_string_parameters or {})
@@ -179,6 +181,7 @@ def show(template: str, http_status: int = 200, **context: Any) -> Response[str]
         operator=visit.session.operator if visit.session else None,
         csrf=visit.csrf,
         notice=done if done in NOTICES else None,
+        refund_state=refund_state,
         **context,
     )
     return Response(http_status, HTML, body, headers=_headers(nonce, visit.lang), cookies=visit.cookies or None)

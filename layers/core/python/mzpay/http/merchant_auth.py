@@ -10,11 +10,20 @@ from typing import TYPE_CHECKING, Any
 from mzpay import deps
 from mzpay.deps import settings
 from mzpay.domain.access.client_certs import counts, fingerprint_of, thumbprint
-from mzpay.domain.access.keys import ACCESS_TOKEN_PREFIX, key_hash, key_mode, key_use, looks_like_key, token_mode
+from mzpay.domain.access.keys import (
+    ACCESS_TOKEN_PREFIX,
+    USE_RECORDED_EVERY,
+    key_hash,
+    key_mode,
+    key_use,
+    looks_like_key,
+    token_mode,
+    use_to_record,
+)
 from mzpay.domain.access.oauth import ClientStatus
 from mzpay.domain.accounts.residency import wrong_region
 from mzpay.domain.accounts.tenants import AccountStatus, suspended_message
-from mzpay.domain.common.clock import parse_iso
+from mzpay.domain.common.clock import iso, parse_iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.network import ip_allowed, parse_allowlist
 from mzpay.http.authorizers import Unauthorized, allow, bearer_token, client_certificate, refuse, source_ip
@@ -22,7 +31,7 @@ from mzpay.http.principal import WWW_AUTHENTICATE
 from mzpay.store.secrets import key_pepper
 
 if TYPE_CHECKING:  # the store (and pydantic, through it) loads on the first lookup, not at cold start
-    from mzpay.store.directory import Account
+    from mzpay.store.directory import Account, ApiKey
 
 
 def _unauthenticated(code: str, message: str) -> ServiceError:
@@ -104,6 +113,7 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
         return refuse(event, key.key_id, _suspended(account.reason))
     if _certificate_missing(event, account, now):
         return refuse(event, key.key_id, CERTIFICATE_REQUIRED)
+    _record_use(key, now)
     return allow(
         event,
         key.key_id,
@@ -116,6 +126,19 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "expires_at": key.expires_at or "",
         },
     )
+
+
+def _record_use(key: ApiKey, now: datetime) -> None:
+    """Write the key's last use when it is an hour old or more (the console lists it); a write
+    that fails is logged and the request goes on: a key's last use never refuses a request."""
+    if not use_to_record(parse_iso(key.last_used_at), now):
+        return
+    try:
+        deps.directory().record_key_use(key, iso(now), iso(now - USE_RECORDED_EVERY))
+    except Exception as exc:
+        from mzpay.observability import logger
+
+        logger.warning("API key use not recorded", extra={"key_id": key.key_id}, exc_info=exc)
 
 
 def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) -> dict[str, Any]:

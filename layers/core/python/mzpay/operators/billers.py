@@ -21,6 +21,7 @@ from mzpay.domain.bills.billers import (
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import ServiceError, found
 from mzpay.domain.common.ids import is_ulid, new_id
+from mzpay.steps import audit
 from mzpay.store.billers import IdTaken
 
 
@@ -43,7 +44,9 @@ def create_biller(request: BillerIn) -> answers.Biller:
         deps.billers().create(biller)
     except IdTaken:
         raise _taken("biller") from None
-    return biller_view(biller)
+    shown = biller_view(biller)
+    audit.observe("biller", biller.biller_id, after=shown.wire())
+    return shown
 
 
 def biller_view(biller: Biller, products: list[BillProduct] | None = None) -> answers.Biller:

@@ -14,15 +14,17 @@ from mzpay.domain.common import page_tokens
 from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.common.listing import parse
+from mzpay.domain.money.amounts import format_amount
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.disputes import view as dispute_view
 from mzpay.domain.payments.rules import view as payment_view
 from mzpay.domain.payouts.batches import batch_view
-from mzpay.domain.payouts.rules import payout_view
+from mzpay.domain.payouts.rules import destination_summary, payout_view
 from mzpay.steps import listings
 from mzpay.steps.accounts import home_account
 from mzpay.steps.listings import DISPUTES
 from mzpay.steps.refunds import refund_result
+from mzpay.store.ledger import available
 from mzpay.store.listings import Scope
 from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
 from mzpay.store.payouts import AWAITING_APPROVAL as AWAITING_PAYOUTS
@@ -57,9 +59,28 @@ def _queue_start(page_token: str | None, queue: str) -> dict[str, str] | None:
 
 
 def payouts_awaiting_approval(page_token: str | None = None) -> answers.PayoutsAwaitingApproval:
-    """The payouts an operator must approve or reject, oldest first, with their account and mode."""
+    """The payouts an operator must approve or reject, oldest first, with their account and mode,
+    description, destination in one line (its number masked: domain.payouts.rules.destination_summary)
+    and the account's available balance in the payout's currency (what approving would draw on)."""
     found, last = deps.payouts().awaiting_approval(PAGE, _queue_start(page_token, AWAITING_PAYOUTS.name))
-    rows = [{**payout_view(p), "account_id": p.account_id, "mode": p.mode} for p in found]
+    balances = {
+        (account_id, mode): {item["currency"]: item for item in deps.ledger().balances(account_id, mode)}
+        for account_id, mode in {(p.account_id, p.mode) for p in found}
+    }  # one read of an account's balances per account and mode shown, however many of its payouts wait
+    rows = [
+        {
+            **payout_view(p),
+            "account_id": p.account_id,
+            "mode": p.mode,
+            "description": p.description,
+            "shown_destination": destination_summary(p.destination),
+            "available": {
+                "amount": format_amount(available(balances[p.account_id, p.mode].get(p.currency)), p.currency),
+                "currency": p.currency,
+            },
+        }
+        for p in found
+    ]
     return answers.PayoutsAwaitingApproval.of(page_tokens.page(rows, last))
 
 

@@ -3,6 +3,8 @@ pilot or graduating it, its availability, and an account's charge ceilings."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from mzpay import deps
@@ -14,6 +16,7 @@ from mzpay.domain.common.errors import FieldError, ServiceError, found
 from mzpay.domain.payments.routing import CAPABILITY_MATRIX, PSP_IDS, PSPS
 from mzpay.domain.psp.pilot import PilotSettings, PilotState, pilot_state
 from mzpay.steps.accounts import home_account
+from mzpay.steps.limit_edits import edit_limits, read_limits
 
 
 def psps() -> answers.PspList:
@@ -57,6 +60,19 @@ def set_account_limits(account_id: str, mode: str, limits_in: AccountLimits) -> 
     account = home_account(account_id)
     deps.limits().write(account.account_id, mode, limits_in)
     return AccountLimitsShown.of({"account_id": account.account_id, "mode": mode, **limits_in.public()})
+
+
+def account_limits(account_id: str, mode: str) -> AccountLimitsShown:
+    """Operators: the ceilings of an account in a mode, as set (none set: no ceiling)."""
+    return AccountLimitsShown.of(read_limits(deps.limits(), account_id, mode))
+
+
+def edit_account_limits(
+    account_id: str, mode: str, currency: str, changes: Mapping[str, Decimal | None]
+) -> AccountLimitsShown:
+    """Operators (the console): one currency's ceilings of an account in a mode edited, the others
+    kept (domain.accounts.limits.edited); audited with the ceilings before and after."""
+    return AccountLimitsShown.of(edit_limits(deps.limits(), account_id, mode, currency, changes))
 
 
 def set_psp_availability(psp_id: str, available: bool, reason: str) -> answers.PspStatus:

@@ -5,6 +5,8 @@ Items (pk, sk):
   ACCOUNT#<id>, ACCOUNT    the account: name, home_region, status, reason, version
   KEY#<key_id>, KEY        an API key's properties and the keyed hash of its secret
   KEYHASH#<hash>, KEY      pointer from the hash to the key id (what the authorizer looks up)
+  ACCOUNT#<account>, APIKEY#<key_id>   the account's list of its keys (written with the key; keys
+                           made before it existed are not listed)
   ACCOUNT#<platform>, CONNECTED#<account>   a connection: the platform may act for the account
   ACCOUNT#<account>, PLATFORM#<platform>    its mirror (which platforms may act for an account)
 """
@@ -79,6 +81,7 @@ class ApiKey:
     ip_allowlist: list[str] = field(default_factory=list)
     allowed_customers: list[str] = field(default_factory=list)
     rolled_to: str | None = None
+    last_used_at: str | None = None  # written by the authorizer, at most hourly (domain.access.keys.use_to_record)
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> ApiKey:
@@ -262,8 +265,21 @@ class Directory(InDirectoryTable):
             TransactItems=[
                 put_new(self.name, key.item()),
                 put_new(self.name, _pointer(key)),
+                put_new(self.name, _listed(key)),
             ]
         )
+
+    def account_keys(self, account_id: str, limit: int = 100) -> list[ApiKey]:
+        """The account's keys, newest first (`limit` at most): its list's entries, then the keys."""
+        entries = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :sk)",
+            ExpressionAttributeValues={":pk": f"ACCOUNT#{account_id}", ":sk": "APIKEY#"},
+            ScanIndexForward=False,
+            Limit=limit,
+            ConsistentRead=True,
+        ).get("Items", [])
+        keys = [{"pk": f"KEY#{entry['key_id']}", "sk": "KEY"} for entry in entries]
+        return [ApiKey.from_item(item) for item in read_keys(self.client, self.name, keys)]
 
     def get_key(self, key_id: str) -> ApiKey | None:
         if len(key_id) > MAX_ID:
@@ -277,6 +293,22 @@ class Directory(InDirectoryTable):
             return None
         key = self.get_key(pointer["key_id"])
         return key if key is not None and key.key_hash == key_hash else None
+
+    def record_key_use(self, key: ApiKey, at: str, before: str) -> None:
+        """The key's last use is `at`, unless it is already recorded after `before` (another
+        request of the hour wrote it: nothing to do)."""
+        try:
+            self.table.update_item(
+                Key={"pk": f"KEY#{key.key_id}", "sk": "KEY"},
+                UpdateExpression="SET last_used_at = :at",
+                ConditionExpression=(
+                    "attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :before)"
+                ),
+                ExpressionAttributeValues={":at": at, ":before": before},
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
 
     def roll_key(self, old: ApiKey, new: ApiKey, old_expires_at: str) -> None:
         """Old key -> rolled (valid until `old_expires_at`), new key created: one transaction,
@@ -303,6 +335,7 @@ class Directory(InDirectoryTable):
                     },
                     put_new(self.name, new.item()),
                     put_new(self.name, _pointer(new)),
+                    put_new(self.name, _listed(new)),
                 ]
             )
         except Exception as exc:
@@ -333,3 +366,7 @@ class Directory(InDirectoryTable):
 
 def _pointer(key: ApiKey) -> dict[str, Any]:
     return {"pk": f"KEYHASH#{key.key_hash}", "sk": "KEY", "key_id": key.key_id, "account_id": key.account_id}
+
+
+def _listed(key: ApiKey) -> dict[str, Any]:
+    return {"pk": f"ACCOUNT#{key.account_id}", "sk": f"APIKEY#{key.key_id}", "key_id": key.key_id}

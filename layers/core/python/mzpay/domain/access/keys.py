@@ -12,7 +12,7 @@ import re
 import secrets
 import zlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TypedDict
 
 from mzpay.domain.common.errors import ServiceError
@@ -124,6 +124,16 @@ def key_use(status: str, expires_at: datetime | None, now: datetime) -> KeyUse:
     if expires_at is not None and now >= expires_at:
         return KeyUse(False, "key_expired")
     return KeyUse(True)
+
+
+USE_RECORDED_EVERY = timedelta(hours=1)  # a key's last use is written at most this often
+
+
+def use_to_record(last_used_at: datetime | None, now: datetime) -> bool:
+    """Whether the authorizer writes a key's use now: never recorded, or last written an hour or
+    more ago. A key's last use is therefore known within the hour (plus the authorizer cache's
+    lifetime): enough for "is this key still used?", at one write per key per hour."""
+    return last_used_at is None or now - last_used_at >= USE_RECORDED_EVERY
 
 
 def key_hash(token: str, pepper: str) -> str:

@@ -4,9 +4,12 @@ atomic counter that the payment's creation transaction raises (see mzpay.store.p
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
+from typing import Any, TypeVar
 
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.routing import refusal
@@ -38,6 +41,24 @@ class AccountLimits:
             "per_transaction": {c: f"{v:f}" for c, v in sorted(self.per_transaction.items())},
             "daily": {c: f"{v:f}" for c, v in sorted(self.daily.items())},
         }
+
+
+Limits = TypeVar("Limits", bound=Any)  # AccountLimits or domain.payouts.limits.PayoutLimits
+
+
+def edited(limits: Limits, currency: str, changes: Mapping[str, Decimal | None]) -> Limits:
+    """`limits` with one currency's ceilings edited, the console's rule (docs/console.md): each
+    ceiling named in `changes` becomes its value for `currency` (None: removed, no ceiling); every
+    ceiling not named, every other currency's, and the allowed currencies stay as they were."""
+    replaced: dict[str, dict[str, Decimal]] = {}
+    for name, value in changes.items():
+        ceilings = dict(getattr(limits, name))
+        if value is None:
+            ceilings.pop(currency, None)
+        else:
+            ceilings[currency] = value
+        replaced[name] = ceilings
+    return dataclasses.replace(limits, **replaced)
 
 
 def business_day(moment: datetime) -> str:

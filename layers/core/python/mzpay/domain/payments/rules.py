@@ -137,6 +137,16 @@ def money_view(amount: str, currency: str) -> dict[str, str]:
     return {"amount": amount, "currency": currency}
 
 
+def refund_state(captured_amount: str | None, refunded_amount: str | None) -> str | None:
+    """What refunds made of a payment, as the console shows it beside its status (which stays the
+    API's): "refunded" once refunds reach what was captured, "partially_refunded" while they are
+    less, None with no refund."""
+    refunded = Decimal(refunded_amount or 0)
+    if refunded <= 0:
+        return None
+    return "refunded" if refunded >= Decimal(captured_amount or 0) else "partially_refunded"
+
+
 def view(payment: Payment) -> dict[str, Any]:
     view: dict[str, Any] = {
         "payment_id": payment.payment_id,

@@ -282,6 +282,24 @@ def shown_destination(destination: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
+def destination_summary(destination: Mapping[str, Any]) -> dict[str, str | None]:
+    """A destination in one line for an approver (the console's payouts awaiting approval): its
+    type, and the number it pays (a wallet's phone, a bank account's NIB, a crypto address) masked
+    as `mask_account` masks a bank account, the last four characters kept; the network and the
+    beneficiary's name as they are. Nothing else of the destination is shown."""
+    kind = str(destination.get("type") or "")
+    details = destination.get(kind)
+    details = details if isinstance(details, Mapping) else {}
+    number = next((details[name] for name in ("phone_number", "account", "address") if details.get(name)), None)
+    name = details.get("name") or details.get("payee_name")
+    return {
+        "type": kind,
+        "number": mask_account(str(number)) if number else None,
+        "network": str(details["network"]) if details.get("network") else None,
+        "name": str(name) if name else None,
+    }
+
+
 class Payout(Settling):
     """A payout: money held from the merchant's available balance and paid to a destination.
     `submitted`: the provider has been called (never again, and no cancel after it)."""
