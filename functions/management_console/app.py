@@ -60,6 +60,10 @@ REFUND_FILTERS = ("status", "refund_id", "payment", *SPAN, *AMOUNTS, *PAGING)
 PAYOUT_FILTERS = ("status", "payout_id", "batch_id", "method", "network", *SPAN, *AMOUNTS, *PAGING)
 BATCH_FILTERS = ("status", *SPAN, *AMOUNTS, *PAGING)
 BALANCE_FILTERS = ("type", "source", "currency", *SPAN, *PAGING)
+BILL_FILTERS = ("status", "product_id", *SPAN, *AMOUNTS, *PAGING)
+DEPOSIT_FILTERS = ("status", "intent_id", "network", *SPAN, *AMOUNTS, *PAGING)
+DISPUTE_FILTERS = ("status", "payment", *SPAN, *AMOUNTS, "limit", "page_token")  # its page size is `limit`
+PSP_FILTERS = ("type", "originator_reference", "network", *SPAN, *AMOUNTS, "limit", "page_token")
 MAPUTO = ZoneInfo("Africa/Maputo")
 
 
@@ -275,6 +279,27 @@ def account_payout_batches(account_id: str) -> Response[str]:
     return _account_list("payout_batches.html", account_id, BATCH_FILTERS, listings.payout_batches)
 
 
+@app.get("/console/accounts/<account_id>/bill-payments", **HTML)
+@console.page(app)
+def account_bill_payments(account_id: str) -> Response[str]:
+    """An account's bill payments in a mode, newest first, by the merchant list's filters."""
+    return _account_list("bill_payments.html", account_id, BILL_FILTERS, listings.bill_payments)
+
+
+@app.get("/console/accounts/<account_id>/cash-deposits", **HTML)
+@console.page(app)
+def account_cash_deposits(account_id: str) -> Response[str]:
+    """A partner account's cash deposits in a mode (another account's page is 403 not_a_partner)."""
+    return _account_list("cash_deposits.html", account_id, DEPOSIT_FILTERS, listings.cash_deposits)
+
+
+@app.get("/console/accounts/<account_id>/psp-transactions", **HTML)
+@console.page(app)
+def account_psp_transactions(account_id: str) -> Response[str]:
+    """The transactions a PSP account recorded in a mode, newest first, by the merchant list's filters."""
+    return _account_list("psp_transactions.html", account_id, PSP_FILTERS, listings.psp_transactions)
+
+
 @app.get("/console/accounts/<account_id>/balance-transactions", **HTML)
 @console.page(app)
 def account_balance_transactions(account_id: str) -> Response[str]:
@@ -331,10 +356,8 @@ def payment(payment_id: str) -> Response[str]:
 @app.get("/console/accounts/<account_id>/disputes", **HTML)
 @console.page(app)
 def account_disputes(account_id: str) -> Response[str]:
-    """An account's disputes, in a mode."""
-    mode = one_of("mode", MODES) or "test"
-    listed = operator_reads.account_disputes(account_id, mode, query("page_token"))
-    return show("disputes.html", account_id=account_id, mode=mode, listed=listed.wire())
+    """An account's disputes in a mode, newest first, by the merchant list's filters."""
+    return _account_list("disputes.html", account_id, DISPUTE_FILTERS, listings.disputes)
 
 
 @app.get("/console/disputes/<dispute_id>", **HTML)

@@ -15,10 +15,13 @@ import requests
 
 from devstack.launcher import RunningStack
 from tests.e2e.test_audit import records
+from tests.e2e.test_cash_deposits import confirm, intent, lookup, partner
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payout_batches import closed, line, sent
 from tests.e2e.test_payouts import NIB_DIGITS, bank, funded, manage, payout, set_payout_limits
+from tests.e2e.test_psp_transactions import payment as psp_payment
+from tests.e2e.test_psp_transactions import record, reference
 from tests.e2e.test_refunds import refund
 from tests.polling import eventually
 
@@ -319,6 +322,13 @@ def test_a_payment_with_its_events_and_refunds_and_a_dispute_decided_from_the_co
     dispute_id = open_dispute(stack, shop, pid, amount={"amount": "100.00", "currency": "MZN"}).json()["dispute_id"]
     disputes = client.get(f"{base(stack)}/accounts/{shop.account['id']}/disputes?mode=test", timeout=30)
     assert f'data-dispute="{dispute_id}"' in disputes.text
+    open_ones = f"{base(stack)}/accounts/{shop.account['id']}/disputes?mode=test&status=needs_response&payment={pid}"
+    found_open = client.get(open_ones, timeout=30)
+    assert re.findall(r'data-dispute="([0-9A-Z]+)" data-status="([a-z_]+)"', found_open.text) == [
+        (dispute_id, "needs_response")
+    ]
+    won = client.get(f"{base(stack)}/accounts/{shop.account['id']}/disputes?mode=test&status=won", timeout=30)
+    assert 'data-empty="disputes"' in won.text
     shown = client.get(f"{base(stack)}/disputes/{dispute_id}", timeout=30)
     assert (shown.status_code, main_of(shown)["data-status"]) == (200, "needs_response")
     decided = client.post(
@@ -401,9 +411,14 @@ def test_an_accounts_lists_and_reports_refuse_what_the_api_refuses(stack: Runnin
     shop, other = Merchant(stack), Merchant(stack)
     client = signed_in(stack)
     account = f"{base(stack)}/accounts/{shop.account['id']}"
-    for name in ("refunds", "payouts", "payout-batches", "balance-transactions", "reports"):
+    for name in ("refunds", "payouts", "payout-batches", "balance-transactions", "reports", "bill-payments"):
         page = client.get(f"{account}/{name}?mode=live", timeout=30)
         assert (page.status_code, main_of(page)["data-page"]) == (200, "account-payouts" if name == "payouts" else name)
+    for name in ("disputes", "psp-transactions"):
+        page = client.get(f"{account}/{name}?mode=live", timeout=30)
+        assert (page.status_code, main_of(page)["data-page"], f'data-empty="{name}"' in page.text) == (200, name, True)
+    not_partner = client.get(f"{account}/cash-deposits?mode=test", timeout=30)  # as GET /v1/cash-deposits answers
+    assert (not_partner.status_code, main_of(not_partner)["data-code"]) == (403, "not_a_partner")
     for query, field in (
         ("refunds?mode=test&status=paid", "status"),
         ("payouts?mode=test&method=card", "method"),
@@ -412,6 +427,9 @@ def test_an_accounts_lists_and_reports_refuse_what_the_api_refuses(stack: Runnin
         ("refunds?mode=test&page_size=101", "page_size"),
         ("refunds?mode=test&page_token=not-a-token", "page_token"),
         ("balance-transactions?mode=test&page_token=not-a-token", "page_token"),
+        ("disputes?mode=test&limit=101", "limit"),  # disputes page by `limit`, as GET /v1/disputes
+        ("psp-transactions?mode=test&type=card", "type"),
+        ("bill-payments?mode=test&status=paid", "status"),
     ):
         refused = client.get(f"{account}/{query}", timeout=30)
         assert (refused.status_code, main_of(refused).get("data-code")) == (400, "invalid_request"), query
@@ -445,6 +463,31 @@ def test_an_accounts_lists_and_reports_refuse_what_the_api_refuses(stack: Runnin
     bad = client.post(f"{account}/reports", data={**body, "csrf_token": csrf_of(form), "timezone": "Mars/Olympus"})
     assert (bad.status_code, main_of(bad)["data-code"]) == (400, "invalid_request")
     assert [r["report_id"] for r in shop.call("GET", "/v1/reports", idempotency_key=None).json()["data"]] == [report_id]
+
+
+def test_a_partners_cash_deposits_and_psp_transactions_are_listed_by_their_filters(stack: RunningStack) -> None:
+    agent = partner(stack)
+    deposit = confirm(agent, intent(agent, lookup(agent)["lookup_id"], "40.00").json()["intent_id"]).json()
+    ref = reference()
+    recorded = record(agent, psp_payment(ref, amount="120.00")).json()
+    client = signed_in(stack)
+    account = f"{base(stack)}/accounts/{agent.account['id']}"
+
+    deposits = client.get(f"{account}/cash-deposits?mode=test&intent_id={deposit['intent_id']}", timeout=30)
+    assert re.findall(r'data-deposit="([0-9A-Z]+)" data-status="([a-z]+)"', deposits.text) == [
+        (deposit["deposit_id"], deposit["status"])
+    ]
+    none = client.get(f"{account}/cash-deposits?mode=test&amount_gte=41", timeout=30)
+    assert 'data-empty="cash-deposits"' in none.text
+    transactions = client.get(f"{account}/psp-transactions?mode=test&type=payment&amount_gte=100", timeout=30)
+    assert re.findall(r'data-transaction="([0-9A-Z]+)" data-type="([a-z]+)"', transactions.text) == [
+        (recorded["transaction_id"], "payment")
+    ]
+    assert ref in transactions.text and "120,00\xa0MTn" in transactions.text
+    by_reference = client.get(f"{account}/psp-transactions?mode=test&originator_reference={ref}", timeout=30)
+    assert f'data-transaction="{recorded["transaction_id"]}"' in by_reference.text
+    live = client.get(f"{account}/psp-transactions?mode=live", timeout=30)
+    assert 'data-empty="psp-transactions"' in live.text
 
 
 def test_a_service_fee_is_set_from_the_console_and_a_bad_one_refused(stack: RunningStack) -> None:

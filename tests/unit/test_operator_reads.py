@@ -135,16 +135,3 @@ def test_a_payment_for_the_operator_has_its_account_mode_events_and_refunds(stor
         ("01JD9A1C5N6P7Q8R9S0T1V2W3X", "succeeded", "50.00")
     ]
     assert shown["refunds"][0]["reason"] is None
-
-
-def test_an_accounts_disputes(stores: None) -> None:
-    listed = operator_reads.account_disputes(ACCOUNT, "test").wire()
-    row = listed["data"][0]
-    assert (row["dispute_id"], row["status"], row["provider_payment_id"], row["created_at"]) == (
-        "01JDB2M4N6P8R0T2V4W6X8Y0Z2",
-        "needs_response",
-        PAYMENT,
-        NOW,
-    )
-    assert row["money"] == {"amount": "100.00", "currency": "MZN"}
-    assert (listed["has_more"], listed["next_page_token"]) == (False, None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pydantic import Field
 
 from mzpay.answers.base import Amount, Answer, BelongsTo, Paged, TestOrLive, Timestamp
-from mzpay.answers.disputes import Dispute
 from mzpay.answers.events import Event
 from mzpay.answers.payments import PaymentView
 from mzpay.answers.payouts import Payout, PayoutBatch
@@ -65,7 +64,3 @@ class OperatorPayment(PaymentView, OwnedInMode):
     created_at: Timestamp = Field(description="When the payment was created.")
     events: list[Event] = Field(description="Its events, oldest first.")
     refunds: list[RefundResult] = Field(description="Its refunds.")
-
-
-class AccountDisputes(Paged[Dispute]):
-    """The account's disputes in a mode, newest first."""

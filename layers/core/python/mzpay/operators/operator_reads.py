@@ -13,19 +13,13 @@ from mzpay.domain.access.principal import Principal
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.errors import FieldError, ServiceError, found, invalid_field
 from mzpay.domain.common.ids import is_ulid
-from mzpay.domain.common.listing import parse
 from mzpay.domain.money.amounts import format_amount
-from mzpay.domain.payments.disputes import Dispute
-from mzpay.domain.payments.disputes import view as dispute_view
 from mzpay.domain.payments.rules import view as payment_view
 from mzpay.domain.payouts.batches import batch_view
 from mzpay.domain.payouts.rules import destination_summary, payout_view
-from mzpay.steps import listings
 from mzpay.steps.accounts import home_account
-from mzpay.steps.listings import DISPUTES
 from mzpay.steps.refunds import refund_result
 from mzpay.store.ledger import available
-from mzpay.store.listings import Scope
 from mzpay.store.payout_batches import AWAITING_APPROVAL as AWAITING_BATCHES
 from mzpay.store.payouts import AWAITING_APPROVAL as AWAITING_PAYOUTS
 
@@ -112,16 +106,4 @@ def payment_for_operator(provider_payment_id: str) -> answers.OperatorPayment:
             "events": [event.envelope() for event in reversed(events)],
             "refunds": [refund_result(refund) for refund in deps.refunds().of_payment(provider_payment_id)],
         }
-    )
-
-
-def account_disputes(account_id: str, mode: str, page_token: str | None = None) -> answers.AccountDisputes:
-    """The account's disputes in `mode`, newest first."""
-    account = home_account(account_id)
-    asked = {"limit": str(PAGE), **({"page_token": page_token} if page_token else {})}
-    request = parse(DISPUTES, asked)
-    found, token = listings.page(DISPUTES, Dispute, Scope(account.account_id, (_mode(mode),)), request)
-    data = [dispute_view(dispute) for dispute in found]
-    return answers.AccountDisputes.of(
-        {"object": "list", "data": data, "has_more": token is not None, "next_page_token": token}
     )
