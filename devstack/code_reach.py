@@ -53,7 +53,12 @@ CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "get_secret_value": ("secretsmanager", ("secretsmanager:GetSecretValue",)),
     "get_secret": ("secretsmanager", ("secretsmanager:GetSecretValue",)),  # Powertools parameters
     "create_secret": ("secretsmanager", ("secretsmanager:CreateSecret",)),
+    "send_email": ("ses", ("ses:SendEmail",)),  # SES API v2 (its IAM actions keep the ses: prefix)
+    "publish": ("sns", ("sns:Publish",)),
 }
+# Connectors whose provider is an AWS service: followed like the stores (mzpay.deps builds them
+# with `from_env`), so their calls are granted like a store's.
+AWS_CONNECTORS = ("mzpay.connectors.messaging",)
 TRANSACTION_ITEMS = {
     "Put": "dynamodb:PutItem",
     "Update": "dynamodb:UpdateItem",
@@ -285,7 +290,7 @@ def reach(handler: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str | Non
 
 @functools.cache
 def deps_factories() -> dict[str, tuple[str, str]]:
-    """mzpay.deps factory name -> (store module, class) it returns."""
+    """mzpay.deps factory name -> (store or AWS connector module, class) it returns."""
     found: dict[str, tuple[str, str]] = {}
     path = module_file("mzpay.deps")
     assert path is not None
@@ -295,7 +300,9 @@ def deps_factories() -> dict[str, tuple[str, str]]:
         imported = {
             alias.asname or alias.name: stmt.module
             for stmt in node.body
-            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith("mzpay.store")
+            if isinstance(stmt, ast.ImportFrom)
+            and stmt.module
+            and (stmt.module.startswith("mzpay.store") or stmt.module in AWS_CONNECTORS)
             for alias in stmt.names
         }
         for stmt in ast.walk(node):

@@ -36,7 +36,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -306,18 +306,16 @@ IDENTITY_PATH = "/__devstack__/identity"  # answers --identity: the stack knows 
 
 
 @contextmanager
-def answering_identity(identity: str) -> Iterator[None]:
-    """While inside, moto's server answers GET IDENTITY_PATH with `identity`: the stack that
-    started it reads it back before it provisions anything (another program on the port would not
-    know it)."""
+def answering(path: str, content_type: str, body: Callable[[], bytes]) -> Iterator[None]:
+    """While inside, moto's server answers GET `path` with `body()` (devstack's own routes)."""
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
     original_call = DomainDispatcherApplication.__call__
 
     def call(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
-        if environ.get("PATH_INFO") == IDENTITY_PATH:
-            start_response("200 OK", [("Content-Type", "text/plain")])
-            return [identity.encode("utf-8")]
+        if environ.get("PATH_INFO") == path:
+            start_response("200 OK", [("Content-Type", content_type)])
+            return [body()]
         return original_call(self, environ, start_response)
 
     DomainDispatcherApplication.__call__ = call  # type: ignore[method-assign]
@@ -325,6 +323,60 @@ def answering_identity(identity: str) -> Iterator[None]:
         yield
     finally:
         DomainDispatcherApplication.__call__ = original_call  # type: ignore[method-assign]
+
+
+def answering_identity(identity: str) -> contextlib.AbstractContextManager[None]:
+    """While inside, moto's server answers GET IDENTITY_PATH with `identity`: the stack that
+    started it reads it back before it provisions anything (another program on the port would not
+    know it)."""
+    return answering(IDENTITY_PATH, "text/plain", lambda: identity.encode("utf-8"))
+
+
+SENT_PATH = "/__devstack__/sent"  # what moto's SES and SNS "sent", for tests and mzpay-admin
+
+
+def sent_messages() -> dict[str, list[dict[str, Any]]]:
+    """Every e-mail moto's SES kept (raw MIME or simple) and every SMS its SNS published to a
+    phone number, in every account and region, oldest first: moto's own records, read from its
+    backends."""
+    from moto.ses.models import ses_backends
+    from moto.sns.models import sns_backends
+
+    emails: list[dict[str, Any]] = []
+    sms: list[dict[str, Any]] = []
+    for account_id, regions in ses_backends.items():
+        for region, backend in regions.items():
+            for message in backend.sent_messages:
+                emails.append(
+                    {
+                        "region": region,
+                        "account_id": account_id,
+                        "message_id": message.id,
+                        "source": message.source,
+                        "destinations": message.destinations,
+                        "raw_data": getattr(message, "raw_data", None),
+                        "subject": getattr(message, "subject", None),
+                        "body": getattr(message, "body", None),
+                    }
+                )
+    for account_id, sns_regions in sns_backends.items():
+        for region, sns in sns_regions.items():
+            for message_id, (phone_number, text) in sns.sms_messages.items():
+                sms.append(
+                    {
+                        "region": region,
+                        "account_id": account_id,
+                        "message_id": message_id,
+                        "phone_number": phone_number,
+                        "message": text,
+                    }
+                )
+    return {"emails": emails, "sms": sms}
+
+
+def answering_sent() -> contextlib.AbstractContextManager[None]:
+    """While inside, moto's server answers GET SENT_PATH with sent_messages() as JSON."""
+    return answering(SENT_PATH, "application/json", lambda: json.dumps(sent_messages(), default=str).encode("utf-8"))
 
 
 def main(argv: list[str]) -> None:
@@ -338,7 +390,7 @@ def main(argv: list[str]) -> None:
     if own.exit_with_stdin:
         exit_with_stdin()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request: moto serves thousands a minute
-    with atomic_dynamodb(), atomic_secrets(), quicker_moto(), contextlib.ExitStack() as stack:
+    with atomic_dynamodb(), atomic_secrets(), quicker_moto(), answering_sent(), contextlib.ExitStack() as stack:
         if own.changes_fd is not None:
             stack.enter_context(telling_changes(ChangeWriter(own.changes_fd)))
         if own.identity is not None:

@@ -49,7 +49,15 @@ SERVICE_OF_TYPE = {
     "AWS::KMS::Key": "kms",
     "AWS::S3::Bucket": "s3",
     "AWS::SecretsManager::Secret": "secretsmanager",
+    "AWS::SES::ConfigurationSet": "ses",
+    "AWS::SES::EmailIdentity": "ses",
 }
+# ses resources' ARN kinds; SNS's Publish to a phone number has no resource to name: "*" (IAM's
+# only way to allow SMS), and only that call is granted so.
+SES_ARN_KIND = {"AWS::SES::ConfigurationSet": "configuration-set", "AWS::SES::EmailIdentity": "identity"}
+# A Deny on every topic follows that grant, so it allows SMS to phone numbers only.
+ANY_RESOURCE = {"sns:Publish"}
+TOPICS = "!Sub arn:${AWS::Partition}:sns:*:*:*"
 
 # Store functions handed an ARN by data rather than by the environment: the environment variable
 # of the table whose stream it is (the dispatcher's on-failure messages name EventsTable's stream).
@@ -156,6 +164,7 @@ def needs(logical_id: str, template: Mapping[str, Any]) -> set[Grant]:
                     needed.add((action, key, part))
                     if service == "dynamodb" and unit.indexes and action == "dynamodb:Query":
                         needed.add((action, key, "index"))
+        needed |= {(action, "*", "") for _service, action in unit.actions if action in ANY_RESOURCE}
     for event in (function["Properties"].get("Events") or {}).values():
         if event["Type"] == "DynamoDB":
             stream_key = kms_key_of(event["Properties"]["Stream"]["Fn::GetAtt"][0], template)
@@ -174,13 +183,16 @@ def needs(logical_id: str, template: Mapping[str, Any]) -> set[Grant]:
 
 
 _SUB_ARN = re.compile(
-    r"^arn:\$\{AWS::Partition\}:(?:dynamodb|secretsmanager|sqs|kms|s3)"
-    r":(?:\$\{AWS::Region\}|[^:]*):(?:\$\{AWS::AccountId\}|[^:]*):(?:table/|secret:|key/)?(?P<rest>.*)$"
+    r"^arn:\$\{AWS::Partition\}:(?:dynamodb|secretsmanager|sqs|kms|s3|ses)"
+    r":(?:\$\{AWS::Region\}|[^:]*):(?:\$\{AWS::AccountId\}|[^:]*)"
+    r":(?:table/|secret:|key/|configuration-set/|identity/)?(?P<rest>.*)$"
 )
 
 
 def grant_resource(value: Any, template: Mapping[str, Any]) -> tuple[str, str]:
     """(resource key, part) of a statement's Resource entry."""
+    if value == "*":
+        return "*", ""
     if isinstance(value, dict) and "Fn::GetAtt" in value:
         logical_id, attribute = value["Fn::GetAtt"]
         return logical_id, {"Arn": "", "StreamArn": "stream"}.get(attribute, attribute)
@@ -239,6 +251,11 @@ def _arn(key: str, part: str, template: Mapping[str, Any], outside: bool = False
         kind = "secret:" if service == "secretsmanager" else "table/"
         tail = "-*" if service == "secretsmanager" else suffix
         return f"!Sub arn:${{AWS::Partition}}:{service}:${{AWS::Region}}:${{AWS::AccountId}}:{kind}${{{name}}}{tail}"
+    if key == "*":
+        return '"*"'
+    if template["Resources"].get(key, {}).get("Type") in SES_ARN_KIND:
+        kind = SES_ARN_KIND[template["Resources"][key]["Type"]]
+        return f"!Sub arn:${{AWS::Partition}}:ses:${{AWS::Region}}:${{AWS::AccountId}}:{kind}/${{{key}}}"
     if key.startswith("sub:"):
         name = key.removeprefix("sub:")
         return f"!Sub arn:${{AWS::Partition}}:secretsmanager:${{AWS::Region}}:${{AWS::AccountId}}:secret:{name}-*"
@@ -279,6 +296,8 @@ def statements_yaml(logical_id: str, template: Mapping[str, Any]) -> str:
         actions, arns = by_resource[(key, statement)]
         kind, _, name = key.rpartition(":")
         sid = name.removesuffix("Name") if kind == "param" else name
+        if key == "*":
+            sid = "SmsToPhoneNumbers"
         if kind == "sub":
             sid = "".join(word.title() for word in re.split(r"[^A-Za-z0-9]", name.split("/")[-1]))
         sid += {"": "", "index": "Indexes", "stream": "Stream"}[statement]
@@ -292,6 +311,13 @@ def statements_yaml(logical_id: str, template: Mapping[str, Any]) -> str:
         else:
             lines.append("              Resource:")
             lines += [f"                - {arn}" for arn in sorted(arns)]
+        if key == "*":  # SMS to phone numbers, never to a topic
+            lines += [
+                "            - Sid: NoTopics",
+                "              Effect: Deny",
+                f"              Action: [{', '.join(sorted(actions))}]",
+                f"              Resource: {TOPICS}",
+            ]
     return "\n".join(lines)
 
 

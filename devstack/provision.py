@@ -308,6 +308,28 @@ def _subscription(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     ctx.set(logical, arn)
 
 
+@provisioner("AWS::SES::ConfigurationSet")
+def _ses_configuration_set(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    props = _props(ctx, spec)
+    name = props.get("Name") or ctx.physical_name(logical, 64)
+    options = {k: v for k, v in props.items() if k in ("SendingOptions", "ReputationOptions", "SuppressionOptions")}
+    ctx.client("sesv2").create_configuration_set(ConfigurationSetName=name, **options)
+    ctx.set(logical, name)
+
+
+@provisioner("AWS::SES::EmailIdentity")
+def _ses_email_identity(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
+    """The sending identity, verified at once (moto's identities are: no DNS to prove here), so
+    that the local stack's e-mails are sent."""
+    props = _props(ctx, spec)
+    identity = props["EmailIdentity"]
+    extra = {}
+    if props.get("ConfigurationSetAttributes"):
+        extra["ConfigurationSetName"] = props["ConfigurationSetAttributes"]["ConfigurationSetName"]
+    ctx.client("sesv2").create_email_identity(EmailIdentity=identity, **extra)
+    ctx.set(logical, identity)
+
+
 @provisioner("AWS::CloudWatch::Alarm")
 def _alarm(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     props = _props(ctx, spec)

@@ -27,25 +27,29 @@ LAYERS: dict[str, frozenset[str]] = {
     "config": frozenset({"memo"}),  # the settings: the only reader of the environment
     "observability": frozenset({"config"}),  # logs and metrics
     "domain": BASE,  # pure rules
-    "connectors": BASE | {"domain"},  # what we call out to: payment providers, identity providers, HTTP
+    "ports": BASE | {"domain"},  # what one use-case package reaches of another; what a connector implements
+    "connectors": BASE | {"domain", "ports"},  # what we call out to: payment providers, identity providers, HTTP
     "store": BASE | {"domain", "connectors"},  # DynamoDB, SQS, S3, KMS, Secrets Manager
-    "deps": BASE | {"domain", "connectors", "store"},  # builds every store once per environment
+    "deps": BASE | {"domain", "connectors", "store", "ports"},  # builds every store and connector once per environment
     "webhooks": BASE | {"domain", "connectors", "store", "deps"},  # signing, delivering
     "steps": BASE | {"domain", "connectors", "store", "deps", "webhooks"},  # shared steps of use cases
     "fanout": BASE | {"domain", "connectors", "store", "deps", "webhooks", "steps"},  # the event stream's fan-out
-    "ports": BASE | {"domain"},  # what one use-case package reaches of another
+    "messages": BASE | {"domain"},  # what people read: the messages' templates and catalogues
     "answers": BASE | {"domain"},  # the answers as typed models: what use cases return, what OpenAPI documents
-    "http": BASE | {"domain", "connectors", "store", "deps", "answers"},  # HTTP plumbing: schemas, authorizers, pages
+    "http": BASE
+    | {"domain", "connectors", "store", "deps", "answers", "messages"},  # HTTP plumbing: schemas, authorizers, pages
     "openapi": BASE | {"domain", "http", "answers"},  # the route tables and the models not yet in answers
     "version": BASE | {"deps"},  # health and version reports
     "cases": BASE
-    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"}
+    | {"messages"},
     "collection": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
     "operators": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
     "entry": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "http", "answers", "openapi"}
+    | {"messages"}
     | {"cases", "collection", "operators"},  # the composition root: binds the ports, wires the use cases
 }
 

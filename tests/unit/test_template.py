@@ -119,16 +119,27 @@ def test_every_gateway_response_carries_the_request_id(api: str) -> None:
     assert responses["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == 404
 
 
+TOPICS = {"Fn::Sub": "arn:${AWS::Partition}:sns:*:*:*"}
+
+
 def test_functions_use_scoped_policies_only() -> None:
     """Inline statements only (tests/unit/test_iam.py derives them from the code), each allowing
-    named actions on named resources, never "*"."""
+    named actions on named resources, never "*" but for SMS: `sns:Publish` to phone numbers has
+    no resource to name, so it is allowed on "*" beside a Deny of every topic."""
     for logical_id, function in FUNCTIONS.items():
         for policy in function["Properties"].get("Policies") or []:
             assert isinstance(policy, dict) and set(policy) == {"Statement"}, f"{logical_id}: {policy!r}"
-            for statement in policy["Statement"]:
+            statements = policy["Statement"]
+            sms_only = {"Sid": "NoTopics", "Effect": "Deny", "Action": ["sns:Publish"], "Resource": TOPICS}
+            for statement in statements:
                 resources = (
                     statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
                 )
+                if statement == sms_only:
+                    continue
+                if statement["Action"] == ["sns:Publish"] and resources == ["*"]:
+                    assert statement["Effect"] == "Allow" and sms_only in statements, logical_id
+                    continue
                 assert statement["Effect"] == "Allow" and all(r not in ("*", "") for r in resources), logical_id
                 assert all(":" in action and "*" not in action for action in statement["Action"]), logical_id
 

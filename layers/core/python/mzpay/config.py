@@ -106,6 +106,13 @@ class Settings(BaseModel):
     key_pepper_secret: str | None = None
     operator_token_secret_arn: str | None = None
 
+    # ---- messages to people (docs/notifications.md): the region's SES sending identity and
+    # configuration set, and its SMS sender ID (none where the country allows none)
+    ses_identity: str | None = None
+    ses_from_address: str | None = None
+    ses_configuration_set: str | None = None
+    sms_sender_id: str | None = None
+
     # ---- public addresses (else the execute-api one of the request)
     public_gateway_url: str | None = None
     public_collection_url: str | None = None

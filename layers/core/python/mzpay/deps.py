@@ -18,7 +18,7 @@ from mzpay.memo import reset as reset
 from mzpay.memo import substitute as substitute
 
 if TYPE_CHECKING:
-    from mzpay.connectors.notifications import NotificationProvider
+    from mzpay.ports.messaging import MessageSender
     from mzpay.store.account_names import AccountNames
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.audit import AuditTrail
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
-    from mzpay.store.notifications import NotificationQueue, SmsChannels
+    from mzpay.store.notifications import MessageRecords, NotificationQueue, SmsChannels
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -309,11 +309,20 @@ def notification_queue() -> NotificationQueue:
 
 
 @once
-def notification_provider() -> NotificationProvider:
-    """The provider that sends payers' emails and SMS: the local outbox (no live provider yet)."""
-    from mzpay.store.notifications import Outbox
+def message_records() -> MessageRecords:
+    from mzpay.store.notifications import MessageRecords
 
-    return Outbox.from_env()
+    return MessageRecords.from_env()
+
+
+@once
+def message_sender() -> MessageSender:
+    """What sends people's e-mails (Amazon SES) and SMS (Amazon SNS), with the region's sending
+    identity, configuration set and SMS sender ID."""
+    from mzpay.connectors.messaging import Messenger
+    from mzpay.store.aws import client
+
+    return Messenger.from_env(client)
 
 
 @once

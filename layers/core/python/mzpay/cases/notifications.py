@@ -1,17 +1,88 @@
 """The notification sender (NotificationSenderFunction): one NotificationQueue message is one
-notification handed to the provider (the local outbox in this stack); a second delivery of the
-same message is harmless."""
+message to one person (docs/notifications.md), rendered here in the recipient's language and
+sent through the port (SES for e-mail, SNS for SMS). Each is sent at most once per cause and
+recipient: its record is claimed with a conditional put before the provider is called, so a
+queue message delivered twice, or two senders racing, send it once."""
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import Any
 
-from mzpay import deps
+from mzpay import deps, messages
 from mzpay.connectors.notifications import Notification
+from mzpay.domain.common.clock import iso
+from mzpay.domain.messages import format as fmt
+from mzpay.ports.messaging import Outgoing, Undeliverable
+
+COLLECTION_REQUEST = "collection_request"  # a queue message's kind: a new request to its payer
+
+
+class Busy(Exception):
+    """Another sender holds a live claim on the message: the queue message comes back later."""
 
 
 def deliver(message: dict[str, Any]) -> str:
-    """Send one queued notification; its id."""
-    notification = Notification(**{name: str(message[name]) for name in Notification.__dataclass_fields__})
-    deps.notification_provider().send(notification)
-    return notification.notification_id
+    """Send one queued message (once); its cause."""
+    if message.get("kind") == COLLECTION_REQUEST:
+        cause, subject_id, outgoing = _collection_request(message)
+    else:
+        notification = Notification(**{name: str(message[name]) for name in Notification.__dataclass_fields__})
+        cause, subject_id = notification.notification_id, notification.subject_id
+        outgoing = Outgoing(
+            channel=notification.channel,
+            to=notification.to,
+            sender=notification.sender,
+            text=notification.text,
+            subject=fmt.plain(notification.text, 78),
+        )
+    send_once(cause, subject_id, outgoing)
+    return cause
+
+
+def send_once(cause: str, subject_id: str, outgoing: Outgoing) -> str:
+    """Claim the record of (cause, recipient), send, record the outcome: 'sent', 'failed' or, when
+    it was done already, its recorded status."""
+    records = deps.message_records()
+    record = {
+        "cause": cause,
+        "subject_id": subject_id,
+        "channel": outgoing.channel,
+        "to": outgoing.to,
+        "sender": outgoing.sender,
+        "subject": outgoing.subject,
+        "text": outgoing.text,
+        "created_at": iso(datetime.now(UTC)),
+    }
+    if not records.claim(record, int(time.time())):
+        status = records.status(cause, outgoing.channel, outgoing.to)
+        if status == "queued":
+            raise Busy(cause)
+        return str(status)
+    try:
+        provider_id = deps.message_sender().send(outgoing)
+    except Undeliverable as refused:
+        records.finish(cause, outgoing.channel, outgoing.to, "failed", iso(datetime.now(UTC)), failure=str(refused))
+        return "failed"
+    except Exception:
+        records.release(cause, outgoing.channel, outgoing.to)
+        raise
+    now = iso(datetime.now(UTC))
+    records.finish(cause, outgoing.channel, outgoing.to, "sent", now, provider_message_id=provider_id, sent_at=now)
+    return "sent"
+
+
+def _collection_request(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
+    request = message["request"]
+    payer = request.get("payer") or {}
+    language = fmt.language(payer.get("language"), message.get("business_language"))
+    contact = payer.get("contact") or {}
+    cause = f"collection_request.created:{request['id']}"
+    if payer.get("delivery_method") == "email":
+        email = messages.collection_request_email(request, language)
+        outgoing = Outgoing("email", contact["email"], "", email.text, email.subject, email.html)
+    else:
+        sms = messages.collection_request_sms(request, language)
+        outgoing = Outgoing("sms", contact["phone_number"], "", sms.text)
+    return cause, request["id"], outgoing

@@ -1,16 +1,14 @@
-"""Notification providers: what sends a payer an email or an SMS (a bill payment's token or
-receipt, resent). One interface, `NotificationProvider`; the local outbox keeps each message
-where tests and operators read it (mzpay.store.notifications.Outbox) instead of sending it."""
+"""A notification as the outbox queues it (a bill payment's token or receipt, resent): already
+written, to one address. It is sent through mzpay.ports.messaging like every other message."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 
 @dataclass(frozen=True)
 class Notification:
-    """One message to one address; `notification_id` makes a second send of it harmless."""
+    """One message to one address; `notification_id` (its cause) makes a second send harmless."""
 
     notification_id: str
     channel: str  # email | sms
@@ -20,7 +18,3 @@ class Notification:
     account_id: str
     mode: str
     subject_id: str  # what it is about (a bill payment's id)
-
-
-class NotificationProvider(Protocol):
-    def send(self, notification: Notification) -> None: ...

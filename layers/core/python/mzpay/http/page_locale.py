@@ -11,7 +11,6 @@ they are compiled in memory when a page first needs one.
 from __future__ import annotations
 
 import functools
-import io
 import re
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -67,19 +66,9 @@ def negotiate(asked: str | None, cookie: str | None, accept_language: str | None
 @functools.cache
 def translations(language: str) -> Translations:
     """The catalogue of `language` (English: the message ids themselves)."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    from babel.support import NullTranslations, Translations
+    from mzpay.messages import catalogue
 
-    source = CATALOGUES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    if not source.exists():
-        return NullTranslations()  # type: ignore[return-value]
-    with source.open("rb") as handle:
-        catalogue = read_po(handle, locale=language, domain=DOMAIN)
-    compiled = io.BytesIO()
-    write_mo(compiled, catalogue)
-    compiled.seek(0)
-    return Translations(compiled, domain=DOMAIN)
+    return catalogue(CATALOGUES, language, DOMAIN)
 
 
 @functools.cache

@@ -1,18 +1,22 @@
 """Notifications in the payments table: an account's SMS channel (SMSCHANNEL#<account_id>/SMS,
-set by operators), the local provider's outbox (NOTIFY#<notification_id>/MESSAGE, gsi1
-OUTBOX#<subject_id>/<notification_id>), and the NotificationQueue the outbox feeds."""
+set by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
+OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), and the
+NotificationQueue the outbox feeds."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from mzpay.connectors.notifications import Notification
 from mzpay.store.aws import SqsQueue, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
 _message_key = keyed("NOTIFY", "MESSAGE")
+
+# A claim of a record lets one sender send it; after this many seconds without a result (its
+# sender died between the claim and the provider's answer) another may take it over.
+CLAIM_SECONDS = 120
 
 
 class SmsChannels(InPaymentsTable):
@@ -27,21 +31,69 @@ class SmsChannels(InPaymentsTable):
         self.table.delete_item(Key=_channel_key(account_id))
 
 
-class Outbox(InPaymentsTable):
-    """The local provider's outbox: each message kept once."""
+def record_id(cause: str, channel: str, to: str) -> str:
+    """One message per cause and recipient."""
+    return f"{cause}|{channel}:{to}"
 
-    def send(self, message: Notification) -> None:
-        """The local provider's sending (a NotificationProvider): the message kept in the outbox."""
-        listed = index_entry(f"OUTBOX#{message.subject_id}", message.notification_id)
-        item = {**_message_key(message.notification_id), **listed, **message.__dict__}
+
+class MessageRecords(InPaymentsTable):
+    """The record of each message: written `queued` (claimed) before it is sent, then `sent` with
+    the provider's message id, or `failed`."""
+
+    def claim(self, record: dict[str, Any], now: int) -> bool:
+        """Claim the sending of `record` (its cause, channel, to, subject_id and what it says):
+        True when this caller is to send it; False when it was sent (or failed) already, or another
+        sender holds a live claim (`Busy`: raise to be retried)."""
+        key = _message_key(record_id(record["cause"], record["channel"], record["to"]))
+        item = {
+            **key,
+            **index_entry(f"OUTBOX#{record['subject_id']}", record["cause"]),
+            **record,
+            "status": "queued",
+            "claimed_until": now + CLAIM_SECONDS,
+        }
         try:
-            self.put_new_item(item)
+            self.table.put_item(
+                Item=item,
+                ConditionExpression="attribute_not_exists(pk) OR (#s = :queued AND claimed_until < :now)",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":queued": "queued", ":now": now},
+            )
         except Exception as exc:
             if not is_conditional_failure(exc):
-                raise  # else: sent already (a message delivered twice)
+                raise
+            return False
+        return True
+
+    def status(self, cause: str, channel: str, to: str) -> str | None:
+        key = _message_key(record_id(cause, channel, to))
+        item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
+        return str(item["status"]) if item else None
+
+    def finish(self, cause: str, channel: str, to: str, status: str, now: str, **fields: str) -> None:
+        """The record's outcome: sent (with provider_message_id) or failed (with failure)."""
+        names = {"#s": "status", **{f"#{name}": name for name in fields}}
+        values = {":s": status, ":at": now, **{f":{name}": value for name, value in fields.items()}}
+        sets = ", ".join(["#s = :s", "updated_at = :at", *(f"#{name} = :{name}" for name in fields)])
+        self.table.update_item(
+            Key=_message_key(record_id(cause, channel, to)),
+            UpdateExpression=f"SET {sets} REMOVE claimed_until",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+
+    def release(self, cause: str, channel: str, to: str) -> None:
+        """Give up a claim after a fault, so that the retry may send at once."""
+        self.table.update_item(
+            Key=_message_key(record_id(cause, channel, to)),
+            UpdateExpression="SET claimed_until = :zero",
+            ConditionExpression="#s = :queued",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":zero": 0, ":queued": "queued"},
+        )
 
     def about(self, subject_id: str) -> list[dict[str, Any]]:
-        """The messages about `subject_id`, oldest first."""
+        """The messages about `subject_id`, oldest cause first."""
         response = self.table.query(**in_index(f"OUTBOX#{subject_id}"))
         return [dict(item) for item in response.get("Items", [])]
 
@@ -54,4 +106,4 @@ class NotificationQueue(SqsQueue):
         return cls(env("NOTIFICATION_QUEUE_URL"))
 
     def send(self, message: dict[str, Any]) -> None:
-        self.post(json.dumps(message))
+        self.post(json.dumps(message, default=str))

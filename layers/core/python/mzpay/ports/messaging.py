@@ -1,0 +1,34 @@
+"""The port every message to a person goes through (docs/notifications.md): a use case hands an
+`Outgoing` message to a `MessageSender` and gets the provider's message id back. The connectors
+behind it: Amazon SES (API v2) for e-mail and Amazon SNS for SMS (mzpay.connectors.messaging),
+bound by mzpay.deps.message_sender."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One message to one address, rendered: an e-mail has a subject, an HTML part and a text
+    part; an SMS its text only. `sender` is the e-mail's From address or the SMS sender ID ("" for
+    none)."""
+
+    channel: str  # email | sms
+    to: str
+    sender: str
+    text: str
+    subject: str = ""
+    html: str = ""
+
+
+class Undeliverable(Exception):
+    """The provider refused the message for good (a rejected address, an invalid number): it is
+    recorded failed and not tried again. Any other exception is a fault to retry."""
+
+
+class MessageSender(Protocol):
+    def send(self, message: Outgoing) -> str:
+        """Send `message`; the provider's message id."""
+        ...
