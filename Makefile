@@ -137,12 +137,15 @@ bench: $(VENV)/.installed
 openapi: $(VENV)/.installed
 	$(PY) -m devstack.openapi
 
-# The pages' catalogues: the templates' messages into each language's pages.po (translate the new
-# empty ones by hand; tests/unit/test_page_locale.py fails while one is missing or left empty).
+# The catalogues: the pages' templates' messages into each language's pages.po, the e-mail and SMS
+# templates' into messages.po (docs/notifications.md); translate the new
+# empty ones by hand (tests/unit/test_page_locale.py and test_messages.py fail while one is missing or left empty).
 translations: $(VENV)/.installed
 	mkdir -p .local
 	$(VENV)/bin/pybabel extract -F babel.cfg --no-location --omit-header -o .local/pages.pot .
 	$(VENV)/bin/pybabel update -i .local/pages.pot -d layers/core/python/mzpay/http/locale -D pages --width 100 --ignore-obsolete --ignore-pot-creation-date
+	$(VENV)/bin/pybabel extract -F babel-messages.cfg --no-location --omit-header -o .local/messages.pot .
+	$(VENV)/bin/pybabel update -i .local/messages.pot -d layers/core/python/mzpay/messages/locale -D messages --width 100 --ignore-obsolete --ignore-pot-creation-date
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .local .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -50,15 +50,20 @@ def test_the_language_of_a_request(asked: str | None, cookie: str | None, accept
     assert page_locale.negotiate(asked, cookie, accept) == chosen
 
 
-def test_every_message_of_the_templates_is_translated_with_its_placeholders() -> None:
-    found = {
+def template_texts(pattern: str) -> set[str]:
+    """The gettext texts of the Jinja2 templates `pattern` names (below the repository's root)."""
+    return {
         message
         for _file, _line, message, _comments, _context in extract_from_dir(
             str(ROOT),
-            method_map=[("layers/core/python/mzpay/http/templates/**.html", "jinja2")],
-            options_map={"**.html": {"extensions": "jinja2.ext.i18n", "trim_blocks": "True", "lstrip_blocks": "True"}},
+            method_map=[(pattern, "jinja2")],
+            options_map={pattern: {"extensions": "jinja2.ext.i18n", "trim_blocks": "True", "lstrip_blocks": "True"}},
         )
     }
+
+
+def test_every_message_of_the_templates_is_translated_with_its_placeholders() -> None:
+    found = template_texts("layers/core/python/mzpay/http/templates/**.html")
     assert len(found) > 80
     for language in page_locale.LANGUAGES[:1]:  # English is the message ids themselves
         with (page_locale.CATALOGUES / language / "LC_MESSAGES" / "pages.po").open("rb") as handle:

@@ -5,6 +5,7 @@ subject, text part)."""
 
 from __future__ import annotations
 
+import re
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from typing import Any
@@ -168,7 +169,20 @@ def test_the_email_has_a_text_part_and_an_html_part() -> None:
     assert str(raw["Subject"]).startswith("Fatura INV-2026")
 
 
-def test_every_portuguese_message_id_is_translated() -> None:
-    catalogue = messages.translations("pt")
-    for english in ("Pay now", "Hello,", "Pay it here:", "Or open this link:"):
-        assert catalogue.gettext(english) != english
+def test_every_message_of_the_templates_is_translated() -> None:
+    """The `messages` catalogue holds each text of the templates (make translations puts new ones
+    there), translated, with the same placeholders, and nothing else."""
+    from babel.messages.pofile import read_po
+
+    from tests.unit.test_checkout_page import template_texts
+
+    found = template_texts("layers/core/python/mzpay/messages/templates/**")
+    assert len(found) >= 12
+    with (messages.HERE / "locale" / "pt" / "LC_MESSAGES" / "messages.po").open("rb") as handle:
+        catalogue = read_po(handle)
+    translated = {message.id: message.string for message in catalogue if message.id}
+    assert sorted(found - set(translated)) == [] and sorted(set(translated) - found) == []
+    placeholder = re.compile(r"%\(\w+\)s")
+    for text, translation in translated.items():
+        assert translation and not any(message.fuzzy for message in catalogue if message.id), text
+        assert sorted(placeholder.findall(text)) == sorted(placeholder.findall(str(translation))), text

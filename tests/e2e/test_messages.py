@@ -1,0 +1,111 @@
+"""Messages to payers on the local stack, read back from what moto's SES and SNS "sent"
+(devstack.moto_server's /__devstack__/sent: moto's own records, not a table of ours): a
+collection request with delivery_method sms reaches its payer's phone and one with email its
+payer's inbox, in Portuguese, with the payment link; a bill payment's resend goes out by e-mail."""
+
+from __future__ import annotations
+
+from email import message_from_string, policy
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+import requests
+from ulid import ULID
+
+from devstack.launcher import RunningStack
+from mzpay.domain.messages import sms
+from tests.e2e.collection_client import Collection
+from tests.e2e.test_bill_resends import bought, resend
+from tests.e2e.test_collection_requests import create, full, payer, unique_phone
+from tests.polling import eventually
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def mz(stack: RunningStack) -> Collection:
+    return Collection(stack, "mz")
+
+
+def sent(stack: RunningStack) -> dict[str, list[dict[str, Any]]]:
+    answer = requests.get(f"{stack.state['aws_endpoint']}/__devstack__/sent", timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()  # type: ignore[no-any-return]
+
+
+def sms_to(stack: RunningStack, phone: str, count: int = 1) -> list[str]:
+    found = eventually(
+        lambda: [m["message"] for m in sent(stack)["sms"] if m["phone_number"] == phone],
+        lambda texts: len(texts) >= count,
+        timeout=60,
+    )
+    assert len(found) == count, found
+    return found
+
+
+def emails_to(stack: RunningStack, address: str, count: int = 1, having: str = "") -> list[EmailMessage]:
+    def read() -> list[EmailMessage]:
+        return [
+            mail
+            for m in sent(stack)["emails"]
+            if m["raw_data"] and any(address in d for d in m["destinations"])
+            for mail in [message_from_string(m["raw_data"], policy=policy.default)]
+            if isinstance(mail, EmailMessage) and having in mail.as_string()
+        ]
+
+    found = eventually(read, lambda mails: len(mails) >= count, timeout=60)
+    assert len(found) == count, [m["Subject"] for m in found]
+    return found
+
+
+def parts(mail: EmailMessage) -> tuple[str, str]:
+    text, html = (part.get_content() for part in mail.iter_parts() if isinstance(part, EmailMessage))
+    return text, html
+
+
+def test_a_request_by_sms_reaches_the_payers_phone_in_portuguese(mz: Collection, stack: RunningStack) -> None:
+    phone = unique_phone()
+    created = create(mz, payer=payer(phone), invoice_metadata={"due_date": "2026-12-31"})
+    link = created["invoice_metadata"]["payment_link"]
+    business = full(mz, created["id"])["biller"]["business_name"]
+    (text,) = sms_to(stack, phone)
+    assert text == f"{business}: fatura de 1 500,50 MT, vence a 31/12/2026. Pague em {link}"
+    assert sms.size(text).segments <= 2
+
+
+def test_a_request_by_email_reaches_the_payers_inbox_in_portuguese(mz: Collection, stack: RunningStack) -> None:
+    address = f"joao.{str(ULID()).lower()}@example.co.mz"
+    body = payer(delivery_method="email", contact={"phone_number": unique_phone(), "email": address})
+    created = create(mz, payer=body, invoice_metadata={"due_date": "2026-12-31"})
+    link, number = created["invoice_metadata"]["payment_link"], created["invoice_metadata"]["invoice_number"]
+    business = full(mz, created["id"])["biller"]["business_name"]
+    (mail,) = emails_to(stack, address)
+    assert mail["Subject"] == f"Fatura {number} de {business}: 1 500,50 MT, vence a 31/12/2026"
+    assert mail["From"] == "mzpay <no-reply@mzpay.co.mz>" and mail["To"] == address
+    text, html = parts(mail)
+    assert text.startswith("Olá João Sitoe,") and f"Pague aqui: {link}" in text
+    assert "Data de vencimento: 31/12/2026" in text and "Factura de Novembro" in text
+    assert f'<a href="{link}"' in html and "Pagar agora" in html
+
+
+def test_a_request_by_erp_sends_nothing(mz: Collection, stack: RunningStack) -> None:
+    """Sent after an SMS request to a second phone: once that one arrived, the erp one (queued
+    first, on the same queue) would have too."""
+    quiet, witness = unique_phone(), unique_phone()
+    create(mz, payer=payer(quiet, delivery_method="erp"))
+    create(mz, payer=payer(witness))
+    sms_to(stack, witness)
+    assert [m for m in sent(stack)["sms"] if m["phone_number"] == quiet] == []
+
+
+def test_a_bill_payments_resend_goes_out_by_email(stack: RunningStack) -> None:
+    shop, payment = bought(stack)
+    answer = resend(shop, payment["payment_id"], "email")
+    assert answer.status_code == 201, answer.text
+    (mail,) = emails_to(stack, "ana@example.co.mz", having=payment["receipt_number"])
+    text = (
+        f"EDM Credelec: token {payment['token']} for 04000000001 (Ana Machava), 100.00 MZN. "
+        f"Receipt {payment['receipt_number']}."
+    )
+    assert mail.get_content().strip() == text and mail["From"] == "no-reply@mzpay.co.mz"
