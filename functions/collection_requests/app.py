@@ -16,6 +16,7 @@ from mzpay.answers.collection_requests import (
     PayerRequestList,
     PayerRequestRead,
 )
+from mzpay.answers.messages import NotificationList
 from mzpay.domain.collection.access import RouteAccess, active_business, guarded, serves_payee
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import has_prefix
@@ -38,7 +39,7 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.collection import collection_methods, collection_requests, payment_links, payments
+    from mzpay.collection import collection_methods, collection_requests, payment_links, payments, request_messages
 
 app, routes = reviewers_audited(collection_app())  # the routes marked @audited go to the audit trail
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))
@@ -113,6 +114,15 @@ def list_collection_requests(page_size: PageSize = 50, page_token: PageToken = N
 def get_collection_request(request_id: str) -> CollectionRequestRead:
     """Read a collection request"""
     return collection_requests.read(caller().account_id(), request_id)
+
+
+@routes.get("/v1/collection-requests/<request_id>/notifications", REQUEST_READ)
+def list_collection_request_notifications(request_id: str) -> NotificationList:
+    """List a collection request's messages
+
+    The e-mails and SMS sent to the request's payer (docs/notifications.md), oldest first, each
+    with its status: queued, sent (with the provider's message id) or failed."""
+    return request_messages.listed(caller().account_id(), request_id)
 
 
 @routes.put("/v1/collection-requests/<request_id>", REQUEST_WRITE)

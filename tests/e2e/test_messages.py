@@ -15,7 +15,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.domain.messages import sms
-from tests.e2e.collection_client import Collection
+from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
 from tests.e2e.test_collection_requests import create, full, payer, unique_phone
 from tests.polling import eventually
@@ -72,6 +72,49 @@ def test_a_request_by_sms_reaches_the_payers_phone_in_portuguese(mz: Collection,
     (text,) = sms_to(stack, phone)
     assert text == f"{business}: fatura de 1 500,50 MT, vence a 31/12/2026. Pague em {link}"
     assert sms.size(text).segments <= 2
+
+
+def test_the_business_reads_its_requests_messages(mz: Collection, stack: RunningStack) -> None:
+    phone = unique_phone()
+    request_id = create(mz, payer=payer(phone))["id"]
+    sms_to(stack, phone)
+    path = f"/v1/collection-requests/{request_id}/notifications"
+    listed = eventually(
+        lambda: assert_ok(mz.call("GET", path)),
+        lambda answer: [m["status"] for m in answer["data"]] == ["sent"],
+        timeout=30,
+    )
+    (message,) = listed["data"]
+    sms_ids = [m["message_id"] for m in sent(stack)["sms"] if m["phone_number"] == phone]
+    assert listed == {
+        "object": "list",
+        "data": [
+            {
+                "object": "notification",
+                "cause": "collection_request.created",
+                "channel": "sms",
+                "to": phone,
+                "status": "sent",
+                "provider_message_id": sms_ids[0],
+                "failure": None,
+                "created_at": message["created_at"],
+                "updated_at": message["updated_at"],
+            }
+        ],
+        "has_more": False,
+    }
+    reader = mz.mint(scope="collection_request:read")
+    assert assert_ok(mz.call("GET", path, token=reader)) == listed
+    other = mz.active_business(sub="messages-other")[1]
+    assert_error(mz.call("GET", path, token=other), 404, "not_found", "No such collection request.")
+    no_permission = mz.mint(scope="collection_method:read")
+    assert_error(
+        mz.call("GET", path, token=no_permission),
+        403,
+        "forbidden",
+        "The access token lacks the permission collection_request:read.",
+        {"permission": "collection_request:read"},
+    )
 
 
 def test_a_request_by_email_reaches_the_payers_inbox_in_portuguese(mz: Collection, stack: RunningStack) -> None:

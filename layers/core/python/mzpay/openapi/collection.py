@@ -33,6 +33,7 @@ from mzpay.answers.collection_payments import CollectionPaymentList, CollectionP
 from mzpay.answers.collection_requests import REQUEST_ROUTES
 from mzpay.answers.collection_system import Checklist, Health, OpenApiDocument, SupportedDocuments, Version
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
+from mzpay.answers.messages import NotificationList
 from mzpay.openapi.index import Routes, about_routes, models_of
 
 # POST /v1/account/onboarding/initialize is left out on purpose: it answers 200 with an empty body,
@@ -57,6 +58,7 @@ ROUTES: Routes = {
     ("POST", "/v1/accounts/{account_id}/suspend"): BusinessAccount,
     ("POST", "/v1/accounts/{account_id}/reactivate"): BusinessAccount,
     **REQUEST_ROUTES,
+    ("GET", "/v1/collection-requests/{request_id}/notifications"): NotificationList,
     ("GET", "/v1/payments"): CollectionPaymentList,
     ("POST", "/v1/payments"): RecordedPayment,
     ("GET", "/v1/payments/{payment_id}"): CollectionPaymentRead,

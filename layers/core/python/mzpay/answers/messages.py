@@ -1,0 +1,49 @@
+"""The answers about messages to people (docs/notifications.md): a collection request's messages
+to its payer, as the business reads them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from mzpay.answers.base import Answer, ListOf, Timestamp, examples
+
+_MESSAGE: dict[str, Any] = {
+    "object": "notification",
+    "cause": "collection_request.created",
+    "channel": "sms",
+    "to": "+258841234567",
+    "status": "sent",
+    "provider_message_id": "4c3b4a5e-6f70-5d8e-9a1b-2c3d4e5f6a7b",
+    "failure": None,
+    "created_at": "2026-11-03T09:12:00Z",
+    "updated_at": "2026-11-03T09:12:01Z",
+}
+
+
+class Notification(Answer):
+    """One message to the request's payer and what became of it."""
+
+    model_config = examples(_MESSAGE)
+
+    object: Literal["notification"] = Field(description="Always notification.")
+    cause: str = Field(description="Why it was sent: collection_request.created (the request sent to its payer).")
+    channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
+    to: str = Field(description="The payer's address it went to (the request's contact for its delivery_method).")
+    status: Literal["queued", "sent", "failed"] = Field(
+        description="queued: being sent; sent: the provider took it (provider_message_id); failed: refused for good."
+    )
+    provider_message_id: str | None = Field(description="SES's or SNS's message id once sent; null before.")
+    failure: str | None = Field(description="The provider's reason when failed; null otherwise.")
+    created_at: Timestamp = Field(description="When it was queued for sending.")
+    updated_at: Timestamp | None = Field(description="When its status last changed; null while queued.")
+
+
+class NotificationList(ListOf[Notification]):
+    """The messages sent to a collection request's payer, oldest first."""
+
+    model_config = examples({"object": "list", "data": [_MESSAGE], "has_more": False})
+
+    data: list[Notification] = Field(description="Every message about the request.")
+    has_more: Literal[False] = Field(description="Always false: the list is whole.")
