@@ -5,6 +5,7 @@ payer's inbox, in Portuguese, with the payment link; a bill payment's resend goe
 
 from __future__ import annotations
 
+import io
 from email import message_from_string, policy
 from email.message import EmailMessage
 from typing import Any
@@ -15,6 +16,7 @@ from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.domain.messages import sms
+from mzpay_admin.cli import run
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
 from tests.e2e.test_collection_requests import create, full, payer, unique_phone
@@ -72,6 +74,11 @@ def test_a_request_by_sms_reaches_the_payers_phone_in_portuguese(mz: Collection,
     (text,) = sms_to(stack, phone)
     assert text == f"{business}: fatura de 1 500,50 MT, vence a 31/12/2026. Pague em {link}"
     assert sms.size(text).segments <= 2
+    # what a developer reads: mzpay-admin messages --to <phone>
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--stack-file", str(stack.state_file), "messages", "--to", phone], out, err, {}) == 0, err.getvalue()
+    size = sms.size(text)
+    assert out.getvalue() == f"sms to {phone} ({size.segments} segment(s), {size.encoding})\n  {text}\n"
 
 
 def test_the_business_reads_its_requests_messages(mz: Collection, stack: RunningStack) -> None:

@@ -186,3 +186,21 @@ def test_every_message_of_the_templates_is_translated() -> None:
     for text, translation in translated.items():
         assert translation and not any(message.fuzzy for message in catalogue if message.id), text
         assert sorted(placeholder.findall(text)) == sorted(placeholder.findall(str(translation))), text
+
+
+def test_mzpay_admin_shows_the_payers_view_without_terminal_escapes() -> None:
+    from mzpay_admin import messages as admin
+
+    mail = mime(
+        Outgoing("email", "joao@example.co.mz", "", "Olá\nPague aqui: x", "Fatura \x1b[31m", "<p>Olá</p>"),
+        "mzpay <no-reply@mzpay.co.mz>",
+    ).decode("utf-8")
+    sent = {
+        "sms": [{"phone_number": "+258841234567", "message_id": "m1", "message": "Loja\x1b[2J: fatura de 1 250,00 MT"}],
+        "emails": [{"destinations": ["joao@example.co.mz"], "message_id": "m2", "source": "mzpay", "raw_data": mail}],
+    }
+    assert [m["channel"] for m in admin.listing(sent, "+258841234567")] == ["sms"]
+    shown = admin.render(admin.listing(sent))
+    assert "\x1b" not in shown and "sms to +258841234567 (1 segment(s), ucs2)" in shown
+    assert "  Subject: Fatura [31m" in shown and "  Olá\n  Pague aqui: x" in shown
+    assert admin.render([]) == "no messages sent\n"

@@ -378,6 +378,14 @@ def build_parser() -> argparse.ArgumentParser:
     listen.add_argument("--for", dest="duration", type=float, metavar="SECONDS", help="stop after this long")
     listen.set_defaults(handler=None)
 
+    messages = commands.add_parser(
+        "messages",
+        parents=[json_option],
+        help="what the local stack sent to people: SMS with their segments, e-mails (local stack only)",
+    )
+    messages.add_argument("--to", metavar="ADDRESS", help="only the messages to this phone number or e-mail address")
+    messages.set_defaults(handler=None)
+
     info = commands.add_parser("info", parents=[json_option], help="the stack's region, stage, peers and build")
     info.set_defaults(handler=_info)
 
@@ -556,6 +564,8 @@ def run(
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     if args.command == "listen":
         return _listen(args, stdout, stderr, environ)
+    if args.command == "messages":
+        return _messages(args, stdout, stderr)
     try:
         connection = resolve_connection(args, environ)
     except ConfigError as error:
@@ -628,6 +638,25 @@ def _listen(
         return EXIT_API_ERROR
     except KeyboardInterrupt:
         stderr.write("mzpay-admin: stopped\n")
+    return EXIT_OK
+
+
+def _messages(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from mzpay_admin import messages
+
+    path = Path(args.stack_file) if args.stack_file else DEFAULT_STACK_FILE
+    try:
+        endpoint = _stack_file(path).get("aws_endpoint")
+        if not endpoint:
+            raise ConfigError(f"stack file {path} names no aws_endpoint (moto)")
+        found = messages.listing(messages.fetch(str(endpoint), args.timeout), args.to)
+    except ConfigError as error:
+        stderr.write(f"mzpay-admin: {error}\n")
+        return EXIT_USAGE
+    except OSError as error:
+        stderr.write(f"mzpay-admin: cannot reach the local stack's moto: {error}\n")
+        return EXIT_USAGE
+    stdout.write(json.dumps(found, indent=2) + "\n" if args.json else messages.render(found))
     return EXIT_OK
 
 

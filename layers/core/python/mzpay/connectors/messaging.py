@@ -11,6 +11,7 @@ from email.utils import formataddr, parseaddr
 from typing import Any
 
 from mzpay.config import optional_env
+from mzpay.domain.messages.format import plain
 from mzpay.ports.messaging import Outgoing, Undeliverable
 
 # Provider answers that will not change on a retry: the message is recorded failed.
@@ -40,10 +41,11 @@ def mime(message: Outgoing, from_address: str) -> bytes:
     name, address = parseaddr(from_address)
     mail["From"] = formataddr((name, address))
     mail["To"] = message.to
-    mail["Subject"] = " ".join(message.subject.split())  # no header injection: one line
-    mail.set_content(message.text)
+    mail["Subject"] = plain(message.subject)  # one line, no control character: no header injection
+    # quoted-printable: 7-bit lines of at most 76 characters, whatever the accents and line lengths
+    mail.set_content(message.text, cte="quoted-printable")
     if message.html:
-        mail.add_alternative(message.html, subtype="html")
+        mail.add_alternative(message.html, subtype="html", cte="quoted-printable")
     return mail.as_bytes()
 
 
