@@ -139,6 +139,22 @@ def test_a_request_by_email_reaches_the_payers_inbox_in_portuguese(mz: Collectio
     assert f'<a href="{link}"' in html and "Pagar agora" in html
 
 
+def test_a_payer_who_reads_english_gets_english(mz: Collection, stack: RunningStack) -> None:
+    phone, address = unique_phone(), f"ana.{str(ULID()).lower()}@example.co.mz"
+    by_sms = create(mz, payer=payer(phone, language="en"), invoice_metadata={"due_date": "2026-12-31"})
+    assert by_sms["payer"]["language"] == "en"
+    business = full(mz, by_sms["id"])["biller"]["business_name"]
+    link = by_sms["invoice_metadata"]["payment_link"]
+    assert sms_to(stack, phone) == [f"{business}: invoice for MZN 1,500.50, due 31/12/2026. Pay at {link}"]
+    contact = {"phone_number": unique_phone(), "email": address}
+    by_email = create(mz, payer=payer(delivery_method="email", contact=contact, language="en"))
+    (mail,) = emails_to(stack, address)
+    number = by_email["invoice_metadata"]["invoice_number"]
+    assert mail["Subject"] == f"Invoice {number} from {business}: MZN 1,500.50"
+    text, html = parts(mail)
+    assert text.startswith("Hello João Sitoe,") and "Pay now" in html and '<html lang="en">' in html
+
+
 def test_a_request_by_erp_sends_nothing(mz: Collection, stack: RunningStack) -> None:
     """Sent after an SMS request to a second phone: once that one arrived, the erp one (queued
     first, on the same queue) would have too."""

@@ -79,6 +79,9 @@ class Payer(PayerNames):
     delivery_method: Delivery
     address: PayerAddress = sometimes("The payer's address, when given.")
     contact: PayerContact = sometimes("The payer's contact, when given.")
+    language: Literal["pt", "en"] = sometimes(
+        "The language of the messages sent to the payer (pt or en), when given; else the business's (pt)."
+    )
 
 
 class MethodDetail(Answer):

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StringConstraints, field_validator
 
@@ -54,6 +54,7 @@ class PayerIn(Strict):
     delivery_method: Code
     address: AddressIn | None = None
     contact: ContactIn | None = None
+    language: Literal["pt", "en"] | None = None  # what the request's messages are written in (docs/notifications.md)
 
 
 class InvoiceIn(Strict):
