@@ -142,6 +142,8 @@ def test_the_payers_page_shows_the_fiscal_fields(lang: str, expected: list[str])
         assert text in body, text
     assert f'<span class="receipt-number">{short_number("01JDA6Q0Z8X4M2N7P5R3T9V1W6")}</span>' in body
     assert f'href="{url}/receipt?format=pdf&amp;lang={lang}"' in body
+    assert f'href="{url}/receipt?lang=en" lang="en"' in body  # the switch stays on the receipt
+    assert f'<a class="button secondary" href="{url}">' in body  # and leads back to the payment
     assert "/26," not in body and "/26 " not in body  # never a two-digit year
 
 

@@ -32,7 +32,8 @@ def wants_pdf_page(event: Any) -> bool:
 def receipt_page(receipt: dict[str, Any], checkout_url: str, event: Any) -> Response[str]:
     lang = language(event)
     nonce = secrets.token_urlsafe(16)
-    body = page_locale.render("receipt.html", lang, nonce=nonce, receipt=receipt, url=checkout_url)
+    here = f"{checkout_url}/receipt"  # the language switch stays on the receipt
+    body = page_locale.render("receipt.html", lang, nonce=nonce, receipt=receipt, url=checkout_url, here=here)
     return html_response(200, body, nonce, lang, event, checkout_url)
 
 
