@@ -489,6 +489,7 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
     headers = {"Authorization": f"Bearer {shop.test_key}", "Accept": "application/pdf"}
     pdf = requests.get(f"{shop.gateway}/v1/payments/{pid}/receipt", headers=headers, timeout=30)
     assert (pdf.status_code, pdf.headers["Content-Type"], pdf.content[:5]) == (200, "application/pdf", b"%PDF-")
+    assert pdf.headers["Content-Disposition"] == f'attachment; filename="recibo-{short_number(pid)}.pdf"'
     text = PdfReader(io.BytesIO(pdf.content)).pages[0].extract_text()
     for expected in ("Recibo", "Pago a", "Mercearia", "Cabaz de Natal", "250,00", "Reembolsado até agora", "M-Pesa"):
         assert expected in text, text

@@ -42,11 +42,10 @@ def test_the_iva_in_an_amount_is_split_half_even_and_adds_up(amount: str, rate: 
     assert got[0] + got[1] == Decimal(amount)
 
 
-def test_half_even_rounding_of_the_base() -> None:
-    # 0.145 / 1 (a rate whose division is exact) lands on a half: half-even keeps the even centavo.
-    assert iva_breakdown(Decimal("0.29"), Decimal("1") - Decimal("0.5"))[0] == Decimal("0.19")  # 0.19333
-    assert iva_breakdown(Decimal("0.145") * 2, Decimal("1"))[0] == Decimal("0.14")  # 0.145 -> 0.14
-    assert iva_breakdown(Decimal("0.155") * 2, Decimal("1"))[0] == Decimal("0.16")  # 0.155 -> 0.16
+def test_a_base_on_a_half_centavo_rounds_to_the_even_centavo() -> None:
+    # at rate 1 the base is half the amount: 0.29 -> 0.145 -> 0.14 and 0.31 -> 0.155 -> 0.16
+    assert iva_breakdown(Decimal("0.29"), Decimal("1")) == (Decimal("0.14"), Decimal("0.15"))
+    assert iva_breakdown(Decimal("0.31"), Decimal("1")) == (Decimal("0.16"), Decimal("0.15"))
 
 
 def test_the_short_number_is_short_stable_and_differs_between_payments() -> None:
