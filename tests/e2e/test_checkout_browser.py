@@ -634,6 +634,8 @@ def test_a_fiscal_receipt_in_both_languages_with_its_pdf(stack: RunningStack, pa
     }
 
 
+RECEIPT_LINK = {"pt": "Ver o recibo", "en": "See the receipt"}
+PAID_REQUEST = {"pt": "1\xa0500,50\xa0MTn", "en": "MZN\xa01,500.50"}
 LINK_PAGES = {
     "pt": {"paid": "Esta factura está paga. Obrigado.", "not_found": "Esta factura não existe."},
     "en": {"paid": "This invoice is paid. Thank you.", "not_found": "There is no such invoice."},
@@ -650,6 +652,7 @@ def test_the_payment_links_own_pages_in_both_languages(stack: RunningStack, paye
     type_phone(page, "Número de telemóvel", "84 000 0000")
     tap(page, pay_button(page, "Pagar 1\xa0500,50\xa0MTn"))
     assert status_of(page) == "succeeded"
+    checkout_url = page.url
     wait_for(mz, request_id, lambda r: r["status"] == "paid")
 
     for locale, lang in (("pt-PT", "pt"), ("en-GB", "en")):
@@ -669,6 +672,11 @@ def test_the_payment_links_own_pages_in_both_languages(stack: RunningStack, paye
             assert card == "16px"
             serious, found = serious_violations(reader)
             assert serious == [], f"axe on {address} [{lang}]:\n{found}"
+            if state == "paid":  # the page leads to the receipt of the payment that paid it
+                receipt = tap(reader, reader.get_by_role("link", name=RECEIPT_LINK[lang]))
+                assert (receipt.status, reader.url) == (200, f"{checkout_url}/receipt?lang={lang}")
+                assert (status_of(reader), *language_of(reader, receipt)) == ("receipt", lang, lang)
+                assert reader.locator("dd.paid").inner_text() == PAID_REQUEST[lang]
         switched = payer(locale="pt-PT")
         answer = visit(switched, f"{link}?lang={lang}")  # the switch wins over Accept-Language
         assert language_of(switched, answer) == (lang, lang)
