@@ -219,7 +219,8 @@ def payment_link(request_id: str) -> Response[str]:
 
     For the payer's browser: a 303 redirect to the gateway's hosted checkout of the request
     (opening one when none is open), or a page (Portuguese, or English by `?lang=en` or
-    `Accept-Language`) saying that it is paid (200), that its business cannot take payments now
+    `Accept-Language`) saying that it is paid (200, linking to its receipt when its checkout paid
+    it), that its business cannot take payments now
     (403: not active, e.g. suspended), that it cannot be paid online (409) or does not exist (404)."""
     event = app.current_event
     link = f"{_link_base().rstrip('/')}/pay/{request_id}" if has_prefix(request_id, "cr") else ""
@@ -238,6 +239,7 @@ def payment_link(request_id: str) -> Response[str]:
         link,
         request.biller.get("business_name"),
         request.invoice_metadata.get("invoice_number"),
+        destination.receipt_url,
     )
 
 

@@ -102,9 +102,13 @@ def checkout(payment_id: str) -> Response[str]:
 def checkout_receipt(payment_id: str) -> Response[str]:
     """The payer's receipt
 
-    A printable page (HTML, for people) once money has moved: who was paid, how much, how
-    (masked), the provider's reference and the date in Maputo time."""
+    A printable page (HTML, for people) once money has moved: who was paid (with the merchant's
+    legal name, NUIT, address and the IVA in the amount when its account has fiscal details), how
+    much, how (masked), the provider's reference and the date in Maputo time. With
+    `?format=pdf` (the page's download link), the same as an A5 PDF attachment."""
     answer, payment = hosted.checkout_receipt(payment_id)
+    if receipts.wants_pdf_page(app.current_event):
+        return receipts.receipt_pdf(answer.model_dump(), app.current_event)  # type: ignore[return-value]
     return receipts.receipt_page(answer.model_dump(), payment.checkout_url or "", app.current_event)
 
 

@@ -1,9 +1,12 @@
-"""Management API: billers and their bill products, accounts' SMS channels (docs/bills.md)."""
+"""Management API: billers and their bill products, accounts' SMS channels (docs/bills.md) and
+fiscal details (docs/payments.md, "Receipts")."""
 
 from typing import Annotated
 
 from mzpay.answers import billers as answers
+from mzpay.answers.receipts import AccountFiscalDetails
 from mzpay.domain.bills.billers import BillerIn, BillerPatch, ProductIn, SmsChannelIn
+from mzpay.domain.payments.fiscal import FiscalDetails
 from mzpay.entry import management_app
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
@@ -12,7 +15,7 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.cases import bill_resends
+    from mzpay.cases import bill_resends, fiscal
     from mzpay.operators import billers
 
 app = management_app()
@@ -100,6 +103,26 @@ def set_sms_channel(account_id: str, body: Annotated[SmsChannelIn, Body()]) -> a
 def remove_sms_channel(account_id: str) -> answers.SmsChannel:
     """Take an account's SMS channel away"""
     return bill_resends.set_sms_channel(account_id, None)
+
+
+@app.put("/v1/accounts/<account_id>/fiscal-details")
+@errors("wrong_region")
+def set_fiscal_details(account_id: str, body: Annotated[FiscalDetails, Body()]) -> AccountFiscalDetails:
+    """Set an account's fiscal details
+
+    Its legal name, NUIT and address, and whether it is registered for IVA (at `vat_rate`, 0.16
+    unless given): its receipts (JSON, PDF and the payer's page) carry them, with the IVA in the
+    amount paid when it is registered. Replaces what was set before."""
+    return fiscal.set_fiscal_details(account_id, body)
+
+
+@app.get("/v1/accounts/<account_id>/fiscal-details")
+@errors("wrong_region", "not_found")
+def read_fiscal_details(account_id: str) -> AccountFiscalDetails:
+    """Read an account's fiscal details
+
+    404 `not_found` while none were set."""
+    return fiscal.read_fiscal_details(account_id)
 
 
 lambda_handler = handler_for(app)

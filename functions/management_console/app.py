@@ -175,7 +175,7 @@ def create_api_key(account_id: str) -> Response[str]:
 @console.action(app, back="/accounts/{account_id}")
 def revoke_api_key(account_id: str) -> Response[str]:
     """Revoke a key (by its id: the list's button, or the form's field); audited with the key as target."""
-    revoked = access.revoke_api_key(field("key_id"))
+    revoked = access.revoke_api_key(field("key_id"), account_id)
     audit.observe("api_key", revoked.id, account_id=revoked.account_id, after=revoked.wire())
     return see_other(f"/accounts/{account_id}", done="key_revoked")
 

@@ -343,6 +343,47 @@ def test_accounts_rate_limits_set_and_refuse_out_of_range(admin: Admin) -> None:
     assert refused.err.splitlines()[0] == "error 400 invalid_request: The request has invalid fields: per_key."
 
 
+def test_accounts_fiscal_details_set_read_and_refuse_a_bad_nuit(local_stack: RunningStack, admin: Admin) -> None:
+    account_id = create_account(admin, "Fiscal Lda")
+    missing = admin("accounts", "fiscal-details", account_id)
+    assert (missing.code, missing.err.splitlines()[0]) == (
+        1,
+        "error 404 not_found: This account has no fiscal details; PUT them first.",
+    )
+    fields = ("--legal-name", "Fiscal, Lda", "--nuit", "400339910", "--address", "Av. Eduardo Mondlane 1, Maputo")
+    done = admin("--json", "accounts", "fiscal-details", account_id, *fields, "--vat-rate", "0.05")
+    assert (done.code, done.err) == (0, "")
+    answer = json.loads(done.out)
+    assert answer == {
+        "account_id": account_id,
+        "legal_name": "Fiscal, Lda",
+        "nuit": "400339910",
+        "address": "Av. Eduardo Mondlane 1, Maputo",
+        "vat_registered": True,
+        "vat_rate": "0.05",
+        "updated_at": answer["updated_at"],
+    }
+    exempt = admin("--json", "accounts", "fiscal-details", account_id, *fields, "--not-vat-registered")
+    assert json.loads(exempt.out)["vat_registered"] is False
+    read = admin("--json", "accounts", "fiscal-details", account_id)
+    assert (json.loads(read.out)["vat_registered"], json.loads(read.out)["vat_rate"]) == (False, "0.16")
+    refused = admin("accounts", "fiscal-details", account_id, *fields[:3], "400339911", *fields[4:])
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err.splitlines()[0] == "error 400 invalid_request: The request has invalid fields: nuit."
+
+    import requests  # the audit trail: each PUT recorded against the account, the refusal with its code
+
+    trail = requests.get(
+        f"{management(local_stack, 'mz')}/v1/audit-records",
+        params={"account_id": account_id, "action": "set_fiscal_details"},
+        headers={"Authorization": f"Bearer {local_stack.state['operator_token']}"},
+        timeout=30,
+    )
+    assert trail.status_code == 200, trail.text
+    outcomes = [record["outcome"]["status"] for record in trail.json()["data"]]  # newest first
+    assert outcomes == [400, 200, 200], trail.json()
+
+
 def test_accounts_pricing_reads_sets_and_refuses_a_bad_schedule(admin: Admin, tmp_path: Path) -> None:
     account_id = create_account(admin, "Tarifada Lda")
     default = admin("--json", "accounts", "pricing", account_id)

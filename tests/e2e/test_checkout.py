@@ -447,6 +447,8 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
 
     from pypdf import PdfReader
 
+    from mzpay.domain.payments.fiscal import short_number
+
     created = checkout(shop, description="Cabaz de Natal").json()
     url, pid = created["checkout_url"], created["provider_payment_id"]
     early = shop.call("GET", f"/v1/payments/{pid}/receipt")
@@ -466,6 +468,7 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
     assert (receipt.status_code, receipt.headers["Content-Type"]) == (200, "application/json")
     assert body == {
         "receipt_number": f"R-{pid}",
+        "short_number": short_number(pid),
         "provider_payment_id": pid,
         "payment_id": created["payment_id"],
         "mode": "test",
@@ -478,6 +481,7 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
         "provider_reference": None,  # the simulator gives none
         "paid_at": body["paid_at"],
         "paid_at_maputo": body["paid_at_maputo"],
+        "fiscal": None,  # no operator set this account's fiscal details
     }
     paid_at = datetime.fromisoformat(body["paid_at"].replace("Z", "+00:00"))
     assert body["paid_at_maputo"] == (paid_at + timedelta(hours=2)).strftime("%Y-%m-%d %H:%M")
@@ -485,6 +489,7 @@ def test_a_receipt_once_money_has_moved_as_json_pdf_and_the_payers_page(shop: Me
     headers = {"Authorization": f"Bearer {shop.test_key}", "Accept": "application/pdf"}
     pdf = requests.get(f"{shop.gateway}/v1/payments/{pid}/receipt", headers=headers, timeout=30)
     assert (pdf.status_code, pdf.headers["Content-Type"], pdf.content[:5]) == (200, "application/pdf", b"%PDF-")
+    assert pdf.headers["Content-Disposition"] == f'attachment; filename="recibo-{short_number(pid)}.pdf"'
     text = PdfReader(io.BytesIO(pdf.content)).pages[0].extract_text()
     for expected in ("Recibo", "Pago a", "Mercearia", "Cabaz de Natal", "250,00", "Reembolsado até agora", "M-Pesa"):
         assert expected in text, text

@@ -6,6 +6,7 @@ the page's answers, the size of its tap targets, and what axe finds."""
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -13,11 +14,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import requests
 from playwright.sync_api import Browser, Locator, Page, Response
+from pypdf import PdfReader
 
 from devstack.launcher import RunningStack
 from tests.e2e.browsers import fresh_pages, serious_violations
+from tests.e2e.collection_client import Collection
 from tests.e2e.test_charges import Merchant, wallet
+from tests.e2e.test_collection_requests import create as create_request
+from tests.e2e.test_collection_requests import payer as request_payer
+from tests.e2e.test_collection_requests import unique_phone, wait_for
 from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
@@ -513,3 +520,163 @@ def test_axe_finds_no_serious_violation(
     assert page.locator("script").count() == 0
     serious, found = serious_violations(page)
     assert serious == [], f"axe on {page.url} [{status}]:\n{found}"
+
+
+# ---------------------------------------------------------------- receipts and payment links
+NUIT = "400339910"
+FISCAL = {
+    "legal_name": "Mercearia Central, Lda",
+    "nuit": NUIT,
+    "address": "Av. 24 de Julho 1234, Maputo",
+    "vat_registered": True,
+}
+# 250.00 with 16% IVA in it: base 250 / 1.16 = 215.5172... -> 215.52, tax the rest
+RECEIPT_PT = {
+    "dd.legal-name": "Mercearia Central, Lda",
+    "dd.nuit": NUIT,
+    "dd.address": "Av. 24 de Julho 1234, Maputo",
+    "dd.paid": AMOUNT_PT,
+    "dd.vat-base": "215,52\xa0MTn",
+    "dd.vat-tax": "34,48\xa0MTn",
+    "dd.state": "Pago",
+}
+RECEIPT_EN = {
+    **RECEIPT_PT,
+    "dd.paid": AMOUNT_EN,
+    "dd.vat-base": "MZN\xa0215.52",
+    "dd.vat-tax": "MZN\xa034.48",
+    "dd.state": "Paid",
+}
+FOUR_DIGIT_DATE = re.compile(r"^\d{2}/\d{2}/\d{4} \d{2}:\d{2}$")
+
+
+def fiscal_shop(stack: RunningStack) -> Merchant:
+    """A fresh merchant whose operator set its fiscal details (VAT-registered at the standard rate)."""
+    merchant = Merchant(stack)
+    management = stack.state["regions"]["mz"]["management"]
+    operator = {"Authorization": f"Bearer {stack.state['operator_token']}"}
+    answer = requests.put(
+        f"{management}/v1/accounts/{merchant.account['id']}/fiscal-details", json=FISCAL, headers=operator, timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {
+        "account_id": merchant.account["id"],
+        **FISCAL,
+        "vat_rate": "0.16",
+        "updated_at": answer.json()["updated_at"],
+    }
+    return merchant
+
+
+def receipt_fields(page: Page, fields: dict[str, str]) -> dict[str, str]:
+    return {selector: page.locator(selector).inner_text() for selector in fields}
+
+
+def test_a_fiscal_receipt_in_both_languages_with_its_pdf(stack: RunningStack, payer: Payer) -> None:
+    from mzpay.domain.payments.fiscal import short_number
+
+    merchant = fiscal_shop(stack)
+    url, pid = create(merchant)
+    page = payer(javascript=True)  # axe runs in the page; the page itself has no script
+    visit(page, url)
+    type_phone(page, "Número de telemóvel", "84 000 0000")
+    tap(page, pay_button(page, PAY_PT))
+    assert status_of(page) == "succeeded"
+    receipt = tap(page, page.get_by_role("link", name="Ver o recibo"))
+    assert (receipt.status, status_of(page), *language_of(page, receipt)) == (200, "receipt", "pt", "pt")
+    assert receipt_fields(page, RECEIPT_PT) == RECEIPT_PT
+    number = page.locator(".receipt-number")
+    assert number.inner_text() == short_number(pid)
+    box = number.bounding_box()
+    assert box is not None and box["height"] < 40 and box["x"] + box["width"] <= PHONE["viewport"]["width"]
+    assert FOUR_DIGIT_DATE.match(page.locator("dd.date").inner_text())
+    assert page.get_by_text("IVA a 16%", exact=True).count() == 1
+    serious, found = serious_violations(page)
+    assert serious == [], f"axe on {page.url}:\n{found}"
+
+    link = page.get_by_role("link", name="Descarregar o recibo (PDF)")
+    href = link.get_attribute("href")
+    assert href == f"{url}/receipt?format=pdf&lang=pt"
+    pdf = page.request.get(href)
+    assert (pdf.status, pdf.headers["content-type"]) == (200, "application/pdf")
+    assert pdf.headers["content-disposition"] == f'attachment; filename="recibo-{short_number(pid)}.pdf"'
+    text = PdfReader(io.BytesIO(pdf.body())).pages[0].extract_text()
+    for field in ("Recibo n.º", short_number(pid), "Mercearia Central, Lda", NUIT, "Av. 24 de Julho 1234, Maputo"):
+        assert field in text, text
+    for field in ("Valor sem IVA", "215,52", "IVA a 16%", "34,48", "Pago"):
+        assert field in text, text
+    assert re.search(r"\d{2}/\d{2}/\d{4} \d{2}:\d{2}", text), text
+
+    english = tap(page, page.get_by_role("link", name="English"))
+    assert (english.status, status_of(page), *language_of(page, english)) == (200, "receipt", "en", "en")
+    assert receipt_fields(page, RECEIPT_EN) == RECEIPT_EN
+    assert page.get_by_text("IVA at 16%", exact=True).count() == 1
+    assert FOUR_DIGIT_DATE.match(page.locator("dd.date").inner_text())
+    serious, found = serious_violations(page)
+    assert serious == [], f"axe on {page.url}:\n{found}"
+    href = page.get_by_role("link", name="Download the receipt (PDF)").get_attribute("href")
+    pdf = page.request.get(str(href))
+    assert pdf.headers["content-disposition"] == f'attachment; filename="receipt-{short_number(pid)}.pdf"'
+    text = PdfReader(io.BytesIO(pdf.body())).pages[0].extract_text()
+    for field in ("Receipt no.", "Amount before IVA", "MZN 215.52", "IVA at 16%", "MZN 34.48", "Paid", NUIT):
+        assert field in text, text
+
+    api = merchant.call("GET", f"/v1/payments/{pid}/receipt")
+    assert api.json()["fiscal"] == {
+        "legal_name": FISCAL["legal_name"],
+        "nuit": NUIT,
+        "address": FISCAL["address"],
+        "vat": {
+            "base": {"amount": "215.52", "currency": "MZN"},
+            "rate": "0.16",
+            "tax": {"amount": "34.48", "currency": "MZN"},
+        },
+    }
+
+
+RECEIPT_LINK = {"pt": "Ver o recibo", "en": "See the receipt"}
+PAID_REQUEST = {"pt": "1\xa0500,50\xa0MTn", "en": "MZN\xa01,500.50"}
+LINK_PAGES = {
+    "pt": {"paid": "Esta factura está paga. Obrigado.", "not_found": "Esta factura não existe."},
+    "en": {"paid": "This invoice is paid. Thank you.", "not_found": "There is no such invoice."},
+}
+
+
+def test_the_payment_links_own_pages_in_both_languages(stack: RunningStack, payer: Payer) -> None:
+    mz = Collection(stack, "mz")
+    request_id = create_request(mz, payer=request_payer(unique_phone()))["id"]
+    link = f"{mz.url}/pay/{request_id}"
+    page = payer()
+    visit(page, link)  # 303 to the request's checkout
+    assert page.url.startswith(stack.state["regions"]["mz"]["gateway"] + "/checkout/")
+    type_phone(page, "Número de telemóvel", "84 000 0000")
+    tap(page, pay_button(page, "Pagar 1\xa0500,50\xa0MTn"))
+    assert status_of(page) == "succeeded"
+    checkout_url = page.url
+    wait_for(mz, request_id, lambda r: r["status"] == "paid")
+
+    for locale, lang in (("pt-PT", "pt"), ("en-GB", "en")):
+        for state, address in (("paid", link), ("not_found", f"{mz.url}/pay/cr_01ARZ3NDEKTSV4RRFFQ69G5FAV")):
+            reader = payer(locale=locale, javascript=True)
+            answer = visit(reader, address)
+            assert (answer.status, *language_of(reader, answer)) == (
+                200 if state == "paid" else 404,
+                lang,
+                lang,
+            )
+            assert reader.locator("main").get_attribute("data-state") == state
+            assert reader.locator("h1").inner_text() == LINK_PAGES[lang][state]
+            # the checkout's styles: the page's card and the language switch, styled by its sheet
+            assert reader.locator("style").count() == 1
+            card = reader.locator("section.card").evaluate("e => getComputedStyle(e).borderRadius")
+            assert card == "16px"
+            serious, found = serious_violations(reader)
+            assert serious == [], f"axe on {address} [{lang}]:\n{found}"
+            if state == "paid":  # the page leads to the receipt of the payment that paid it
+                receipt = tap(reader, reader.get_by_role("link", name=RECEIPT_LINK[lang]))
+                assert (receipt.status, reader.url) == (200, f"{checkout_url}/receipt?lang={lang}")
+                assert (status_of(reader), *language_of(reader, receipt)) == ("receipt", lang, lang)
+                assert reader.locator("dd.paid").inner_text() == PAID_REQUEST[lang]
+        switched = payer(locale="pt-PT")
+        answer = visit(switched, f"{link}?lang={lang}")  # the switch wins over Accept-Language
+        assert language_of(switched, answer) == (lang, lang)

@@ -137,7 +137,8 @@ def test_an_activation_without_a_key_is_a_validation_error(sa: Collection) -> No
         response,
         400,
         "validation_error",
-        "The request has invalid fields: license_key.",
+        "The request has invalid fields: license_key. A body of this request looks like "  # the model's example
+        '{"license_key": "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJlc2NvbGEtbWFwdXRvIn0.c2lnbmF0dXJl"}.',
         {"errors": [{"field": "license_key", "code": "required", "message": "license_key is required"}]},
     )
 

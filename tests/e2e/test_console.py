@@ -15,7 +15,7 @@ import requests
 
 from devstack.launcher import RunningStack
 from tests.e2e.test_audit import records
-from tests.e2e.test_cash_deposits import confirm, intent, lookup, partner
+from tests.e2e.test_cash_deposits import confirm, finished, intent, lookup, partner
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payout_batches import closed, line, sent
@@ -467,7 +467,9 @@ def test_an_accounts_lists_and_reports_refuse_what_the_api_refuses(stack: Runnin
 
 def test_a_partners_cash_deposits_and_psp_transactions_are_listed_by_their_filters(stack: RunningStack) -> None:
     agent = partner(stack)
-    deposit = confirm(agent, intent(agent, lookup(agent)["lookup_id"], "40.00").json()["intent_id"]).json()
+    made = confirm(agent, intent(agent, lookup(agent)["lookup_id"], "40.00").json()["intent_id"]).json()
+    deposit = finished(agent, made["deposit_id"])  # settled: its status no longer moves
+    assert deposit["status"] == "succeeded", deposit
     ref = reference()
     recorded = record(agent, psp_payment(ref, amount="120.00")).json()
     client = signed_in(stack)
@@ -932,6 +934,12 @@ def test_an_accounts_keys_are_listed_rolled_with_an_overlap_and_revoked_with_the
         data={"csrf_token": csrf_of(page)},
     )
     assert (elsewhere.status_code, main_of(elsewhere)["data-code"]) == (404, "not_found")
+    not_theirs = client.post(  # another account's page revokes none of this account's keys
+        f"{base(stack)}/accounts/{Merchant(stack).account['id']}/api-keys/revoke",
+        data={"csrf_token": csrf_of(page), "key_id": old_id},
+    )
+    assert (not_theirs.status_code, main_of(not_theirs)["data-code"]) == (404, "not_found")
+    assert balance_with(old_secret) == 200  # still working, for its overlap
 
     revoked = client.post(
         f"{base(stack)}/accounts/{account_id}/api-keys/revoke",

@@ -264,6 +264,21 @@ def _accounts_sms_channel(client: ManagementClient, args: argparse.Namespace) ->
     return client.set_sms_channel(args.account_id, None if args.remove else args.sender_id)
 
 
+def _accounts_fiscal_details(client: ManagementClient, args: argparse.Namespace) -> Response:
+    given = (args.legal_name, args.nuit, args.address)
+    if not any(given) and args.vat_rate is None and not args.not_vat_registered:
+        return client.fiscal_details(args.account_id)
+    body: dict[str, Any] = {
+        "legal_name": args.legal_name,
+        "nuit": args.nuit,
+        "address": args.address,
+        "vat_registered": not args.not_vat_registered,
+    }
+    if args.vat_rate is not None:
+        body["vat_rate"] = args.vat_rate
+    return client.set_fiscal_details(args.account_id, body)
+
+
 def _billers_create(client: ManagementClient, args: argparse.Namespace) -> Response:
     return client.create_biller(args.file)
 
@@ -454,6 +469,19 @@ def build_parser() -> argparse.ArgumentParser:
     chosen.add_argument("--sender-id", metavar="NAME", help="3 to 11 letters or digits payers see as the sender")
     chosen.add_argument("--remove", action="store_true", help="take the SMS channel away")
     sms.set_defaults(handler=_accounts_sms_channel)
+    fiscal = accounts.add_parser(
+        "fiscal-details",
+        parents=[json_option],
+        help="the fiscal details its receipts carry (legal name, NUIT, address, IVA); without options: read them",
+    )
+    fiscal.add_argument("account_id", metavar="ACCOUNT_ID")
+    fiscal.add_argument("--legal-name", metavar="NAME", help="the registered name (set: with --nuit and --address)")
+    fiscal.add_argument("--nuit", metavar="NUIT", help="the 9-digit NUIT")
+    fiscal.add_argument("--address", metavar="ADDRESS", help="the registered address, one line")
+    vat = fiscal.add_mutually_exclusive_group()
+    vat.add_argument("--vat-rate", metavar="FRACTION", help="registered for IVA at this rate (default 0.16)")
+    vat.add_argument("--not-vat-registered", action="store_true", help="not registered for IVA: no tax shown")
+    fiscal.set_defaults(handler=_accounts_fiscal_details)
 
     businesses = commands.add_parser(
         "businesses", help="business accounts of the collection surface and the gateway accounts they collect through"

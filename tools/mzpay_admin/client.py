@@ -204,6 +204,12 @@ class ManagementClient:
             return self.request("DELETE", path)
         return self.request("PUT", path, {"sender_id": sender_id})
 
+    def fiscal_details(self, account_id: str) -> Response:
+        return self.request("GET", f"/v1/accounts/{_segment(account_id)}/fiscal-details")
+
+    def set_fiscal_details(self, account_id: str, body: dict[str, Any]) -> Response:
+        return self.request("PUT", f"/v1/accounts/{_segment(account_id)}/fiscal-details", body)
+
 
 def _segment(value: str) -> str:
     """An id as one path segment (an id with '/' or '?' must not reach another route)."""

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
-    from mzpay.store.notifications import MessageRecords, NotificationQueue, SmsChannels
+    from mzpay.store.notifications import FiscalDetailsStore, MessageRecords, NotificationQueue, SmsChannels
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -299,6 +299,13 @@ def sms_channels() -> SmsChannels:
     from mzpay.store.notifications import SmsChannels
 
     return SmsChannels.from_env()
+
+
+@once
+def fiscal_details() -> FiscalDetailsStore:
+    from mzpay.store.notifications import FiscalDetailsStore
+
+    return FiscalDetailsStore.from_env()
 
 
 @once

@@ -22,11 +22,10 @@ from mzpay.domain.money.amounts import InvalidAmount, format_amount, parse_amoun
 from mzpay.domain.payments import expiry
 from mzpay.domain.payments.charges import ChargeRequest, Customer, check_charge
 from mzpay.domain.payments.methods import METHODS
-from mzpay.domain.payments.receipts import receipt
 from mzpay.domain.payments.routing import binding_method
 from mzpay.domain.payments.rules import Payment, Status, amount_error, charge_result, ensure_transition, snapshot
 from mzpay.observability import count
-from mzpay.steps.accounts import merchant_name
+from mzpay.steps.accounts import payment_receipt
 from mzpay.steps.admission import (
     COUNTER_TTL,
     admission_state,
@@ -156,7 +155,7 @@ def read_payment(principal: Principal, provider_payment_id: str) -> PaymentSnaps
 def read_receipt(principal: Principal, provider_payment_id: str) -> Receipt:
     """GET /v1/payments/{id}/receipt: once money has moved (else 409 not_receiptable)."""
     payment = visible_payment(principal, provider_payment_id)
-    return Receipt.of(receipt(payment, merchant_name(payment)))
+    return Receipt.of(payment_receipt(payment))
 
 
 def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> ChargeResult:

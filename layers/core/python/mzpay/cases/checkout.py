@@ -26,10 +26,9 @@ from mzpay.domain.payments.charges import (
     national_phone,
 )
 from mzpay.domain.payments.checkout_offer import Offer, PayerChoice, expiry_problem, offers
-from mzpay.domain.payments.receipts import receipt
 from mzpay.domain.payments.routing import binding_method
 from mzpay.domain.payments.rules import Payment, Status, ensure_transition, snapshot
-from mzpay.steps.accounts import merchant_name
+from mzpay.steps.accounts import merchant_name, payment_receipt
 from mzpay.steps.admission import COUNTER_TTL, admit, ceiling_refusal, reject, stored_source
 from mzpay.steps.business import business_of, require_payee_active
 from mzpay.steps.checkouts import cancel_payment
@@ -96,7 +95,7 @@ def _bound(payment: Payment) -> frozenset[str]:
 def checkout_receipt(provider_payment_id: str) -> tuple[Receipt, Payment]:
     """The payer's receipt of a checkout (409 not_receiptable before money moved), and the payment."""
     payment = checkout_payment(provider_payment_id)
-    return Receipt.of(receipt(payment, merchant_name(payment))), payment
+    return Receipt.of(payment_receipt(payment)), payment
 
 
 # The test toolbar's payers: the documented simulator numbers that give each outcome, per wallet.

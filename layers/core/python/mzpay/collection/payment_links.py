@@ -38,11 +38,13 @@ MAX_ATTEMPTS = 3  # openings that keep losing the race to record an attempt
 @dataclass(frozen=True)
 class Destination:
     """Where the link leads: the checkout's URL, or (no checkout) why not: paid, suspended (the
-    business may not take payments now), not_payable."""
+    business may not take payments now), not_payable; a request paid through its checkout links
+    to that payment's receipt."""
 
     checkout_url: str | None
     state: str
     request: CollectionRequest
+    receipt_url: str | None = None  # paid through its checkout: that payment's receipt page
 
 
 def _request(request_id: str) -> CollectionRequest:
@@ -87,12 +89,21 @@ def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gat
     return str(opened["provider_payment_id"]), str(opened["checkout_url"])
 
 
+def _receipt_url(request: CollectionRequest) -> str | None:
+    """The receipt page of the checkout payment that paid `request` (None when it was paid
+    otherwise, e.g. by recorded payments)."""
+    payment = deps.payments().get(request.checkout_payment_id) if request.checkout_payment_id else None
+    if payment is None or payment.status != Status.SUCCEEDED or not payment.checkout_url:
+        return None
+    return f"{payment.checkout_url}/receipt"
+
+
 def open_link(request_id: str, gateway_url: str) -> Destination:
     """GET /pay/{id}: where the payer goes (see the module's note)."""
     for _attempt in range(MAX_ATTEMPTS):
         request = _request(request_id)
         if request.status == RequestStatus.PAID:
-            return Destination(None, "paid", request)
+            return Destination(None, "paid", request, _receipt_url(request))
         if status_of(request.account_id) != AccountStatus.ACTIVE:  # the gate (RouteAccess PAYEE_ACTIVE)
             return Destination(None, "suspended", request)
         if request.checkout_payment_id:

@@ -22,7 +22,10 @@ def add(
     account_id: str, customer_id: str, partner_id: str, pm_type: str, details: dict[str, Any], mode: str = "live"
 ) -> answers.PaymentMethodResult:
     """A new active method whose details fill the partner's form for `pm_type`; `mode` test: its
-    transactions run in the gateway's test mode."""
+    transactions run in the gateway's test mode. A card number in its details is refused before
+    the customer is looked up (as the card screen refuses one anywhere, whoever the customer is)."""
+    if cards := rules.card_problems(details):
+        raise rules.invalid(cards)
     customer_of(account_id, customer_id)
     if mode not in rules.MODES:
         raise rules.invalid([FieldError("mode", "INVALID_FORMAT", "test or live")])

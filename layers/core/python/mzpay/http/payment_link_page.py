@@ -31,9 +31,15 @@ def redirect(url: str) -> Response[str]:
 
 
 def page(
-    state: str, event: Any, link: str, biller: str | None = None, invoice_number: str | None = None
+    state: str,
+    event: Any,
+    link: str,
+    biller: str | None = None,
+    invoice_number: str | None = None,
+    receipt_url: str | None = None,
 ) -> Response[str]:
-    """The page of `state` (one of STATUSES) for the link at `link` (its language switch)."""
+    """The page of `state` (one of STATUSES) for the link at `link` (its language switch); a paid
+    one links to `receipt_url` when there is one."""
     lang = language(event)
     nonce = secrets.token_urlsafe(16)
     body = page_locale.render(
@@ -43,6 +49,7 @@ def page(
         state=state,
         biller=biller,
         invoice_number=invoice_number,
+        receipt_url=receipt_url,
         url=link,
     )
     return html_response(STATUSES[state], body, nonce, lang, event, link)

@@ -35,6 +35,7 @@ from mzpay.answers.payouts import PayoutBatch
 from mzpay.answers.pricing import FeeSchedule
 from mzpay.answers.psp_onboarding import CertificationRun, PspApplication, PspApplicationList
 from mzpay.answers.psps import PilotState, PspList, PspStatus
+from mzpay.answers.receipts import AccountFiscalDetails
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
 from mzpay.answers.reviews import BusinessAccountReviews, BusinessGatewayAccount
 from mzpay.answers.system import Health, OpenApiDocument, SystemInfo
@@ -119,6 +120,8 @@ ROUTES: Routes = {
     ("POST", "/v1/billers/{biller_id}/products/{product_id}/retire"): BillProduct,
     ("PUT", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
     ("DELETE", "/v1/accounts/{account_id}/sms-channel"): SmsChannel,
+    ("PUT", "/v1/accounts/{account_id}/fiscal-details"): AccountFiscalDetails,
+    ("GET", "/v1/accounts/{account_id}/fiscal-details"): AccountFiscalDetails,
     **PSP_ROUTES,
 }
 

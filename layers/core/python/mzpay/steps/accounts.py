@@ -3,7 +3,7 @@ this stack's region (else 421 wrong_region naming its home)."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mzpay import deps
 from mzpay.domain.access.oauth import OAuthClient
@@ -53,6 +53,15 @@ def merchant_name(payment: Payment) -> str:
         return biller
     account = deps.directory().get_account(payment.account_id)
     return account.name if account is not None else ""
+
+
+def payment_receipt(payment: Payment) -> dict[str, Any]:
+    """The receipt of `payment` (mzpay.domain.payments.receipts), with the fiscal details an
+    operator set on its account."""
+    from mzpay.domain.payments.receipts import receipt
+
+    kept = deps.fiscal_details().get(payment.account_id)
+    return receipt(payment, merchant_name(payment), kept[0] if kept is not None else None)
 
 
 def require_partner(principal: Principal) -> None:

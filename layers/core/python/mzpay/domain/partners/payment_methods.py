@@ -61,6 +61,16 @@ def masked(pm_type: str, details: dict[str, str]) -> dict[str, str]:
     return {**details, "card_token": f"tok_****{token[-4:]}"}
 
 
+def card_problems(details: dict[str, Any]) -> list[FieldError]:
+    """A card number or CVV among `details` (each field named, the value never repeated): judged
+    before anything is looked up, as the requests' card screen is."""
+    return [
+        FieldError(f"details.{name}", INVALID_FORMAT, RAW_CARD_MESSAGE)
+        for name, value in details.items()
+        if name in RAW_CARD_FIELDS or (isinstance(value, str) and holds_card_number(value))
+    ]
+
+
 def checked_details(partner_id: str, pm_type: str, details: dict[str, Any]) -> dict[str, str]:
     """`details` cleaned (strings stripped, empty optional fields dropped) when they fill the
     partner's form for `pm_type`: every required attribute present, each value within minsize and
@@ -71,12 +81,11 @@ def checked_details(partner_id: str, pm_type: str, details: dict[str, Any]) -> d
     form = partners.attributes(partner_id, pm_type)
     if form is None:
         raise invalid([FieldError("partner_id", NOT_FOUND, f"not a partner that takes {pm_type}")])
-    problems: list[FieldError] = []
+    problems = card_problems(details)
     known = {attribute["field_name"]: attribute for attribute in form}
-    for name, value in details.items():
-        if name in RAW_CARD_FIELDS or (isinstance(value, str) and holds_card_number(value)):
-            problems.append(FieldError(f"details.{name}", INVALID_FORMAT, RAW_CARD_MESSAGE))
-        elif name not in known:
+    carded = {problem.field for problem in problems}
+    for name in details:
+        if f"details.{name}" not in carded and name not in known:
             problems.append(FieldError(f"details.{name}", INVALID_FORMAT, "not a field of this partner's form"))
     cleaned: dict[str, str] = {}
     for name, attribute in known.items():

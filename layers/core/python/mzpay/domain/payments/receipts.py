@@ -11,6 +11,7 @@ from typing import Any
 
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.money.amounts import format_amount
+from mzpay.domain.payments.fiscal import FiscalDetails, short_number
 from mzpay.domain.payments.methods import NETWORK_NAMES
 from mzpay.domain.payments.rules import Payment
 
@@ -32,8 +33,9 @@ def masked_method(source: dict[str, Any] | None) -> dict[str, str | None]:
     return {"type": kind or None, "network": None, "masked": None}
 
 
-def receipt(payment: Payment, merchant: str) -> dict[str, Any]:
-    """The receipt of `payment` (paid to `merchant`); 409 not_receiptable before money moved."""
+def receipt(payment: Payment, merchant: str, fiscal: FiscalDetails | None = None) -> dict[str, Any]:
+    """The receipt of `payment` (paid to `merchant`, whose account's fiscal details are `fiscal`:
+    None when an operator set none); 409 not_receiptable before money moved."""
     captured = Decimal(payment.captured_amount or "0")
     if captured <= 0:
         raise ServiceError(
@@ -47,6 +49,7 @@ def receipt(payment: Payment, merchant: str) -> dict[str, Any]:
     moment = datetime.fromisoformat(paid_at.replace("Z", "+00:00")).astimezone(MAPUTO)
     return {
         "receipt_number": f"R-{payment.provider_payment_id}",
+        "short_number": short_number(payment.provider_payment_id),
         "provider_payment_id": payment.provider_payment_id,
         "payment_id": payment.payment_id,
         "mode": payment.mode,
@@ -59,4 +62,5 @@ def receipt(payment: Payment, merchant: str) -> dict[str, Any]:
         "provider_reference": payment.provider_reference,
         "paid_at": paid_at,
         "paid_at_maputo": moment.strftime("%Y-%m-%d %H:%M"),
+        "fiscal": fiscal.on_receipt(captured, currency) if fiscal is not None else None,
     }
