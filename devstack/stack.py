@@ -63,7 +63,8 @@ BILLERS_ROUTE = ("POST", "/v1/billers")  # the simulated billers of docs/bills.m
 # with time scaled, a minute of schedule per second (WEBHOOK_RETRY_TIME_SCALE, docs/webhooks.md:
 # 20 attempts take about an hour, not 3 days; a receiver back within seconds gets the event), and
 # receivers on localhost may be called (set in the functions' environment, never in the template).
-LOCAL_PARAMETERS = {"ReconcileFirstSeconds": "1"}
+# moto plays SES and SNS here, so test-mode messages are sent (to moto) and read back by the tests
+LOCAL_PARAMETERS = {"ReconcileFirstSeconds": "1", "TestModeMessages": "deliver"}
 LOCAL_WEBHOOK_TIME_SCALE = 1 / 60
 # The collection surface's identity provider is the local OIDC issuer on loopback, over http.
 LOCAL_ENVIRONMENT = {

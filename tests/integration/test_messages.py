@@ -35,6 +35,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
         monkeypatch.setenv(
             "NOTIFICATION_QUEUE_URL", client("sqs").get_queue_url(QueueName=_queue_name(provisioned))["QueueUrl"]
         )
+        monkeypatch.setenv("TEST_MODE_MESSAGES", "deliver")  # as the local stack: moto's SES and SNS receive them
         deps.reset()
         yield provisioned
 
@@ -43,9 +44,12 @@ def _queue_name(provisioned: ProvisionedStack) -> str:
     return provisioned.physical["NotificationQueue"].rsplit("/", 1)[-1]
 
 
-def created_event(delivery_method: str, request_id: str = "cr_01JD5XK0W8Q5W3M4N6P7R8S9TV") -> dict[str, Any]:
+def created_event(
+    delivery_method: str, request_id: str = "cr_01JD5XK0W8Q5W3M4N6P7R8S9TV", mode: str = "test"
+) -> dict[str, Any]:
     view = {
         "id": request_id,
+        "mode": mode,
         "description": "Factura de Novembro",
         "amount": {"currency": "MZN", "value": "1500.50"},
         "payer": {
@@ -105,6 +109,27 @@ def test_the_email_goes_through_ses_with_both_parts(stack: ProvisionedStack) -> 
     assert "Pague aqui: " + LINK in text and f'href="{LINK}"' in html
     (record,) = deps.message_records().about("cr_01JD5XK0W8Q5W3M4N6P7R8S9TV")
     assert (record["status"], record["provider_message_id"]) == ("sent", sent.id)
+
+
+def test_a_test_mode_message_is_recorded_never_sent_unless_the_stack_delivers_them(
+    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deployed stack (TestModeMessages record, the default): a test request never reaches a real
+    phone; its message is recorded, rendered, as simulated. A live request's is sent."""
+    monkeypatch.setenv("TEST_MODE_MESSAGES", "record")
+    deps.reset()
+    dispatch_notification(created_event("sms"))
+    (message,) = queued()
+    notifications.deliver(message)
+    notifications.deliver(message)  # a retry changes nothing
+    assert sent_sms() == []
+    (record,) = deps.message_records().about("cr_01JD5XK0W8Q5W3M4N6P7R8S9TV")
+    assert (record["status"], record["to"], "provider_message_id" in record) == ("simulated", "+258841234567", False)
+    assert record["text"].startswith("Mercearia Boa Esperança: fatura de 1 500,50 MT")
+    dispatch_notification(created_event("sms", request_id="cr_01JD5XK0W8Q5W3M4N6P7R8S9TX", mode="live"))
+    (live,) = [m for m in queued() if m["request"]["id"].endswith("TX")]
+    notifications.deliver(live)
+    assert [to for to, _ in sent_sms()] == ["+258841234567"]
 
 
 def test_erp_and_a_missing_address_send_nothing(stack: ProvisionedStack) -> None:

@@ -285,7 +285,8 @@ def test_only_the_local_stack_lets_webhooks_reach_loopback() -> None:
         "OIDC_ALLOW_LOOPBACK": "true",
         "WEBHOOK_RETRY_TIME_SCALE": repr(1 / 60),  # a minute of the schedule is a second locally
     } == LOCAL_ENVIRONMENT
-    assert LOCAL_PARAMETERS == {"ReconcileFirstSeconds": "1"}  # the production retry base, 300 s
+    # the production retry base, 300 s; and test-mode messages sent to moto (deployed: recorded only)
+    assert LOCAL_PARAMETERS == {"ReconcileFirstSeconds": "1", "TestModeMessages": "deliver"}
 
 
 # ---------------------------------------------------------------- fairness: the two lanes

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -112,6 +112,9 @@ class Settings(BaseModel):
     ses_from_address: str | None = None
     ses_configuration_set: str | None = None
     sms_sender_id: str | None = None
+    test_mode_messages: Literal["record", "deliver"] = (
+        "record"  # deliver: test-mode messages are sent too (the local stack's moto)
+    )
 
     # ---- public addresses (else the execute-api one of the request)
     public_gateway_url: str | None = None

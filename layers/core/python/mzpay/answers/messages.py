@@ -31,8 +31,9 @@ class Notification(Answer):
     cause: str = Field(description="Why it was sent: collection_request.created (the request sent to its payer).")
     channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
     to: str = Field(description="The payer's address it went to (the request's contact for its delivery_method).")
-    status: Literal["queued", "sent", "failed"] = Field(
-        description="queued: being sent; sent: the provider took it (provider_message_id); failed: refused for good."
+    status: Literal["queued", "sent", "simulated", "failed"] = Field(
+        description="queued: being sent; sent: the provider took it (provider_message_id); simulated: a test-mode "
+        "message, rendered and kept, never sent (docs/notifications.md, Test mode); failed: refused for good."
     )
     provider_message_id: str | None = Field(description="SES's or SNS's message id once sent; null before.")
     failure: str | None = Field(description="The provider's reason when failed; null otherwise.")

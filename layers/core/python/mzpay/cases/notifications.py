@@ -12,6 +12,7 @@ from typing import Any
 
 from mzpay import deps, messages
 from mzpay.connectors.notifications import Notification
+from mzpay.deps import settings
 from mzpay.domain.common.clock import iso
 from mzpay.domain.messages import format as fmt
 from mzpay.ports.messaging import Outgoing, Undeliverable
@@ -37,13 +38,15 @@ def deliver(message: dict[str, Any]) -> str:
             text=notification.text,
             subject=fmt.plain(notification.text, 78),
         )
-    send_once(cause, subject_id, outgoing)
+    mode = str(message["request"]["mode"] if message.get("kind") == COLLECTION_REQUEST else message["mode"])
+    send_once(cause, subject_id, outgoing, mode)
     return cause
 
 
-def send_once(cause: str, subject_id: str, outgoing: Outgoing) -> str:
+def send_once(cause: str, subject_id: str, outgoing: Outgoing, mode: str = "live") -> str:
     """Claim the record of (cause, recipient), send, record the outcome: 'sent', 'failed' or, when
-    it was done already, its recorded status."""
+    it was done already, its recorded status. A test-mode message is recorded 'simulated' and
+    never sent, unless the stack delivers test messages (TestModeMessages: the local stack)."""
     records = deps.message_records()
     record = {
         "cause": cause,
@@ -60,6 +63,9 @@ def send_once(cause: str, subject_id: str, outgoing: Outgoing) -> str:
         if status == "queued":
             raise Busy(cause)
         return str(status)
+    if mode != "live" and settings().test_mode_messages != "deliver":
+        records.finish(cause, outgoing.channel, outgoing.to, "simulated", iso(datetime.now(UTC)))
+        return "simulated"
     try:
         provider_id = deps.message_sender().send(outgoing)
     except Undeliverable as refused:
