@@ -18,7 +18,7 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_uuid, new_id
 from mzpay.domain.webhooks.events import new_event
 
-EMAIL_SENDER = "no-reply@mzpay.co.mz"
+EMAIL_SENDER = ""  # the region's From (SesFromAddress, else no-reply@ its SesIdentity)
 ATTEMPTS = 4  # more than MAX_RESENDS: racing resends are judged again until the limit answers
 
 
