@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from mzpay.store.events import Events
     from mzpay.store.evidence import EvidenceFiles
     from mzpay.store.files import Files
+    from mzpay.store.fiscal import FiscalDetailsStore
     from mzpay.store.idempotency import IdempotencyStore
     from mzpay.store.identity_providers import IdentityProviders
     from mzpay.store.kyc import KycStore
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
-    from mzpay.store.notifications import FiscalDetailsStore, MessageRecords, NotificationQueue, SmsChannels
+    from mzpay.store.notifications import MessageRecords, NotificationQueue, SmsChannels
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -303,7 +304,7 @@ def sms_channels() -> SmsChannels:
 
 @once
 def fiscal_details() -> FiscalDetailsStore:
-    from mzpay.store.notifications import FiscalDetailsStore
+    from mzpay.store.fiscal import FiscalDetailsStore
 
     return FiscalDetailsStore.from_env()
 

@@ -1,6 +1,5 @@
 """Notifications in the payments table: an account's SMS channel (SMSCHANNEL#<account_id>/SMS,
-set by operators), its fiscal details as its receipts show them (FISCAL#<account_id>/DETAILS, set
-by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
+set by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
 OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), and the
 NotificationQueue the outbox feeds."""
 
@@ -9,13 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mzpay.domain.payments.fiscal import FiscalDetails
 from mzpay.store.aws import SqsQueue, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
 _message_key = keyed("NOTIFY", "MESSAGE")
-_fiscal_key = keyed("FISCAL", "DETAILS")
 
 # A claim of a record lets one sender send it; after this many seconds without a result (its
 # sender died between the claim and the provider's answer) another may take it over.
@@ -32,23 +29,6 @@ class SmsChannels(InPaymentsTable):
 
     def delete(self, account_id: str) -> None:
         self.table.delete_item(Key=_channel_key(account_id))
-
-
-class FiscalDetailsStore(InPaymentsTable):
-    """An account's fiscal details (mzpay.domain.payments.fiscal), kept as their JSON."""
-
-    def get(self, account_id: str) -> tuple[FiscalDetails, str] | None:
-        """The details and when they were set; None when none were."""
-        item = self.table.get_item(Key=_fiscal_key(account_id), ConsistentRead=True).get("Item")
-        if not item:
-            return None
-        return FiscalDetails.model_validate_json(str(item["details"])), str(item["updated_at"])
-
-    def put(self, account_id: str, details: FiscalDetails, now: str) -> None:
-        self.table.put_item(Item={**_fiscal_key(account_id), "details": details.model_dump_json(), "updated_at": now})
-
-    def delete(self, account_id: str) -> None:
-        self.table.delete_item(Key=_fiscal_key(account_id))
 
 
 def record_id(cause: str, channel: str, to: str) -> str:
