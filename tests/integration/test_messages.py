@@ -49,6 +49,7 @@ def created_event(
 ) -> dict[str, Any]:
     view = {
         "id": request_id,
+        "account_id": "acct_01JD5XK0W8Q5W3M4N6P7R8S9TV",
         "mode": mode,
         "description": "Factura de Novembro",
         "amount": {"currency": "MZN", "value": "1500.50"},
@@ -92,6 +93,7 @@ def test_a_retried_queue_message_and_racing_senders_send_once(stack: Provisioned
     ]
     (record,) = deps.message_records().about("cr_01JD5XK0W8Q5W3M4N6P7R8S9TV")
     assert (record["status"], record["channel"], record["to"]) == ("sent", "sms", "+258841234567")
+    assert (record["account_id"], record["mode"]) == ("acct_01JD5XK0W8Q5W3M4N6P7R8S9TV", "test")
     assert record["provider_message_id"] in sns_backends[DEFAULT_ACCOUNT_ID][REGION].sms_messages
 
 

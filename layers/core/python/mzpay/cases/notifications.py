@@ -38,19 +38,22 @@ def deliver(message: dict[str, Any]) -> str:
             text=notification.text,
             subject=fmt.plain(notification.text, 78),
         )
-    mode = str(message["request"]["mode"] if message.get("kind") == COLLECTION_REQUEST else message["mode"])
-    send_once(cause, subject_id, outgoing, mode)
+    about = message["request"] if message.get("kind") == COLLECTION_REQUEST else message
+    send_once(cause, subject_id, outgoing, account_id=str(about["account_id"]), mode=str(about["mode"]))
     return cause
 
 
-def send_once(cause: str, subject_id: str, outgoing: Outgoing, mode: str = "live") -> str:
+def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: str, mode: str) -> str:
     """Claim the record of (cause, recipient), send, record the outcome: 'sent', 'failed' or, when
-    it was done already, its recorded status. A test-mode message is recorded 'simulated' and
+    it was done already, its recorded status. The record keeps whose message it is (`account_id`,
+    `mode`). A test-mode message is recorded 'simulated' and
     never sent, unless the stack delivers test messages (TestModeMessages: the local stack)."""
     records = deps.message_records()
     record = {
         "cause": cause,
         "subject_id": subject_id,
+        "account_id": account_id,
+        "mode": mode,
         "channel": outgoing.channel,
         "to": outgoing.to,
         "sender": outgoing.sender,
