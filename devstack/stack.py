@@ -65,6 +65,9 @@ BILLERS_ROUTE = ("POST", "/v1/billers")  # the simulated billers of docs/bills.m
 # receivers on localhost may be called (set in the functions' environment, never in the template).
 # moto plays SES and SNS here, so test-mode messages are sent (to moto) and read back by the tests
 LOCAL_PARAMETERS = {"ReconcileFirstSeconds": "1", "TestModeMessages": "deliver"}
+# The tests send many messages to the same few addresses at any hour: locally a recipient's cap is
+# high and SMS have no quiet hours (their tests freeze the clock: docs/notifications.md)
+LOCAL_MESSAGE_PARAMETERS = {"MessagesDailyCap": "1000", "SmsQuietHours": ""}
 LOCAL_WEBHOOK_TIME_SCALE = 1 / 60
 # The collection surface's identity provider is the local OIDC issuer on loopback, over http.
 LOCAL_ENVIRONMENT = {
@@ -408,6 +411,7 @@ class LocalStack:
             )
             local_overrides = {
                 **LOCAL_PARAMETERS,
+                **LOCAL_MESSAGE_PARAMETERS,
                 "GitCommit": _git_commit(),
                 "BuildDate": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "PublicGatewayUrl": planned[env]["gateway"],  # checkout_url points at the local gateway

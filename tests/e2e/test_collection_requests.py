@@ -353,6 +353,35 @@ BAD_BODIES = [
             ("payer.address.country", "NOT_FOUND", "an ISO 3166-1 alpha-2 code, e.g. MZ"),
         ),
     ),
+    (  # an address no message could reach is refused at creation (docs/notifications.md)
+        {"payer": payer(delivery_method="email", contact={"email": "joao@@example.co.mz"})},
+        "validation_error",
+        validation(("payer.contact.email", "INVALID_FORMAT", "an e-mail address")),
+    ),
+    (
+        {"payer": payer(delivery_method="email", contact={"email": "<b>joao</b>@example.co.mz\r\nBcc: x@y.mz"})},
+        "validation_error",
+        validation(("payer.contact.email", "INVALID_FORMAT", "an e-mail address")),
+    ),
+    (
+        {"payer": payer(contact={"phone_number": "+258991234567", "email": "joao@example"})},
+        "validation_error",
+        validation(
+            ("payer.contact.phone_number", "INVALID_FORMAT", "not a valid phone number"),
+            ("payer.contact.email", "INVALID_FORMAT", "an e-mail address"),
+        ),
+    ),
+    (
+        {"payer": payer(contact={"phone_number": "+25821123456"})},
+        "validation_error",
+        validation(
+            (
+                "payer.contact.phone_number",
+                "INVALID_FORMAT",
+                "a mobile number: an invoice sent by sms cannot reach a fixed line",
+            )
+        ),
+    ),
     (
         {"payer": payer(contact={})},
         "missing_field",

@@ -115,6 +115,10 @@ class Settings(BaseModel):
     test_mode_messages: Literal["record", "deliver"] = (
         "record"  # deliver: test-mode messages are sent too (the local stack's moto)
     )
+    # at most this many messages per recipient per Maputo day (0: no cap), and no SMS in these
+    # Maputo hours ("HH:MM-HH:MM", "" for none); None: mzpay.domain.messages.courtesy's defaults
+    messages_daily_cap: int | None = None
+    sms_quiet_hours: str | None = None
 
     # ---- public addresses (else the execute-api one of the request)
     public_gateway_url: str | None = None

@@ -31,12 +31,16 @@ class Notification(Answer):
     cause: str = Field(description="Why it was sent: collection_request.created (the request sent to its payer).")
     channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
     to: str = Field(description="The payer's address it went to (the request's contact for its delivery_method).")
-    status: Literal["queued", "sent", "simulated", "failed"] = Field(
-        description="queued: being sent; sent: the provider took it (provider_message_id); simulated: a test-mode "
-        "message, rendered and kept, never sent (docs/notifications.md, Test mode); failed: refused for good."
+    status: Literal["queued", "deferred", "sent", "simulated", "failed", "suppressed"] = Field(
+        description="queued: being sent; deferred: an SMS waiting for the end of the quiet hours (21:00-07:00 "
+        "Maputo); sent: the provider took it (provider_message_id); simulated: a test-mode "
+        "message, rendered and kept, never sent (docs/notifications.md, Test mode); failed: refused for good; "
+        "suppressed: not sent (failure says why: daily_cap, the payer had their messages for the day)."
     )
     provider_message_id: str | None = Field(description="SES's or SNS's message id once sent; null before.")
-    failure: str | None = Field(description="The provider's reason when failed; null otherwise.")
+    failure: str | None = Field(
+        description="The provider's reason when failed; why when suppressed (daily_cap); null otherwise."
+    )
     created_at: Timestamp = Field(description="When it was queued for sending.")
     updated_at: Timestamp | None = Field(description="When its status last changed; null while queued.")
 

@@ -16,6 +16,7 @@ from mzpay.deps import settings
 from mzpay.domain.common.clock import iso
 from mzpay.domain.messages import format as fmt
 from mzpay.ports.messaging import Outgoing, Undeliverable
+from mzpay.steps import courtesy
 
 COLLECTION_REQUEST = "collection_request"  # a queue message's kind: a new request to its payer
 
@@ -47,7 +48,9 @@ def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: st
     """Claim the record of (cause, recipient), send, record the outcome: 'sent', 'failed' or, when
     it was done already, its recorded status. The record keeps whose message it is (`account_id`,
     `mode`). A test-mode message is recorded 'simulated' and
-    never sent, unless the stack delivers test messages (TestModeMessages: the local stack)."""
+    never sent, unless the stack delivers test messages (TestModeMessages: the local stack). A
+    message past its recipient's daily cap is 'suppressed'; an SMS in the quiet hours raises
+    courtesy.Deferred (mzpay.steps.courtesy)."""
     records = deps.message_records()
     record = {
         "cause": cause,
@@ -69,6 +72,8 @@ def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: st
     if mode != "live" and settings().test_mode_messages != "deliver":
         records.finish(cause, outgoing.channel, outgoing.to, "simulated", iso(datetime.now(UTC)))
         return "simulated"
+    if held := courtesy.hold(record):  # the recipient's daily cap (or, raised, the quiet hours)
+        return held
     try:
         provider_id = deps.message_sender().send(outgoing)
     except Undeliverable as refused:

@@ -1,14 +1,15 @@
 """Notifications in the payments table: an account's SMS channel (SMSCHANNEL#<account_id>/SMS,
 set by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
 OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), and the
-NotificationQueue the outbox feeds."""
+NotificationQueue the outbox feeds; and each recipient's daily count
+(RECIPIENT#<channel>:<to>/DAY#<Maputo date>: the records sent to them that day)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from mzpay.store.aws import SqsQueue, env, in_index, index_entry, is_conditional_failure
+from mzpay.store.aws import SqsQueue, client, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
@@ -17,6 +18,7 @@ _message_key = keyed("NOTIFY", "MESSAGE")
 # A claim of a record lets one sender send it; after this many seconds without a result (its
 # sender died between the claim and the provider's answer) another may take it over.
 CLAIM_SECONDS = 120
+MAX_VISIBILITY = 12 * 3600 - 60  # SQS keeps a received message hidden for at most 12 hours
 
 
 class SmsChannels(InPaymentsTable):
@@ -42,8 +44,9 @@ class MessageRecords(InPaymentsTable):
 
     def claim(self, record: dict[str, Any], now: int) -> bool:
         """Claim the sending of `record` (its cause, channel, to, subject_id and what it says):
-        True when this caller is to send it; False when it was sent (or failed) already, or another
-        sender holds a live claim (`Busy`: raise to be retried)."""
+        True when this caller is to send it (a new record, a dead sender's claim, or one `deferred`
+        by the quiet hours); False when it was sent (or failed) already, or another sender holds a
+        live claim (`Busy`: raise to be retried)."""
         key = _message_key(record_id(record["cause"], record["channel"], record["to"]))
         item = {
             **key,
@@ -55,9 +58,11 @@ class MessageRecords(InPaymentsTable):
         try:
             self.table.put_item(
                 Item=item,
-                ConditionExpression="attribute_not_exists(pk) OR (#s = :queued AND claimed_until < :now)",
+                ConditionExpression=(
+                    "attribute_not_exists(pk) OR (#s = :queued AND claimed_until < :now) OR #s = :deferred"
+                ),
                 ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={":queued": "queued", ":now": now},
+                ExpressionAttributeValues={":queued": "queued", ":now": now, ":deferred": "deferred"},
             )
         except Exception as exc:
             if not is_conditional_failure(exc):
@@ -98,6 +103,28 @@ class MessageRecords(InPaymentsTable):
         return [dict(item) for item in response.get("Items", [])]
 
 
+class RecipientDays(InPaymentsTable):
+    """How many messages each recipient got on a Maputo day: one item per recipient and day
+    holding the ids of the records sent (a set, so a message retried after a fault counts once)."""
+
+    def take(self, channel: str, to: str, day: str, message: str, cap: int) -> bool:
+        """Count `message` (a record id) on `to`'s `day`: True when it fits under `cap` (or was
+        counted already), False when `cap` messages were counted that day. One conditional update,
+        so senders racing for one recipient never count past the cap."""
+        try:
+            self.table.update_item(
+                Key={"pk": f"RECIPIENT#{channel}:{to}", "sk": f"DAY#{day}"},
+                UpdateExpression="ADD sent :one",
+                ConditionExpression="attribute_not_exists(sent) OR size(sent) < :cap OR contains(sent, :id)",
+                ExpressionAttributeValues={":one": {message}, ":cap": cap, ":id": message},
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            return False
+        return True
+
+
 class NotificationQueue(SqsQueue):
     """NotificationQueue: one message per notification to send (a duplicate is harmless)."""
 
@@ -107,3 +134,9 @@ class NotificationQueue(SqsQueue):
 
     def send(self, message: dict[str, Any]) -> None:
         self.post(json.dumps(message, default=str))
+
+    def come_back_in(self, receipt_handle: str, seconds: int) -> None:
+        """Make a received message visible again in `seconds` (at most SQS's 12 hours)."""
+        client("sqs").change_message_visibility(
+            QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=max(0, min(seconds, MAX_VISIBILITY))
+        )

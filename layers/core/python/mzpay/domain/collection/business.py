@@ -10,6 +10,7 @@ suspend and reactivate. Every move is a conditional write on the status and vers
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from mzpay.domain.common import nib
@@ -113,6 +114,15 @@ def phone_problem(text: str) -> str | None:
     return None
 
 
+def sms_problem(text: str) -> str | None:
+    """What keeps an SMS from reaching a valid E.164 number: a fixed line (a landline) takes none."""
+    import phonenumbers
+
+    if phonenumbers.number_type(phonenumbers.parse(text, None)) == phonenumbers.PhoneNumberType.FIXED_LINE:
+        return "a mobile number: an invoice sent by sms cannot reach a fixed line"
+    return None
+
+
 def nuit_problem(text: str) -> tuple[str, str] | None:
     from stdnum.exceptions import InvalidChecksum, ValidationError
     from stdnum.mz import nuit
@@ -146,9 +156,24 @@ def _field_problem(section: str, name: str, value: str) -> tuple[str, str] | Non
     return None
 
 
+# An address SES can send to (RFC 5321's dot-atom, ASCII): a local part of letters, digits and
+# !#$%&'*+/=?^_`{|}~- between single dots, at a domain of letter-digit-hyphen labels ending in a
+# letters-only top-level label. Nothing else passes: no spaces or control characters, no quotes,
+# no second @, no HTML (docs/notifications.md, "Invalid addresses").
+_EMAIL = re.compile(
+    r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}"
+)
+
+
 def looks_like_email(text: str) -> bool:
-    local, _, domain = text.partition("@")
-    return bool(local) and "." in domain and not domain.startswith(".") and " " not in text
+    """An e-mail address a message can be sent to.
+
+    >>> [looks_like_email(t) for t in ("ana@example.co.mz", "ana@@example.co.mz", "<b>@x.mz", "ana@x")]
+    [True, False, False, False]
+    """
+    local = text.rpartition("@")[0]
+    return len(text) <= 254 and len(local) <= 64 and _EMAIL.fullmatch(text) is not None
 
 
 def check_details(body: dict[str, Any], sections: tuple[str, ...]) -> dict[str, dict[str, str]]:

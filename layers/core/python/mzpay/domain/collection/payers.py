@@ -16,6 +16,7 @@ from mzpay.domain.collection.business import (
     looks_like_email,
     nuit_problem,
     phone_problem,
+    sms_problem,
 )
 from mzpay.domain.common.errors import FieldError
 
@@ -42,7 +43,7 @@ def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldErr
             problems.append(FieldError(f"{field}.vat_number", problem[0], problem[1]))
     contact = payer.get("contact") or {}
     phone = contact.get("phone_number")
-    if phone and (message := phone_problem(phone)):
+    if phone and (message := phone_problem(phone) or (payer.get("delivery_method") == "sms" and sms_problem(phone))):
         problems.append(FieldError(f"{field}.contact.phone_number", INVALID_FORMAT, message))
     email = contact.get("email")
     if email and not looks_like_email(email):
