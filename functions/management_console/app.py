@@ -1,6 +1,6 @@
 """Management API: the operator console (HTML pages for people, docs/console.md): sign-in, accounts,
 keys and limits, an account's lists (payments, refunds, payouts, payout batches, balance
-transactions) and reports, payments with their events and refunds, payouts awaiting approval,
+transactions, messages to people) and reports, payments with their events and refunds, payouts awaiting approval,
 webhook deliveries, reconciliation cases, disputes, PSP applications and the audit trail. A page is
 one route here and one template under mzpay/http/templates/console/."""
 
@@ -64,6 +64,7 @@ BILL_FILTERS = ("status", "product_id", *SPAN, *AMOUNTS, *PAGING)
 DEPOSIT_FILTERS = ("status", "intent_id", "network", *SPAN, *AMOUNTS, *PAGING)
 DISPUTE_FILTERS = ("status", "payment", *SPAN, *AMOUNTS, "limit", "page_token")  # its page size is `limit`
 PSP_FILTERS = ("type", "originator_reference", "network", *SPAN, *AMOUNTS, "limit", "page_token")
+MESSAGE_FILTERS = ("channel", "status", "recipient", *SPAN, *PAGING)
 MAPUTO = ZoneInfo("Africa/Maputo")
 
 
@@ -291,6 +292,14 @@ def account_bill_payments(account_id: str) -> Response[str]:
 def account_cash_deposits(account_id: str) -> Response[str]:
     """A partner account's cash deposits in a mode (another account's page is 403 not_a_partner)."""
     return _account_list("cash_deposits.html", account_id, DEPOSIT_FILTERS, listings.cash_deposits)
+
+
+@app.get("/console/accounts/<account_id>/messages", **HTML)
+@console.page(app)
+def account_messages(account_id: str) -> Response[str]:
+    """An account's messages to people in a mode, newest first, each as it was rendered
+    (docs/notifications.md, "The console's Messages page")."""
+    return _account_list("messages.html", account_id, MESSAGE_FILTERS, listings.messages)
 
 
 @app.get("/console/accounts/<account_id>/psp-transactions", **HTML)

@@ -9,14 +9,17 @@ import io
 from email import message_from_string, policy
 from email.message import EmailMessage
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import requests
+from playwright.sync_api import Browser
 from ulid import ULID
 
 from devstack.launcher import RunningStack
 from mzpay.domain.messages import sms
 from mzpay_admin.cli import run
+from tests.e2e.browsers import fresh_pages
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
 from tests.e2e.test_collection_requests import create, full, payer, unique_phone
@@ -175,3 +178,56 @@ def test_a_bill_payments_resend_goes_out_by_email(stack: RunningStack) -> None:
         f"Receipt {payment['receipt_number']}."
     )
     assert mail.get_content().strip() == text and mail["From"] == "mzpay <no-reply@mzpay.co.mz>"  # the region's
+
+
+def test_the_consoles_messages_page_shows_what_the_payer_read(
+    mz: Collection, stack: RunningStack, browser: Browser
+) -> None:
+    """An operator reads a business's messages in the console (Portuguese, then English): the
+    SMS as it was sent with its segments and encoding, its status and SNS's message id; filtered
+    by channel, status and recipient; an e-mail with its subject."""
+    from tests.e2e.test_console_browser import DESKTOP, console, sign_in, visit
+
+    phone, address = unique_phone(), f"ana.{str(ULID()).lower()}@example.co.mz"
+    by_sms = create(mz, payer=payer(phone), invoice_metadata={"due_date": "2026-12-31"})
+    by_email = create(mz, payer=payer(delivery_method="email", contact={"email": address}))
+    (text,) = sms_to(stack, phone)
+    (mail,) = emails_to(stack, address)
+    account = mz.demo["account_id"]  # the business collects through the gateway account of its own id
+    page_of = f"{console(stack)}/accounts/{account}/messages?mode=test"
+    with fresh_pages(browser, DESKTOP) as operator:
+        page = operator()
+        sign_in(page, stack)
+
+        def rows(query: str) -> list[tuple[str | None, str | None, str | None]]:
+            assert visit(page, f"{page_of}&{query}").status == 200
+            found = page.locator("main tr[data-message]")
+            return [
+                (row.get_attribute("data-message"), row.get_attribute("data-channel"), row.get_attribute("data-status"))
+                for row in found.all()
+            ]
+
+        sms_cause = f"collection_request.created:{by_sms['id']}"
+        assert eventually(lambda: rows(f"recipient={quote(phone)}"), bool) == [(sms_cause, "sms", "sent")]
+        row = page.locator(f'main tr[data-message="{sms_cause}"]')
+        size = sms.size(text)
+        assert row.locator("[data-text]").inner_text() == text
+        assert row.locator("[data-sms]").get_attribute("data-sms") == f"{size.segments} {size.encoding}"
+        assert f"segmentos: {size.segments}" in row.inner_text() and "enviado" in row.inner_text()
+        assert row.locator("td").nth(3).inner_text().strip()  # SNS's message id
+        assert page.get_by_role("heading", level=1).inner_text().startswith("Mensagens")
+
+        email_cause = f"collection_request.created:{by_email['id']}"
+        assert rows(f"recipient={quote(address)}&channel=email&status=sent") == [(email_cause, "email", "sent")]
+        subject = page.locator(f'main tr[data-message="{email_cause}"] [data-subject]').inner_text()
+        assert subject == mail["Subject"]
+        assert rows(f"recipient={quote(phone)}&channel=email") == []
+        assert page.locator('[data-empty="messages"]').inner_text() == "Sem mensagem."
+        newest = rows("page_size=2")
+        assert newest[:2] == [(email_cause, "email", "sent"), (sms_cause, "sms", "sent")]  # newest first
+
+        assert visit(page, f"{page_of}&recipient={quote(phone)}&lang=en").status == 200
+        assert page.get_by_role("heading", level=1).inner_text().startswith("Messages")
+        assert "segments: 1" in page.locator(f'main tr[data-message="{sms_cause}"]').inner_text()
+        refused = visit(page, f"{page_of}&status=delivered")
+        assert (refused.status, page.locator("main").get_attribute("data-code")) == (400, "invalid_request")

@@ -156,3 +156,44 @@ def test_the_held_queue_message_comes_back_when_the_quiet_hours_end(
     frozen("2026-12-01T05:00:01Z")
     sender_app().record_handler(record)  # as SQS hands it back at 07:00
     assert [to for to, _ in sent_sms()] == [PHONE]
+
+
+def test_the_console_lists_an_accounts_messages_newest_first_by_channel_status_and_recipient(
+    courteous: ProvisionedStack, frozen: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the console's Messages page reads (mzpay.cases.listings.messages): the list indexes'
+    kind MSG, no Scan; each message's place by status follows its outcome."""
+    from mzpay.cases import listings
+    from mzpay.domain.access.principal import Principal
+
+    console = courteous.functions["ManagementConsoleFunction"].environment
+    monkeypatch.setenv("KEY_PEPPER_SECRET", console["KEY_PEPPER_SECRET"])  # page tokens are sealed with it
+    deps.reset()
+    frozen("2026-11-30T18:00:00Z")  # 20:00 in Maputo
+    assert send(1) == "sent"
+    frozen("2026-11-30T18:00:01Z")
+    assert send(2, "email", "joao@example.co.mz") == "sent"
+    frozen("2026-11-30T19:00:00Z")  # 21:00: the SMS waits
+    with pytest.raises(courtesy.Deferred):
+        send(3, "sms", "+258821234567")
+    live = Principal.of_account(ACCOUNT, "live")
+
+    def listed(**query: str) -> list[tuple[str, str]]:
+        return [(m.cause, m.status) for m in listings.messages(live, query).data]
+
+    assert listed() == [("test.cause:3", "deferred"), ("test.cause:2", "sent"), ("test.cause:1", "sent")]
+    assert listed(channel="email") == [("test.cause:2", "sent")]
+    assert listed(status="deferred") == [("test.cause:3", "deferred")]
+    assert listed(recipient=PHONE) == [("test.cause:1", "sent")]
+    # created_at is when it was queued (the wall clock's: only the courtesy rules read the frozen one)
+    assert listed(created_lt="2020-01-01T00:00:00Z") == [] and len(listed(created_gte="2020-01-01T00:00:00Z")) == 3
+    (sms_row,) = listings.messages(live, {"recipient": PHONE}).data
+    assert (sms_row.text, sms_row.sms and sms_row.sms.segments, sms_row.subject) == ("Mensagem 1", 1, None)
+    first = listings.messages(live, {"page_size": "2"})
+    assert (len(first.data), first.has_more) == (2, True)
+    rest = listings.messages(live, {"page_size": "2", "page_token": str(first.next_page_token)})
+    assert [m.cause for m in rest.data] == ["test.cause:1"]
+    assert listings.messages(Principal.of_account(ACCOUNT, "test"), {}).data == []  # the other mode's list
+    frozen("2026-12-01T05:00:00Z")
+    assert send(3, "sms", "+258821234567") == "sent"
+    assert listed(status="deferred") == [] and listed(status="sent")[0] == ("test.cause:3", "sent")

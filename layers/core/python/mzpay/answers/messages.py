@@ -1,5 +1,6 @@
 """The answers about messages to people (docs/notifications.md): a collection request's messages
-to its payer, as the business reads them."""
+to its payer, as the business reads them; and an account's messages as operators read them (the
+console's Messages page)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, ListOf, Timestamp, examples
+from mzpay.answers.base import Answer, ListOf, Page, Timestamp, examples
 
 _MESSAGE: dict[str, Any] = {
     "object": "notification",
@@ -52,3 +53,55 @@ class NotificationList(ListOf[Notification]):
 
     data: list[Notification] = Field(description="Every message about the request.")
     has_more: Literal[False] = Field(description="Always false: the list is whole.")
+
+
+_SENT: dict[str, Any] = {
+    "object": "message",
+    "cause": "collection_request.created:cr_01KB3F9V2XQ7M8N4P5R6S7T8VW",
+    "subject_id": "cr_01KB3F9V2XQ7M8N4P5R6S7T8VW",
+    "channel": "sms",
+    "to": "+258841234567",
+    "status": "sent",
+    "subject": None,
+    "text": "Loja Central: fatura de 1 500,50 MT. Pague em https://collection.mz.mzpay.example/pay/cr_01KB3F9V2XQ7M8N4P5R6S7T8VW",
+    "sms": {"segments": 1, "encoding": "gsm7"},
+    "provider_message_id": "4c3b4a5e-6f70-5d8e-9a1b-2c3d4e5f6a7b",
+    "failure": None,
+    "not_before": None,
+    "created_at": "2026-11-03T09:12:00Z",
+    "updated_at": "2026-11-03T09:12:01Z",
+}
+
+
+class SmsSize(Answer):
+    segments: int = Field(description="What it costs: GSM-7 160 characters alone, 153 a part; UCS-2 70, 67.")
+    encoding: Literal["gsm7", "ucs2"] = Field(description="gsm7, or ucs2 as soon as one character is outside it.")
+
+
+class Message(Answer):
+    """One message of an account to a person, rendered as it was sent, and what became of it."""
+
+    model_config = examples(_SENT)
+
+    object: Literal["message"] = Field(description="Always message.")
+    cause: str = Field(description="Why it was sent, and about what: <event>:<id>, or a resend's id.")
+    subject_id: str = Field(description="The object it is about (a collection request, a bill payment).")
+    channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
+    to: str = Field(description="The recipient's address.")
+    status: Literal["queued", "deferred", "sent", "simulated", "failed", "suppressed"] = Field(
+        description="As a collection request's notifications say (docs/notifications.md)."
+    )
+    subject: str | None = Field(description="An e-mail's subject; null for an SMS.")
+    text: str = Field(description="The SMS, or the e-mail's plain-text part, as rendered.")
+    sms: SmsSize | None = Field(description="An SMS's segments and encoding; null for an e-mail.")
+    provider_message_id: str | None = Field(description="SES's or SNS's message id once sent; null before.")
+    failure: str | None = Field(description="Why it failed or was suppressed; null otherwise.")
+    not_before: Timestamp | None = Field(description="When a deferred SMS may go (the end of the quiet hours).")
+    created_at: Timestamp = Field(description="When it was queued for sending.")
+    updated_at: Timestamp | None = Field(description="When its status last changed; null while queued.")
+
+
+class MessageList(Page[Message]):
+    """A page of an account's messages in a mode, newest first (the console's Messages page)."""
+
+    model_config = examples({"data": [_SENT], "has_more": False, "next_page_token": None})

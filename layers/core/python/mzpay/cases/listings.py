@@ -15,6 +15,7 @@ from mzpay.answers.bills import BillPayment as BillPaymentAnswer
 from mzpay.answers.bills import BillPaymentList
 from mzpay.answers.disputes import Dispute as DisputeAnswer
 from mzpay.answers.disputes import DisputeList
+from mzpay.answers.messages import Message, MessageList
 from mzpay.answers.partners import CashDeposit, CashDepositList, PspTransactionList
 from mzpay.answers.partners import PspTransaction as PspTransactionAnswer
 from mzpay.answers.payments import PaymentList, PaymentSnapshot
@@ -27,6 +28,8 @@ from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.entity import Claimed, Entity
 from mzpay.domain.common.errors import invalid_field
 from mzpay.domain.common.listing import Kind, ListRequest, parse
+from mzpay.domain.messages import sms
+from mzpay.domain.messages.records import MessageRecord, recipient_key
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.disputes import view as dispute_view
 from mzpay.domain.payments.refunds import Refund
@@ -41,6 +44,7 @@ from mzpay.steps.listings import (
     BILL_PAYMENTS,
     CASH_DEPOSITS,
     DISPUTES,
+    MESSAGES,
     PAYMENTS,
     PAYOUT_BATCHES,
     PAYOUTS,
@@ -182,3 +186,23 @@ def psp_transactions(principal: Principal, query: Mapping[str, str]) -> PspTrans
     one that carries it (an empty list when none does)."""
     found, token = _page(principal, PSP_TRANSACTIONS, PspTransaction, query, deps.psp_transactions().by_reference)
     return _answer(PspTransactionList, [PspTransactionAnswer.of(transaction.view()) for transaction in found], token)
+
+
+def messages(principal: Principal, query: Mapping[str, str]) -> MessageList:
+    """An account's messages to people in a mode, newest first (the console's Messages page):
+    `channel`, `status`, `recipient` (an address as written), `created_gte`/`created_lt`."""
+    asked = dict(query)
+    if asked.get("recipient"):
+        asked["recipient"] = recipient_key(asked["recipient"])
+    found, token = _page(principal, MESSAGES, MessageRecord, asked)
+    return _answer(MessageList, [Message.of(_message_view(record)) for record in found], token)
+
+
+def _message_view(record: MessageRecord) -> dict[str, Any]:
+    size = sms.size(record.text) if record.channel == "sms" else None
+    return {
+        "object": "message",
+        **record.model_dump(include=set(Message.model_fields) - {"object", "sms"}),
+        "subject": record.subject if record.channel == "email" else None,
+        "sms": {"segments": size.segments, "encoding": size.encoding} if size else None,
+    }

@@ -87,7 +87,20 @@ def environment(language: str) -> Environment:
 
 
 def _render(name: str, language: str, context: dict[str, Any]) -> str:
-    return environment(language).get_template(name).render(lang=language, **context).strip()
+    """Template `name` in `language`: every string of `context` (in its dicts and lists too) made
+    plain first (fmt.plain: no control characters, whatever the caller did), the `.html` ones
+    escaped by the environment (tests/unit/test_message_templates.py renders every template so)."""
+    return environment(language).get_template(name).render(lang=language, **_plain_strings(context)).strip()
+
+
+def _plain_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        return fmt.plain(value)
+    if isinstance(value, dict):
+        return {key: _plain_strings(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_strings(item) for item in value]
+    return value
 
 
 def collection_request_context(request: dict[str, Any], language: str) -> dict[str, Any]:

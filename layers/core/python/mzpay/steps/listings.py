@@ -14,6 +14,8 @@ from mzpay import deps
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.listing import Kind, ListRequest
+from mzpay.domain.messages.records import CHANNELS as MESSAGE_CHANNELS
+from mzpay.domain.messages.records import STATUSES as MESSAGE_STATUSES
 from mzpay.domain.payments.disputes import Status as DisputeStatus
 from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.payments.rules import Status
@@ -79,6 +81,9 @@ KINDS = {
     kind.name: kind
     for kind in (PAYMENTS, REFUNDS, PAYOUTS, BILL_PAYMENTS, PAYOUT_BATCHES, CASH_DEPOSITS, DISPUTES, PSP_TRANSACTIONS)
 }
+# An account's messages to people (the console's Messages page, no API): `channel` (email, sms)
+# is the list's method, `recipient` its parent (compared as a digest: domain.messages.records).
+MESSAGES = Kind("messages", MESSAGE_STATUSES, parent="recipient", channels=MESSAGE_CHANNELS)
 
 
 def _token_key() -> bytes:

@@ -1,5 +1,5 @@
-"""The keys that put payments, refunds, payouts, bill payments and payout batches in the payments
-table's two list indexes (read by mzpay.store.listings).
+"""The keys that put payments, refunds, payouts, bill payments, payout batches and messages in
+the payments table's two list indexes (read by mzpay.store.listings).
 
 Every listed object carries, from its creation and refreshed by each of its transitions:
   lpk    L#<kind>#<account>#<mode>#<shard>            the `by_account` index's partition
@@ -22,6 +22,7 @@ from typing import Any
 
 from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.entity import Entity
+from mzpay.domain.messages.records import MessageRecord, recipient_key
 from mzpay.domain.payments.disputes import Dispute
 from mzpay.domain.payments.refunds import Refund
 from mzpay.domain.payments.rules import Payment
@@ -93,6 +94,17 @@ LISTED: dict[type[Entity], Listed] = {
     Dispute: Listed("DSP", lambda d: d.dispute_id, _none, _none, _none, lambda d: d.provider_payment_id),
     PspTransaction: Listed(
         "PSPTX", lambda t: t.transaction_id, lambda t: t.type, lambda t: _wallet_network(t.party), _none, _none
+    ),
+    # a message to a person (the console's Messages page): its channel as the method, its
+    # recipient (a digest: mzpay.domain.messages.records.recipient_key) as the parent; no amount
+    MessageRecord: Listed(
+        "MSG",
+        lambda m: m.record_id,
+        lambda m: m.channel,
+        _none,
+        _none,
+        lambda m: recipient_key(m.to),
+        amount=lambda m: "0",
     ),
 }
 # A cash deposit is a payout of the partner (mzpay.domain.payouts.cash_deposits): it is listed

@@ -2,15 +2,18 @@
 set by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
 OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), and the
 NotificationQueue the outbox feeds; and each recipient's daily count
-(RECIPIENT#<channel>:<to>/DAY#<Maputo date>: the records sent to them that day)."""
+(RECIPIENT#<channel>:<to>/DAY#<Maputo date>: the records sent to them that day). A record is
+listed by account and mode (the list indexes' kind MSG: the console's Messages page)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from mzpay.domain.messages.records import MessageRecord
 from mzpay.store.aws import SqsQueue, client, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
+from mzpay.store.list_keys import list_attributes
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
 _message_key = keyed("NOTIFY", "MESSAGE")
@@ -55,6 +58,7 @@ class MessageRecords(InPaymentsTable):
             "status": "queued",
             "claimed_until": now + CLAIM_SECONDS,
         }
+        item |= list_attributes(MessageRecord.model_validate(item))  # the console's list of messages
         try:
             self.table.put_item(
                 Item=item,
@@ -80,12 +84,27 @@ class MessageRecords(InPaymentsTable):
         names = {"#s": "status", **{f"#{name}": name for name in fields}}
         values = {":s": status, ":at": now, **{f":{name}": value for name, value in fields.items()}}
         sets = ", ".join(["#s = :s", "updated_at = :at", *(f"#{name} = :{name}" for name in fields)])
-        self.table.update_item(
-            Key=_message_key(record_id(cause, channel, to)),
+        key = _message_key(record_id(cause, channel, to))
+        after = self.table.update_item(
+            Key=key,
             UpdateExpression=f"SET {sets} REMOVE claimed_until",
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
-        )
+            ReturnValues="ALL_NEW",
+        )["Attributes"]
+        if "lpk" in after:  # its place in the list by status follows, unless the status moved on since
+            listed = list_attributes(MessageRecord.model_validate(after))
+            try:
+                self.table.update_item(
+                    Key=key,
+                    UpdateExpression="SET spk = :spk",
+                    ConditionExpression="#s = :s",
+                    ExpressionAttributeNames={"#s": "status"},
+                    ExpressionAttributeValues={":spk": listed["spk"], ":s": status},
+                )
+            except Exception as exc:
+                if not is_conditional_failure(exc):
+                    raise
 
     def release(self, cause: str, channel: str, to: str) -> None:
         """Give up a claim after a fault, so that the retry may send at once."""
