@@ -19,7 +19,7 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from mzpay.domain.messages import sms
 from mzpay_admin.cli import run
-from tests.e2e.browsers import fresh_pages
+from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
 from tests.e2e.test_collection_requests import create, full, payer, unique_phone
@@ -229,5 +229,12 @@ def test_the_consoles_messages_page_shows_what_the_payer_read(
         assert visit(page, f"{page_of}&recipient={quote(phone)}&lang=en").status == 200
         assert page.get_by_role("heading", level=1).inner_text().startswith("Messages")
         assert "segments: 1" in page.locator(f'main tr[data-message="{sms_cause}"]').inner_text()
+        with_axe = operator(javascript=True)  # axe runs in the page; the console itself has no script
+        sign_in(with_axe, stack)
+        visit(with_axe, f"{page_of}&recipient={quote(phone)}")
+        assert with_axe.locator("script").count() == 0
+        assert with_axe.locator("main tr[data-message]").count() == 1
+        serious, found = serious_violations(with_axe)
+        assert serious == [], f"axe on {with_axe.url}:\n{found}"
         refused = visit(page, f"{page_of}&status=delivered")
         assert (refused.status, page.locator("main").get_attribute("data-code")) == (400, "invalid_request")
