@@ -86,6 +86,26 @@ def test_an_individual_needs_only_names_and_a_contact_and_a_business_its_legal_n
     ]
 
 
+@pytest.mark.parametrize(
+    "email",
+    ["ana@@example.co.mz", "<b>ana</b>@example.co.mz", "ana@example.co.mz\r\nBcc: x@y.mz", "a..b@x.mz", "ana@x", ""],
+)
+def test_an_email_no_message_could_reach_is_refused_naming_the_field(email: str) -> None:
+    parent = {"first_name": "Ana", "last_name": "Machava", "type": "individual", "delivery_method": "email"}
+    found = [(p.field, p.code) for p in payers.payer_problems({**parent, "contact": {"email": email}})]
+    assert found == [("payer.contact.email", "REQUIRED" if not email else "INVALID_FORMAT")]
+
+
+def test_an_invoice_by_sms_needs_a_mobile_number() -> None:
+    parent = {"first_name": "Ana", "last_name": "Machava", "type": "individual", "delivery_method": "sms"}
+    landline = {**parent, "contact": {"phone_number": "+25821123456"}}  # Maputo, a fixed line
+    assert [(p.field, p.code) for p in payers.payer_problems(landline)] == [
+        ("payer.contact.phone_number", "INVALID_FORMAT")
+    ]
+    assert payers.payer_problems({**landline, "delivery_method": "erp"}) == []  # no SMS: a landline is a contact
+    assert payers.payer_problems({**parent, "contact": {"phone_number": "+258861234567"}}) == []
+
+
 def test_an_attempts_payment_id_is_the_same_for_the_same_attempt_and_a_ulid() -> None:
     first = rules.checkout_payment_id(REQUEST_ID, 1)
     assert first == rules.checkout_payment_id(REQUEST_ID, 1) != rules.checkout_payment_id(REQUEST_ID, 2)
