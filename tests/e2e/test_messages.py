@@ -62,8 +62,10 @@ def emails_to(stack: RunningStack, address: str, count: int = 1, having: str = "
 
 
 def parts(mail: EmailMessage) -> tuple[str, str]:
-    text, html = (part.get_content() for part in mail.iter_parts() if isinstance(part, EmailMessage))
-    return text, html
+    """The text and HTML parts (inside multipart/mixed when the e-mail carries the invoice PDF)."""
+    text, html = (mail.get_body(preferencelist=(kind,)) for kind in ("plain", "html"))
+    assert text is not None and html is not None
+    return text.get_content(), html.get_content()
 
 
 def test_a_request_by_sms_reaches_the_payers_phone_in_portuguese(mz: Collection, stack: RunningStack) -> None:

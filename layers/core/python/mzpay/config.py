@@ -115,6 +115,7 @@ class Settings(BaseModel):
     test_mode_messages: Literal["record", "deliver"] = (
         "record"  # deliver: test-mode messages are sent too (the local stack's moto)
     )
+    reminder_days_before_due: int = 3  # a collection request's reminder, days before its due date
 
     # ---- public addresses (else the execute-api one of the request)
     public_gateway_url: str | None = None
