@@ -24,6 +24,7 @@ from mzpay_admin.cli import run
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
 from tests.e2e.test_collection_requests import Payer, create, full, payer, unique_phone
+from tests.e2e.test_local_stack import local_lambda
 from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
@@ -219,19 +220,11 @@ def test_the_daily_sweep_sends_the_reminder_and_the_overdue_notice_once(mz: Coll
     """The sweep invoked in the local stack for a given day (as an operator replays one): the
     reminder 3 days (ReminderDaysBeforeDue) before the due date, the overdue notice the day after,
     each once however often the day is swept."""
-    import boto3
-
     phone = unique_phone()
     due = fmt.today_in_maputo(datetime.now(UTC)) + timedelta(days=10)
     created = create(mz, payer=payer(phone), invoice_metadata={"due_date": due.isoformat()})
     sms_to(stack, phone)  # the request itself
-    lambda_api = boto3.client(
-        "lambda",
-        endpoint_url=stack.state["lambda"]["mz"],
-        region_name="af-south-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
+    lambda_api = local_lambda(stack)
 
     def sweep(day: date) -> dict[str, Any]:
         answer = lambda_api.invoke(FunctionName="DueDateSweepFunction", Payload=json.dumps({"day": day.isoformat()}))
