@@ -126,6 +126,7 @@ def _due_or_receipt(message: dict[str, Any]) -> str:
         current = deps.collection_requests().get(request["id"])
         if current is None or not awaits_payment(current.status):
             return cause  # paid (or no longer open) since the sweep: nothing to remind
+        request = current.view()  # as it is now (a due date or amount changed since the sweep)
         email = functools.partial(messages.due_email, request, language, notice)
         text = functools.partial(messages.due_sms, request, language, notice)
     else:
