@@ -406,6 +406,7 @@ class DynamoDBStreamEventSource(_Poller):
 
 # ---------------------------------------------------------------- schedules
 LOCAL_SCHEDULE_CAP_SECONDS = 5.0  # locally a schedule fires at least this often, so its effect shows quickly
+LOCAL_CRON_SECONDS = 60.0  # a cron(...) schedule (a time of day: the daily due-date sweep) fires this often locally
 _RATE_UNITS = {"minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400}
 
 
@@ -431,7 +432,8 @@ class ScheduleEventSource(_Poller):
         ready: threading.Event | None = None,
     ) -> None:
         super().__init__(f"schedule:{schedule}->{runtime.spec.logical_id}", runtime, session, endpoint)
-        self.interval = min(rate_seconds(schedule), LOCAL_SCHEDULE_CAP_SECONDS)
+        cron = schedule.strip().startswith("cron(")  # a time of day is not emulated: it just recurs
+        self.interval = LOCAL_CRON_SECONDS if cron else min(rate_seconds(schedule), LOCAL_SCHEDULE_CAP_SECONDS)
         self.ready = ready  # set once the stack is up: nothing scheduled runs during its warm-up
 
     def poll_once(self) -> None:

@@ -219,6 +219,19 @@ def test_make_wait_returns_once_every_api_answers(stack: RunningStack, tmp_path:
     assert capsys.readouterr().err == f"devstack.wait: not ready after 1 s: {absent}\n"
 
 
+def local_lambda(stack: RunningStack) -> Any:
+    """A Lambda client of the mz region's local Invoke API (the functions in their environments)."""
+    import boto3
+
+    return boto3.client(
+        "lambda",
+        endpoint_url=stack.state["lambda"]["mz"],
+        region_name="af-south-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+
+
 def test_make_invoke_runs_one_function_on_an_event_file_without_docker(stack: RunningStack, capsys: Any) -> None:
     """devstack.invoke (make invoke): the region's Lambda Invoke API runs the function in the local
     stack's own environments; the sample charge acts for the demo account."""
@@ -239,15 +252,7 @@ def test_make_invoke_runs_one_function_on_an_event_file_without_docker(stack: Ru
         timeout=30,
     )
     assert read.status_code == 200 and read.json()["status"] == "succeeded"  # the demo account's own payment
-    import boto3
-
-    lambda_api = boto3.client(
-        "lambda",
-        endpoint_url=stack.state["lambda"]["mz"],
-        region_name="af-south-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
+    lambda_api = local_lambda(stack)
     with pytest.raises(lambda_api.exceptions.ResourceNotFoundException):
         lambda_api.invoke(FunctionName="NoSuchFunction", Payload=b"{}")
 

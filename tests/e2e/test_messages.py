@@ -6,6 +6,8 @@ payer's inbox, in Portuguese, with the payment link; a bill payment's resend goe
 from __future__ import annotations
 
 import io
+import json
+from datetime import UTC, date, datetime, timedelta
 from email import message_from_string, policy
 from email.message import EmailMessage
 from typing import Any
@@ -17,12 +19,15 @@ from playwright.sync_api import Browser
 from ulid import ULID
 
 from devstack.launcher import RunningStack
+from mzpay.domain.messages import format as fmt
 from mzpay.domain.messages import sms
+from mzpay.domain.payments.fiscal import short_number
 from mzpay_admin.cli import run
 from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
-from tests.e2e.test_collection_requests import create, full, payer, unique_phone
+from tests.e2e.test_collection_requests import Payer, create, full, payer, unique_phone
+from tests.e2e.test_local_stack import local_lambda
 from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
@@ -65,8 +70,10 @@ def emails_to(stack: RunningStack, address: str, count: int = 1, having: str = "
 
 
 def parts(mail: EmailMessage) -> tuple[str, str]:
-    text, html = (part.get_content() for part in mail.iter_parts() if isinstance(part, EmailMessage))
-    return text, html
+    """The text and HTML parts (inside multipart/mixed when the e-mail carries the invoice PDF)."""
+    text, html = (mail.get_body(preferencelist=(kind,)) for kind in ("plain", "html"))
+    assert text is not None and html is not None
+    return text.get_content(), html.get_content()
 
 
 def test_a_request_by_sms_reaches_the_payers_phone_in_portuguese(mz: Collection, stack: RunningStack) -> None:
@@ -238,3 +245,71 @@ def test_the_consoles_messages_page_shows_what_the_payer_read(
         assert serious == [], f"axe on {with_axe.url}:\n{found}"
         refused = visit(page, f"{page_of}&status=delivered")
         assert (refused.status, page.locator("main").get_attribute("data-code")) == (400, "invalid_request")
+
+
+def test_the_request_by_email_carries_its_invoice_pdf_and_its_payer_gets_the_receipt(
+    mz: Collection, stack: RunningStack
+) -> None:
+    """The payer's e-mail holds the invoice as a PDF; paid through its link, the request's payer
+    gets the receipt by e-mail (collection_request.paid), and only that one (the checkout the link
+    opened sends none of its own)."""
+    address = f"rita.{str(ULID()).lower()}@example.co.mz"
+    body = payer(delivery_method="email", contact={"phone_number": unique_phone(), "email": address})
+    created = create(mz, payer=body, invoice_metadata={"due_date": "2026-12-31"})
+    number, link = created["invoice_metadata"]["invoice_number"], created["invoice_metadata"]["payment_link"]
+    (invoice,) = emails_to(stack, address)
+    (attached,) = invoice.iter_attachments()
+    assert attached.get_content_type() == "application/pdf" and attached.get_filename() == f"fatura-{number}.pdf"
+    pdf = attached.get_content()
+    assert pdf.startswith(b"%PDF-")
+    pypdf = pytest.importorskip("pypdf")
+    lines = "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages).splitlines()
+    assert f"Fatura {number}" in lines and "1 500,50 MT" in lines and link in lines and "31/12/2026" in lines
+
+    browser = Payer()
+    checkout_url = browser.open(link).headers["Location"]
+    assert "Pago. Obrigado!" in browser.pay(checkout_url, "succeed")
+    (receipt,) = emails_to(stack, address, having="Recibo de")
+    business = full(mz, created["id"])["biller"]["business_name"]
+    assert receipt["Subject"] == f"Recibo de {business}: 1 500,50 MT pago"
+    text, html = parts(receipt)
+    payment_id = checkout_url.rsplit("/", 1)[1]
+    assert f"Fatura: {number}" in text and f"Número do recibo: {short_number(payment_id)}" in text
+    assert "Obrigado." in html and list(receipt.iter_attachments()) == []
+    assert len(emails_to(stack, address, count=2)) == 2  # the invoice and its receipt: nothing else
+
+
+def test_the_daily_sweep_sends_the_reminder_and_the_overdue_notice_once(mz: Collection, stack: RunningStack) -> None:
+    """The sweep invoked in the local stack for a given day (as an operator replays one): the
+    reminder 3 days (ReminderDaysBeforeDue) before the due date, the overdue notice the day after,
+    each once however often the day is swept."""
+    phone = unique_phone()
+    due = fmt.today_in_maputo(datetime.now(UTC)) + timedelta(days=10)
+    created = create(mz, payer=payer(phone), invoice_metadata={"due_date": due.isoformat()})
+    sms_to(stack, phone)  # the request itself
+    lambda_api = local_lambda(stack)
+
+    def sweep(day: date) -> dict[str, Any]:
+        answer = lambda_api.invoke(FunctionName="DueDateSweepFunction", Payload=json.dumps({"day": day.isoformat()}))
+        assert "FunctionError" not in answer, answer
+        return json.loads(answer["Payload"].read())  # type: ignore[no-any-return]
+
+    business = full(mz, created["id"])["biller"]["business_name"]
+    link, shown = created["invoice_metadata"]["payment_link"], due.strftime("%d/%m/%Y")
+    sweep(due - timedelta(days=4))  # not yet
+    assert sweep(due - timedelta(days=3))["reminders"] >= 1
+    reminder = f"{business}: lembrete, fatura de 1 500,50 MT vence a {shown}. Pague em {link}"
+    assert sms_to(stack, phone, count=2)[1] == reminder
+    sweep(due - timedelta(days=3))  # again: sent already
+    assert sweep(due + timedelta(days=1))["overdue"] >= 1
+    overdue = f"{business}: fatura de 1 500,50 MT em atraso (vencia a {shown}). Pague em {link}"
+    assert sms_to(stack, phone, count=3)[2] == overdue
+    sweep(due + timedelta(days=2))
+    listed = eventually(
+        lambda: assert_ok(mz.call("GET", f"/v1/collection-requests/{created['id']}/notifications")),
+        lambda answer: [m["status"] for m in answer["data"]] == ["sent"] * 3,
+        timeout=30,
+    )
+    causes = sorted(m["cause"] for m in listed["data"])
+    assert causes == ["collection_request.created", "collection_request.overdue", "collection_request.reminder"]
+    assert len(sms_to(stack, phone, count=3)) == 3

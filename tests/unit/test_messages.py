@@ -204,3 +204,184 @@ def test_mzpay_admin_shows_the_payers_view_without_terminal_escapes() -> None:
     assert "\x1b" not in shown and "sms to +258841234567 (1 segment(s), ucs2)" in shown
     assert "  Subject: Fatura [31m" in shown and "  Olá\n  Pague aqui: x" in shown
     assert admin.render([]) == "no messages sent\n"
+
+
+# ---------------------------------------------------------------- reminders, overdue notices, receipts
+PAID = {
+    "business": "Mercearia Boa Esperança",
+    "payer_name": "João Sitoe",
+    "amount": {"value": "1250.00", "currency": "MZN"},
+    "number": "INV-2026-01JD5XK0W8",
+    "description": "Factura de Novembro",
+    "paid_at": "2026-12-20T23:15:00Z",  # already the 21st in Maputo
+    "receipt": "R-7K3M-9QXF-2DW4",
+}
+
+
+@pytest.mark.parametrize(
+    ("notice", "language", "subject", "lead", "text"),
+    [
+        (
+            messages.REMINDER,
+            "pt",
+            "Lembrete: fatura INV-2026-01JD5XK0W8 de Mercearia Boa Esperança, 1 250,00 MT, vence a 31/12/2026",
+            "Lembrete: a fatura INV-2026-01JD5XK0W8 de Mercearia Boa Esperança de 1 250,00 MT vence a 31/12/2026.",
+            f"Mercearia Boa Esperanca: lembrete, fatura de 1 250,00 MT vence a 31/12/2026. Pague em {LINK}",
+        ),
+        (
+            messages.OVERDUE,
+            "pt",
+            "Em atraso: fatura INV-2026-01JD5XK0W8 de Mercearia Boa Esperança, 1 250,00 MT, venceu a 31/12/2026",
+            "A fatura INV-2026-01JD5XK0W8 de Mercearia Boa Esperança de 1 250,00 MT venceu a 31/12/2026 e ainda não "
+            "foi paga.",
+            f"Mercearia Boa Esperanca: fatura de 1 250,00 MT em atraso (vencia a 31/12/2026). Pague em {LINK}",
+        ),
+        (
+            messages.REMINDER,
+            "en",
+            "Reminder: invoice INV-2026-01JD5XK0W8 from Mercearia Boa Esperança, MZN 1,250.00, due 31/12/2026",
+            "A reminder: invoice INV-2026-01JD5XK0W8 from Mercearia Boa Esperança for MZN 1,250.00 is due on "
+            "31/12/2026.",
+            f"Mercearia Boa Esperanca: reminder, invoice for MZN 1,250.00 due 31/12/2026. Pay at {LINK}",
+        ),
+        (
+            messages.OVERDUE,
+            "en",
+            "Overdue: invoice INV-2026-01JD5XK0W8 from Mercearia Boa Esperança, MZN 1,250.00, was due 31/12/2026",
+            "Invoice INV-2026-01JD5XK0W8 from Mercearia Boa Esperança for MZN 1,250.00 was due on 31/12/2026 and is "
+            "not paid yet.",
+            f"Mercearia Boa Esperanca: invoice for MZN 1,250.00 is overdue (due 31/12/2026). Pay at {LINK}",
+        ),
+    ],
+)
+def test_the_reminder_and_the_overdue_notice(notice: str, language: str, subject: str, lead: str, text: str) -> None:
+    email = messages.due_email(request(), language, notice)
+    assert email.subject == subject
+    assert lead in email.text and lead in email.html and f'<a href="{LINK}"' in email.html
+    assert f'<html lang="{language}">' in email.html
+    message = messages.due_sms(request(), language, notice)
+    assert message.text == text
+    assert message.size.segments == 1 and message.size.encoding == "gsm7"  # the name lost its accent to fit
+
+
+def test_a_due_sms_with_a_long_name_stays_within_2_segments() -> None:
+    long = request(biller={"business_name": "Associação dos Comerciantes Unidos da Província de Inhambane, Lda."})
+    for notice in (messages.REMINDER, messages.OVERDUE):
+        for language in ("pt", "en"):
+            assert messages.due_sms(long, language, notice).size.segments <= 2
+
+
+@pytest.mark.parametrize(
+    ("language", "subject", "lead", "rows", "text"),
+    [
+        (
+            "pt",
+            "Recibo de Mercearia Boa Esperança: 1 250,00 MT pago",
+            "Mercearia Boa Esperança recebeu o seu pagamento de 1 250,00 MT. Obrigado.",
+            ["Fatura: INV-2026-01JD5XK0W8", "Pago em: 21/12/2026", "Número do recibo: R-7K3M-9QXF-2DW4"],
+            "Mercearia Boa Esperança: pagamento de 1 250,00 MT da fatura INV-2026-01JD5XK0W8 recebido. "
+            "Recibo R-7K3M-9QXF-2DW4. Obrigado",
+        ),
+        (
+            "en",
+            "Receipt from Mercearia Boa Esperança: MZN 1,250.00 paid",
+            "Mercearia Boa Esperança received your payment of MZN 1,250.00. Thank you.",
+            ["Invoice: INV-2026-01JD5XK0W8", "Paid on: 21/12/2026", "Receipt number: R-7K3M-9QXF-2DW4"],
+            "Mercearia Boa Esperança: payment of MZN 1,250.00 for invoice INV-2026-01JD5XK0W8 received. "
+            "Receipt R-7K3M-9QXF-2DW4. Thank you",
+        ),
+    ],
+)
+def test_the_receipt(language: str, subject: str, lead: str, rows: list[str], text: str) -> None:
+    email = messages.receipt_email(PAID, language)
+    assert email.subject == subject and email.text.startswith(("Olá João Sitoe,", "Hello João Sitoe,"))
+    for line in [lead, *rows]:
+        assert line in email.text and line in email.html
+    message = messages.receipt_sms(PAID, language)
+    assert message.text == text and message.size == sms.SmsSize("ucs2", len(text), 2)  # ç: UCS-2, 2 segments
+    checkout = {**PAID, "number": None, "description": None, "payer_name": None}
+    assert messages.receipt_sms(checkout, language).size.segments <= 2
+    assert "INV-" not in messages.receipt_email(checkout, language).text
+
+
+def test_every_merchant_and_payer_string_is_escaped_in_reminders_and_receipts() -> None:
+    hostile_name = 'Loja "X" & <b>Filhos</b>\u202e\x07'
+    hostile = request(
+        description='<img src=x onerror="alert(1)">\x1b[2J',
+        payer={"first_name": "<script>alert(1)</script>", "last_name": "Sitoe\r\nBcc: victim@example.com"},
+        biller={"business_name": hostile_name},
+    )
+    paid = {
+        **PAID,
+        "business": hostile_name,
+        "payer_name": "<script>alert(1)</script> Sitoe\r\nBcc: victim@example.com",
+        "description": '<img src=x onerror="alert(1)">\x1b[2J',
+        "number": "INV-1\r\nBcc: x@y",
+    }
+    emails = [messages.due_email(hostile, "pt", n) for n in (messages.REMINDER, messages.OVERDUE)]
+    emails.append(messages.receipt_email(paid, "en"))
+    for email in emails:
+        assert "<script>" not in email.html and "<img" not in email.html and "<b>Filhos" not in email.html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in email.html
+        assert "Loja &#34;X&#34; &amp; &lt;b&gt;Filhos&lt;/b&gt;" in email.html
+        for text in (email.html, email.text, email.subject):
+            assert not any(char in text for char in "\x1b\x07\u202e\r")
+        assert "\n" not in email.subject
+    texts = [messages.due_sms(hostile, "pt", n).text for n in (messages.REMINDER, messages.OVERDUE)]
+    texts.append(messages.receipt_sms(paid, "pt").text)
+    for text in texts:
+        assert not any(ord(char) < 32 or char == "\u202e" for char in text)
+
+
+# ---------------------------------------------------------------- the invoice PDF
+def pdf_text(data: bytes) -> str:
+    """The PDF's text: pypdf's reading when it is installed, else the page stream as fpdf2 wrote it."""
+    assert data.startswith(b"%PDF-")
+    try:
+        import pypdf
+    except ImportError:  # fpdf2 writes its page content uncompressed only when told; read the raw bytes
+        return data.decode("latin-1")
+    import io
+
+    return "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(data)).pages)
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("pt", ["Fatura INV-2026-01JD5XK0W8", "De", "Faturado a", "João Sitoe", "Valor", "1 250,00 MT", "Pague em"]),
+        ("en", ["Invoice INV-2026-01JD5XK0W8", "From", "Billed to", "João Sitoe", "Amount", "MZN 1,250.00", "Pay at"]),
+    ],
+)
+def test_the_invoice_pdf_in_the_payers_language(language: str, expected: list[str]) -> None:
+    lines = pdf_text(messages.invoice_pdf(request(), language)).splitlines()
+    for line in [*expected, "Mercearia Boa Esperança", "Factura de Novembro", "31/12/2026", LINK]:
+        assert line in lines, (line, lines)
+
+
+def test_the_invoice_pdf_takes_hostile_names_as_text() -> None:
+    hostile = request(
+        description="Linha 1\r\nLinha 2\tcom tab \u202e",
+        biller={"business_name": "Loja 🙏 Ç"},
+        invoice_metadata={"invoice_number": "INV-1", "payment_link": LINK},
+    )
+    lines = pdf_text(messages.invoice_pdf(hostile, "pt")).splitlines()
+    assert "Linha 1 Linha 2 com tab" in lines and "Loja ? Ç" in lines  # no Latin-1 for the emoji
+    assert "Data de vencimento" not in lines  # no due date: no row
+
+
+def test_the_email_carries_its_attachment_in_base64() -> None:
+    from mzpay.ports.messaging import Attachment
+
+    email = messages.collection_request_email(request(), "pt")
+    pdf = messages.invoice_pdf(request(), "pt")
+    outgoing = Outgoing(
+        "email", "joao@example.co.mz", "", email.text, email.subject, email.html,
+        (Attachment("fatura-INV-2026-01JD5XK0W8.pdf", "application/pdf", pdf),),
+    )  # fmt: skip
+    raw = message_from_bytes(mime(outgoing, "mzpay <no-reply@mzpay.co.mz>"), policy=policy.default)
+    assert isinstance(raw, EmailMessage) and raw.get_content_type() == "multipart/mixed"
+    body, attached = (part for part in raw.iter_parts() if isinstance(part, EmailMessage))
+    assert body.get_content_type() == "multipart/alternative"
+    assert attached.get_content_type() == "application/pdf" and attached["Content-Transfer-Encoding"] == "base64"
+    assert attached.get_filename() == "fatura-INV-2026-01JD5XK0W8.pdf" and attached.get_content() == pdf

@@ -119,6 +119,7 @@ class Settings(BaseModel):
     # Maputo hours ("HH:MM-HH:MM", "" for none); None: mzpay.domain.messages.courtesy's defaults
     messages_daily_cap: int | None = None
     sms_quiet_hours: str | None = None
+    reminder_days_before_due: int = 3  # a collection request's reminder, days before its due date
 
     # ---- public addresses (else the execute-api one of the request)
     public_gateway_url: str | None = None

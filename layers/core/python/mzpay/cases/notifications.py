@@ -6,6 +6,7 @@ queue message delivered twice, or two senders racing, send it once."""
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -13,12 +14,19 @@ from typing import Any
 from mzpay import deps, messages
 from mzpay.connectors.notifications import Notification
 from mzpay.deps import settings
+from mzpay.domain.collection.notices import awaits_payment
 from mzpay.domain.common.clock import iso
 from mzpay.domain.messages import format as fmt
-from mzpay.ports.messaging import Outgoing, Undeliverable
+from mzpay.domain.payments.fiscal import short_number
+from mzpay.messages import DUE  # a reminder or overdue notice (`notice`) of the daily sweep
+from mzpay.ports.messaging import Attachment, Outgoing, Undeliverable
 from mzpay.steps import courtesy
 
 COLLECTION_REQUEST = "collection_request"  # a queue message's kind: a new request to its payer
+RECEIPT = "receipt"  # a paid collection request's (`request`) or checkout's (`payment`) receipt
+
+
+INVOICE_FILE = {"pt": "fatura", "en": "invoice"}  # the attached PDF's name: fatura-<invoice number>.pdf
 
 
 class Busy(Exception):
@@ -27,6 +35,8 @@ class Busy(Exception):
 
 def deliver(message: dict[str, Any]) -> str:
     """Send one queued message (once); its cause."""
+    if message.get("kind") in (DUE, RECEIPT):
+        return _due_or_receipt(message)
     if message.get("kind") == COLLECTION_REQUEST:
         cause, subject_id, outgoing = _collection_request(message)
     else:
@@ -95,8 +105,85 @@ def _collection_request(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
     cause = f"collection_request.created:{request['id']}"
     if payer.get("delivery_method") == "email":
         email = messages.collection_request_email(request, language)
-        outgoing = Outgoing("email", contact["email"], "", email.text, email.subject, email.html)
+        number = fmt.plain(request.get("invoice_metadata", {}).get("invoice_number")) or request["id"]
+        invoice = Attachment(
+            f"{INVOICE_FILE[language]}-{number}.pdf", "application/pdf", messages.invoice_pdf(request, language)
+        )
+        outgoing = Outgoing("email", contact["email"], "", email.text, email.subject, email.html, (invoice,))
     else:
         sms = messages.collection_request_sms(request, language)
         outgoing = Outgoing("sms", contact["phone_number"], "", sms.text)
     return cause, request["id"], outgoing
+
+
+def _due_or_receipt(message: dict[str, Any]) -> str:
+    """A reminder or overdue notice (sent only while the request, read again now, still awaits
+    payment), or a receipt: to a collection request's payer by its delivery_method, or by SMS to
+    the phone a checkout was paid from."""
+    if "payment" in message:
+        return _checkout_receipt(message)
+    request = message["request"]
+    payer = request.get("payer") or {}
+    language = fmt.language(payer.get("language"), message.get("business_language"))
+    if message["kind"] == DUE:
+        notice = message["notice"]
+        cause = f"collection_request.{notice}:{request['id']}"
+        current = deps.collection_requests().get(request["id"])
+        if current is None or not awaits_payment(current.status):
+            return cause  # paid (or no longer open) since the sweep: nothing to remind
+        request = current.view()  # as it is now (a due date or amount changed since the sweep)
+        email = functools.partial(messages.due_email, request, language, notice)
+        text = functools.partial(messages.due_sms, request, language, notice)
+    else:
+        reconciliation = request.get("payment_reconciliation") or {}
+        cause = f"receipt:{reconciliation.get('gateway_transaction_id') or request['id']}"
+        email = functools.partial(messages.receipt_email, _paid_request(request), language)
+        text = functools.partial(messages.receipt_sms, _paid_request(request), language)
+    contact = payer.get("contact") or {}
+    if payer.get("delivery_method") == "email":
+        mail = email()
+        outgoing = Outgoing("email", contact["email"], "", mail.text, mail.subject, mail.html)
+    else:
+        outgoing = Outgoing("sms", contact["phone_number"], "", text().text)
+    send_once(cause, request["id"], outgoing, account_id=str(request["account_id"]), mode=str(request["mode"]))
+    return cause
+
+
+def _paid_request(request: dict[str, Any]) -> dict[str, Any]:
+    """What a paid collection request's receipt says (messages.receipt_context)."""
+    payer = request.get("payer") or {}
+    reconciliation = request.get("payment_reconciliation") or {}
+    payment_id = reconciliation.get("gateway_transaction_id")
+    return {
+        "business": (request.get("biller") or {}).get("business_name"),
+        "payer_name": " ".join(filter(None, (payer.get("first_name"), payer.get("last_name"))))
+        or payer.get("legal_name"),
+        "amount": request["amount"],
+        "number": (request.get("invoice_metadata") or {}).get("invoice_number"),
+        "description": request.get("description"),
+        "paid_at": reconciliation.get("date_payment") or request.get("updated_at"),
+        "receipt": short_number(payment_id) if payment_id else request["id"],
+    }
+
+
+def _checkout_receipt(message: dict[str, Any]) -> str:
+    """A hosted checkout's receipt, by SMS to the phone it was paid from, in Portuguese."""
+    payment = message["payment"]
+    account = deps.directory().get_account(str(message["account_id"]))
+    paid = {
+        "business": account.name if account is not None else None,
+        "amount": {"value": payment["captured_amount"], "currency": payment["money"]["currency"]},
+        "paid_at": payment.get("last_updated_at"),
+        "receipt": short_number(payment["provider_payment_id"]),
+    }
+    cause = f"receipt:{payment['provider_payment_id']}"
+    phone = payment["source"]["mobile_wallet"]["phone_number"]
+    outgoing = Outgoing("sms", phone, "", messages.receipt_sms(paid, fmt.DEFAULT_LANGUAGE).text)
+    send_once(
+        cause,
+        payment["provider_payment_id"],
+        outgoing,
+        account_id=str(message["account_id"]),
+        mode=str(message["mode"]),
+    )
+    return cause

@@ -36,7 +36,8 @@ def error_code(exc: BaseException) -> str:
 
 
 def mime(message: Outgoing, from_address: str) -> bytes:
-    """The e-mail as SES sends it: multipart/alternative, text first, HTML preferred."""
+    """The e-mail as SES sends it: multipart/alternative, text first, HTML preferred; with
+    attachments, multipart/mixed around it, each attachment base64."""
     mail = EmailMessage()
     name, address = parseaddr(from_address)
     mail["From"] = formataddr((name, address))
@@ -46,6 +47,9 @@ def mime(message: Outgoing, from_address: str) -> bytes:
     mail.set_content(message.text, cte="quoted-printable")
     if message.html:
         mail.add_alternative(message.html, subtype="html", cte="quoted-printable")
+    for attachment in message.attachments:
+        kind, _, subtype = attachment.content_type.partition("/")
+        mail.add_attachment(attachment.data, maintype=kind, subtype=subtype, filename=plain(attachment.filename))
     return mail.as_bytes()
 
 

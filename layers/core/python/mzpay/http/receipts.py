@@ -12,6 +12,8 @@ from aws_lambda_powertools.event_handler import Response
 
 from mzpay.http import page_locale
 from mzpay.http.checkout_page import html_response, language
+from mzpay.messages import latin as _latin  # what the PDF core fonts can draw
+from mzpay.messages import pdf_rows
 
 PDF = "application/pdf"
 FILE_NAMES = {"pt": "recibo", "en": "receipt"}  # what a downloaded receipt is called
@@ -55,14 +57,7 @@ def receipt_pdf(receipt: dict[str, Any], event: Any) -> Response[bytes]:
     if receipt["mode"] == "test":
         pdf.cell(0, 6, _latin(_("Test mode: no real money moves.")), new_x="LMARGIN", new_y="NEXT")
     pdf.ln(4)
-    for label, value in receipt_rows(receipt, lang):
-        if not value:
-            continue
-        pdf.set_font("Helvetica", "", 9)
-        pdf.cell(0, 5, _latin(label), new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", "B", 12)
-        pdf.multi_cell(0, 7, _latin(value), new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(1)
+    pdf_rows(pdf, receipt_rows(receipt, lang), gap=1)
     name = f"{FILE_NAMES[lang]}-{receipt['short_number']}.pdf"
     headers = {
         "Content-Language": lang,
@@ -108,8 +103,3 @@ def receipt_rows(receipt: dict[str, Any], lang: str) -> list[tuple[str, str]]:
         (_("Provider reference"), receipt.get("provider_reference") or ""),
         (_("Date (Maputo time)"), page_locale.day_and_time(receipt["paid_at"], lang)),
     ]
-
-
-def _latin(text: str) -> str:
-    """What the PDF core fonts can draw: Latin-1 (Babel's narrow spaces become plain ones)."""
-    return text.replace("\u202f", " ").replace("\u00a0", " ").encode("latin-1", "replace").decode("latin-1")

@@ -122,23 +122,112 @@ def collection_request_context(request: dict[str, Any], language: str) -> dict[s
 
 
 def collection_request_email(request: dict[str, Any], language: str) -> Email:
-    context = collection_request_context(request, language)
+    return _email("collection_request", language, collection_request_context(request, language))
+
+
+def collection_request_sms(request: dict[str, Any], language: str) -> Sms:
+    """The SMS, at most 2 segments (see `_sms`)."""
+    return _sms("collection_request.sms.txt", language, collection_request_context(request, language))
+
+
+def _sms(template: str, language: str, context: dict[str, Any]) -> Sms:
+    """An SMS of `template`, at most 2 segments: where it would not fit, the business name is
+    written without accents (GSM-7 holds 153 characters a segment, UCS-2 67), then cut shorter."""
+    name = context["business"]
+    names = [name, sms.to_gsm7(name), *(sms.to_gsm7(fmt.plain(name, limit)) for limit in NAME_LIMITS)]
+    for business in names:
+        text = fmt.plain(_render(template, language, {**context, "business": business}))
+        if sms.fits(text):
+            break
+    return Sms(text=text, language=language)
+
+
+def _email(kind: str, language: str, context: dict[str, Any]) -> Email:
+    """The e-mail of the templates `<kind>.subject.txt`, `<kind>.html` and `<kind>.txt`."""
     return Email(
-        subject=fmt.plain(_render("collection_request.subject.txt", language, context)),
-        html=_render("collection_request.html", language, context),
-        text=_render("collection_request.txt", language, context),
+        subject=fmt.plain(_render(f"{kind}.subject.txt", language, context)),
+        html=_render(f"{kind}.html", language, context),
+        text=_render(f"{kind}.txt", language, context),
         language=language,
     )
 
 
-def collection_request_sms(request: dict[str, Any], language: str) -> Sms:
-    """The SMS, at most 2 segments: where it would not fit, the business name is written without
-    accents (GSM-7 holds 153 characters a segment, UCS-2 67), then cut shorter."""
-    context = collection_request_context(request, language)
-    name = context["business"]
-    names = [name, sms.to_gsm7(name), *(sms.to_gsm7(fmt.plain(name, limit)) for limit in NAME_LIMITS)]
-    for business in names:
-        text = fmt.plain(_render("collection_request.sms.txt", language, {**context, "business": business}))
-        if sms.fits(text):
-            break
-    return Sms(text=text, language=language)
+# ---------------------------------------------------------------- reminders and overdue notices
+REMINDER, OVERDUE = "reminder", "overdue"  # what a due-date message says (mzpay.cases.due_dates)
+DUE = "collection_request.due"  # its NotificationQueue message's kind (`notice`: REMINDER or OVERDUE)
+
+
+def due_email(request: dict[str, Any], language: str, notice: str) -> Email:
+    """A reminder before the request's due date (`notice` REMINDER) or its overdue notice (OVERDUE)."""
+    return _email("collection_request_due", language, _due(request, language, notice))
+
+
+def due_sms(request: dict[str, Any], language: str, notice: str) -> Sms:
+    return _sms("collection_request_due.sms.txt", language, _due(request, language, notice))
+
+
+def _due(request: dict[str, Any], language: str, notice: str) -> dict[str, Any]:
+    return {**collection_request_context(request, language), "overdue": notice == OVERDUE}
+
+
+# ---------------------------------------------------------------- receipts
+def receipt_context(paid: dict[str, Any], language: str) -> dict[str, Any]:
+    """What a receipt says, from `paid`: business, amount {value, currency}, paid_at (ISO time),
+    receipt (its number), and optionally number (the invoice's) and description."""
+    amount = paid["amount"]
+    return {
+        "business": fmt.plain(paid.get("business") or "mzpay", 120),
+        "payer_name": fmt.plain(paid.get("payer_name"), 120),
+        "description": fmt.plain(paid.get("description"), 300),
+        "number": fmt.plain(paid.get("number")),
+        "amount": fmt.money(amount["value"], amount["currency"], language),
+        "paid": fmt.day(fmt.maputo_day(paid.get("paid_at")), language),
+        "receipt": fmt.plain(paid.get("receipt")),
+    }
+
+
+def receipt_email(paid: dict[str, Any], language: str) -> Email:
+    return _email("receipt", language, receipt_context(paid, language))
+
+
+def receipt_sms(paid: dict[str, Any], language: str) -> Sms:
+    return _sms("receipt.sms.txt", language, receipt_context(paid, language))
+
+
+# ---------------------------------------------------------------- the invoice PDF
+def invoice_pdf(request: dict[str, Any], language: str) -> bytes:
+    """The collection request's invoice as a one-page A4 PDF in `language` (fpdf2, imported here:
+    core fonts, so Latin-1 text): a title, then the rows of templates/invoice.pdf.txt (each
+    `label<TAB>value`; the values made plain, so no row holds a tab of its own)."""
+    from fpdf import FPDF
+
+    lines = _render("invoice.pdf.txt", language, collection_request_context(request, language)).splitlines()
+    title, rows = lines[0], [line.split("\t", 1) for line in lines[1:] if "\t" in line]
+    pdf = FPDF(format="A4")
+    pdf.set_title(latin(title))
+    pdf.set_creator("mzpay")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 20)
+    pdf.cell(0, 12, latin(title), new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    pdf_rows(pdf, [(label, value) for label, value in rows], gap=2)
+    return bytes(pdf.output())
+
+
+def pdf_rows(pdf: Any, rows: list[tuple[str, str]], gap: float) -> None:
+    """Each (label, value) row of a PDF document (an fpdf.FPDF): the label small, the value bold
+    below it, `gap` mm after; a row without a value is left out. The fiscal receipt's PDF
+    (mzpay.http.receipts) is drawn the same way."""
+    for label, value in rows:
+        if not value.strip():
+            continue
+        pdf.set_font("Helvetica", "", 9)
+        pdf.cell(0, 5, latin(label), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "B", 12)
+        pdf.multi_cell(0, 7, latin(value), new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(gap)
+
+
+def latin(text: str) -> str:
+    """What the PDF core fonts can draw: Latin-1 (anything else becomes '?')."""
+    return text.replace("\u202f", " ").replace("\u00a0", " ").encode("latin-1", "replace").decode("latin-1")

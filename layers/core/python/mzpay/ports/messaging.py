@@ -10,10 +10,19 @@ from typing import Protocol
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file an e-mail carries (the collection request's invoice PDF)."""
+
+    filename: str
+    content_type: str  # e.g. application/pdf
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Outgoing:
     """One message to one address, rendered: an e-mail has a subject, an HTML part and a text
     part; an SMS its text only. `sender` is the e-mail's From address or the SMS sender ID ("" for
-    none)."""
+    none). An e-mail may carry `attachments` (an SMS never does)."""
 
     channel: str  # email | sms
     to: str
@@ -21,6 +30,7 @@ class Outgoing:
     text: str
     subject: str = ""
     html: str = ""
+    attachments: tuple[Attachment, ...] = ()
 
 
 class Undeliverable(Exception):

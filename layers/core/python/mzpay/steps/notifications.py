@@ -4,7 +4,11 @@ and sends it (mzpay.cases.notifications). A duplicate queue message is harmless.
 
 - bill_payment.resend_requested: the resend it records (already written);
 - collection_request.created: the request to its payer by its delivery_method (email or sms;
-  erp, or no address for the method, sends nothing: the callback as today)."""
+  erp, or no address for the method, sends nothing: the callback as today);
+- collection_request.paid: the receipt to its payer, the same way;
+- payment.succeeded of a hosted checkout (not a collection request's: its request's receipt says
+  it) paid from a mobile wallet: the receipt to that phone by SMS.
+Reminders and overdue notices are queued by the daily sweep (mzpay.cases.due_dates)."""
 
 from __future__ import annotations
 
@@ -12,9 +16,10 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.domain.bills.payments import RESEND_EVENT
-from mzpay.domain.collection.requests import EVENT_CREATED
+from mzpay.domain.collection.notices import reaches_payer
+from mzpay.domain.collection.requests import EVENT_CREATED, EVENT_PAID
 
-CONTACT_OF = {"email": "email", "sms": "phone_number"}
+PAYMENT_SUCCEEDED = "payment.succeeded"
 
 
 def dispatch_notification(image: dict[str, Any]) -> bool:
@@ -22,6 +27,10 @@ def dispatch_notification(image: dict[str, Any]) -> bool:
     kind = image.get("type")
     if kind == EVENT_CREATED:
         return _collection_request((image.get("data") or {}).get("object"))
+    if kind == EVENT_PAID:
+        return _collection_request((image.get("data") or {}).get("object"), "receipt")
+    if kind == PAYMENT_SUCCEEDED:
+        return _checkout_receipt(image)
     if kind != RESEND_EVENT:
         return False
     message = (image.get("data") or {}).get("object")
@@ -33,12 +42,19 @@ def dispatch_notification(image: dict[str, Any]) -> bool:
     return True
 
 
-def _collection_request(request: Any) -> bool:
-    if not isinstance(request, dict):
+def _collection_request(request: Any, kind: str = "collection_request") -> bool:
+    if not isinstance(request, dict) or reaches_payer(request) is None:
         return False
-    payer = request.get("payer") or {}
-    contact_field = CONTACT_OF.get(payer.get("delivery_method") or "")
-    if contact_field is None or not (payer.get("contact") or {}).get(contact_field):
+    deps.notification_queue().send({"kind": kind, "request": request})
+    return True
+
+
+def _checkout_receipt(image: dict[str, Any]) -> bool:
+    payment = (image.get("data") or {}).get("object")
+    if not isinstance(payment, dict) or not payment.get("checkout_url") or payment.get("collection_request_id"):
         return False
-    deps.notification_queue().send({"kind": "collection_request", "request": request})
+    if not ((payment.get("source") or {}).get("mobile_wallet") or {}).get("phone_number"):
+        return False
+    message = {"kind": "receipt", "payment": payment, "account_id": image["account_id"], "mode": image["mode"]}
+    deps.notification_queue().send(message)
     return True

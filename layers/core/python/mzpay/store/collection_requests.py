@@ -2,7 +2,9 @@
 
 Items: CM#<method_id>/CM (gsi1: CMACC#<account_id>/<method_id>) and CR#<request_id>/CR (gsi1:
 CRACC#<account_id>/<request_id>, the account's list; gsi2: CRPHONE#<E.164>/<request_id>, the
-payer's list by phone, only while the request is `listed`). Request ids are cr_<ULID>, so both
+payer's list by phone, only while the request is `listed`; gsi3: DUE#<due date>#<shard>/<request_id>,
+the requests due that day, only while they await payment: what the daily sweep of reminders and
+overdue notices reads, sharded so that one busy day is not one hot partition). Request ids are cr_<ULID>, so both
 lists read in creation order. A deleted request loses its index keys (it leaves every list) and
 keeps its item for the audit.
 Every change of a request is one conditional write on its status and version, with the events
@@ -12,11 +14,14 @@ callback_url.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from typing import Any
 
+from mzpay.domain.collection.notices import awaits_payment
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, in_index, index_entry, is_conditional_failure, read_keys
+from mzpay.store.aws import env, in_index, index_entry, is_conditional_failure, query_pages, read_keys
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.transitions import applied, versioned_update
@@ -41,13 +46,29 @@ def phone_list_key(mode: str, phone: str) -> str:
     return f"CRPHONE#{mode}#{phone}"
 
 
+DUE_SHARDS = 4  # the partitions one due date's requests are spread over
+
+
+def due_list_key(day: str, shard: int) -> str:
+    """The requests due on `day` (YYYY-MM-DD) of one shard."""
+    return f"DUE#{day}#{shard}"
+
+
+def _due_shard(request_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(request_id.encode()).digest()[:4], "big") % DUE_SHARDS
+
+
 def _index_keys(request: CollectionRequest) -> dict[str, str]:
-    """The list keys a request in this state has (none once deleted)."""
+    """The list keys a request in this state has (none once deleted; the due-date entry only
+    while it awaits payment)."""
     if request.status == RequestStatus.DELETED:
         return {}
     keys = index_entry(account_list_key(request.account_id), request.request_id)
     if request.payer_phone and request.listed:  # a request marked not listed is in no payer's list
         keys |= index_entry(phone_list_key(request.mode, request.payer_phone), request.request_id, "gsi2")
+    due = request.invoice_metadata.get("due_date")
+    if due and awaits_payment(request.status):
+        keys |= index_entry(due_list_key(str(due)[:10], _due_shard(request.request_id)), request.request_id, "gsi3")
     return keys
 
 
@@ -56,7 +77,7 @@ def _with_index(update: dict[str, Any], after: CollectionRequest) -> dict[str, A
     the ones it no longer has."""
     update = dict(update)
     keys = _index_keys(after)
-    gone = [name for name in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk") if name not in keys]
+    gone = [name for name in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk") if name not in keys]
     set_part, _, remove_part = update["UpdateExpression"].partition(" REMOVE ")
     set_part += "".join(f", #i{i} = :i{i}" for i in range(len(keys)))
     removes = [remove_part] if remove_part else []
@@ -145,6 +166,13 @@ class CollectionRequests(PaymentsTableStore):
                 raise
             raise Changed() from exc
         return after
+
+    def due_on(self, day: str) -> Iterator[CollectionRequest]:
+        """The requests due on `day` (YYYY-MM-DD) that await payment, shard after shard: a Query
+        of the due-date index each, never a Scan."""
+        for shard in range(DUE_SHARDS):
+            for answer in query_pages(self.table, in_index(due_list_key(day, shard), "gsi3")):
+                yield from (CollectionRequest.model_validate(item) for item in answer.get("Items", []))
 
     def page(
         self, list_key: str, limit: int, start: dict[str, str] | None

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import unicodedata
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+from mzpay.domain.accounts.limits import MAPUTO
 
 LANGUAGES = ("pt", "en")  # the first is the default of every business
 DEFAULT_LANGUAGE = LANGUAGES[0]
@@ -51,3 +54,18 @@ def plain(text: Any, limit: int | None = None) -> str:
     if limit is not None and len(cleaned) > limit:
         cleaned = cleaned[: max(limit - 3, 0)].rstrip() + "..."
     return cleaned
+
+
+def maputo_day(moment: str | None) -> str | None:
+    """The day (`2026-12-31`) in Maputo of an ISO time (`2026-12-31T23:30:00Z` is already
+    `2027-01-01` there); a bare date stays itself, None stays None."""
+    if not moment:
+        return None
+    if len(moment) <= 10:
+        return moment
+    return datetime.fromisoformat(moment.replace("Z", "+00:00")).astimezone(MAPUTO).date().isoformat()
+
+
+def today_in_maputo(now: datetime) -> date:
+    """The calendar day in Maputo at the aware `now`."""
+    return now.astimezone(MAPUTO).date()

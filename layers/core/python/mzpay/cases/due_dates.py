@@ -1,0 +1,76 @@
+"""The daily sweep of reminders and overdue notices (docs/notifications.md, "Reminders and overdue
+notices"): each day (Maputo's calendar) it reads the collection requests due on the days it
+looks at from the due-date index (a Query per day and shard, never a Scan) and queues, for each
+request still awaiting payment whose payer can be reached:
+
+- a reminder when its due date is 1 to N days ahead (N: the stack's ReminderDaysBeforeDue), if
+  the request existed before its reminder day (a request created within N days of its due date
+  was just sent; it gets no reminder);
+- an overdue notice when its due date is 1 to CATCH_UP_DAYS days past, if the request existed on
+  its due date.
+
+Each is its own cause (collection_request.reminder:<id>, collection_request.overdue:<id>), sent
+once per recipient by the notification sender: a sweep run twice, or on the next day, queues
+nothing already sent. Looking at a window of days rather than one is what catches up a missed
+run: a day the sweep did not run is covered by the next run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from mzpay import deps
+from mzpay.deps import settings
+from mzpay.domain.collection.notices import awaits_payment, reaches_payer
+from mzpay.domain.collection.requests import CollectionRequest
+from mzpay.domain.messages import format as fmt
+from mzpay.messages import DUE, OVERDUE, REMINDER
+
+CATCH_UP_DAYS = 3  # an overdue notice still goes out this many days after the due date (missed runs)
+
+
+@dataclass(frozen=True)
+class Swept:
+    day: str  # the Maputo day swept
+    reminders: int  # queued
+    overdue: int
+
+
+def due_notices(today: date, remind_days: int) -> list[tuple[str, str]]:
+    """The (due date, notice) pairs the sweep of `today` looks at: reminders for the N days ahead,
+    overdue notices for the CATCH_UP_DAYS days past."""
+    ahead = [((today + timedelta(days=n)).isoformat(), REMINDER) for n in range(1, remind_days + 1)]
+    past = [((today - timedelta(days=n)).isoformat(), OVERDUE) for n in range(1, CATCH_UP_DAYS + 1)]
+    return ahead + past
+
+
+def wanted(request: CollectionRequest, due: str, notice: str, remind_days: int) -> bool:
+    """Whether `request` (due on `due`) gets `notice`: it awaits payment and existed on the day
+    the notice is about (its reminder day, or its due date)."""
+    if not awaits_payment(request.status) or request.invoice_metadata.get("due_date") != due:
+        return False
+    created = fmt.maputo_day(request.created_at) or ""
+    day = date.fromisoformat(due)
+    if notice == REMINDER:
+        return created < (day - timedelta(days=remind_days)).isoformat()
+    return created <= due
+
+
+def sweep(now: datetime, day: str | None = None) -> Swept:
+    """Queue the reminders and overdue notices of `day` (YYYY-MM-DD; by default today in Maputo at
+    `now`) not sent yet."""
+    today = date.fromisoformat(day) if day else fmt.today_in_maputo(now)
+    remind_days = settings().reminder_days_before_due
+    counts = {REMINDER: 0, OVERDUE: 0}
+    for due, notice in due_notices(today, remind_days):
+        for request in deps.collection_requests().due_on(due):
+            view = request.view()
+            address = reaches_payer(view)
+            if address is None or not wanted(request, due, notice, remind_days):
+                continue
+            cause = f"collection_request.{notice}:{request.request_id}"
+            if deps.message_records().status(cause, str(request.payer["delivery_method"]), address) is not None:
+                continue  # sent already (or being sent)
+            deps.notification_queue().send({"kind": DUE, "notice": notice, "request": view})
+            counts[notice] += 1
+    return Swept(today.isoformat(), counts[REMINDER], counts[OVERDUE])
