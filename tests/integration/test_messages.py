@@ -36,6 +36,9 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
             "NOTIFICATION_QUEUE_URL", client("sqs").get_queue_url(QueueName=_queue_name(provisioned))["QueueUrl"]
         )
         monkeypatch.setenv("TEST_MODE_MESSAGES", "deliver")  # as the local stack: moto's SES and SNS receive them
+        # the outbox's dispatch (WebhookDispatcherFunction) reads the business's notification language
+        dispatcher = provisioned.functions["WebhookDispatcherFunction"].environment
+        monkeypatch.setenv("COLLECTION_TABLE", dispatcher["COLLECTION_TABLE"])
         deps.reset()
         yield provisioned
 

@@ -114,6 +114,7 @@ class BusinessAccount(Answer):
             "details": DETAILS,
             "errors": [{"field": "bank_details.nib", "message": "Another holder", "code": "NOT_FOUND"}],
             "logo": {"file_id": "file_01JD9J1K2M3N4P5Q6R7S8T9V0W", "bucket": "mzpay-uploads-mz"},
+            "notification_language": "pt",
         }
     )
 
@@ -125,6 +126,11 @@ class BusinessAccount(Answer):
     details: Sections = Field(description="Its onboarding details.")
     errors: list[AccountFieldProblem] = Field(description="The field problems of its rejection; else empty.")
     logo: FileRef | None = Field(description="Its logo; null: none.")
+    notification_language: Literal["pt", "en"] = Field(
+        default="pt",
+        description="The language of the messages sent for it when the recipient's is unknown "
+        "(PATCH /v1/account; pt by default).",
+    )
 
 
 class OnboardingStatus(Answer):

@@ -15,6 +15,7 @@ from mzpay.connectors.notifications import Notification
 from mzpay.deps import settings
 from mzpay.domain.common.clock import iso
 from mzpay.domain.messages import format as fmt
+from mzpay.domain.messages import notices
 from mzpay.ports.messaging import Outgoing, Undeliverable
 
 COLLECTION_REQUEST = "collection_request"  # a queue message's kind: a new request to its payer
@@ -28,6 +29,8 @@ def deliver(message: dict[str, Any]) -> str:
     """Send one queued message (once); its cause."""
     if message.get("kind") == COLLECTION_REQUEST:
         cause, subject_id, outgoing = _collection_request(message)
+    elif message.get("kind") == notices.QUEUE_KIND:  # a decision's or a transaction's (mzpay.steps.notices)
+        cause, subject_id, outgoing = _notice(message)
     else:
         notification = Notification(**{name: str(message[name]) for name in Notification.__dataclass_fields__})
         cause, subject_id = notification.notification_id, notification.subject_id
@@ -95,3 +98,17 @@ def _collection_request(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
         sms = messages.collection_request_sms(request, language)
         outgoing = Outgoing("sms", contact["phone_number"], "", sms.text)
     return cause, request["id"], outgoing
+
+
+def _notice(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
+    """A decision's or a transaction's message, in the recipient's language, else the business's."""
+    from mzpay.messages import notices as texts
+
+    language = fmt.language(message.get("language"), message.get("business_language"))
+    notice, data = str(message["notice"]), message["data"]
+    if message["channel"] == "email":
+        email = texts.email(notice, data, language)
+        outgoing = Outgoing("email", message["to"], "", email.text, email.subject, email.html)
+    else:
+        outgoing = Outgoing("sms", message["to"], "", texts.text_message(notice, data, language).text)
+    return str(message["cause"]), str(message["subject_id"]), outgoing

@@ -48,6 +48,7 @@ ROUTES: Routes = {
     ("GET", "/v1/system/config/supported-docs"): SupportedDocuments,
     ("GET", "/v1/system/accountopening/checklist"): Checklist,
     ("GET", "/v1/account"): BusinessAccount,
+    ("PATCH", "/v1/account"): BusinessAccount,
     ("GET", "/v1/account/onboarding"): OnboardingStatus,
     ("GET", "/v1/account/onboarding/details"): OnboardingDetails,
     ("PUT", "/v1/account/onboarding/details"): OnboardingDetails,

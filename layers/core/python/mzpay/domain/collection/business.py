@@ -230,6 +230,8 @@ class BusinessAccount(Entity):
     # the gateway account it collects through: its own id once approved, or the one an operator
     # linked (docs/onboarding.md, "From approval to collecting"); None before either
     gateway_account_id: str | None = None
+    # the language of its messages when the recipient's is unknown (docs/notifications.md); None: pt
+    notification_language: str | None = None
 
     def view(self) -> dict[str, Any]:
         """Account (spec): object, id, name, status, reason, details, errors, logo."""
@@ -242,6 +244,7 @@ class BusinessAccount(Entity):
             "details": {section: self.details.get(section) for section in SECTIONS},
             "errors": self.errors,
             "logo": self.logo,
+            "notification_language": self.notification_language or "pt",
         }
 
     def onboarding(self) -> dict[str, Any]:
