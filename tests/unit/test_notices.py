@@ -255,6 +255,7 @@ def test_a_kyc_outcome_writes_one_event_and_a_request_for_more_none(stores: Worl
     kyc.review(BUSINESS, customer.id, read.kyclog.kyc_id, "rejected", "rev-1", "Blurred BI", None)
     (event,) = deps.kyc().events  # type: ignore[attr-defined]
     assert event.type == "kyc.rejected" and event.data["object"]["reason"] == "Blurred BI"
+    assert event.data["object"]["business_name"] == BUSINESS  # no onboarding details: its id
     assert event.data["object"]["contact"]["email"] == "ana@example.co.mz" and event.data["object"]["language"] == "en"
 
 
@@ -299,8 +300,10 @@ def test_notify_customer_writes_the_transactions_event_and_only_then(
 
 def test_the_notification_language_is_pt_or_en(stores: World) -> None:
     onboarding.initialize(BUSINESS)
-    assert onboarding.read_account(BUSINESS).notification_language == "pt"
+    assert onboarding.read_settings(BUSINESS).notification_language == "pt"
     assert onboarding.change_settings(BUSINESS, {"notification_language": "en"}).notification_language == "en"
     assert onboarding.change_settings(BUSINESS, {}).notification_language == "en"  # left out: kept
+    assert onboarding.read_settings(BUSINESS).object == "account_settings"
+    assert "notification_language" not in onboarding.read_account(BUSINESS).model_dump()  # the Account as before
     with pytest.raises(ValueError, match="notification_language"):
         AccountSettingsIn.model_validate({"notification_language": "fr"})

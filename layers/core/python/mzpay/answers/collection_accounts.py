@@ -114,7 +114,6 @@ class BusinessAccount(Answer):
             "details": DETAILS,
             "errors": [{"field": "bank_details.nib", "message": "Another holder", "code": "NOT_FOUND"}],
             "logo": {"file_id": "file_01JD9J1K2M3N4P5Q6R7S8T9V0W", "bucket": "mzpay-uploads-mz"},
-            "notification_language": "pt",
         }
     )
 
@@ -126,10 +125,17 @@ class BusinessAccount(Answer):
     details: Sections = Field(description="Its onboarding details.")
     errors: list[AccountFieldProblem] = Field(description="The field problems of its rejection; else empty.")
     logo: FileRef | None = Field(description="Its logo; null: none.")
+
+
+class AccountSettings(Answer):
+    """The business account's settings."""
+
+    model_config = examples({"object": "account_settings", "notification_language": "en"})
+
+    object: Literal["account_settings"] = Field(description="Always account_settings.")
     notification_language: Literal["pt", "en"] = Field(
-        default="pt",
-        description="The language of the messages sent for it when the recipient's is unknown "
-        "(PATCH /v1/account; pt by default).",
+        description="The language of the messages mzpay sends for the business (to its payers and customers, and "
+        "to its person of contact) when the recipient's own language is unknown: pt (the default) or en."
     )
 
 

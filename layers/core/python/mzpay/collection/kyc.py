@@ -32,6 +32,7 @@ from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.domain.messages.notices import KYC_OUTCOMES
 from mzpay.domain.webhooks.events import new_event
 from mzpay.steps.customers import customer_of
+from mzpay.steps.notices import business_name
 from mzpay.steps.uploads import admit_upload
 from mzpay.store.kyc import VerificationChanged
 from mzpay.store.transitions import rejudged
@@ -287,6 +288,7 @@ def review(
             "kyc_id": verification.kyc_id,
             "customer_id": customer.customer_id,
             "name": customer.name,
+            "business_name": business_name(account_id),
             "status": changes["status"],
             "reason": changes["rejection_reason"] or "",
             "contact": customer.contact(),

@@ -75,16 +75,26 @@ def read_account(account_id: str) -> answers.BusinessAccount:
     return _business(_account(account_id))
 
 
-def change_settings(account_id: str, body: dict[str, Any]) -> answers.BusinessAccount:
-    """PATCH /v1/account: the business's settings (notification_language), in any status."""
+def _settings(account: BusinessAccount) -> answers.AccountSettings:
+    language = account.notification_language or "pt"
+    return answers.AccountSettings.of({"object": "account_settings", "notification_language": language})
+
+
+def read_settings(account_id: str) -> answers.AccountSettings:
+    return _settings(_account(account_id))
+
+
+def change_settings(account_id: str, body: dict[str, Any]) -> answers.AccountSettings:
+    """PATCH /v1/account/settings: the business's settings (notification_language), in any status;
+    a field left out keeps its value."""
     changes = {name: value for name, value in body.items() if name == "notification_language" and value is not None}
     if not changes:
-        return read_account(account_id)
+        return read_settings(account_id)
 
     def change(account: BusinessAccount) -> BusinessAccount:
         return deps.business_accounts().transition(account, {**changes, "updated_at": now_iso()})
 
-    return _business(_changed(account_id, change))
+    return _settings(_changed(account_id, change))
 
 
 def initialize(account_id: str) -> None:

@@ -31,6 +31,7 @@ from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.ports.gateway import gateway
 from mzpay.steps.business import gateway_account_of
 from mzpay.steps.customers import customer_of, method_of
+from mzpay.steps.notices import business_name
 
 NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
 PAYMENT_STATUS = {"succeeded": "succeeded", "failed": "failed", "canceled": "failed", "expired": "failed"}
@@ -175,12 +176,11 @@ def _notice(transaction: CustomerTransaction, method: PaymentMethod) -> list[Eve
     if not transaction.notify_customer or transaction.amount is None:
         return []
     customer = customer_of(transaction.business_account_id, transaction.customer_id)
-    business = deps.business_accounts().get(transaction.business_account_id)
     data = {
         "instruction_id": transaction.instruction_id,
         "customer_id": customer.customer_id,
         "name": customer.name,
-        "business_name": (business.view()["name"] if business else None) or transaction.business_account_id,
+        "business_name": business_name(transaction.business_account_id),
         "transaction_type": transaction.transaction_type,
         "direction": "in" if transaction.transaction_type in rules.INCOMING else "out",
         "amount": f"{transaction.amount:f}",

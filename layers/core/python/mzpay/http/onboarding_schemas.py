@@ -58,7 +58,7 @@ class SuspendAccount(Strict):
 
 
 class AccountSettingsIn(Strict):
-    """PATCH /v1/account: the business's settings (each optional: what is absent keeps its value)."""
+    """PATCH /v1/account/settings: the business's settings (each optional: what is absent keeps its value)."""
 
     model_config = examples({"notification_language": "en"})
 

@@ -13,7 +13,7 @@ from mzpay.domain.messages import notices
 
 
 def business_language(account_id: str) -> str | None:
-    """The business's notification language (PATCH /v1/account), kept on its business account:
+    """The business's notification language (PATCH /v1/account/settings), kept on its business account:
     `account_id` is the business's (the collection surface) or a gateway account a business
     collects through; None when neither has one."""
     accounts = deps.business_accounts()
@@ -22,6 +22,12 @@ def business_language(account_id: str) -> str | None:
         linked = accounts.linked_business(account_id)
         account = accounts.get(linked) if linked else None
     return account.notification_language if account is not None else None
+
+
+def business_name(account_id: str) -> str:
+    """The name a message gives the business (its legal name once given), else its id."""
+    account = deps.business_accounts().get(account_id)
+    return str((account.view()["name"] if account is not None else None) or account_id)
 
 
 def dispatch_notice(image: dict[str, Any]) -> bool:

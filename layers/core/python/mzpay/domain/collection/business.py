@@ -244,7 +244,6 @@ class BusinessAccount(Entity):
             "details": {section: self.details.get(section) for section in SECTIONS},
             "errors": self.errors,
             "logo": self.logo,
-            "notification_language": self.notification_language or "pt",
         }
 
     def onboarding(self) -> dict[str, Any]:
