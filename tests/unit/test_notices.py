@@ -307,3 +307,30 @@ def test_the_notification_language_is_pt_or_en(stores: World) -> None:
     assert "notification_language" not in onboarding.read_account(BUSINESS).model_dump()  # the Account as before
     with pytest.raises(ValueError, match="notification_language"):
         AccountSettingsIn.model_validate({"notification_language": "fr"})
+
+
+def test_a_collection_request_is_written_in_the_businesss_language_when_the_payers_is_unknown(
+    stores: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mzpay.steps.notifications import dispatch_notification
+
+    sent: list[dict[str, Any]] = []
+    onboarding.initialize(BUSINESS)
+    onboarding.change_settings(BUSINESS, {"notification_language": "en"})
+    view = {
+        "id": "cr_01KB3F9V2XQ7M8N4P5R6S7T8VW",
+        "account_id": BUSINESS,
+        "mode": "test",
+        "amount": {"currency": "MZN", "value": "1500.50"},
+        "payer": {"delivery_method": "sms", "contact": {"phone_number": "+258841234567"}},
+        "invoice_metadata": {"payment_link": "https://pay.example/cr_1"},
+        "biller": {"business_name": "Loja Central"},
+    }
+    with deps.substitute(notification_queue=SimpleNamespace(send=sent.append)):
+        assert dispatch_notification({"type": "collection_request.created", "data": {"object": view}})
+    (message,) = sent
+    assert message["business_language"] == "en"
+    outgoing: list[Any] = []
+    monkeypatch.setattr(notifications, "send_once", lambda cause, subject, out, **_: outgoing.append(out))
+    notifications.deliver(message)
+    assert outgoing[0].text == "Loja Central: invoice for MZN 1,500.50. Pay at https://pay.example/cr_1"
