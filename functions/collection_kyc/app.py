@@ -27,8 +27,11 @@ def register_customer(body: Annotated[CustomerIn, Body()]) -> Customer:
     """Register a customer
 
     Creates a customer of the caller's business with its first KYC verification (`initiated`, for
-    a passport, DIRE or BI as `document_type`), whose log starts with one message."""
-    return kyc.register(caller().account_id(), body.name, body.document_type)
+    a passport, DIRE or BI as `document_type`), whose log starts with one message. Its optional
+    `email` or `phone_number` is where its messages go (its KYC outcome; a transaction with
+    `notify_customer`), in its `language` when given."""
+    contact = {"email": body.email, "phone_number": body.phone_number, "language": body.language}
+    return kyc.register(caller().account_id(), body.name, body.document_type, contact)
 
 
 @routes.get("/v1/customers/<customer_id>/kyc/logs", KYC_READ)

@@ -2,14 +2,20 @@
 
 from typing import Annotated
 
-from mzpay.answers.collection_accounts import BusinessAccount, OnboardingDetails, OnboardingStatus, UploadedFile
+from mzpay.answers.collection_accounts import (
+    AccountSettings,
+    BusinessAccount,
+    OnboardingDetails,
+    OnboardingStatus,
+    UploadedFile,
+)
 from mzpay.domain.collection.access import ACCOUNT_REVIEW, SIGNED_IN, RouteAccess
 from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
 from mzpay.http.marks import errors
-from mzpay.http.onboarding_schemas import OnboardingDetailsIn, RejectAccount, SuspendAccount
+from mzpay.http.onboarding_schemas import AccountSettingsIn, OnboardingDetailsIn, RejectAccount, SuspendAccount
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
@@ -29,6 +35,27 @@ def get_account() -> BusinessAccount:
     The account the access token acts for: its status, the reason of a rejection or suspension,
     its details and logo. 404 until onboarding has started."""
     return onboarding.read_account(caller().account_id())
+
+
+@routes.get("/v1/account/settings", SIGNED_IN)
+@errors("forbidden", "not_found")
+def get_account_settings() -> AccountSettings:
+    """Read the business account's settings
+
+    Its `notification_language` (`pt` until changed). 404 until onboarding has started."""
+    return onboarding.read_settings(caller().account_id())
+
+
+@routes.patch("/v1/account/settings", SIGNED_IN)
+@errors("forbidden", "not_found")
+def change_account_settings(body: Annotated[AccountSettingsIn, Body()]) -> AccountSettings:
+    """Change the business account's settings
+
+    `notification_language` (`pt` or `en`): the language of the messages mzpay sends for the
+    business (to its payers and customers, and to its person of contact) when the recipient's own
+    language is unknown; Portuguese until set. Any other value is 400 naming the field. A field
+    left out keeps its value; allowed in every status of the account (before approval too)."""
+    return onboarding.change_settings(caller().account_id(), body.model_dump(exclude_unset=True))
 
 
 @routes.post(

@@ -37,6 +37,9 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
         )
         monkeypatch.setenv("TEST_MODE_MESSAGES", "deliver")  # as the local stack: moto's SES and SNS receive them
         monkeypatch.setenv("SMS_QUIET_HOURS", "")  # sent at whatever hour the tests run (test_message_courtesy.py)
+        # the outbox's dispatch (WebhookDispatcherFunction) reads the business's notification language
+        dispatcher = provisioned.functions["WebhookDispatcherFunction"].environment
+        monkeypatch.setenv("COLLECTION_TABLE", dispatcher["COLLECTION_TABLE"])
         deps.reset()
         yield provisioned
 

@@ -42,6 +42,7 @@ EXEMPT_WRITES = {
     ("PUT", "/v1/account/onboarding/details"): "onboarding",
     ("POST", "/v1/account/onboarding/finish"): "onboarding",
     ("POST", "/v1/files"): "onboarding (the logo and documents of the details)",
+    ("PATCH", "/v1/account/settings"): "the business's settings (its messages' language), from onboarding on; no money",
     # the reviewers' and the installation's administration, acting for no business
     ("POST", "/v1/accounts/{account_id}/approve"): "reviewer",
     ("POST", "/v1/accounts/{account_id}/reject"): "reviewer",

@@ -159,6 +159,7 @@ class Kyc:
     def __init__(self) -> None:
         self.customers: dict[str, Customer] = {}
         self.verifications: dict[str, KycVerification] = {}
+        self.events: list[Any] = []
 
     def register(self, customer: Customer, verification: KycVerification) -> None:
         self.customers[customer.customer_id] = stored(customer)
@@ -170,8 +171,11 @@ class Kyc:
     def verification(self, kyc_id: str) -> KycVerification | None:
         return self.verifications.get(kyc_id)
 
-    def transition(self, verification: KycVerification, changes: dict[str, Any]) -> KycVerification:
+    def transition(
+        self, verification: KycVerification, changes: dict[str, Any], events: tuple[Any, list[Any]] | None = None
+    ) -> KycVerification:
         self.verifications[verification.kyc_id] = after = stored(applied(verification, changes))
+        self.events.extend(events[1] if events else [])  # an outcome's message (docs/notifications.md)
         return after
 
 
@@ -181,6 +185,7 @@ class Methods:
     def __init__(self) -> None:
         self.methods: dict[str, PaymentMethod] = {}
         self.transactions: dict[str, CustomerTransaction] = {}
+        self.events: list[Any] = []
 
     def add(self, method: PaymentMethod) -> None:
         self.methods[method.pm_id] = stored(method)
@@ -195,8 +200,9 @@ class Methods:
         self.methods[method.pm_id] = after = stored(applied(method, changes))
         return after
 
-    def record(self, transaction: CustomerTransaction) -> None:
+    def record(self, transaction: CustomerTransaction, events: tuple[Any, list[Any]] | None = None) -> None:
         self.transactions[transaction.instruction_id] = stored(transaction)
+        self.events.extend(events[1] if events else [])  # the customer's message (notify_customer)
 
     def transaction(self, instruction_id: str) -> CustomerTransaction | None:
         return self.transactions.get(instruction_id)
@@ -254,6 +260,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     with deps.substitute(
         settings=Settings(service_region="mz", stage="test", licence_issuer_public_key=PUBLIC),
         business_accounts=stores.business_accounts,
+        event_writes=SimpleNamespace(),  # the stores' fakes keep the events they are given
         collection_requests=stores.requests,
         directory=stores.directory,
         webhook_secrets=WebhookSecrets(),  # an approval's first signing secrets

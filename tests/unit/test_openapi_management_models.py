@@ -178,6 +178,7 @@ class BusinessAccounts:
     def __init__(self) -> None:
         self.items: dict[str, business.BusinessAccount] = {}
         self.audits: list[dict[str, Any]] = []
+        self.events: list[Any] = []  # the events of the decisions' messages
 
     def get(self, account_id: str) -> business.BusinessAccount | None:
         return self.items.get(account_id)
@@ -192,11 +193,16 @@ class BusinessAccounts:
         return next((a.account_id for a in self.items.values() if a.gateway_account_id == gateway_account_id), None)
 
     def transition(
-        self, account: business.BusinessAccount, changes: dict[str, Any], audit: dict[str, Any] | None = None
+        self,
+        account: business.BusinessAccount,
+        changes: dict[str, Any],
+        audit: dict[str, Any] | None = None,
+        events: tuple[Any, list[Any]] | None = None,
     ) -> business.BusinessAccount:
         self.items[account.account_id] = after = applied(account, changes)
         if audit is not None:
             self.audits.append(dict(audit))
+        self.events.extend(events[1] if events else [])  # a decision's message (docs/notifications.md)
         return after
 
     def reviews(self, account_id: str, limit: int, _start: Any) -> tuple[list[dict[str, Any]], None]:
@@ -380,6 +386,7 @@ def ops(monkeypatch: pytest.MonkeyPatch) -> Iterator[Ops]:
         payments=Routing(),
         bindings=bound,
         business_accounts=stores.business_accounts,
+        event_writes=SimpleNamespace(),  # the stores' fakes keep the events they are given
         identity_providers=stores.identity_providers,
         deliveries=stores.deliveries,
         delivery_queue=SimpleNamespace(send=lambda *_: None, retry_after=lambda *_: None, has_slow_lane=False),

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
     from mzpay.store.disputes import Disputes
-    from mzpay.store.events import Events
+    from mzpay.store.events import Events, EventWrites
     from mzpay.store.evidence import EvidenceFiles
     from mzpay.store.files import Files
     from mzpay.store.fiscal import FiscalDetailsStore
@@ -202,6 +202,13 @@ def events() -> Events:
     from mzpay.store.events import Events
 
     return Events.from_env()
+
+
+@once
+def event_writes() -> EventWrites:
+    from mzpay.store.events import EventWrites
+
+    return EventWrites.from_env()
 
 
 @once

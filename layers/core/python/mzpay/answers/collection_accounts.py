@@ -127,6 +127,18 @@ class BusinessAccount(Answer):
     logo: FileRef | None = Field(description="Its logo; null: none.")
 
 
+class AccountSettings(Answer):
+    """The business account's settings."""
+
+    model_config = examples({"object": "account_settings", "notification_language": "en"})
+
+    object: Literal["account_settings"] = Field(description="Always account_settings.")
+    notification_language: Literal["pt", "en"] = Field(
+        description="The language of the messages mzpay sends for the business (to its payers and customers, and "
+        "to its person of contact) when the recipient's own language is unknown: pt (the default) or en."
+    )
+
+
 class OnboardingStatus(Answer):
     """Where the account's onboarding is."""
 

@@ -25,6 +25,7 @@ from mzpay.domain.collection.notices import awaits_payment, reaches_payer
 from mzpay.domain.collection.requests import CollectionRequest
 from mzpay.domain.messages import format as fmt
 from mzpay.messages import DUE, OVERDUE, REMINDER
+from mzpay.steps.notices import business_language
 
 CATCH_UP_DAYS = 3  # an overdue notice still goes out this many days after the due date (missed runs)
 
@@ -62,6 +63,7 @@ def sweep(now: datetime, day: str | None = None) -> Swept:
     today = date.fromisoformat(day) if day else fmt.today_in_maputo(now)
     remind_days = settings().reminder_days_before_due
     counts = {REMINDER: 0, OVERDUE: 0}
+    languages: dict[str, str | None] = {}  # each business's notification language, read once a run
     for due, notice in due_notices(today, remind_days):
         for request in deps.collection_requests().due_on(due):
             view = request.view()
@@ -71,6 +73,11 @@ def sweep(now: datetime, day: str | None = None) -> Swept:
             cause = f"collection_request.{notice}:{request.request_id}"
             if deps.message_records().status(cause, str(request.payer["delivery_method"]), address) is not None:
                 continue  # sent already (or being sent)
-            deps.notification_queue().send({"kind": DUE, "notice": notice, "request": view})
+            if request.account_id not in languages:
+                languages[request.account_id] = business_language(request.account_id)
+            language = languages[request.account_id]
+            deps.notification_queue().send(
+                {"kind": DUE, "notice": notice, "request": view, "business_language": language}
+            )
             counts[notice] += 1
     return Swept(today.isoformat(), counts[REMINDER], counts[OVERDUE])

@@ -17,6 +17,7 @@ from mzpay.deps import settings
 from mzpay.domain.collection.notices import awaits_payment
 from mzpay.domain.common.clock import iso
 from mzpay.domain.messages import format as fmt
+from mzpay.domain.messages import notices
 from mzpay.domain.payments.fiscal import short_number
 from mzpay.messages import DUE  # a reminder or overdue notice (`notice`) of the daily sweep
 from mzpay.ports.messaging import Attachment, Outgoing, Undeliverable
@@ -39,6 +40,8 @@ def deliver(message: dict[str, Any]) -> str:
         return _due_or_receipt(message)
     if message.get("kind") == COLLECTION_REQUEST:
         cause, subject_id, outgoing = _collection_request(message)
+    elif message.get("kind") == notices.QUEUE_KIND:  # a decision's or a transaction's (mzpay.steps.notices)
+        cause, subject_id, outgoing = _notice(message)
     else:
         notification = Notification(**{name: str(message[name]) for name in Notification.__dataclass_fields__})
         cause, subject_id = notification.notification_id, notification.subject_id
@@ -178,7 +181,9 @@ def _checkout_receipt(message: dict[str, Any]) -> str:
     }
     cause = f"receipt:{payment['provider_payment_id']}"
     phone = payment["source"]["mobile_wallet"]["phone_number"]
-    outgoing = Outgoing("sms", phone, "", messages.receipt_sms(paid, fmt.DEFAULT_LANGUAGE).text)
+    outgoing = Outgoing(
+        "sms", phone, "", messages.receipt_sms(paid, fmt.language(None, message.get("business_language"))).text
+    )
     send_once(
         cause,
         payment["provider_payment_id"],
@@ -187,3 +192,17 @@ def _checkout_receipt(message: dict[str, Any]) -> str:
         mode=str(message["mode"]),
     )
     return cause
+
+
+def _notice(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
+    """A decision's or a transaction's message, in the recipient's language, else the business's."""
+    from mzpay.messages import notices as texts
+
+    language = fmt.language(message.get("language"), message.get("business_language"))
+    notice, data = str(message["notice"]), message["data"]
+    if message["channel"] == "email":
+        email = texts.email(notice, data, language)
+        outgoing = Outgoing("email", message["to"], "", email.text, email.subject, email.html)
+    else:
+        outgoing = Outgoing("sms", message["to"], "", texts.text_message(notice, data, language).text)
+    return str(message["cause"]), str(message["subject_id"]), outgoing

@@ -10,6 +10,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_kyc as answers
+from mzpay.domain.collection.business import looks_like_email, phone_problem
 from mzpay.domain.collection.kyc import (
     CHECKLIST_ITEMS,
     DOCUMENT_TYPES,
@@ -28,7 +29,10 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.files import check_upload, form_parts
 from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.domain.messages.notices import KYC_OUTCOMES
+from mzpay.domain.webhooks.events import new_event
 from mzpay.steps.customers import customer_of
+from mzpay.steps.notices import business_name
 from mzpay.steps.uploads import admit_upload
 from mzpay.store.kyc import VerificationChanged
 from mzpay.store.transitions import rejudged
@@ -69,10 +73,19 @@ def _log(verification: KycVerification) -> answers.KycLog:
     return answers.KycLog.of({"object": "kyc_log", "kyclog": verification.log()})
 
 
-def register(account_id: str, name: str, document_type: str) -> answers.Customer:
-    """A customer of the business and its first verification (initiated), log message 1."""
+def register(account_id: str, name: str, document_type: str, contact: dict[str, Any] | None = None) -> answers.Customer:
+    """A customer of the business and its first verification (initiated), log message 1; its
+    `contact` (email, phone_number, language: each optional) is where its messages go."""
     if document_type not in DOCUMENT_TYPES:
         raise invalid("document_type", "INVALID_FORMAT", f"one of {', '.join(DOCUMENT_TYPES)}")
+    contact = {
+        name: value.strip() for name, value in (contact or {}).items() if isinstance(value, str) and value.strip()
+    }
+    if "email" in contact and not looks_like_email(contact["email"]):
+        raise invalid("email", "INVALID_FORMAT", "an e-mail address, e.g. ana@example.co.mz")
+    problem = phone_problem(contact["phone_number"]) if "phone_number" in contact else None
+    if problem:
+        raise invalid("phone_number", "INVALID_FORMAT", problem)
     now = now_iso()
     customer_id, kyc_id = new_prefixed_id("usr"), new_prefixed_id("kyc")
     customer = Customer(
@@ -80,6 +93,7 @@ def register(account_id: str, name: str, document_type: str) -> answers.Customer
         account_id=account_id,
         name=name,
         kyc_id=kyc_id,
+        **contact,
         status="active",
         version=1,
         created_at=now,
@@ -250,7 +264,7 @@ def review(
 ) -> answers.KycRead:
     """verified, pending (asking for checklist items) or rejected; one versioned log message."""
     cleaned = check_review(status, reviewer_id, rejection_reason, additional)
-    customer_of(account_id, customer_id)
+    customer = customer_of(account_id, customer_id)
 
     def change(verification: KycVerification) -> dict[str, Any]:
         target = next_status(verification.status, status)
@@ -265,4 +279,26 @@ def review(
             "updated_at": now,
         }
 
-    return _kyc(_changed(account_id, kyc_id, change, customer_id))
+    def decided(verification: KycVerification) -> KycVerification:
+        changes = change(verification)
+        notice = KYC_OUTCOMES.get(changes["status"])
+        if notice is None:
+            return deps.kyc().transition(verification, changes)
+        data = {
+            "kyc_id": verification.kyc_id,
+            "customer_id": customer.customer_id,
+            "name": customer.name,
+            "business_name": business_name(account_id),
+            "status": changes["status"],
+            "reason": changes["rejection_reason"] or "",
+            "contact": customer.contact(),
+            "language": customer.language,
+        }
+        event = new_event(
+            notice, account_id, "live", "kyc", verification.kyc_id, {"object": data}, changes["updated_at"]
+        )
+        return deps.kyc().transition(verification, changes, (deps.event_writes(), [event]))
+
+    return _kyc(
+        rejudged(lambda: _verification(account_id, kyc_id, customer_id), decided, VerificationChanged, "verification")
+    )

@@ -29,6 +29,8 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.files import IMAGE_TYPES
 from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.domain.messages.notices import BUSINESS_DECISIONS
+from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.steps.collecting_accounts import open_collecting_account
 from mzpay.store.business_accounts import AccountChanged
 from mzpay.store.transitions import rejudged
@@ -71,6 +73,28 @@ def _details(account: BusinessAccount) -> answers.OnboardingDetails:
 
 def read_account(account_id: str) -> answers.BusinessAccount:
     return _business(_account(account_id))
+
+
+def _settings(account: BusinessAccount) -> answers.AccountSettings:
+    language = account.notification_language or "pt"
+    return answers.AccountSettings.of({"object": "account_settings", "notification_language": language})
+
+
+def read_settings(account_id: str) -> answers.AccountSettings:
+    return _settings(_account(account_id))
+
+
+def change_settings(account_id: str, body: dict[str, Any]) -> answers.AccountSettings:
+    """PATCH /v1/account/settings: the business's settings (notification_language), in any status;
+    a field left out keeps its value."""
+    changes = {name: value for name, value in body.items() if name == "notification_language" and value is not None}
+    if not changes:
+        return read_settings(account_id)
+
+    def change(account: BusinessAccount) -> BusinessAccount:
+        return deps.business_accounts().transition(account, {**changes, "updated_at": now_iso()})
+
+    return _settings(_changed(account_id, change))
 
 
 def initialize(account_id: str) -> None:
@@ -216,9 +240,31 @@ def decide(
             "source_ip": source_ip,
             "at": now,
         }
-        return deps.business_accounts().transition(account, changes, audit)
+        events = _decision_events(account, audit, (reason or "").strip())
+        return deps.business_accounts().transition(account, changes, audit, (deps.event_writes(), events))
 
     return _business(_changed(account_id, change))
+
+
+def _decision_events(account: BusinessAccount, audit: dict[str, Any], given_reason: str) -> list[Event]:
+    """The event of a decision the business hears of (approved, rejected, suspended: its person of
+    contact's message, docs/notifications.md, with the reviewer's reason when one was given); none
+    for a reactivation."""
+    notice = BUSINESS_DECISIONS.get(audit["action"])
+    if notice is None:
+        return []
+    data = {
+        "account_id": account.account_id,
+        "review_id": audit["id"],
+        "business_name": account.view()["name"],
+        "reason": given_reason if audit["action"] != "approve" else "",
+        "contact": account.details.get("person_of_contact") or {},
+    }
+    return [
+        new_event(
+            notice, account.account_id, "live", "business_account", account.account_id, {"object": data}, audit["at"]
+        )
+    ]
 
 
 def _opened(account: BusinessAccount) -> str:

@@ -22,13 +22,16 @@ from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError, field_refusal
 from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.domain.messages.notices import TRANSACTION_PROCESSED
 from mzpay.domain.partners import transactions as rules
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
 from mzpay.domain.payments.charges import ChargeRequest, MobileWallet, Source
+from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.ports.gateway import gateway
 from mzpay.steps.business import gateway_account_of
 from mzpay.steps.customers import customer_of, method_of
+from mzpay.steps.notices import business_name
 
 NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
 PAYMENT_STATUS = {"succeeded": "succeeded", "failed": "failed", "canceled": "failed", "expired": "failed"}
@@ -160,10 +163,44 @@ def process(
         processed_at=now_iso(),
         **{name: value for name, value in outcome.items() if value is not None},
     )
-    deps.payment_methods().record(transaction)
+    deps.payment_methods().record(transaction, (deps.event_writes(), _notice(transaction, method)))
     if transaction.status == "failed":
         raise rules.declined(transaction)
     return answers.TransactionResult.of(transaction.result())
+
+
+def _notice(transaction: CustomerTransaction, method: PaymentMethod) -> list[Event]:
+    """The event of the customer's message about a transaction that moved money, when the body
+    asked for it (`notify_customer: true`): to the customer's e-mail, else its phone, else its
+    wallet's number (docs/notifications.md); none otherwise."""
+    if not transaction.notify_customer or transaction.amount is None:
+        return []
+    customer = customer_of(transaction.business_account_id, transaction.customer_id)
+    data = {
+        "instruction_id": transaction.instruction_id,
+        "customer_id": customer.customer_id,
+        "name": customer.name,
+        "business_name": business_name(transaction.business_account_id),
+        "transaction_type": transaction.transaction_type,
+        "direction": "in" if transaction.transaction_type in rules.INCOMING else "out",
+        "amount": f"{transaction.amount:f}",
+        "currency": transaction.currency,
+        "status": transaction.status,
+        "reference": transaction.reference or transaction.instruction_id,
+        "contact": customer.contact(),
+        "wallet": {"phone_number": method.details.get("phone_number")} if method.type == "mobile_wallet" else {},
+        "language": customer.language,
+    }
+    event = new_event(
+        TRANSACTION_PROCESSED,
+        transaction.business_account_id,
+        transaction.mode,
+        "customer_transaction",
+        transaction.instruction_id,
+        {"object": data},
+        transaction.processed_at,
+    )
+    return [event]
 
 
 def _current(transaction: CustomerTransaction) -> CustomerTransaction:

@@ -103,6 +103,9 @@ class CollectionRoutes:
     def put(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
         return self._route("PUT", path, access, **options)
 
+    def patch(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
+        return self._route("PATCH", path, access, **options)
+
     def delete(self, path: str, access: RouteAccess, **options: Any) -> Callable[..., Any]:
         return self._route("DELETE", path, access, **options)
 

@@ -3,7 +3,7 @@ in domain.collection.kyc)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,19 @@ class CustomerIn(Strict):
 
     name: str = Field(min_length=1, max_length=200)
     document_type: str = Field(max_length=32)  # passport, dire or bi
+    email: str | None = Field(
+        default=None,
+        max_length=254,
+        description="The customer's e-mail: its messages go there (docs/notifications.md).",
+    )
+    phone_number: str | None = Field(
+        default=None,
+        max_length=20,
+        description="The customer's phone (E.164, e.g. +258841234567): its messages by SMS when it has no e-mail.",
+    )
+    language: Literal["pt", "en"] | None = Field(
+        default=None, description="The customer's language for its messages; absent: the business's."
+    )
 
 
 class KycComment(Strict):

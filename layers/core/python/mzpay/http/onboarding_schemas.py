@@ -4,7 +4,7 @@ are declared as objects here."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -55,3 +55,15 @@ class SuspendAccount(Strict):
     model_config = examples({"reason": "Chargebacks above the agreed ratio since October; under review."})
 
     reason: str | None = Field(default=None, max_length=500)
+
+
+class AccountSettingsIn(Strict):
+    """PATCH /v1/account/settings: the business's settings (each optional: what is absent keeps its value)."""
+
+    model_config = examples({"notification_language": "en"})
+
+    notification_language: Literal["pt", "en"] | None = Field(
+        default=None,
+        description="The language of the messages mzpay sends for this business (to its payers and customers, "
+        "and to its person of contact) when the recipient's own language is unknown: pt (the default) or en.",
+    )

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from mzpay.answers.collection_accounts import BusinessAccount, OnboardingDetails, OnboardingStatus, UploadedFile
+from mzpay.answers.collection_accounts import (
+    AccountSettings,
+    BusinessAccount,
+    OnboardingDetails,
+    OnboardingStatus,
+    UploadedFile,
+)
 from mzpay.answers.collection_identity import (
     DeviceCheck,
     DeviceTrusted,
@@ -48,6 +54,8 @@ ROUTES: Routes = {
     ("GET", "/v1/system/config/supported-docs"): SupportedDocuments,
     ("GET", "/v1/system/accountopening/checklist"): Checklist,
     ("GET", "/v1/account"): BusinessAccount,
+    ("GET", "/v1/account/settings"): AccountSettings,
+    ("PATCH", "/v1/account/settings"): AccountSettings,
     ("GET", "/v1/account/onboarding"): OnboardingStatus,
     ("GET", "/v1/account/onboarding/details"): OnboardingDetails,
     ("PUT", "/v1/account/onboarding/details"): OnboardingDetails,

@@ -7,7 +7,9 @@ and sends it (mzpay.cases.notifications). A duplicate queue message is harmless.
   erp, or no address for the method, sends nothing: the callback as today);
 - collection_request.paid: the receipt to its payer, the same way;
 - payment.succeeded of a hosted checkout (not a collection request's: its request's receipt says
-  it) paid from a mobile wallet: the receipt to that phone by SMS.
+  it) paid from a mobile wallet: the receipt to that phone by SMS;
+  each in the payer's language, else the business's;
+- a decision's or a transaction's notice (mzpay.steps.notices).
 Reminders and overdue notices are queued by the daily sweep (mzpay.cases.due_dates)."""
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from mzpay import deps
 from mzpay.domain.bills.payments import RESEND_EVENT
 from mzpay.domain.collection.notices import reaches_payer
 from mzpay.domain.collection.requests import EVENT_CREATED, EVENT_PAID
+from mzpay.domain.messages.notices import NOTICES
+from mzpay.steps.notices import business_language, dispatch_notice
 
 PAYMENT_SUCCEEDED = "payment.succeeded"
 
@@ -25,6 +29,8 @@ PAYMENT_SUCCEEDED = "payment.succeeded"
 def dispatch_notification(image: dict[str, Any]) -> bool:
     """Queue the notification a new event asks for (a duplicate message is harmless)."""
     kind = image.get("type")
+    if kind in NOTICES:
+        return dispatch_notice(image)
     if kind == EVENT_CREATED:
         return _collection_request((image.get("data") or {}).get("object"))
     if kind == EVENT_PAID:
@@ -45,7 +51,8 @@ def dispatch_notification(image: dict[str, Any]) -> bool:
 def _collection_request(request: Any, kind: str = "collection_request") -> bool:
     if not isinstance(request, dict) or reaches_payer(request) is None:
         return False
-    deps.notification_queue().send({"kind": kind, "request": request})
+    language = business_language(str(request.get("account_id")))
+    deps.notification_queue().send({"kind": kind, "request": request, "business_language": language})
     return True
 
 
@@ -55,6 +62,12 @@ def _checkout_receipt(image: dict[str, Any]) -> bool:
         return False
     if not ((payment.get("source") or {}).get("mobile_wallet") or {}).get("phone_number"):
         return False
-    message = {"kind": "receipt", "payment": payment, "account_id": image["account_id"], "mode": image["mode"]}
+    message = {
+        "kind": "receipt",
+        "payment": payment,
+        "account_id": image["account_id"],
+        "mode": image["mode"],
+        "business_language": business_language(str(image["account_id"])),
+    }
     deps.notification_queue().send(message)
     return True

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.collection.business import BusinessAccount
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import is_conditional_failure, landed
 from mzpay.store.base import InCollectionTable, put_new
+from mzpay.store.events import EventWrites
 from mzpay.store.transitions import applied, versioned_update
 
 
@@ -45,10 +47,15 @@ class BusinessAccounts(InCollectionTable):
         return str(item["business_account_id"]) if item else None
 
     def transition(
-        self, account: BusinessAccount, changes: dict[str, Any], audit: dict[str, Any] | None = None
+        self,
+        account: BusinessAccount,
+        changes: dict[str, Any],
+        audit: dict[str, Any] | None = None,
+        events: tuple[EventWrites, list[Event]] | None = None,
     ) -> BusinessAccount:
         """Apply `changes` if the account still has the status and version it was read with, with
-        its audit record (REVIEW#<audit id>) in the same transaction; AccountChanged otherwise.
+        its audit record (REVIEW#<audit id>) and `events` (written by the EventsTable's store: the
+        message a decision sends) in the same transaction; AccountChanged otherwise.
         A change giving the account its gateway_account_id puts that account's link item too, new:
         a gateway account another business took fails it the same way."""
         update = versioned_update(self.name, _key(account.account_id), account, changes)
@@ -60,6 +67,9 @@ class BusinessAccounts(InCollectionTable):
         if gateway_account_id is not None and gateway_account_id != account.gateway_account_id:
             link = {**_link_key(gateway_account_id), "business_account_id": account.account_id}
             items.append(put_new(self.name, {**link, "linked_at": changes["updated_at"]}))
+        if events and events[1]:
+            events[0].together(items, events[1], AccountChanged)
+            return applied(account, changes)
         try:
             if len(items) == 1:
                 self.client.update_item(**update["Update"])

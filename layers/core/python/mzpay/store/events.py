@@ -42,6 +42,26 @@ def update_with_events(
         raise
 
 
+class EventWrites(TableStore):
+    """Another table's change written with events in one transaction, for the stores whose
+    changes have no event of their own but may send a message (docs/notifications.md): a
+    decision on a business, a KYC outcome, a transaction with notify_customer."""
+
+    @classmethod
+    def from_env(cls) -> EventWrites:
+        return cls(env("EVENTS_TABLE"))
+
+    def together(self, items: list[dict[str, Any]], events: list[Event], refused: Callable[[], BaseException]) -> None:
+        """Write `items` (TransactItems of another table) and put `events`, in one transaction;
+        raise `refused()` when a condition fails."""
+        try:
+            self.client.transact_write_items(TransactItems=[*items, *event_puts(self.name, events)])
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise refused() from exc
+            raise
+
+
 class Events(TableStore):
     @classmethod
     def from_env(cls) -> Events:

@@ -8,7 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from mzpay.domain.collection.kyc import Customer, KycVerification
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.base import InCollectionTable, keyed, put_new
+from mzpay.store.events import EventWrites
+from mzpay.store.transitions import applied, versioned_update
 
 
 class VerificationChanged(Exception):
@@ -38,5 +41,16 @@ class KycStore(InCollectionTable):
     def verification(self, kyc_id: str) -> KycVerification | None:
         return self.read_item(KycVerification, _kyc_key(kyc_id))
 
-    def transition(self, verification: KycVerification, changes: dict[str, Any]) -> KycVerification:
-        return self.change_versioned(_kyc_key(verification.kyc_id), verification, changes, VerificationChanged)
+    def transition(
+        self,
+        verification: KycVerification,
+        changes: dict[str, Any],
+        events: tuple[EventWrites, list[Event]] | None = None,
+    ) -> KycVerification:
+        """Apply `changes` on the status and version read, with `events` (an outcome's message,
+        written by the EventsTable's store) in the same transaction; VerificationChanged otherwise."""
+        if not events or not events[1]:
+            return self.change_versioned(_kyc_key(verification.kyc_id), verification, changes, VerificationChanged)
+        update = versioned_update(self.name, _kyc_key(verification.kyc_id), verification, changes)
+        events[0].together([update], events[1], VerificationChanged)
+        return applied(verification, changes)

@@ -9,12 +9,18 @@ from typing import Any
 
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
+from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import in_index, index_entry, query_up_to
-from mzpay.store.base import InCollectionTable, keyed
+from mzpay.store.base import InCollectionTable, keyed, put_new
+from mzpay.store.events import EventWrites
 
 
 class MethodChanged(Exception):
     """The payment method moved since it was read."""
+
+
+class TransactionRecorded(Exception):
+    """The transaction was written already."""
 
 
 _key = keyed("PM", "PM")
@@ -36,10 +42,15 @@ class PaymentMethods(InCollectionTable):
     def change(self, method: PaymentMethod, changes: dict[str, Any]) -> PaymentMethod:
         return self.change_versioned(_key(method.pm_id), method, changes, MethodChanged)
 
-    def record(self, transaction: CustomerTransaction) -> None:
+    def record(self, transaction: CustomerTransaction, events: tuple[EventWrites, list[Event]] | None = None) -> None:
+        """Write the transaction once, with `events` (its message to the customer, written by the
+        EventsTable's store) in the same transaction."""
         listed = index_entry(f"TXNCUST#{transaction.customer_id}", transaction.instruction_id)
         item = {**_txn_key(transaction.instruction_id), **listed, **transaction.item()}
-        self.put_new_item(item)
+        if not events or not events[1]:
+            self.put_new_item(item)
+            return
+        events[0].together([put_new(self.name, item)], events[1], TransactionRecorded)
 
     def transaction(self, instruction_id: str) -> CustomerTransaction | None:
         return self.read_item(CustomerTransaction, _txn_key(instruction_id))

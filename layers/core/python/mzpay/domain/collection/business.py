@@ -255,6 +255,8 @@ class BusinessAccount(Entity):
     # the gateway account it collects through: its own id once approved, or the one an operator
     # linked (docs/onboarding.md, "From approval to collecting"); None before either
     gateway_account_id: str | None = None
+    # the language of its messages when the recipient's is unknown (docs/notifications.md); None: pt
+    notification_language: str | None = None
 
     def view(self) -> dict[str, Any]:
         """Account (spec): object, id, name, status, reason, details, errors, logo."""

@@ -92,8 +92,15 @@ class Customer(Entity):
     account_id: str
     name: str
     kyc_id: str  # the customer's verification
+    # where its messages go (docs/notifications.md): an e-mail, else a phone; its language if known
+    email: str | None = None
+    phone_number: str | None = None
+    language: str | None = None
     created_at: str
     updated_at: str
+
+    def contact(self) -> dict[str, Any]:
+        return {"email": self.email, "phone_number": self.phone_number}
 
 
 class KycVerification(Entity):
