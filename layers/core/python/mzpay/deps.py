@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
-    from mzpay.store.notifications import MessageRecords, NotificationQueue, SmsChannels
+    from mzpay.store.notifications import MessageRecords, NotificationQueue, SmsChannels, Suppressions
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -321,6 +321,14 @@ def message_records() -> MessageRecords:
     from mzpay.store.notifications import MessageRecords
 
     return MessageRecords.from_env()
+
+
+@once
+def suppressions() -> Suppressions:
+    """The region's suppression list of e-mail addresses and phone numbers."""
+    from mzpay.store.notifications import Suppressions
+
+    return Suppressions.from_env()
 
 
 @once

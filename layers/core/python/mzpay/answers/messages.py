@@ -31,12 +31,21 @@ class Notification(Answer):
     cause: str = Field(description="Why it was sent: collection_request.created (the request sent to its payer).")
     channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
     to: str = Field(description="The payer's address it went to (the request's contact for its delivery_method).")
-    status: Literal["queued", "sent", "simulated", "failed"] = Field(
-        description="queued: being sent; sent: the provider took it (provider_message_id); simulated: a test-mode "
-        "message, rendered and kept, never sent (docs/notifications.md, Test mode); failed: refused for good."
+    status: Literal["queued", "sent", "delivered", "bounced", "complained", "suppressed", "simulated", "failed"] = (
+        Field(
+            description="queued: being sent; sent: the provider took it (provider_message_id); delivered: the "
+            "recipient's mail server accepted it (e-mail); bounced: it bounced for good (e-mail); complained: the "
+            "recipient marked it as spam (e-mail); suppressed: not sent, the address is on the suppression list or "
+            "the phone number opted out of SMS (failure says which); simulated: a test-mode message, rendered and "
+            "kept, never sent (docs/notifications.md, Test mode); failed: refused for good."
+        )
     )
     provider_message_id: str | None = Field(description="SES's or SNS's message id once sent; null before.")
-    failure: str | None = Field(description="The provider's reason when failed; null otherwise.")
+    failure: str | None = Field(
+        description="Why it was not sent or not delivered (failed, suppressed, bounced, complained): the provider's "
+        "reason, suppression_list:<bounce|complaint>, sms_opted_out, ses_account_suppression_list, "
+        "bounce:<sub-type>, complaint:<feedback type>; null otherwise."
+    )
     created_at: Timestamp = Field(description="When it was queued for sending.")
     updated_at: Timestamp | None = Field(description="When its status last changed; null while queued.")
 

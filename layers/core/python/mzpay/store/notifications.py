@@ -1,6 +1,8 @@
 """Notifications in the payments table: an account's SMS channel (SMSCHANNEL#<account_id>/SMS,
 set by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
-OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), and the
+OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), the provider's
+message id of each sent one (PROVIDER#<message id>/MESSAGE: which record SES's events are about),
+the region's suppression list (SUPPRESSED#<channel>:<address>/SUPPRESSION), and the
 NotificationQueue the outbox feeds."""
 
 from __future__ import annotations
@@ -8,11 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mzpay.store.aws import SqsQueue, env, in_index, index_entry, is_conditional_failure
+from mzpay.store.aws import SqsQueue, client, env, in_index, index_entry, is_conditional_failure
 from mzpay.store.base import InPaymentsTable, keyed
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
 _message_key = keyed("NOTIFY", "MESSAGE")
+_provider_key = keyed("PROVIDER", "MESSAGE")
+_suppressed_key = keyed("SUPPRESSED", "SUPPRESSION")
 
 # A claim of a record lets one sender send it; after this many seconds without a result (its
 # sender died between the claim and the provider's answer) another may take it over.
@@ -71,7 +75,13 @@ class MessageRecords(InPaymentsTable):
         return str(item["status"]) if item else None
 
     def finish(self, cause: str, channel: str, to: str, status: str, now: str, **fields: str) -> None:
-        """The record's outcome: sent (with provider_message_id) or failed (with failure)."""
+        """The record's outcome: sent (with provider_message_id), failed or suppressed (with
+        failure). A provider message id is written beside it first (`by_provider`), so that the
+        provider's events about it find the record."""
+        if fields.get("provider_message_id"):
+            self.table.put_item(
+                Item={**_provider_key(fields["provider_message_id"]), "message": record_id(cause, channel, to)}
+            )
         names = {"#s": "status", **{f"#{name}": name for name in fields}}
         values = {":s": status, ":at": now, **{f":{name}": value for name, value in fields.items()}}
         sets = ", ".join(["#s = :s", "updated_at = :at", *(f"#{name} = :{name}" for name in fields)])
@@ -81,6 +91,36 @@ class MessageRecords(InPaymentsTable):
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         )
+
+    def by_provider(self, provider_message_id: str) -> dict[str, Any] | None:
+        """The record of the message the provider calls `provider_message_id`; None when unknown
+        (another stack's message on the same configuration set, or one not finished yet)."""
+        lookup = self.table.get_item(Key=_provider_key(provider_message_id), ConsistentRead=True).get("Item")
+        if not lookup:
+            return None
+        item = self.table.get_item(Key=_message_key(str(lookup["message"])), ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
+    def advance(self, record: dict[str, Any], status: str, before: tuple[str, ...], now: str, **fields: str) -> bool:
+        """Move `record` to `status` if it is still in one of the statuses `before` (a status
+        never goes back; an event applied twice applies once): True when this call moved it."""
+        names = {"#s": "status", **{f"#{name}": name for name in fields}}
+        values: dict[str, Any] = {":s": status, ":at": now, **{f":{name}": value for name, value in fields.items()}}
+        values.update({f":b{i}": value for i, value in enumerate(before)})
+        sets = ", ".join(["#s = :s", "updated_at = :at", *(f"#{name} = :{name}" for name in fields)])
+        try:
+            self.table.update_item(
+                Key=_message_key(record_id(record["cause"], record["channel"], record["to"])),
+                UpdateExpression=f"SET {sets}",
+                ConditionExpression=f"#s IN ({', '.join(f':b{i}' for i in range(len(before)))})",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            return False
+        return True
 
     def release(self, cause: str, channel: str, to: str) -> None:
         """Give up a claim after a fault, so that the retry may send at once."""
@@ -98,6 +138,40 @@ class MessageRecords(InPaymentsTable):
         return [dict(item) for item in response.get("Items", [])]
 
 
+def address(channel: str, to: str) -> str:
+    """How the suppression list spells an address: an e-mail address lowercased, a phone number
+    in E.164 without spaces."""
+    return to.strip().lower() if channel == "email" else "".join(to.split())
+
+
+class Suppressions(InPaymentsTable):
+    """The region's suppression list: addresses no message is sent to (a permanent bounce or a
+    complaint put them there), each with its reason, the event that put it there, and when."""
+
+    def get(self, channel: str, to: str) -> dict[str, Any] | None:
+        key = _suppressed_key(f"{channel}:{address(channel, to)}")
+        item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
+        return {k: item[k] for k in ("channel", "address", "reason", "source", "at")} if item else None
+
+    def add(self, channel: str, to: str, reason: str, source: str, at: str) -> bool:
+        """Put the address on the list (the first reason stays); True when it was not on it."""
+        spelled = address(channel, to)
+        item = {**_suppressed_key(f"{channel}:{spelled}"), "channel": channel, "address": spelled}
+        try:
+            self.table.put_item(
+                Item={**item, "reason": reason, "source": source, "at": at},
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            return False
+        return True
+
+    def remove(self, channel: str, to: str) -> None:
+        self.table.delete_item(Key=_suppressed_key(f"{channel}:{address(channel, to)}"))
+
+
 class NotificationQueue(SqsQueue):
     """NotificationQueue: one message per notification to send (a duplicate is harmless)."""
 
@@ -107,3 +181,9 @@ class NotificationQueue(SqsQueue):
 
     def send(self, message: dict[str, Any]) -> None:
         self.post(json.dumps(message, default=str))
+
+    def come_back_in(self, receipt_handle: str, seconds: int) -> None:
+        """The received message comes back in `seconds` (its visibility timeout from now)."""
+        client("sqs").change_message_visibility(
+            QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=seconds
+        )
