@@ -78,7 +78,7 @@ def test_a_delivery_then_a_hard_bounce_reach_the_record_and_suppress_the_address
     first = create(mz, payer=payer(delivery_method="email", contact=contact))
     emails_to(stack, address)
     message_id = notifications(mz, first["id"], "sent")["provider_message_id"]
-    assert message_id in [m["id"] for m in sent(stack)["emails"]]
+    assert message_id in [m["message_id"] for m in sent(stack)["emails"]]
 
     delivery = {"timestamp": "2026-11-29T10:00:02.000Z", "recipients": [address], "smtpResponse": "250 ok"}
     publish(stack, ses_event("Delivery", message_id, address, delivery))
