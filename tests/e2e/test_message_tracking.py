@@ -7,6 +7,7 @@ destinations), so the test publishes SES's event, shaped as SES shapes it, to th
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -15,9 +16,10 @@ import pytest
 from ulid import ULID
 
 from devstack.launcher import RunningStack
+from mzpay_admin.cli import run
 from tests.e2e.collection_client import Collection, assert_ok
-from tests.e2e.test_collection_requests import create, payer, unique_phone
-from tests.e2e.test_messages import emails_to, sent
+from tests.e2e.test_collection_requests import create, full, payer, unique_phone
+from tests.e2e.test_messages import emails_to, sent, sms_to
 from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
@@ -54,10 +56,10 @@ def publish(stack: RunningStack, event: dict[str, Any]) -> None:
     aws(stack, "sns").publish(TopicArn=topic, Message=json.dumps(event))
 
 
-def events_applied(stack: RunningStack) -> None:
-    """Every event on MessageEventsQueue was taken and handled (none waiting, none in flight)."""
+def events_applied(stack: RunningStack, queue: str = "MessageEventsQueue") -> None:
+    """Every message on `queue` was taken and handled (none waiting, none in flight)."""
     names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
-    url = stack.state["resources"]["mz"]["MessageEventsQueue"]
+    url = stack.state["resources"]["mz"][queue]
     eventually(
         lambda: aws(stack, "sqs").get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"],
         lambda counts: all(counts[name] == "0" for name in names),
@@ -100,3 +102,27 @@ def test_a_delivery_then_a_hard_bounce_reach_the_record_and_suppress_the_address
     suppressed = notifications(mz, second["id"], "suppressed")
     assert (suppressed["failure"], suppressed["provider_message_id"]) == ("suppression_list:bounce", None)
     assert len([m for m in sent(stack)["emails"] if any(address in d.lower() for d in m["destinations"])]) == 1
+
+
+def test_an_operator_replays_the_notification_dead_letters_and_nothing_is_sent_twice(
+    mz: Collection, stack: RunningStack
+) -> None:
+    """mzpay-admin notification-dead-letters replay (POST /v1/notification-dead-letters/replay):
+    a dead letter whose message was sent meanwhile goes back to NotificationQueue and is dropped by
+    the sender, not sent again."""
+    phone = unique_phone()
+    created = create(mz, payer=payer(phone))
+    sms_to(stack, phone)
+    dead = {"kind": "collection_request", "request": full(mz, created["id"])}
+    dead_letters = stack.state["resources"]["mz"]["NotificationDeadLetterQueue"]
+    aws(stack, "sqs").send_message(QueueUrl=dead_letters, MessageBody=json.dumps(dead))
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--region", "mz", "--stack-file", str(stack.state_file), "notification-dead-letters", "replay", "--json"]
+    assert run(argv, out, err, {}) == 0, err.getvalue()
+    answer = json.loads(out.getvalue())
+    assert answer["object"] == "notification_dead_letter_replay" and answer["has_more"] is False
+    assert answer["replayed"] >= 1  # ours (and any other test's dead letter)
+    events_applied(stack, "NotificationQueue")
+    events_applied(stack, "NotificationDeadLetterQueue")
+    sms_to(stack, phone, count=1)
+    assert notifications(mz, created["id"], "sent")["to"] == phone

@@ -23,6 +23,7 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import notifications
+from mzpay.operators import notification_dead_letters
 from mzpay.ports.messaging import Throttled
 from mzpay.steps.notifications import dispatch_notification
 from mzpay.store.aws import client
@@ -36,6 +37,7 @@ ADDRESS = "joao@example.co.mz"
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
     with function_stack("NotificationSenderFunction", monkeypatch) as provisioned, atomic_dynamodb():
         monkeypatch.setenv("NOTIFICATION_QUEUE_URL", provisioned.physical["NotificationQueue"])
+        monkeypatch.setenv("NOTIFICATION_DEAD_LETTER_QUEUE_URL", provisioned.physical["NotificationDeadLetterQueue"])
         monkeypatch.setenv("TEST_MODE_MESSAGES", "deliver")
         deps.reset()
         yield provisioned
@@ -282,3 +284,31 @@ def test_the_throttle_waits_grow_with_the_receive_count() -> None:
     for receive_count, ceiling in [(1, 60), (2, 240), (3, 960), (4, 3840), (9, 43_200)]:
         waits = {sender_app.throttle_delay(receive_count) for _ in range(50)}
         assert all(ceiling // 2 <= wait <= ceiling for wait in waits), (receive_count, waits)
+
+
+def test_dead_letters_are_replayed_and_a_message_sent_already_is_not_sent_again(stack: ProvisionedStack) -> None:
+    """What the sender gave up on (5 receives: here put on the dead-letter queue directly) goes
+    back to NotificationQueue (POST /v1/notification-dead-letters/replay); sending stays once."""
+    dispatch_notification(created_event("sms", request_id="cr_01JD5XK0W8Q5W3M4N6P7R8S9F1"))
+    dispatch_notification(created_event("sms", request_id="cr_01JD5XK0W8Q5W3M4N6P7R8S9F2"))
+    first, second = sorted(queued(), key=lambda m: str(m["request"]["id"]))
+    notifications.deliver(first)  # sent, and yet its message reached the dead letters too
+    dead_letters = stack.physical["NotificationDeadLetterQueue"]
+    for message in (first, second):
+        client("sqs").send_message(QueueUrl=dead_letters, MessageBody=json.dumps(message))
+
+    answer = notification_dead_letters.replay(1)
+    assert (answer.replayed, answer.has_more) == (1, True)
+    answer = notification_dead_letters.replay(100)
+    assert (answer.replayed, answer.has_more) == (1, False)
+    assert client("sqs").receive_message(QueueUrl=dead_letters).get("Messages") is None
+
+    replayed = queued()
+    assert sorted(str(m["request"]["id"]) for m in replayed) == [
+        "cr_01JD5XK0W8Q5W3M4N6P7R8S9F1",
+        "cr_01JD5XK0W8Q5W3M4N6P7R8S9F2",
+    ]
+    for message in replayed:
+        notifications.deliver(message)
+    assert [to for to, _ in sent_sms()] == ["+258841234567", "+258841234567"]  # one each: the first not again
+    assert record_of("cr_01JD5XK0W8Q5W3M4N6P7R8S9F2")["status"] == "sent"

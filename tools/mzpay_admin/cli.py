@@ -254,6 +254,10 @@ def _dispatch_failures_replay(client: ManagementClient, args: argparse.Namespace
     return client.replay_dispatch_failure(args.message_id)
 
 
+def _notification_dead_letters_replay(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.replay_notification_dead_letters(args.limit)
+
+
 def _accounts_pricing(client: ManagementClient, args: argparse.Namespace) -> Response:
     if args.file is None:
         return client.fee_schedule(args.account_id)
@@ -574,6 +578,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("message_id", metavar="MESSAGE_ID")
     replay.set_defaults(handler=_dispatch_failures_replay)
+    dead_letters = commands.add_parser(
+        "notification-dead-letters", help="e-mails and SMS the notification sender gave up on (docs/operations.md)"
+    ).add_subparsers(dest="action", metavar="ACTION", required=True)
+    replay_letters = dead_letters.add_parser(
+        "replay", parents=[json_option], help="put them back on the notification queue (after the cause is repaired)"
+    )
+    replay_letters.add_argument("--limit", type=int, default=100, help="at most this many, 1 to 1000 (default 100)")
+    replay_letters.set_defaults(handler=_notification_dead_letters_replay)
     _add_biller_commands(commands, json_option)
     return parser
 

@@ -47,7 +47,13 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
-    from mzpay.store.notifications import MessageRecords, NotificationQueue, SmsChannels, Suppressions
+    from mzpay.store.notifications import (
+        MessageRecords,
+        NotificationDeadLetters,
+        NotificationQueue,
+        SmsChannels,
+        Suppressions,
+    )
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -321,6 +327,13 @@ def message_records() -> MessageRecords:
     from mzpay.store.notifications import MessageRecords
 
     return MessageRecords.from_env()
+
+
+@once
+def notification_dead_letters() -> NotificationDeadLetters:
+    from mzpay.store.notifications import NotificationDeadLetters
+
+    return NotificationDeadLetters.from_env()
 
 
 @once

@@ -57,3 +57,13 @@ class NotificationList(ListOf[Notification]):
 
     data: list[Notification] = Field(description="Every message about the request.")
     has_more: Literal[False] = Field(description="Always false: the list is whole.")
+
+
+class NotificationDeadLetterReplay(Answer):
+    """Dead letters of the notification sender put back on its queue (management API)."""
+
+    model_config = examples({"object": "notification_dead_letter_replay", "replayed": 3, "has_more": False})
+
+    object: Literal["notification_dead_letter_replay"] = Field(description="Always notification_dead_letter_replay.")
+    replayed: int = Field(description="How many messages went back to NotificationQueue.")
+    has_more: bool = Field(description="True when dead letters remain past `limit`: replay again.")

@@ -187,3 +187,22 @@ class NotificationQueue(SqsQueue):
         client("sqs").change_message_visibility(
             QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=seconds
         )
+
+
+class NotificationDeadLetters(SqsQueue):
+    """NotificationDeadLetterQueue: messages the sender gave up on (5 receives), kept for a replay."""
+
+    @classmethod
+    def from_env(cls) -> NotificationDeadLetters:
+        return cls(env("NOTIFICATION_DEAD_LETTER_QUEUE_URL"))
+
+    def take(self, most: int, hidden_seconds: int = 60) -> list[tuple[str, str]]:
+        """Up to `most` (at most 10) messages, hidden for `hidden_seconds` (0: a peek, they stay
+        visible): (body, receipt handle) each."""
+        answer = client("sqs").receive_message(
+            QueueUrl=self.url, MaxNumberOfMessages=most, VisibilityTimeout=hidden_seconds
+        )
+        return [(str(m["Body"]), str(m["ReceiptHandle"])) for m in answer.get("Messages", [])]
+
+    def drop(self, receipt_handle: str) -> None:
+        client("sqs").delete_message(QueueUrl=self.url, ReceiptHandle=receipt_handle)
