@@ -67,6 +67,13 @@ def events_applied(stack: RunningStack, queue: str = "MessageEventsQueue") -> No
     )
 
 
+def admin(stack: RunningStack, *argv: str) -> Any:
+    """mzpay-admin's --json answer to `argv` on the local stack's mz region."""
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--region", "mz", "--stack-file", str(stack.state_file), *argv], out, err, {}) == 0, err.getvalue()
+    return json.loads(out.getvalue())
+
+
 def ses_event(kind: str, message_id: str, address: str, detail: dict[str, Any]) -> dict[str, Any]:
     mail = {"timestamp": "2026-11-29T10:00:00.000Z", "messageId": message_id, "destination": [address]}
     return {"eventType": kind, "mail": mail, kind[0].lower() + kind[1:]: detail}
@@ -103,6 +110,14 @@ def test_a_delivery_then_a_hard_bounce_reach_the_record_and_suppress_the_address
     assert (suppressed["failure"], suppressed["provider_message_id"]) == ("suppression_list:bounce", None)
     assert len([m for m in sent(stack)["emails"] if any(address in d.lower() for d in m["destinations"])]) == 1
 
+    # an operator reads the address on the list and takes it off: the next e-mail is sent
+    shown = admin(stack, "suppressions", "show", "email", address.upper(), "--json")
+    assert (shown["address"], shown["reason"], shown["source"]) == (address, "bounce", f"ses:Bounce:{message_id}")
+    assert admin(stack, "suppressions", "remove", "email", address, "--json") == shown
+    third = create(mz, payer=payer(delivery_method="email", contact=contact))
+    assert notifications(mz, third["id"], "sent")["failure"] is None
+    emails_to(stack, address, count=2)
+
 
 def test_an_operator_replays_the_notification_dead_letters_and_nothing_is_sent_twice(
     mz: Collection, stack: RunningStack
@@ -116,10 +131,7 @@ def test_an_operator_replays_the_notification_dead_letters_and_nothing_is_sent_t
     dead = {"kind": "collection_request", "request": full(mz, created["id"])}
     dead_letters = stack.state["resources"]["mz"]["NotificationDeadLetterQueue"]
     aws(stack, "sqs").send_message(QueueUrl=dead_letters, MessageBody=json.dumps(dead))
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["--region", "mz", "--stack-file", str(stack.state_file), "notification-dead-letters", "replay", "--json"]
-    assert run(argv, out, err, {}) == 0, err.getvalue()
-    answer = json.loads(out.getvalue())
+    answer = admin(stack, "notification-dead-letters", "replay", "--json")
     assert answer["object"] == "notification_dead_letter_replay" and answer["has_more"] is False
     assert answer["replayed"] >= 1  # ours (and any other test's dead letter)
     events_applied(stack, "NotificationQueue")

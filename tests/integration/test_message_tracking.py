@@ -23,7 +23,8 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.cases import notifications
-from mzpay.operators import notification_dead_letters
+from mzpay.domain.common.errors import ServiceError
+from mzpay.operators import message_suppressions, notification_dead_letters
 from mzpay.ports.messaging import Throttled
 from mzpay.steps.notifications import dispatch_notification
 from mzpay.store.aws import client
@@ -174,7 +175,13 @@ def test_delivery_then_a_permanent_bounce_suppresses_the_address(stack: Provisio
     later = send_email("cr_01JD5XK0W8Q5W3M4N6P7R8S9A2", to="JOAO@example.co.mz")
     assert (later["status"], later["failure"]) == ("suppressed", "suppression_list:bounce")
     assert len(sent_emails()) == 1
-    deps.suppressions().remove("email", ADDRESS)  # an operator takes it off the list
+    # an operator reads it and takes it off the list (GET, DELETE /v1/message-suppressions/email/<address>)
+    shown = message_suppressions.suppression("email", "JOAO@example.co.mz")
+    assert (shown.object, shown.address, shown.reason) == ("message_suppression", ADDRESS, "bounce")
+    assert message_suppressions.remove("email", ADDRESS) == shown
+    with pytest.raises(ServiceError) as gone:
+        message_suppressions.remove("email", ADDRESS)
+    assert (gone.value.status, gone.value.code) == (404, "not_found")
     assert send_email("cr_01JD5XK0W8Q5W3M4N6P7R8S9A3")["status"] == "sent"
 
 

@@ -67,3 +67,25 @@ class NotificationDeadLetterReplay(Answer):
     object: Literal["notification_dead_letter_replay"] = Field(description="Always notification_dead_letter_replay.")
     replayed: int = Field(description="How many messages went back to NotificationQueue.")
     has_more: bool = Field(description="True when dead letters remain past `limit`: replay again.")
+
+
+class MessageSuppression(Answer):
+    """An address on the region's suppression list: no message is sent to it."""
+
+    model_config = examples(
+        {
+            "object": "message_suppression",
+            "channel": "email",
+            "address": "joao@example.co.mz",
+            "reason": "bounce",
+            "source": "ses:Bounce:0100018c1e2f3a4b-5c6d7e8f-0a1b-2c3d-4e5f-6a7b8c9d0e1f-000000",
+            "at": "2026-11-03T09:12:05Z",
+        }
+    )
+
+    object: Literal["message_suppression"] = Field(description="Always message_suppression.")
+    channel: Literal["email", "sms"] = Field(description="email or sms.")
+    address: str = Field(description="The address as the list spells it: lowercased e-mail, E.164 phone number.")
+    reason: Literal["bounce", "complaint"] = Field(description="bounce: it bounced for good; complaint: spam report.")
+    source: str = Field(description="The event that put it there: ses:<event type>:<SES message id>.")
+    at: Timestamp = Field(description="When it was put there.")
