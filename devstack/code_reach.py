@@ -55,6 +55,7 @@ CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "create_secret": ("secretsmanager", ("secretsmanager:CreateSecret",)),
     "send_email": ("ses", ("ses:SendEmail",)),  # SES API v2 (its IAM actions keep the ses: prefix)
     "publish": ("sns", ("sns:Publish",)),
+    "check_if_phone_number_is_opted_out": ("sns", ("sns:CheckIfPhoneNumberIsOptedOut",)),
 }
 # Connectors whose provider is an AWS service: followed like the stores (mzpay.deps builds them
 # with `from_env`), so their calls are granted like a store's.

@@ -53,10 +53,11 @@ SERVICE_OF_TYPE = {
     "AWS::SES::EmailIdentity": "ses",
 }
 # ses resources' ARN kinds; SNS's Publish to a phone number has no resource to name: "*" (IAM's
-# only way to allow SMS), and only that call is granted so.
+# only way to allow SMS), and only that call (and the opt-out check, which has no resource at
+# all) is granted so.
 SES_ARN_KIND = {"AWS::SES::ConfigurationSet": "configuration-set", "AWS::SES::EmailIdentity": "identity"}
 # A Deny on every topic follows that grant, so it allows SMS to phone numbers only.
-ANY_RESOURCE = {"sns:Publish"}
+ANY_RESOURCE = {"sns:Publish", "sns:CheckIfPhoneNumberIsOptedOut"}
 TOPICS = "!Sub arn:${AWS::Partition}:sns:*:*:*"
 
 # Store functions handed an ARN by data rather than by the environment: the environment variable

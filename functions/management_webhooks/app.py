@@ -1,8 +1,10 @@
-"""Management API: webhook deliveries and dispatch failures."""
+"""Management API: webhook deliveries and dispatch failures, notification dead letters, the
+message suppression list."""
 
 from typing import Annotated
 
 from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookDispatchReplay
+from mzpay.answers.messages import MessageSuppression, NotificationDeadLetterReplay
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
 from mzpay.domain.webhooks.rules import DeliveryStatus
 from mzpay.entry import management_app
@@ -13,7 +15,7 @@ from mzpay.http.resolver import to_response
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.operators import dispatch_failures, webhook_deliveries
+    from mzpay.operators import dispatch_failures, message_suppressions, notification_dead_letters, webhook_deliveries
 
 app = management_app()
 
@@ -67,6 +69,35 @@ def replay_webhook_dispatch_failure(message_id: str) -> WebhookDispatchReplay:
     Dispatches the events of one message again; the message leaves the queue once nothing more can
     be done for them."""
     return dispatch_failures.replay(message_id)
+
+
+@app.post("/v1/notification-dead-letters/replay")
+def replay_notification_dead_letters(
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> NotificationDeadLetterReplay:
+    """Replay notification dead letters
+
+    Puts up to `limit` messages of NotificationDeadLetterQueue (e-mails and SMS the sender gave up
+    on) back on NotificationQueue. A message already sent, suppressed or failed is not sent again."""
+    return notification_dead_letters.replay(limit)
+
+
+@app.get("/v1/message-suppressions/<channel>/<address>")
+def get_message_suppression(channel: str, address: str) -> MessageSuppression:
+    """Read a suppressed address
+
+    Whether the region's suppression list has the e-mail address or phone number (channel email
+    or sms), and why; 404 when it has not."""
+    return message_suppressions.suppression(channel, address)
+
+
+@app.delete("/v1/message-suppressions/<channel>/<address>")
+def remove_message_suppression(channel: str, address: str) -> MessageSuppression:
+    """Take an address off the suppression list
+
+    Messages to it are sent again; the answer is what the list said. SES's own account-level
+    list is separate (docs/notifications.md, Suppression)."""
+    return message_suppressions.remove(channel, address)
 
 
 lambda_handler = handler_for(app)

@@ -94,6 +94,7 @@ def test_a_count_takes_exactly_its_declared_dimensions(capsys: pytest.CaptureFix
         "WebhookAttempts",
         "WebhookDeliveries",
         "AuthorizerRefusals",
+        "Messages",
         "AuditWriteFailures",
     }
 

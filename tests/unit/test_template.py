@@ -124,20 +124,22 @@ TOPICS = {"Fn::Sub": "arn:${AWS::Partition}:sns:*:*:*"}
 
 def test_functions_use_scoped_policies_only() -> None:
     """Inline statements only (tests/unit/test_iam.py derives them from the code), each allowing
-    named actions on named resources, never "*" but for SMS: `sns:Publish` to phone numbers has
-    no resource to name, so it is allowed on "*" beside a Deny of every topic."""
+    named actions on named resources, never "*" but for SMS: `sns:Publish` to phone numbers and
+    `sns:CheckIfPhoneNumberIsOptedOut` have no resource to name, so they are allowed on "*" beside
+    a Deny of the same actions on every topic."""
+    sms_actions = {"sns:Publish", "sns:CheckIfPhoneNumberIsOptedOut"}
     for logical_id, function in FUNCTIONS.items():
         for policy in function["Properties"].get("Policies") or []:
             assert isinstance(policy, dict) and set(policy) == {"Statement"}, f"{logical_id}: {policy!r}"
             statements = policy["Statement"]
-            sms_only = {"Sid": "NoTopics", "Effect": "Deny", "Action": ["sns:Publish"], "Resource": TOPICS}
             for statement in statements:
                 resources = (
                     statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
                 )
-                if statement == sms_only:
+                sms_only = {"Sid": "NoTopics", "Effect": "Deny", "Action": statement["Action"], "Resource": TOPICS}
+                if statement == sms_only and set(statement["Action"]) <= sms_actions:
                     continue
-                if statement["Action"] == ["sns:Publish"] and resources == ["*"]:
+                if set(statement["Action"]) <= sms_actions and resources == ["*"]:
                     assert statement["Effect"] == "Allow" and sms_only in statements, logical_id
                     continue
                 assert statement["Effect"] == "Allow" and all(r not in ("*", "") for r in resources), logical_id

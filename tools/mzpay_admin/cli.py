@@ -254,6 +254,18 @@ def _dispatch_failures_replay(client: ManagementClient, args: argparse.Namespace
     return client.replay_dispatch_failure(args.message_id)
 
 
+def _suppressions_show(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.message_suppression(args.channel, args.address)
+
+
+def _suppressions_remove(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.remove_message_suppression(args.channel, args.address)
+
+
+def _notification_dead_letters_replay(client: ManagementClient, args: argparse.Namespace) -> Response:
+    return client.replay_notification_dead_letters(args.limit)
+
+
 def _accounts_pricing(client: ManagementClient, args: argparse.Namespace) -> Response:
     if args.file is None:
         return client.fee_schedule(args.account_id)
@@ -574,6 +586,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("message_id", metavar="MESSAGE_ID")
     replay.set_defaults(handler=_dispatch_failures_replay)
+    dead_letters = commands.add_parser(
+        "notification-dead-letters", help="e-mails and SMS the notification sender gave up on (docs/operations.md)"
+    ).add_subparsers(dest="action", metavar="ACTION", required=True)
+    replay_letters = dead_letters.add_parser(
+        "replay", parents=[json_option], help="put them back on the notification queue (after the cause is repaired)"
+    )
+    replay_letters.add_argument("--limit", type=int, default=100, help="at most this many, 1 to 1000 (default 100)")
+    replay_letters.set_defaults(handler=_notification_dead_letters_replay)
+    suppressions = commands.add_parser(
+        "suppressions", help="the region's message suppression list (docs/notifications.md)"
+    ).add_subparsers(dest="action", metavar="ACTION", required=True)
+    for action, handler, help_text in (
+        ("show", _suppressions_show, "whether an address is suppressed, and why"),
+        ("remove", _suppressions_remove, "take an address off the list: messages to it are sent again"),
+    ):
+        command = suppressions.add_parser(action, parents=[json_option], help=help_text)
+        command.add_argument("channel", choices=("email", "sms"))
+        command.add_argument("address", metavar="ADDRESS", help="an e-mail address or an E.164 phone number")
+        command.set_defaults(handler=handler)
     _add_biller_commands(commands, json_option)
     return parser
 

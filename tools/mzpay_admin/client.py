@@ -177,6 +177,15 @@ class ManagementClient:
     def replay_dispatch_failure(self, message_id: str) -> Response:
         return self.request("POST", f"/v1/webhook-dispatch-failures/{_segment(message_id)}/replay")
 
+    def replay_notification_dead_letters(self, limit: int) -> Response:
+        return self.request("POST", f"/v1/notification-dead-letters/replay?limit={int(limit)}")
+
+    def message_suppression(self, channel: str, address: str) -> Response:
+        return self.request("GET", f"/v1/message-suppressions/{_segment(channel)}/{_segment(address)}")
+
+    def remove_message_suppression(self, channel: str, address: str) -> Response:
+        return self.request("DELETE", f"/v1/message-suppressions/{_segment(channel)}/{_segment(address)}")
+
     def create_biller(self, body: dict[str, Any]) -> Response:
         return self.request("POST", "/v1/billers", body)
 

@@ -93,6 +93,7 @@ class Settings(BaseModel):
     upload_counters_table: str | None = None
     webhook_deliveries_table: str | None = None
     notification_queue_url: str | None = None
+    notification_dead_letter_queue_url: str | None = None
     payout_settlement_queue_url: str | None = None
     report_queue_url: str | None = None
     webhook_queue_url: str | None = None

@@ -47,7 +47,14 @@ if TYPE_CHECKING:
     from mzpay.store.licence import Licences
     from mzpay.store.listings import Listings
     from mzpay.store.name_lookups import NameLookups
-    from mzpay.store.notifications import MessageRecords, NotificationQueue, RecipientDays, SmsChannels
+    from mzpay.store.notifications import (
+        MessageRecords,
+        NotificationDeadLetters,
+        NotificationQueue,
+        RecipientDays,
+        SmsChannels,
+        Suppressions,
+    )
     from mzpay.store.oauth import OAuthStore
     from mzpay.store.partners import Partners
     from mzpay.store.payment_methods import PaymentMethods
@@ -335,6 +342,21 @@ def recipient_days() -> RecipientDays:
     from mzpay.store.notifications import RecipientDays
 
     return RecipientDays.from_env()
+
+
+@once
+def notification_dead_letters() -> NotificationDeadLetters:
+    from mzpay.store.notifications import NotificationDeadLetters
+
+    return NotificationDeadLetters.from_env()
+
+
+@once
+def suppressions() -> Suppressions:
+    """The region's suppression list of e-mail addresses and phone numbers."""
+    from mzpay.store.notifications import Suppressions
+
+    return Suppressions.from_env()
 
 
 @once

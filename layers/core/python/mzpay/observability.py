@@ -28,6 +28,10 @@ COUNTS: dict[str, tuple[str, ...]] = {
     "WebhookAttempts": ("outcome",),  # one POST: delivered, retry, stopped, failed
     "WebhookDeliveries": ("outcome",),  # a delivery's end: delivered, stopped, failed (out of attempts)
     "AuthorizerRefusals": ("code",),  # unauthorized, invalid_api_key, ip_not_allowed, wrong_region, ...
+    "Messages": (
+        "outcome",
+        "channel",
+    ),  # a message to a person: sent, failed, suppressed, throttled, delivered, bounced, complained
     "AuditWriteFailures": (),  # an audit record that only the log kept (the trail's table refused it)
 }
 

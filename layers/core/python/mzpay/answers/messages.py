@@ -10,6 +10,11 @@ from pydantic import Field
 
 from mzpay.answers.base import Answer, ListOf, Page, Timestamp, examples
 
+# What became of a message (mzpay.domain.messages.records.STATUSES).
+Status = Literal[
+    "queued", "deferred", "sent", "delivered", "bounced", "complained", "simulated", "failed", "suppressed"
+]
+
 _MESSAGE: dict[str, Any] = {
     "object": "notification",
     "cause": "collection_request.created",
@@ -32,15 +37,20 @@ class Notification(Answer):
     cause: str = Field(description="Why it was sent: collection_request.created (the request sent to its payer).")
     channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
     to: str = Field(description="The payer's address it went to (the request's contact for its delivery_method).")
-    status: Literal["queued", "deferred", "sent", "simulated", "failed", "suppressed"] = Field(
+    status: Status = Field(
         description="queued: being sent; deferred: an SMS waiting for the end of the quiet hours (21:00-07:00 "
-        "Maputo); sent: the provider took it (provider_message_id); simulated: a test-mode "
-        "message, rendered and kept, never sent (docs/notifications.md, Test mode); failed: refused for good; "
-        "suppressed: not sent (failure says why: daily_cap, the payer had their messages for the day)."
+        "Maputo); sent: the provider took it (provider_message_id); delivered: the recipient's mail server "
+        "accepted it (e-mail); bounced: it bounced for good (e-mail); complained: the recipient marked it as "
+        "spam (e-mail); suppressed: not sent (failure says why: daily_cap, the recipient had their messages for "
+        "the day; the address is on the suppression list or the phone number opted out of SMS); simulated: a "
+        "test-mode message, rendered and kept, never sent (docs/notifications.md, Test mode); failed: refused "
+        "for good."
     )
     provider_message_id: str | None = Field(description="SES's or SNS's message id once sent; null before.")
     failure: str | None = Field(
-        description="The provider's reason when failed; why when suppressed (daily_cap); null otherwise."
+        description="Why it was not sent or not delivered (failed, suppressed, bounced, complained): the provider's "
+        "reason, daily_cap, suppression_list:<bounce|complaint>, sms_opted_out, ses_account_suppression_list, "
+        "bounce:<sub-type>, complaint:<feedback type>; null otherwise."
     )
     created_at: Timestamp = Field(description="When it was queued for sending.")
     updated_at: Timestamp | None = Field(description="When its status last changed; null while queued.")
@@ -88,9 +98,7 @@ class Message(Answer):
     subject_id: str = Field(description="The object it is about (a collection request, a bill payment).")
     channel: Literal["email", "sms"] = Field(description="email (Amazon SES) or sms (Amazon SNS).")
     to: str = Field(description="The recipient's address.")
-    status: Literal["queued", "deferred", "sent", "simulated", "failed", "suppressed"] = Field(
-        description="As a collection request's notifications say (docs/notifications.md)."
-    )
+    status: Status = Field(description="As a collection request's notifications say (docs/notifications.md).")
     subject: str | None = Field(description="An e-mail's subject; null for an SMS.")
     text: str = Field(description="The SMS, or the e-mail's plain-text part, as rendered.")
     sms: SmsSize | None = Field(description="An SMS's segments and encoding; null for an e-mail.")
@@ -105,3 +113,35 @@ class MessageList(Page[Message]):
     """A page of an account's messages in a mode, newest first (the console's Messages page)."""
 
     model_config = examples({"data": [_SENT], "has_more": False, "next_page_token": None})
+
+
+class NotificationDeadLetterReplay(Answer):
+    """Dead letters of the notification sender put back on its queue (management API)."""
+
+    model_config = examples({"object": "notification_dead_letter_replay", "replayed": 3, "has_more": False})
+
+    object: Literal["notification_dead_letter_replay"] = Field(description="Always notification_dead_letter_replay.")
+    replayed: int = Field(description="How many messages went back to NotificationQueue.")
+    has_more: bool = Field(description="True when dead letters remain past `limit`: replay again.")
+
+
+class MessageSuppression(Answer):
+    """An address on the region's suppression list: no message is sent to it."""
+
+    model_config = examples(
+        {
+            "object": "message_suppression",
+            "channel": "email",
+            "address": "joao@example.co.mz",
+            "reason": "bounce",
+            "source": "ses:Bounce:0100018c1e2f3a4b-5c6d7e8f-0a1b-2c3d-4e5f-6a7b8c9d0e1f-000000",
+            "at": "2026-11-03T09:12:05Z",
+        }
+    )
+
+    object: Literal["message_suppression"] = Field(description="Always message_suppression.")
+    channel: Literal["email", "sms"] = Field(description="email or sms.")
+    address: str = Field(description="The address as the list spells it: lowercased e-mail, E.164 phone number.")
+    reason: Literal["bounce", "complaint"] = Field(description="bounce: it bounced for good; complaint: spam report.")
+    source: str = Field(description="The event that put it there: ses:<event type>:<SES message id>.")
+    at: Timestamp = Field(description="When it was put there.")

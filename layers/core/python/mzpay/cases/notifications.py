@@ -20,7 +20,8 @@ from mzpay.domain.messages import format as fmt
 from mzpay.domain.messages import notices
 from mzpay.domain.payments.fiscal import short_number
 from mzpay.messages import DUE  # a reminder or overdue notice (`notice`) of the daily sweep
-from mzpay.ports.messaging import Attachment, Outgoing, Undeliverable
+from mzpay.observability import count
+from mzpay.ports.messaging import Attachment, Outgoing, Throttled, Undeliverable
 from mzpay.steps import courtesy
 
 COLLECTION_REQUEST = "collection_request"  # a queue message's kind: a new request to its payer
@@ -88,16 +89,43 @@ def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: st
     if held := courtesy.hold(record):  # the recipient's daily cap (or, raised, the quiet hours)
         return held
     try:
+        if reason := _suppression(outgoing):
+            return _withheld(cause, outgoing, "suppressed", reason)
         provider_id = deps.message_sender().send(outgoing)
     except Undeliverable as refused:
         records.finish(cause, outgoing.channel, outgoing.to, "failed", iso(datetime.now(UTC)), failure=str(refused))
-        return "failed"
-    except Exception:
+        return _counted("failed", outgoing.channel)
+    except Exception as fault:  # the queue message comes back (later, for a throttle: the sender's record handler)
         records.release(cause, outgoing.channel, outgoing.to)
+        if isinstance(fault, Throttled):
+            count("Messages", outcome="throttled", channel=outgoing.channel)
         raise
     now = iso(datetime.now(UTC))
     records.finish(cause, outgoing.channel, outgoing.to, "sent", now, provider_message_id=provider_id, sent_at=now)
-    return "sent"
+    return _counted("sent", outgoing.channel)
+
+
+def _suppression(outgoing: Outgoing) -> str | None:
+    """Why `outgoing` must not be sent, or None: its address is on the region's suppression list
+    (a permanent bounce or a complaint: `suppression_list:<reason>`), or the phone number opted
+    out of SMS at SNS (`sms_opted_out`)."""
+    listed = deps.suppressions().get(outgoing.channel, outgoing.to)
+    if listed:
+        return f"suppression_list:{listed['reason']}"
+    if deps.message_sender().opted_out(outgoing):
+        return "sms_opted_out"
+    return None
+
+
+def _withheld(cause: str, outgoing: Outgoing, status: str, reason: str) -> str:
+    """Record a claimed message `status` (e.g. suppressed) with its reason, never sent."""
+    deps.message_records().finish(cause, outgoing.channel, outgoing.to, status, iso(datetime.now(UTC)), failure=reason)
+    return _counted(status, outgoing.channel)
+
+
+def _counted(outcome: str, channel: str) -> str:
+    count("Messages", outcome=outcome, channel=channel)
+    return outcome
 
 
 def _collection_request(message: dict[str, Any]) -> tuple[str, str, Outgoing]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from mzpay.config import optional_env
 from mzpay.domain.messages.format import plain
-from mzpay.ports.messaging import Outgoing, Undeliverable
+from mzpay.ports.messaging import Outgoing, Throttled, Undeliverable
 
 # Provider answers that will not change on a retry: the message is recorded failed.
 PERMANENT = frozenset(
@@ -26,6 +26,11 @@ PERMANENT = frozenset(
         "AccountSuspendedException",
         "SendingPausedException",
     }
+)
+
+# Provider answers that ask us to slow down: the message comes back later (mzpay.ports.messaging.Throttled).
+THROTTLED = frozenset(
+    {"Throttling", "ThrottlingException", "ThrottledException", "TooManyRequestsException", "LimitExceededException"}
 )
 
 
@@ -92,7 +97,22 @@ class Messenger:
         except Exception as exc:
             if error_code(exc) in PERMANENT:
                 raise Undeliverable(error_code(exc)) from exc
+            if error_code(exc) in THROTTLED:
+                raise Throttled(error_code(exc)) from exc
             raise
+
+    def opted_out(self, message: Outgoing) -> bool:
+        """SNS's list of phone numbers that answered STOP (an e-mail address is never: SES applies
+        its account-level suppression list itself, through the configuration set)."""
+        if message.channel != "sms":
+            return False
+        try:
+            answer = self.client("sns").check_if_phone_number_is_opted_out(phoneNumber=message.to)
+        except Exception as exc:
+            if error_code(exc) in THROTTLED:
+                raise Throttled(error_code(exc)) from exc
+            raise
+        return bool(answer["isOptedOut"])
 
     def _email(self, message: Outgoing) -> str:
         sender = message.sender or self.from_address

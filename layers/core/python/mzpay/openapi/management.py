@@ -30,6 +30,7 @@ from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookD
 from mzpay.answers.disputes import Dispute
 from mzpay.answers.limits import AccountLimits, PartnerFlag, PayoutLimits, RateLimits
 from mzpay.answers.management_audit import IdentityProviderAuditList
+from mzpay.answers.messages import MessageSuppression, NotificationDeadLetterReplay
 from mzpay.answers.oauth_clients import NewOAuthClient, OAuthClient, OAuthClientList
 from mzpay.answers.payouts import PayoutBatch
 from mzpay.answers.pricing import FeeSchedule
@@ -111,6 +112,9 @@ ROUTES: Routes = {
     ("POST", "/v1/webhook-deliveries/{delivery_id}/replay"): WebhookDelivery,
     ("GET", "/v1/webhook-dispatch-failures"): WebhookDispatchFailureList,
     ("POST", "/v1/webhook-dispatch-failures/{message_id}/replay"): WebhookDispatchReplay,
+    ("POST", "/v1/notification-dead-letters/replay"): NotificationDeadLetterReplay,
+    ("GET", "/v1/message-suppressions/{channel}/{address}"): MessageSuppression,
+    ("DELETE", "/v1/message-suppressions/{channel}/{address}"): MessageSuppression,
     ("POST", "/v1/billers"): Biller,
     ("GET", "/v1/billers"): BillerList,
     ("GET", "/v1/billers/{biller_id}"): Biller,

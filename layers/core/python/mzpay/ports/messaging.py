@@ -38,7 +38,18 @@ class Undeliverable(Exception):
     recorded failed and not tried again. Any other exception is a fault to retry."""
 
 
+class Throttled(Exception):
+    """The provider asked us to slow down (SES TooManyRequests, SNS Throttling): the message is
+    neither sent nor failed; it comes back later, after a growing delay."""
+
+
 class MessageSender(Protocol):
     def send(self, message: Outgoing) -> str:
         """Send `message`; the provider's message id."""
+        ...
+
+    def opted_out(self, message: Outgoing) -> bool:
+        """True when the provider's own list says the recipient asked not to be sent to (SNS's
+        opted-out phone numbers; e-mail has none to ask: SES's account-level suppression list is
+        applied by SES itself, docs/notifications.md)."""
         ...

@@ -1,6 +1,8 @@
 """Notifications in the payments table: an account's SMS channel (SMSCHANNEL#<account_id>/SMS,
 set by operators), the message records (NOTIFY#<cause>|<channel>:<to>/MESSAGE, gsi1
-OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), and the
+OUTBOX#<subject_id>/<cause>: one per message, what was sent and its status), the provider's
+message id of each sent one (PROVIDER#<message id>/MESSAGE: which record SES's events are about),
+the region's suppression list (SUPPRESSED#<channel>:<address>/SUPPRESSION), and the
 NotificationQueue the outbox feeds; and each recipient's daily count
 (RECIPIENT#<channel>:<to>/DAY#<Maputo date>: the records sent to them that day). A record is
 listed by account and mode (the list indexes' kind MSG: the console's Messages page)."""
@@ -17,6 +19,8 @@ from mzpay.store.list_keys import list_attributes
 
 _channel_key = keyed("SMSCHANNEL", "SMS")
 _message_key = keyed("NOTIFY", "MESSAGE")
+_provider_key = keyed("PROVIDER", "MESSAGE")
+_suppressed_key = keyed("SUPPRESSED", "SUPPRESSION")
 
 # A claim of a record lets one sender send it; after this many seconds without a result (its
 # sender died between the claim and the provider's answer) another may take it over.
@@ -80,7 +84,13 @@ class MessageRecords(InPaymentsTable):
         return str(item["status"]) if item else None
 
     def finish(self, cause: str, channel: str, to: str, status: str, now: str, **fields: str) -> None:
-        """The record's outcome: sent (with provider_message_id) or failed (with failure)."""
+        """The record's outcome: sent (with provider_message_id), failed or suppressed (with
+        failure). A provider message id is written beside it first (`by_provider`), so that the
+        provider's events about it find the record."""
+        if fields.get("provider_message_id"):
+            self.table.put_item(
+                Item={**_provider_key(fields["provider_message_id"]), "message": record_id(cause, channel, to)}
+            )
         names = {"#s": "status", **{f"#{name}": name for name in fields}}
         values = {":s": status, ":at": now, **{f":{name}": value for name, value in fields.items()}}
         sets = ", ".join(["#s = :s", "updated_at = :at", *(f"#{name} = :{name}" for name in fields)])
@@ -92,19 +102,57 @@ class MessageRecords(InPaymentsTable):
             ExpressionAttributeValues=values,
             ReturnValues="ALL_NEW",
         )["Attributes"]
-        if "lpk" in after:  # its place in the list by status follows, unless the status moved on since
-            listed = list_attributes(MessageRecord.model_validate(after))
-            try:
-                self.table.update_item(
-                    Key=key,
-                    UpdateExpression="SET spk = :spk",
-                    ConditionExpression="#s = :s",
-                    ExpressionAttributeNames={"#s": "status"},
-                    ExpressionAttributeValues={":spk": listed["spk"], ":s": status},
-                )
-            except Exception as exc:
-                if not is_conditional_failure(exc):
-                    raise
+        self._relist(key, after, status)
+
+    def _relist(self, key: dict[str, str], after: dict[str, Any], status: str) -> None:
+        """A record's place in the list by status follows its status, unless it moved on since."""
+        if "lpk" not in after:
+            return
+        listed = list_attributes(MessageRecord.model_validate(after))
+        try:
+            self.table.update_item(
+                Key=key,
+                UpdateExpression="SET spk = :spk",
+                ConditionExpression="#s = :s",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":spk": listed["spk"], ":s": status},
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+
+    def by_provider(self, provider_message_id: str) -> dict[str, Any] | None:
+        """The record of the message the provider calls `provider_message_id`; None when unknown
+        (another stack's message on the same configuration set, or one not finished yet)."""
+        lookup = self.table.get_item(Key=_provider_key(provider_message_id), ConsistentRead=True).get("Item")
+        if not lookup:
+            return None
+        item = self.table.get_item(Key=_message_key(str(lookup["message"])), ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
+    def advance(self, record: dict[str, Any], status: str, before: tuple[str, ...], now: str, **fields: str) -> bool:
+        """Move `record` to `status` if it is still in one of the statuses `before` (a status
+        never goes back; an event applied twice applies once): True when this call moved it."""
+        names = {"#s": "status", **{f"#{name}": name for name in fields}}
+        values: dict[str, Any] = {":s": status, ":at": now, **{f":{name}": value for name, value in fields.items()}}
+        values.update({f":b{i}": value for i, value in enumerate(before)})
+        sets = ", ".join(["#s = :s", "updated_at = :at", *(f"#{name} = :{name}" for name in fields)])
+        key = _message_key(record_id(record["cause"], record["channel"], record["to"]))
+        try:
+            after = self.table.update_item(
+                Key=key,
+                UpdateExpression=f"SET {sets}",
+                ConditionExpression=f"#s IN ({', '.join(f':b{i}' for i in range(len(before)))})",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )["Attributes"]
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            return False
+        self._relist(key, after, status)
+        return True
 
     def release(self, cause: str, channel: str, to: str) -> None:
         """Give up a claim after a fault, so that the retry may send at once."""
@@ -144,6 +192,40 @@ class RecipientDays(InPaymentsTable):
         return True
 
 
+def address(channel: str, to: str) -> str:
+    """How the suppression list spells an address: an e-mail address lowercased, a phone number
+    in E.164 without spaces."""
+    return to.strip().lower() if channel == "email" else "".join(to.split())
+
+
+class Suppressions(InPaymentsTable):
+    """The region's suppression list: addresses no message is sent to (a permanent bounce or a
+    complaint put them there), each with its reason, the event that put it there, and when."""
+
+    def get(self, channel: str, to: str) -> dict[str, Any] | None:
+        key = _suppressed_key(f"{channel}:{address(channel, to)}")
+        item = self.table.get_item(Key=key, ConsistentRead=True).get("Item")
+        return {k: item[k] for k in ("channel", "address", "reason", "source", "at")} if item else None
+
+    def add(self, channel: str, to: str, reason: str, source: str, at: str) -> bool:
+        """Put the address on the list (the first reason stays); True when it was not on it."""
+        spelled = address(channel, to)
+        item = {**_suppressed_key(f"{channel}:{spelled}"), "channel": channel, "address": spelled}
+        try:
+            self.table.put_item(
+                Item={**item, "reason": reason, "source": source, "at": at},
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except Exception as exc:
+            if not is_conditional_failure(exc):
+                raise
+            return False
+        return True
+
+    def remove(self, channel: str, to: str) -> None:
+        self.table.delete_item(Key=_suppressed_key(f"{channel}:{address(channel, to)}"))
+
+
 class NotificationQueue(SqsQueue):
     """NotificationQueue: one message per notification to send (a duplicate is harmless)."""
 
@@ -159,3 +241,22 @@ class NotificationQueue(SqsQueue):
         client("sqs").change_message_visibility(
             QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=max(0, min(seconds, MAX_VISIBILITY))
         )
+
+
+class NotificationDeadLetters(SqsQueue):
+    """NotificationDeadLetterQueue: messages the sender gave up on (5 receives), kept for a replay."""
+
+    @classmethod
+    def from_env(cls) -> NotificationDeadLetters:
+        return cls(env("NOTIFICATION_DEAD_LETTER_QUEUE_URL"))
+
+    def take(self, most: int, hidden_seconds: int = 60) -> list[tuple[str, str]]:
+        """Up to `most` (at most 10) messages, hidden for `hidden_seconds` (0: a peek, they stay
+        visible): (body, receipt handle) each."""
+        answer = client("sqs").receive_message(
+            QueueUrl=self.url, MaxNumberOfMessages=most, VisibilityTimeout=hidden_seconds
+        )
+        return [(str(m["Body"]), str(m["ReceiptHandle"])) for m in answer.get("Messages", [])]
+
+    def drop(self, receipt_handle: str) -> None:
+        client("sqs").delete_message(QueueUrl=self.url, ReceiptHandle=receipt_handle)

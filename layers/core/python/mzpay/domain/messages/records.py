@@ -8,7 +8,9 @@ import hashlib
 
 from mzpay.domain.common.entity import Entity
 
-STATUSES = frozenset({"queued", "deferred", "sent", "simulated", "failed", "suppressed"})
+STATUSES = frozenset(
+    {"queued", "deferred", "sent", "delivered", "bounced", "complained", "simulated", "failed", "suppressed"}
+)
 CHANNELS = frozenset({"email", "sms"})
 
 
