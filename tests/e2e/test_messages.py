@@ -243,7 +243,7 @@ def test_the_consoles_messages_page_shows_what_the_payer_read(
         assert with_axe.locator("main tr[data-message]").count() == 1
         serious, found = serious_violations(with_axe)
         assert serious == [], f"axe on {with_axe.url}:\n{found}"
-        refused = visit(page, f"{page_of}&status=delivered")
+        refused = visit(page, f"{page_of}&status=lost")
         assert (refused.status, page.locator("main").get_attribute("data-code")) == (400, "invalid_request")
 
 
