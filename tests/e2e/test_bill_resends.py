@@ -75,10 +75,12 @@ def outbox(stack: RunningStack, payment_id: str, count: int, timeout: float = 20
 def test_a_token_is_resent_by_email_three_times_at_most(stack: RunningStack) -> None:
     shop, payment = bought(stack)
     pid = payment["payment_id"]
+    resend_ids = []
     for n in (1, 2, 3):
         answer = resend(shop, pid, "email")
         assert answer.status_code == 201, answer.text
         body = answer.json()
+        resend_ids.append(body["resend_id"])
         assert body == {
             "resend_id": body["resend_id"],
             "payment_id": pid,
@@ -90,15 +92,16 @@ def test_a_token_is_resent_by_email_three_times_at_most(stack: RunningStack) -> 
         }
     refused(resend(shop, pid, "email"), 422, "resend_limit", "The token or receipt was already resent 3 times.")
     assert shop.call("GET", f"/v1/bill-payments/{pid}", idempotency_key=None).json()["resends"] == 3
-    sent = outbox(stack, pid, 3)
-    assert len(sent) == 3
-    text = (
-        f"EDM Credelec: token {payment['token']} for 04000000001 (Ana Machava), 100.00 MZN. "
-        f"Receipt {payment['receipt_number']}."
-    )
+    sent = outbox(stack, pid, 4)  # the token as the payment first sent it, then its 3 resends
+    assert len(sent) == 4
+    (first,) = [m for m in sent if m["cause"] == f"bill_payment.succeeded:{pid}"]
+    assert {m["cause"] for m in sent} == {first["cause"], *resend_ids}
+    # each resend is the first message again, in the business's language (Portuguese)
     assert {(m["channel"], m["to"], m["sender"], m["text"]) for m in sent} == {
-        ("email", "ana@example.co.mz", "", text)  # "": the region's From (docs/notifications.md)
+        ("email", "ana@example.co.mz", "", first["text"])  # "": the region's From (docs/notifications.md)
     }
+    assert f"Token: {payment['token']}" in first["text"] and f"Recibo: {payment['receipt_number']}" in first["text"]
+    assert "O seu pagamento de 100,00 MT a EDM Credelec para 04000000001 foi efectuado." in first["text"]
     assert events_of(stack, pid).count("bill_payment.resend_requested") == 3
 
 
@@ -109,7 +112,9 @@ def test_racing_resends_stop_at_the_limit(stack: RunningStack) -> None:
     assert sorted(a.status_code for a in answers) == [201, 201, 201, 422, 422, 422], [a.text for a in answers]
     assert sorted(a.json()["resends"] for a in answers if a.status_code == 201) == [1, 2, 3]
     assert {a.json()["code"] for a in answers if a.status_code == 422} == {"resend_limit"}
-    assert len(outbox(stack, payment["payment_id"], 3)) == 3
+    sent = outbox(stack, payment["payment_id"], 4)
+    resent = {a.json()["resend_id"] for a in answers if a.status_code == 201}
+    assert {m["cause"] for m in sent} == {f"bill_payment.succeeded:{payment['payment_id']}", *resent}  # first + 3
 
 
 def test_sms_needs_the_accounts_sms_channel(stack: RunningStack) -> None:
@@ -126,8 +131,11 @@ def test_sms_needs_the_accounts_sms_channel(stack: RunningStack) -> None:
     }
     sent = resend(shop, pid, "sms")
     assert sent.status_code == 201 and (sent.json()["to"], sent.json()["resends"]) == ("+258841234567", 1)
-    (message,) = outbox(stack, pid, 1)
+    (message,) = [m for m in outbox(stack, pid, 2) if m["channel"] == "sms"]  # the first went by e-mail
     assert (message["channel"], message["to"], message["sender"]) == ("sms", "+258841234567", "MERCEARIA")
+    assert message["text"] == (
+        f"EDM Credelec: token {payment['token']} para 04000000001, 100,00 MT. Recibo {payment['receipt_number']}"
+    )
     assert sms_channel(stack, shop, None).json()["sms_sender_id"] is None
     refused(resend(shop, pid, "sms"), 503, "sms_unavailable")
     bad = sms_channel(stack, shop, "TOO-LONG-SENDER")

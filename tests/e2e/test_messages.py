@@ -179,12 +179,26 @@ def test_a_bill_payments_resend_goes_out_by_email(stack: RunningStack) -> None:
     shop, payment = bought(stack)
     answer = resend(shop, payment["payment_id"], "email")
     assert answer.status_code == 201, answer.text
-    (mail,) = emails_to(stack, "ana@example.co.mz", having=payment["receipt_number"])
-    text = (
-        f"EDM Credelec: token {payment['token']} for 04000000001 (Ana Machava), 100.00 MZN. "
-        f"Receipt {payment['receipt_number']}."
+    # the token as the payment first sent it, then the resend: the same e-mail, in Portuguese
+    first, again = emails_to(stack, "ana@example.co.mz", count=2, having=payment["receipt_number"])
+    assert first["Subject"] == again["Subject"] == "EDM Credelec: o seu token para 04000000001"
+    assert first["From"] == again["From"] == "mzpay <no-reply@mzpay.co.mz>"  # the region's
+    text, html = parts(again)
+    assert text == parts(first)[0] and text.startswith("Olá,")
+    assert f"Token: {payment['token']}" in text and f"Recibo: {payment['receipt_number']}" in text
+    assert payment["token"] in html and '<html lang="pt">' in html
+
+
+def test_a_bill_payment_sends_its_token_by_sms_in_portuguese(stack: RunningStack) -> None:
+    """A payer who gave only a phone gets the token by SMS when the supplier pays it (GSM-7, one
+    segment), from the region's sender: no SMS channel is needed for the first message."""
+    phone = unique_phone()
+    _shop, payment = bought(stack, payer={"phone_number": phone})
+    (text,) = sms_to(stack, phone)
+    assert text == (
+        f"EDM Credelec: token {payment['token']} para 04000000001, 100,00 MT. Recibo {payment['receipt_number']}"
     )
-    assert mail.get_content().strip() == text and mail["From"] == "mzpay <no-reply@mzpay.co.mz>"  # the region's
+    assert (sms.size(text).segments, sms.size(text).encoding) == (1, "gsm7")
 
 
 def test_the_consoles_messages_page_shows_what_the_payer_read(

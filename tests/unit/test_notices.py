@@ -334,3 +334,56 @@ def test_a_collection_request_is_written_in_the_businesss_language_when_the_paye
     monkeypatch.setattr(notifications, "send_once", lambda cause, subject, out, **_: outgoing.append(out))
     notifications.deliver(message)
     assert outgoing[0].text == "Loja Central: invoice for MZN 1,500.50. Pay at https://pay.example/cr_1"
+
+
+# ---------------------------------------------------------------- a bill payment's token or receipt
+BILL = {
+    "payment_id": "5f0c6c4e-0d7e-4b8a-9f43-2b1d2c3e4f50",
+    "biller_name": "EDM Credelec",
+    "reference": "04000000001",
+    "customer_name": "Ana Machava",
+    "amount": "1250.00",
+    "currency": "MZN",
+    "token": "1234-5678-9012-3456-7890",
+    "receipt_number": "RCP-2026-0001",
+    "payer": {"email": "ana@example.co.mz", "phone_number": "+258841234567"},
+}
+
+
+def test_a_bill_payments_token_in_portuguese_and_english() -> None:
+    pt = texts.text_message("bill_payment.succeeded", BILL, "pt")
+    assert pt.text == "EDM Credelec: token 1234-5678-9012-3456-7890 para 04000000001, 1 250,00 MT. Recibo RCP-2026-0001"
+    assert (pt.size.encoding, pt.size.segments) == ("gsm7", 1)
+    en = texts.text_message("bill_payment.succeeded", BILL, "en")
+    assert (
+        en.text == "EDM Credelec: token 1234-5678-9012-3456-7890 for 04000000001, MZN 1,250.00. Receipt RCP-2026-0001"
+    )
+    email = texts.email("bill_payment.succeeded", BILL, "pt")
+    assert email.subject == "EDM Credelec: o seu token para 04000000001"
+    assert email.text.startswith(
+        "Olá,\n\nO seu pagamento de 1 250,00 MT a EDM Credelec para 04000000001 foi efectuado."
+    )
+    assert "Titular: Ana Machava" in email.text and "Token: 1234-5678-9012-3456-7890" in email.text
+    assert "Recibo: RCP-2026-0001" in email.text and "1234-5678-9012-3456-7890" in email.html
+
+
+def test_a_bill_payment_without_a_token_sends_its_receipt() -> None:
+    receipt = {**BILL, "token": None, "biller_name": "Águas da Região de Maputo"}
+    pt = texts.text_message("bill_payment.succeeded", receipt, "pt")
+    assert (
+        pt.text == "Aguas da Regiao de Maputo: pagamento de 1 250,00 MT para 04000000001 recebido. Recibo RCP-2026-0001"
+    )
+    assert pt.size.encoding == "gsm7"
+    assert texts.email("bill_payment.succeeded", receipt, "en").subject == (
+        "Águas da Região de Maputo: your receipt for 04000000001"
+    )
+    assert "Token" not in texts.email("bill_payment.succeeded", receipt, "en").text
+
+
+def test_a_bill_payment_goes_to_its_payer_once_per_payment() -> None:
+    assert notices.cause("bill_payment.succeeded", BILL) == (
+        f"bill_payment.succeeded:{BILL['payment_id']}",
+        BILL["payment_id"],
+    )
+    assert notices.recipient(None, BILL["payer"]) == ("email", "ana@example.co.mz")
+    assert notices.recipient(None, {"phone_number": "+258841234567"}) == ("sms", "+258841234567")

@@ -1,7 +1,9 @@
 """Resending a bill payment's token or receipt to its payer (docs/bills.md, "Resends"): at most
 3 times (422 resend_limit), by email or by SMS where the account has an SMS channel (else 503
 sms_unavailable). The resend is recorded with its event in one write; the outbox puts it on
-NotificationQueue and the notification sender hands it to the provider (mzpay.cases.notifications)."""
+NotificationQueue and the notification sender renders it (the token or receipt as the payer first
+got it, bill_payment.succeeded's message, in the business's language) and hands it to the provider
+(mzpay.cases.notifications)."""
 
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ from mzpay import deps
 from mzpay.answers.billers import SmsChannel
 from mzpay.answers.bills import BillPaymentResend
 from mzpay.domain.access.principal import Principal, own
-from mzpay.domain.bills.payments import RESEND_EVENT, BillPayment, ResendRequest, resend_text, resend_to
+from mzpay.domain.bills.payments import RESEND_EVENT, BillPayment, ResendRequest, resend_to
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_uuid, new_id
+from mzpay.domain.messages.notices import BILL_PAID
 from mzpay.domain.webhooks.events import new_event
 
 EMAIL_SENDER = ""  # the region's From (SesFromAddress, else no-reply@ its SesIdentity)
@@ -63,7 +66,8 @@ def _event(payment: BillPayment, entry: dict[str, str], sender: str, now: str) -
         "channel": entry["channel"],
         "to": entry["to"],
         "sender": sender,
-        "text": resend_text(payment),
+        "notice": BILL_PAID,  # rendered by the sender as the payer first got it (mzpay.messages.notices)
+        "data": payment.view(),
         "account_id": payment.account_id,
         "mode": payment.mode,
         "subject_id": payment.payment_id,

@@ -223,14 +223,16 @@ def _checkout_receipt(message: dict[str, Any]) -> str:
 
 
 def _notice(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
-    """A decision's or a transaction's message, in the recipient's language, else the business's."""
+    """A decision's or a transaction's message, in the recipient's language, else the business's
+    (from the sender it names: a bill payment's resend by SMS, the account's SMS channel)."""
     from mzpay.messages import notices as texts
 
     language = fmt.language(message.get("language"), message.get("business_language"))
     notice, data = str(message["notice"]), message["data"]
+    sender = str(message.get("sender") or "")
     if message["channel"] == "email":
         email = texts.email(notice, data, language)
-        outgoing = Outgoing("email", message["to"], "", email.text, email.subject, email.html)
+        outgoing = Outgoing("email", message["to"], sender, email.text, email.subject, email.html)
     else:
-        outgoing = Outgoing("sms", message["to"], "", texts.text_message(notice, data, language).text)
+        outgoing = Outgoing("sms", message["to"], sender, texts.text_message(notice, data, language).text)
     return str(message["cause"]), str(message["subject_id"]), outgoing

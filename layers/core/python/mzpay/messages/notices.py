@@ -17,6 +17,7 @@ TEMPLATES = {
     notices.TRANSACTION_PROCESSED: "customer_transaction",
     **{notice: "business_decision" for notice in notices.BUSINESS_DECISIONS.values()},
     **{notice: "kyc_outcome" for notice in notices.KYC_OUTCOMES.values()},
+    notices.BILL_PAID: "bill_payment",
 }
 # Each try of an SMS that does not fit cuts the business's name and the reason to these lengths.
 SHORTER = ((None, 240), (60, 160), (30, 100), (16, 60), (16, 30))
@@ -28,13 +29,18 @@ def context(notice: str, data: dict[str, Any], language: str) -> dict[str, Any]:
     contact = data.get("contact") or {}
     name = data.get("name") or " ".join(filter(None, (contact.get("first_name"), contact.get("last_name"))))
     words = {
-        "business": fmt.plain(data.get("business_name") or data.get("account_id") or "mzpay", 120),
+        "business": fmt.plain(
+            data.get("business_name") or data.get("biller_name") or data.get("account_id") or "mzpay", 120
+        ),
         "name": fmt.plain(name, 120),
         "reason": fmt.plain(data.get("reason"), 500),
         "decision": notice.rpartition(".")[2],
         "status": str(data.get("status") or ""),
         "direction": str(data.get("direction") or ""),
         "reference": fmt.plain(data.get("reference"), 64),
+        "token": fmt.plain(data.get("token"), 64),
+        "receipt": fmt.plain(data.get("receipt_number"), 64),
+        "customer": fmt.plain(data.get("customer_name"), 120),
     }
     if data.get("amount") is not None:
         words["amount"] = fmt.money(data["amount"], str(data.get("currency") or "MZN"), language)

@@ -36,7 +36,7 @@ def dispatch_notice(image: dict[str, Any]) -> bool:
     data = (image.get("data") or {}).get("object")
     if notice not in notices.NOTICES or not isinstance(data, dict):
         return False
-    to = notices.recipient(data.get("contact"), data.get("wallet"))
+    to = notices.recipient(data.get("contact"), data.get("payer"), data.get("wallet"))
     if to is None:
         return False
     cause, subject_id = notices.cause(str(notice), data)

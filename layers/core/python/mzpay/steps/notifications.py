@@ -2,7 +2,8 @@
 message to a person puts one message on NotificationQueue, where the notification sender renders
 and sends it (mzpay.cases.notifications). A duplicate queue message is harmless.
 
-- bill_payment.resend_requested: the resend it records (already written);
+- bill_payment.resend_requested: the resend it records, rendered by the sender as the payment's
+  bill_payment.succeeded message (a resend recorded before that carries its text);
 - collection_request.created: the request to its payer by its delivery_method (email or sms;
   erp, or no address for the method, sends nothing: the callback as today);
 - collection_request.paid: the receipt to its payer, the same way;
@@ -21,6 +22,7 @@ from mzpay.domain.bills.payments import RESEND_EVENT
 from mzpay.domain.collection.notices import reaches_payer
 from mzpay.domain.collection.requests import EVENT_CREATED, EVENT_PAID
 from mzpay.domain.messages.notices import NOTICES
+from mzpay.domain.messages.notices import QUEUE_KIND as NOTICE_KIND
 from mzpay.steps.notices import business_language, dispatch_notice
 
 PAYMENT_SUCCEEDED = "payment.succeeded"
@@ -44,7 +46,20 @@ def dispatch_notification(image: dict[str, Any]) -> bool:
         from mzpay.webhooks.outbox import PoisonRecord
 
         raise PoisonRecord("malformed_event", "a resend event without its notification")
-    deps.notification_queue().send({name: str(value) for name, value in message.items()})
+    if message.get("notice"):  # rendered by the sender like the payment's first message
+        account_id = str(image["account_id"])
+        resend = {
+            **{name: message[name] for name in ("channel", "to", "sender", "subject_id", "notice", "data")},
+            "kind": NOTICE_KIND,
+            "cause": message["notification_id"],
+            "account_id": account_id,
+            "mode": image["mode"],
+            "language": None,
+            "business_language": business_language(account_id),
+        }
+        deps.notification_queue().send(resend)
+        return True
+    deps.notification_queue().send({name: str(value) for name, value in message.items()})  # written before
     return True
 
 

@@ -211,12 +211,3 @@ def resend_to(payment: BillPayment, channel: str) -> str:
         message = f"the payment's payer has no {field}"
         raise invalid_field("channel", message)
     return address
-
-
-def resend_text(payment: BillPayment) -> str:
-    """What the payer receives: the token or receipt, for which reference and amount."""
-    what = f"token {payment.token}" if payment.token else f"receipt {payment.receipt_number}"
-    return (
-        f"{payment.biller_name}: {what} for {payment.reference} ({payment.customer_name}), "
-        f"{payment.amount} {payment.currency}. Receipt {payment.receipt_number}."
-    )

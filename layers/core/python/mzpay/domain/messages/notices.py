@@ -9,9 +9,12 @@ and the outbox queues their message (mzpay.steps.notices).
   person of contact (an approval happens once in a business's life: its cause is the business;
   a rejection or suspension is keyed by its review, so a suspension after a reactivation, or a
   second rejection after a resubmission, is a new decision);
-- kyc.verified / kyc.rejected: a KYC outcome, to the customer (final: once per verification).
+- kyc.verified / kyc.rejected: a KYC outcome, to the customer (final: once per verification);
+- bill_payment.succeeded: a bill payment's token or receipt, to the payer it names (once per
+  payment; its resends are their own causes: mzpay.cases.bill_resends).
 
-None of these events is a webhook (mzpay.domain.webhooks.rules.DELIVERABLE does not hold them)."""
+None of these events but bill_payment.succeeded is a webhook (mzpay.domain.webhooks.rules
+.DELIVERABLE); that one is posted to the payment's callback_url as well."""
 
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ BUSINESS_DECISIONS = {
     "suspend": "business_account.suspended",
 }
 KYC_OUTCOMES = {"verified": "kyc.verified", "rejected": "kyc.rejected"}
-NOTICES = frozenset({TRANSACTION_PROCESSED, *BUSINESS_DECISIONS.values(), *KYC_OUTCOMES.values()})
+BILL_PAID = "bill_payment.succeeded"
+NOTICES = frozenset({TRANSACTION_PROCESSED, *BUSINESS_DECISIONS.values(), *KYC_OUTCOMES.values(), BILL_PAID})
 CHANNELS = (("email", "email"), ("sms", "phone_number"))  # the first a contact has is used
 
 
@@ -45,6 +49,8 @@ def cause(notice: str, data: dict[str, Any]) -> tuple[str, str]:
     """(cause, subject id) of a notice's message: one message per cause and recipient."""
     if notice == TRANSACTION_PROCESSED:
         return f"{notice}:{data['instruction_id']}", str(data["instruction_id"])
+    if notice == BILL_PAID:
+        return f"{notice}:{data['payment_id']}", str(data["payment_id"])
     if notice in KYC_OUTCOMES.values():
         return f"{notice}:{data['kyc_id']}", str(data["kyc_id"])
     if notice == BUSINESS_DECISIONS["approve"]:
