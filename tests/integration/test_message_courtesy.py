@@ -197,3 +197,18 @@ def test_the_console_lists_an_accounts_messages_newest_first_by_channel_status_a
     frozen("2026-12-01T05:00:00Z")
     assert send(3, "sms", "+258821234567") == "sent"
     assert listed(status="deferred") == [] and listed(status="sent")[0] == ("test.cause:3", "sent")
+
+
+def test_a_suppressed_address_does_not_use_up_its_daily_cap(
+    courteous: ProvisionedStack, frozen: Callable[[str], None]
+) -> None:
+    """An address on the suppression list gets nothing and is not counted: taken off the list the
+    same day, it still has its whole cap."""
+    frozen("2026-11-30T08:00:00Z")
+    address = "ana@example.co.mz"
+    deps.suppressions().add("email", address, "bounce", "ses:Bounce:test", "2026-11-30T07:00:00Z")
+    assert [send(i, "email", address) for i in range(6)] == ["suppressed"] * 6
+    assert {record_of(i, "email", address)["failure"] for i in range(6)} == {"suppression_list:bounce"}
+    deps.suppressions().remove("email", address)
+    assert [send(i, "email", address) for i in range(6, 12)] == ["sent"] * 5 + ["suppressed"]
+    assert record_of(11, "email", address)["failure"] == "daily_cap" and len(sent_emails()) == 5

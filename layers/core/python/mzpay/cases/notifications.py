@@ -86,23 +86,34 @@ def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: st
     if mode != "live" and settings().test_mode_messages != "deliver":
         records.finish(cause, outgoing.channel, outgoing.to, "simulated", iso(datetime.now(UTC)))
         return "simulated"
+    try:
+        reason = _suppression(outgoing)
+    except Exception as fault:
+        _release(cause, outgoing, fault)
+        raise
+    if reason:  # before the daily cap: a message never sent does not count
+        return _withheld(cause, outgoing, "suppressed", reason)
     if held := courtesy.hold(record):  # the recipient's daily cap (or, raised, the quiet hours)
         return held
     try:
-        if reason := _suppression(outgoing):
-            return _withheld(cause, outgoing, "suppressed", reason)
         provider_id = deps.message_sender().send(outgoing)
     except Undeliverable as refused:
         records.finish(cause, outgoing.channel, outgoing.to, "failed", iso(datetime.now(UTC)), failure=str(refused))
         return _counted("failed", outgoing.channel)
-    except Exception as fault:  # the queue message comes back (later, for a throttle: the sender's record handler)
-        records.release(cause, outgoing.channel, outgoing.to)
-        if isinstance(fault, Throttled):
-            count("Messages", outcome="throttled", channel=outgoing.channel)
+    except Exception as fault:
+        _release(cause, outgoing, fault)
         raise
     now = iso(datetime.now(UTC))
     records.finish(cause, outgoing.channel, outgoing.to, "sent", now, provider_message_id=provider_id, sent_at=now)
     return _counted("sent", outgoing.channel)
+
+
+def _release(cause: str, outgoing: Outgoing, fault: Exception) -> None:
+    """After a fault the claim is given up and the queue message comes back (later, for a
+    throttle: the sender's record handler)."""
+    deps.message_records().release(cause, outgoing.channel, outgoing.to)
+    if isinstance(fault, Throttled):
+        count("Messages", outcome="throttled", channel=outgoing.channel)
 
 
 def _suppression(outgoing: Outgoing) -> str | None:
