@@ -183,6 +183,26 @@ def test_the_paid_request_and_the_paid_checkout_get_their_receipts(stack: Provis
     short = short_number(payment["provider_payment_id"])
     assert sms_to("+258841234572") == [f"Loja Maputo: pagamento de 250,00 MT recebido. Recibo {short}. Obrigado"]
 
+    # a card checkout whose customer left an e-mail gets its receipt there (the wallet's phone, if
+    # any, only without one)
+    by_card = {
+        **card,
+        "provider_payment_id": "pay_01JD5XK0W8Q5W3M4N6P7R8CHK1",
+        "customer": {"email": "rosa@example.co.mz", "name": "Rosa Cossa"},
+    }
+    assert dispatch_notification({**succeeded, "data": {"object": by_card}}) is True
+    (message,) = drain()
+    assert notifications.deliver(message) == "receipt:pay_01JD5XK0W8Q5W3M4N6P7R8CHK1"
+    (mail,) = [
+        found
+        for sent in sent_emails()
+        for found in [message_from_string(sent.raw_data, policy=policy.default)]
+        if found["To"] == "rosa@example.co.mz"
+    ]
+    assert mail["Subject"] == "Recibo de Loja Maputo: 250,00 MT pago"
+    assert _text(mail).startswith("Olá Rosa Cossa,")
+    assert f"Número do recibo: {short_number(by_card['provider_payment_id'])}" in _text(mail)
+
 
 def _text(mail: EmailMessage) -> str:
     body = mail.get_body(preferencelist=("plain",))

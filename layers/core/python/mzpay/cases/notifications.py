@@ -209,20 +209,26 @@ def _paid_request(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _checkout_receipt(message: dict[str, Any]) -> str:
-    """A hosted checkout's receipt, by SMS to the phone it was paid from, in Portuguese."""
+    """A hosted checkout's receipt: by e-mail to its customer's e-mail when the payment has one,
+    else by SMS to the phone it was paid from; in the business's language."""
     payment = message["payment"]
     account = deps.directory().get_account(str(message["account_id"]))
+    customer = payment.get("customer") or {}
     paid = {
         "business": account.name if account is not None else None,
+        "payer_name": customer.get("name"),
         "amount": {"value": payment["captured_amount"], "currency": payment["money"]["currency"]},
         "paid_at": payment.get("last_updated_at"),
         "receipt": short_number(payment["provider_payment_id"]),
     }
+    language = fmt.language(None, message.get("business_language"))
+    if customer.get("email"):
+        mail = messages.receipt_email(paid, language)
+        outgoing = Outgoing("email", str(customer["email"]), "", mail.text, mail.subject, mail.html)
+    else:
+        phone = payment["source"]["mobile_wallet"]["phone_number"]
+        outgoing = Outgoing("sms", phone, "", messages.receipt_sms(paid, language).text)
     cause = f"receipt:{payment['provider_payment_id']}"
-    phone = payment["source"]["mobile_wallet"]["phone_number"]
-    outgoing = Outgoing(
-        "sms", phone, "", messages.receipt_sms(paid, fmt.language(None, message.get("business_language"))).text
-    )
     send_once(
         cause,
         payment["provider_payment_id"],

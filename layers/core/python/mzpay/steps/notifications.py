@@ -8,7 +8,7 @@ and sends it (mzpay.cases.notifications). A duplicate queue message is harmless.
   erp, or no address for the method, sends nothing: the callback as today);
 - collection_request.paid: the receipt to its payer, the same way;
 - payment.succeeded of a hosted checkout (not a collection request's: its request's receipt says
-  it) paid from a mobile wallet: the receipt to that phone by SMS;
+  it): the receipt to its customer's e-mail, else by SMS to the mobile wallet it was paid from;
   each in the payer's language, else the business's;
 - a decision's or a transaction's notice (mzpay.steps.notices).
 Reminders and overdue notices are queued by the daily sweep (mzpay.cases.due_dates)."""
@@ -75,7 +75,8 @@ def _checkout_receipt(image: dict[str, Any]) -> bool:
     payment = (image.get("data") or {}).get("object")
     if not isinstance(payment, dict) or not payment.get("checkout_url") or payment.get("collection_request_id"):
         return False
-    if not ((payment.get("source") or {}).get("mobile_wallet") or {}).get("phone_number"):
+    email = (payment.get("customer") or {}).get("email")
+    if not email and not ((payment.get("source") or {}).get("mobile_wallet") or {}).get("phone_number"):
         return False
     message = {
         "kind": "receipt",
