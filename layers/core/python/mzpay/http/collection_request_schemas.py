@@ -119,7 +119,14 @@ class CollectionRequestIn(Strict):
     description: Text | None = None
     collection_method_ids: MethodIds
     amount: AmountIn
-    payer: PayerIn
+    payer: PayerIn | None = Field(
+        default=None, description="Who pays (required unless customer_id names the payer from the directory)."
+    )
+    customer_id: Id | None = Field(
+        default=None,
+        description="A customer of the business's directory (usr_...) to invoice instead of a payer: the payer is "
+        "taken from it (docs/customers.md); not together with payer.",
+    )
     third_party_reference: Id | None = None
     metadata: Metadata | None = None
     invoice_metadata: InvoiceIn | None = None
