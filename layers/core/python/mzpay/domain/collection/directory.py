@@ -95,8 +95,10 @@ def contact_problems(fields: dict[str, Any]) -> list[FieldError]:
 
 
 def invalid(problems: list[FieldError]) -> ServiceError:
+    """400 naming every field: missing_field when each is missing, validation_error otherwise."""
     fields = ", ".join(p.field for p in problems)
-    return ServiceError(400, "validation_error", f"The request has problems: {fields}.", errors=problems)
+    kind = "missing_field" if all(p.code == "REQUIRED" for p in problems) else "validation_error"
+    return ServiceError(400, kind, f"The request has problems: {fields}.", errors=problems)
 
 
 def search_of(phone_number: str | None, nuit: str | None, name: str | None) -> tuple[str, str] | None:
