@@ -164,7 +164,8 @@ def test_a_request_names_a_customer_and_its_removal_keeps_the_record(mz: Collect
     both = mz.call("POST", "/v1/collection-requests", {**base, "customer_id": paula["id"], "payer": {}}, token=token)
     assert both.status_code == 400, both.text
     neither = mz.call("POST", "/v1/collection-requests", base, token=token)
-    assert neither.status_code == 400 and neither.json()["code"] == "missing_field", neither.text
+    assert neither.status_code == 400 and neither.json()["code"] == "validation_error", neither.text
+    assert [e["field"] for e in neither.json()["metadata"]["errors"]] == ["payer"]
 
     path = f"/v1/customers/{paula['id']}"
     removed = assert_ok(mz.call("DELETE", path, token=token))

@@ -182,3 +182,31 @@ def test_registration_takes_a_nuit_and_an_address_bounded() -> None:
     assert (body.nuit, body.address and body.address.city) == (NUIT, "Maputo")
     with pytest.raises(ValidationError):
         CustomerIn.model_validate({"name": "Ana", "document_type": "bi", "address": {"street": "x" * 500}})
+
+
+def test_a_request_without_payer_nor_customer_is_refused_as_before() -> None:
+    """The answer of the model where payer was required, word for word."""
+    from pydantic import BaseModel
+
+    from mzpay.http.collection_request_schemas import CollectionRequestIn, PayerIn
+    from mzpay.http.errors import Surface
+    from mzpay.http.resolver import validation_error
+
+    class Before(BaseModel):
+        payer: PayerIn
+
+    body = {"collection_method_ids": ["cm_1"], "amount": {"currency": "MZN", "value": 10}}
+    with pytest.raises(ValidationError) as before:
+        Before.model_validate({})
+    errors = [{**dict(e), "loc": ("body", *e["loc"])} for e in before.value.errors()]
+    expected = validation_error(errors, Surface.COLLECTION, CollectionRequestIn)
+    with pytest.raises(ServiceError) as refused:
+        CollectionRequestIn.model_validate(body).ensure_payer()
+    assert (refused.value.status, refused.value.code, refused.value.message, refused.value.errors) == (
+        expected.status,
+        expected.code,
+        expected.message,
+        expected.errors,
+    )
+    assert expected.code == "validation_error" and [e.field for e in expected.errors] == ["payer"]
+    CollectionRequestIn.model_validate({**body, "customer_id": "usr_1"}).ensure_payer()  # a customer names it

@@ -138,8 +138,8 @@ def _with_payer(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
     (another business's or a removed one: 404 customer_not_found); not both, not neither."""
     customer_id = body.get("customer_id")
     if customer_id is None:
-        if "payer" not in body:
-            raise ServiceError(400, "missing_field", "The request has problems: payer.", field="payer")
+        if "payer" not in body:  # the route refuses it first (CollectionRequestIn.ensure_payer)
+            raise rules.invalid([FieldError("payer", "REQUIRED", "a payer or a customer_id")])
         return body
     if "payer" in body:
         problem = FieldError("customer_id", INVALID_FORMAT, "a payer or a customer_id, not both")

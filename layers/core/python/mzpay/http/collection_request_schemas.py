@@ -145,6 +145,16 @@ class CollectionRequestIn(Strict):
         """What the request carries (absent optional parts left out), as plain data."""
         return self.model_dump(exclude_none=True)
 
+    def ensure_payer(self) -> None:
+        """A body with neither payer nor customer_id is refused as it was when payer was required:
+        the same 400 missing_field, naming payer, in the model's words."""
+        if self.payer is None and self.customer_id is None:
+            from mzpay.http.errors import Surface
+            from mzpay.http.resolver import validation_error
+
+            missing = {"type": "missing", "loc": ("body", "payer"), "msg": "Field required", "input": {}}
+            raise validation_error([missing], Surface.COLLECTION, CollectionRequestIn)
+
 
 class CollectionRequestChange(Strict):
     """PUT: every field optional; only those given change."""
