@@ -1,7 +1,7 @@
 """The payer directory (docs/customers.md): a business lists and searches its customers (by
 phone, NUIT or name), reads, changes and removes one, and lists its collection requests and KYC
 verifications. Another account's customer is 404 customer_not_found; a removed one reads as
-removed (GET) and is 404 customer_not_found to every change."""
+removed (GET, DELETE, its requests' list) and is 404 customer_not_found to every other route."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mzpay.answers import customers as answers
 from mzpay.domain.collection import directory as rules
 from mzpay.domain.collection.business import INVALID_FORMAT
 from mzpay.domain.collection.kyc import Customer
-from mzpay.domain.collection.requests import CollectionRequest
+from mzpay.domain.collection.requests import CollectionRequest, RequestStatus
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
@@ -166,7 +166,9 @@ def requests_of(account_id: str, customer_id: str, page_size: int, token: str | 
             raise _bad_token()
     ids, last = deps.kyc().request_links(customer_id, page_size, start)
     found = [deps.collection_requests().get(request_id) for request_id in ids]
-    items = [r.summary() for r in found if r is not None and r.account_id == account_id and r.status != "deleted"]
+    items = [
+        r.summary() for r in found if r is not None and r.account_id == account_id and r.status != RequestStatus.DELETED
+    ]
     return answers.CustomerRequests.of(_listing(items, last))
 
 
