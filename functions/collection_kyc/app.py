@@ -1,25 +1,29 @@
-"""Collection API: customers and their KYC verifications, logs and reviews."""
+"""Collection API: customers (the payer directory) and their KYC verifications, logs and reviews."""
 
 from typing import Annotated
 
 from mzpay.answers.collection_kyc import Customer, DocumentDateSaved, KycLog, KycRead, KycReady, LoggedOk
+from mzpay.answers.customers import CustomerKycList, CustomerList, CustomerRead, CustomerRequests
 from mzpay.domain.collection.access import active_business, guarded
 from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http.audit import audited
 from mzpay.http.body import content_type, raw_body
 from mzpay.http.collection_auth import caller
-from mzpay.http.kyc_schemas import CustomerIn, KycComment, KycReview, KycSaveDate
+from mzpay.http.kyc_schemas import CustomerChange, CustomerIn, KycComment, KycReview, KycSaveDate
 from mzpay.http.marks import errors
-from mzpay.http.params import Body
+from mzpay.http.params import Body, Query
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.collection import kyc
+    from mzpay.collection import customers, kyc
 
 app, routes = reviewers_audited(collection_app())
 KYC_READ, KYC_WRITE = guarded("kyc:read"), active_business(guarded("kyc:write"))
-CUSTOMER_WRITE = active_business(guarded("customer:write"))
+CUSTOMER_READ, CUSTOMER_WRITE = guarded("customer:read"), active_business(guarded("customer:write"))
+PageSize = Annotated[int, Query(ge=1, le=100)]
+PageToken = Annotated[str | None, Query(max_length=1024)]
+Search = Annotated[str | None, Query(max_length=200)]
 
 
 @routes.post("/v1/customers", CUSTOMER_WRITE)
@@ -31,7 +35,81 @@ def register_customer(body: Annotated[CustomerIn, Body()]) -> Customer:
     `email` or `phone_number` is where its messages go (its KYC outcome; a transaction with
     `notify_customer`), in its `language` when given."""
     contact = {"email": body.email, "phone_number": body.phone_number, "language": body.language}
+    if body.nuit is not None:
+        contact["nuit"] = body.nuit
+    if body.address is not None:
+        contact["address"] = body.address.model_dump(exclude_none=True)
     return kyc.register(caller().account_id(), body.name, body.document_type, contact)
+
+
+@routes.get("/v1/customers", CUSTOMER_READ)
+@errors("validation_error")
+def list_customers(
+    phone_number: Search = None,
+    nuit: Search = None,
+    name: Search = None,
+    page_size: PageSize = 50,
+    page_token: PageToken = None,
+) -> CustomerList:
+    """List or search the business's customers
+
+    The payer directory, by name (accents and case ignored); or the customers with this
+    `phone_number` (E.164) or `nuit` (exact), or whose name starts with `name` (accents and case
+    ignored): one search at a time. Removed customers are left out. Cursor pagination."""
+    return customers.listed(caller().account_id(), phone_number, nuit, name, page_size, page_token)
+
+
+@routes.get("/v1/customers/<customer_id>", CUSTOMER_READ)
+@errors("customer_not_found")
+def get_customer(customer_id: str) -> CustomerRead:
+    """Read a customer
+
+    The customer with its KYC verification; a removed customer answers its id, `status: removed`
+    and its dates only."""
+    return customers.read(caller().account_id(), customer_id)
+
+
+@routes.put("/v1/customers/<customer_id>", CUSTOMER_WRITE)
+@audited
+@errors("customer_not_found", "validation_error", "missing_field")
+def update_customer(customer_id: str, body: Annotated[CustomerChange, Body()]) -> CustomerRead:
+    """Change a customer
+
+    Its contact (`email`, `phone_number`), `address`, `nuit`, `name` or `language` for its
+    messages: the fields sent change, a field sent as null is removed (not the name). A removed
+    customer is 404 customer_not_found."""
+    return customers.update(caller().account_id(), customer_id, body.changes())
+
+
+@routes.delete("/v1/customers/<customer_id>", CUSTOMER_WRITE)
+@audited
+@errors("customer_not_found")
+def remove_customer(customer_id: str) -> CustomerRead:
+    """Remove a customer
+
+    Erases its personal data (name, contact, address, NUIT, its KYC documents' references and
+    names); its collection requests keep their amounts and show the payer as removed
+    (`payer.removed: true`). Idempotent: removing it again answers the same."""
+    return customers.remove(caller().account_id(), customer_id)
+
+
+@routes.get("/v1/customers/<customer_id>/collection-requests", CUSTOMER_READ)
+@errors("customer_not_found", "validation_error")
+def customer_collection_requests(
+    customer_id: str, page_size: PageSize = 50, page_token: PageToken = None
+) -> CustomerRequests:
+    """List a customer's collection requests
+
+    The requests issued naming this customer (`customer_id`), newest first, as
+    GET /v1/collection-requests lists them; a removed customer's too."""
+    return customers.requests_of(caller().account_id(), customer_id, page_size, page_token)
+
+
+@routes.get("/v1/customers/<customer_id>/kyc", KYC_READ)
+@errors("customer_not_found")
+def customer_kyc(customer_id: str) -> CustomerKycList:
+    """List a customer's KYC verifications"""
+    return customers.kyc_of(caller().account_id(), customer_id)
 
 
 @routes.get("/v1/customers/<customer_id>/kyc/logs", KYC_READ)

@@ -98,6 +98,7 @@ def create_collection_request(body: Annotated[CollectionRequestIn, Body()]) -> C
     An active business invoices a payer, payable through its active collection methods (all of one
     mode). Answered `pending` with its invoice number and payment link; the
     `collection_request.created` event is sent to its `callback_url`."""
+    body.ensure_payer()
     identity = caller()
     return collection_requests.create(identity.account_id(), identity.signed_in().subject, body.fields(), _link_base())
 

@@ -865,3 +865,58 @@ def test_a_business_link_stays_in_its_region_with_one_business_and_with_operator
         "Another business collects through this gateway account.",
     )
     assert [link["gateway_account_id"] for link in links()] == [gateway, None]
+
+
+# ---------------------------------------------------------------- the collection surface's customers
+# Every route of the collection API naming one customer and nothing else of it, with a body its
+# model accepts: another business's customer is 404 customer_not_found on each (customers are
+# the business's in both modes: docs/customers.md). POST .../payment_methods checks its body's
+# partner first: tests/e2e/test_collection_payment_methods.py covers it.
+CUSTOMER = "/v1/customers/{customer_id}"
+CUSTOMER_ROUTES: dict[tuple[str, str], Any] = {
+    ("GET", CUSTOMER): None,
+    ("PUT", CUSTOMER): {"email": "matrix@example.co.mz"},
+    ("DELETE", CUSTOMER): None,
+    ("GET", f"{CUSTOMER}/collection-requests"): None,
+    ("GET", f"{CUSTOMER}/kyc"): None,
+    ("GET", f"{CUSTOMER}/kyc/logs"): None,
+    ("GET", f"{CUSTOMER}/payment_methods"): None,
+    ("GET", f"{CUSTOMER}/transactions"): None,
+}
+CHECKS_BODY_FIRST = {("POST", f"{CUSTOMER}/payment_methods")}
+
+
+def test_every_route_of_one_customer_is_in_the_matrix() -> None:
+    paths = documents()["collection"]["paths"]
+    routes = {
+        (method.upper(), path)
+        for path, item in paths.items()
+        if path == CUSTOMER or (path.startswith(f"{CUSTOMER}/") and path.count("{") == 1)
+        for method in item
+        if method in ("get", "put", "post", "delete", "patch")
+    }
+    assert routes == set(CUSTOMER_ROUTES) | CHECKS_BODY_FIRST
+
+
+@pytest.fixture(scope="module")
+def foreign_customer(stack: RunningStack) -> tuple[str, str]:
+    """A customer of a business other than the demo one: (its id, its business's token)."""
+    from tests.e2e.collection_client import assert_ok, licensed
+
+    collection = licensed(stack)
+    owner = collection.active_business("Loja da Matriz", "matrix-customer-owner")[1]
+    customer = assert_ok(collection.call("POST", "/v1/customers", {"name": "Ana", "document_type": "bi"}, token=owner))
+    return customer["id"], owner
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(CUSTOMER_ROUTES))
+def test_another_businesss_customer_is_not_found(
+    stack: RunningStack, foreign_customer: tuple[str, str], method: str, path: str
+) -> None:
+    from tests.e2e.collection_client import Collection, assert_error, assert_ok
+
+    collection = Collection(stack, "mz")
+    customer_id, owner = foreign_customer
+    answer = collection.call(method, path.format(customer_id=customer_id), CUSTOMER_ROUTES[(method, path)])
+    assert_error(answer, 404, "customer_not_found", "No such customer.")  # the demo business asked
+    assert assert_ok(collection.call("GET", f"/v1/customers/{customer_id}", token=owner))["status"] == "active"

@@ -67,6 +67,8 @@ EXEMPT_PAYER_READS = {
 MUST_BE_GATED = {
     ("POST", "/v1/customers/{customer_id}/payment_methods/{payment_method_id}/transactions"): CALLER_ACTIVE,
     ("POST", "/v1/customers"): CALLER_ACTIVE,
+    ("PUT", "/v1/customers/{customer_id}"): CALLER_ACTIVE,  # the payer directory's changes
+    ("DELETE", "/v1/customers/{customer_id}"): CALLER_ACTIVE,
     ("POST", "/v1/customers/{customer_id}/payment_methods"): CALLER_ACTIVE,
     ("POST", "/v1/collection-requests"): CALLER_ACTIVE,
     ("POST", "/v1/payments"): CALLER_ACTIVE,  # a payment received, recorded against a request

@@ -82,6 +82,10 @@ class Payer(PayerNames):
     language: Literal["pt", "en"] = sometimes(
         "The language of the messages sent to the payer (pt or en), when given; else the business's (pt)."
     )
+    removed: Literal[True] = sometimes(
+        "true when the payer's customer was removed from the directory (DELETE /v1/customers/{id}): its names "
+        "read (removed) and its personal data is gone; the request's amounts stay."
+    )
 
 
 class MethodDetail(Answer):

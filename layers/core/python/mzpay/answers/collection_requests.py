@@ -143,6 +143,7 @@ class CollectionRequest(Answer):
     )
     amount_paid: CollectionAmount = sometimes("What the payments recorded against it paid so far; likewise.")
     amount_due: CollectionAmount = sometimes("What is still due; likewise.")
+    customer_id: str = sometimes("The directory's customer (usr_...) it was issued to, when it named one.")
 
 
 class RequestEnvelope(Answer, Generic[Item]):
@@ -196,6 +197,7 @@ class CreatedCollectionRequest(Answer):
     listed: Listed
     created_at: CreatedAt
     allow_installments: bool = sometimes("true: it may be paid in several recorded payments; only when asked.")
+    customer_id: str = sometimes("The directory's customer (usr_...) it was issued to, when it named one.")
 
 
 class DeletedCollectionRequest(Answer):

@@ -14,6 +14,7 @@ from mzpay import deps
 from mzpay.answers import collection_requests as answers
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
+from mzpay.domain.collection.directory import payer_of
 from mzpay.domain.collection.payers import payer_problems
 from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common import page_tokens
@@ -23,7 +24,8 @@ from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import has_prefix, new_prefixed_id
 from mzpay.steps.business import gateway_account_of, require_active
 from mzpay.steps.collection_payments import close_checkout
-from mzpay.store.collection_requests import Changed, account_list_key, phone_list_key
+from mzpay.steps.customers import customer_of
+from mzpay.store.collection_requests import Changed, CustomerGone, account_list_key, phone_list_key
 from mzpay.store.transitions import rejudged
 
 MAX_ID = 64
@@ -131,12 +133,32 @@ def _reject(problems: list[FieldError]) -> None:
         raise rules.invalid(problems)
 
 
+def _with_payer(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`body` with its payer: the one given, or the directory's customer that customer_id names
+    (another business's or a removed one: 404 customer_not_found); not both, not neither."""
+    customer_id = body.get("customer_id")
+    if customer_id is None:
+        if "payer" not in body:  # the route refuses it first (CollectionRequestIn.ensure_payer)
+            raise rules.invalid([FieldError("payer", "REQUIRED", "a payer or a customer_id")])
+        return body
+    if "payer" in body:
+        problem = FieldError("customer_id", INVALID_FORMAT, "a payer or a customer_id, not both")
+        raise rules.invalid([problem])
+    try:
+        customer = customer_of(account_id, customer_id)
+    except ServiceError as error:
+        error.extensions["field"] = "customer_id"
+        raise
+    return {**body, "payer": payer_of(customer)}
+
+
 # ---------------------------------------------------------------- the business's operations
 def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) -> answers.CreatedCollectionRequest:
     """POST /v1/collection-requests by an active business: pending, with its invoice number and
     payment link; collection_request.created is recorded (and sent to its callback_url)."""
     account = require_active(account_id)
     amount = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
+    body = _with_payer(account_id, body)
     _reject(payer_problems(body["payer"]) + _checked(body))
     mode, details = _methods(account_id, body["collection_method_ids"])
     request_id, now = new_prefixed_id("cr"), now_iso()
@@ -197,10 +219,14 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         biller=biller,
         listed=body.get("listed", True),
         allow_installments=body.get("allow_installments", False),
+        customer_id=body.get("customer_id"),
         created_at=now,
         updated_at=now,
     )
-    deps.collection_requests().create(request, [rules.request_event(rules.EVENT_CREATED, request, now)])
+    try:
+        deps.collection_requests().create(request, [rules.request_event(rules.EVENT_CREATED, request, now)])
+    except CustomerGone:  # removed while the request was made: its personal data is not copied
+        raise ServiceError(404, "customer_not_found", "No such customer.", field="customer_id") from None
     return answers.CreatedCollectionRequest.of(request.created_view())
 
 

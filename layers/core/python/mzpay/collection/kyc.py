@@ -11,6 +11,8 @@ from typing import Any
 from mzpay import deps
 from mzpay.answers import collection_kyc as answers
 from mzpay.domain.collection.business import looks_like_email, phone_problem
+from mzpay.domain.collection.directory import contact_problems
+from mzpay.domain.collection.directory import invalid as directory_invalid
 from mzpay.domain.collection.kyc import (
     CHECKLIST_ITEMS,
     DOCUMENT_TYPES,
@@ -75,9 +77,11 @@ def _log(verification: KycVerification) -> answers.KycLog:
 
 def register(account_id: str, name: str, document_type: str, contact: dict[str, Any] | None = None) -> answers.Customer:
     """A customer of the business and its first verification (initiated), log message 1; its
-    `contact` (email, phone_number, language: each optional) is where its messages go."""
+    `contact` (email, phone_number, language: each optional) is where its messages go, with its
+    optional nuit and address (the directory's: docs/customers.md)."""
     if document_type not in DOCUMENT_TYPES:
         raise invalid("document_type", "INVALID_FORMAT", f"one of {', '.join(DOCUMENT_TYPES)}")
+    address = (contact or {}).get("address") or None
     contact = {
         name: value.strip() for name, value in (contact or {}).items() if isinstance(value, str) and value.strip()
     }
@@ -86,6 +90,11 @@ def register(account_id: str, name: str, document_type: str, contact: dict[str, 
     problem = phone_problem(contact["phone_number"]) if "phone_number" in contact else None
     if problem:
         raise invalid("phone_number", "INVALID_FORMAT", problem)
+    problems = contact_problems({"nuit": contact.get("nuit"), "address": address})
+    if problems:
+        raise directory_invalid(problems)
+    if address:
+        contact["address"] = address
     now = now_iso()
     customer_id, kyc_id = new_prefixed_id("usr"), new_prefixed_id("kyc")
     customer = Customer(

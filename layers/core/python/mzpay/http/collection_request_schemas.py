@@ -119,7 +119,14 @@ class CollectionRequestIn(Strict):
     description: Text | None = None
     collection_method_ids: MethodIds
     amount: AmountIn
-    payer: PayerIn
+    payer: PayerIn | None = Field(
+        default=None, description="Who pays (required unless customer_id names the payer from the directory)."
+    )
+    customer_id: Id | None = Field(
+        default=None,
+        description="A customer of the business's directory (usr_...) to invoice instead of a payer: the payer is "
+        "taken from it (docs/customers.md); not together with payer.",
+    )
     third_party_reference: Id | None = None
     metadata: Metadata | None = None
     invoice_metadata: InvoiceIn | None = None
@@ -137,6 +144,16 @@ class CollectionRequestIn(Strict):
     def fields(self) -> dict[str, Any]:
         """What the request carries (absent optional parts left out), as plain data."""
         return self.model_dump(exclude_none=True)
+
+    def ensure_payer(self) -> None:
+        """A body with neither payer nor customer_id is refused as it was when payer was required:
+        the same 400 missing_field, naming payer, in the model's words."""
+        if self.payer is None and self.customer_id is None:
+            from mzpay.http.errors import Surface
+            from mzpay.http.resolver import validation_error
+
+            missing = {"type": "missing", "loc": ("body", "payer"), "msg": "Field required", "input": {}}
+            raise validation_error([missing], Surface.COLLECTION, CollectionRequestIn)
 
 
 class CollectionRequestChange(Strict):

@@ -7,9 +7,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.domain.common.bounds import Code
+from mzpay.domain.common.bounds import Code, Email, Name, Phone
 from mzpay.domain.common.model import StrictText as Strict
 from mzpay.domain.common.model import examples
+from mzpay.http.collection_request_schemas import AddressIn
 
 REVIEWER = "reviewer.cossa@mzpay.co.mz"
 
@@ -32,6 +33,28 @@ class CustomerIn(Strict):
     language: Literal["pt", "en"] | None = Field(
         default=None, description="The customer's language for its messages; absent: the business's."
     )
+    nuit: Code | None = Field(default=None, description="The customer's NUIT (9 digits): the directory finds it by it.")
+    address: AddressIn | None = Field(default=None, description="The customer's address.")
+
+
+class CustomerChange(Strict):
+    """PUT /v1/customers/{id}: the fields given change; a field sent as null is removed (the name
+    cannot be)."""
+
+    model_config = examples({"email": "ana.machava@example.co.mz", "phone_number": "+258841234567", "language": "pt"})
+
+    name: Name | None = Field(default=None, description="The customer's name.")
+    email: Email | None = Field(default=None, description="Its e-mail: its messages go there.")
+    phone_number: Phone | None = Field(default=None, description="Its phone (E.164): SMS when it has no e-mail.")
+    language: Literal["pt", "en"] | None = Field(default=None, description="Its language for messages.")
+    nuit: Code | None = Field(default=None, description="Its NUIT (9 digits).")
+    address: AddressIn | None = Field(default=None, description="Its address (replaces the one kept).")
+
+    def changes(self) -> dict[str, Any]:
+        """The fields sent (null: removed), as plain data."""
+        return {name: getattr(self, name) for name in self.model_fields_set} | (
+            {"address": self.address.model_dump(exclude_none=True)} if self.address is not None else {}
+        )
 
 
 class KycComment(Strict):

@@ -39,6 +39,7 @@ from mzpay.answers.collection_payments import CollectionPaymentList, CollectionP
 from mzpay.answers.collection_requests import REQUEST_ROUTES
 from mzpay.answers.collection_system import Checklist, Health, OpenApiDocument, SupportedDocuments, Version
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
+from mzpay.answers.customers import CustomerKycList, CustomerList, CustomerRead, CustomerRequests
 from mzpay.answers.messages import NotificationList
 from mzpay.openapi.index import Routes, about_routes, models_of
 
@@ -71,6 +72,12 @@ ROUTES: Routes = {
     ("POST", "/v1/payments"): RecordedPayment,
     ("GET", "/v1/payments/{payment_id}"): CollectionPaymentRead,
     ("POST", "/v1/customers"): Customer,
+    ("GET", "/v1/customers"): CustomerList,
+    ("GET", "/v1/customers/{customer_id}"): CustomerRead,
+    ("PUT", "/v1/customers/{customer_id}"): CustomerRead,
+    ("DELETE", "/v1/customers/{customer_id}"): CustomerRead,
+    ("GET", "/v1/customers/{customer_id}/collection-requests"): CustomerRequests,
+    ("GET", "/v1/customers/{customer_id}/kyc"): CustomerKycList,
     ("GET", "/v1/customers/{customer_id}/kyc/logs"): KycLog,
     ("GET", "/v1/customers/{customer_id}/kyc/{kyc_id}"): KycRead,
     ("PUT", "/v1/customers/{customer_id}/kyc/{kyc_id}/reviews"): KycRead,

@@ -24,11 +24,17 @@ from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import env, in_index, index_entry, is_conditional_failure, query_pages, read_keys
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
-from mzpay.store.transitions import applied, versioned_update
+from mzpay.store.kyc import customer_active_check
+from mzpay.store.kyc import request_link as customer_request_link
+from mzpay.store.transitions import applied, versioned_update, with_index_keys
 
 
 class Changed(Exception):
     """The method or request moved since it was read."""
+
+
+class CustomerGone(Exception):
+    """The customer a new request names was removed (or never was) when the request was written."""
 
 
 _method_key = keyed("CM", "CM")
@@ -75,24 +81,7 @@ def _index_keys(request: CollectionRequest) -> dict[str, str]:
 def _with_index(update: dict[str, Any], after: CollectionRequest) -> dict[str, Any]:
     """`update` (a versioned_update's Update) also setting the list keys of `after` and removing
     the ones it no longer has."""
-    update = dict(update)
-    keys = _index_keys(after)
-    gone = [name for name in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk") if name not in keys]
-    set_part, _, remove_part = update["UpdateExpression"].partition(" REMOVE ")
-    set_part += "".join(f", #i{i} = :i{i}" for i in range(len(keys)))
-    removes = [remove_part] if remove_part else []
-    removes += [f"#g{i}" for i in range(len(gone))]
-    update["UpdateExpression"] = set_part + (" REMOVE " + ", ".join(removes) if removes else "")
-    update["ExpressionAttributeNames"] = {
-        **update["ExpressionAttributeNames"],
-        **{f"#i{i}": name for i, name in enumerate(keys)},
-        **{f"#g{i}": name for i, name in enumerate(gone)},
-    }
-    update["ExpressionAttributeValues"] = {
-        **update["ExpressionAttributeValues"],
-        **{f":i{i}": value for i, value in enumerate(keys.values())},
-    }
-    return update
+    return with_index_keys(update, _index_keys(after), ("gsi1", "gsi2", "gsi3"))
 
 
 class CollectionRequests(PaymentsTableStore):
@@ -128,10 +117,20 @@ class CollectionRequests(PaymentsTableStore):
 
     # ------------------------------------------------------------ requests
     def create(self, request: CollectionRequest, events: list[Event]) -> None:
-        """Store a new request with its events, in one transaction."""
+        """Store a new request with its events, in one transaction; one that names a customer also
+        lists itself among the customer's requests, on condition that the customer is still
+        active (CustomerGone otherwise: a removed customer's data is never copied again)."""
         item = {**_request_key(request.request_id), **_index_keys(request), **request.item()}
-        put = put_new(self.name, item)
-        self.client.transact_write_items(TransactItems=[put, *event_puts(self.events_name, events)])
+        puts = [put_new(self.name, item)]
+        if request.customer_id:
+            link = customer_request_link(request.customer_id, request.request_id, request.account_id)
+            puts += [put_new(self.name, link), customer_active_check(self.name, request.customer_id)]
+        try:
+            self.client.transact_write_items(TransactItems=[*puts, *event_puts(self.events_name, events)])
+        except Exception as exc:
+            if request.customer_id and is_conditional_failure(exc):
+                raise CustomerGone() from exc
+            raise
 
     def get(self, request_id: str) -> CollectionRequest | None:
         return self.read_item(CollectionRequest, _request_key(request_id))

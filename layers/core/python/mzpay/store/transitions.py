@@ -118,6 +118,29 @@ def queued(update: dict[str, Any], before: Entity, after: Entity, queue: Queue, 
 QUEUE_KEYS = ("gsi1pk", "gsi1sk")
 
 
+def with_index_keys(update: dict[str, Any], keys: dict[str, str], indexes: tuple[str, ...]) -> dict[str, Any]:
+    """`update` (a versioned_update's Update) also setting the index keys `keys` and removing
+    those of `indexes` (gsi1, ...) that `keys` does not have: an item that changes state moves
+    in, out of or within its lists in the same write."""
+    update = dict(update)
+    gone = [f"{index}{part}" for index in indexes for part in ("pk", "sk") if f"{index}{part}" not in keys]
+    set_part, _, remove_part = update["UpdateExpression"].partition(" REMOVE ")
+    set_part += "".join(f", #i{i} = :i{i}" for i in range(len(keys)))
+    removes = [remove_part] if remove_part else []
+    removes += [f"#g{i}" for i in range(len(gone))]
+    update["UpdateExpression"] = set_part + (" REMOVE " + ", ".join(removes) if removes else "")
+    update["ExpressionAttributeNames"] = {
+        **update["ExpressionAttributeNames"],
+        **{f"#i{i}": name for i, name in enumerate(keys)},
+        **{f"#g{i}": name for i, name in enumerate(gone)},
+    }
+    update["ExpressionAttributeValues"] = {
+        **update["ExpressionAttributeValues"],
+        **{f":i{i}": value for i, value in enumerate(keys.values())},
+    }
+    return update
+
+
 def applied(entity: E, changes: Mapping[str, Any], token: str | None = None) -> E:
     """The entity as `versioned_update` leaves it."""
     return entity.changed({**changes, WRITE_TOKEN: token} if token is not None else changes)

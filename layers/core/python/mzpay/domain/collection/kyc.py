@@ -96,6 +96,8 @@ class Customer(Entity):
     email: str | None = None
     phone_number: str | None = None
     language: str | None = None
+    nuit: str | None = None  # its tax number (the directory's search key; a payer's vat_number)
+    address: dict[str, Any] | None = None  # country, state_province, city, street, line1
     created_at: str
     updated_at: str
 

@@ -166,6 +166,7 @@ class CollectionRequest(Entity):
     attempt: int = 0  # how many checkouts the payment link opened
     allow_installments: bool = False  # the business takes it in several payments (recorded ones)
     amount_paid: Decimal = Decimal(0)  # what the payments recorded against it paid so far
+    customer_id: str | None = None  # the directory's customer it was issued to (docs/customers.md)
     created_at: str
     updated_at: str
 
@@ -218,7 +219,11 @@ class CollectionRequest(Entity):
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             **self._installments(),
+            **self._customer(),
         }
+
+    def _customer(self) -> dict[str, Any]:
+        return {"customer_id": self.customer_id} if self.customer_id else {}
 
     def _installments(self) -> dict[str, Any]:
         if not self.in_installments:
@@ -251,7 +256,7 @@ class CollectionRequest(Entity):
             "created_at",
         )
         taken = {"allow_installments": True} if self.allow_installments else {}
-        return {"object": "collection_request", **{name: full[name] for name in fields}, **taken}
+        return {"object": "collection_request", **{name: full[name] for name in fields}, **taken, **self._customer()}
 
     def summary(self) -> dict[str, Any]:
         """A list item of GET /v1/collection-requests."""
