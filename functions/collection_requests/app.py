@@ -8,6 +8,7 @@ from mzpay.answers.collection_payments import CollectionPaymentList, CollectionP
 from mzpay.answers.collection_requests import (
     CollectionMethod,
     CollectionMethodList,
+    CollectionRequestCancelled,
     CollectionRequestChanged,
     CollectionRequestList,
     CollectionRequestRead,
@@ -25,6 +26,7 @@ from mzpay.http import payment_link_page
 from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_request_schemas import (
+    CancelIn,
     CollectionMethodIn,
     CollectionRequestChange,
     CollectionRequestIn,
@@ -66,8 +68,12 @@ def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> Collec
 
     A way an active business is paid (M-Pesa, e-Mola, mKesh, bank transfer, payment reference,
     card) in test or live mode, answered active. The business needs its gateway account, which an
-    operator creates."""
-    return collection_methods.add(caller().account_id(), body.type, body.name, body.mode)
+    operator creates. With `allow_installments`, the requests naming it may be paid in parts, each
+    at least `min_installment` (when given) unless it pays all that is due."""
+    installments = bool(body.allow_installments)
+    return collection_methods.add(
+        caller().account_id(), body.type, body.name, body.mode, installments, body.min_installment
+    )
 
 
 @routes.get("/v1/collection-methods", METHOD_READ)
@@ -148,6 +154,21 @@ def delete_collection_request(request_id: str) -> DeletedCollectionRequest:
     paid with is canceled first. A paid request is never deleted."""
     identity = caller()
     return collection_requests.delete(identity.account_id(), identity.signed_in().subject, request_id)
+
+
+@routes.post("/v1/collection-requests/<request_id>/cancel", REQUEST_WRITE)
+@audited
+@errors("invalid_request", "not_found", "invoice_closed")
+def cancel_collection_request(request_id: str, body: Annotated[CancelIn, Body()]) -> CollectionRequestCancelled:
+    """Cancel a collection request
+
+    An open request (pending, partially_paid or overdue) is cancelled, with an optional `reason`:
+    its payment link and `POST /v1/payments` refuse any later payment (409 `invoice_closed`), and
+    `collection_request.cancelled` is sent to its `callback_url`. A paid or cancelled request is
+    409 `invoice_closed`; while its payer is paying it, 400 `invalid_request` (an open checkout not
+    yet paid with is canceled first). What instalments paid stays recorded."""
+    identity = caller()
+    return collection_requests.cancel(identity.account_id(), identity.signed_in().subject, request_id, body.reason)
 
 
 @routes.get("/v1/payments", REQUEST_READ)

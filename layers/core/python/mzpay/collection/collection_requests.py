@@ -12,15 +12,17 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
+from mzpay.domain.collection import life
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
 from mzpay.domain.collection.payers import payer_problems
-from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.bounds import url_problem
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import has_prefix, new_prefixed_id
+from mzpay.steps import audit
 from mzpay.steps.business import gateway_account_of, require_active
 from mzpay.steps.collection_payments import close_checkout
 from mzpay.store.collection_requests import Changed, account_list_key, phone_list_key
@@ -50,15 +52,21 @@ def own(account_id: str, request_id: str) -> CollectionRequest:
 
 
 # ---------------------------------------------------------------- the parts of a request
-def _methods(account_id: str, ids: list[str]) -> tuple[str, list[dict[str, str]]]:
-    """The request's mode and collection_method_details."""
+def _named(account_id: str, ids: list[str]) -> tuple[str, list[CollectionMethod]]:
+    """The request's mode and its methods (each of `ids`, usable)."""
     found = {
         method_id: method
         for method_id, method in deps.collection_requests().methods(ids).items()
         if method.account_id == account_id  # another account's method is as absent as an unknown one
     }
     mode = rules.usable_methods(ids, found)
-    return mode, [found[method_id].detail() for method_id in ids]
+    return mode, [found[method_id] for method_id in ids]
+
+
+def _methods(account_id: str, ids: list[str]) -> tuple[str, list[dict[str, str]]]:
+    """The request's mode and collection_method_details."""
+    mode, methods = _named(account_id, ids)
+    return mode, [method.detail() for method in methods]
 
 
 def _day(value: str | None, field: str, problems: list[FieldError]) -> str | None:
@@ -138,7 +146,10 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
     account = require_active(account_id)
     amount = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
     _reject(payer_problems(body["payer"]) + _checked(body))
-    mode, details = _methods(account_id, body["collection_method_ids"])
+    mode, methods = _named(account_id, body["collection_method_ids"])
+    details = [method.detail() for method in methods]
+    by_methods, least = rules.installments_of(methods)  # a method that allows instalments: its requests do
+    installments = body.get("allow_installments", by_methods)
     request_id, now = new_prefixed_id("cr"), now_iso()
     number = rules.invoice_number(request_id, now)
     invoice = body.get("invoice_metadata") or {}
@@ -196,7 +207,8 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         },
         biller=biller,
         listed=body.get("listed", True),
-        allow_installments=body.get("allow_installments", False),
+        allow_installments=installments,
+        min_installment=least if installments else None,
         created_at=now,
         updated_at=now,
     )
@@ -322,6 +334,38 @@ def delete(account_id: str, actor: str, request_id: str) -> answers.DeletedColle
 
     rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
     return answers.DeletedCollectionRequest(object="collection_request", id=request_id, deleted=True, error=None)
+
+
+def cancel(account_id: str, actor: str, request_id: str, reason: str | None) -> answers.CollectionRequestCancelled:
+    """POST /v1/collection-requests/{id}/cancel: an open request (pending, partially_paid,
+    overdue) is cancelled, one conditional write with collection_request.cancelled (sent to its
+    callback_url); a paid or cancelled one is 409 invoice_closed. A checkout the payer opened and
+    has not paid with is canceled first; a payment under way refuses the cancel (400
+    invalid_request): the payer's money is never taken for a cancelled request. Of two cancels
+    racing, one cancels and the other is refused, judged on the request as the first left it."""
+    if problem := life.cancel_reason_problem(reason):
+        raise rules.invalid([FieldError("reason", INVALID_FORMAT, problem)])
+
+    def change(request: CollectionRequest) -> CollectionRequest:
+        now = now_iso()
+        changes = life.cancelled(request, actor, reason, now)
+        changes |= close_checkout(request, "cancel")
+        after = request.changed(changes)
+        event = rules.request_event(rules.EVENT_CANCELLED, after, now)
+        cancelled = deps.collection_requests().transition(request, changes, [event])
+        audit.observe(
+            "collection_request",
+            request_id,
+            account_id=account_id,
+            before={"status": request.status, "amount_paid": format(request.amount_paid, "f")},
+            after={"status": cancelled.status, "reason": reason},
+        )
+        return cancelled
+
+    done = rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
+    return answers.CollectionRequestCancelled.of(
+        {"object": "collection_request", "collection_request": done.view(), "error": None}
+    )
 
 
 # ---------------------------------------------------------------- the payer's app (no token)

@@ -5,7 +5,9 @@ leads to it; when it ends unpaid (failed, expired, canceled) the next opening st
 The attempt's payment_id is derived from (request, n), so openings that race start one payment,
 and the request records it with one conditional write. A paid request opens no checkout, nor does
 a request of a business that is not active (suspended): its payer gets a page saying so, and the
-checkout a link opened before refuses to take the payment (mzpay.cases.checkout)."""
+checkout a link opened before refuses to take the payment (mzpay.cases.checkout). A cancelled
+request opens none either (its page says it cannot be paid online, 409): refused before money
+moves. A partially_paid request's checkout asks for what is still due, never more."""
 
 from __future__ import annotations
 
@@ -104,13 +106,16 @@ def open_link(request_id: str, gateway_url: str) -> Destination:
         request = _request(request_id)
         if request.status == RequestStatus.PAID:
             return Destination(None, "paid", request, _receipt_url(request))
+        if request.status == RequestStatus.CANCELLED:  # refused before any money moves
+            return Destination(None, "not_payable", request)
         if status_of(request.account_id) != AccountStatus.ACTIVE:  # the gate (RouteAccess PAYEE_ACTIVE)
             return Destination(None, "suspended", request)
         if request.checkout_payment_id:
             payment = deps.payments().get(request.checkout_payment_id)
             if payment is not None:
                 payment = current(payment)
-                if payment.status in OPEN or payment.status == Status.SUCCEEDED:
+                settled = request.payment_reconciliation.get("gateway_transaction_id") == payment.provider_payment_id
+                if payment.status in OPEN or (payment.status == Status.SUCCEEDED and not settled):
                     return Destination(payment.checkout_url, "checkout", request)
         networks = _networks(request)
         if not networks:
