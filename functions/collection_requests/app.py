@@ -1,6 +1,8 @@
 """Collection API: collection methods, collection requests, the payer's unsecured reads (kulpay)
 and the payment link that leads a payer to the hosted checkout."""
 
+import re
+from decimal import Decimal
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -232,21 +234,32 @@ def get_request_for_payer(request_id: str) -> PayerRequestRead:
     return collection_requests.public_read(request_id)
 
 
+def _amount(given: str | None) -> Decimal | None:
+    """The instalment a payment link names (?amount=): a plain decimal number, or none."""
+    if given is None or not re.fullmatch(r"\d{1,8}(\.\d{1,2})?", given):
+        return None
+    return Decimal(given)
+
+
 @routes.get("/pay/<request_id>", PAYMENT_LINK)
 @pages(200, 303, 403, 404, 409)
 @errors("invalid_state")  # its 409 page: the request cannot be paid online
-def payment_link(request_id: str) -> Response[str]:
+def payment_link(request_id: str, amount: Annotated[str | None, Query(max_length=20)] = None) -> Response[str]:
     """Open a collection request's payment link
 
     For the payer's browser: a 303 redirect to the gateway's hosted checkout of the request
     (opening one when none is open), or a page (Portuguese, or English by `?lang=en` or
     `Accept-Language`) saying that it is paid (200, linking to its receipt when its checkout paid
     it), that its business cannot take payments now
-    (403: not active, e.g. suspended), that it cannot be paid online (409) or does not exist (404)."""
+    (403: not active, e.g. suspended), that it cannot be paid online (409: also once cancelled) or
+    does not exist (404). For a request that takes instalments, `amount` names the part to pay
+    (at least its minimum instalment, at most what is due); otherwise the checkout asks for all
+    that is due."""
     event = app.current_event
     link = f"{_link_base().rstrip('/')}/pay/{request_id}" if has_prefix(request_id, "cr") else ""
     try:
-        destination = payment_links.open_link(request_id, public_url(event, "PUBLIC_GATEWAY_URL"))
+        asked = _amount(amount)
+        destination = payment_links.open_link(request_id, public_url(event, "PUBLIC_GATEWAY_URL"), asked)
     except ServiceError as refused:
         if refused.code != "not_found":
             raise

@@ -179,3 +179,21 @@ def test_overdue_shows_in_the_read_the_list_and_the_payers_read(mz: Collection) 
     assert full(mz, request_id)["status"] == "paid"
     on_time = create(mz, invoice_metadata={"due_date": "2099-12-31"})
     assert full(mz, on_time["id"])["status"] == "pending"
+
+
+def test_the_link_pays_the_instalment_it_names(mz: Collection) -> None:
+    request_id = create(mz, amount={"currency": "MZN", "value": 1000}, allow_installments=True)["id"]
+    browser = Payer()
+    opened = browser.open(f"{mz.url}/pay/{request_id}?amount=250")
+    assert opened.status_code == 303, opened.text
+    first = opened.headers["Location"]
+    assert '<p class="amount">250,00\xa0MTn</p>' in browser.get(first, timeout=30).text
+    assert "Pago. Obrigado!" in browser.pay(first, "succeed")
+    part = wait_for(mz, request_id, lambda r: r["status"] == "partially_paid")
+    assert (part["amount_paid"]["value"], part["amount_due"]["value"]) == (250, 750)
+    rest = browser.open(f"{mz.url}/pay/{request_id}?amount=5000")  # never more than is due
+    assert rest.status_code == 303 and rest.headers["Location"] != first
+    assert '<p class="amount">750,00\xa0MTn</p>' in browser.get(rest.headers["Location"], timeout=30).text
+    assert "Pago. Obrigado!" in browser.pay(rest.headers["Location"], "succeed")
+    done = wait_for(mz, request_id, lambda r: r["status"] == "paid")
+    assert (done["amount_paid"]["value"], done["amount_due"]["value"]) == (1000, 0)

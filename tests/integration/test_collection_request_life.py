@@ -192,3 +192,32 @@ def test_the_overdue_event_is_recorded_once(business: tuple[str, str]) -> None:
     assert due_dates.mark_overdue(marked) is False  # the next run: nothing
     listed = collection_requests.listed(account_id, 50, None).wire()["items"]
     assert {item["id"]: item["status"] for item in listed}[late] == "overdue"
+
+
+def test_the_link_pays_an_instalment_then_the_rest(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    request_id = issued(*business, allow_installments=True)
+    destination = payment_links.open_link(request_id, GATEWAY, Decimal(100))
+    assert destination.checkout_url is not None
+    first = destination.checkout_url.rsplit("/", 1)[1]
+    opened = deps.payments().get(first)
+    assert opened is not None and opened.amount == "100.00"
+    checkout.test_action(first, "succeed")
+    with atomic_dynamodb():
+        results = race(2, lambda _: reconcile_collection(succeeded_event(account_id, first)))
+    assert sorted(str(value) for _, value in results) == ["None", "collection_request.partially_paid"]
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and (request.status, request.amount_paid) == ("partially_paid", 100)
+    rest = opened_checkout(request_id)  # a new checkout, for what is due
+    assert rest != first
+    remaining = deps.payments().get(rest)
+    assert remaining is not None and remaining.amount == "150.00"
+    checkout.test_action(rest, "succeed")
+    assert reconcile_collection(succeeded_event(account_id, rest)) == "collection_request.paid"
+    done = deps.collection_requests().get(request_id)
+    assert done is not None and (done.status, done.amount_paid, done.overpayment) == ("paid", 250, 0)
+    assert events_of(account_id, request_id) == [
+        "collection_request.created",
+        "collection_request.paid",
+        "collection_request.partially_paid",
+    ]

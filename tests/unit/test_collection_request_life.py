@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mzpay.collection.payment_links import instalment
 from mzpay.domain.collection import life, recorded
 from mzpay.domain.collection.methods import CollectionMethod, check_installments, installments_of
 from mzpay.domain.collection.notices import awaits_payment
@@ -218,3 +219,35 @@ def test_an_instalment_is_at_least_the_minimum_unless_it_pays_all_that_is_due() 
         Decimal("500.00"),
     )
     recorded.judge(parts, "MZN", Decimal("300.50"))  # less than the minimum, but all that is due
+
+
+@pytest.mark.parametrize(
+    ("asked", "changes", "asks"),
+    [
+        (None, {"allow_installments": True}, Decimal("1500.5")),  # no part named: all that is due
+        (Decimal(400), {}, Decimal("1500.5")),  # one payment only: all that is due
+        (Decimal(400), {"allow_installments": True}, Decimal("400.00")),
+        (Decimal(9000), {"allow_installments": True}, Decimal("1500.5")),  # never more than is due
+        (Decimal(100), {"allow_installments": True, "min_installment": Decimal(250)}, Decimal(250)),
+        (Decimal(0), {"allow_installments": True}, Decimal("0.01")),
+    ],
+)
+def test_the_link_asks_for_an_instalment_within_its_bounds(
+    asked: Decimal | None, changes: dict[str, Any], asks: Decimal
+) -> None:
+    assert instalment(request(**changes), asked) == asks
+
+
+def test_a_checkout_paying_an_instalment_leaves_the_request_partially_paid_once() -> None:
+    parts = request(allow_installments=True, checkout_payment_id="PAYLINK")
+    changes = _settled(parts, paid_checkout("400.00"), "paid", NOW)
+    assert changes is not None
+    after = parts.changed(changes)
+    assert (after.status, after.amount_paid, after.outstanding) == ("partially_paid", 400, Decimal("1100.50"))
+    reconciliation = after.payment_reconciliation
+    assert (reconciliation["payment_status"], reconciliation["gateway_transaction_id"]) == ("pending", "PAYLINK")
+    assert _settled(after, paid_checkout("400.00"), "paid", NOW) is None  # played again: nothing more
+    one_payment = request(checkout_payment_id="PAYLINK")  # a part of a request without instalments
+    unmatched = _settled(one_payment, paid_checkout("400.00"), "paid", NOW)
+    assert unmatched is not None and "status" not in unmatched
+    assert unmatched["payment_reconciliation"]["reconciliation_status"] == "unmatched"
