@@ -6,15 +6,19 @@ the request's callback_url, once."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
 import simplejson
 
 from devstack.launcher import RunningStack
+from mzpay.domain.messages import format as fmt
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_audit import records
 from tests.e2e.test_collection_requests import Payer, create, full, wait_for
+from tests.e2e.test_local_stack import local_lambda
 from tests.e2e.test_webhooks import Receiver
 from tests.polling import eventually
 
@@ -197,3 +201,38 @@ def test_the_link_pays_the_instalment_it_names(mz: Collection) -> None:
     assert "Pago. Obrigado!" in browser.pay(rest.headers["Location"], "succeed")
     done = wait_for(mz, request_id, lambda r: r["status"] == "paid")
     assert (done["amount_paid"]["value"], done["amount_due"]["value"]) == (1000, 0)
+
+
+def test_the_daily_sweep_sends_the_overdue_event_once(mz: Collection, receiver: Receiver, stack: RunningStack) -> None:
+    """DueDateSweepFunction invoked in the local stack for today (twice, as a replayed run): the
+    request due two days ago gets collection_request.overdue at its callback_url once; one due in
+    the future, swept as if it were late (a day replayed ahead), gets none."""
+    callback = receiver.endpoint(200)
+    today = fmt.today_in_maputo(datetime.now(UTC))
+    due = today - timedelta(days=2)
+    routing = {"source_system": "erp-1", "callback_url": callback}
+    late = create(
+        mz,
+        integration_routing=routing,
+        invoice_metadata={"issue_date": (due - timedelta(days=5)).isoformat(), "due_date": due.isoformat()},
+    )["id"]
+    lambda_api = local_lambda(stack)
+
+    def sweep(day: date) -> dict[str, Any]:
+        answer = lambda_api.invoke(FunctionName="DueDateSweepFunction", Payload=json.dumps({"day": day.isoformat()}))
+        assert "FunctionError" not in answer, answer
+        return json.loads(answer["Payload"].read())  # type: ignore[no-any-return]
+
+    sweep(today)
+    sweep(today)
+    events = notified(receiver, callback, 2)
+    assert [event["type"] for event in events] == ["collection_request.created", "collection_request.overdue"]
+    assert (events[1]["resource_id"], events[1]["data"]["object"]["status"]) == (late, "overdue")
+
+    ahead = receiver.endpoint(200)
+    future = today + timedelta(days=10)
+    create(
+        mz, integration_routing={**routing, "callback_url": ahead}, invoice_metadata={"due_date": future.isoformat()}
+    )
+    sweep(future + timedelta(days=1))
+    assert [event["type"] for event in notified(receiver, ahead, 1)] == ["collection_request.created"]

@@ -28,7 +28,7 @@ from datetime import date, datetime, timedelta
 from mzpay import deps
 from mzpay.deps import settings
 from mzpay.domain.collection.notices import awaits_payment, reaches_payer
-from mzpay.domain.collection.requests import EVENT_OVERDUE, CollectionRequest, request_event
+from mzpay.domain.collection.requests import EVENT_OVERDUE, CollectionRequest, RequestStatus, request_event
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.messages import format as fmt
 from mzpay.messages import DUE, OVERDUE, REMINDER
@@ -67,10 +67,11 @@ def wanted(request: CollectionRequest, due: str, notice: str, remind_days: int) 
 
 
 def mark_overdue(request: CollectionRequest) -> bool:
-    """Record collection_request.overdue for `request` (past its due date, awaiting payment) unless
-    it was: one conditional write with the event. Whether this call recorded it."""
-    if request.overdue_notified or not awaits_payment(request.status):
-        return False
+    """Record collection_request.overdue for `request` (past its due date by today's date in
+    Maputo, awaiting payment) unless it was: one conditional write with the event. Whether this
+    call recorded it."""
+    if request.overdue_notified or request.shown_status() != RequestStatus.OVERDUE:
+        return False  # marked already, paid or cancelled, or not late by today's date (a day replayed ahead)
     now = now_iso()
     changes = {"overdue_notified": True, "updated_at": now}
     event = request_event(EVENT_OVERDUE, request.changed(changes), now)
