@@ -236,3 +236,38 @@ def test_the_daily_sweep_sends_the_overdue_event_once(mz: Collection, receiver: 
     )
     sweep(future + timedelta(days=1))
     assert [event["type"] for event in notified(receiver, ahead, 1)] == ["collection_request.created"]
+
+
+def test_a_method_that_allows_instalments_and_its_minimum(mz: Collection) -> None:
+    token = mz.active_business("Loja das Prestações", "instalments-owner")[1]
+    bad = mz.call(
+        "POST", "/v1/collection-methods", {"type": "mpesa", "mode": "test", "min_installment": 100}, token=token
+    )
+    assert (bad.status_code, bad.json()["code"]) == (400, "validation_error"), bad.text
+    assert [e["field"] for e in bad.json()["metadata"]["errors"]] == ["min_installment"]
+    method = assert_ok(
+        mz.call(
+            "POST",
+            "/v1/collection-methods",
+            {"type": "mpesa", "mode": "test", "allow_installments": True, "min_installment": 100},
+            token=token,
+        )
+    )
+    assert (method["allow_installments"], method["min_installment"]) == (True, 100)
+    body = {
+        "collection_method_ids": [method["id"]],
+        "amount": {"currency": "MZN", "value": 300},
+        "payer": {"first_name": "Rui", "last_name": "Cossa", "type": "individual", "delivery_method": "erp"},
+    }
+    made = assert_ok(mz.call("POST", "/v1/collection-requests", body, token=token))
+    assert made["allow_installments"] is True
+    small = {
+        "collection_request_id": made["id"],
+        "amount": {"currency": "MZN", "value": 50},
+        "channel": "cash",
+        "reference": "REC-1",
+        "paid_at": PAID_AT,
+    }
+    refused = mz.call("POST", "/v1/payments", small, token=token, headers={"Idempotency-Key": f"s-{made['id']}"})
+    assert (refused.status_code, refused.json()["code"]) == (422, "amount_out_of_range"), refused.text
+    assert refused.json()["metadata"]["min_installment"] == {"currency": "MZN", "value": 100}
