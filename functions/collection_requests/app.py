@@ -1,6 +1,8 @@
 """Collection API: collection methods, collection requests, the payer's unsecured reads (kulpay)
 and the payment link that leads a payer to the hosted checkout."""
 
+import re
+from decimal import Decimal
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -8,6 +10,7 @@ from mzpay.answers.collection_payments import CollectionPaymentList, CollectionP
 from mzpay.answers.collection_requests import (
     CollectionMethod,
     CollectionMethodList,
+    CollectionRequestCancelled,
     CollectionRequestChanged,
     CollectionRequestList,
     CollectionRequestRead,
@@ -25,6 +28,7 @@ from mzpay.http import payment_link_page
 from mzpay.http.audit import audited
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_request_schemas import (
+    CancelIn,
     CollectionMethodIn,
     CollectionRequestChange,
     CollectionRequestIn,
@@ -66,8 +70,12 @@ def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> Collec
 
     A way an active business is paid (M-Pesa, e-Mola, mKesh, bank transfer, payment reference,
     card) in test or live mode, answered active. The business needs its gateway account, which an
-    operator creates."""
-    return collection_methods.add(caller().account_id(), body.type, body.name, body.mode)
+    operator creates. With `allow_installments`, the requests naming it may be paid in parts, each
+    at least `min_installment` (when given) unless it pays all that is due."""
+    installments = bool(body.allow_installments)
+    return collection_methods.add(
+        caller().account_id(), body.type, body.name, body.mode, installments, body.min_installment
+    )
 
 
 @routes.get("/v1/collection-methods", METHOD_READ)
@@ -151,6 +159,21 @@ def delete_collection_request(request_id: str) -> DeletedCollectionRequest:
     return collection_requests.delete(identity.account_id(), identity.signed_in().subject, request_id)
 
 
+@routes.post("/v1/collection-requests/<request_id>/cancel", REQUEST_WRITE)
+@audited
+@errors("invalid_request", "not_found", "invoice_closed")
+def cancel_collection_request(request_id: str, body: Annotated[CancelIn, Body()]) -> CollectionRequestCancelled:
+    """Cancel a collection request
+
+    An open request (pending, partially_paid or overdue) is cancelled, with an optional `reason`:
+    its payment link and `POST /v1/payments` refuse any later payment (409 `invoice_closed`), and
+    `collection_request.cancelled` is sent to its `callback_url`. A paid or cancelled request is
+    409 `invoice_closed`; while its payer is paying it, 400 `invalid_request` (an open checkout not
+    yet paid with is canceled first). What instalments paid stays recorded."""
+    identity = caller()
+    return collection_requests.cancel(identity.account_id(), identity.signed_in().subject, request_id, body.reason)
+
+
 @routes.get("/v1/payments", REQUEST_READ)
 @filters("collection_payments")
 def list_payments() -> CollectionPaymentList:
@@ -212,21 +235,32 @@ def get_request_for_payer(request_id: str) -> PayerRequestRead:
     return collection_requests.public_read(request_id)
 
 
+def _amount(given: str | None) -> Decimal | None:
+    """The instalment a payment link names (?amount=): a plain decimal number, or none."""
+    if given is None or not re.fullmatch(r"\d{1,8}(\.\d{1,2})?", given):
+        return None
+    return Decimal(given)
+
+
 @routes.get("/pay/<request_id>", PAYMENT_LINK)
 @pages(200, 303, 403, 404, 409)
 @errors("invalid_state")  # its 409 page: the request cannot be paid online
-def payment_link(request_id: str) -> Response[str]:
+def payment_link(request_id: str, amount: Annotated[str | None, Query(max_length=20)] = None) -> Response[str]:
     """Open a collection request's payment link
 
     For the payer's browser: a 303 redirect to the gateway's hosted checkout of the request
     (opening one when none is open), or a page (Portuguese, or English by `?lang=en` or
     `Accept-Language`) saying that it is paid (200, linking to its receipt when its checkout paid
     it), that its business cannot take payments now
-    (403: not active, e.g. suspended), that it cannot be paid online (409) or does not exist (404)."""
+    (403: not active, e.g. suspended), that it cannot be paid online (409: also once cancelled) or
+    does not exist (404). For a request that takes instalments, `amount` names the part to pay
+    (at least its minimum instalment, at most what is due); otherwise the checkout asks for all
+    that is due."""
     event = app.current_event
     link = f"{_link_base().rstrip('/')}/pay/{request_id}" if has_prefix(request_id, "cr") else ""
     try:
-        destination = payment_links.open_link(request_id, public_url(event, "PUBLIC_GATEWAY_URL"))
+        asked = _amount(amount)
+        destination = payment_links.open_link(request_id, public_url(event, "PUBLIC_GATEWAY_URL"), asked)
     except ServiceError as refused:
         if refused.code != "not_found":
             raise

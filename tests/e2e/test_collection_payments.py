@@ -291,7 +291,7 @@ def test_instalments_only_where_the_request_allows_them_and_never_more_than_is_d
     first = assert_ok(post(records, received(parts, 100, channel="cash", reference="REC-7"), f"cash-{parts}"))
     assert first["payment"]["channel"] == "cash"
     full = request_of(records, parts)
-    assert (full["status"], full["allow_installments"], full["amount_due"]["value"]) == ("pending", True, 200.0)
+    assert (full["status"], full["allow_installments"], full["amount_due"]["value"]) == ("partially_paid", True, 200.0)
     assert_error(
         post(records, received(parts, 200.01), f"over-{parts}"),
         422,

@@ -485,6 +485,7 @@ def test_another_accounts_requests_and_methods_are_404_on_every_route(mz: Collec
         ("GET", f"/v1/collection-requests/{mine['id']}", None),
         ("PUT", f"/v1/collection-requests/{mine['id']}", {"description": "taken"}),
         ("DELETE", f"/v1/collection-requests/{mine['id']}", None),
+        ("POST", f"/v1/collection-requests/{mine['id']}/cancel", {"reason": "taken"}),
     ):
         assert_error(mz.call(method, path, body, token=other), 404, "not_found", "No such collection request.")
     for method, path, body in (

@@ -23,6 +23,7 @@ from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.management_client import Operator
 from tests.e2e.test_collection_kyc import PNG
 from tests.e2e.test_collection_requests import payer
+from tests.polling import eventually
 from tests.unit.test_business_gate import ROUTES
 
 pytestmark = pytest.mark.e2e
@@ -76,7 +77,33 @@ class Business:
         )
 
     def review(self, action: str) -> None:
+        """A reviewer's decision; a suspension's e-mail to the business (docs/notifications.md) is
+        sent in the background: waited for, so that it is not taken for a refused route's write."""
+        sent = self.suspension_notices()
         assert_ok(self.mz.call("POST", f"/v1/accounts/{self.account_id}/{action}", {}, token=self.reviewer))
+        if action == "suspend":
+            eventually(self.suspension_notices, lambda count: count > sent, timeout=30)
+
+    def suspension_notices(self) -> int:
+        """How many suspension e-mails to this business were sent (their provider records)."""
+        cause = f"business_account.suspended:{self.account_id}"
+        return sum(
+            1
+            for item in self.scan("PaymentsTable")
+            if item["pk"]["S"].startswith("PROVIDER#") and item.get("message", {}).get("S", "").startswith(cause)
+        )
+
+    def scan(self, table: str) -> Iterator[dict[str, Any]]:
+        state = self.mz.stack.state
+        dynamodb = boto3.client(
+            "dynamodb",
+            endpoint_url=state["aws_endpoint"],
+            region_name=state["aws_regions"]["mz"],
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+        for page in dynamodb.get_paginator("scan").paginate(TableName=state["resources"]["mz"][table]):
+            yield from page["Items"]
 
     def cases(self) -> dict[tuple[str, str], tuple[str, Any]]:
         """For each gated route: a concrete path of this business's resources and a body of the
@@ -94,6 +121,10 @@ class Business:
                 {"description": "changed"},
             ),
             ("DELETE", "/v1/collection-requests/{request_id}"): (f"/v1/collection-requests/{self.unopened}", None),
+            ("POST", "/v1/collection-requests/{request_id}/cancel"): (
+                f"/v1/collection-requests/{self.unopened}/cancel",
+                {"reason": "Issued twice"},
+            ),
             ("POST", "/v1/payments"): (
                 "/v1/payments",
                 {
@@ -150,26 +181,16 @@ class Business:
     def stored(self) -> dict[str, Any]:
         """Every item of the stack's tables that names this account (keys and contents), and what
         the business's own reads answer."""
-        state = self.mz.stack.state
-        dynamodb = boto3.client(
-            "dynamodb",
-            endpoint_url=state["aws_endpoint"],
-            region_name=state["aws_regions"]["mz"],
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
         items: list[str] = []
         for table in ("CollectionTable", "PaymentsTable", "IdempotencyTable", "EventsTable"):
-            pages = dynamodb.get_paginator("scan").paginate(TableName=state["resources"]["mz"][table])
-            for page in pages:
-                for item in page["Items"]:
-                    text = json.dumps(item, sort_keys=True)
-                    if item["pk"]["S"].startswith("RATE#"):  # the gateway's rate-limit counters of reads
-                        continue
-                    if self.account_id in text or self.customer_id in text or self.opened in text:
-                        # CollectionTable whole; elsewhere the keys (the workers may mark records later)
-                        kept = text if table == "CollectionTable" else json.dumps([item["pk"], item.get("sk")])
-                        items.append(f"{table} {kept}")
+            for item in self.scan(table):
+                text = json.dumps(item, sort_keys=True)
+                if item["pk"]["S"].startswith("RATE#"):  # the gateway's rate-limit counters of reads
+                    continue
+                if self.account_id in text or self.customer_id in text or self.opened in text:
+                    # CollectionTable whole; elsewhere the keys (the workers may mark records later)
+                    kept = text if table == "CollectionTable" else json.dumps([item["pk"], item.get("sk")])
+                    items.append(f"{table} {kept}")
         return {"items": set(items), "reads": self.reads()}
 
     def reads(self) -> dict[str, Any]:

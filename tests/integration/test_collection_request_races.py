@@ -4,7 +4,7 @@ reconciliation played twice, two status changes of a method."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -86,6 +86,33 @@ def payment_events(account_id: str, provider_payment_id: str) -> list[dict[str, 
     return [event.item() for event in reversed(events)]
 
 
+def opened_checkout(request_id: str) -> str:
+    """The provider payment id of the checkout that opening the request's payment link starts."""
+    destination = payment_links.open_link(request_id, GATEWAY)
+    assert destination.checkout_url is not None
+    return destination.checkout_url.rsplit("/", 1)[1]
+
+
+def succeeded_event(account_id: str, provider_payment_id: str) -> dict[str, Any]:
+    """The payment's payment.succeeded as the stream would carry it."""
+    (succeeded,) = [e for e in payment_events(account_id, provider_payment_id) if e["type"] == "payment.succeeded"]
+    return succeeded
+
+
+def payer_racing(business: tuple[str, str], act: Callable[[str], Any]) -> tuple[str, str, list[Any]]:
+    """A new request's payer paying through its checkout while the business does `act` to it:
+    (request id, provider payment id, [the payer's outcome, the business's])."""
+    request_id = issued(*business)
+    provider_payment_id = opened_checkout(request_id)
+
+    def either(index: int) -> Any:
+        return checkout.test_action(provider_payment_id, "succeed").status if index == 0 else act(request_id)
+
+    with atomic_dynamodb():
+        results = race(2, either)
+    return request_id, provider_payment_id, results
+
+
 def test_racing_openings_of_the_link_start_one_checkout(business: tuple[str, str]) -> None:
     request_id = issued(*business)
     with atomic_dynamodb():
@@ -105,18 +132,9 @@ def test_racing_openings_of_the_link_start_one_checkout(business: tuple[str, str
 def test_a_payer_paying_while_the_business_deletes_one_of_them_wins(business: tuple[str, str]) -> None:
     account_id, _ = business
     for _round in range(3):
-        request_id = issued(*business)
-        destination = payment_links.open_link(request_id, GATEWAY)
-        assert destination.checkout_url is not None
-        provider_payment_id = destination.checkout_url.rsplit("/", 1)[1]
-
-        def act(index: int, payment: str = provider_payment_id, request: str = request_id) -> Any:
-            if index == 0:
-                return checkout.test_action(payment, "succeed").status
-            return collection_requests.delete(account_id, "tester", request).deleted
-
-        with atomic_dynamodb():
-            results = race(2, act)
+        request_id, provider_payment_id, results = payer_racing(
+            business, lambda request: collection_requests.delete(account_id, "tester", request).deleted
+        )
         payment = deps.payments().get(provider_payment_id)
         request = deps.collection_requests().get(request_id)
         assert payment is not None and request is not None
@@ -133,11 +151,9 @@ def test_a_payer_paying_while_the_business_deletes_one_of_them_wins(business: tu
 def test_a_reconciliation_played_twice_pays_the_request_once(business: tuple[str, str]) -> None:
     account_id, _ = business
     request_id = issued(*business)
-    destination = payment_links.open_link(request_id, GATEWAY)
-    assert destination.checkout_url is not None
-    provider_payment_id = destination.checkout_url.rsplit("/", 1)[1]
+    provider_payment_id = opened_checkout(request_id)
     checkout.test_action(provider_payment_id, "succeed")
-    (succeeded,) = [e for e in payment_events(account_id, provider_payment_id) if e["type"] == "payment.succeeded"]
+    succeeded = succeeded_event(account_id, provider_payment_id)
     with atomic_dynamodb():
         results = race(3, lambda _: reconcile_collection(succeeded))
     assert sorted(str(value) for _, value in results) == ["None", "None", "collection_request.paid"]

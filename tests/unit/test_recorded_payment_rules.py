@@ -82,6 +82,7 @@ def test_what_a_record_changes_of_the_request() -> None:
     assert recorded.settled(parts, Decimal("500"), "cash", "PAY1", "2026-11-28T09:00:00Z", now) == {
         "amount_paid": Decimal("500"),
         "updated_at": now,
+        "status": "partially_paid",  # issue 34: a part paid, the rest due
     }
     done = recorded.settled(parts, Decimal("1500.5"), "bank_transfer", "PAY2", "2026-11-28T09:00:00Z", now)
     assert (done["status"], done["amount_paid"], done["bill_info"]["status"]) == ("paid", Decimal("1500.5"), "paid")

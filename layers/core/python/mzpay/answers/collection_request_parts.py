@@ -22,7 +22,7 @@ from mzpay.answers.base import (
 )
 
 MethodType = Literal["mpesa", "emola", "mkesh", "bank_transfer", "payment_reference", "card"]
-RequestStatus = Literal["pending", "paid"]  # a deleted request leaves every read
+RequestStatus = Literal["pending", "partially_paid", "paid", "cancelled", "overdue"]  # a deleted one leaves every read
 PayerType = Literal["business", "individual"]
 CR = "cr_01JD9H1J2K3M4N5P6Q7R8S9T0V"
 NUMBER = "INV-2026-6Q7R8S9T0V"  # INV-<year>-<the last 10 characters of the request's ULID>
@@ -102,7 +102,9 @@ class BillInfo(Answer):
 
     bill_id: str = Field(description="The bill's id (bill_...).")
     bill_number: str = Field(description="Its number: the invoice number.")
-    status: Literal["open", "paid"] = Field(description="paid once a matching payment settled it.")
+    status: Literal["open", "paid", "cancelled"] = Field(
+        description="paid once payments of its amount settled it; cancelled once the business cancelled it."
+    )
     due_date: str | None = Field(description="The due date as the business gave it; null: none.")
 
 

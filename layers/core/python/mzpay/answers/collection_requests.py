@@ -1,11 +1,12 @@
 """The collection API's answers about collection methods and collection requests
 (mzpay.domain.collection.requests: CollectionMethod.view, CollectionRequest.view, created_view,
 summary, public_view, public_item), as mzpay.collection.collection_methods and collection_requests
-return them: the business's views of a request and its
-payer's app's (the unsecured reads); their parts are mzpay.answers.collection_request_parts."""
+return them: the business's views of a request and its payer's app's (the unsecured reads); their
+parts are mzpay.answers.collection_request_parts."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
@@ -80,6 +81,10 @@ class CollectionMethod(Answer):
     status: Literal["active", "inactive"] = Field(description="Only active methods may be named by new requests.")
     created_at: Timestamp = Field(description="When it was added.")
     updated_at: UpdatedAt
+    allow_installments: bool = sometimes("true: its requests may be paid in parts; only when true.")
+    min_installment: Decimal | None = sometimes(
+        "The least one instalment may be (in the request's currency); null: any; only with allow_installments."
+    )
 
 
 class CollectionMethodList(ListOf[CollectionMethod]):
@@ -96,7 +101,13 @@ class CollectionMethodList(ListOf[CollectionMethod]):
 RequestId = Annotated[str, Field(description="The request's id.")]
 Purpose = Annotated[str | None, Field(description="What it is for; null: none given.")]
 ToPay = Annotated[CollectionAmount, Field(description="The amount to pay.")]
-PendingOrPaid = Annotated[RequestStatus, Field(description="pending or paid.")]
+PendingOrPaid = Annotated[
+    RequestStatus,
+    Field(
+        description="pending (open), partially_paid, paid, cancelled, or overdue (pending or partially_paid "
+        "past its due date)."
+    ),
+]
 Invoice = Annotated[InvoiceMetadata, Field(description="The invoice number, dates and payment link.")]
 BusinessReference = Annotated[str | None, Field(description="The business's own reference; null: none.")]
 BusinessMetadata = Annotated[dict[str, str], Field(description="The business's key-value pairs (empty: none).")]
@@ -112,6 +123,14 @@ Listed = Annotated[
 # The full view's fields that the creation answer leaves out (CollectionRequest.created_view).
 _FULL_ONLY = {"account_id", "financial_details", "payment_reconciliation", "integration_routing", "biller"}
 _FULL_ONLY |= {"compliance_audit", "updated_at"}
+
+
+class Cancellation(Answer):
+    """How a collection request was cancelled."""
+
+    cancelled_at: str = Field(description="When (UTC).")
+    cancelled_by: str = Field(description="The user who cancelled it.")
+    reason: str | None = Field(description="The reason given; null: none.")
 
 
 class CollectionRequest(Answer):
@@ -134,7 +153,7 @@ class CollectionRequest(Answer):
     integration_routing: IntegrationRouting = Field(description="Where it came from and where its events go.")
     compliance_audit: ComplianceAudit = Field(description="Who did what, and when.")
     biller: Biller = Field(description="The business, as the payer sees it.")
-    status: RequestStatus = Field(description="paid once a payment of its amount settled it.")
+    status: PendingOrPaid
     listed: Listed
     created_at: CreatedAt
     updated_at: UpdatedAt
@@ -144,6 +163,9 @@ class CollectionRequest(Answer):
     amount_paid: CollectionAmount = sometimes("What the payments recorded against it paid so far; likewise.")
     amount_due: CollectionAmount = sometimes("What is still due; likewise.")
     customer_id: str = sometimes("The directory's customer (usr_...) it was issued to, when it named one.")
+    min_installment: CollectionAmount = sometimes("The least one instalment may be (its methods' minimum); likewise.")
+    overpayment: CollectionAmount = sometimes("Money received beyond what was due or after a cancel: to refund.")
+    cancellation: Cancellation = sometimes("When, by whom and why it was cancelled; only a cancelled request.")
 
 
 class RequestEnvelope(Answer, Generic[Item]):
@@ -171,6 +193,30 @@ class CollectionRequestChanged(RequestEnvelope[CollectionRequest]):
     )
 
     collection_request: CollectionRequest = Field(description="The request as changed.")
+    error: AlwaysNull
+
+
+class CollectionRequestCancelled(RequestEnvelope[CollectionRequest]):
+    """A collection request cancelled: it takes no payment any more."""
+
+    model_config = examples(
+        {
+            "object": "collection_request",
+            "collection_request": {
+                **REQUEST,
+                "status": "cancelled",
+                "bill_info": {**REQUEST["bill_info"], "status": "cancelled"},
+                "cancellation": {
+                    "cancelled_at": "2026-11-02T10:00:00Z",
+                    "cancelled_by": "usr_01JBZ8",
+                    "reason": "Issued twice",
+                },
+            },
+            "error": None,
+        }
+    )
+
+    collection_request: CollectionRequest = Field(description="The request, cancelled.")
     error: AlwaysNull
 
 
@@ -346,6 +392,7 @@ REQUEST_ROUTES: dict[tuple[str, str], type[Answer] | None] = {
     ("GET", "/v1/collection-requests/{request_id}"): CollectionRequestRead,
     ("PUT", "/v1/collection-requests/{request_id}"): CollectionRequestChanged,
     ("DELETE", "/v1/collection-requests/{request_id}"): DeletedCollectionRequest,
+    ("POST", "/v1/collection-requests/{request_id}/cancel"): CollectionRequestCancelled,
     ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): PayerRequestList,
     ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): PayerRequestRead,
     ("GET", "/pay/{request_id}"): None,

@@ -5,6 +5,8 @@ method is 404."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
 from mzpay.domain.collection.requests import (
@@ -12,6 +14,7 @@ from mzpay.domain.collection.requests import (
     METHOD_TYPES,
     CollectionMethod,
     MethodStatus,
+    check_installments,
     check_method_status,
     check_method_type,
     check_mode,
@@ -31,11 +34,20 @@ def _method(account_id: str, method_id: str) -> CollectionMethod:
     return found_of(account_id, method, "collection method")
 
 
-def add(account_id: str, method_type: str, name: str | None, mode: str) -> answers.CollectionMethod:
+def add(
+    account_id: str,
+    method_type: str,
+    name: str | None,
+    mode: str,
+    allow_installments: bool = False,
+    min_installment: Decimal | None = None,
+) -> answers.CollectionMethod:
     """A new active method of an active business whose gateway account exists (payments of
-    the method's requests run through it): 403 forbidden otherwise."""
+    the method's requests run through it): 403 forbidden otherwise. With allow_installments, the
+    requests naming it may be paid in parts, each at least min_installment (when given)."""
     check_method_type(method_type)
     check_mode(mode)
+    check_installments(allow_installments, min_installment)
     business = require_active(account_id)
     if deps.directory().get_account(business.gateway_account_id or account_id) is None:
         raise ServiceError(
@@ -53,6 +65,8 @@ def add(account_id: str, method_type: str, name: str | None, mode: str) -> answe
         type=method_type,
         name=name or METHOD_TYPES[method_type],
         mode=mode,
+        allow_installments=allow_installments,
+        min_installment=min_installment,
         status=MethodStatus.ACTIVE,
         version=1,
         created_at=now,

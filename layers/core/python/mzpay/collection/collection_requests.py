@@ -12,19 +12,20 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
+from mzpay.domain.collection import life
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
-from mzpay.domain.collection.directory import payer_of
 from mzpay.domain.collection.payers import payer_problems
-from mzpay.domain.collection.requests import CollectionRequest, PaymentStatus, RequestStatus
+from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.bounds import url_problem
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import has_prefix, new_prefixed_id
+from mzpay.steps import audit
 from mzpay.steps.business import gateway_account_of, require_active
 from mzpay.steps.collection_payments import close_checkout
-from mzpay.steps.customers import customer_of
+from mzpay.steps.customers import with_payer
 from mzpay.store.collection_requests import Changed, CustomerGone, account_list_key, phone_list_key
 from mzpay.store.transitions import rejudged
 
@@ -52,15 +53,21 @@ def own(account_id: str, request_id: str) -> CollectionRequest:
 
 
 # ---------------------------------------------------------------- the parts of a request
-def _methods(account_id: str, ids: list[str]) -> tuple[str, list[dict[str, str]]]:
-    """The request's mode and collection_method_details."""
+def _named(account_id: str, ids: list[str]) -> tuple[str, list[CollectionMethod]]:
+    """The request's mode and its methods (each of `ids`, usable)."""
     found = {
         method_id: method
         for method_id, method in deps.collection_requests().methods(ids).items()
         if method.account_id == account_id  # another account's method is as absent as an unknown one
     }
     mode = rules.usable_methods(ids, found)
-    return mode, [found[method_id].detail() for method_id in ids]
+    return mode, [found[method_id] for method_id in ids]
+
+
+def _methods(account_id: str, ids: list[str]) -> tuple[str, list[dict[str, str]]]:
+    """The request's mode and collection_method_details."""
+    mode, methods = _named(account_id, ids)
+    return mode, [method.detail() for method in methods]
 
 
 def _day(value: str | None, field: str, problems: list[FieldError]) -> str | None:
@@ -133,34 +140,18 @@ def _reject(problems: list[FieldError]) -> None:
         raise rules.invalid(problems)
 
 
-def _with_payer(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    """`body` with its payer: the one given, or the directory's customer that customer_id names
-    (another business's or a removed one: 404 customer_not_found); not both, not neither."""
-    customer_id = body.get("customer_id")
-    if customer_id is None:
-        if "payer" not in body:  # the route refuses it first (CollectionRequestIn.ensure_payer)
-            raise rules.invalid([FieldError("payer", "REQUIRED", "a payer or a customer_id")])
-        return body
-    if "payer" in body:
-        problem = FieldError("customer_id", INVALID_FORMAT, "a payer or a customer_id, not both")
-        raise rules.invalid([problem])
-    try:
-        customer = customer_of(account_id, customer_id)
-    except ServiceError as error:
-        error.extensions["field"] = "customer_id"
-        raise
-    return {**body, "payer": payer_of(customer)}
-
-
 # ---------------------------------------------------------------- the business's operations
 def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) -> answers.CreatedCollectionRequest:
     """POST /v1/collection-requests by an active business: pending, with its invoice number and
     payment link; collection_request.created is recorded (and sent to its callback_url)."""
     account = require_active(account_id)
     amount = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
-    body = _with_payer(account_id, body)
+    body = with_payer(account_id, body)
     _reject(payer_problems(body["payer"]) + _checked(body))
-    mode, details = _methods(account_id, body["collection_method_ids"])
+    mode, methods = _named(account_id, body["collection_method_ids"])
+    details = [method.detail() for method in methods]
+    by_methods, least = rules.installments_of(methods)  # a method that allows instalments: its requests do
+    installments = body.get("allow_installments", by_methods)
     request_id, now = new_prefixed_id("cr"), now_iso()
     number = rules.invoice_number(request_id, now)
     invoice = body.get("invoice_metadata") or {}
@@ -218,7 +209,8 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         },
         biller=biller,
         listed=body.get("listed", True),
-        allow_installments=body.get("allow_installments", False),
+        allow_installments=installments,
+        min_installment=least if installments else None,
         customer_id=body.get("customer_id"),
         created_at=now,
         updated_at=now,
@@ -348,6 +340,37 @@ def delete(account_id: str, actor: str, request_id: str) -> answers.DeletedColle
 
     rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
     return answers.DeletedCollectionRequest(object="collection_request", id=request_id, deleted=True, error=None)
+
+
+def cancel(account_id: str, actor: str, request_id: str, reason: str | None) -> answers.CollectionRequestCancelled:
+    """POST /v1/collection-requests/{id}/cancel: an open request (pending, partially_paid, overdue)
+    is cancelled in one conditional write with collection_request.cancelled (to its callback_url);
+    a paid or cancelled one is 409 invoice_closed. A checkout opened and not paid with is canceled
+    first; a payment under way refuses the cancel (400 invalid_request). Of two racing cancels one
+    cancels, the other is judged on the request as the first left it."""
+    if problem := life.cancel_reason_problem(reason):
+        raise rules.invalid([FieldError("reason", INVALID_FORMAT, problem)])
+
+    def change(request: CollectionRequest) -> CollectionRequest:
+        now = now_iso()
+        changes = life.cancelled(request, actor, reason, now)
+        changes |= close_checkout(request, "cancel")
+        after = request.changed(changes)
+        event = rules.request_event(rules.EVENT_CANCELLED, after, now)
+        cancelled = deps.collection_requests().transition(request, changes, [event])
+        audit.observe(
+            "collection_request",
+            request_id,
+            account_id=account_id,
+            before={"status": request.status, "amount_paid": format(request.amount_paid, "f")},
+            after={"status": cancelled.status, "reason": reason},
+        )
+        return cancelled
+
+    done = rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
+    return answers.CollectionRequestCancelled.of(
+        {"object": "collection_request", "collection_request": done.view(), "error": None}
+    )
 
 
 # ---------------------------------------------------------------- the payer's app (no token)

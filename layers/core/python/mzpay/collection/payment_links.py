@@ -5,16 +5,21 @@ leads to it; when it ends unpaid (failed, expired, canceled) the next opening st
 The attempt's payment_id is derived from (request, n), so openings that race start one payment,
 and the request records it with one conditional write. A paid request opens no checkout, nor does
 a request of a business that is not active (suspended): its payer gets a page saying so, and the
-checkout a link opened before refuses to take the payment (mzpay.cases.checkout)."""
+checkout a link opened before refuses to take the payment (mzpay.cases.checkout). A cancelled
+request opens none either (its page says it cannot be paid online, 409): refused before money
+moves. A partially_paid request's checkout asks for what is still due, never more; a request
+that takes instalments may be paid in part through its link (`?amount=`: see instalment)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from mzpay import deps
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.collection.business import AccountStatus
 from mzpay.domain.collection.requests import (
+    CENTS,
     CHECKOUT_NETWORKS,
     CollectionRequest,
     PaymentStatus,
@@ -68,11 +73,24 @@ def _networks(request: CollectionRequest) -> list[str]:
     ]
 
 
-def _checkout(request: CollectionRequest, attempt: int, networks: list[str], gateway_url: str) -> tuple[str, str]:
+def instalment(request: CollectionRequest, asked: Decimal | None) -> Decimal:
+    """What a new checkout asks for: what is due (the whole amount, less what was paid), or, for
+    a request that takes instalments, the part the link names (`?amount=`) brought within its
+    bounds: at least its min_installment (or a cent), at most what is due."""
+    due = request.outstanding
+    if asked is None or not request.allow_installments or not asked.is_finite():
+        return due
+    least = request.min_installment or CENTS
+    return min(due, max(asked.quantize(CENTS), least))
+
+
+def _checkout(
+    request: CollectionRequest, attempt: int, networks: list[str], gateway_url: str, amount: Decimal
+) -> tuple[str, str]:
     """Open (or find, when a racing opening did) the checkout of `attempt`: its payment's id and URL."""
     payer = Principal.of_account(gateway_account_of(request.account_id), request.mode)
     checkout = CheckoutRequest(
-        amount=format(request.outstanding, "f"),  # the whole amount, less what recorded payments paid
+        amount=format(amount, "f"),  # what is due, or the instalment asked
         currency=request.amount["currency"],
         payment_id=checkout_payment_id(request.request_id, attempt),
         metadata={
@@ -98,25 +116,29 @@ def _receipt_url(request: CollectionRequest) -> str | None:
     return f"{payment.checkout_url}/receipt"
 
 
-def open_link(request_id: str, gateway_url: str) -> Destination:
-    """GET /pay/{id}: where the payer goes (see the module's note)."""
+def open_link(request_id: str, gateway_url: str, asked: Decimal | None = None) -> Destination:
+    """GET /pay/{id}: where the payer goes (see the module's note); `asked`, the instalment the
+    link names (see instalment)."""
     for _attempt in range(MAX_ATTEMPTS):
         request = _request(request_id)
         if request.status == RequestStatus.PAID:
             return Destination(None, "paid", request, _receipt_url(request))
+        if request.status == RequestStatus.CANCELLED:  # refused before any money moves
+            return Destination(None, "not_payable", request)
         if status_of(request.account_id) != AccountStatus.ACTIVE:  # the gate (RouteAccess PAYEE_ACTIVE)
             return Destination(None, "suspended", request)
         if request.checkout_payment_id:
             payment = deps.payments().get(request.checkout_payment_id)
             if payment is not None:
                 payment = current(payment)
-                if payment.status in OPEN or payment.status == Status.SUCCEEDED:
+                settled = request.payment_reconciliation.get("gateway_transaction_id") == payment.provider_payment_id
+                if payment.status in OPEN or (payment.status == Status.SUCCEEDED and not settled):
                     return Destination(payment.checkout_url, "checkout", request)
         networks = _networks(request)
         if not networks:
             return Destination(None, "not_payable", request)
         attempt = request.attempt + 1
-        payment_id, url = _checkout(request, attempt, networks, gateway_url)
+        payment_id, url = _checkout(request, attempt, networks, gateway_url, instalment(request, asked))
         now = now_iso()
         reconciliation = {**request.payment_reconciliation, "payment_status": PaymentStatus.IN_PROCESS}
         changes = {

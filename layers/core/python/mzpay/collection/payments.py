@@ -184,6 +184,8 @@ def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPa
         events = [payment_event("payment.succeeded", payment, now)]
         if after.status == RequestStatus.PAID:  # what a payment through its link records
             events.append(request_rules.request_event(request_rules.EVENT_PAID, after, now))
+        else:  # an instalment: what is paid and what is still due
+            events.append(request_rules.request_event(request_rules.EVENT_PARTIALLY_PAID, after, now))
         deps.collection_requests().settle_with(request, changes, deps.payments().creation_items(payment), events)
         audit.observe(
             "collection_request",

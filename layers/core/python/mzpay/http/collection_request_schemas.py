@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool, StringConstraints, field_validator
 
 from mzpay.answers.collection_request_parts import AMOUNT, PAYER
+from mzpay.domain.collection.life import MAX_CANCEL_REASON
 from mzpay.domain.collection.recorded import CHANNELS, MAX_DESCRIPTION, MAX_REFERENCE
 from mzpay.domain.common.bounds import Code, Email, Id, Name, Phone, Text, Url
 from mzpay.domain.common.model import StrictText as Strict
@@ -186,6 +187,34 @@ class CollectionMethodIn(Strict):
     type: Code
     name: Name | None = None
     mode: Code  # test or live
+    allow_installments: StrictBool | None = Field(
+        default=None,
+        description="true: requests naming this method may be paid in parts (instalments; default false)",
+    )
+    min_installment: Decimal | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        max_digits=20,
+        description="The least one instalment may be (more than zero, two decimals at most), unless it pays "
+        "all that is due; only with allow_installments",
+    )
+
+    @field_validator("min_installment", mode="before")
+    @classmethod
+    def _a_number(cls, value: Any) -> Any:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | Decimal | float | str)):
+            raise ValueError("a number, e.g. 500.00")
+        return value
+
+
+class CancelIn(Strict):
+    """POST /v1/collection-requests/{id}/cancel: why (optional)."""
+
+    model_config = examples({"reason": "Issued twice"})
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CANCEL_REASON)] | None = Field(
+        default=None, description=f"Why it is cancelled (1 to {MAX_CANCEL_REASON} characters)."
+    )
 
 
 class StatusIn(Strict):

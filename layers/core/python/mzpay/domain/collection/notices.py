@@ -8,13 +8,15 @@ from typing import Any
 
 from mzpay.domain.collection.requests import RequestStatus
 
-AWAITING_PAYMENT = (RequestStatus.PENDING,)  # what reminders and overdue notices are sent for
+AWAITING_PAYMENT = (RequestStatus.PENDING, RequestStatus.PARTIALLY_PAID, RequestStatus.OVERDUE)
+# what reminders and overdue notices are sent for (overdue is a read status: a stored request is
+# pending or partially_paid)
 CONTACT_OF = {"email": "email", "sms": "phone_number"}  # a delivery_method's address in payer.contact
 
 
 def awaits_payment(status: str) -> bool:
-    """Whether a request of `status` is still to be paid: pending only (paid, deleted, and a
-    cancelled status should one come, are not reminded)."""
+    """Whether a request of `status` is still to be paid: pending, partially_paid (what is still
+    due) or overdue; paid, cancelled and deleted requests are not reminded."""
     return status in AWAITING_PAYMENT
 
 

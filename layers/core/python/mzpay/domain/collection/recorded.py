@@ -7,7 +7,9 @@ A recorded payment of the whole amount due makes the request paid (collection_re
 request that takes instalments (`allow_installments`) may be paid in several, each part of what
 is due; no payment may pay more than is due, nor a part of a request that takes one payment only
 (422 amount_out_of_range, the spec's code for an invoice's partial and over-payment rules), nor
-anything of a paid request (409 invoice_closed: the invoice is no longer open)."""
+anything of a paid or cancelled request (409 invoice_closed: the invoice is no longer open). A
+part leaves the request partially_paid; an instalment is at least the request's min_installment
+(when its methods set one) unless it pays all that is due."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.collection.business import INVALID_FORMAT
+from mzpay.domain.collection.life import closed
 from mzpay.domain.collection.requests import CENTS, CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.errors import field_refusal as invalid
@@ -64,10 +67,8 @@ def _due(request: CollectionRequest) -> dict[str, Any]:
 
 def judge(request: CollectionRequest, currency: str, value: Decimal) -> None:
     """Whether `value` in `currency` may be recorded against `request` now (see the module's note)."""
-    if request.status == RequestStatus.PAID:
-        raise ServiceError(
-            409, "invoice_closed", "The collection request is paid: nothing is due.", request_status=request.status
-        )
+    if (refusal := closed(request)) is not None:  # paid or cancelled
+        raise refusal
     if currency != request.amount["currency"]:
         message = f"the collection request's currency, {request.amount['currency']}"
         raise invalid([FieldError("amount.currency", INVALID_FORMAT, message)])
@@ -83,6 +84,15 @@ def judge(request: CollectionRequest, currency: str, value: Decimal) -> None:
             amount_due=_due(request),
             allow_installments=False,
         )
+    least = request.min_installment
+    if value < due and least is not None and value < least:
+        raise ServiceError(
+            422,
+            "amount_out_of_range",
+            "An instalment of this collection request is at least its minimum, or all that is due.",
+            amount_due=_due(request),
+            min_installment={"currency": currency, "value": least.quantize(CENTS)},
+        )
 
 
 def settled(
@@ -93,7 +103,7 @@ def settled(
     paid = request.amount_paid + value
     changes: dict[str, Any] = {"amount_paid": paid, "updated_at": now}
     if paid < request.value:
-        return changes
+        return changes | {"status": RequestStatus.PARTIALLY_PAID}
     changes["status"] = RequestStatus.PAID
     changes["bill_info"] = {**request.bill_info, "status": "paid"}
     changes["payment_reconciliation"] = {

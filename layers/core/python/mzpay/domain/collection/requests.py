@@ -1,125 +1,97 @@
-"""Collection requests (invoices) of the collection surface (docs/collection-requests.md): what a
-business can be paid through (its collection methods), the request it issues to a payer, the
-rules its fields pass and the states it moves through. Pure rules: no storage, no HTTP.
+"""Collection requests (invoices) of the collection surface (docs/collection-requests.md): the
+request a business issues to a payer (through its collection methods: mzpay.domain.collection.
+methods), the rules its fields pass and the states it moves through. Pure rules: no storage, no HTTP.
 
 A request's life: pending (payment_status pending) -> the payer opens its payment link, which
 opens a hosted checkout (payment_status in_process) -> the checkout's payment succeeds (status
 paid, payment_status paid, reconciliation matched) or ends otherwise (payment_status failed:
 payable again through the same link). A pending request with no checkout open may be changed
 and deleted; a paid one never.
-"""
+
+Its stored statuses (docs/collection-requests.md, "A request's life"): pending (the invoice is
+open) -> partially_paid (a request that takes instalments, paid in part) -> paid; pending or
+partially_paid -> cancelled (by the business); deleted. `overdue` is never stored: a pending or
+partially_paid request whose due date is before today in Maputo reads as overdue (computed in
+every read and list, so it is right from Maputo's midnight whatever the sweep did); the daily
+sweep sends its collection_request.overdue event once (`overdue_notified`)."""
 
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from ulid import ULID
 
-from mzpay.domain.collection.business import INVALID_FORMAT, NOT_FOUND, REQUIRED
+from mzpay.domain.collection.business import INVALID_FORMAT
+from mzpay.domain.collection.methods import (
+    AMOUNT_EXPONENT as AMOUNT_EXPONENT,
+)
+from mzpay.domain.collection.methods import (
+    CENTS as CENTS,
+)
+from mzpay.domain.collection.methods import (
+    CHECKOUT_NETWORKS as CHECKOUT_NETWORKS,
+)
+from mzpay.domain.collection.methods import (
+    MAX_AMOUNT as MAX_AMOUNT,
+)
+from mzpay.domain.collection.methods import (
+    MAX_METHODS_PER_ACCOUNT as MAX_METHODS_PER_ACCOUNT,
+)
+from mzpay.domain.collection.methods import (
+    MAX_METHODS_PER_REQUEST as MAX_METHODS_PER_REQUEST,
+)
+from mzpay.domain.collection.methods import (  # re-exported: the requests' rules name them
+    METHOD_TYPES as METHOD_TYPES,
+)
+from mzpay.domain.collection.methods import (
+    MODES as MODES,
+)
+from mzpay.domain.collection.methods import (
+    CollectionMethod as CollectionMethod,
+)
+from mzpay.domain.collection.methods import (
+    MethodStatus as MethodStatus,
+)
+from mzpay.domain.collection.methods import (
+    check_installments as check_installments,
+)
+from mzpay.domain.collection.methods import (
+    check_method_status as check_method_status,
+)
+from mzpay.domain.collection.methods import (
+    check_method_type as check_method_type,
+)
+from mzpay.domain.collection.methods import (
+    check_mode as check_mode,
+)
+from mzpay.domain.collection.methods import (
+    installments_of as installments_of,
+)
+from mzpay.domain.collection.methods import (
+    usable_methods as usable_methods,
+)
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.errors import field_refusal as invalid
-from mzpay.domain.payments.methods import METHODS, NETWORK_NAMES
+from mzpay.domain.messages.format import today_in_maputo
+from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.webhooks.events import Event, entity_event
-
-# ---------------------------------------------------------------- collection methods
-# type -> the name a method of that type gets when the business gives none
-METHOD_TYPES = {
-    "mpesa": "M-Pesa",
-    "emola": "e-Mola",
-    "mkesh": "mKesh",
-    "bank_transfer": "Bank transfer",
-    "payment_reference": "Payment reference",
-    "card": "Card",
-}
-CHECKOUT_NETWORKS = tuple(NETWORK_NAMES)  # the methods a payer pays with on the hosted checkout
-MODES = ("test", "live")
-MAX_METHODS_PER_REQUEST = 10
-MAX_METHODS_PER_ACCOUNT = 50
-
-
-class MethodStatus:
-    ACTIVE = "active"
-    INACTIVE = "inactive"
-
-
-class CollectionMethod(Entity):
-    """What a business can be paid through (cm_...): a type, a display name, the mode its
-    payments run in (test: the simulator, no money moves) and a status (active, inactive)."""
-
-    method_id: str
-    account_id: str
-    type: str
-    name: str
-    mode: str
-    created_at: str
-    updated_at: str
-
-    def view(self) -> dict[str, Any]:
-        return {
-            "object": "collection_method",
-            "id": self.method_id,
-            "account_id": self.account_id,
-            "name": self.name,
-            "type": self.type,
-            "mode": self.mode,
-            "status": self.status,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        }
-
-    def detail(self) -> dict[str, str]:
-        """A request's collection_method_details item."""
-        return {"collection_method_id": self.method_id, "name": self.name, "type": self.type, "status": self.status}
-
-
-def check_method_type(method_type: str) -> None:
-    if method_type not in METHOD_TYPES:
-        raise invalid([FieldError("type", INVALID_FORMAT, f"one of {', '.join(METHOD_TYPES)}")])
-
-
-def check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise invalid([FieldError("mode", INVALID_FORMAT, "test or live")])
-
-
-def check_method_status(status: str) -> None:
-    if status not in (MethodStatus.ACTIVE, MethodStatus.INACTIVE):
-        raise invalid([FieldError("status", INVALID_FORMAT, "active or inactive")])
-
-
-def usable_methods(ids: list[str], found: dict[str, CollectionMethod], field: str = "collection_method_ids") -> str:
-    """The mode of the request whose methods are `ids` (each one of `found`, the caller's own,
-    read): every id names an active method of the caller's account, at most ten, no repeats, all
-    of one mode. 400 validation_error naming each offending item otherwise."""
-    problems = []
-    if not ids:
-        problems.append(FieldError(field, REQUIRED, "at least one collection method"))
-    if len(ids) > MAX_METHODS_PER_REQUEST:
-        problems.append(FieldError(field, INVALID_FORMAT, f"at most {MAX_METHODS_PER_REQUEST} methods"))
-    if len(set(ids)) != len(ids):
-        problems.append(FieldError(field, INVALID_FORMAT, "each method once"))
-    for index, method_id in enumerate(ids):
-        method = found.get(method_id)
-        if method is None:
-            problems.append(FieldError(f"{field}.{index}", NOT_FOUND, "not a collection method of this account"))
-        elif method.status != MethodStatus.ACTIVE:
-            problems.append(FieldError(f"{field}.{index}", INVALID_FORMAT, "the method is inactive"))
-    modes = {method.mode for method in found.values() if method.method_id in ids}
-    if len(modes) > 1:
-        problems.append(FieldError(field, INVALID_FORMAT, "test and live methods cannot be mixed in one request"))
-    if problems:
-        raise invalid(problems)
-    return modes.pop()
 
 
 # ---------------------------------------------------------------- requests
 class RequestStatus:
-    PENDING = "pending"
+    PENDING = "pending"  # open: nothing paid yet
+    PARTIALLY_PAID = "partially_paid"  # instalments: a part paid, the rest due
     PAID = "paid"
+    CANCELLED = "cancelled"  # by the business: no payment is taken any more
+    OVERDUE = "overdue"  # read only: an open or partially_paid request past its due date
     DELETED = "deleted"  # gone from every read and list; kept for the audit
+
+
+OPEN_STATUSES = (RequestStatus.PENDING, RequestStatus.PARTIALLY_PAID)  # stored: payable, cancellable
 
 
 class PaymentStatus:
@@ -131,14 +103,28 @@ class PaymentStatus:
 
 INVOICE_TYPES = ("standard", "proforma", "credit_note")
 SOURCE_CHANNELS = ("api", "portal", "erp")
-MAX_AMOUNT = Decimal("10000000.00")
-AMOUNT_EXPONENT = 2
-CENTS = Decimal("0.01")
 
 EVENT_CREATED = "collection_request.created"
 EVENT_PAID = "collection_request.paid"
 EVENT_PAYMENT_FAILED = "collection_request.payment_failed"
-EVENTS = (EVENT_CREATED, EVENT_PAID, EVENT_PAYMENT_FAILED)
+EVENT_PARTIALLY_PAID = "collection_request.partially_paid"
+EVENT_CANCELLED = "collection_request.cancelled"
+EVENT_OVERDUE = "collection_request.overdue"
+EVENT_REFUND_DUE = "collection_request.refund_due"
+EVENTS = (
+    EVENT_CREATED,
+    EVENT_PAID,
+    EVENT_PAYMENT_FAILED,
+    EVENT_PARTIALLY_PAID,
+    EVENT_CANCELLED,
+    EVENT_OVERDUE,
+    EVENT_REFUND_DUE,
+)
+
+
+def maputo_today() -> str:
+    """Today's date in Maputo (YYYY-MM-DD): what a due date is compared with."""
+    return today_in_maputo(datetime.now(UTC)).isoformat()
 
 
 class CollectionRequest(Entity):
@@ -167,6 +153,10 @@ class CollectionRequest(Entity):
     allow_installments: bool = False  # the business takes it in several payments (recorded ones)
     amount_paid: Decimal = Decimal(0)  # what the payments recorded against it paid so far
     customer_id: str | None = None  # the directory's customer it was issued to (docs/customers.md)
+    min_installment: Decimal | None = None  # the least one instalment may be (from its methods)
+    overpayment: Decimal = Decimal(0)  # money that moved beyond what was due, or after cancel: to refund
+    cancellation: dict[str, Any] | None = None  # {cancelled_at, cancelled_by, reason}
+    overdue_notified: bool = False  # the sweep sent collection_request.overdue
     created_at: str
     updated_at: str
 
@@ -188,6 +178,14 @@ class CollectionRequest(Entity):
         """Whether its views show what is paid and due (it takes instalments, or a payment was
         recorded against it): other requests answer as they always did."""
         return self.allow_installments or self.amount_paid > 0
+
+    def shown_status(self, today: str | None = None) -> str:
+        """The status reads and lists answer: overdue for an open or partially_paid request whose
+        due date is before `today` (Maputo's, by default), the stored status otherwise."""
+        due = self.invoice_metadata.get("due_date")
+        if self.status in OPEN_STATUSES and due and str(due)[:10] < (today or maputo_today()):
+            return RequestStatus.OVERDUE
+        return self.status
 
     @property
     def money(self) -> dict[str, Any]:
@@ -214,7 +212,7 @@ class CollectionRequest(Entity):
             "integration_routing": self.integration_routing,
             "compliance_audit": self.compliance_audit,
             "biller": self.biller,
-            "status": self.status,
+            "status": self.shown_status(),
             "listed": self.listed,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -226,14 +224,21 @@ class CollectionRequest(Entity):
         return {"customer_id": self.customer_id} if self.customer_id else {}
 
     def _installments(self) -> dict[str, Any]:
-        if not self.in_installments:
-            return {}
         currency = self.amount["currency"]
-        return {
-            "allow_installments": self.allow_installments,
-            "amount_paid": {"currency": currency, "value": self.amount_paid.quantize(CENTS)},
-            "amount_due": {"currency": currency, "value": self.outstanding.quantize(CENTS)},
-        }
+        shown: dict[str, Any] = {}
+        if self.in_installments:
+            shown |= {
+                "allow_installments": self.allow_installments,
+                "amount_paid": {"currency": currency, "value": self.amount_paid.quantize(CENTS)},
+                "amount_due": {"currency": currency, "value": self.outstanding.quantize(CENTS)},
+            }
+            if self.min_installment is not None:
+                shown["min_installment"] = {"currency": currency, "value": self.min_installment.quantize(CENTS)}
+        if self.overpayment > 0:
+            shown["overpayment"] = {"currency": currency, "value": self.overpayment.quantize(CENTS)}
+        if self.cancellation is not None:
+            shown["cancellation"] = self.cancellation
+        return shown
 
     def created_view(self) -> dict[str, Any]:
         """The answer of POST /v1/collection-requests (spec: the create response's fields, with
@@ -256,7 +261,8 @@ class CollectionRequest(Entity):
             "created_at",
         )
         taken = {"allow_installments": True} if self.allow_installments else {}
-        return {"object": "collection_request", **{name: full[name] for name in fields}, **taken, **self._customer()}
+        created = {"object": "collection_request", **{name: full[name] for name in fields}, **taken, **self._customer()}
+        return created | {"status": self.status}  # just issued: pending, whatever its due date
 
     def summary(self) -> dict[str, Any]:
         """A list item of GET /v1/collection-requests."""
@@ -268,7 +274,7 @@ class CollectionRequest(Entity):
             "description": self.description,
             "amount": self.money,
             "payer": payer,
-            "status": self.status,
+            "status": self.shown_status(),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -279,7 +285,7 @@ class CollectionRequest(Entity):
             "id": self.request_id,
             "description": self.description,
             "amount": self.money,
-            "status": self.status,
+            "status": self.shown_status(),
             "created_at": self.created_at,
         }
 

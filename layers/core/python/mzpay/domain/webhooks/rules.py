@@ -39,6 +39,10 @@ DELIVERABLE = frozenset(
         "collection_request.created",  # posted to the request's integration_routing.callback_url
         "collection_request.paid",
         "collection_request.payment_failed",
+        "collection_request.partially_paid",  # docs/collection-requests.md, "A request's life"
+        "collection_request.cancelled",
+        "collection_request.overdue",
+        "collection_request.refund_due",
         "api_key.revoked",  # posted to the account's endpoint for its own events (docs/access.md)
         "oauth_client.revoked",
         "oauth_token.revoked",

@@ -1,0 +1,139 @@
+"""Collection methods (docs/collection-requests.md, "Collection methods"): what a business can be
+paid through, in one mode, and whether the requests naming a method may be paid in parts
+(instalments, with an optional minimum). Pure rules: no storage, no HTTP."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from mzpay.domain.collection.business import INVALID_FORMAT, NOT_FOUND, REQUIRED
+from mzpay.domain.common.entity import Entity
+from mzpay.domain.common.errors import FieldError
+from mzpay.domain.common.errors import field_refusal as invalid
+from mzpay.domain.payments.methods import NETWORK_NAMES
+
+MAX_AMOUNT = Decimal("10000000.00")  # a request's amount, or a method's minimum instalment, at most
+AMOUNT_EXPONENT = 2
+CENTS = Decimal("0.01")
+
+# type -> the name a method of that type gets when the business gives none
+METHOD_TYPES = {
+    "mpesa": "M-Pesa",
+    "emola": "e-Mola",
+    "mkesh": "mKesh",
+    "bank_transfer": "Bank transfer",
+    "payment_reference": "Payment reference",
+    "card": "Card",
+}
+CHECKOUT_NETWORKS = tuple(NETWORK_NAMES)  # the methods a payer pays with on the hosted checkout
+MODES = ("test", "live")
+MAX_METHODS_PER_REQUEST = 10
+MAX_METHODS_PER_ACCOUNT = 50
+
+
+class MethodStatus:
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+
+
+class CollectionMethod(Entity):
+    """What a business can be paid through (cm_...): a type, a display name, the mode its
+    payments run in (test: the simulator, no money moves) and a status (active, inactive)."""
+
+    method_id: str
+    account_id: str
+    type: str
+    name: str
+    mode: str
+    allow_installments: bool = False  # its requests may be paid in parts
+    min_installment: Decimal | None = None  # the least one part may be (unless it pays all that is due)
+    created_at: str
+    updated_at: str
+
+    def view(self) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "object": "collection_method",
+            "id": self.method_id,
+            "account_id": self.account_id,
+            "name": self.name,
+            "type": self.type,
+            "mode": self.mode,
+            "status": self.status,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        if self.allow_installments:  # shown only when set: other methods answer as they always did
+            view["allow_installments"] = True
+            view["min_installment"] = None if self.min_installment is None else self.min_installment.quantize(CENTS)
+        return view
+
+    def detail(self) -> dict[str, str]:
+        """A request's collection_method_details item."""
+        return {"collection_method_id": self.method_id, "name": self.name, "type": self.type, "status": self.status}
+
+
+def check_method_type(method_type: str) -> None:
+    if method_type not in METHOD_TYPES:
+        raise invalid([FieldError("type", INVALID_FORMAT, f"one of {', '.join(METHOD_TYPES)}")])
+
+
+def check_installments(allow: bool, least: Decimal | None) -> None:
+    """A method's instalment rule: a minimum only with allow_installments, more than zero, at most
+    two decimals and at most the largest amount."""
+    if least is None:
+        return
+    problem = None
+    if not allow:
+        problem = "only with allow_installments true"
+    elif not least.is_finite() or least <= 0:
+        problem = "a number more than zero"
+    elif least.as_tuple().exponent < -AMOUNT_EXPONENT:  # type: ignore[operator]
+        problem = "at most two decimal places"
+    elif least > MAX_AMOUNT:
+        problem = f"at most {MAX_AMOUNT}"
+    if problem:
+        raise invalid([FieldError("min_installment", INVALID_FORMAT, problem)])
+
+
+def installments_of(methods: list[CollectionMethod]) -> tuple[bool, Decimal | None]:
+    """What a request naming `methods` takes: instalments when one of them allows them, each at
+    least the largest minimum they set."""
+    taking = [method for method in methods if method.allow_installments]
+    minimums = [method.min_installment for method in taking if method.min_installment is not None]
+    return bool(taking), max(minimums) if minimums else None
+
+
+def check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise invalid([FieldError("mode", INVALID_FORMAT, "test or live")])
+
+
+def check_method_status(status: str) -> None:
+    if status not in (MethodStatus.ACTIVE, MethodStatus.INACTIVE):
+        raise invalid([FieldError("status", INVALID_FORMAT, "active or inactive")])
+
+
+def usable_methods(ids: list[str], found: dict[str, CollectionMethod], field: str = "collection_method_ids") -> str:
+    """The mode of the request whose methods are `ids` (each one of `found`, the caller's own,
+    read): every id names an active method of the caller's account, at most ten, no repeats, all
+    of one mode. 400 validation_error naming each offending item otherwise."""
+    problems = []
+    if not ids:
+        problems.append(FieldError(field, REQUIRED, "at least one collection method"))
+    if len(ids) > MAX_METHODS_PER_REQUEST:
+        problems.append(FieldError(field, INVALID_FORMAT, f"at most {MAX_METHODS_PER_REQUEST} methods"))
+    if len(set(ids)) != len(ids):
+        problems.append(FieldError(field, INVALID_FORMAT, "each method once"))
+    for index, method_id in enumerate(ids):
+        method = found.get(method_id)
+        if method is None:
+            problems.append(FieldError(f"{field}.{index}", NOT_FOUND, "not a collection method of this account"))
+        elif method.status != MethodStatus.ACTIVE:
+            problems.append(FieldError(f"{field}.{index}", INVALID_FORMAT, "the method is inactive"))
+    modes = {method.mode for method in found.values() if method.method_id in ids}
+    if len(modes) > 1:
+        problems.append(FieldError(field, INVALID_FORMAT, "test and live methods cannot be mixed in one request"))
+    if problems:
+        raise invalid(problems)
+    return modes.pop()
