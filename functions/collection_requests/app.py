@@ -198,7 +198,8 @@ def list_by_phone(
     number: `request_id` (required) is the id its payment link ends with. The number's requests
     that their businesses did not mark `listed: false`, newest first, with their id, description,
     amount, status and creation time only. With a request that is not this number's, or a number
-    with none, the answer is the same empty list (numbers cannot be probed)."""
+    with none, the answer is the same empty list (numbers cannot be probed). A number not in
+    E.164 (`+` and digits only, a valid number) is 400 `validation_error` naming `phone_number`."""
     return collection_requests.by_phone(unquote(phone_number), request_id, page_size, page_token)
 
 
