@@ -5,10 +5,14 @@ collection request."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+import requests
 
 from devstack.launcher import RunningStack
-from tests.e2e.collection_client import Collection, assert_error, assert_ok, validation
+from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed, validation
+from tests.e2e.test_collection_kyc import log_of, registered
 from tests.e2e.test_collection_requests import create, payer, unique_phone
 
 pytestmark = pytest.mark.e2e
@@ -18,7 +22,7 @@ E164 = "an E.164 number: + and the country code, e.g. +258841234567"
 
 @pytest.fixture(scope="module")
 def mz(stack: RunningStack) -> Collection:
-    return Collection(stack, "mz")
+    return licensed(stack)
 
 
 def test_a_phone_not_in_e164_is_400_naming_the_field_not_an_empty_list(mz: Collection) -> None:
@@ -46,3 +50,76 @@ def test_a_phone_not_in_e164_is_400_naming_the_field_not_an_empty_list(mz: Colle
         "The request has problems: phone_number.",
         validation(("phone_number", "INVALID_FORMAT", "not a valid phone number")),
     )
+
+
+def _review(mz: Collection, ids: tuple[str, str], body: dict[str, Any], token: str = "demo") -> requests.Response:
+    return mz.call("PUT", f"/v1/customers/{ids[0]}/kyc/{ids[1]}/reviews", body, token=token)
+
+
+def test_every_kyc_review_carries_additional_request_whose_items_may_be_empty_unless_pending(mz: Collection) -> None:
+    """Spec, KYC: "PUT | /v1/customers/{id}/kyc/{kyc_id}/reviews | `{status (verified, pending,
+    rejected; required), reviewer_id (required), rejection_reason (required when rejected),
+    additional_request (required) {comment, checklist_items[]}}`"; states: "same, status pending |
+    additional_request gives comment and checklist_items | pending"."""
+    nothing = {"comment": "", "checklist_items": []}
+    for status, extra in (("verified", {}), ("rejected", {"rejection_reason": "The BI expired."})):
+        ids = registered(mz)
+        assert_error(  # left out: refused, naming it, and nothing changes
+            _review(mz, ids, {"status": status, "reviewer_id": "rev-1", **extra}),
+            400,
+            "missing_field",
+            "The request has problems: additional_request.",
+            validation(
+                (
+                    "additional_request",
+                    "REQUIRED",
+                    "what the customer must add: comment, checklist_items (empty unless pending)",
+                )
+            ),
+        )
+        assert len(log_of(mz, ids[1])) == 1
+        decided = assert_ok(
+            _review(mz, ids, {"status": status, "reviewer_id": "rev-1", **extra, "additional_request": nothing})
+        )
+        assert (decided["kyc"]["status"], decided["kyc"]["additional_request"]) == (status, None)
+    ids = registered(mz)
+    assert_error(  # pending: the empty list is refused, it must name what the customer adds
+        _review(
+            mz,
+            ids,
+            {
+                "status": "pending",
+                "reviewer_id": "rev-1",
+                "additional_request": {"comment": "Add it", "checklist_items": []},
+            },
+        ),
+        400,
+        "missing_field",
+        "The request has problems: additional_request.checklist_items.",
+        validation(("additional_request.checklist_items", "REQUIRED", "the checklist items the customer must add")),
+    )
+    assert_error(
+        _review(
+            mz,
+            ids,
+            {
+                "status": "pending",
+                "reviewer_id": "rev-1",
+                "additional_request": {"checklist_items": ["item_nuit_certificate"]},
+            },
+        ),
+        400,
+        "missing_field",
+        "The request has problems: additional_request.comment.",
+        validation(("additional_request.comment", "REQUIRED", "what the customer must do")),
+    )
+    assert len(log_of(mz, ids[1])) == 1
+    asked = {"comment": "Add the NUIT certificate.", "checklist_items": ["item_nuit_certificate"]}
+    pending = assert_ok(_review(mz, ids, {"status": "pending", "reviewer_id": "rev-1", "additional_request": asked}))
+    assert (pending["kyc"]["status"], pending["kyc"]["additional_request"]) == ("pending", asked)
+    noted = {"comment": "All in order.", "checklist_items": []}  # a verification's comment is kept
+    verified = assert_ok(_review(mz, ids, {"status": "verified", "reviewer_id": "rev-1", "additional_request": noted}))
+    assert (verified["kyc"]["status"], verified["kyc"]["additional_request"]) == ("verified", noted)
+    other = mz.active_business()[1]  # another business: 404 whatever the body, even an incomplete one
+    for body in ({"status": "verified"}, {"status": "verified", "reviewer_id": "r", "additional_request": nothing}):
+        assert_error(_review(mz, registered(mz), body, token=other), 404, "customer_not_found", "No such customer.")
