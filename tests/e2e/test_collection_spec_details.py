@@ -5,6 +5,7 @@ collection request."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from devstack.launcher import RunningStack
 from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed, validation
 from tests.e2e.test_collection_kyc import log_of, registered
 from tests.e2e.test_collection_requests import create, payer, unique_phone
+from tests.e2e.test_collection_transactions import history, wallet
 
 pytestmark = pytest.mark.e2e
 KULPAY_LIST = "/v1/kulpay/collection-requests/list-by-phone-number/"
@@ -123,3 +125,28 @@ def test_every_kyc_review_carries_additional_request_whose_items_may_be_empty_un
     other = mz.active_business()[1]  # another business: 404 whatever the body, even an incomplete one
     for body in ({"status": "verified"}, {"status": "verified", "reviewer_id": "r", "additional_request": nothing}):
         assert_error(_review(mz, registered(mz), body, token=other), 404, "customer_not_found", "No such customer.")
+
+
+def test_a_transaction_needs_no_idempotency_key_and_honours_one_when_sent(mz: Collection) -> None:
+    """Spec, payment methods: "POST | /v1/customers/{id}/payment_methods/{payment_method_id}/transactions
+    | see below | Transaction result"; "Process-transaction body: transaction_type (required: ...),
+    amount (number; required for payment transactions), ...": no Idempotency-Key is named on the
+    collection surface, so none is needed; one sent is honoured (a retry answers the same)."""
+    customer = assert_ok(mz.call("POST", "/v1/customers", {"name": "Pedro Cossa", "document_type": "bi"}))["id"]
+    pm_id = wallet(mz, customer, unique_phone())
+    path = f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions"
+    balance = assert_ok(mz.call("POST", path, {"transaction_type": "check_balance"}))
+    assert (balance["transaction_type"], balance["status"]) == ("check_balance", "succeeded")
+    assert balance["balance"] is not None
+    body = {"transaction_type": "pay_in", "amount": 25, "description": "no key"}
+    first, second = (assert_ok(mz.call("POST", path, body)) for _ in range(2))  # each a transaction of its own
+    assert first["transaction_id"] != second["transaction_id"]
+    key = str(uuid.uuid4())
+    keyed = mz.call("POST", path, {**body, "description": "keyed"}, headers={"Idempotency-Key": key})
+    paid = assert_ok(keyed)
+    again = mz.call("POST", path, {**body, "description": "keyed"}, headers={"Idempotency-Key": key})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == paid
+    listed = history(mz, customer, payment_method_id=pm_id)["data"]
+    ids = {first["transaction_id"], second["transaction_id"], paid["transaction_id"], balance["transaction_id"]}
+    assert {item["instruction_id"] for item in listed} == ids  # the replay made none
