@@ -14,7 +14,7 @@ import requests
 from devstack.launcher import RunningStack
 from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed, validation
 from tests.e2e.test_collection_kyc import log_of, registered
-from tests.e2e.test_collection_requests import create, payer, unique_phone
+from tests.e2e.test_collection_requests import create, payer, request_body, unique_phone
 from tests.e2e.test_collection_transactions import history, wallet
 
 pytestmark = pytest.mark.e2e
@@ -150,3 +150,31 @@ def test_a_transaction_needs_no_idempotency_key_and_honours_one_when_sent(mz: Co
     listed = history(mz, customer, payment_method_id=pm_id)["data"]
     ids = {first["transaction_id"], second["transaction_id"], paid["transaction_id"], balance["transaction_id"]}
     assert {item["instruction_id"] for item in listed} == ids  # the replay made none
+
+
+def test_a_vat_number_is_checked_as_a_nuit_only_for_a_mozambican_payer(mz: Collection) -> None:
+    """Spec, collection resources: "**Payer**: first_name, last_name, legal_name, vat_number (all
+    required strings; vat_number is VAT/NUIT), address (optional: country ISO alpha-2, ...)": a
+    NUIT is Mozambique's; a payer of another country gives its own VAT number."""
+    foreign = payer(type="business", vat_number="GB 123 4567 89", address={"country": "GB", "city": "London"})
+    made = create(mz, payer=foreign)
+    assert made["payer"]["vat_number"] == "GB 123 4567 89"
+    read = assert_ok(mz.call("GET", f"/v1/collection-requests/{made['id']}"))["collection_request"]
+    assert (read["payer"]["vat_number"], read["payer"]["address"]["country"]) == ("GB 123 4567 89", "GB")
+    assert read["compliance_audit"]["payer_nuit"] == "GB 123 4567 89"
+    not_a_nuit = ("payer.vat_number", "VERIFICATION_FAILED", "the NUIT's check digit does not hold")
+    for address in ({"country": "MZ", "city": "Maputo"}, None):  # Mozambican, or no country: a NUIT
+        body = payer(type="business", vat_number="400339911", address=address)
+        if address is None:
+            del body["address"]
+        assert_error(
+            mz.call("POST", "/v1/collection-requests", request_body(mz, payer=body)),
+            400,
+            "validation_error",
+            "The request has problems: payer.vat_number.",
+            validation(not_a_nuit),
+        )
+    too_long = payer(type="business", vat_number="9" * 65, address={"country": "GB"})  # bounded all the same
+    refused = mz.call("POST", "/v1/collection-requests", request_body(mz, payer=too_long))
+    assert refused.status_code == 400, refused.text
+    assert [error["field"] for error in refused.json()["metadata"]["errors"]] == ["payer.vat_number"]

@@ -49,7 +49,11 @@ class PayerIn(Strict):
     first_name: Name
     last_name: Name
     legal_name: Name | None = None  # a business's: required for type business (domain.collection.requests)
-    vat_number: Code | None = None  # its NUIT: required for a business, optional for an individual
+    vat_number: Code | None = Field(  # required for a business, optional for an individual
+        default=None,
+        description="The payer's NUIT (checked) when Mozambican (no address.country, or MZ); a foreign payer's "
+        "VAT number as given.",
+    )
     type: Code
     delivery_method: Code
     address: AddressIn | None = None
