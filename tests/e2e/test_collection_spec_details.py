@@ -5,6 +5,7 @@ collection request."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -178,3 +179,67 @@ def test_a_vat_number_is_checked_as_a_nuit_only_for_a_mozambican_payer(mz: Colle
     refused = mz.call("POST", "/v1/collection-requests", request_body(mz, payer=too_long))
     assert refused.status_code == 400, refused.text
     assert [error["field"] for error in refused.json()["metadata"]["errors"]] == ["payer.vat_number"]
+
+
+PAN = "4111111111111111"
+RAW_CARD = "a card number or security code is never accepted: send the acquirer's card token"
+
+
+def test_a_payment_methods_card_and_bank_account_fields_as_the_spec_names_them(mz: Collection) -> None:
+    """Spec, collection resources: "**PaymentMethod**: ... Details by type: card: card_number,
+    expiration_date, cvv, holder_name; mobile_wallet: phone_number; bank_account: account_number,
+    nib, holder_name, bank_name." A card number is answered with the PCI refusal, never stored or
+    echoed, and the card's token is taken; a bank account's fields are taken and checked."""
+    customer = assert_ok(mz.call("POST", "/v1/customers", {"name": "Rosa Nhantumbo", "document_type": "bi"}))["id"]
+    methods = f"/v1/customers/{customer}/payment_methods"
+    spec_card = {"card_number": PAN, "expiration_date": "12/30", "cvv": "123", "holder_name": "Rosa Nhantumbo"}
+    refused = mz.call("POST", methods, {"partner_id": "ptn_card_schemes", "type": "card", "details": spec_card})
+    assert_error(
+        refused,
+        400,
+        "validation_error",
+        "The request has problems: details.card_number, details.cvv.",
+        validation(("details.card_number", "INVALID_FORMAT", RAW_CARD), ("details.cvv", "INVALID_FORMAT", RAW_CARD)),
+    )
+    assert PAN not in refused.text and "123" not in refused.text
+    token = {"card_token": "tok_test_visa", "last4": "1111", "exp_month": "12", "exp_year": "2030", "brand": "visa"}
+    card = assert_ok(mz.call("POST", methods, {"partner_id": "ptn_card_schemes", "type": "card", "details": token}))
+    assert card["payment_method"]["details"]["card_token"] == "tok_****visa"
+    bank = {
+        "account_number": "00163671023",
+        "nib": "000301080016367102371",
+        "holder_name": "Rosa Nhantumbo",
+        "bank_name": "BCI",
+    }
+    added = assert_ok(mz.call("POST", methods, {"partner_id": "ptn_bci", "type": "bank_account", "details": bank}))
+    assert (added["payment_method"]["type"], added["payment_method"]["details"]) == ("bank_account", bank)
+    for changes, problem in (
+        (
+            {"nib": "000301080016367102372"},
+            ("details.nib", "VERIFICATION_FAILED", "a NIB's MOD 97-10 check digits must hold"),
+        ),
+        (
+            {"account_number": "99999999999"},
+            ("details.account_number", "VERIFICATION_FAILED", "not the account the NIB carries (its digits 9 to 19)"),
+        ),
+        ({"bank_name": "B" * 101}, ("details.bank_name", "INVALID_FORMAT", "1 to 100 characters")),
+    ):
+        assert_error(
+            mz.call("POST", methods, {"partner_id": "ptn_bci", "type": "bank_account", "details": {**bank, **changes}}),
+            400,
+            "validation_error",
+            f"The request has problems: {problem[0]}.",
+            validation(problem),
+        )
+    nameless = {k: v for k, v in bank.items() if k != "holder_name"}
+    assert_error(
+        mz.call("POST", methods, {"partner_id": "ptn_bci", "type": "bank_account", "details": nameless}),
+        400,
+        "missing_field",
+        "The request has problems: details.holder_name.",
+        validation(("details.holder_name", "REQUIRED", "the account holder's name is required")),
+    )
+    kept = assert_ok(mz.call("GET", methods))["data"]
+    assert [method["id"] for method in kept] == [card["payment_method"]["id"], added["payment_method"]["id"]]
+    table = mz.stack.state["resources"]["mz"]["CollectionTable"]
+    assert PAN not in json.dumps(mz.stack.aws("dynamodb").scan(TableName=table, ConsistentRead=True)["Items"])
