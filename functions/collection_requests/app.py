@@ -1,7 +1,7 @@
 """Collection API: collection methods, collection requests, the payer's unsecured reads (kulpay)
 and the payment link that leads a payer to the hosted checkout."""
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import unquote
 
 from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead, RecordedPayment
@@ -39,7 +39,14 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.collection import collection_methods, collection_requests, payment_links, payments, request_messages
+    from mzpay.collection import (
+        collection_methods,
+        collection_requests,
+        payment_links,
+        payments,
+        request_change,
+        request_messages,
+    )
 
 app, routes = reviewers_audited(collection_app())  # the routes marked @audited go to the audit trail
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))
@@ -134,9 +141,14 @@ def change_collection_request(
 
     Only the fields given change, while the request is pending and its payer is not paying (an
     open checkout not yet paid with is canceled first). A new `account_id` moves it to an account
-    connected to the caller's, with that account's `collection_method_ids`."""
+    connected to the caller's, with that account's `collection_method_ids`. The spec's fields are
+    taken too: `name` (its description), `type` (the account's active methods of that type, in the
+    request's mode) and `details` (the collection methods named); the answer names its `name` and
+    `type`. An unknown request, or another business's, is 404 whatever the body."""
     identity = caller()
-    return collection_requests.update(identity.account_id(), identity.signed_in().subject, request_id, body.fields())
+    account_id = identity.account_id()
+    sent = body.model_dump(exclude_none=True)
+    return request_change.change(account_id, identity.signed_in().subject, request_id, sent, body.fields())
 
 
 @routes.delete("/v1/collection-requests/<request_id>", REQUEST_WRITE)
@@ -244,4 +256,16 @@ def payment_link(request_id: str) -> Response[str]:
     )
 
 
-lambda_handler = handler_for(app, routes.admit)
+CHANGE = ("PUT", "/v1/collection-requests/{request_id}")
+
+
+def _admit(event: dict[str, Any]) -> None:
+    """The routes' checks; then a change of an unknown request, or another business's, is 404
+    before its body is read, whatever the body (the spec's error order: the resource first)."""
+    routes.admit(event)
+    if (str(event.get("httpMethod") or "").upper(), event.get("resource")) == CHANGE:
+        request_id = unquote(str((event.get("pathParameters") or {}).get("request_id") or ""))
+        collection_requests.own(caller().account_id(), request_id)
+
+
+lambda_handler = handler_for(app, _admit)

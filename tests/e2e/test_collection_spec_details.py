@@ -243,3 +243,59 @@ def test_a_payment_methods_card_and_bank_account_fields_as_the_spec_names_them(m
     assert [method["id"] for method in kept] == [card["payment_method"]["id"], added["payment_method"]["id"]]
     table = mz.stack.state["resources"]["mz"]["CollectionTable"]
     assert PAN not in json.dumps(mz.stack.aws("dynamodb").scan(TableName=table, ConsistentRead=True)["Items"])
+
+
+def test_a_change_takes_the_specs_fields_and_an_unknown_request_is_404_whatever_the_body(mz: Collection) -> None:
+    """Spec, collection requests: "PUT | /v1/collection-requests/{id} | optional: name, type,
+    account_id (reassign), details (collection method detail); only provided fields change |
+    `{object: collection_request, collection_request: {id, name, type, account_id, status,
+    created_at, updated_at}, error}`"."""
+    unknown = "/v1/collection-requests/cr_01ARZ3NDEKTSV4RRFFQ69G5FAV"
+    for body in ({"amount": "lots"}, {"colour": "red"}, {"name": "x" * 10_000}, {"name": "Renda"}):
+        assert_error(mz.call("PUT", unknown, body), 404, "not_found", "No such collection request.")
+    mpesa, emola = mz.demo["collection_method_ids"][:2]  # the demo's test M-Pesa and e-Mola
+    made = create(mz, collection_method_ids=[mpesa, emola])
+    path = f"/v1/collection-requests/{made['id']}"
+    other = mz.active_business()[1]  # another business's token: 404 whatever the body
+    for body in ({"amount": "lots"}, {"name": "Renda"}):
+        assert_error(mz.call("PUT", path, body, token=other), 404, "not_found", "No such collection request.")
+    changed = assert_ok(mz.call("PUT", path, {"name": "Renda de Dezembro", "type": "emola"}))
+    request = changed["collection_request"]
+    assert (changed["object"], changed["error"]) == ("collection_request", None)
+    assert {name: request[name] for name in ("id", "name", "type", "account_id", "status")} == {
+        "id": made["id"],
+        "name": "Renda de Dezembro",
+        "type": "emola",
+        "account_id": mz.demo["account_id"],
+        "status": "pending",
+    }
+    assert request["created_at"] == made["created_at"] and request["updated_at"] >= made["created_at"]
+    assert (request["description"], request["collection_method_ids"]) == ("Renda de Dezembro", [emola])
+    by_details = assert_ok(mz.call("PUT", path, {"details": [{"collection_method_id": mpesa, "type": "mpesa"}]}))
+    assert (by_details["collection_request"]["collection_method_ids"], by_details["collection_request"]["type"]) == (
+        [mpesa],
+        "mpesa",
+    )
+    for body, problem in (
+        (
+            {"details": [{"collection_method_id": emola, "type": "mpesa"}]},
+            ("details.0.type", "INVALID_FORMAT", "the method's type is emola"),
+        ),
+        (
+            {"type": "card"},
+            ("type", "NOT_FOUND", "the account has no active test collection method of this type"),
+        ),
+        (
+            {"name": "Renda", "description": "Outra"},
+            ("name", "INVALID_FORMAT", "the request's description: name and description differ"),
+        ),
+    ):
+        assert_error(
+            mz.call("PUT", path, body),
+            400,
+            "validation_error",
+            f"The request has problems: {problem[0]}.",
+            validation(problem),
+        )
+    kept = assert_ok(mz.call("GET", path))["collection_request"]
+    assert (kept["description"], kept["collection_method_ids"]) == ("Renda de Dezembro", [mpesa])  # refusals: no change

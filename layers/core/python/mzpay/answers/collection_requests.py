@@ -158,18 +158,30 @@ class CollectionRequestRead(RequestEnvelope[CollectionRequest]):
     model_config = examples({"object": "collection_request", "collection_request": REQUEST})
 
 
-class CollectionRequestChanged(RequestEnvelope[CollectionRequest]):
+class ChangedRequest(CollectionRequest):
+    """A collection request after a change: in full, with the spec's `name` and `type`."""
+
+    name: WhatFor = Field(description="The spec's name of the request: its description.")
+    type: str | None = Field(description="The type of its first collection method (the spec's type).")
+
+
+class CollectionRequestChanged(RequestEnvelope[ChangedRequest]):
     """A collection request after the change (only the fields given changed)."""
 
     model_config = examples(
         {
             "object": "collection_request",
-            "collection_request": {**REQUEST, "description": "November invoice (corrected)"},
+            "collection_request": {
+                **REQUEST,
+                "description": "November invoice (corrected)",
+                "name": "November invoice (corrected)",
+                "type": REQUEST["collection_method_details"][0]["type"],
+            },
             "error": None,
         }
     )
 
-    collection_request: CollectionRequest = Field(description="The request as changed.")
+    collection_request: ChangedRequest = Field(description="The request as changed.")
     error: AlwaysNull
 
 

@@ -304,7 +304,10 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
         return deps.collection_requests().transition(request, merged, [])
 
     updated = rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
-    changed = {"object": "collection_request", "collection_request": updated.view(), "error": None}
+    view = updated.view()
+    kinds = [detail["type"] for detail in view["collection_method_details"]]
+    spec = {"name": view["description"], "type": kinds[0] if kinds else None}  # the spec's answer names them
+    changed = {"object": "collection_request", "collection_request": {**view, **spec}, "error": None}
     return answers.CollectionRequestChanged.of(changed)
 
 

@@ -143,11 +143,40 @@ class CollectionRequestIn(Strict):
         return self.model_dump(exclude_none=True)
 
 
+class MethodDetailIn(Strict):
+    """One of the spec's `details` (a collection method detail): the method it names; its name,
+    type and status, when sent, are the method's own and must say the same."""
+
+    collection_method_id: Id
+    name: Name | None = None
+    type: Code | None = None
+    status: Code | None = None
+
+
 class CollectionRequestChange(Strict):
-    """PUT: every field optional; only those given change."""
+    """PUT: every field optional; only those given change. The spec's fields (`name`, `type`,
+    `account_id`, `details`) and the request's own."""
 
     model_config = examples(
-        {"description": "Propina de Dezembro, turma 7B (com desconto de irmãos)", "amount": {**AMOUNT, "value": 1350.0}}
+        {
+            "description": "Propina de Dezembro, turma 7B (com desconto de irmãos)",
+            "amount": {**AMOUNT, "value": 1350.0},
+        },
+        {"name": "Propina de Dezembro", "type": "mpesa"},
+        {"details": [{"collection_method_id": MPESA_METHOD}]},
+    )
+
+    name: Name | None = Field(default=None, description="The spec's name of the request: its `description`.")
+    type: Code | None = Field(
+        default=None,
+        description="A collection method type (mpesa, emola, ...): the request is then payable through the "
+        "account's active methods of that type, in the request's mode.",
+    )
+    details: list[MethodDetailIn] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=10,
+        description="The spec's collection method details: the methods the request is payable through.",
     )
 
     account_id: Id | None = None
@@ -164,7 +193,14 @@ class CollectionRequestChange(Strict):
     )
 
     def fields(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
+        """The request's own fields: the spec's `name` stands for `description`, its `details` for
+        `collection_method_ids` (`type` is resolved against the account's methods by the route)."""
+        own = self.model_dump(exclude_none=True, exclude={"name", "type", "details"})
+        if self.name is not None:
+            own.setdefault("description", self.name)
+        if self.details is not None:
+            own.setdefault("collection_method_ids", [detail.collection_method_id for detail in self.details])
+        return own
 
 
 class CollectionMethodIn(Strict):
