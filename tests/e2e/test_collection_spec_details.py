@@ -17,6 +17,7 @@ from tests.e2e.collection_client import Collection, assert_error, assert_ok, lic
 from tests.e2e.test_collection_kyc import log_of, registered
 from tests.e2e.test_collection_requests import create, payer, request_body, unique_phone
 from tests.e2e.test_collection_transactions import history, wallet
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 KULPAY_LIST = "/v1/kulpay/collection-requests/list-by-phone-number/"
@@ -299,3 +300,28 @@ def test_a_change_takes_the_specs_fields_and_an_unknown_request_is_404_whatever_
         )
     kept = assert_ok(mz.call("GET", path))["collection_request"]
     assert (kept["description"], kept["collection_method_ids"]) == ("Renda de Dezembro", [mpesa])  # refusals: no change
+
+
+def test_a_bank_account_method_is_paid_out_through_the_payout_connectors(mz: Collection) -> None:
+    """Spec, payment methods: "POST | /v1/customers/{id}/payment_methods | `{partner_id, type (card,
+    mobile_wallet, bank_account), details}`"; "Process-transaction body: transaction_type
+    (required: `check_balance`, `transfer`, `deposit`, `pay_in`, `pay_out`, ...)": a bank account's
+    pay_out moves money, as a bank transfer to its NIB."""
+    customer = assert_ok(mz.call("POST", "/v1/customers", {"name": "Carlos Mabunda", "document_type": "bi"}))["id"]
+    funds = wallet(mz, customer, "+258841160000")  # the business's test balance, paid in first
+    funded = f"/v1/customers/{customer}/payment_methods/{funds}/transactions"
+    assert assert_ok(mz.call("POST", funded, {"transaction_type": "pay_in", "amount": 500}))["status"] == "succeeded"
+    details = {"nib": "000301080016367102371", "holder_name": "Carlos Mabunda", "bank_name": "BCI"}
+    body = {"partner_id": "ptn_bci", "type": "bank_account", "details": details, "mode": "test"}
+    pm_id = assert_ok(mz.call("POST", f"/v1/customers/{customer}/payment_methods", body))["payment_method"]["id"]
+    path = f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions"
+    sent = assert_ok(mz.call("POST", path, {"transaction_type": "pay_out", "amount": 100, "description": "Reembolso"}))
+    assert (sent["transaction_type"], sent["status"]) == ("pay_out", "pending")  # a payout settles through the queue
+    read = f"/v1/customers/{customer}/transactions/{sent['transaction_id']}"
+    moved = eventually(lambda: assert_ok(mz.call("GET", read))["transaction"], lambda t: t["status"] != "pending", 60)
+    assert (moved["status"], moved["transaction_type"], moved["amount"]) == ("succeeded", "PAY_OUT", 100.0)
+    gateway = mz.stack.state["regions"]["mz"]["gateway"]
+    headers = {"Authorization": f"Bearer {mz.demo['test_key']}"}
+    payout = requests.get(f"{gateway}/payouts/{moved['reference']}", headers=headers, timeout=30).json()
+    assert (payout["status"], payout["destination"]["type"]) == ("paid", "bank_transfer")
+    assert payout["destination"]["bank_transfer"]["account"].endswith("2371")
