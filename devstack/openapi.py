@@ -213,7 +213,12 @@ def _describe(operation: dict[str, Any], op: dict[str, Any], used_ids: set[str])
         notes.append(f"Needs the scope `{marks['scope']}`.")
     if marks["idempotent"]:
         notes.append(
-            "Send an `Idempotency-Key` (at most 255 bytes): a retry with the same key and body "
+            (
+                "An `Idempotency-Key` (at most 255 bytes) is optional and honoured when sent: "
+                if marks["idempotency_optional"]
+                else "Send an `Idempotency-Key` (at most 255 bytes): "
+            )
+            + "a retry with the same key and body "
             "answers the first answer again (`Idempotent-Replayed: true`) and never acts twice."
         )
     if notes:
@@ -241,7 +246,7 @@ def _describe(operation: dict[str, Any], op: dict[str, Any], used_ids: set[str])
             {
                 "name": "Idempotency-Key",
                 "in": "header",
-                "required": True,
+                "required": not marks["idempotency_optional"],
                 "description": "Your unique key of this request (a UUID, at most 255 bytes), reused on every retry.",
                 "schema": {"type": "string", "minLength": 1, "maxLength": 255},
                 "example": "4f9c2c1e-7a1b-4a57-9d7e-2f3b8f0c1a55",
@@ -281,7 +286,8 @@ def _codes(api: str, op: dict[str, Any], operation: dict[str, Any]) -> list[str]
     if "{" in op["path"]:
         codes.append("not_found")
     if marks["idempotent"]:
-        codes += ["idempotency_key_required", "invalid_idempotency_key", "idempotency_key_reused"]
+        codes += [] if marks["idempotency_optional"] else ["idempotency_key_required"]
+        codes += ["invalid_idempotency_key", "idempotency_key_reused"]
         codes += ["request_in_progress", "idempotency_unavailable"]
     codes += list(marks["errors"])
     codes += ["processing_error"] if api == "collection" else ["service_unavailable", "internal_error"]

@@ -136,7 +136,10 @@ def review_kyc(customer_id: str, kyc_id: str, body: Annotated[KycReview, Body()]
 
     A reviewer's decision: `verified`, `rejected` (with `rejection_reason`) or `pending` (with an
     `additional_request` naming checklist items the customer must add), logged as a message. Only
-    an initiated or pending verification can be reviewed."""
+    an initiated or pending verification can be reviewed. As the spec has it, every review carries
+    `additional_request` {comment, checklist_items[]} (400 missing_field without it), whose
+    items may be empty unless the status is `pending` (`{"comment": "", "checklist_items": []}`:
+    nothing more asked; read back as null)."""
     return kyc.review(
         caller().account_id(),
         customer_id,

@@ -3,13 +3,12 @@ and the payment link that leads a payer to the hosted checkout."""
 
 import re
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import unquote
 
+from mzpay.answers.collection_methods import CollectionMethod, CollectionMethodList
 from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead, RecordedPayment
 from mzpay.answers.collection_requests import (
-    CollectionMethod,
-    CollectionMethodList,
     CollectionRequestCancelled,
     CollectionRequestChanged,
     CollectionRequestList,
@@ -43,7 +42,14 @@ from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.collection import collection_methods, collection_requests, payment_links, payments, request_messages
+    from mzpay.collection import (
+        collection_methods,
+        collection_requests,
+        payment_links,
+        payments,
+        request_change,
+        request_messages,
+    )
 
 app, routes = reviewers_audited(collection_app())  # the routes marked @audited go to the audit trail
 REQUEST_READ, REQUEST_WRITE = guarded("collection_request:read"), active_business(guarded("collection_request:write"))
@@ -143,9 +149,14 @@ def change_collection_request(
 
     Only the fields given change, while the request is pending and its payer is not paying (an
     open checkout not yet paid with is canceled first). A new `account_id` moves it to an account
-    connected to the caller's, with that account's `collection_method_ids`."""
+    connected to the caller's, with that account's `collection_method_ids`. The spec's fields are
+    taken too: `name` (its description), `type` (the account's active methods of that type, in the
+    request's mode) and `details` (the collection methods named); the answer names its `name` and
+    `type`. An unknown request, or another business's, is 404 whatever the body."""
     identity = caller()
-    return collection_requests.update(identity.account_id(), identity.signed_in().subject, request_id, body.fields())
+    account_id = identity.account_id()
+    sent = body.model_dump(exclude_none=True)
+    return request_change.change(account_id, identity.signed_in().subject, request_id, sent, body.fields())
 
 
 @routes.delete("/v1/collection-requests/<request_id>", REQUEST_WRITE)
@@ -222,7 +233,8 @@ def list_by_phone(
     number: `request_id` (required) is the id its payment link ends with. The number's requests
     that their businesses did not mark `listed: false`, newest first, with their id, description,
     amount, status and creation time only. With a request that is not this number's, or a number
-    with none, the answer is the same empty list (numbers cannot be probed)."""
+    with none, the answer is the same empty list (numbers cannot be probed). A number not in
+    E.164 (`+` and digits only, a valid number) is 400 `validation_error` naming `phone_number`."""
     return collection_requests.by_phone(unquote(phone_number), request_id, page_size, page_token)
 
 
@@ -278,4 +290,16 @@ def payment_link(request_id: str, amount: Annotated[str | None, Query(max_length
     )
 
 
-lambda_handler = handler_for(app, routes.admit)
+CHANGE = ("PUT", "/v1/collection-requests/{request_id}")
+
+
+def _admit(event: dict[str, Any]) -> None:
+    """The routes' checks; then a change of an unknown request, or another business's, is 404
+    before its body is read, whatever the body (the spec's error order: the resource first)."""
+    routes.admit(event)
+    if (str(event.get("httpMethod") or "").upper(), event.get("resource")) == CHANGE:
+        request_id = unquote(str((event.get("pathParameters") or {}).get("request_id") or ""))
+        collection_requests.own(caller().account_id(), request_id)
+
+
+lambda_handler = handler_for(app, _admit)

@@ -28,7 +28,7 @@ def _scope() -> str:
 
 
 @routes.post("/v1/customers/<customer_id>/payment_methods/<payment_method_id>/transactions", TRANSACTION_CREATE)
-@idempotent(app, scope=_scope, complete_in_store=False)
+@idempotent(app, scope=_scope, complete_in_store=False, optional=True)  # the spec names no key here
 @errors(
     "customer_not_found",
     "missing_field",
@@ -54,7 +54,9 @@ def process_transaction(
     `pay_in` charges the customer's wallet or card, `pay_out`, `deposit` and `transfer` pay out to
     a wallet, through the business's gateway account in the method's mode; the queries
     (`check_balance`, `get_authorization`, `validata`) are answered in test mode. Every processed
-    transaction is kept in the customer's history; a declined one is 400 `transaction_failed`."""
+    transaction is kept in the customer's history; a declined one is 400 `transaction_failed`.
+    Without an `Idempotency-Key` each request is a new transaction: send one to retry safely
+    (docs/partners.md)."""
     return transactions.process(
         caller().account_id(), customer_id, payment_method_id, body.model_dump(), derived_id("transaction")
     )

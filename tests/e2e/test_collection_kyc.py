@@ -14,6 +14,7 @@ from devstack.launcher import RunningStack
 from tests.e2e.collection_client import Collection, assert_error, assert_ok, licensed
 
 pytestmark = pytest.mark.e2e
+NOTHING = {"additional_request": {"comment": "", "checklist_items": []}}  # a review that asks for nothing
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_a_verification_goes_pending_ready_verified_with_its_log(mz: Collection)
         "status": True,
     }
     assert assert_ok(mz.call("POST", f"{base}/reviews/ready")) == {"object": "ready", "submit": True}
-    verified = assert_ok(mz.call("PUT", f"{base}/reviews", {"status": "verified", "reviewer_id": "rev-1"}))
+    verified = assert_ok(mz.call("PUT", f"{base}/reviews", {"status": "verified", "reviewer_id": "rev-1", **NOTHING}))
     assert verified["kyc"]["status"] == "verified"
     assert assert_ok(mz.call("GET", base)) == verified
 
@@ -93,7 +94,11 @@ def test_a_verification_goes_pending_ready_verified_with_its_log(mz: Collection)
     assert log["kyclog"]["additional_documents"][0]["reference"] == "PA-7"
     assert assert_ok(mz.call("GET", f"/v1/kyc/{kyc_id}/logs")) == log
     assert_error(
-        mz.call("PUT", f"{base}/reviews", {"status": "rejected", "reviewer_id": "rev-2", "rejection_reason": "x"}),
+        mz.call(
+            "PUT",
+            f"{base}/reviews",
+            {"status": "rejected", "reviewer_id": "rev-2", "rejection_reason": "x", **NOTHING},
+        ),
         400,
         "invalid_request",
         "A verification that is verified cannot be reviewed again.",

@@ -150,7 +150,7 @@ class Business:
             ),
             ("PUT", "/v1/customers/{customer_id}/kyc/{kyc_id}/reviews"): (
                 f"/v1/customers/{customer}/kyc/{kyc}/reviews",
-                {"status": "verified", "reviewer_id": "rev-1"},
+                {"status": "verified", "reviewer_id": "rev-1", "additional_request": {"checklist_items": []}},
             ),
             ("POST", "/v1/customers/{customer_id}/kyc/{kyc_id}/reviews/ready"): (
                 f"/v1/customers/{customer}/kyc/{kyc}/reviews/ready",

@@ -122,7 +122,12 @@ def test_notify_customer_and_a_kyc_outcome_reach_the_customer(mz: Collection, st
     registered = call(mz, "POST", "/v1/customers", "demo", other)
     refused = mz.call("POST", "/v1/customers", {**other, "email": "not-an-email"})
     assert refused.status_code == 400 and [e["field"] for e in refused.json()["metadata"]["errors"]] == ["email"]
-    review = {"status": "rejected", "reviewer_id": "reviewer-1", "rejection_reason": "The BI photo is blurred."}
+    review = {
+        "status": "rejected",
+        "reviewer_id": "reviewer-1",
+        "rejection_reason": "The BI photo is blurred.",
+        "additional_request": {"comment": "", "checklist_items": []},
+    }
     kyc_path = f"/v1/customers/{registered['id']}/kyc/{registered['kyc']['kyc_id']}/reviews"
     call(mz, "PUT", kyc_path, "demo", review)
     (mail,) = emails_to(stack, email)

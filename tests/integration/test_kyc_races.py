@@ -13,6 +13,7 @@ from devstack.moto_server import atomic_dynamodb
 from devstack.provision import ProvisionedStack
 from mzpay import deps
 from mzpay.collection import kyc
+from mzpay.domain.collection.kyc import NOTHING_MORE
 from tests.integration.races import race
 from tests.integration.support import function_stack
 
@@ -30,8 +31,8 @@ def test_two_racing_reviews_one_lands(stack: ProvisionedStack) -> None:
 
     def review(index: int) -> object:
         if index == 0:
-            return kyc.review(account, customer_id, kyc_id, "verified", "rev-1", None, None)
-        return kyc.review(account, customer_id, kyc_id, "rejected", "rev-2", "Blurred photo.", None)
+            return kyc.review(account, customer_id, kyc_id, "verified", "rev-1", None, NOTHING_MORE)
+        return kyc.review(account, customer_id, kyc_id, "rejected", "rev-2", "Blurred photo.", NOTHING_MORE)
 
     with atomic_dynamodb():
         outcomes = race(2, review)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mzpay.collection import kyc
+from mzpay.domain.collection.kyc import NOTHING_MORE
 from mzpay.domain.common.errors import ServiceError
 from tests.unit.test_openapi_collection_models import BUSINESS, PNG, multipart, world  # noqa: F401 (fixture)
 
@@ -36,7 +37,7 @@ def test_saving_a_date_keeps_the_documents_uploaded_under_its_reference() -> Non
 def test_a_closed_verification_takes_no_date() -> None:
     customer = kyc.register(BUSINESS, "Ana Machava", "passport").wire()
     kyc_id = customer["kyc"]["kyc_id"]
-    kyc.review(BUSINESS, customer["id"], kyc_id, "verified", "reviewer-7", None, None)
+    kyc.review(BUSINESS, customer["id"], kyc_id, "verified", "reviewer-7", None, NOTHING_MORE)
     with pytest.raises(ServiceError) as refused:
         kyc.save_date(BUSINESS, kyc_id, "2031-01-31", "PA-1")
     assert (refused.value.status, refused.value.code, refused.value.message) == (

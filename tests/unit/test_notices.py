@@ -15,6 +15,7 @@ import pytest
 from mzpay import deps
 from mzpay.cases import notifications
 from mzpay.collection import kyc, onboarding, payment_methods, transactions
+from mzpay.domain.collection.kyc import NOTHING_MORE
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.messages import notices, sms
 from mzpay.http import partner_schemas
@@ -252,7 +253,7 @@ def test_a_kyc_outcome_writes_one_event_and_a_request_for_more_none(stores: Worl
     read = kyc.customer_log(BUSINESS, customer.id)
     more = {"comment": "A clearer scan", "checklist_items": ["item_representative_id"]}
     kyc.review(BUSINESS, customer.id, read.kyclog.kyc_id, "pending", "rev-1", None, more)
-    kyc.review(BUSINESS, customer.id, read.kyclog.kyc_id, "rejected", "rev-1", "Blurred BI", None)
+    kyc.review(BUSINESS, customer.id, read.kyclog.kyc_id, "rejected", "rev-1", "Blurred BI", NOTHING_MORE)
     (event,) = deps.kyc().events  # type: ignore[attr-defined]
     assert event.type == "kyc.rejected" and event.data["object"]["reason"] == "Blurred BI"
     assert event.data["object"]["business_name"] == BUSINESS  # no onboarding details: its id

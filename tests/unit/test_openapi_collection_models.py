@@ -53,7 +53,7 @@ from mzpay.domain.collection import kyc as kyc_rules
 from mzpay.domain.collection import licence as licence_rules
 from mzpay.domain.collection import reference as collection_reference
 from mzpay.domain.collection import requests as request_rules
-from mzpay.domain.collection.kyc import Customer, KycVerification
+from mzpay.domain.collection.kyc import NOTHING_MORE, Customer, KycVerification
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.model import Strict
@@ -509,7 +509,7 @@ def test_a_customers_kyc_reviewed_three_ways(world: World) -> None:
         ["item_nuit_certificate"],
     )
     verified = valid(
-        kyc_answers.KycRead, kyc.review(BUSINESS, customer.id, kyc_id, "verified", "reviewer-7", None, None)
+        kyc_answers.KycRead, kyc.review(BUSINESS, customer.id, kyc_id, "verified", "reviewer-7", None, NOTHING_MORE)
     )
     assert verified.kyc.additional_request is None
     assert valid(kyc_answers.KycRead, kyc.read(BUSINESS, customer.id, kyc_id)) == verified
@@ -518,7 +518,7 @@ def test_a_customers_kyc_reviewed_three_ways(world: World) -> None:
     assert {type(d).__name__ for d in log.additional_documents} == {"KycDocument", "KycDocumentDate"}
     assert valid(kyc_answers.KycLog, kyc.log(BUSINESS, kyc_id)).kyclog == log
     other = kyc.register(BUSINESS, "Rui", "passport")
-    rejected = kyc.review(BUSINESS, other.id, other.kyc.kyc_id, "rejected", "reviewer-7", "Blurred", None)
+    rejected = kyc.review(BUSINESS, other.id, other.kyc.kyc_id, "rejected", "reviewer-7", "Blurred", NOTHING_MORE)
     assert valid(kyc_answers.KycRead, rejected).kyc.rejection_reason == "Blurred"
 
 

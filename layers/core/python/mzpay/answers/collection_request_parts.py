@@ -32,7 +32,12 @@ NUMBER = "INV-2026-6Q7R8S9T0V"  # INV-<year>-<the last 10 characters of the requ
 # Keys that answers of this module share, described once.
 PaidAt = Annotated[Timestamp | None, Field(description="When it was paid; null until then.")]
 MatchedAt = Annotated[Timestamp | None, Field(description="When it was matched; null until then.")]
-PayerNuit = Annotated[str | None, Field(description="The payer's NUIT; null for an individual who gave none.")]
+PayerNuit = Annotated[
+    str | None,
+    Field(
+        description="The payer's NUIT (a foreign payer's VAT number, as given); null for an individual who gave none."
+    ),
+]
 
 
 class CollectionAmount(Answer):

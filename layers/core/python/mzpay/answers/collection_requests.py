@@ -6,10 +6,9 @@ parts are mzpay.answers.collection_request_parts."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from mzpay.answers.base import (
     AlwaysNull,
@@ -20,14 +19,13 @@ from mzpay.answers.base import (
     HasMore,
     Item,
     ListObject,
-    ListOf,
     Mode,
     NextPageToken,
-    Timestamp,
     UpdatedAt,
     examples,
     sometimes,
 )
+from mzpay.answers.collection_methods import CollectionMethod, CollectionMethodList
 from mzpay.answers.collection_request_parts import (
     BILLER,
     CR,
@@ -44,7 +42,6 @@ from mzpay.answers.collection_request_parts import (
     IntegrationRouting,
     InvoiceMetadata,
     MethodDetail,
-    MethodType,
     PaidAt,
     Payer,
     PayerKindOf,
@@ -52,49 +49,6 @@ from mzpay.answers.collection_request_parts import (
     PaymentReconciliation,
     RequestStatus,
 )
-
-# ---------------------------------------------------------------- collection methods
-_METHOD = {
-    "object": "collection_method",
-    "id": "cm_01JD9H0A1B2C3D4E5F6G7H8J9K",
-    "account_id": "acct_loja_ana",
-    "name": "M-Pesa",
-    "type": "mpesa",
-    "mode": "live",
-    "status": "active",
-    "created_at": "2026-11-01T08:00:00Z",
-    "updated_at": "2026-11-01T08:00:00Z",
-}
-
-
-class CollectionMethod(Answer):
-    """A way a business is paid, in one mode."""
-
-    model_config = examples(_METHOD)
-
-    object: Literal["collection_method"] = Field(description="Always collection_method.")
-    id: str = Field(description="The method's id (cm_...).")
-    account_id: str = Field(description="The business account it belongs to.")
-    name: str = Field(description="Its display name (the type's name when none was given).")
-    type: MethodType = Field(description="How the payer pays.")
-    mode: Mode = Field(description="test: its payments run on the simulator, no money moves.")
-    status: Literal["active", "inactive"] = Field(description="Only active methods may be named by new requests.")
-    created_at: Timestamp = Field(description="When it was added.")
-    updated_at: UpdatedAt
-    allow_installments: bool = sometimes("true: its requests may be paid in parts; only when true.")
-    min_installment: Decimal | None = sometimes(
-        "The least one instalment may be (in the request's currency); null: any; only with allow_installments."
-    )
-
-
-class CollectionMethodList(ListOf[CollectionMethod]):
-    """A business's collection methods (at most 50)."""
-
-    model_config = examples({"object": "list", "data": [_METHOD], "has_more": False})
-
-    data: list[CollectionMethod] = Field(description="Every method of the business.")
-    has_more: Literal[False] = Field(description="Always false: the list is whole.")
-
 
 # ---------------------------------------------------------------- collection requests
 # The keys of a collection request that several of its views show alike, described once.
@@ -181,18 +135,39 @@ class CollectionRequestRead(RequestEnvelope[CollectionRequest]):
     model_config = examples({"object": "collection_request", "collection_request": REQUEST})
 
 
-class CollectionRequestChanged(RequestEnvelope[CollectionRequest]):
+class ChangedRequest(CollectionRequest):
+    """A collection request after a change: in full, with the spec's `name` and `type`."""
+
+    name: WhatFor = Field(description="The spec's name of the request: its description.")
+    type: str | None = Field(description="The type of its first collection method (the spec's type).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spec_names(cls, view: Any) -> Any:
+        """A request's view named as the spec's answer names it: its description, its first type."""
+        if isinstance(view, dict) and "name" not in view:
+            kinds = [detail["type"] for detail in view.get("collection_method_details") or []]
+            view = {**view, "name": view.get("description"), "type": kinds[0] if kinds else None}
+        return view
+
+
+class CollectionRequestChanged(RequestEnvelope[ChangedRequest]):
     """A collection request after the change (only the fields given changed)."""
 
     model_config = examples(
         {
             "object": "collection_request",
-            "collection_request": {**REQUEST, "description": "November invoice (corrected)"},
+            "collection_request": {
+                **REQUEST,
+                "description": "November invoice (corrected)",
+                "name": "November invoice (corrected)",
+                "type": REQUEST["collection_method_details"][0]["type"],
+            },
             "error": None,
         }
     )
 
-    collection_request: CollectionRequest = Field(description="The request as changed.")
+    collection_request: ChangedRequest = Field(description="The request as changed.")
     error: AlwaysNull
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from mzpay import deps
-from mzpay.answers import collection_requests as answers
+from mzpay.answers import collection_methods as answers
 from mzpay.domain.collection.requests import (
     MAX_METHODS_PER_ACCOUNT,
     METHOD_TYPES,

@@ -14,7 +14,7 @@ from mzpay import deps
 from mzpay.answers import collection_requests as answers
 from mzpay.domain.collection import life
 from mzpay.domain.collection import requests as rules
-from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, phone_problem
+from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, e164_problem
 from mzpay.domain.collection.payers import payer_problems
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, PaymentStatus, RequestStatus
 from mzpay.domain.common import page_tokens
@@ -323,7 +323,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
 
     updated = rejudged(lambda: own(account_id, request_id), change, Changed, "collection request")
     changed = {"object": "collection_request", "collection_request": updated.view(), "error": None}
-    return answers.CollectionRequestChanged.of(changed)
+    return answers.CollectionRequestChanged.of(changed)  # with the spec's name and type (ChangedRequest)
 
 
 def delete(account_id: str, actor: str, request_id: str) -> answers.DeletedCollectionRequest:
@@ -382,7 +382,7 @@ def by_phone(
     a request that is not one of this number's, the answer is the empty list a number with none
     gets, so numbers cannot be probed; only requests of the proof's mode are listed. Only id,
     description, amount, status, created_at."""
-    problem = phone_problem(phone_number)
+    problem = e164_problem(phone_number)
     problems = [FieldError("phone_number", INVALID_FORMAT, problem)] if problem else []
     if not request_id:
         problems.append(FieldError("request_id", "REQUIRED", "the id of a collection request sent to this number"))

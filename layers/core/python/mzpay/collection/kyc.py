@@ -272,8 +272,8 @@ def review(
     additional: dict[str, Any] | None,
 ) -> answers.KycRead:
     """verified, pending (asking for checklist items) or rejected; one versioned log message."""
+    customer = customer_of(account_id, customer_id)  # another business's: 404 whatever the body
     cleaned = check_review(status, reviewer_id, rejection_reason, additional)
-    customer = customer_of(account_id, customer_id)
 
     def change(verification: KycVerification) -> dict[str, Any]:
         target = next_status(verification.status, status)

@@ -1,7 +1,8 @@
 """Transactions on a customer's payment method (docs/partners.md, "Transactions"). Queries
 (check_balance, get_authorization, validata) are answered by the simulator in test mode;
 money moves through the gateway of the business's account in the method's mode: pay_in is a
-charge of the customer's wallet or card, pay_out, deposit and transfer a payout to a wallet. Every
+charge of the customer's wallet or card, pay_out, deposit and transfer a payout to a wallet or,
+from a bank account method, a bank transfer to its NIB (the payout connectors). Every
 processed transaction is kept in the customer's history, declined ones included.
 
 A transaction runs once per Idempotency-Key (the route is @idempotent): its gateway payment or
@@ -51,8 +52,21 @@ def _unsupported(what: str) -> ServiceError:
 def _wallet(method: PaymentMethod, destination: str | None) -> tuple[str, str]:
     network = NETWORKS.get(method.partner_id)
     if method.type != "mobile_wallet" or network is None:
-        raise _unsupported("Money is paid out to mobile wallets (M-Pesa, e-Mola, mKesh) only, so far.")
+        raise _unsupported(
+            "Money is paid out to mobile wallets (M-Pesa, e-Mola, mKesh) and bank accounts only, so far."
+        )
     return network, destination or method.details["phone_number"]
+
+
+def _destination(method: PaymentMethod, destination: str | None) -> dict[str, Any]:
+    """The payout's destination: a wallet's number, or a bank account's NIB and holder (a bank
+    transfer through the payout connectors); `destination`, when given, another number or NIB."""
+    if method.type == "bank_account":
+        holder = method.details.get("holder_name") or method.details.get("account_holder_name")
+        account = destination or method.details["nib"]
+        return {"type": "bank_transfer", "bank_transfer": {"name": holder, "account": account}}
+    network, phone = _wallet(method, destination)
+    return {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}}
 
 
 def _metadata(method: PaymentMethod) -> dict[str, str]:
@@ -94,13 +108,12 @@ def _pay_out(
 ) -> dict[str, Any]:
     from mzpay.domain.payouts.rules import PayoutRequest
 
-    network, phone = _wallet(method, destination)
     try:
         request = PayoutRequest.model_validate(
             {
                 "payout_id": movement_id,
                 "money": {"amount": f"{amount:f}", "currency": currency},
-                "destination": {"type": "mobile_wallet", "mobile_wallet": {"network": network, "phone_number": phone}},
+                "destination": _destination(method, destination),
                 "description": text,
                 "metadata": _metadata(method),
             }

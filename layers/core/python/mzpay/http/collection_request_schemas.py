@@ -50,7 +50,11 @@ class PayerIn(Strict):
     first_name: Name
     last_name: Name
     legal_name: Name | None = None  # a business's: required for type business (domain.collection.requests)
-    vat_number: Code | None = None  # its NUIT: required for a business, optional for an individual
+    vat_number: Code | None = Field(  # required for a business, optional for an individual
+        default=None,
+        description="The payer's NUIT (checked) when Mozambican (no address.country, or MZ); a foreign payer's "
+        "VAT number as given.",
+    )
     type: Code
     delivery_method: Code
     address: AddressIn | None = None
@@ -157,11 +161,40 @@ class CollectionRequestIn(Strict):
             raise validation_error([missing], Surface.COLLECTION, CollectionRequestIn)
 
 
+class MethodDetailIn(Strict):
+    """One of the spec's `details` (a collection method detail): the method it names; its name,
+    type and status, when sent, are the method's own and must say the same."""
+
+    collection_method_id: Id
+    name: Name | None = None
+    type: Code | None = None
+    status: Code | None = None
+
+
 class CollectionRequestChange(Strict):
-    """PUT: every field optional; only those given change."""
+    """PUT: every field optional; only those given change. The spec's fields (`name`, `type`,
+    `account_id`, `details`) and the request's own."""
 
     model_config = examples(
-        {"description": "Propina de Dezembro, turma 7B (com desconto de irmãos)", "amount": {**AMOUNT, "value": 1350.0}}
+        {
+            "description": "Propina de Dezembro, turma 7B (com desconto de irmãos)",
+            "amount": {**AMOUNT, "value": 1350.0},
+        },
+        {"name": "Propina de Dezembro", "type": "mpesa"},
+        {"details": [{"collection_method_id": MPESA_METHOD}]},
+    )
+
+    name: Name | None = Field(default=None, description="The spec's name of the request: its `description`.")
+    type: Code | None = Field(
+        default=None,
+        description="A collection method type (mpesa, emola, ...): the request is then payable through the "
+        "account's active methods of that type, in the request's mode.",
+    )
+    details: list[MethodDetailIn] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=10,
+        description="The spec's collection method details: the methods the request is payable through.",
     )
 
     account_id: Id | None = None
@@ -178,7 +211,14 @@ class CollectionRequestChange(Strict):
     )
 
     def fields(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
+        """The request's own fields: the spec's `name` stands for `description`, its `details` for
+        `collection_method_ids` (`type` is resolved against the account's methods by the route)."""
+        own = self.model_dump(exclude_none=True, exclude={"name", "type", "details"})
+        if self.name is not None:
+            own.setdefault("description", self.name)
+        if self.details is not None:
+            own.setdefault("collection_method_ids", [detail.collection_method_id for detail in self.details])
+        return own
 
 
 class CollectionMethodIn(Strict):

@@ -5,7 +5,8 @@ utility, whose answers differ from the spec's: it would store error answers of t
 resolver's exception handlers, surface its in-progress and validation errors as 502s, and
 key on raw, case-sensitive header names.
 
-- no header: 400 idempotency_key_required; over 255 bytes: 400 invalid_idempotency_key;
+- no header: 400 idempotency_key_required (an `optional` route: runs once, unrecorded);
+  over 255 bytes: 400 invalid_idempotency_key;
 - a replay returns the original status, headers and body plus `Idempotent-Replayed: true`;
 - the same key with another method, path or body: 409 idempotency_key_reused;
 - a duplicate arriving while the first runs waits up to WAIT_SECONDS, then 409
@@ -86,18 +87,22 @@ def _unavailable() -> ServiceError:
 
 
 def idempotent(
-    app: Any, scope: Callable[[], str] = merchant_scope, complete_in_store: bool = True
+    app: Any, scope: Callable[[], str] = merchant_scope, complete_in_store: bool = True, optional: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Make a route of `app` run once per Idempotency-Key within `scope` (account and mode).
     `complete_in_store`: the use case's last write may complete the record in its own
     transaction (a gateway charge); off for a route whose answer is not that write's (a
-    collection transaction makes a charge, then records itself)."""
+    collection transaction makes a charge, then records itself). `optional`: a request without
+    the header runs once as it is, its derived ids fresh ones (the collection surface's
+    transactions, where the spec names no key)."""
 
     def decorate(route: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(route)
         def run_once(*args: Any, **kwargs: Any) -> Response:
             event = app.current_event
             key = event.headers.get(HEADER.lower()) or event.headers.get(HEADER)
+            if not key and optional:
+                return _run_unkeyed(route, f"{scope()}#unkeyed#{uuid.uuid4()}", args, kwargs)
             if not key:
                 raise ServiceError(400, "idempotency_key_required", f"This request needs an {HEADER} header.")
             if len(key.encode()) > MAX_KEY_BYTES:
@@ -144,10 +149,21 @@ def idempotent(
             finally:
                 _current_key.reset(reset)
 
-        run_once.mzpay_idempotent = True  # type: ignore[attr-defined]  # http.marks: Idempotency-Key documented
+        # http.marks: Idempotency-Key documented, required unless "optional"
+        run_once.mzpay_idempotent = "optional" if optional else True  # type: ignore[attr-defined]
         return run_once
 
     return decorate
+
+
+def _run_unkeyed(route: Callable[..., Any], pk: str, args: Any, kwargs: Any) -> Any:
+    """A request of an `optional` route sent without a key: run once, nothing recorded; its
+    derived ids come from a key of its own that no retry can repeat."""
+    reset = _current_key.set(pk)
+    try:
+        return route(*args, **kwargs)
+    finally:
+        _current_key.reset(reset)
 
 
 def _answer(response: Response) -> Answer:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
+from mzpay.domain.collection.kyc import NOTHING_MORE
 from mzpay.domain.common.bounds import Code, Email, Name, Phone
 from mzpay.domain.common.model import StrictText as Strict
 from mzpay.domain.common.model import examples
@@ -74,22 +75,36 @@ class KycSaveDate(Strict):
 
 
 class AdditionalRequest(Strict):
-    comment: str | None = Field(default=None, max_length=500)
-    checklist_items: list[Code] | None = Field(default=None, max_length=20)
+    comment: str | None = Field(default=None, max_length=500, description="Required (not blank) when pending.")
+    checklist_items: list[Code] | None = Field(
+        default=None, max_length=20, description="Checklist item ids: at least one when pending, else may be empty."
+    )
 
 
 class KycReview(Strict):
-    model_config = examples(
-        {"status": "verified", "reviewer_id": REVIEWER},
-        {
-            "status": "pending",
-            "reviewer_id": REVIEWER,
-            "additional_request": {
-                "comment": "Send a utility bill of the Maputo address, at most 3 months old.",
-                "checklist_items": ["item_proof_of_address"],
-            },
-        },
-        {"status": "rejected", "reviewer_id": REVIEWER, "rejection_reason": "The BI expired in 2024."},
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"status": "verified", "reviewer_id": REVIEWER, "additional_request": NOTHING_MORE},
+                {
+                    "status": "pending",
+                    "reviewer_id": REVIEWER,
+                    "additional_request": {
+                        "comment": "Send a utility bill of the Maputo address, at most 3 months old.",
+                        "checklist_items": ["item_proof_of_address"],
+                    },
+                },
+                {
+                    "status": "rejected",
+                    "reviewer_id": REVIEWER,
+                    "rejection_reason": "The BI expired in 2024.",
+                    "additional_request": NOTHING_MORE,
+                },
+            ],
+            # the spec's: every review names its reviewer and its additional_request (400
+            # missing_field naming the one left out, after the status and rejection_reason)
+            "required": ["status", "reviewer_id", "additional_request"],
+        }
     )
 
     status: str = Field(max_length=32)

@@ -65,5 +65,6 @@ def marks_of(route: Any) -> dict[str, Any]:
         "pages": tuple(getattr(route, PAGES, ())),
         "scope": getattr(route, SCOPE, None),
         "idempotent": bool(getattr(route, IDEMPOTENT, False)),
+        "idempotency_optional": getattr(route, IDEMPOTENT, False) == "optional",
         "filters": getattr(route, FILTERS, None),
     }

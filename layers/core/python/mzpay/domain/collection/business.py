@@ -114,6 +114,17 @@ def phone_problem(text: str) -> str | None:
     return None
 
 
+_E164 = re.compile(r"\+[1-9][0-9]{1,14}")
+
+
+def e164_problem(text: str) -> str | None:
+    """`phone_problem`, spelled strictly: + and digits only (no spaces, dashes, brackets or an
+    extension), as a number is a key where it is looked up (the payer's list by phone)."""
+    if not _E164.fullmatch(text):
+        return "an E.164 number: + and the country code, e.g. +258841234567"
+    return phone_problem(text)
+
+
 def sms_problem(text: str) -> str | None:
     """What keeps an SMS from reaching a valid E.164 number: a fixed line (a landline) takes none."""
     import phonenumbers

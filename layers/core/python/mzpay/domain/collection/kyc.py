@@ -36,12 +36,17 @@ def invalid(field: str, code: str, message: str) -> ServiceError:
     return ServiceError(400, kind, f"The request has problems: {field}.", errors=[FieldError(field, code, message)])
 
 
+NOTHING_MORE: dict[str, Any] = {"comment": "", "checklist_items": []}  # a review that asks for nothing
+
+
 def check_review(
     status: str, reviewer_id: str | None, rejection_reason: str | None, additional: dict[str, Any] | None
 ) -> dict[str, Any] | None:
-    """The review's additional_request (cleaned) if the review is complete: reviewer_id always;
-    rejection_reason when rejected; additional_request {comment, checklist_items[]} when pending,
-    every item one of the account-opening checklist's. 400 naming the field otherwise."""
+    """What the review asks the customer to add (cleaned; None when it asks for nothing) if the
+    review is complete: reviewer_id always; rejection_reason when rejected; additional_request
+    {comment, checklist_items[]} on every review, as the spec marks it required, its items empty
+    unless pending (a pending review needs its comment and at least one item), every item one of
+    the account-opening checklist's. 400 naming the field otherwise."""
     if status not in REVIEW_OUTCOMES:
         raise invalid("status", "INVALID_FORMAT", "one of verified, pending, rejected")
     if not reviewer_id:
@@ -49,18 +54,20 @@ def check_review(
     if status == KycStatus.REJECTED and not (rejection_reason and rejection_reason.strip()):
         raise invalid("rejection_reason", "REQUIRED", "a rejection says why")
     if additional is None:
-        if status == KycStatus.PENDING:
-            raise invalid("additional_request", "REQUIRED", "what the customer must add: comment, checklist_items")
-        return None
-    comment = additional.get("comment")
-    items = additional.get("checklist_items")
-    if not isinstance(comment, str) or not comment.strip():
+        why = "what the customer must add: comment, checklist_items (empty unless pending)"
+        raise invalid("additional_request", "REQUIRED", why)
+    pending = status == KycStatus.PENDING
+    comment = additional.get("comment") or ""
+    items = additional.get("checklist_items") or []
+    if pending and not comment.strip():
         raise invalid("additional_request.comment", "REQUIRED", "what the customer must do")
-    if not isinstance(items, list) or not items or not all(isinstance(item, str) for item in items):
+    if pending and not items:
         raise invalid("additional_request.checklist_items", "REQUIRED", "the checklist items the customer must add")
     for index, item in enumerate(items):
         if item not in CHECKLIST_ITEMS:
             raise invalid(f"additional_request.checklist_items.{index}", "NOT_FOUND", "not an item of the checklist")
+    if not comment.strip() and not items:
+        return None
     return {"comment": comment.strip(), "checklist_items": list(dict.fromkeys(items))}
 
 

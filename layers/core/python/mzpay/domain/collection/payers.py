@@ -1,8 +1,9 @@
 """Who a collection request invoices (its `payer`): the rules of its fields beyond their shapes
 and sizes (mzpay.http.collection_request_schemas). A business is billed by its legal name and NUIT;
 an individual (a parent a school bills, a tenant) by its names, and a NUIT only when it has one,
-checked when given. The contact is what the delivery method needs (a phone for sms, an e-mail for
-email; an invoice delivered to the ERP needs none)."""
+checked when given. The NUIT check is a Mozambican payer's: a payer whose address names another
+country gives its own country's VAT number, kept as given. The contact is what the delivery
+method needs (a phone for sms, an e-mail for email; an invoice delivered to the ERP needs none)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ PAYER_TYPES = ("business", "individual")
 DELIVERY_METHODS = ("email", "sms", "erp")
 
 
+def is_mozambican(payer: dict[str, Any]) -> bool:
+    """A payer is Mozambican unless its address names another country (`address.country`): its
+    `vat_number` is then a NUIT, checked; a foreign payer's is its own country's VAT number, kept
+    as given (bounded by the request model)."""
+    return (payer.get("address") or {}).get("country") in (None, "", "MZ")
+
+
 def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldError]:
     """The rules of a Payer (shape and sizes: the request model's): a business needs its legal name
     and NUIT; an individual only its names (a NUIT given is checked); the delivery its contact."""
@@ -37,7 +45,7 @@ def payer_problems(payer: dict[str, Any], field: str = "payer") -> list[FieldErr
         needed |= {"legal_name": "required for a business", "vat_number": "required for a business"}
     problems += [FieldError(f"{field}.{name}", REQUIRED, why) for name, why in needed.items() if not payer.get(name)]
     vat = payer.get("vat_number")
-    if vat:
+    if vat and is_mozambican(payer):
         problem = nuit_problem(vat)
         if problem:
             problems.append(FieldError(f"{field}.vat_number", problem[0], problem[1]))

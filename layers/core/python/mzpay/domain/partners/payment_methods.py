@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mzpay.domain.common import nib
 from mzpay.domain.common.card_data import CARD_DATA_WORDS, holds_card_number
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError
@@ -17,6 +18,7 @@ from mzpay.domain.common.errors import field_refusal as invalid
 from mzpay.domain.partners import catalogue as partners
 
 INVALID_FORMAT, NOT_FOUND, REQUIRED = "INVALID_FORMAT", "NOT_FOUND", "REQUIRED"
+VERIFICATION_FAILED = "VERIFICATION_FAILED"
 STATUSES = ("active", "inactive")
 MODES = ("test", "live")
 MAX_METHODS_PER_CUSTOMER = 50
@@ -108,9 +110,28 @@ def checked_details(partner_id: str, pm_type: str, details: dict[str, Any]) -> d
             problems.append(FieldError(field, INVALID_FORMAT, f"does not match {attribute['regex']}"))
         else:
             cleaned[name] = value
+    if pm_type == "bank_account" and not problems:
+        problems += bank_account_problems(cleaned)
     if problems:
         raise invalid(problems)
     return cleaned
+
+
+def bank_account_problems(details: dict[str, str]) -> list[FieldError]:
+    """A Mozambican bank account (the spec's account_number, nib, holder_name, bank_name, the form
+    having checked each one's shape): its NIB's MOD 97-10 check digits hold, an account_number
+    given is the one the NIB carries (its digits 9 to 19, leading zeros aside), and the holder is
+    named (the spec's holder_name, or account_holder_name)."""
+    problems = []
+    number = details["nib"]
+    if not nib.is_valid(number):
+        problems.append(FieldError("details.nib", VERIFICATION_FAILED, "a NIB's MOD 97-10 check digits must hold"))
+    elif "account_number" in details and details["account_number"].lstrip("0") != number[8:19].lstrip("0"):
+        why = "not the account the NIB carries (its digits 9 to 19)"
+        problems.append(FieldError("details.account_number", VERIFICATION_FAILED, why))
+    if not (details.get("holder_name") or details.get("account_holder_name")):
+        problems.append(FieldError("details.holder_name", REQUIRED, "the account holder's name is required"))
+    return problems
 
 
 def check_status(status: str) -> None:
