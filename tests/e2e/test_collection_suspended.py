@@ -136,6 +136,8 @@ class Business:
                 },
             ),
             ("POST", "/v1/customers"): ("/v1/customers", {"name": "Ana Machava", "document_type": "bi"}),
+            ("PUT", "/v1/customers/{customer_id}"): (f"/v1/customers/{customer}", {"email": "ana@example.co.mz"}),
+            ("DELETE", "/v1/customers/{customer_id}"): (f"/v1/customers/{customer}", None),
             ("POST", "/v1/customers/{customer_id}/payment_methods"): (
                 f"/v1/customers/{customer}/payment_methods",
                 {"partner_id": "ptn_mpesa", "type": "mobile_wallet", "details": {"phone_number": "+258841120001"}},
