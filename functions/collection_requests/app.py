@@ -25,6 +25,8 @@ from mzpay.domain.common.ids import has_prefix
 from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http import payment_link_page
 from mzpay.http.audit import audited
+from mzpay.http.body import screen as screen_body
+from mzpay.http.card_screen import screen as screen_card_data
 from mzpay.http.collection_auth import caller
 from mzpay.http.collection_request_schemas import (
     CancelIn,
@@ -34,6 +36,7 @@ from mzpay.http.collection_request_schemas import (
     RecordedPaymentIn,
     StatusIn,
 )
+from mzpay.http.errors import Surface
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors, filters, pages
 from mzpay.http.params import Body, Query, Response
@@ -295,9 +298,12 @@ CHANGE = ("PUT", "/v1/collection-requests/{request_id}")
 
 def _admit(event: dict[str, Any]) -> None:
     """The routes' checks; then a change of an unknown request, or another business's, is 404
-    before its body is read, whatever the body (the spec's error order: the resource first)."""
+    before its body is validated, whatever the body (the spec's error order: the resource
+    first), but never before the body's screens: card data is refused first, whatever the id."""
     routes.admit(event)
     if (str(event.get("httpMethod") or "").upper(), event.get("resource")) == CHANGE:
+        if refusal := screen_body(event) or screen_card_data(event, Surface.COLLECTION):
+            raise refusal
         request_id = unquote(str((event.get("pathParameters") or {}).get("request_id") or ""))
         collection_requests.own(caller().account_id(), request_id)
 
