@@ -327,3 +327,31 @@ def test_the_daily_sweep_sends_the_reminder_and_the_overdue_notice_once(mz: Coll
     causes = sorted(m["cause"] for m in listed["data"])
     assert causes == ["collection_request.created", "collection_request.overdue", "collection_request.reminder"]
     assert len(sms_to(stack, phone, count=3)) == 3
+
+
+def test_an_english_payer_gets_the_reminder_overdue_notice_and_receipt_in_english(
+    mz: Collection, stack: RunningStack
+) -> None:
+    """The same messages in English for a payer who reads English (payer.language en), by SMS:
+    the request, its reminder and overdue notice from the sweep, then its receipt once paid
+    through its link."""
+    phone = unique_phone()
+    due = fmt.today_in_maputo(datetime.now(UTC)) + timedelta(days=10)
+    created = create(mz, payer=payer(phone, language="en"), invoice_metadata={"due_date": due.isoformat()})
+    business = full(mz, created["id"])["biller"]["business_name"]
+    link, shown = created["invoice_metadata"]["payment_link"], due.strftime("%d/%m/%Y")
+    assert sms_to(stack, phone) == [f"{business}: invoice for MZN 1,500.50, due {shown}. Pay at {link}"]
+    lambda_api = local_lambda(stack)
+    for day in (due - timedelta(days=3), due + timedelta(days=1)):
+        answer = lambda_api.invoke(FunctionName="DueDateSweepFunction", Payload=json.dumps({"day": day.isoformat()}))
+        assert "FunctionError" not in answer, answer
+    reminder, overdue = sms_to(stack, phone, count=3)[1:]
+    assert reminder == f"{business}: reminder, invoice for MZN 1,500.50 due {shown}. Pay at {link}"
+    assert overdue == f"{business}: invoice for MZN 1,500.50 is overdue (due {shown}). Pay at {link}"
+
+    browser = Payer()
+    checkout_url = browser.open(link).headers["Location"]
+    browser.pay(checkout_url, "succeed")
+    number, short = created["invoice_metadata"]["invoice_number"], short_number(checkout_url.rsplit("/", 1)[1])
+    receipt = sms_to(stack, phone, count=4)[3]
+    assert receipt == f"{business}: payment of MZN 1,500.50 for invoice {number} received. Receipt {short}. Thank you"
