@@ -47,6 +47,7 @@ def get_account_settings() -> AccountSettings:
 
 
 @routes.patch("/v1/account/settings", SIGNED_IN)
+@audited
 @errors("forbidden", "not_found")
 def change_account_settings(body: Annotated[AccountSettingsIn, Body()]) -> AccountSettings:
     """Change the business account's settings

@@ -31,6 +31,7 @@ from mzpay.domain.common.files import IMAGE_TYPES
 from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.domain.messages.notices import BUSINESS_DECISIONS
 from mzpay.domain.webhooks.events import Event, new_event
+from mzpay.steps import audit
 from mzpay.steps.collecting_accounts import open_collecting_account
 from mzpay.store.business_accounts import AccountChanged
 from mzpay.store.transitions import rejudged
@@ -92,7 +93,10 @@ def change_settings(account_id: str, body: dict[str, Any]) -> answers.AccountSet
         return read_settings(account_id)
 
     def change(account: BusinessAccount) -> BusinessAccount:
-        return deps.business_accounts().transition(account, {**changes, "updated_at": now_iso()})
+        changed = deps.business_accounts().transition(account, {**changes, "updated_at": now_iso()})
+        before = {"notification_language": account.notification_language}
+        audit.observe("business_account", account_id, account_id=account_id, before=before, after=changes)
+        return changed
 
     return _settings(_changed(account_id, change))
 
