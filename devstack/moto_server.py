@@ -119,6 +119,34 @@ def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> Non
             )
 
 
+class _DeferredPrivateKey:
+    """moto's KMS makes an RSA key pair for every key it creates, symmetric ones too (about
+    75 ms of CPU each; the integration tests provision three keys per test): this one makes it
+    the first time a Sign, Verify or GetPublicKey uses it."""
+
+    def __init__(self, make: Callable[[str], Any], key_spec: str) -> None:
+        self._make, self._key_spec = make, key_spec
+        self._key: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._key is None:
+            self._key = self._make(self._key_spec)
+        return getattr(self._key, name)
+
+
+@contextmanager
+def deferred_kms_keys() -> Iterator[None]:
+    """While inside, a KMS key's asymmetric key pair is made when first used (_DeferredPrivateKey)."""
+    from moto.kms import models as kms_models
+
+    original = kms_models.generate_private_key
+    kms_models.generate_private_key = lambda key_spec: _DeferredPrivateKey(original, key_spec)  # type: ignore[assignment,return-value]
+    try:
+        yield
+    finally:
+        kms_models.generate_private_key = original
+
+
 @contextmanager
 def atomic_dynamodb() -> Iterator[None]:
     """While inside, every DynamoDB request to moto (server or in-process) applies atomically,
@@ -390,7 +418,14 @@ def main(argv: list[str]) -> None:
     if own.exit_with_stdin:
         exit_with_stdin()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request: moto serves thousands a minute
-    with atomic_dynamodb(), atomic_secrets(), quicker_moto(), answering_sent(), contextlib.ExitStack() as stack:
+    with (
+        atomic_dynamodb(),
+        atomic_secrets(),
+        quicker_moto(),
+        deferred_kms_keys(),
+        answering_sent(),
+        contextlib.ExitStack() as stack,
+    ):
         if own.changes_fd is not None:
             stack.enter_context(telling_changes(ChangeWriter(own.changes_fd)))
         if own.identity is not None:

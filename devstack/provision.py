@@ -74,6 +74,9 @@ def supported_resource_types() -> frozenset[str]:
     return frozenset(_PROVISIONERS)
 
 
+_CLIENTS: dict[tuple[str, str | None, str], Any] = {}  # _Context.client's, with the fixed test credentials
+
+
 @dataclass
 class _Context:
     stack: ProvisionedStack
@@ -83,14 +86,14 @@ class _Context:
     globals_function: dict[str, Any]
     seed_secrets: Mapping[str, str]
 
-    clients: dict[str, Any] = field(default_factory=dict)
-
     def client(self, service: str) -> Any:
-        """One client per service for the whole provisioning (making one costs about 20 ms; a
-        stack has about a hundred resources)."""
-        if service not in self.clients:
-            self.clients[service] = self.session.client(service, endpoint_url=self.endpoint)
-        return self.clients[service]
+        """One client per service and endpoint for the process (making one costs about 20 ms; a
+        stack has about a hundred resources, and the integration tests provision one per test:
+        their clients, made while moto is imported, reach each test's fresh in-process moto)."""
+        key = (self.session.region_name, self.endpoint, service)
+        if key not in _CLIENTS:
+            _CLIENTS[key] = self.session.client(service, endpoint_url=self.endpoint)
+        return _CLIENTS[key]
 
     def physical_name(self, logical_id: str, max_length: int = 80) -> str:
         return f"{self.stack.stack_name}-{logical_id}"[:max_length]

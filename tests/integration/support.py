@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -12,6 +13,7 @@ import pytest
 from moto import mock_aws
 
 from devstack.modules import load_module
+from devstack.moto_server import deferred_kms_keys
 from devstack.provision import ProvisionedStack, provision
 from devstack.template import Intrinsics, load_samconfig, load_template, parameter_values
 from mzpay import deps
@@ -63,13 +65,21 @@ def directory_table(monkeypatch: pytest.MonkeyPatch, table: str, **env: str) -> 
         reset_mzpay_caches()
 
 
+@functools.cache
+def _mz_template() -> tuple[dict[str, Any], dict[str, Any]]:
+    """template.yaml with its nested stacks, read once per process (provisioning only reads it;
+    tests/integration/test_provision.py checks that), and the mz stack's parameter values."""
+    template = load_template(ROOT / "template.yaml")
+    config = load_samconfig(ROOT / "samconfig.toml", "mz")
+    return template, parameter_values(template, config["parameter_overrides"])
+
+
 @contextmanager
 def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[ProvisionedStack]:
     """The mz stack of template.yaml provisioned in in-process moto (af-south-1)."""
-    template = load_template(ROOT / "template.yaml")
-    config = load_samconfig(ROOT / "samconfig.toml", "mz")
+    template, parameters = _mz_template()
     intrinsics = Intrinsics(
-        parameters=parameter_values(template, config["parameter_overrides"]),
+        parameters=dict(parameters),
         pseudo={
             "AWS::Region": REGION,
             "AWS::AccountId": "123456789012",
@@ -79,7 +89,7 @@ def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[Pr
         },
         conditions=template["Conditions"],
     )
-    with mock_aws():
+    with mock_aws(), deferred_kms_keys():
         yield provision(
             template,
             intrinsics,

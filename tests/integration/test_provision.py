@@ -155,3 +155,11 @@ def test_apis_are_described_for_the_local_gateway(stack: ProvisionedStack) -> No
         == stack.functions["ManagementAuthorizerFunction"].arn
     )
     assert management["StageName"] == "prod"
+
+
+def test_provisioning_reads_the_template_without_changing_it(stack: ProvisionedStack) -> None:
+    """tests/integration/support.py reads template.yaml once per process and provisions every
+    test's stack from that one copy: provisioning must leave it as the files say."""
+    from tests.integration.support import _mz_template
+
+    assert _mz_template()[0] == load_template(ROOT / "template.yaml")

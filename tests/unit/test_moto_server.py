@@ -261,3 +261,34 @@ def test_racing_creators_of_one_secret_have_one_winner(monkeypatch: pytest.Monke
         (winner,) = [outcome for outcome in outcomes if outcome.startswith("created")]
         assert sorted(outcomes) == sorted([winner] + ["ResourceExistsException"] * 3)
         assert secrets.get_secret_value(SecretId="ca")["SecretString"] == winner.replace("created", "value")
+
+
+def test_a_deferred_kms_key_pair_is_made_at_its_first_use_and_signs_and_verifies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import boto3
+    from moto import mock_aws
+    from moto.kms import models as kms_models
+
+    from devstack.moto_server import deferred_kms_keys
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "t", "AWS_SECRET_ACCESS_KEY": "t"}.items():
+        monkeypatch.setenv(name, value)
+    made: list[str] = []
+    original = kms_models.generate_private_key
+    monkeypatch.setattr(kms_models, "generate_private_key", lambda spec: made.append(spec) or original(spec))
+    with mock_aws(), deferred_kms_keys():
+        kms = boto3.client("kms", region_name="af-south-1")
+        symmetric = kms.create_key()["KeyMetadata"]["KeyId"]
+        assert (
+            kms.decrypt(CiphertextBlob=kms.encrypt(KeyId=symmetric, Plaintext=b"x")["CiphertextBlob"])["Plaintext"]
+            == b"x"
+        )
+        signing = kms.create_key(KeyUsage="SIGN_VERIFY", KeySpec="RSA_2048")["KeyMetadata"]["KeyId"]
+        assert made == []  # neither key's pair made yet
+        signed = kms.sign(KeyId=signing, Message=b"m", SigningAlgorithm="RSASSA_PSS_SHA_256")["Signature"]
+        verified = kms.verify(KeyId=signing, Message=b"m", Signature=signed, SigningAlgorithm="RSASSA_PSS_SHA_256")
+        assert verified["SignatureValid"] is True
+        assert kms.get_public_key(KeyId=signing)["PublicKey"]
+        assert made == ["RSA_2048"]  # the signing key's, once; the symmetric key never needed one
+    assert kms_models.generate_private_key is not original  # the test's own wrapper is back in place
