@@ -85,6 +85,7 @@ class _Context:
     root: Path
     globals_function: dict[str, Any]
     seed_secrets: Mapping[str, str]
+    observability: bool = True  # False: alarms and log groups named, not created (provision)
 
     def client(self, service: str) -> Any:
         """One client per service and endpoint for the process (making one costs about 20 ms; a
@@ -114,9 +115,12 @@ def provision(
     endpoint: str | None,
     root: Path,
     seed_secrets: Mapping[str, str] | None = None,
+    observability: bool = True,
 ) -> ProvisionedStack:
     """Create every resource of `template` in dependency order. An unknown resource type is
-    an error, never a silent skip."""
+    an error, never a silent skip. `observability=False` names the CloudWatch alarms and log
+    groups (their Ref and Arn resolve) without creating them: two thirds of a stack's AWS calls,
+    which in-process tests of the functions' code never read (tests/integration/support.py)."""
     resources: dict[str, Any] = template["Resources"]
     unknown = {spec["Type"] for spec in resources.values()} - supported_resource_types()
     if unknown:
@@ -130,6 +134,7 @@ def provision(
         root=root,
         globals_function=(template.get("Globals") or {}).get("Function") or {},
         seed_secrets=seed_secrets or {},
+        observability=observability,
     )
     graph = {logical: references(spec) & set(resources) for logical, spec in resources.items()}
     # A function's events name its API; the API's authorizer names the function: create the
@@ -359,7 +364,8 @@ def _alarm(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     for key in ("Period", "EvaluationPeriods", "DatapointsToAlarm"):
         if key in kwargs:
             kwargs[key] = int(kwargs[key])
-    ctx.client("cloudwatch").put_metric_alarm(AlarmName=name, **kwargs)
+    if ctx.observability:
+        ctx.client("cloudwatch").put_metric_alarm(AlarmName=name, **kwargs)
     ctx.set(logical, name, Arn=f"arn:aws:cloudwatch:{ctx.stack.region}:{ACCOUNT_ID}:alarm:{name}")
 
 
@@ -367,10 +373,11 @@ def _alarm(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
 def _log_group(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     props = _props(ctx, spec)
     name = props.get("LogGroupName") or ctx.physical_name(logical, 512)
-    logs = ctx.client("logs")
-    logs.create_log_group(logGroupName=name)
-    if "RetentionInDays" in props:
-        logs.put_retention_policy(logGroupName=name, retentionInDays=int(props["RetentionInDays"]))
+    if ctx.observability:
+        logs = ctx.client("logs")
+        logs.create_log_group(logGroupName=name)
+        if "RetentionInDays" in props:
+            logs.put_retention_policy(logGroupName=name, retentionInDays=int(props["RetentionInDays"]))
     ctx.set(logical, name, Arn=f"arn:aws:logs:{ctx.stack.region}:{ACCOUNT_ID}:log-group:{name}:*")
 
 

@@ -75,8 +75,12 @@ def _mz_template() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 @contextmanager
-def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[ProvisionedStack]:
-    """The mz stack of template.yaml provisioned in in-process moto (af-south-1)."""
+def provisioned_stack(
+    seed_secrets: dict[str, str] | None = None, observability: bool = False
+) -> Iterator[ProvisionedStack]:
+    """The mz stack of template.yaml provisioned in in-process moto (af-south-1); its alarms and
+    log groups only named unless `observability` (tests/integration/test_provision.py checks
+    them; the functions' code never reads them, and they are two thirds of a stack's calls)."""
     template, parameters = _mz_template()
     intrinsics = Intrinsics(
         parameters=dict(parameters),
@@ -98,6 +102,7 @@ def provisioned_stack(seed_secrets: dict[str, str] | None = None) -> Iterator[Pr
             endpoint=None,
             root=ROOT,
             seed_secrets=seed_secrets or {},
+            observability=observability,
         )
 
 

@@ -19,7 +19,7 @@ REGION = "af-south-1"
 
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
-    with provisioned_stack({"OperatorTokenSecret": "seeded-operator-token"}) as provisioned:
+    with provisioned_stack({"OperatorTokenSecret": "seeded-operator-token"}, observability=True) as provisioned:
         yield provisioned
 
 
