@@ -13,12 +13,44 @@ process (`-n 0`) takes the same order. Within a file the tests keep their order.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from mzpay.entry import bind_gateway
+
+
+class _SearchPaths(list[str]):
+    """A shared loader's search paths: boto3 adds its data folder once per Session."""
+
+    def append(self, path: str) -> None:
+        if path not in self:
+            super().append(path)
+
+
+def _share_botocore_loaders() -> None:
+    """One botocore data loader per data path for the whole test process: every test makes
+    fresh sessions (mzpay.deps.reset), and each one's loader read the service models' JSON
+    again (about 0.1 CPU-second per test for a handful of clients). A loader already caches
+    its models for all of one session's clients; now for every session of the process. The
+    local stack's processes, like Lambda's, keep one session each and are not touched."""
+    import botocore.session
+
+    make = botocore.session.create_loader
+
+    @functools.cache
+    def shared(search_path_string: str | None = None) -> Any:
+        loader = make(search_path_string)
+        loader._search_paths = _SearchPaths(loader.search_paths)
+        return loader
+
+    botocore.session.create_loader = shared
+
+
+_share_botocore_loaders()
 
 
 @pytest.fixture(autouse=True)
