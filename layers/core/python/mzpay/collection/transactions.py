@@ -2,16 +2,20 @@
 (check_balance, get_authorization, validata) are answered by the simulator in test mode;
 money moves through the gateway of the business's account in the method's mode: pay_in is a
 charge of the customer's wallet or card, pay_out, deposit and transfer a payout to a wallet or,
-from a bank account method, a bank transfer to its NIB (the payout connectors). Every
-processed transaction is kept in the customer's history, declined ones included.
+from a bank account method, a bank transfer to its NIB (the payout connectors); pay_bill a
+charge of the customer's wallet or card for the bill's total, then the gateway's bill payment
+from the business's float (the charge refunded when the bill is not paid). Every processed
+transaction is kept in the customer's history, declined ones included.
 
 A transaction runs once per Idempotency-Key (the route is @idempotent): its gateway payment or
 payout is named by an id derived from the key (`movement_id`), so a retry after a fault between
 the money moving and the history being written finds the same charge or payout (replayed by the
-gateway's own payment_id / payout_id rule) and records it, instead of moving the money again."""
+gateway's own payment_id / payout_id rule; a pay_bill's bill payment by an id derived from the
+movement, its refund by the movement's) and records it, instead of moving the money again."""
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -22,7 +26,7 @@ from mzpay.answers import collection_transactions as answers
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError, field_refusal
-from mzpay.domain.common.ids import new_prefixed_id
+from mzpay.domain.common.ids import is_ulid, new_prefixed_id
 from mzpay.domain.messages.notices import TRANSACTION_PROCESSED
 from mzpay.domain.partners import transactions as rules
 from mzpay.domain.partners.payment_methods import PaymentMethod
@@ -38,6 +42,7 @@ NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
 PAYMENT_STATUS = {"succeeded": "succeeded", "failed": "failed", "canceled": "failed", "expired": "failed"}
 PAYOUT_STATUS = {"paid": "succeeded", "failed": "failed", "canceled": "failed", "rejected": "failed"}
 MAX_HISTORY = 1000  # the newest transactions a list filters and pages through
+BILL_IDS = uuid.UUID("5d0e3c1a-8f4b-5c6d-9e7f-0a1b2c3d4e5f")  # a pay_bill's bill payment id: uuid5 of its movement
 
 
 def _principal(method: PaymentMethod) -> Principal:
@@ -73,14 +78,18 @@ def _metadata(method: PaymentMethod) -> dict[str, str]:
     return {"customer_id": method.customer_id, "payment_method_id": method.pm_id}
 
 
-def _pay_in(method: PaymentMethod, movement_id: str, amount: Decimal, currency: str) -> dict[str, Any]:
+def _source(method: PaymentMethod, kind: str) -> Source:
+    """What a charge of the customer takes: its wallet or its card's token."""
     if method.type == "mobile_wallet" and method.partner_id in NETWORKS:
         wallet = MobileWallet(network=NETWORKS[method.partner_id], phone_number=method.details["phone_number"])
-        source = Source(type="mobile_wallet", mobile_wallet=wallet)
-    elif method.type == "card":
-        source = Source.model_validate({"type": "card", "card": {"token": method.details["card_token"]}})
-    else:
-        raise _unsupported("A pay_in takes a mobile wallet or a card, so far.")
+        return Source(type="mobile_wallet", mobile_wallet=wallet)
+    if method.type == "card":
+        return Source.model_validate({"type": "card", "card": {"token": method.details["card_token"]}})
+    raise _unsupported(f"A {kind} takes a mobile wallet or a card, so far.")
+
+
+def _pay_in(method: PaymentMethod, movement_id: str, amount: Decimal, currency: str) -> dict[str, Any]:
+    source = _source(method, "pay_in")
     request = ChargeRequest(
         payment_id=movement_id,
         money={"amount": f"{amount:f}", "currency": currency},  # type: ignore[arg-type]
@@ -126,6 +135,83 @@ def _pay_out(
     return {"status": PAYOUT_STATUS.get(payout.status, "pending"), "reference": payout.provider_payout_id}
 
 
+def _bill_target(body: dict[str, Any]) -> None:
+    """A pay_bill's product (and its biller, when named) in the catalogue: 400 naming the field,
+    before anything is asked or written."""
+    product_id, biller_id = body["product_id"], body.get("biller_id")
+    product = deps.billers().product(product_id) if is_ulid(product_id) else None
+    if biller_id is not None and (not is_ulid(biller_id) or deps.billers().get(biller_id) is None):
+        raise rules.unknown_bill("biller_id", "No such biller.")
+    if product is None:
+        raise rules.unknown_bill("product_id", "No such bill product.")
+    if biller_id is not None and product.biller_id != biller_id:
+        raise rules.unknown_bill("product_id", "The product is another biller's.")
+
+
+def _bill_payer(customer_id: str, account_id: str) -> dict[str, str] | None:
+    """Where the gateway sends the bill's token or receipt: the customer's e-mail or phone."""
+    from mzpay.domain.bills.payments import Payer
+
+    contact = {k: v for k, v in customer_of(account_id, customer_id).contact().items() if v}
+    try:
+        return Payer.model_validate(contact).model_dump(exclude_none=True) if contact else None
+    except ValidationError:  # a contact the bills' payer does not take: the transaction's own message remains
+        return None
+
+
+def _refund(principal: Principal, charge: str, movement_id: str, why: str) -> str | None:
+    """The customer's charge given back when the bill was not paid (the gateway's refund path,
+    named by the movement: a retry refunds once); None when the gateway cannot refund it."""
+    try:
+        refund = gateway().refund_payment(principal, charge, f"{movement_id}-bill", f"The bill was not paid: {why}")
+    except ServiceError as refusal:
+        if refusal.status >= 500:
+            raise
+        return None
+    return str(refund.provider_refund_id)
+
+
+def _pay_bill(method: PaymentMethod, movement_id: str, amount: Decimal, body: dict[str, Any]) -> dict[str, Any]:
+    """A pay_bill: the customer's wallet or card is charged what the bill costs the payer (the
+    quote's `total`), then the business's gateway account pays the bill from its float: the
+    gateway's own quote, charge and bill payment, the payment named by an id derived from the
+    movement (a retry finds it). A bill that fails, or is refused once the customer paid,
+    refunds the charge."""
+    from mzpay.domain.bills.payments import BillPaymentRequest
+    from mzpay.domain.bills.quotes import QuoteRequest
+
+    _source(method, "pay_bill")
+    principal, bill_id = _principal(method), str(uuid.uuid5(BILL_IDS, movement_id))
+    earlier = deps.bill_payments().get(bill_id)  # a retry after a fault: the bill its first try paid
+    if earlier is not None and earlier.account_id == principal.acting_account_id:
+        quote_id, bill = earlier.quote_id, earlier.view()
+    else:
+        wanted = {"product_id": body["product_id"], "reference": body["destination"], "amount": f"{amount:f}"}
+        quoted = gateway().quote_bill(principal, QuoteRequest.model_validate(wanted))
+        quote_id, bill = quoted.quote_id, {**quoted.wire(), "status": None}
+    charge = _pay_in(method, movement_id, Decimal(bill["total"]), "MZN")
+    if charge["status"] != "succeeded":  # declined, or still pending: no bill is paid
+        return {**charge, "bill": rules.bill_view({**bill, "payment_id": None, "status": None})}
+    payer = _bill_payer(method.customer_id, method.business_account_id) if body.get("notify_customer") else None
+    request = BillPaymentRequest.model_validate({"quote_id": quote_id, "payer": payer, "metadata": _metadata(method)})
+    try:
+        paid = gateway().pay_bill(principal, request, bill_id).wire()
+    except ServiceError as refusal:  # refused once the customer paid (float, limits, expiry)
+        if refusal.status >= 500:
+            raise  # a retry with the same Idempotency-Key finishes it
+        if (landed := deps.bill_payments().get(bill_id)) is not None:  # another try of this movement paid it
+            return {"status": landed.status, "reference": charge["reference"], "bill": rules.bill_view(landed.view())}
+        refund_id = _refund(principal, charge["reference"], movement_id, refusal.message)
+        unpaid = {**bill, "payment_id": None, "status": None, "failure_code": refusal.code, "refund_id": refund_id}
+        outcome = {"error_code": refusal.code, "error_message": refusal.message}
+        return {"status": "failed", "reference": charge["reference"], **outcome, "bill": rules.bill_view(unpaid)}
+    if paid["status"] == "failed":
+        paid["refund_id"] = _refund(principal, charge["reference"], movement_id, paid["failure_message"])
+        outcome = {"error_code": paid["failure_code"], "error_message": paid["failure_message"]}
+        return {"status": "failed", "reference": charge["reference"], **outcome, "bill": rules.bill_view(paid)}
+    return {"status": paid["status"], "reference": charge["reference"], "bill": rules.bill_view(paid)}
+
+
 def process(
     account_id: str, customer_id: str, pm_id: str, body: dict[str, Any], movement_id: str
 ) -> answers.TransactionResult:
@@ -136,10 +222,13 @@ def process(
     method = method_of(account_id, customer_id, pm_id)
     kind = body["transaction_type"]
     amount, currency = rules.checked(kind, body.get("amount"), body.get("currency"))
+    rules.bill_fields(kind, body)
     if method.status != "active":
         raise ServiceError(
             400, "invalid_request", "The payment method is inactive.", payment_method_status=method.status
         )
+    if kind == rules.BILL:
+        _bill_target(body)
     instruction_id, now = new_prefixed_id("ins"), now_iso()
     outcome: dict[str, Any]
     if kind in rules.INCOMING:
@@ -148,8 +237,9 @@ def process(
     elif kind in rules.OUTGOING:
         assert amount is not None
         outcome = _pay_out(method, movement_id, amount, currency, body.get("destination"), body.get("description"))
-    elif kind == "pay_bill":
-        raise _unsupported("pay_bill is answered by the bills API, which this installation does not serve yet.")
+    elif kind == rules.BILL:
+        assert amount is not None
+        outcome = _pay_bill(method, movement_id, amount, body)
     elif method.mode == "test":
         outcome = rules.test_query(kind, rules.method_key(method.type, method.details), currency)
     else:
@@ -189,14 +279,15 @@ def _notice(transaction: CustomerTransaction, method: PaymentMethod) -> list[Eve
     if not transaction.notify_customer or transaction.amount is None:
         return []
     customer = customer_of(transaction.business_account_id, transaction.customer_id)
+    paid = transaction.bill["total"] if transaction.bill else transaction.amount  # a pay_bill charged the total
     data = {
         "instruction_id": transaction.instruction_id,
         "customer_id": customer.customer_id,
         "name": customer.name,
         "business_name": business_name(transaction.business_account_id),
         "transaction_type": transaction.transaction_type,
-        "direction": "in" if transaction.transaction_type in rules.INCOMING else "out",
-        "amount": f"{transaction.amount:f}",
+        "direction": "in" if transaction.transaction_type in (*rules.INCOMING, rules.BILL) else "out",
+        "amount": f"{paid:f}",
         "currency": transaction.currency,
         "status": transaction.status,
         "reference": transaction.reference or transaction.instruction_id,
@@ -217,9 +308,16 @@ def _notice(transaction: CustomerTransaction, method: PaymentMethod) -> list[Eve
 
 
 def _current(transaction: CustomerTransaction) -> CustomerTransaction:
-    """A pending money movement as the gateway has it now (its payment or payout settles later)."""
+    """A pending money movement as the gateway has it now (its payment, payout or bill payment
+    settles later)."""
     if transaction.status != "pending" or transaction.reference is None:
         return transaction
+    if transaction.bill is not None:
+        paid = deps.bill_payments().get(transaction.bill["payment_id"]) if transaction.bill["payment_id"] else None
+        if paid is None or paid.status == "pending":
+            return transaction
+        bill = rules.bill_view({**transaction.bill, **paid.view()})
+        return transaction.with_changes({"status": paid.status, "bill": bill})
     if transaction.transaction_type in rules.INCOMING:
         payment = deps.payments().get(transaction.reference)
         status = PAYMENT_STATUS.get(payment.status) if payment else None
