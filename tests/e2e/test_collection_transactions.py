@@ -16,6 +16,7 @@ import pytest
 from devstack.launcher import RunningStack
 from mzpay.domain.partners.transactions import TYPES
 from tests.e2e.collection_client import Collection, assert_error, assert_ok, validation
+from tests.polling import eventually
 
 pytestmark = pytest.mark.e2e
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -437,5 +438,30 @@ def test_two_identical_pay_bills_racing_with_one_key_pay_once(mz: Collection, cu
     assert item["bill"]["payment_id"] == paid["bill"]["payment_id"]
     (charge,) = charges_of(mz, "+258841190000")
     assert charge["data"]["object"]["provider_payment_id"] == item["reference"]
+    created = on_gateway(mz, "/v1/events", type="bill_payment.created", resource_id=paid["bill"]["payment_id"])
+    assert len(created["data"]) == 1
+
+
+def test_a_pay_bill_whose_charge_waits_for_the_payer_pays_the_bill_once_the_charge_succeeded(
+    mz: Collection, customer: str
+) -> None:
+    """A wallet not ending in 0000: the charge waits for the payer's approval (the simulated payer
+    approves 3 s later, docs/test-mode.md); the bill is paid by the first read after the gateway
+    has the charge succeeded."""
+    pm_id = wallet(mz, customer, "+258841201234")
+    waiting = assert_ok(process(mz, customer, pm_id, bill("04000000002")))
+    assert (waiting["status"], waiting["bill"]["payment_id"], waiting["bill"]["status"]) == ("pending", None, None)
+    item = assert_ok(mz.call("GET", f"/v1/customers/{customer}/transactions/{waiting['transaction_id']}"))
+    charge = item["transaction"]["reference"]
+    eventually(lambda: on_gateway(mz, f"/payments/{charge}")["status"], lambda status: status == "succeeded", 60)
+    path = f"/v1/customers/{customer}/transactions/{waiting['transaction_id']}"
+    paid = assert_ok(mz.call("GET", path))["transaction"]
+    assert (paid["status"], paid["bill"]["status"], paid["bill"]["customer_name"]) == (
+        "succeeded",
+        "succeeded",
+        "Carlos Nhantumbo",
+    )
+    assert TOKEN.match(paid["bill"]["token"]) and paid["reference"] == charge
+    assert assert_ok(mz.call("GET", path))["transaction"] == paid  # read again: the same bill, paid once
     created = on_gateway(mz, "/v1/events", type="bill_payment.created", resource_id=paid["bill"]["payment_id"])
     assert len(created["data"]) == 1

@@ -17,9 +17,10 @@ import pytest
 from devstack.collection_demo import DEMO_DETAILS
 from devstack.provision import ProvisionedStack
 from mzpay import deps
-from mzpay.cases import access
+from mzpay.cases import access, charges
 from mzpay.collection import kyc, onboarding, payment_methods, transactions
 from mzpay.connectors.bill_suppliers import DATA
+from mzpay.domain.access.principal import Principal
 from mzpay.domain.bills.billers import BillerIn, ProductIn
 from mzpay.domain.collection.access import Identity
 from mzpay.domain.common.errors import ServiceError
@@ -47,15 +48,18 @@ def stack() -> Iterator[ProvisionedStack]:
         yield provisioned
 
 
-def business_with_wallet(name: str = "Loja", contact: dict[str, str] | None = None) -> tuple[str, str, str]:
-    """An active business, its customer (with `contact`) and the customer's test M-Pesa wallet."""
+def business_with_wallet(
+    name: str = "Loja", contact: dict[str, str] | None = None, phone: str = "+258841120000"
+) -> tuple[str, str, str]:
+    """An active business, its customer (with `contact`) and the customer's test M-Pesa wallet
+    (`phone`: one ending in 0000 is charged at once, docs/test-mode.md)."""
     account_id = access.create_account(name, "mz").id
     onboarding.initialize(account_id)
     onboarding.put_details(account_id, DEMO_DETAILS)
     onboarding.finish(account_id)
     onboarding.decide(REVIEWER, "203.0.113.9", account_id, "approve")
     customer_id = kyc.register(account_id, "Rita Sitoe", "bi", contact).id
-    details = {"phone_number": "+258841120000"}  # the simulator approves it at once
+    details = {"phone_number": phone}
     pm = payment_methods.add(account_id, customer_id, "ptn_mpesa", "mobile_wallet", details, "test")
     return account_id, customer_id, pm.payment_method.id
 
@@ -219,3 +223,38 @@ def test_another_business_reaches_no_customer_of_ours(stack: ProvisionedStack) -
     with pytest.raises(ServiceError) as refused:
         transactions.process(other, customer_id, pm_id, bill_body(), "5d3a7b9c-1e4f-5a6b-8c8d-2e3f4a5b6c7d")
     assert (refused.value.status, refused.value.code) == (404, "customer_not_found")
+
+
+def test_a_charge_waiting_for_the_payer_pays_the_bill_once_read_after_it_succeeded(stack: ProvisionedStack) -> None:
+    """A wallet whose charge waits for the payer's approval on the phone: the pay_bill is pending
+    with no bill paid; once the payer approved, the next read pays the bill (once, whoever reads)."""
+    account_id, customer_id, pm_id = business_with_wallet(phone="+258841121234")
+    waiting = transactions.process(account_id, customer_id, pm_id, bill_body(), "8a6d0e2f-4b7c-5d9e-8f3a-5b6c7d8e9f0a")
+    assert (waiting.status, waiting.wire()["bill"]["payment_id"], waiting.wire()["bill"]["status"]) == (
+        "pending",
+        None,
+        None,
+    )
+    (item,) = transactions.listed(account_id, customer_id, {}, 1, 20).wire()["data"]
+    assert item["status"] == "pending" and recorded(account_id, "bill_payment.created") == []
+    merchant = Principal.of_account(gateway_account_of(account_id), "test")
+    assert charges.complete_action(merchant, item["reference"], None, None).status == "succeeded"
+    reads = race(2, lambda _: transactions.read(account_id, customer_id, item["instruction_id"]).wire()["transaction"])
+    settled = [read for kind, read in reads if kind == "ok"]
+    assert len(settled) == 2, reads
+    for read in settled:
+        assert (read["status"], read["bill"]["status"], len(read["bill"]["token"])) == ("succeeded", "succeeded", 20)
+    (stored,) = transactions.listed(account_id, customer_id, {}, 1, 20).wire()["data"]
+    assert stored["bill"] == settled[0]["bill"] and stored["status"] == "succeeded"
+    assert len(recorded(account_id, "bill_payment.created")) == 1
+    assert recorded(account_id, "refund.created") == []
+
+
+def test_a_declined_charge_pays_no_bill(stack: ProvisionedStack) -> None:
+    account_id, customer_id, pm_id = business_with_wallet(phone="+258841120001")  # insufficient funds
+    with pytest.raises(ServiceError) as refused:
+        transactions.process(account_id, customer_id, pm_id, bill_body(), "9b7e1f3a-5c8d-5e0f-9a4b-6c7d8e9f0a1b")
+    assert (refused.value.code, refused.value.extensions["error_code"]) == ("transaction_failed", "insufficient_funds")
+    (item,) = transactions.listed(account_id, customer_id, {}, 1, 20).wire()["data"]
+    assert (item["status"], item["bill"]["payment_id"], item["bill"]["total"]) == ("failed", None, Decimal("505"))
+    assert recorded(account_id, "bill_payment.created") == [] and recorded(account_id, "refund.created") == []

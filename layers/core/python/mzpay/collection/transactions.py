@@ -2,16 +2,14 @@
 (check_balance, get_authorization, validata) are answered by the simulator in test mode;
 money moves through the gateway of the business's account in the method's mode: pay_in is a
 charge of the customer's wallet or card, pay_out, deposit and transfer a payout to a wallet or,
-from a bank account method, a bank transfer to its NIB (the payout connectors); pay_bill a
-charge of the customer's wallet or card for the bill's total, then the gateway's bill payment
-from the business's float (the charge refunded when the bill is not paid). Every processed
+from a bank account method, a bank transfer to its NIB (the payout connectors); pay_bill a charge
+for the bill's total, then the gateway's bill payment from the business's float. Every processed
 transaction is kept in the customer's history, declined ones included.
 
 A transaction runs once per Idempotency-Key (the route is @idempotent): its gateway payment or
 payout is named by an id derived from the key (`movement_id`), so a retry after a fault between
-the money moving and the history being written finds the same charge or payout (replayed by the
-gateway's own payment_id / payout_id rule; a pay_bill's bill payment by an id derived from the
-movement, its refund by the movement's) and records it, instead of moving the money again."""
+the money moving and the history being written finds the same charge, payout or bill payment
+(the gateway's own id rules) and records it, instead of moving the money again."""
 
 from __future__ import annotations
 
@@ -37,6 +35,7 @@ from mzpay.ports.gateway import gateway
 from mzpay.steps.business import gateway_account_of
 from mzpay.steps.customers import customer_of, method_of
 from mzpay.steps.notices import business_name
+from mzpay.store.payment_methods import TransactionChanged
 
 NETWORKS = {"ptn_mpesa": "mpesa", "ptn_emola": "emola", "ptn_mkesh": "mkesh"}
 PAYMENT_STATUS = {"succeeded": "succeeded", "failed": "failed", "canceled": "failed", "expired": "failed"}
@@ -136,8 +135,7 @@ def _pay_out(
 
 
 def _bill_target(body: dict[str, Any]) -> None:
-    """A pay_bill's product (and its biller, when named) in the catalogue: 400 naming the field,
-    before anything is asked or written."""
+    """A pay_bill's product (and biller, when named) in the catalogue, else 400 naming the field."""
     product_id, biller_id = body["product_id"], body.get("biller_id")
     product = deps.billers().product(product_id) if is_ulid(product_id) else None
     if biller_id is not None and (not is_ulid(biller_id) or deps.billers().get(biller_id) is None):
@@ -148,20 +146,20 @@ def _bill_target(body: dict[str, Any]) -> None:
         raise rules.unknown_bill("product_id", "The product is another biller's.")
 
 
-def _bill_payer(customer_id: str, account_id: str) -> dict[str, str] | None:
-    """Where the gateway sends the bill's token or receipt: the customer's e-mail or phone."""
+def _bill_payer(method: PaymentMethod, notify: bool) -> dict[str, str] | None:
+    """Where the gateway sends the bill's token or receipt (notify_customer): the customer's contact."""
     from mzpay.domain.bills.payments import Payer
 
-    contact = {k: v for k, v in customer_of(account_id, customer_id).contact().items() if v}
+    contact = {k: v for k, v in customer_of(method.business_account_id, method.customer_id).contact().items() if v}
     try:
-        return Payer.model_validate(contact).model_dump(exclude_none=True) if contact else None
+        return Payer.model_validate(contact).model_dump(exclude_none=True) if contact and notify else None
     except ValidationError:  # a contact the bills' payer does not take: the transaction's own message remains
         return None
 
 
 def _refund(principal: Principal, charge: str, movement_id: str, why: str) -> str | None:
-    """The customer's charge given back when the bill was not paid (the gateway's refund path,
-    named by the movement: a retry refunds once); None when the gateway cannot refund it."""
+    """The charge given back when the bill was not paid (the gateway's refund, named by the
+    movement: a retry refunds once); None when the gateway cannot refund it."""
     try:
         refund = gateway().refund_payment(principal, charge, f"{movement_id}-bill", f"The bill was not paid: {why}")
     except ServiceError as refusal:
@@ -172,44 +170,84 @@ def _refund(principal: Principal, charge: str, movement_id: str, why: str) -> st
 
 
 def _pay_bill(method: PaymentMethod, movement_id: str, amount: Decimal, body: dict[str, Any]) -> dict[str, Any]:
-    """A pay_bill: the customer's wallet or card is charged what the bill costs the payer (the
-    quote's `total`), then the business's gateway account pays the bill from its float: the
-    gateway's own quote, charge and bill payment, the payment named by an id derived from the
-    movement (a retry finds it). A bill that fails, or is refused once the customer paid,
-    refunds the charge."""
-    from mzpay.domain.bills.payments import BillPaymentRequest
-    from mzpay.domain.bills.quotes import QuoteRequest
-
+    """A pay_bill: the gateway's quote, its charge of the customer's wallet or card for the quote's
+    `total` and its bill payment from the business's float (named by the movement: a retry finds
+    it). A charge waiting for the payer pays the bill once it succeeded (_bill_after_charge)."""
     _source(method, "pay_bill")
-    principal, bill_id = _principal(method), str(uuid.uuid5(BILL_IDS, movement_id))
-    earlier = deps.bill_payments().get(bill_id)  # a retry after a fault: the bill its first try paid
+    principal = _principal(method)
+    earlier = deps.bill_payments().get(str(uuid.uuid5(BILL_IDS, movement_id)))  # a retry after a fault
     if earlier is not None and earlier.account_id == principal.acting_account_id:
         quote_id, bill = earlier.quote_id, earlier.view()
     else:
-        wanted = {"product_id": body["product_id"], "reference": body["destination"], "amount": f"{amount:f}"}
-        quoted = gateway().quote_bill(principal, QuoteRequest.model_validate(wanted))
-        quote_id, bill = quoted.quote_id, {**quoted.wire(), "status": None}
+        quote_id, bill = _quoted(principal, body["product_id"], body["destination"], amount)
     charge = _pay_in(method, movement_id, Decimal(bill["total"]), "MZN")
-    if charge["status"] != "succeeded":  # declined, or still pending: no bill is paid
+    if charge["status"] != "succeeded":  # declined, or waiting for the payer: no bill paid yet
         return {**charge, "bill": rules.bill_view({**bill, "payment_id": None, "status": None})}
-    payer = _bill_payer(method.customer_id, method.business_account_id) if body.get("notify_customer") else None
+    payer = _bill_payer(method, bool(body.get("notify_customer")))
+    return _bill_paid(method, quote_id, bill, (charge["reference"], movement_id), payer)
+
+
+def _quoted(principal: Principal, product_id: str, reference: str, amount: Decimal) -> tuple[str, dict[str, Any]]:
+    from mzpay.domain.bills.quotes import QuoteRequest
+
+    wanted = {"product_id": product_id, "reference": reference, "amount": f"{amount:.2f}"}
+    quoted = gateway().quote_bill(principal, QuoteRequest.model_validate(wanted))
+    return quoted.quote_id, {**quoted.wire(), "status": None}
+
+
+def _bill_paid(
+    method: PaymentMethod, quote_id: str, bill: dict[str, Any], moved: tuple[str, str], payer: dict[str, str] | None
+) -> dict[str, Any]:
+    """The gateway's bill payment of `quote_id` once the charge succeeded (`moved`: the charge and
+    the movement); a bill that fails, or is refused, refunds the charge."""
+    from mzpay.domain.bills.payments import BillPaymentRequest
+
+    (charge, movement_id), principal = moved, _principal(method)
+    bill_id = str(uuid.uuid5(BILL_IDS, movement_id))
     request = BillPaymentRequest.model_validate({"quote_id": quote_id, "payer": payer, "metadata": _metadata(method)})
     try:
         paid = gateway().pay_bill(principal, request, bill_id).wire()
     except ServiceError as refusal:  # refused once the customer paid (float, limits, expiry)
         if refusal.status >= 500:
-            raise  # a retry with the same Idempotency-Key finishes it
+            raise  # a retry with the same Idempotency-Key (or the next read) finishes it
         if (landed := deps.bill_payments().get(bill_id)) is not None:  # another try of this movement paid it
-            return {"status": landed.status, "reference": charge["reference"], "bill": rules.bill_view(landed.view())}
-        refund_id = _refund(principal, charge["reference"], movement_id, refusal.message)
-        unpaid = {**bill, "payment_id": None, "status": None, "failure_code": refusal.code, "refund_id": refund_id}
-        outcome = {"error_code": refusal.code, "error_message": refusal.message}
-        return {"status": "failed", "reference": charge["reference"], **outcome, "bill": rules.bill_view(unpaid)}
-    if paid["status"] == "failed":
-        paid["refund_id"] = _refund(principal, charge["reference"], movement_id, paid["failure_message"])
-        outcome = {"error_code": paid["failure_code"], "error_message": paid["failure_message"]}
-        return {"status": "failed", "reference": charge["reference"], **outcome, "bill": rules.bill_view(paid)}
-    return {"status": paid["status"], "reference": charge["reference"], "bill": rules.bill_view(paid)}
+            return {"status": landed.status, "reference": charge, "bill": rules.bill_view(landed.view())}
+        paid = {**bill, "payment_id": None, "status": None, "failure_code": refusal.code}
+        paid["failure_message"] = refusal.message
+    if paid["status"] in ("failed", None):
+        paid["refund_id"] = _refund(principal, charge, movement_id, paid["failure_message"])
+        failure = {"error_code": paid["failure_code"], "error_message": paid["failure_message"]}
+        return {"status": "failed", "reference": charge, **failure, "bill": rules.bill_view(paid)}
+    return {"status": paid["status"], "reference": charge, "bill": rules.bill_view(paid)}
+
+
+def _bill_after_charge(transaction: CustomerTransaction) -> CustomerTransaction:
+    """A pay_bill whose charge waited for the payer, read once the gateway settled the charge:
+    succeeded, the bill is paid then (the gateway's quote again and its bill payment, named by
+    the movement: two readers pay once); failed, so is the transaction. One versioned write."""
+    charge = deps.payments().get(transaction.reference or "")
+    status = PAYMENT_STATUS.get(charge.status) if charge else None
+    if charge is None or status is None or transaction.bill is None or transaction.movement_id is None:
+        return transaction
+    changes: dict[str, Any] = {"status": "failed", "error_code": charge.failure_code}
+    if status == "succeeded":
+        method = method_of(transaction.business_account_id, transaction.customer_id, transaction.pm_id)
+        bill, moved = transaction.bill, (charge.provider_payment_id, transaction.movement_id)
+        try:
+            quote_id, quoted = _quoted(_principal(method), bill["product_id"], bill["reference"], bill["amount"])
+        except ServiceError as refusal:  # the biller refuses it now: the charge comes back
+            if refusal.status >= 500:
+                return transaction  # the biller is down: the next read tries again
+            refund_id = _refund(_principal(method), moved[0], moved[1], refusal.message)
+            failed = rules.bill_view({**bill, "failure_code": refusal.code, "refund_id": refund_id})
+            changes = {"status": "failed", "error_code": refusal.code, "bill": failed}
+        else:
+            outcome = _bill_paid(method, quote_id, quoted, moved, _bill_payer(method, transaction.notify_customer))
+            changes = {name: outcome.get(name) for name in ("status", "bill", "error_code", "error_message")}
+    try:
+        return deps.payment_methods().change_transaction(transaction, changes)
+    except TransactionChanged:  # another reader finished it
+        return deps.payment_methods().transaction(transaction.instruction_id) or transaction
 
 
 def process(
@@ -262,6 +300,7 @@ def process(
         version=1,
         metadata=body.get("metadata") or {},
         notify_customer=bool(body.get("notify_customer")),
+        movement_id=movement_id if kind == rules.BILL else None,
         created_at=now,
         processed_at=now_iso(),
         **{name: value for name, value in outcome.items() if value is not None},
@@ -308,16 +347,15 @@ def _notice(transaction: CustomerTransaction, method: PaymentMethod) -> list[Eve
 
 
 def _current(transaction: CustomerTransaction) -> CustomerTransaction:
-    """A pending money movement as the gateway has it now (its payment, payout or bill payment
-    settles later)."""
+    """A pending money movement as the gateway has it now (its payment, payout or bill settles later)."""
     if transaction.status != "pending" or transaction.reference is None:
         return transaction
-    if transaction.bill is not None:
-        paid = deps.bill_payments().get(transaction.bill["payment_id"]) if transaction.bill["payment_id"] else None
-        if paid is None or paid.status == "pending":
-            return transaction
-        bill = rules.bill_view({**transaction.bill, **paid.view()})
-        return transaction.with_changes({"status": paid.status, "bill": bill})
+    if transaction.bill is not None and transaction.bill["payment_id"] is None:  # the charge waited for the payer
+        return _bill_after_charge(transaction)
+    if transaction.bill is not None:  # the bill payment waited for the biller
+        paid = deps.bill_payments().get(transaction.bill["payment_id"])
+        settled = {"status": paid.status, "bill": rules.bill_view(transaction.bill | paid.view())} if paid else {}
+        return transaction.with_changes(settled) if settled and paid and paid.status != "pending" else transaction
     if transaction.transaction_type in rules.INCOMING:
         payment = deps.payments().get(transaction.reference)
         status = PAYMENT_STATUS.get(payment.status) if payment else None

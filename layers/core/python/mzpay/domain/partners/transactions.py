@@ -65,6 +65,7 @@ class CustomerTransaction(Entity):
     metadata: dict[str, str] = {}
     notify_customer: bool = False
     bill: dict[str, Any] | None = None  # a pay_bill's bill payment (bill_view), else None
+    movement_id: str | None = None  # a pay_bill's movement: its bill payment and refund ids derive from it
     created_at: str
     processed_at: str
 
