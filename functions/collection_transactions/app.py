@@ -16,7 +16,7 @@ from mzpay.lazy import deferred_imports
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import transactions
 
-bind_gateway()  # a pay_in or pay_out runs the gateway's own charge or payout path (mzpay.ports.gateway)
+bind_gateway()  # pay_in, pay_out, pay_bill: the gateway's own charge, payout, bill paths (mzpay.ports.gateway)
 app, routes = collection_app()
 TRANSACTION_CREATE, CUSTOMER_READ = active_business(guarded("transaction:create")), guarded("customer:read")
 Filter = Annotated[str | None, Query(max_length=200)]
@@ -45,6 +45,11 @@ def _scope() -> str:
     "pilot_limit",
     "provider_error",
     "no_route",
+    "reference_not_found",
+    "reference_rejected",
+    "amount_out_of_range",
+    "invoice_closed",
+    "biller_unavailable",
 )
 def process_transaction(
     customer_id: str, payment_method_id: str, body: Annotated[TransactionIn, Body()]
@@ -52,7 +57,9 @@ def process_transaction(
     """Process a transaction on a customer's payment method
 
     `pay_in` charges the customer's wallet or card, `pay_out`, `deposit` and `transfer` pay out to
-    a wallet, through the business's gateway account in the method's mode; the queries
+    a wallet or a bank account, `pay_bill` charges the customer's wallet or card and pays the bill
+    (`product_id`, `destination`: the meter or account) from the business's float, through the
+    business's gateway account in the method's mode; the queries
     (`check_balance`, `get_authorization`, `validata`) are answered in test mode. Every processed
     transaction is kept in the customer's history; a declined one is 400 `transaction_failed`.
     Without an `Idempotency-Key` each request is a new transaction: send one to retry safely

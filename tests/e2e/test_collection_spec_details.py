@@ -325,3 +325,46 @@ def test_a_bank_account_method_is_paid_out_through_the_payout_connectors(mz: Col
     payout = requests.get(f"{gateway}/payouts/{moved['reference']}", headers=headers, timeout=30).json()
     assert (payout["status"], payout["destination"]["type"]) == ("paid", "bank_transfer")
     assert payout["destination"]["bank_transfer"]["account"].endswith("2371")
+
+
+def test_a_pay_bill_pays_the_bill_named_by_its_destination_from_the_customers_method(mz: Collection) -> None:
+    """Spec, payment methods: "Process-transaction body: transaction_type (required: `check_balance`,
+    `transfer`, `deposit`, `pay_in`, `pay_out`, `pay_bill`, ...), amount (number; required for
+    payment transactions), currency (ISO code, optional), description (optional), destination
+    (phone number or account, optional)": a pay_bill is a payment transaction (its amount
+    required) whose destination is the account paid (a meter); what it pays, which the spec does
+    not name, is the gateway's bill product (`product_id`, docs/partners.md)."""
+    customer = assert_ok(mz.call("POST", "/v1/customers", {"name": "Ana Machava", "document_type": "bi"}))["id"]
+    pm_id = wallet(mz, customer, unique_phone()[:-4] + "0000")  # charged at once (docs/test-mode.md)
+    path = f"/v1/customers/{customer}/payment_methods/{pm_id}/transactions"
+    product = "01M8A0MH8BAHW8JZV956J9ME20"  # the simulated Credelec prepaid electricity
+    assert_error(
+        mz.call("POST", path, {"transaction_type": "pay_bill", "product_id": product, "destination": "04000000002"}),
+        400,
+        "missing_field",
+        "The request has problems: amount.",
+        validation(("amount", "REQUIRED", "a pay_bill moves money: how much")),
+    )
+    body = {
+        "transaction_type": "pay_bill",
+        "amount": 250,
+        "currency": "MZN",
+        "description": "Credelec",
+        "destination": "04000000002",
+        "product_id": product,
+    }
+    paid = assert_ok(mz.call("POST", path, body))  # no Idempotency-Key: the spec names none
+    assert (paid["transaction_type"], paid["status"], paid["bill"]["status"]) == ("pay_bill", "succeeded", "succeeded")
+    assert (paid["bill"]["reference"], paid["bill"]["customer_name"], paid["bill"]["total"]) == (
+        "04000000002",
+        "Carlos Nhantumbo",
+        255.0,
+    )
+    assert len(paid["bill"]["token"]) == 20
+    (item,) = history(mz, customer, payment_method_id=pm_id)["data"]
+    assert (item["transaction_type"], item["destination"], item["amount"], item["status"]) == (
+        "PAY_BILL",
+        "04000000002",
+        250.0,
+        "succeeded",
+    )

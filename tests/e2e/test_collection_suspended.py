@@ -249,6 +249,13 @@ def test_a_suspended_business_is_refused_everywhere_and_nothing_is_stored_until_
     try:
         before = business.stored()
         refused_everywhere(business, business.token, SUSPENDED, "suspended")
+        pay_bill = {  # a customer's bill (docs/partners.md): refused like the route's other types
+            "transaction_type": "pay_bill",
+            "amount": 500,
+            "product_id": "01M8A0MH8BAHW8JZV956J9ME20",
+            "destination": "04000000001",
+        }
+        assert_error(business.transaction(pay_bill), 403, "forbidden", SUSPENDED, {"account_status": "suspended"})
         unchanged(business, before)  # nothing stored, nothing changed
         # the business still reads its own data
         assert assert_ok(mz.call("GET", "/v1/account", token=business.token))["status"] == "suspended"

@@ -17,6 +17,8 @@ from mzpay.ports import gateway as gateway_port
 
 if TYPE_CHECKING:
     from mzpay.domain.access.principal import Principal
+    from mzpay.domain.bills.payments import BillPaymentRequest
+    from mzpay.domain.bills.quotes import QuoteRequest
     from mzpay.domain.payments.charges import ChargeRequest
     from mzpay.domain.payouts.rules import PayoutRequest
     from mzpay.http.collection_auth import CollectionRoutes
@@ -34,6 +36,21 @@ class GatewayCases:
         from mzpay.cases import payouts
 
         return payouts.create_payout(principal, request)
+
+    def quote_bill(self, principal: Principal, request: QuoteRequest) -> Any:
+        from mzpay.cases import bill_quotes
+
+        return bill_quotes.quote(principal, request)
+
+    def pay_bill(self, principal: Principal, request: BillPaymentRequest, payment_id: str) -> Any:
+        from mzpay.cases import bill_payments
+
+        return bill_payments.pay(principal, request, payment_id)
+
+    def refund_payment(self, principal: Principal, provider_payment_id: str, refund_id: str, reason: str) -> Any:
+        from mzpay.cases import refunds
+
+        return refunds.create_refund(principal, provider_payment_id, refund_id, None, reason)
 
 
 def bind_gateway() -> None:

@@ -8,7 +8,17 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import Answer, Currency, ListOf, MadeAt, Number, TheCurrency, Timestamp, examples
+from mzpay.answers.base import (
+    Answer,
+    Currency,
+    ListOf,
+    MadeAt,
+    Number,
+    TheCurrency,
+    Timestamp,
+    examples,
+    sometimes,
+)
 
 # ---------------------------------------------------------------- transactions
 # Keys that answers of this module share, described once.
@@ -29,6 +39,41 @@ class Authorization(Answer):
 
     code: str = Field(description="The code.")
     expires_in: int = Field(description="Seconds it is valid for.")
+
+
+class BillPaid(Answer):
+    """A pay_bill's bill: what the gateway's bill payment paid (docs/partners.md, "pay_bill")."""
+
+    payment_id: str | None = Field(description="The gateway's bill payment (GET /v1/bill-payments/{id}); null: none.")
+    biller_id: str = Field(description="The biller.")
+    product_id: str = Field(description="The bill product.")
+    reference: str = Field(description="The meter, account, phone or invoice number paid (the body's destination).")
+    customer_name: str = Field(description="The customer the biller knows for the reference.")
+    amount: Number = Field(description="What the reference is credited with (the body's amount).")
+    total: Number = Field(description="What the customer's method was charged: amount + a payer's fee - discount.")
+    status: Literal["pending", "succeeded", "failed"] | None = Field(
+        description="The bill payment's status; null: no bill was paid (the charge did not succeed, or a refusal)."
+    )
+    token: str | None = Field(description="A prepaid product's 20-digit token once succeeded; else null.")
+    receipt_number: str | None = Field(description="The biller's receipt number once succeeded; else null.")
+    failure_code: str | None = Field(description="Why the bill was not paid; else null.")
+    refund_id: str | None = Field(description="The gateway refund giving the charge back when it was not; else null.")
+
+
+BILL_EXAMPLE = {
+    "payment_id": "4c1f8a2e-6d3b-5e7f-9a0b-1c2d3e4f5a6b",
+    "biller_id": "01M8A0MH8BAHW8JZV956J9ME1Z",
+    "product_id": "01M8A0MH8BAHW8JZV956J9ME20",
+    "reference": "04000000001",
+    "customer_name": "Ana Machava",
+    "amount": 500.0,
+    "total": 505.0,
+    "status": "succeeded",
+    "token": "12345678901234567890",
+    "receipt_number": None,
+    "failure_code": None,
+    "refund_id": None,
+}
 
 
 class TransactionResult(Answer):
@@ -57,19 +102,32 @@ class TransactionResult(Answer):
             "error_code": None,
             "error_message": None,
         },
+        {
+            "object": "transaction",
+            "transaction_id": "ins_01JD9K4C7D8E9F0G1H2J3K4M5N",
+            "transaction_type": "pay_bill",
+            "status": "succeeded",
+            "balance": None,
+            "authorization": None,
+            "processed_at": "2026-11-02T10:00:01Z",
+            "error_code": None,
+            "error_message": None,
+            "bill": BILL_EXAMPLE,
+        },
     )
 
     object: TransactionObject
     transaction_id: str = Field(description="The transaction's id (ins_...): its instruction_id in the history.")
     transaction_type: Literal[
-        "check_balance", "transfer", "deposit", "pay_in", "pay_out", "get_authorization", "validata"
-    ] = Field(description="What was done (pay_bill is refused before anything is done).")
+        "check_balance", "transfer", "deposit", "pay_in", "pay_out", "pay_bill", "get_authorization", "validata"
+    ] = Field(description="What was done.")
     status: Literal["pending", "succeeded"] = Field(description="pending: money moving through the gateway.")
     balance: WalletBalance | None = Field(description="The balance; check_balance only, else null.")
     authorization: Authorization | None = Field(description="The code; get_authorization only, else null.")
     processed_at: ProcessedAt
     error_code: None = Field(description="Always null here: a declined transaction is 400 transaction_failed.")
     error_message: None = Field(description="Always null here.")
+    bill: BillPaid = sometimes("A pay_bill's bill (its token or receipt); absent for the other types.")
 
 
 _ITEM = {
@@ -95,18 +153,21 @@ class TransactionItem(Answer):
     reference: str = Field(description="The gateway payment or payout that moved the money, else instruction_id.")
     instruction_id: str = Field(description="The transaction's id (ins_...).")
     transaction_type: Literal[
-        "BALANCE_QUERY", "TRANSFER", "DEPOSIT", "PAY_IN", "PAY_OUT", "AUTHORIZATION", "VALIDATION"
+        "BALANCE_QUERY", "TRANSFER", "DEPOSIT", "PAY_IN", "PAY_OUT", "PAY_BILL", "AUTHORIZATION", "VALIDATION"
     ] = Field(description="What was done, upper-case (the process answer's lower-case names differ).")
     amount: Number | None = Field(description="The amount moved, a JSON number; null for a query.")
     currency: Currency = Field(description="The currency: MZN.")
     description: str | None = Field(description="The description given; null: none.")
-    destination: str | None = Field(description="The wallet paid out to, when given; else null.")
+    destination: str | None = Field(
+        description="The wallet paid out to, when given, or a pay_bill's meter, account or invoice; else null."
+    )
     status: Literal["pending", "succeeded", "failed"] = Field(description="Declined transactions are kept: failed.")
     role: Literal["receiver", "sender"] = Field(description="receiver: the business was paid (pay_in).")
     payment_method_id: str = Field(description="The customer's payment method.")
     partner_id: str = Field(description="Its partner.")
     created_at: MadeAt
     processed_at: ProcessedAt
+    bill: BillPaid = sometimes("A pay_bill's bill (its token or receipt, as the gateway has it now); else absent.")
 
 
 class TransactionList(ListOf[TransactionItem]):

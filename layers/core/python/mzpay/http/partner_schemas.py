@@ -60,7 +60,15 @@ class TransactionIn(Strict):
     amount: Decimal | None = Field(default=None, allow_inf_nan=False, max_digits=20)
     currency: str | None = Field(default=None, max_length=8)
     description: str | None = Field(default=None, max_length=500)
-    destination: str | None = Field(default=None, max_length=64)
+    destination: str | None = Field(
+        default=None,
+        max_length=64,
+        description="A transfer's wallet number or NIB; a pay_bill's meter, account, phone or invoice number.",
+    )
+    biller_id: str | None = Field(default=None, max_length=64, description="pay_bill: the biller (optional).")
+    product_id: str | None = Field(
+        default=None, max_length=64, description="pay_bill: the bill product (docs/bills.md, the simulated billers)."
+    )
     notify_customer: bool = False
     metadata: dict[Annotated[str, Field(min_length=1, max_length=40)], Annotated[str, Field(max_length=500)]] | None = (
         Field(default=None, max_length=20)

@@ -1,7 +1,8 @@
 """Customers' payment methods and their transactions in CollectionTable: PM#<pm_id>/PM, listed
 per customer through gsi1 (PMCUST#<customer_id>/<pm_id>, creation order), and TXN#<ins_id>/TXN
 (gsi1: TXNCUST#<customer_id>/<ins_id>). A status change is a conditional write on the status and
-version read; a transaction is written once, when it was processed."""
+version read; a transaction is written once, when it was processed (a pay_bill whose charge
+waited for the payer changes once more, when its bill is paid)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ class MethodChanged(Exception):
 
 class TransactionRecorded(Exception):
     """The transaction was written already."""
+
+
+class TransactionChanged(Exception):
+    """The transaction moved since it was read."""
 
 
 _key = keyed("PM", "PM")
@@ -51,6 +56,11 @@ class PaymentMethods(InCollectionTable):
             self.put_new_item(item)
             return
         events[0].together([put_new(self.name, item)], events[1], TransactionRecorded)
+
+    def change_transaction(self, transaction: CustomerTransaction, changes: dict[str, Any]) -> CustomerTransaction:
+        """A pending pay_bill settled once its charge did (a conditional write on the status and
+        version read)."""
+        return self.change_versioned(_txn_key(transaction.instruction_id), transaction, changes, TransactionChanged)
 
     def transaction(self, instruction_id: str) -> CustomerTransaction | None:
         return self.read_item(CustomerTransaction, _txn_key(instruction_id))

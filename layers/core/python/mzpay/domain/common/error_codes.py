@@ -189,10 +189,14 @@ COLLECTION: dict[str, Code] = {
     "risk_declined": _c(422, "Declined by the risk stage before any provider call."),
     "pilot_limit": _c(422, "A live transaction of a PSP in pilot breaks the rule in metadata.rule.", "after_action"),
     "no_route": _c(503, "No eligible provider is available now; Retry-After 30 s, same Idempotency-Key.", "later"),
+    # a pay_bill's quote, refused by the biller before the customer is charged (docs/bills.md)
+    **{code: GATEWAY[code] for code in ("reference_not_found", "reference_rejected", "biller_unavailable")},
     # a payment recorded against a collection request (the spec's codes of an invoice's payment rules)
-    "invoice_closed": _c(409, "The collection request is paid: nothing is due on it."),
+    "invoice_closed": _c(409, "The collection request is paid: nothing is due on it (pay_bill: the biller's invoice)."),
     "amount_out_of_range": _c(
-        422, "More than is due on the collection request, or a part of one that takes a single payment."
+        422,
+        "More than is due on the collection request, or a part of one that takes a single payment"
+        " (pay_bill: an amount the bill product or the reference does not take).",
     ),
 }
 

@@ -16,6 +16,8 @@ TYPES = ("check_balance", "transfer", "deposit", "pay_in", "pay_out", "pay_bill"
 MONEY_TYPES = frozenset({"transfer", "deposit", "pay_in", "pay_out", "pay_bill"})
 INCOMING = frozenset({"pay_in"})  # the customer pays the business: a gateway charge
 OUTGOING = frozenset({"pay_out", "deposit", "transfer"})  # the business pays the customer: a payout
+BILL = "pay_bill"  # the customer pays a biller: a charge of the customer, then a bill payment of the business
+BILL_FIELDS = ("biller_id", "product_id")  # the body's names of what a pay_bill pays (the gateway's quote's)
 HISTORY_NAMES = {  # the history item's upper-case transaction_type
     "check_balance": "BALANCE_QUERY",
     "transfer": "TRANSFER",
@@ -62,8 +64,13 @@ class CustomerTransaction(Entity):
     error_message: str | None = None
     metadata: dict[str, str] = {}
     notify_customer: bool = False
+    bill: dict[str, Any] | None = None  # a pay_bill's bill payment (bill_view), else None
+    movement_id: str | None = None  # a pay_bill's movement: its bill payment and refund ids derive from it
     created_at: str
     processed_at: str
+
+    def _bill(self) -> dict[str, Any]:
+        return {"bill": self.bill} if self.bill is not None else {}
 
     def result(self) -> dict[str, Any]:
         """The process result (spec)."""
@@ -77,6 +84,7 @@ class CustomerTransaction(Entity):
             "processed_at": self.processed_at,
             "error_code": self.error_code,
             "error_message": self.error_message,
+            **self._bill(),
         }
 
     def history_item(self) -> dict[str, Any]:
@@ -95,6 +103,7 @@ class CustomerTransaction(Entity):
             "partner_id": self.partner_id,
             "created_at": self.created_at,
             "processed_at": self.processed_at,
+            **self._bill(),
         }
 
 
@@ -117,6 +126,49 @@ def checked(transaction_type: str, amount: Decimal | None, currency: str | None)
     if problems:
         raise invalid(problems)
     return (amount.quantize(Decimal("0.01")) if amount is not None else None), currency
+
+
+def bill_fields(transaction_type: str, body: dict[str, Any]) -> None:
+    """A pay_bill names its product (`product_id`, the gateway's quote's) and the biller's
+    reference for the payer (`destination`: the meter, account, phone or invoice number); no other
+    type names a bill. 400 naming each problem (their existence is the catalogue's to say)."""
+    problems = []
+    if transaction_type == BILL:
+        if not body.get("product_id"):
+            problems.append(FieldError("product_id", "REQUIRED", "the bill product to pay"))
+        if not body.get("destination"):
+            problems.append(FieldError("destination", "REQUIRED", "the meter, account, phone or invoice number to pay"))
+    else:
+        problems += [
+            FieldError(name, "INVALID_FORMAT", "only a pay_bill names a bill")
+            for name in BILL_FIELDS
+            if body.get(name) is not None
+        ]
+    if problems:
+        raise invalid(problems)
+
+
+def unknown_bill(field: str, what: str) -> ServiceError:
+    return invalid([FieldError(field, "NOT_FOUND", what)])
+
+
+def bill_view(payment: dict[str, Any]) -> dict[str, Any]:
+    """What a pay_bill's history and answer show of its bill payment (the gateway's bill payment
+    or, before it was paid, its quote)."""
+    return {
+        "payment_id": payment.get("payment_id"),
+        "biller_id": payment["biller_id"],
+        "product_id": payment["product_id"],
+        "reference": payment["reference"],
+        "customer_name": payment["customer_name"],
+        "amount": Decimal(payment["amount"]),
+        "total": Decimal(payment["total"]),
+        "status": payment.get("status"),
+        "token": payment.get("token"),
+        "receipt_number": payment.get("receipt_number"),
+        "failure_code": payment.get("failure_code"),
+        "refund_id": payment.get("refund_id"),
+    }
 
 
 def method_key(pm_type: str, details: dict[str, str]) -> str:
