@@ -171,7 +171,7 @@ def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:
 
 
 @app.post("/callbacks/<provider>")
-@errors("not_found", "invalid_signature")
+@errors("not_found", "invalid_signature", "service_unavailable")
 def provider_callback(provider: str) -> ProviderCallbackReceipt:
     """Receive a provider's callback
 

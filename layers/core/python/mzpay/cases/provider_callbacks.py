@@ -6,8 +6,9 @@ payment's method verifies the signature with the binding's secret before anythin
 outcome. A bad signature, an unknown reference or a payment of another connector changes
 nothing; a callback for a payment that is no longer open (a duplicate, a replay, one a status
 query beat) is acknowledged and changes nothing either: each outcome is applied once, by one
-conditional transition. Logs name the payment, the provider's event and request id, never the
-body, the signature or a secret."""
+conditional transition (a callback that loses a race with the charge's own request, which
+records PaySuite's answer, reads the payment again and applies to what it finds). Logs name the
+payment, the provider's event and request id, never the body, the signature or a secret."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from mzpay.steps.payments import apply_outcome, connector_of, provider_call
 
 PROVIDERS = frozenset({"paysuite"})
 OPEN = frozenset({Status.PENDING, Status.REQUIRES_ACTION})
+ATTEMPTS = 3  # a callback racing the charge's own request reads the payment again, this many times
 
 
 def _ignored(status: int, code: str, message: str, log: dict[str, Any]) -> ServiceError:
@@ -57,15 +59,17 @@ def receive(provider: str, body: bytes, signed: str | None) -> ProviderCallbackR
     if not connector.verify_callback(body, signed or ""):
         raise _ignored(401, "invalid_signature", "The callback's signature does not verify.", log)
     result = connector.callback_outcome(event, provider_call(payment))
-    if payment.status not in OPEN or result.status not in (Status.SUCCEEDED, Status.FAILED):
-        logger.info("provider callback changed nothing", extra={**log, "payment_status": payment.status})
-        return ProviderCallbackReceipt(received=True, applied=False, status=payment.status)
-    try:
-        moved = apply_outcome(payment, result, now_iso())
-    except ServiceError as lost:  # a concurrent callback or status query applied it first
-        if lost.code != "invalid_state":
-            raise
-        fresh = deps.payments().get(payment.provider_payment_id) or payment
-        return ProviderCallbackReceipt(received=True, applied=False, status=fresh.status)
-    logger.info("provider callback applied", extra={**log, "payment_status": moved.status})
-    return ProviderCallbackReceipt(received=True, applied=True, status=moved.status)
+    for _attempt in range(ATTEMPTS):
+        if payment.status not in OPEN or result.status not in (Status.SUCCEEDED, Status.FAILED):
+            logger.info("provider callback changed nothing", extra={**log, "payment_status": payment.status})
+            return ProviderCallbackReceipt(received=True, applied=False, status=payment.status)
+        try:
+            moved = apply_outcome(payment, result, now_iso())
+        except ServiceError as lost:  # the charge's own request (or a status query) wrote it meanwhile
+            if lost.code != "invalid_state":
+                raise
+            payment = deps.payments().get(payment.provider_payment_id) or payment
+            continue
+        logger.info("provider callback applied", extra={**log, "payment_status": moved.status})
+        return ProviderCallbackReceipt(received=True, applied=True, status=moved.status)
+    raise ServiceError(503, "service_unavailable", "The payment keeps changing; send the callback again.")
