@@ -38,7 +38,7 @@ import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.providers.loopback import LoopbackSandbox
@@ -272,3 +272,42 @@ class PaysuiteSandbox(LoopbackSandbox):
 
     def _send(self, handler: BaseHTTPRequestHandler, status: int, answer: dict[str, Any]) -> None:
         self._write(handler, status, json.dumps(answer).encode(), "application/json")
+
+
+class CallbackReceiver:
+    """Stands for our callback route in tests without a stack: keeps each webhook's raw body and
+    signature, answers 200."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[bytes, str]] = []
+        self.arrived = threading.Condition()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with receiver.arrived:
+                    receiver.received.append((raw, self.headers.get("X-Webhook-Signature", "")))
+                    receiver.arrived.notify_all()
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/callbacks/paysuite"
+
+    def of(self, reference: str, count: int = 1, timeout: float = 10) -> list[tuple[bytes, str]]:
+        def mine() -> list[tuple[bytes, str]]:
+            return [(raw, signed) for raw, signed in self.received if reference.encode() in raw]
+
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: len(mine()) >= count, timeout), mine()
+            return mine()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

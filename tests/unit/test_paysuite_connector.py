@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
@@ -19,36 +16,10 @@ from mzpay.connectors.base import Notified, Paying, ProviderCall, ProviderResult
 from mzpay.connectors.paysuite import NO_REFUNDS, PaysuiteConnector, amount_text, create_outcome, signature
 from mzpay.domain.common.errors import ServiceError
 from tests.providers.paysuite_sandbox import API_TOKEN, PAYMENTS_PATH, WEBHOOK_SECRET, PaysuiteSandbox
+from tests.providers.paysuite_sandbox import CallbackReceiver as Receiver
 
 PAYMENT_ID = "01JD3M6Y8Q7T3Y5F0ZC9W3B2KX"
 RETURN_URL = "https://shop.example/back"
-
-
-class Receiver:
-    """Our callback route's stand-in: keeps each webhook's raw body and signature, answers 200."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[bytes, str]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                receiver.received.append((raw, self.headers.get("X-Webhook-Signature", "")))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/callbacks/paysuite"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
