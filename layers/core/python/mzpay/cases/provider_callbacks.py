@@ -27,6 +27,7 @@ from mzpay.steps.payments import apply_outcome, connector_of, provider_call
 
 PROVIDERS = frozenset({"paysuite"})
 OPEN = frozenset({Status.PENDING, Status.REQUIRES_ACTION})
+CLOSED_UNPAID = frozenset({Status.EXPIRED, Status.CANCELED, Status.FAILED})
 ATTEMPTS = 3  # a callback racing the charge's own request reads the payment again, this many times
 
 
@@ -61,6 +62,11 @@ def receive(provider: str, body: bytes, signed: str | None) -> ProviderCallbackR
     result = connector.callback_outcome(event, provider_call(payment))
     for _attempt in range(ATTEMPTS):
         if payment.status not in OPEN or result.status not in (Status.SUCCEEDED, Status.FAILED):
+            if result.status == Status.SUCCEEDED and payment.status in CLOSED_UNPAID:
+                # money moved at the provider for a payment we closed: an operator settles or refunds it
+                logger.error(
+                    "provider says paid after the payment closed", extra={**log, "payment_status": payment.status}
+                )
             logger.info("provider callback changed nothing", extra={**log, "payment_status": payment.status})
             return ProviderCallbackReceipt(received=True, applied=False, status=payment.status)
         try:
