@@ -144,6 +144,8 @@ def test_refunds_and_payouts_are_refused_before_anything_is_written(
 
 def test_binding_refusals_name_the_field(stack: RunningStack, sandbox: PaysuiteSandbox) -> None:
     shop = Merchant(stack)
+    unbound = shop.charge(wallet("+258861234567", "emola"), key=shop.live_key)
+    assert (unbound.status_code, unbound.json()["code"]) == (409, "no_connector_binding")  # before a binding
     wrong = bind(stack, shop, {"psp_id": "paysuite", "credentials": {"api_token": "t", "secret": "s"}}, method="emola")
     assert wrong.status_code == 400
     assert {(e["field"], e["code"]) for e in wrong.json()["errors"]} == {
