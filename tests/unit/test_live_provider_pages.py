@@ -1,5 +1,6 @@
-"""A live payment waiting on a provider's page (an aggregator's checkout) is asked about before it
-expires: a payer who paid at the last moment is applied, not lost; anything else expires."""
+"""Live payments that wait on a provider's own page (an aggregator's checkout): the hosted page sends
+the payer on to it, and the payment asks its provider before it expires (a payer who paid at the
+last moment is applied, not lost; anything else expires)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,18 @@ def test_test_payments_and_unbound_ones_expire_without_asking(
     monkeypatch.setattr(steps, "connector_of", unbound)
     steps._expire(payment())
     assert (connector.asked, done) == (0, [("closed", "expired"), ("closed", "expired")])
+
+
+def test_the_hosted_page_sends_the_payer_on_to_the_providers_page() -> None:
+    from mzpay.http.checkout_page import provider_page
+
+    action = {"type": "redirect_to_url", "redirect_url": "https://paysuite.tech/checkout/x", "return_url": None}
+    live = SimpleNamespace(mode="live", status="requires_action", next_action=action)
+    assert provider_page(live) == "https://paysuite.tech/checkout/x"  # type: ignore[arg-type]
+    for other in (
+        SimpleNamespace(mode="test", status="requires_action", next_action=action),  # the simulator's stays ours
+        SimpleNamespace(mode="live", status="succeeded", next_action=None),
+        SimpleNamespace(mode="live", status="requires_action", next_action={"type": "poll"}),
+        SimpleNamespace(mode="live", status="requires_action", next_action={**action, "redirect_url": "javascript:x"}),
+    ):
+        assert provider_page(other) is None  # type: ignore[arg-type]
