@@ -17,6 +17,7 @@ from ulid import ULID
 from devstack.launcher import RunningStack
 from mzpay.connectors.paysuite import NO_REFUNDS
 from tests.e2e.test_charges import Merchant, events_of, wallet
+from tests.e2e.test_checkout import open_page
 from tests.e2e.test_connectors import bind
 from tests.e2e.test_webhooks import Receiver
 from tests.expected import problem_for
@@ -158,3 +159,16 @@ def test_binding_refusals_name_the_field(stack: RunningStack, sandbox: PaysuiteS
     assert cards.json()["detail"].startswith("There is no live connector for bci-cards yet: live cards need")
     mkesh_own = bind(stack, shop, {"psp_id": "tmcel-mkesh", "credentials": {}}, method="mkesh")
     assert mkesh_own.json()["detail"].startswith("There is no live connector for tmcel-mkesh yet: a live mKesh")
+
+
+def test_a_live_hosted_checkout_sends_the_payer_on_to_paysuite(stack: RunningStack, sandbox: PaysuiteSandbox) -> None:
+    shop = paysuite_shop(stack, sandbox)
+    body = {"amount": "75.00", "currency": "MZN", "callback_url": "https://loja.example/hooks"}
+    created = shop.call("POST", "/v1/payments", body, key=shop.live_key).json()
+    browser, _, token = open_page(created["checkout_url"])
+    form = {"csrf_token": token, "network": "emola", "phone_number": "86 123 4567"}
+    sent = browser.post(f"{created['checkout_url']}/pay", data=form, allow_redirects=False, timeout=30)
+    payment = sandbox.by_reference(created["provider_payment_id"])
+    assert payment is not None
+    assert (sent.status_code, sent.headers["Location"]) == (303, f"{sandbox.origin}/checkout/{payment.id}")
+    assert settled(shop, created["provider_payment_id"])["status"] == "succeeded"  # the sandbox's payer paid
