@@ -1,8 +1,10 @@
-"""Gateway API: hosted checkout (POST /v1/payments, cancel), manual payments and the payer's page."""
+"""Gateway API: hosted checkout (POST /v1/payments, cancel), manual payments, the payer's page and
+providers' callbacks."""
 
 from typing import Annotated
 
 from mzpay.answers.payments import PaymentSnapshot
+from mzpay.answers.service import ProviderCallbackReceipt
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.evidence import EvidenceRequest
 from mzpay.domain.payments.charges import CheckoutRequest
@@ -10,16 +12,18 @@ from mzpay.domain.payments.checkout_offer import PayerChoice
 from mzpay.domain.payments.manual import ManualPaymentRequest
 from mzpay.entry import gateway_app, gateway_handler
 from mzpay.http import checkout_page, receipts
+from mzpay.http.body import raw_body
 from mzpay.http.idempotency import derived_id, idempotent
 from mzpay.http.marks import errors, pages
 from mzpay.http.params import Body, Response
 from mzpay.http.principal import merchant, requires
+from mzpay.http.request_id import header_value
 from mzpay.http.resolver import created
 from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import checkout as hosted
-    from mzpay.cases import manual_payments
+    from mzpay.cases import manual_payments, provider_callbacks
 
 app = gateway_app()
 PAYMENT_REFUSALS = (  # of a new checkout or manual payment
@@ -164,6 +168,20 @@ def checkout_test_action(payment_id: str, outcome: str) -> Response[str]:
             raise
         return checkout_page.page(hosted.checkout_view(payment_id), event, refused.status, refused)
     return checkout_page.see_other(done, event)
+
+
+@app.post("/callbacks/<provider>")
+@errors("not_found", "invalid_signature", "service_unavailable")
+def provider_callback(provider: str) -> ProviderCallbackReceipt:
+    """Receive a provider's callback
+
+    A live provider (PaySuite) posts a charge's outcome here, signed over its raw body
+    (`X-Webhook-Signature`: hex HMAC-SHA256 with the binding's webhook secret). The payment
+    named by its reference takes the outcome once; a duplicate or a replay changes nothing
+    (`applied` false); a bad signature is 401 and an unknown reference 404, and neither changes
+    anything."""
+    event = app.current_event.raw_event
+    return provider_callbacks.receive(provider, raw_body(event), header_value(event, "X-Webhook-Signature"))
 
 
 lambda_handler = gateway_handler(app)

@@ -60,11 +60,13 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from tests.providers.loopback import LoopbackSandbox
 
 C2B_PATH = "/ipg/v1x/c2bPayment/singleStage/"
 QUERY_PATH = "/ipg/v1x/queryTransactionStatus/"
@@ -125,10 +127,13 @@ class Answered:
     body: dict[str, Any] | None
 
 
-class MpesaSandbox:
+class MpesaSandbox(LoopbackSandbox):
     """`with MpesaSandbox(api_key="...") as sandbox:`, or `.start()` / `.stop()`."""
 
+    thread_name = "mpesa-sandbox"
+
     def __init__(self, api_key: str = "sandbox-api-key", slow_seconds: float = 2.0) -> None:
+        super().__init__()
         self.api_key = api_key
         self.slow_seconds = slow_seconds
         self.requests: list[Received] = []
@@ -148,16 +153,10 @@ class MpesaSandbox:
         self.public_key = base64.b64encode(der).decode()
         self._lock = threading.Lock()
         self._answered = threading.Condition(self._lock)
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the sandbox is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     def credentials(self, **overrides: str) -> dict[str, str]:
         """Connector credentials that this sandbox accepts."""
@@ -171,46 +170,6 @@ class MpesaSandbox:
             "security_credential": self.security_credential,
             **overrides,
         }
-
-    def start(self) -> MpesaSandbox:
-        sandbox = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                sandbox._handle(self)
-
-            def do_GET(self) -> None:
-                sandbox._handle(self)
-
-            def do_PUT(self) -> None:
-                sandbox._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-                pass
-
-        self._stopping.clear()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="mpesa-sandbox", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()  # wakes a slow answer so it does not outlive the test
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> MpesaSandbox:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def wait_for_answers(self, count: int, timeout: float = 5.0) -> list[Answered]:
         """The answers once `count` were sent (a slow one arrives after the client gave up)."""
@@ -229,14 +188,8 @@ class MpesaSandbox:
             return None
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
+        body, headers = self._request(handler)
         api_key = self._decrypt(handler.headers.get("Authorization", ""))
-        headers = {name.lower(): value for name, value in handler.headers.items()}
         target = urllib.parse.urlsplit(handler.path)
         query = dict(urllib.parse.parse_qsl(target.query, keep_blank_values=True))
         with self._lock:
@@ -410,11 +363,4 @@ class MpesaSandbox:
         with self._answered:
             self.answers.append(Answered(urllib.parse.urlsplit(handler.path).path, status, answer))
             self._answered.notify_all()
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", content_type)
-            handler.send_header("Content-Length", str(len(payload)))
-            handler.end_headers()
-            handler.wfile.write(payload)
-        except OSError:  # the client gave up (timeout test): nobody reads this answer
-            pass
+        self._write(handler, status, payload, content_type)

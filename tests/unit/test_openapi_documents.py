@@ -103,9 +103,14 @@ def test_every_operation_is_described_secured_and_answers_only_its_real_errors(a
 
 def _public_by_design(api: str, method: str, path: str) -> bool:
     """The routes no credential guards: the payer's pages and reads, the token endpoint, the
-    secret-scanning receiver (signed by its provider), the collection API's licence and version."""
+    secret-scanning receiver and the providers' callbacks (each signed by its provider), the
+    collection API's licence and version."""
     if api == "gateway":
-        return path.startswith("/checkout/") or path in ("/oauth/token", "/secret-scanning/{provider}")
+        return path.startswith("/checkout/") or path in (
+            "/oauth/token",
+            "/secret-scanning/{provider}",
+            "/callbacks/{provider}",
+        )
     if api == "collection":
         return path in ("/v1/version", "/pay/{request_id}", "/pay/assets/copy.js") or path.startswith("/v1/kulpay/")
     return False

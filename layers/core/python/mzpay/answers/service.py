@@ -1,5 +1,5 @@
 """The answers of the gateway's service routes: its health, its OpenAPI document and the
-secret-scanning labels."""
+secret-scanning labels, and the receipt of a provider's callback."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, RootModel
 
 from mzpay.answers.about import ApiDocument, HealthOf, document_example, health_example
-from mzpay.answers.base import Answer
+from mzpay.answers.base import Answer, examples
 
 
 class Health(HealthOf[Literal["gateway"]]):
@@ -34,6 +34,16 @@ class SecretScanningLabels(RootModel[list[SecretScanningLabel]]):
             "examples": [[{"token_raw": "mzp_live_abc", "token_type": "mzpay_api_key", "label": "false_positive"}]]
         },
     )
+
+
+class ProviderCallbackReceipt(Answer):
+    """A provider's callback was taken: whether it changed the payment, and the payment's status."""
+
+    model_config = examples({"received": True, "applied": True, "status": "succeeded"})
+
+    received: bool = Field(description="Always true: the callback verified and names one of our payments.")
+    applied: bool = Field(description="False when the payment was no longer open (a duplicate or a replay).")
+    status: str = Field(description="The payment's status after the callback.")
 
 
 class OpenApiDocument(ApiDocument):

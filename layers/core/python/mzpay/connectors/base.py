@@ -101,3 +101,14 @@ class Reconciling(Protocol):
     """A connector that can say what became of a payment whose outcome was unknown."""
 
     def status(self, call: ProviderCall) -> ProviderResult: ...
+
+
+@runtime_checkable
+class Notified(Protocol):
+    """A connector whose provider posts a charge's outcome to us (a signed callback):
+    `verify_callback` checks the raw body's signature, `callback_outcome` reads a verified one
+    (pending: it decides nothing)."""
+
+    def verify_callback(self, body: bytes, signed: str) -> bool: ...
+
+    def callback_outcome(self, event: dict[str, Any], call: ProviderCall) -> ProviderResult: ...

@@ -25,11 +25,7 @@ security credential; the customer's masked name a GET to `/ipg/v1x/queryCustomer
 from __future__ import annotations
 
 import base64
-import http.client
-import json
 import re
-import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from decimal import Decimal
@@ -43,6 +39,7 @@ from mzpay.connectors.mpesa_outcomes import (
     outcome,
     status_outcome,
 )
+from mzpay.connectors.provider_http import NoRedirect, call_json, json_request
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.rules import Status
 from mzpay.domain.payouts.name_lookups import ProviderUnavailable
@@ -131,12 +128,6 @@ def bearer_token(api_key: str, public_key: str) -> str:
     return base64.b64encode(key.encrypt(api_key.encode(), padding.PKCS1v15())).decode()
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # A redirected POST would be replayed as a GET without its body: surface the 3xx instead.
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 class MpesaConnector:
     """Vodacom M-Pesa: C2B charges, B2C payouts, reversals (refunds), status queries and the
     customer's masked name. Credentials: api_key, public_key, service_provider_code, and
@@ -158,7 +149,7 @@ class MpesaConnector:
         self.query_base_url = (credentials.get("query_base_url") or query_base_url(self.base_url)).rstrip("/")
         self.timeout = timeout
         self._token: str | None = None
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._opener = urllib.request.build_opener(NoRedirect)
 
     def __repr__(self) -> str:  # keeps the API key, credentials and token out of tracebacks and logs
         return f"MpesaConnector(base_url={self.base_url!r}, service_provider_code={self.service_provider_code!r})"
@@ -197,54 +188,15 @@ class MpesaConnector:
             "input_ServiceProviderCode": self.service_provider_code,
         }
 
-    def _exchange(self, request: urllib.request.Request) -> tuple[int, bytes]:
-        """The HTTP status and body of the answer to `request`. Raises OSError or HTTPException
-        when no answer came (timeout, refused, reset)."""
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as error:  # a non-2xx answer still carries an INS code
-            try:
-                return error.code, error.read()
-            except (OSError, http.client.HTTPException):
-                return error.code, b""
-            finally:
-                error.close()
-
     def _call(
         self, operation: str, method: str, url: str, log: dict[str, Any], body: dict[str, str] | None = None
     ) -> tuple[int, dict[str, Any]] | None:
         """One call to the API (the bearer token must be made already): the HTTP status and the
         parsed body, or None when no answer came. Logs the outcome, never a secret or a number."""
         headers = {"Authorization": f"Bearer {self._bearer()}", "Origin": self.origin, "User-Agent": "mzpay"}
-        data = None
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-            data = json.dumps(body).encode()
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
-        started = time.monotonic()
+        request = json_request(url, method, headers, body)
         log = {"provider": "mpesa", **log}
-        try:
-            status, raw = self._exchange(request)
-        except (OSError, http.client.HTTPException) as error:  # timeout, refused, reset: outcome unknown
-            logger.warning(
-                f"M-Pesa {operation} ended without an answer",
-                extra={**log, "error": type(error).__name__, "elapsed_ms": _elapsed(started)},
-            )
-            return None
-        answer = _json(raw)
-        logger.info(
-            f"M-Pesa {operation} answered",
-            extra={
-                **log,
-                "http_status": status,
-                "response_code": str(answer.get("output_ResponseCode") or answer.get("output_ResultCode") or "")
-                or None,
-                "transaction_status": str(answer.get("output_ResponseTransactionStatus") or "") or None,
-                "elapsed_ms": _elapsed(started),
-            },
-        )
-        return status, answer
+        return call_json(self._opener, self.timeout, "M-Pesa", operation, request, log, _summary, logger)
 
     def _token_ready(self) -> bool:
         try:
@@ -377,16 +329,12 @@ class MpesaConnector:
         raise ServiceError(409, "invalid_state", "M-Pesa C2B payments are single-stage: there is nothing to void.")
 
 
+def _summary(answer: dict[str, Any]) -> dict[str, Any]:
+    """What the logs keep of an answer: its codes."""
+    return {
+        "response_code": str(answer.get("output_ResponseCode") or answer.get("output_ResultCode") or "") or None,
+        "transaction_status": str(answer.get("output_ResponseTransactionStatus") or "") or None,
+    }
+
+
 __all__ = ["MpesaConnector", "amount_text", "msisdn", "outcome", "query_base_url", "status_outcome"]
-
-
-def _json(raw: bytes) -> dict[str, Any]:
-    try:
-        value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _elapsed(started: float) -> int:
-    return round((time.monotonic() - started) * 1000)

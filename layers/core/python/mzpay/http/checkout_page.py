@@ -134,12 +134,24 @@ REDIRECT_GUARD = {
 
 
 def see_other(payment: Payment, event: Any) -> Response[str]:
-    """303 to the checkout's page: the outcome of a post is read with a GET."""
+    """303 to the checkout's page: the outcome of a post is read with a GET; or, for a live
+    payment its provider finishes on its own page (an aggregator's checkout), to that page."""
     lang = language(event)
-    headers = {"Location": payment.checkout_url or "", "Cache-Control": "no-store", **REDIRECT_GUARD}
+    location = provider_page(payment) or payment.checkout_url or ""
+    headers = {"Location": location, "Cache-Control": "no-store", **REDIRECT_GUARD}
     response = Response(303, HTML, "", headers=headers)
     response.cookies.append(_lang_cookie(lang, payment.checkout_url or ""))
     return response
+
+
+def provider_page(payment: Payment) -> str | None:
+    """The provider's page a live payment waits on (its redirect_to_url next action), if any."""
+    action = payment.next_action or {}
+    url = str(action.get("redirect_url") or "")
+    waiting = payment.mode == "live" and payment.status == "requires_action"
+    if waiting and action.get("type") == "redirect_to_url" and url.startswith(("https://", "http://")):
+        return url
+    return None
 
 
 def answers_pages(app: Any) -> Callable[[F], F]:

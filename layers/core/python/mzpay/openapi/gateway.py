@@ -26,7 +26,7 @@ from mzpay.answers.payouts import Payout, PayoutBatch, PayoutBatchList, PayoutLi
 from mzpay.answers.receipts import Receipt
 from mzpay.answers.refunds import RefundList, RefundResult
 from mzpay.answers.reports import Report, ReportList
-from mzpay.answers.service import Health, OpenApiDocument, SecretScanningLabels
+from mzpay.answers.service import Health, OpenApiDocument, ProviderCallbackReceipt, SecretScanningLabels
 from mzpay.openapi.index import Routes, about_routes, models_of
 
 __all__ = ["ERROR_SHAPES", "ROUTES", "PaymentSnapshot", "Payout", "PayoutBatch", "SignatureRefusal", "models"]
@@ -103,6 +103,7 @@ ROUTES: Routes = {
     ("PUT", "/v1/mtls"): MtlsSetting,
     ("POST", "/oauth/token"): OAuthToken,
     ("POST", "/secret-scanning/{provider}"): SecretScanningLabels,
+    ("POST", "/callbacks/{provider}"): ProviderCallbackReceipt,
 }
 
 

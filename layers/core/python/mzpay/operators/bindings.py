@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers import bindings as answers
-from mzpay.connectors.registry import LIVE_CONNECTORS
+from mzpay.connectors.registry import LIVE_CONNECTORS, NOT_CONNECTED
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.payments.routing import BINDING_METHODS, PSPS
@@ -30,12 +30,18 @@ def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict
         raise _refuse("mode", "invalid_value", "Test traffic always goes to the simulator; bind live connectors only.")
     if method not in BINDING_METHODS:
         raise ServiceError(404, "not_found", f"No such method: {method} (one of {', '.join(BINDING_METHODS)}).")
-    psp = PSPS.get(psp_id)
-    if psp is None or mode not in psp.modes or not psp.carries(*BINDING_METHODS[method]):
-        raise _refuse("psp_id", "invalid_value", f"{psp_id} is not a live PSP that carries {method}.")
     connector = LIVE_CONNECTORS.get(psp_id)
+    rails = [PSPS[rail] for rail in connector.rails] if connector is not None else []
+    if rails:  # an aggregator: it must carry a live PSP of the method
+        if not any(mode in rail.modes and rail.carries(*BINDING_METHODS[method]) for rail in rails):
+            raise _refuse("psp_id", "invalid_value", f"{psp_id} does not carry {method}.")
+    else:
+        psp = PSPS.get(psp_id)
+        if psp is None or mode not in psp.modes or not psp.carries(*BINDING_METHODS[method]):
+            raise _refuse("psp_id", "invalid_value", f"{psp_id} is not a live PSP that carries {method}.")
     if connector is None:
-        raise _refuse("psp_id", "invalid_value", f"There is no live connector for {psp_id} yet.")
+        reason = NOT_CONNECTED.get(psp_id, f"There is no live connector for {psp_id} yet.")
+        raise _refuse("psp_id", "invalid_value", reason)
     missing = [name for name in connector.required if not credentials.get(name)]
     unknown = sorted(set(credentials) - set(connector.required) - set(connector.optional))
     errors = [FieldError(f"credentials.{name}", "missing", "required") for name in missing]

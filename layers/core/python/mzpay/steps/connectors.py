@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from mzpay import deps
 from mzpay.connectors.base import Connector, LookingUp, Paying
-from mzpay.connectors.registry import LIVE_CONNECTORS
+from mzpay.connectors.registry import LIVE_CONNECTORS, carries
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain.common.errors import ServiceError
 
@@ -25,13 +25,13 @@ def no_binding() -> ServiceError:
 
 def connector_for(account_id: str, mode: str, method: str, psp_id: str) -> Connector:
     """The simulator for test traffic; for live traffic the connector bound to the account for
-    `method`, which must be the PSP routing chose."""
+    `method`, which must be the PSP routing chose or an aggregator that carries it."""
     if mode == "test":
         return SimulatedConnector()
     bound = deps.bindings().credentials(account_id, mode, method)
-    if bound is None or bound[0] != psp_id or psp_id not in LIVE_CONNECTORS:
+    if bound is None or not carries(bound[0], psp_id):
         raise no_binding()
-    return LIVE_CONNECTORS[psp_id].build(bound[1])
+    return LIVE_CONNECTORS[bound[0]].build(bound[1])
 
 
 def payout_method(destination: dict[str, Any]) -> str:

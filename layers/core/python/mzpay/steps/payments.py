@@ -279,6 +279,17 @@ def _payer_answers(payment: Payment) -> Payment:
 
 
 def _expire(payment: Payment) -> Payment:
+    """Expire a payment past its deadline; a live one waiting on a provider's page (an
+    aggregator's checkout) is asked first, so a payer who paid at the last moment is not lost."""
+    if payment.mode == "live" and payment.status == Status.REQUIRES_ACTION and payment.source is not None:
+        try:
+            connector: Connector | None = connector_of(payment)
+        except ServiceError:  # unbound since: nobody can be asked
+            connector = None
+        if isinstance(connector, Reconciling):
+            result = connector.status(provider_call(payment))
+            if result.status == Status.SUCCEEDED:
+                return apply_outcome(payment, result, now_iso())
     return close(payment, "expire", Status.EXPIRED, "payment.expired")
 
 
