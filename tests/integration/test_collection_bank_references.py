@@ -275,5 +275,17 @@ def test_the_link_of_a_bank_request_shows_its_details_and_offers_its_wallets(bus
     both = issued(account_id, wallet_id, collection_method_ids=[simo_id, wallet_id])
     shown = payment_links.open_link(both, GATEWAY)
     assert (shown.state, shown.checkout_url, shown.wallets) == ("bank", None, True)
+    assert shown.bank_methods == (simo_id,)
     checkout = payment_links.open_link(both, GATEWAY, wallet=True)
     assert checkout.state == "checkout" and checkout.checkout_url
+
+
+def test_a_bank_method_switched_off_since_is_not_shown(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    simo_id, interbank_id = bank_methods(account_id)
+    request_id = issued(account_id, simo_id, collection_method_ids=[simo_id, interbank_id])
+    collection_methods.set_status(account_id, simo_id, "inactive")
+    shown = payment_links.open_link(request_id, GATEWAY)
+    assert (shown.state, shown.bank_methods) == ("bank", (interbank_id,))
+    collection_methods.set_status(account_id, interbank_id, "inactive")
+    assert payment_links.open_link(request_id, GATEWAY).state == "not_payable"
