@@ -263,8 +263,19 @@ def test_a_request_with_a_reference_keeps_its_amount_and_methods(business: tuple
     adding = {"collection_method_ids": [wallet_id, simo_id]}
     refused = refusal(lambda: collection_requests.update(account_id, "tester", wallet_request, adding))
     assert (refused.status, refused.code) == (400, "invalid_request")
-    kept = collection_requests.update(account_id, "tester", request_id, {"description": "Outubro"})
-    assert kept.model_dump()["collection_request"]["description"] == "Outubro"
+    same = {"description": "Outubro", "collection_method_ids": [simo_id], **change}
+    same["amount"] = {"currency": "MZN", "value": Decimal("250")}  # what it was: nothing changes
+    kept = collection_requests.update(account_id, "tester", request_id, same)
+    changed = kept.model_dump(exclude_none=True)["collection_request"]
+    assert changed["description"] == "Outubro"
+    assert changed["collection_method_details"][0]["entity_number"] == ENTITY  # its details keep the reference
+    assert changed["collection_method_details"][0]["reference_number"] == reference_of(request_id)
+
+
+def reference_of(request_id: str) -> str:
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and request.reference_number is not None
+    return request.reference_number
 
 
 def test_the_link_of_a_bank_request_shows_its_details_and_offers_its_wallets(business: tuple[str, str]) -> None:
