@@ -300,3 +300,15 @@ def test_a_bank_method_switched_off_since_is_not_shown(business: tuple[str, str]
     assert (shown.state, shown.bank_methods) == ("bank", (interbank_id,))
     collection_methods.set_status(account_id, interbank_id, "inactive")
     assert payment_links.open_link(request_id, GATEWAY).state == "not_payable"
+
+
+def test_two_requests_racing_in_one_standing_series_share_its_reference(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    simo_id, _ = bank_methods(account_id, reuses=True)
+    with atomic_dynamodb():
+        outcomes = race(2, lambda _index: issued(account_id, simo_id, payer=standing_payer("+258841230000")))
+    assert [kind for kind, _ in outcomes] == ["ok", "ok"]
+    numbers = {reference_of(request_id) for _, request_id in outcomes}
+    assert len(numbers) == 1
+    carrying_it = deps.collection_requests().requests_by_reference(account_id, "test", numbers.pop())
+    assert sorted(request.request_id for request in carrying_it) == sorted(request_id for _, request_id in outcomes)
