@@ -297,7 +297,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
 
     def change(request: CollectionRequest) -> CollectionRequest:
         rules.ensure_changeable(request, "change")
-        merged = {**references.kept(request, changes, named and named[1]), **close_checkout(request, "change")}
+        merged = {**references.kept(request, changes, named[1] if named else None), **close_checkout(request, "change")}
         now = now_iso()
         if "amount" in merged:
             merged["financial_details"] = {**request.financial_details, "total_amount": merged["amount"]}
