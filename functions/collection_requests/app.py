@@ -292,6 +292,9 @@ def payment_link(
     if destination.checkout_url:
         return payment_link_page.redirect(destination.checkout_url)
     request = destination.request
+    bank = None
+    if destination.state == "bank":
+        bank = payment_link_page.bank_details(request, destination.wallets, destination.bank_methods)
     return payment_link_page.page(
         destination.state,
         event,
@@ -299,7 +302,7 @@ def payment_link(
         request.biller.get("business_name"),
         request.invoice_metadata.get("invoice_number"),
         destination.receipt_url,
-        payment_link_page.bank_details(request, destination.wallets) if destination.state == "bank" else None,
+        bank,
     )
 
 

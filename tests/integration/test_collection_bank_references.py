@@ -263,8 +263,19 @@ def test_a_request_with_a_reference_keeps_its_amount_and_methods(business: tuple
     adding = {"collection_method_ids": [wallet_id, simo_id]}
     refused = refusal(lambda: collection_requests.update(account_id, "tester", wallet_request, adding))
     assert (refused.status, refused.code) == (400, "invalid_request")
-    kept = collection_requests.update(account_id, "tester", request_id, {"description": "Outubro"})
-    assert kept.model_dump()["collection_request"]["description"] == "Outubro"
+    same = {"description": "Outubro", "collection_method_ids": [simo_id], **change}
+    same["amount"] = {"currency": "MZN", "value": Decimal("250")}  # what it was: nothing changes
+    kept = collection_requests.update(account_id, "tester", request_id, same)
+    changed = kept.model_dump(exclude_none=True)["collection_request"]
+    assert changed["description"] == "Outubro"
+    assert changed["collection_method_details"][0]["entity_number"] == ENTITY  # its details keep the reference
+    assert changed["collection_method_details"][0]["reference_number"] == reference_of(request_id)
+
+
+def reference_of(request_id: str) -> str:
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and request.reference_number is not None
+    return request.reference_number
 
 
 def test_the_link_of_a_bank_request_shows_its_details_and_offers_its_wallets(business: tuple[str, str]) -> None:
@@ -275,5 +286,29 @@ def test_the_link_of_a_bank_request_shows_its_details_and_offers_its_wallets(bus
     both = issued(account_id, wallet_id, collection_method_ids=[simo_id, wallet_id])
     shown = payment_links.open_link(both, GATEWAY)
     assert (shown.state, shown.checkout_url, shown.wallets) == ("bank", None, True)
+    assert shown.bank_methods == (simo_id,)
     checkout = payment_links.open_link(both, GATEWAY, wallet=True)
     assert checkout.state == "checkout" and checkout.checkout_url
+
+
+def test_a_bank_method_switched_off_since_is_not_shown(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    simo_id, interbank_id = bank_methods(account_id)
+    request_id = issued(account_id, simo_id, collection_method_ids=[simo_id, interbank_id])
+    collection_methods.set_status(account_id, simo_id, "inactive")
+    shown = payment_links.open_link(request_id, GATEWAY)
+    assert (shown.state, shown.bank_methods) == ("bank", (interbank_id,))
+    collection_methods.set_status(account_id, interbank_id, "inactive")
+    assert payment_links.open_link(request_id, GATEWAY).state == "not_payable"
+
+
+def test_two_requests_racing_in_one_standing_series_share_its_reference(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    simo_id, _ = bank_methods(account_id, reuses=True)
+    with atomic_dynamodb():
+        outcomes = race(2, lambda _index: issued(account_id, simo_id, payer=standing_payer("+258841230000")))
+    assert [kind for kind, _ in outcomes] == ["ok", "ok"]
+    numbers = {reference_of(request_id) for _, request_id in outcomes}
+    assert len(numbers) == 1
+    carrying_it = deps.collection_requests().requests_by_reference(account_id, "test", numbers.pop())
+    assert sorted(request.request_id for request in carrying_it) == sorted(request_id for _, request_id in outcomes)

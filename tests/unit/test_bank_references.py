@@ -19,7 +19,9 @@ from mzpay.domain.collection.bank_references import (
     reference_number,
     written,
 )
+from mzpay.domain.collection.methods import CollectionMethod, check_details
 from mzpay.domain.collection.requests import CollectionRequest, RequestStatus
+from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payments.references import payment_reference
 from tests.unit.test_payer_reads import request
 
@@ -157,3 +159,59 @@ def test_a_payment_under_a_standing_reference_goes_to_the_oldest_open_request() 
     newer = carrying(REFERENCE, Decimal("1500"), request_id="cr_3")
     assert oldest_open([paid, older, newer]) is older
     assert oldest_open([paid, carrying(REFERENCE, None, status=RequestStatus.CANCELLED)]) is None
+
+
+# ---------------------------------------------------------------- the bank methods' details
+@pytest.mark.parametrize(
+    ("method_type", "entity", "nib", "reuses", "problems"),
+    [
+        ("simo_erv", None, None, False, [("details.entity_number", "REQUIRED")]),
+        ("simo_erv", "5432", None, False, [("details.entity_number", "INVALID_FORMAT")]),
+        ("simo_erv", "5432a", None, False, [("details.entity_number", "INVALID_FORMAT")]),
+        ("simo_erv", "٥٤٣٢١", None, False, [("details.entity_number", "INVALID_FORMAT")]),
+        ("simo_erv", ENTITY, "000301080016367102371", False, [("details.nib", "INVALID_FORMAT")]),
+        ("interbank", None, None, True, [("details.nib", "REQUIRED")]),
+        ("interbank", None, "000301080016367102372", False, [("details.nib", "INVALID_FORMAT")]),
+        ("interbank", ENTITY, "000301080016367102371", False, [("details.entity_number", "INVALID_FORMAT")]),
+        ("mpesa", None, None, True, [("details.allow_reuses", "INVALID_FORMAT")]),
+        ("card", ENTITY, None, False, [("details.entity_number", "INVALID_FORMAT")]),
+    ],
+)
+def test_bad_details_name_their_field(
+    method_type: str, entity: str | None, nib: str | None, reuses: bool, problems: list[tuple[str, str]]
+) -> None:
+    with pytest.raises(ServiceError) as refused:
+        check_details(method_type, entity, nib, reuses)
+    assert [(error.field, error.code) for error in refused.value.errors] == problems
+
+
+def test_good_details_are_kept_the_nib_without_its_separators() -> None:
+    assert check_details("simo_erv", ENTITY, None, True) == {"entity_number": ENTITY, "nib": None}
+    written_grouped = "0003 0108-0016.3671 0237 1"
+    assert check_details("interbank", None, written_grouped, False) == {
+        "entity_number": None,
+        "nib": "000301080016367102371",
+    }
+    assert check_details("mpesa", None, None, False) == {"entity_number": None, "nib": None}
+
+
+def test_a_bank_method_shows_kulpays_details_and_a_wallet_none() -> None:
+    method = CollectionMethod(
+        method_id="cm_1",
+        account_id="acc",
+        type="interbank",
+        name="NIB",
+        mode="test",
+        nib="000301080016367102371",
+        allow_reuses=True,
+        status="active",
+        version=1,
+        created_at="2026-11-29T10:00:00Z",
+        updated_at="2026-11-29T10:00:00Z",
+    )
+    assert method.view()["details"] == {
+        "nib": "000301080016367102371",
+        "allow_installments": False,
+        "allow_reuses": True,
+    }
+    assert "details" not in method.model_copy(update={"type": "mpesa", "nib": None}).view()

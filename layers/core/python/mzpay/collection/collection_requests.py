@@ -12,7 +12,6 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
-from mzpay.collection import request_references as references
 from mzpay.domain.collection import life
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, e164_problem
@@ -24,6 +23,7 @@ from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.common.ids import has_prefix, new_prefixed_id
 from mzpay.steps import audit
+from mzpay.steps import request_references as references
 from mzpay.steps.business import gateway_account_of, require_active
 from mzpay.steps.collection_payments import close_checkout
 from mzpay.steps.customers import with_payer
@@ -297,8 +297,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
 
     def change(request: CollectionRequest) -> CollectionRequest:
         rules.ensure_changeable(request, "change")
-        references.ensure_kept(request, changes, None if named is None else named[1])
-        merged = {**changes, **close_checkout(request, "change")}
+        merged = {**references.kept(request, changes, named[1] if named else None), **close_checkout(request, "change")}
         now = now_iso()
         if "amount" in merged:
             merged["financial_details"] = {**request.financial_details, "total_amount": merged["amount"]}

@@ -21,6 +21,7 @@ from decimal import Decimal
 from mzpay import deps
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.collection.business import AccountStatus
+from mzpay.domain.collection.methods import BANK_TYPES, CollectionMethod
 from mzpay.domain.collection.requests import (
     CENTS,
     CHECKOUT_NETWORKS,
@@ -54,6 +55,7 @@ class Destination:
     request: CollectionRequest
     receipt_url: str | None = None  # paid through its checkout: that payment's receipt page
     wallets: bool = False  # bank: the request may also be paid by wallet (its checkout: ?via=wallet)
+    bank_methods: tuple[str, ...] = ()  # bank: its bank methods active now (the page shows these)
 
 
 def _request(request_id: str) -> CollectionRequest:
@@ -63,18 +65,22 @@ def _request(request_id: str) -> CollectionRequest:
     return found
 
 
-def _networks(request: CollectionRequest) -> list[str]:
-    """The wallets a new checkout offers: the request's wallet methods that are active now (a
-    method the business switched off since it issued the request is not offered)."""
+def _active(request: CollectionRequest) -> list[CollectionMethod]:
+    """The request's methods that are active now, in its order (a method the business switched
+    off since it issued the request is not offered)."""
     methods = deps.collection_requests().methods(request.collection_method_ids)
     return [
-        method.type
+        method
         for method_id in request.collection_method_ids
         if (method := methods.get(method_id)) is not None
         and method.account_id == request.account_id
-        and method.type in CHECKOUT_NETWORKS
         and method.status == "active"
     ]
+
+
+def _networks(request: CollectionRequest) -> list[str]:
+    """The wallets a new checkout offers: the request's wallet methods that are active now."""
+    return [method.type for method in _active(request) if method.type in CHECKOUT_NETWORKS]
 
 
 def instalment(request: CollectionRequest, asked: Decimal | None) -> Decimal:
@@ -132,9 +138,11 @@ def open_link(request_id: str, gateway_url: str, asked: Decimal | None = None, w
             return Destination(None, "not_payable", request)
         if status_of(request.account_id) != AccountStatus.ACTIVE:  # the gate (RouteAccess PAYEE_ACTIVE)
             return Destination(None, "suspended", request)
-        wallets = _networks(request) if request.reference_number else []
-        if request.reference_number and not (wallet and wallets):
-            return Destination(None, "bank", request, wallets=bool(wallets))
+        active = _active(request) if request.reference_number else []
+        banks = tuple(method.method_id for method in active if method.type in BANK_TYPES)
+        wallets = any(method.type in CHECKOUT_NETWORKS for method in active)
+        if banks and not (wallet and wallets):
+            return Destination(None, "bank", request, wallets=wallets, bank_methods=banks)
         if request.checkout_payment_id:
             payment = deps.payments().get(request.checkout_payment_id)
             if payment is not None:

@@ -74,11 +74,15 @@ def page(
     return html_response(STATUSES[state], body, nonce, lang, event, link, scripts=state == "bank")
 
 
-def bank_details(request: CollectionRequest, wallets: bool) -> dict[str, Any]:
-    """What the bank page shows: the request's bank methods (entity and reference, NIB and the
-    transfer's description), the amount to pay (any part of what is due when it takes
-    instalments) and whether its wallet checkout is offered too."""
-    methods = [detail for detail in request.collection_method_details if detail.get("reference_number")]
+def bank_details(request: CollectionRequest, wallets: bool, active: tuple[str, ...]) -> dict[str, Any]:
+    """What the bank page shows: the request's bank methods that are `active` (entity and
+    reference, NIB and the transfer's description), the amount to pay (any part of what is due
+    when it takes instalments) and whether its wallet checkout is offered too."""
+    methods = [
+        detail
+        for detail in request.collection_method_details
+        if detail.get("reference_number") and detail.get("collection_method_id") in active
+    ]
     return {
         "simo": [detail for detail in methods if detail.get("type") == "simo_erv"],
         "interbank": [detail for detail in methods if detail.get("type") == "interbank"],

@@ -88,16 +88,25 @@ def _detail(method: CollectionMethod, number: str) -> dict[str, str]:
     return detail
 
 
-def ensure_kept(request: CollectionRequest, changes: dict[str, Any], methods: list[CollectionMethod] | None) -> None:
-    """A request's reference is made once: a request carrying one keeps its methods (and, when the
-    reference is bound to it, its amount), and a change names no bank method; 400 invalid_request."""
-    bound_amount = request.reference_amount is not None and "amount" in changes
-    if (request.reference_number and (methods is not None or bound_amount)) or any(
-        method.type in BANK_TYPES for method in methods or []
-    ):
+def kept(request: CollectionRequest, changes: dict[str, Any], methods: list[CollectionMethod] | None) -> dict[str, Any]:
+    """The `changes` of a PUT that may apply: a request's reference is made once, so a request
+    carrying one keeps its methods (and their details, which carry it) and, when the reference is
+    bound to it, its amount; a change adds no bank method to one without a reference: 400
+    invalid_request. Naming the same methods or amount again changes nothing."""
+    amount = changes.get("amount")
+    new_amount = amount is not None and (amount["currency"], amount["value"]) != (
+        request.amount["currency"],
+        request.value,
+    )
+    new_methods = methods is not None and [method.method_id for method in methods] != request.collection_method_ids
+    kept = not new_methods and not (new_amount and request.reference_amount is not None)
+    if (request.reference_number and not kept) or (new_methods and any(m.type in BANK_TYPES for m in methods or [])):
         raise ServiceError(
             400,
             "invalid_request",
             "A request paid by bank reference keeps its reference, methods and amount: cancel it and issue another.",
             reference_number=request.reference_number,
         )
+    if request.reference_number:
+        return {name: value for name, value in changes.items() if name != "collection_method_details"}
+    return changes
