@@ -26,7 +26,7 @@ from mzpay_admin.cli import run
 from tests.e2e.browsers import fresh_pages, serious_violations
 from tests.e2e.collection_client import Collection, assert_error, assert_ok
 from tests.e2e.test_bill_resends import bought, resend
-from tests.e2e.test_collection_requests import Payer, create, full, payer, unique_phone
+from tests.e2e.test_collection_requests import ENTITY, NIB, Payer, bank_methods, create, full, payer, unique_phone
 from tests.e2e.test_local_stack import local_lambda
 from tests.polling import eventually
 
@@ -147,6 +147,32 @@ def test_a_request_by_email_reaches_the_payers_inbox_in_portuguese(mz: Collectio
     assert text.startswith("Olá João Sitoe,") and f"Pague aqui: {link}" in text
     assert "Data de vencimento: 31/12/2026" in text and "Factura de Novembro" in text
     assert f'<a href="{link}"' in html and "Pagar agora" in html
+
+
+def test_a_request_with_bank_methods_tells_its_payer_the_entity_reference_and_nib(
+    mz: Collection, stack: RunningStack
+) -> None:
+    simo, interbank = bank_methods(mz)
+    address, phone = f"rita.{str(ULID()).lower()}@example.co.mz", unique_phone()
+    by_email = payer(delivery_method="email", contact={"phone_number": unique_phone(), "email": address})
+    ids = [simo["id"], interbank["id"]]
+    mailed = create(mz, payer=by_email, collection_method_ids=ids, invoice_metadata={"due_date": "2026-12-31"})
+    texted = create(mz, payer=payer(phone), collection_method_ids=ids, invoice_metadata={"due_date": "2026-12-31"})
+    number = mailed["collection_method_details"][0]["reference_number"]
+    described = next(d["transfer_description"] for d in mailed["collection_method_details"] if d["type"] == "interbank")
+    text, html = parts(emails_to(stack, address)[0])
+    at_bank = (
+        "Num banco, num ATM ou na aplicação do seu banco (Pagamentos a entidades): entidade"
+        f" {ENTITY}, referência {number}."
+    )
+    by_transfer = f"Por transferência bancária para o NIB {NIB}, escrevendo {described} no descritivo da transferência."
+    assert at_bank in text and by_transfer in text and at_bank in html and by_transfer in html
+    (sms_text,) = sms_to(stack, phone)
+    texted_number = texted["collection_method_details"][0]["reference_number"]
+    assert sms_text.endswith(
+        f"Pague em {texted['invoice_metadata']['payment_link']} ATM/banco: entidade {ENTITY}, ref. {texted_number}."
+    )
+    assert sms.size(sms_text).segments <= 2
 
 
 def test_a_payer_who_reads_english_gets_english(mz: Collection, stack: RunningStack) -> None:

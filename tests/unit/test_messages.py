@@ -385,3 +385,59 @@ def test_the_email_carries_its_attachment_in_base64() -> None:
     assert body.get_content_type() == "multipart/alternative"
     assert attached.get_content_type() == "application/pdf" and attached["Content-Transfer-Encoding"] == "base64"
     assert attached.get_filename() == "fatura-INV-2026-01JD5XK0W8.pdf" and attached.get_content() == pdf
+
+
+# ---------------------------------------------------------------- a request paid at a bank
+BANK_DETAILS = [
+    {"collection_method_id": "cm_1", "name": "M-Pesa", "type": "mpesa", "status": "active"},
+    {
+        "collection_method_id": "cm_2",
+        "name": "Referência",
+        "type": "simo_erv",
+        "status": "active",
+        "entity_number": "21542",
+        "reference_number": "12345678901",
+    },
+    {
+        "collection_method_id": "cm_3",
+        "name": "Transferência",
+        "type": "interbank",
+        "status": "active",
+        "nib": "000800000123456789159",
+        "reference_number": "12345678901",
+        "transfer_description": "MZP12345678901",
+    },
+]
+
+
+def test_a_request_with_bank_methods_says_how_to_pay_at_a_bank_in_every_message() -> None:
+    banked = request(collection_method_details=BANK_DETAILS)
+    pt = messages.collection_request_email(banked, "pt")
+    simo_pt = (
+        "Num banco, num ATM ou na aplicação do seu banco (Pagamentos a entidades): entidade 21542, referência"
+        " 12345678901."
+    )
+    transfer_pt = (
+        "Por transferência bancária para o NIB 000800000123456789159, escrevendo MZP12345678901 no descritivo da"
+        " transferência."
+    )
+    assert simo_pt in pt.text and transfer_pt in pt.text and simo_pt in pt.html and transfer_pt in pt.html
+    en = messages.due_email(banked, "en", messages.REMINDER)
+    assert "entity 21542, reference 12345678901." in en.text and "writing MZP12345678901 in the" in en.html
+    short = {**banked["invoice_metadata"], "payment_link": "https://mz.example/pay/cr_1"}
+    sms_pt = messages.collection_request_sms({**banked, "invoice_metadata": short}, "pt")
+    assert sms_pt.text.endswith("Pague em https://mz.example/pay/cr_1 ATM/banco: entidade 21542, ref. 12345678901.")
+    assert sms_pt.size.segments <= 2
+    overdue = messages.due_sms(banked, "en", messages.OVERDUE)
+    assert overdue.text.endswith("ATM/bank: entity 21542, ref. 12345678901.") and overdue.size.segments <= 2
+    lines = pdf_text(messages.invoice_pdf(banked, "pt")).splitlines()
+    for line in ("Entidade (SIMO)", "21542", "Referência (SIMO)", "12345678901", "MZP12345678901"):
+        assert line in lines, (line, lines)
+
+
+def test_a_request_without_active_bank_methods_says_nothing_of_banks() -> None:
+    off = [{**item, "status": "inactive"} if item["type"] != "mpesa" else item for item in BANK_DETAILS]
+    for details in ([], off):
+        texts = messages.collection_request_email(request(collection_method_details=details), "en").text
+        assert "entity" not in texts and "NIB" not in texts
+        assert "ATM" not in messages.collection_request_sms(request(collection_method_details=details), "en").text

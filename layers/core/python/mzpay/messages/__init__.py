@@ -118,6 +118,22 @@ def collection_request_context(request: dict[str, Any], language: str) -> dict[s
         "amount": fmt.money(amount["value"], amount["currency"], language),
         "due": fmt.day(invoice.get("due_date"), language),
         "link": invoice.get("payment_link") or "",
+        **bank_details(request.get("collection_method_details") or []),
+    }
+
+
+def bank_details(details: list[dict[str, Any]]) -> dict[str, Any]:
+    """How a request with bank methods is paid besides its link (docs/collection-requests.md,
+    "References"): the entity and reference of its active simo_erv method, the NIB and transfer
+    description of its active interbank method; None where it has none."""
+    active = [item for item in details if item.get("status", "active") == "active" and item.get("reference_number")]
+    simo = next((item for item in active if item.get("type") == "simo_erv"), {})
+    transfer = next((item for item in active if item.get("type") == "interbank"), {})
+    return {
+        "simo_entity": simo.get("entity_number"),
+        "simo_reference": simo.get("reference_number"),
+        "transfer_nib": transfer.get("nib"),
+        "transfer_description": transfer.get("transfer_description"),
     }
 
 
