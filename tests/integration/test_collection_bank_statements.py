@@ -1,0 +1,217 @@
+"""Bank statements reconciled (docs/bank-statements.md) against the provisioned stack in
+in-process moto: an import stores each credit line once (the same statement twice, two that
+overlap, an import cut short by a fault and finished by importing it again); the queue by status
+and its pages; a line assigned by hand is a recorded payment (the request paid, partly paid, or
+money it cannot take kept as its overpayment to refund) written with the line's change; dismissed;
+another business's line is 404; two assigns racing for one line make one payment."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from devstack.moto_server import atomic_dynamodb
+from mzpay import deps
+from mzpay.collection import bank_statements, payments
+from mzpay.domain.common.errors import ServiceError
+from tests.integration.races import race
+from tests.integration.test_collection_request_races import active_business, business, issued, stack
+
+__all__ = ["business", "stack"]
+
+HEADER = "Data Movimento;Data Valor;Descrição;Referência;Débito;Crédito;Saldo;N.º Operação\n"
+
+
+def statement(*rows: str) -> dict[str, Any]:
+    return {"mode": "test", "format": "csv", "content": HEADER + "".join(rows)}
+
+
+def credit(amount: str, text: str, bank_id: str = "", day: str = "03/11/2026") -> str:
+    return f"{day};;{text};;;{amount};;{bank_id}\n"
+
+
+def imported(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    return bank_statements.import_statement(account_id, body).wire()
+
+
+def waiting(account_id: str, status: str = "unmatched") -> list[dict[str, Any]]:
+    return bank_statements.listed(account_id, "test", status, 100, None).wire()["data"]
+
+
+def refused(work: Any) -> ServiceError:
+    with pytest.raises(ServiceError) as caught:
+        work()
+    return caught.value
+
+
+def request_payments(account_id: str, request_id: str) -> list[Any]:
+    return payments.listed(account_id, {"collection_request_id": request_id}).data
+
+
+def test_a_statement_imported_twice_stores_each_line_once(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    body = statement(
+        credit("1.500,00", "TRF DE RITA SITOE", "BCI-1"),
+        "03/11/2026;;PAGAMENTO EDM;;200,00;;;BCI-2\n",
+        credit("100,00", "DEP NUMERARIO"),
+        credit("100,00", "DEP NUMERARIO"),
+    )
+    first = imported(account_id, body)
+    assert {k: first[k] for k in ("lines", "credits", "debits", "already_imported", "unmatched", "matched")} == {
+        "lines": 4,
+        "credits": 3,
+        "debits": 1,
+        "already_imported": 0,
+        "unmatched": 3,
+        "matched": 0,
+    }
+    assert first["imported_before"] is False and first["id"].startswith("bst_")
+    again = imported(account_id, body)
+    assert (again["id"], again["imported_before"], again["already_imported"], again["unmatched"]) == (
+        first["id"],
+        True,
+        3,
+        3,
+    )
+    lines = waiting(account_id)
+    assert sorted((line["amount"]["value"], line["description"]) for line in lines) == [
+        (100, "DEP NUMERARIO"),
+        (100, "DEP NUMERARIO"),
+        (1500, "TRF DE RITA SITOE"),
+    ]
+    assert all(line["reason"] == "no_reference" and line["status"] == "unmatched" for line in lines)
+    # an overlapping statement: the same bank transaction and the same day's lines are known
+    overlap = imported(
+        account_id,
+        statement(
+            credit("1.500,00", "TRF DE RITA SITOE", "BCI-1"),
+            credit("100,00", "DEP NUMERARIO"),
+            credit("100,00", "DEP NUMERARIO"),
+            credit("80,00", "NOVO", "BCI-3", "04/11/2026"),
+        ),
+    )
+    assert (overlap["credits"], overlap["already_imported"], overlap["imported_before"]) == (4, 3, False)
+    assert len(waiting(account_id)) == 4
+    # the other mode's queue and another business's stay empty
+    assert bank_statements.listed(account_id, "live", "unmatched", 100, None).wire()["data"] == []
+    other, _ = active_business("Outra")
+    assert waiting(other) == []
+
+
+def test_the_queue_pages_and_refuses_bad_filters_and_tokens(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    imported(account_id, statement(*(credit(f"{n},00", f"LINHA {n}", f"B-{n}") for n in range(1, 6))))
+    first = bank_statements.listed(account_id, "test", "unmatched", 2, None).wire()
+    assert (len(first["data"]), first["has_more"]) == (2, True)
+    seen = [line["id"] for line in first["data"]]
+    token = first["next_page_token"]
+    while token:
+        page = bank_statements.listed(account_id, "test", "unmatched", 2, token).wire()
+        seen += [line["id"] for line in page["data"]]
+        token = page["next_page_token"]
+    assert len(seen) == len(set(seen)) == 5
+    for mode, status, token, field in (
+        ("both", "unmatched", None, "mode"),
+        ("test", "lost", None, "status"),
+        ("test", "matched", first["next_page_token"], "page_token"),
+    ):
+        error = refused(lambda m=mode, s=status, t=token: bank_statements.listed(account_id, m, s, 2, t))
+        assert (error.status, error.code, [e.field for e in error.errors]) == (400, "validation_error", [field])
+
+
+def test_a_line_assigned_by_hand_pays_the_request_with_the_lines_change(business: tuple[str, str]) -> None:
+    account_id, method_id = business
+    request_id = issued(account_id, method_id)
+    imported(account_id, statement(credit("250,00", "TRF RITA", "BCI-9")))
+    (line,) = waiting(account_id)
+    answer = bank_statements.assign(account_id, "tester", line["id"], request_id).wire()["line"]
+    assert (answer["status"], answer["collection_request_id"], answer["overpayment"]) == ("assigned", request_id, None)
+    assert answer["resolution"]["by"] == "tester"
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and (request.status, request.amount_paid) == ("paid", 250)
+    (payment,) = request_payments(account_id, request_id)
+    assert (payment.id, payment.channel, payment.reference, payment.amount, payment.paid_at) == (
+        answer["payment_id"],
+        "bank_transfer",
+        "BCI-9",
+        "250.00",
+        "2026-11-03T00:00:00Z",
+    )
+    assert payment.metadata == {"bank_statement_line_id": line["id"]}
+    assert waiting(account_id) == [] and [x["id"] for x in waiting(account_id, "assigned")] == [line["id"]]
+    # resolved: a second assign or a dismissal is refused; the import again changes nothing
+    again = refused(lambda: bank_statements.assign(account_id, "tester", line["id"], request_id))
+    assert (again.status, again.code, again.extensions) == (409, "invalid_state", {"line_status": "assigned"})
+    assert refused(lambda: bank_statements.dismiss(account_id, "tester", line["id"], None)).code == "invalid_state"
+    assert imported(account_id, statement(credit("250,00", "TRF RITA", "BCI-9")))["assigned"] == 1
+    assert len(request_payments(account_id, request_id)) == 1
+
+
+def test_instalments_overpayments_and_lines_that_do_not_fit(business: tuple[str, str]) -> None:
+    account_id, method_id = business
+    by_parts = issued(account_id, method_id, allow_installments=True)
+    one_payment = issued(account_id, method_id)
+    imported(
+        account_id,
+        statement(credit("100,00", "PARTE 1", "P-1"), credit("200,00", "PARTE 2", "P-2"), credit("50,00", "X", "P-3")),
+    )
+    lines = {line["bank_transaction_id"]: line["id"] for line in waiting(account_id)}
+    bank_statements.assign(account_id, "tester", lines["P-1"], by_parts)
+    request = deps.collection_requests().get(by_parts)
+    assert request is not None and (request.status, request.amount_paid) == ("partially_paid", 100)
+    # 200 on 150 due: the request is paid, 50 kept to refund (collection_request.refund_due)
+    over = bank_statements.assign(account_id, "tester", lines["P-2"], by_parts).wire()["line"]
+    assert over["overpayment"] == {"currency": "MZN", "value": Decimal("50.00")}
+    request = deps.collection_requests().get(by_parts)
+    assert request is not None and (request.status, request.amount_paid, request.overpayment) == ("paid", 250, 50)
+    events, _ = deps.events().page(account_id, "test", 50, None, resource_id=by_parts)
+    assert "collection_request.refund_due" in {event.type for event in events}
+    # a part of a request that takes one payment does not fit: nothing written, the line waits
+    part = refused(lambda: bank_statements.assign(account_id, "tester", lines["P-3"], one_payment))
+    assert (part.status, part.code) == (422, "amount_out_of_range")
+    assert request_payments(account_id, one_payment) == []
+    # a paid request takes nothing more: all of it kept to refund, the request still paid
+    closed = bank_statements.assign(account_id, "tester", lines["P-3"], by_parts).wire()["line"]
+    assert closed["overpayment"] == {"currency": "MZN", "value": Decimal("50.00")}
+    request = deps.collection_requests().get(by_parts)
+    assert request is not None and (request.status, request.amount_paid, request.overpayment) == ("paid", 250, 100)
+    assert len(request_payments(account_id, by_parts)) == 3
+
+
+def test_dismissed_and_another_businesss_line_is_not_found(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    imported(account_id, statement(credit("10,00", "TRANSFERENCIA PROPRIA", "OWN-1")))
+    (line,) = waiting(account_id)
+    other, other_method = active_business("Outra")
+    other_request = issued(other, other_method)
+    for work in (
+        lambda: bank_statements.read(other, line["id"]),
+        lambda: bank_statements.dismiss(other, "intruder", line["id"], None),
+        lambda: bank_statements.assign(other, "intruder", line["id"], other_request),
+        lambda: bank_statements.assign(account_id, "tester", line["id"], other_request),  # not its request
+        lambda: bank_statements.read(account_id, "bsl_nope"),
+    ):
+        assert refused(work).status == 404
+    dismissed = bank_statements.dismiss(account_id, "tester", line["id"], "Our own account").wire()["line"]
+    assert (dismissed["status"], dismissed["resolution"]["reason"]) == ("dismissed", "Our own account")
+    assert [x["id"] for x in waiting(account_id, "dismissed")] == [line["id"]]
+
+
+def test_two_assigns_racing_for_one_line_make_one_payment(business: tuple[str, str]) -> None:
+    account_id, method_id = business
+    for round_ in range(3):
+        first, second = issued(account_id, method_id), issued(account_id, method_id)
+        imported(account_id, statement(credit("250,00", f"RACE {round_}", f"R-{round_}")))
+        (line,) = waiting(account_id)
+        with atomic_dynamodb():
+            results = race(
+                2, lambda i, f=first, s=second, n=line["id"]: bank_statements.assign(account_id, "t", n, (f, s)[i])
+            )
+        kinds = sorted(kind for kind, _ in results)
+        assert kinds == ["error", "ok"], results
+        (error,) = [value for kind, value in results if kind == "error"]
+        assert (error.status, error.code) == (409, "invalid_state")
+        paid = [r for r in (first, second) if request_payments(account_id, r)]
+        assert len(paid) == 1 and len(request_payments(account_id, paid[0])) == 1
