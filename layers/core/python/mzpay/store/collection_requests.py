@@ -7,6 +7,10 @@ the requests due that day, only while they await payment: what the daily sweep o
 overdue notices reads, sharded so that one busy day is not one hot partition). Request ids are cr_<ULID>, so both
 lists read in creation order. A deleted request loses its index keys (it leaves every list) and
 keeps its item for the audit.
+A request with a bank reference (mzpay.domain.collection.bank_references) is listed under it:
+CRREF#<account_id>#<mode>#<9-digit body> holds the body's claim (sk CLAIM, its owner: the request,
+or the standing series, that holds the body in that account and mode) and one item per request
+carrying it (sk CR#<request_id>, creation order).
 Every change of a request is one conditional write on its status and version, with the events
 it records (EventsTable) in the same transaction: the outbox delivers them to the request's
 callback_url.
@@ -18,10 +22,11 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
+from mzpay.domain.collection.bank_references import REFERENCE_DIGITS, body_of
 from mzpay.domain.collection.notices import awaits_payment
 from mzpay.domain.collection.requests import CollectionMethod, CollectionRequest, RequestStatus
 from mzpay.domain.webhooks.events import Event
-from mzpay.store.aws import env, in_index, index_entry, is_conditional_failure, query_pages, read_keys
+from mzpay.store.aws import env, in_index, index_entry, is_conditional_failure, landed, query_pages, read_keys
 from mzpay.store.base import PaymentsTableStore, keyed, put_new
 from mzpay.store.events import event_puts, update_with_events
 from mzpay.store.kyc import customer_active_check
@@ -58,6 +63,26 @@ DUE_SHARDS = 4  # the partitions one due date's requests are spread over
 def due_list_key(day: str, shard: int) -> str:
     """The requests due on `day` (YYYY-MM-DD) of one shard."""
     return f"DUE#{day}#{shard}"
+
+
+def reference_key(account_id: str, mode: str, body: str) -> str:
+    """The partition of a reference body of one account and mode: its claim and its requests."""
+    return f"CRREF#{account_id}#{mode}#{body}"
+
+
+CLAIM = "CLAIM"
+REQUEST_SORT = "CR#"
+BATCH_GET_KEYS = 100  # BatchGetItem's limit
+
+
+def _reference_link(request: CollectionRequest) -> dict[str, Any]:
+    assert request.reference_number is not None
+    return {
+        "pk": reference_key(request.account_id, request.mode, body_of(request.reference_number)),
+        "sk": REQUEST_SORT + request.request_id,
+        "request_id": request.request_id,
+        "reference_number": request.reference_number,
+    }
 
 
 def _due_shard(request_id: str) -> int:
@@ -122,6 +147,8 @@ class CollectionRequests(PaymentsTableStore):
         active (CustomerGone otherwise: a removed customer's data is never copied again)."""
         item = {**_request_key(request.request_id), **_index_keys(request), **request.item()}
         puts = [put_new(self.name, item)]
+        if request.reference_number:
+            puts.append(put_new(self.name, _reference_link(request)))
         if request.customer_id:
             link = customer_request_link(request.customer_id, request.request_id, request.account_id)
             puts += [put_new(self.name, link), customer_active_check(self.name, request.customer_id)]
@@ -131,6 +158,52 @@ class CollectionRequests(PaymentsTableStore):
             if request.customer_id and is_conditional_failure(exc):
                 raise CustomerGone() from exc
             raise
+
+    def claim_reference(self, account_id: str, mode: str, body: str, owner: str) -> bool:
+        """Hold the reference body `body` of the account and mode for `owner` (a request id, or a
+        standing series' key): True when it is now `owner`'s (new, or held by `owner` already),
+        False when another owner holds it. One conditional write: of two racing claims one wins."""
+        item = {"pk": reference_key(account_id, mode, body), "sk": CLAIM, "owner": owner}
+        return landed(
+            lambda: self.table.put_item(
+                Item=item,
+                ConditionExpression="attribute_not_exists(pk) OR #owner = :owner",
+                ExpressionAttributeNames={"#owner": "owner"},
+                ExpressionAttributeValues={":owner": owner},
+            )
+        )
+
+    def requests_by_reference(self, account_id: str, mode: str, reference_number: str) -> list[CollectionRequest]:
+        """Every request of the account and mode that carries `reference_number`, oldest first,
+        whatever its status (paid, cancelled) but deleted; none for anything that is not 11 digits."""
+        if len(reference_number) != REFERENCE_DIGITS or not (reference_number.isascii() and reference_number.isdigit()):
+            return []
+        query = {
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :sort)",
+            "ExpressionAttributeValues": {
+                ":pk": reference_key(account_id, mode, body_of(reference_number)),
+                ":sort": REQUEST_SORT,
+            },
+            "ConsistentRead": True,
+        }
+        links = [item for answer in query_pages(self.table, query) for item in answer.get("Items", [])]
+        ids = [str(link["request_id"]) for link in links if link.get("reference_number") == reference_number]
+        keys = [_request_key(request_id) for request_id in ids]
+        items = [
+            item
+            for start in range(0, len(keys), BATCH_GET_KEYS)
+            for item in read_keys(self.client, self.name, keys[start : start + BATCH_GET_KEYS])
+        ]
+        found = (CollectionRequest.model_validate(item) for item in items)
+        carrying = [
+            request
+            for request in found
+            if request.status != RequestStatus.DELETED
+            and request.account_id == account_id
+            and request.mode == mode
+            and request.reference_number == reference_number
+        ]
+        return sorted(carrying, key=lambda request: (request.created_at, request.request_id))
 
     def get(self, request_id: str) -> CollectionRequest | None:
         return self.read_item(CollectionRequest, _request_key(request_id))

@@ -11,7 +11,7 @@ from mzpay.domain.collection.business import INVALID_FORMAT, NOT_FOUND, REQUIRED
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError
 from mzpay.domain.common.errors import field_refusal as invalid
-from mzpay.domain.payments.methods import NETWORK_NAMES
+from mzpay.domain.payments.methods import METHODS, NETWORK_NAMES
 
 MAX_AMOUNT = Decimal("10000000.00")  # a request's amount, or a method's minimum instalment, at most
 AMOUNT_EXPONENT = 2
@@ -76,6 +76,24 @@ class CollectionMethod(Entity):
 def check_method_type(method_type: str) -> None:
     if method_type not in METHOD_TYPES:
         raise invalid([FieldError("type", INVALID_FORMAT, f"one of {', '.join(METHOD_TYPES)}")])
+
+
+def check_amount(currency: str, value: Decimal, field: str = "amount") -> dict[str, Any]:
+    """{currency, value}: a currency the hosted checkout takes, a value over zero with at most
+    two decimals and at most 10,000,000.00."""
+    problems = []
+    currencies = sorted(METHODS["mobile_wallet"].limits)
+    if currency not in currencies:
+        problems.append(FieldError(f"{field}.currency", INVALID_FORMAT, f"one of {', '.join(currencies)}"))
+    if not value.is_finite() or value <= 0:
+        problems.append(FieldError(f"{field}.value", INVALID_FORMAT, "a number more than zero"))
+    elif value.as_tuple().exponent < -AMOUNT_EXPONENT:  # type: ignore[operator]
+        problems.append(FieldError(f"{field}.value", INVALID_FORMAT, "at most two decimal places"))
+    elif value > MAX_AMOUNT:
+        problems.append(FieldError(f"{field}.value", INVALID_FORMAT, f"at most {MAX_AMOUNT}"))
+    if problems:
+        raise invalid(problems)
+    return {"currency": currency, "value": value.quantize(CENTS)}
 
 
 def check_installments(allow: bool, least: Decimal | None) -> None:

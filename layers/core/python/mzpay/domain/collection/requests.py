@@ -24,7 +24,6 @@ from typing import Any
 
 from ulid import ULID
 
-from mzpay.domain.collection.business import INVALID_FORMAT
 from mzpay.domain.collection.methods import (
     AMOUNT_EXPONENT as AMOUNT_EXPONENT,
 )
@@ -56,6 +55,9 @@ from mzpay.domain.collection.methods import (
     MethodStatus as MethodStatus,
 )
 from mzpay.domain.collection.methods import (
+    check_amount as check_amount,
+)
+from mzpay.domain.collection.methods import (
     check_installments as check_installments,
 )
 from mzpay.domain.collection.methods import (
@@ -74,10 +76,9 @@ from mzpay.domain.collection.methods import (
     usable_methods as usable_methods,
 )
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.errors import FieldError, ServiceError
-from mzpay.domain.common.errors import field_refusal as invalid
+from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import field_refusal as invalid  # noqa: F401 (the use cases name it rules.invalid)
 from mzpay.domain.messages.format import today_in_maputo
-from mzpay.domain.payments.methods import METHODS
 from mzpay.domain.webhooks.events import Event, entity_event
 
 
@@ -157,6 +158,9 @@ class CollectionRequest(Entity):
     overpayment: Decimal = Decimal(0)  # money that moved beyond what was due, or after cancel: to refund
     cancellation: dict[str, Any] | None = None  # {cancelled_at, cancelled_by, reason}
     overdue_notified: bool = False  # the sweep sent collection_request.overdue
+    reference_number: str | None = None  # its bank reference (simo_erv, interbank methods): bank_references
+    reference_entity: str | None = None  # the SIMO entity of its check digits (None: interbank only)
+    reference_amount: Decimal | None = None  # the amount its check digits bind (None: any, instalments)
     created_at: str
     updated_at: str
 
@@ -335,24 +339,6 @@ def request_event(kind: str, request: CollectionRequest, now: str) -> Event:
         now,
         request.integration_routing.get("callback_url"),
     )
-
-
-def check_amount(currency: str, value: Decimal, field: str = "amount") -> dict[str, Any]:
-    """{currency, value}: a currency the hosted checkout takes, a value over zero with at most
-    two decimals and at most 10,000,000.00."""
-    problems = []
-    currencies = sorted(METHODS["mobile_wallet"].limits)
-    if currency not in currencies:
-        problems.append(FieldError(f"{field}.currency", INVALID_FORMAT, f"one of {', '.join(currencies)}"))
-    if not value.is_finite() or value <= 0:
-        problems.append(FieldError(f"{field}.value", INVALID_FORMAT, "a number more than zero"))
-    elif value.as_tuple().exponent < -AMOUNT_EXPONENT:  # type: ignore[operator]
-        problems.append(FieldError(f"{field}.value", INVALID_FORMAT, "at most two decimal places"))
-    elif value > MAX_AMOUNT:
-        problems.append(FieldError(f"{field}.value", INVALID_FORMAT, f"at most {MAX_AMOUNT}"))
-    if problems:
-        raise invalid(problems)
-    return {"currency": currency, "value": value.quantize(CENTS)}
 
 
 def checkout_payment_id(request_id: str, attempt: int) -> str:
