@@ -15,7 +15,11 @@ import pytest
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
 from mzpay.collection import bank_statements, payments
+from mzpay.domain.collection.bank_lines import line_identities, new_line
+from mzpay.domain.collection.bank_references import reference_number
+from mzpay.domain.collection.statement_formats import parse
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_prefixed_id
 from tests.integration.races import race
 from tests.integration.test_collection_request_races import active_business, business, issued, stack
 
@@ -215,3 +219,119 @@ def test_two_assigns_racing_for_one_line_make_one_payment(business: tuple[str, s
         assert (error.status, error.code) == (409, "invalid_state")
         paid = [r for r in (first, second) if request_payments(account_id, r)]
         assert len(paid) == 1 and len(request_payments(account_id, paid[0])) == 1
+
+
+# ---------------------------------------------------------------- matching by reference
+ENTITY = "11223"
+
+
+def referenced(business: tuple[str, str], body: int, entity: str | None = ENTITY, **changes: Any) -> str:
+    """A new stored request of the business carrying the bank reference of `body` (bound to its
+    amount unless it takes instalments): what a simo_erv or interbank method gives it."""
+    template = deps.collection_requests().get(issued(*business))
+    assert template is not None
+    request = template.model_copy(update={"request_id": new_prefixed_id("cr"), **changes})
+    amount = None if request.allow_installments else request.value
+    number = reference_number(entity, body, amount)
+    request = request.model_copy(
+        update={"reference_number": number, "reference_entity": entity, "reference_amount": amount}
+    )
+    deps.collection_requests().create(request, [])
+    return request.request_id
+
+
+def number_of(request_id: str) -> str:
+    request = deps.collection_requests().get(request_id)
+    assert request is not None and request.reference_number is not None
+    return request.reference_number
+
+
+def line_of(account_id: str, bank_id: str, status: str) -> dict[str, Any]:
+    (line,) = [line for line in waiting(account_id, status) if line["bank_transaction_id"] == bank_id]
+    return line
+
+
+def test_lines_are_matched_by_their_reference_however_mangled(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    whole = referenced(business, 123456789)
+    parts = referenced(business, 223456789, None, allow_installments=True)
+    one_payment = referenced(business, 323456789)
+    a, b, c = number_of(whole), number_of(parts), number_of(one_payment)
+    counts = imported(
+        account_id,
+        statement(
+            credit("250,00", f"PAG FACTURA {a[:3]} {a[3:6]}.{a[6:9]}-{a[9:]}", "M-1"),  # spaces, dots, dashes
+            credit("100,00", f"trf mzp{b} prestacao 1", "M-2"),  # the prefix in lower case
+            credit("40,00", "SEM REFERENCIA", "M-3"),
+            credit("60,00", f"DE NOVO {a}", "M-4"),  # the request is paid by then: to refund
+            credit("70,00", f"{a} E {c}", "M-5"),  # two requests
+            credit("100,00", f"PARTE DE {c}", "M-6"),  # a part of a request that takes one payment
+        ),
+    )
+    assert {k: counts[k] for k in ("matched", "unmatched", "ambiguous")} == {
+        "matched": 3,
+        "unmatched": 1,
+        "ambiguous": 2,
+    }
+    paid = deps.collection_requests().get(whole)
+    assert paid is not None and (paid.status, paid.amount_paid, paid.overpayment) == ("paid", 250, 60)
+    part = deps.collection_requests().get(parts)
+    assert part is not None and (part.status, part.amount_paid) == ("partially_paid", 100)
+    assert line_of(account_id, "M-1", "matched")["collection_request_id"] == whole
+    assert line_of(account_id, "M-4", "matched")["overpayment"] == {"currency": "MZN", "value": Decimal("60.00")}
+    assert line_of(account_id, "M-3", "unmatched")["reason"] == "no_reference"
+    several = line_of(account_id, "M-5", "ambiguous")
+    assert (several["reason"], several["candidates"]) == ("several_requests", sorted([whole, one_payment]))
+    unfit = line_of(account_id, "M-6", "ambiguous")
+    assert (unfit["reason"], unfit["candidates"]) == ("amount_not_fitting", [one_payment])
+    assert request_payments(account_id, one_payment) == []
+    (first, again) = sorted(request_payments(account_id, whole), key=lambda p: p.amount)
+    assert (first.amount, first.reference, again.amount) == ("250.00", "M-1", "60.00")
+    events, _ = deps.events().page(account_id, "test", 50, None, resource_id=whole)
+    assert sorted(e.type for e in events) == ["collection_request.paid", "collection_request.refund_due"]
+    # the same statement again applies nothing twice
+    again_counts = imported(account_id, statement(credit("250,00", f"PAG FACTURA {a}", "M-1")))
+    assert (again_counts["already_imported"], again_counts["matched"]) == (1, 1)
+    assert len(request_payments(account_id, whole)) == 2
+
+
+def test_a_simo_settlement_line_pays_the_request_of_its_entity(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    request_id = referenced(business, 423456789)
+    number = number_of(request_id)
+    content = f"entity;reference;amount;date;transaction_id\n99999;{number};250.00;2026-11-03;S-0\n"
+    content += f"{ENTITY};{number};250.00;2026-11-03;S-1\n"
+    counts = imported(account_id, {"mode": "test", "format": "simo_erv", "content": content})
+    assert (counts["matched"], counts["unmatched"]) == (1, 1)  # another entity's line names no request
+    (payment,) = request_payments(account_id, request_id)
+    assert (payment.channel, payment.reference, payment.amount) == ("simo_reference", "S-1", "250.00")
+
+
+def test_an_assign_racing_the_imports_match_of_one_line_makes_one_payment(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    for round_ in range(3):
+        named, other = referenced(business, 523456789 + round_), referenced(business, 623456789 + round_)
+        body = statement(credit("250,00", f"FACTURA {number_of(named)}", f"RACE-{round_}"))
+        # an import cut short: the line stored, not judged; the same statement again finishes it
+        (parsed,) = parse("csv", body["content"], None, None)
+        (line_id,) = line_identities(account_id, "test", [parsed])
+        deps.bank_statements().add_line(
+            new_line(parsed, line_id, account_id, "test", "bst_cut", "MZN", "2026-11-03T10:00:00Z")
+        )
+
+        def either(index: int, other: str = other, body: dict[str, Any] = body, line_id: str = line_id) -> Any:
+            if index == 0:
+                return imported(account_id, body)
+            return bank_statements.assign(account_id, "tester", line_id, other)
+
+        with atomic_dynamodb():
+            results = race(2, either)
+        line = bank_statements.read(account_id, line_id).wire()["line"]
+        payments_made = request_payments(account_id, named) + request_payments(account_id, other)
+        assert len(payments_made) == 1, results
+        assert payments_made[0].id == line["payment_id"]
+        assert line["status"] in ("matched", "assigned") and line["collection_request_id"] in (named, other)
+        (import_kind, _), (assign_kind, assigned) = results
+        assert import_kind == "ok"
+        if line["status"] == "matched":
+            assert assign_kind == "error" and (assigned.status, assigned.code) == (409, "invalid_state")

@@ -18,6 +18,7 @@ from typing import Any
 
 from ulid import ULID
 
+from mzpay.domain.collection.requests import OPEN_STATUSES, CollectionRequest
 from mzpay.domain.collection.statement_text import ParsedLine
 from mzpay.domain.common.entity import Entity
 
@@ -147,3 +148,17 @@ def new_line(
         created_at=now,
         updated_at=now,
     )
+
+
+def narrowed(amount: Decimal, found: list[CollectionRequest]) -> list[CollectionRequest]:
+    """The requests a line of `amount` pays among those its references name (oldest first): the
+    only one. A line naming two references is ambiguous; one standing reference (one number that
+    several bills carry, allow_reuses) pays the only bill still open, else the oldest open bill
+    whose due is the amount; several left: ambiguous."""
+    if len(found) <= 1 or len({request.reference_number for request in found}) > 1:
+        return found
+    still_open = [request for request in found if request.status in OPEN_STATUSES]
+    if len(still_open) == 1:
+        return still_open
+    fitting = [request for request in still_open if request.outstanding == amount]
+    return fitting[:1] or found
