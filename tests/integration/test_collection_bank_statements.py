@@ -3,7 +3,9 @@ in-process moto: an import stores each credit line once (the same statement twic
 overlap, an import cut short by a fault and finished by importing it again); the queue by status
 and its pages; a line assigned by hand is a recorded payment (the request paid, partly paid, or
 money it cannot take kept as its overpayment to refund) written with the line's change; dismissed;
-another business's line is 404; two assigns racing for one line make one payment."""
+another business's line is 404; two assigns racing for one line make one payment; matching by
+reference (mangled, SIMO settlement lines), an assign racing the import's match of one line, and
+an import cut short by a fault finished by sending it again."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from botocore.exceptions import ReadTimeoutError
 
 from devstack.moto_server import atomic_dynamodb
 from mzpay import deps
@@ -335,3 +338,40 @@ def test_an_assign_racing_the_imports_match_of_one_line_makes_one_payment(busine
         assert import_kind == "ok"
         if line["status"] == "matched":
             assert assign_kind == "error" and (assigned.status, assigned.code) == (409, "invalid_state")
+
+
+def test_an_import_cut_short_by_a_fault_is_finished_by_sending_it_again(
+    business: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account_id, _ = business
+    first, second = referenced(business, 723456789), referenced(business, 823456789)
+    body = statement(
+        credit("250,00", f"FACTURA {number_of(first)}", "F-1"),
+        credit("10,00", "OUTRA COISA", "F-2"),
+        credit("250,00", f"FACTURA {number_of(second)}", "F-3"),
+    )
+    store = deps.bank_statements()
+    adding = store.add_line
+    calls: list[str] = []
+
+    def failing_third(line: Any) -> Any:
+        calls.append(line.line_id)
+        if len(calls) == 3:
+            raise ReadTimeoutError(endpoint_url="http://dynamodb")
+        return adding(line)
+
+    monkeypatch.setattr(store, "add_line", failing_third)
+    with pytest.raises(ReadTimeoutError):
+        imported(account_id, body)
+    monkeypatch.setattr(store, "add_line", adding)
+    assert [p.reference for p in request_payments(account_id, first)] == ["F-1"]
+    assert request_payments(account_id, second) == []
+    again = imported(account_id, body)
+    assert (again["imported_before"], again["already_imported"], again["matched"], again["unmatched"]) == (
+        True,
+        2,
+        2,
+        1,
+    )
+    assert [p.reference for p in request_payments(account_id, first)] == ["F-1"]
+    assert [p.reference for p in request_payments(account_id, second)] == ["F-3"]

@@ -229,6 +229,7 @@ def test_camt053_bad_entries_and_bad_xml_name_the_line() -> None:
     assert named(refusal("camt053", bad)) == ["lines[2].CdtDbtInd"]
     assert named(refusal("camt053", "<Document><unclosed></Document>")) == ["content"]
     assert named(refusal("camt053", "<Document/>")) == ["content"]
+    assert named(refusal("camt053", CAMT.replace('Ccy="MZN">1500', 'Ccy="meticais">1500'))) == ["lines[1].Amt"]
 
 
 def test_the_simo_erv_settlement_layout() -> None:

@@ -35,7 +35,7 @@ from mzpay.domain.collection.bank_lines import (
     new_line,
     statement_id,
 )
-from mzpay.domain.collection.business import INVALID_FORMAT
+from mzpay.domain.collection.business import INVALID_FORMAT, AccountStatus
 from mzpay.domain.collection.requests import CollectionRequest
 from mzpay.domain.collection.statement_formats import parse
 from mzpay.domain.common import page_tokens
@@ -192,6 +192,19 @@ def import_statement(account_id: str, body: dict[str, Any]) -> answers.BankState
             "error": None,
         }
     )
+
+
+def import_for_business(account_id: str, body: dict[str, Any]) -> answers.BankStatementImported:
+    """POST /v1/accounts/{id}/bank-statements (management API): an operator imports a statement
+    for the business `account_id`, as the business would: 404 for no such business, 409
+    invalid_state unless it is active (the gate of the business's own import)."""
+    business = deps.business_accounts().get(account_id)
+    if business is None:
+        raise ServiceError(404, "not_found", "No such business account.")
+    if business.status != AccountStatus.ACTIVE:
+        message = f"The business account is {business.status}: only an active account may import a statement."
+        raise ServiceError(409, "invalid_state", message, account_status=business.status)
+    return import_statement(account_id, body)
 
 
 # ---------------------------------------------------------------- the queue

@@ -6,6 +6,7 @@ the file, so nothing is ever expanded (a billion-laughs file is refused, not com
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -65,6 +66,9 @@ def _camtline_of(row: int, entry: Any) -> ParsedLine:
     if amount_element is None or not amount_element.text:
         raise Bad("Amt", "the entry's amount")
     amount = amount_of(amount_element.text)
+    currency = amount_element.get("Ccy")
+    if currency is not None and not re.fullmatch(r"[A-Z]{3}", currency):
+        raise Bad("Amt", "an amount with its ISO 4217 currency (Ccy)")
     booked = _entry_date(entry, "BookgDt") or _entry_date(entry, "ValDt")
     if booked is None:
         raise Bad("BookgDt", "the booking date")
@@ -83,7 +87,7 @@ def _camtline_of(row: int, entry: Any) -> ParsedLine:
         "reference": reference,
         "transaction_id": _value(entry, "AcctSvcrRef") or (_value(scope, "Refs", "AcctSvcrRef") if details else None),
         "value_date": day(value_on, "ValDt") if value_on else None,
-        "currency": amount_element.get("Ccy"),
+        "currency": currency,
     }
     return line_of(row, fields)
 
