@@ -323,7 +323,10 @@ def _responses(
         # a file the route describes itself (a KYB document)
         pass
     elif key in results or op["path"] in ("/docs", "/docs/{asset}"):  # a page (or its file) for people
-        media_types = ("text/css", "text/javascript") if op["path"].endswith("}") else ("text/html",)
+        if op["path"].endswith(".js"):  # a page's script (the payment link's copy buttons)
+            media_types: tuple[str, ...] = ("text/javascript",)
+        else:
+            media_types = ("text/css", "text/javascript") if op["path"].endswith("}") else ("text/html",)
         success = {
             "description": "A page for people." if media_types == ("text/html",) else "A file of the page.",
             "content": {media: {"schema": {"type": "string"}} for media in media_types},

@@ -81,12 +81,14 @@ def add_collection_method(body: Annotated[CollectionMethodIn, Body()]) -> Collec
     """Add a collection method
 
     A way an active business is paid (M-Pesa, e-Mola, mKesh, bank transfer, payment reference,
-    card) in test or live mode, answered active. The business needs its gateway account, which an
-    operator creates. With `allow_installments`, the requests naming it may be paid in parts, each
-    at least `min_installment` (when given) unless it pays all that is due."""
-    installments = bool(body.allow_installments)
+    card, `simo_erv`: a SIMO entity, `interbank`: the business's NIB) in test or live mode,
+    answered active. The business needs its gateway account, which an operator creates. With
+    `allow_installments`, the requests naming it may be paid in parts, each at least
+    `min_installment` (when given) unless it pays all that is due. `details` (Kulpay's):
+    `entity_number` (simo_erv), `nib` (interbank), `allow_installments`, `allow_reuses`."""
+    details = None if body.details is None else body.details.model_dump(exclude_none=True)
     return collection_methods.add(
-        caller().account_id(), body.type, body.name, body.mode, installments, body.min_installment
+        caller().account_id(), body.type, body.name, body.mode, body.allow_installments, body.min_installment, details
     )
 
 
@@ -328,7 +330,11 @@ def _amount(given: str | None) -> Decimal | None:
 @routes.get("/pay/<request_id>", PAYMENT_LINK)
 @pages(200, 303, 403, 404, 409)
 @errors("invalid_state")  # its 409 page: the request cannot be paid online
-def payment_link(request_id: str, amount: Annotated[str | None, Query(max_length=20)] = None) -> Response[str]:
+def payment_link(
+    request_id: str,
+    amount: Annotated[str | None, Query(max_length=20)] = None,
+    via: Annotated[str | None, Query(max_length=20)] = None,
+) -> Response[str]:
     """Open a collection request's payment link
 
     For the payer's browser: a 303 redirect to the gateway's hosted checkout of the request
@@ -338,12 +344,15 @@ def payment_link(request_id: str, amount: Annotated[str | None, Query(max_length
     (403: not active, e.g. suspended), that it cannot be paid online (409: also once cancelled) or
     does not exist (404). For a request that takes instalments, `amount` names the part to pay
     (at least its minimum instalment, at most what is due); otherwise the checkout asks for all
-    that is due."""
+    that is due. A request with a bank reference (simo_erv, interbank methods) that is open
+    answers a page (200) with its entity and reference, or NIB and transfer description, and copy
+    buttons; with wallet methods too, a button to `?via=wallet`, which opens its checkout."""
     event = app.current_event
     link = f"{_link_base().rstrip('/')}/pay/{request_id}" if has_prefix(request_id, "cr") else ""
     try:
         asked = _amount(amount)
-        destination = payment_links.open_link(request_id, public_url(event, "PUBLIC_GATEWAY_URL"), asked)
+        gateway = public_url(event, "PUBLIC_GATEWAY_URL")
+        destination = payment_links.open_link(request_id, gateway, asked, wallet=via == "wallet")
     except ServiceError as refused:
         if refused.code != "not_found":
             raise
@@ -358,7 +367,16 @@ def payment_link(request_id: str, amount: Annotated[str | None, Query(max_length
         request.biller.get("business_name"),
         request.invoice_metadata.get("invoice_number"),
         destination.receipt_url,
+        payment_link_page.bank_details(request, destination.wallets) if destination.state == "bank" else None,
     )
+
+
+@routes.get(payment_link_page.SCRIPT_PATH, PAYER)
+def payment_link_script() -> Response[str]:
+    """The payment link page's script (its copy buttons)
+
+    A static file: the page runs no inline script."""
+    return payment_link_page.copy_script()
 
 
 CHANGE = ("PUT", "/v1/collection-requests/{request_id}")

@@ -680,3 +680,45 @@ def test_the_payment_links_own_pages_in_both_languages(stack: RunningStack, paye
         switched = payer(locale="pt-PT")
         answer = visit(switched, f"{link}?lang={lang}")  # the switch wins over Accept-Language
         assert language_of(switched, answer) == (lang, lang)
+
+
+BANK_PAGE = {
+    "pt": ("Pague esta factura no seu banco", "Copiar a referência", "Referência copiada."),
+    "en": ("Pay this invoice at your bank", "Copy the reference", "Reference copied."),
+}
+
+
+def test_the_bank_page_of_a_request_paid_by_reference_copies_its_numbers(stack: RunningStack, payer: Payer) -> None:
+    mz = Collection(stack, "mz")
+    simo = {"type": "simo_erv", "mode": "test", "details": {"entity_number": "54321"}}
+    interbank = {"type": "interbank", "mode": "test", "details": {"nib": "000301080016367102371"}}
+    methods = [mz.call("POST", "/v1/collection-methods", body).json()["id"] for body in (simo, interbank)]
+    created = create_request(mz, collection_method_ids=[*methods, mz.demo["collection_method_ids"][0]])
+    number = created["collection_method_details"][0]["reference_number"]
+    link = created["invoice_metadata"]["payment_link"]
+    for locale, lang in (("pt-PT", "pt"), ("en-GB", "en")):
+        title, copy, copied = BANK_PAGE[lang]
+        reader = payer(locale=locale, javascript=True)
+        reader.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        answer = visit(reader, link)
+        assert (answer.status, *language_of(reader, answer)) == (200, lang, lang)
+        assert reader.locator("main").get_attribute("data-state") == "bank"
+        assert reader.locator("h1").inner_text() == title
+        assert reader.locator("dd.entity").inner_text() == "54321"
+        assert reader.locator("dd.reference").inner_text() == number
+        assert reader.locator("dd.nib").inner_text() == "000301080016367102371"
+        assert reader.locator("dd.description").inner_text() == f"MZP{number}"
+        button = reader.get_by_role("button", name=copy)
+        assert button.is_visible()  # the script file showed the buttons (none runs inline)
+        button.click()
+        reader.wait_for_function(f"document.getElementById('copied').textContent === {copied!r}")
+        assert reader.evaluate("navigator.clipboard.readText()") == number
+        assert small_targets(reader) == []
+        serious, found = serious_violations(reader)
+        assert serious == [], f"axe on {link} [{lang}]:\n{found}"
+        wallet = reader.locator("a.wallet")
+        assert wallet.get_attribute("href") == f"{link}?via=wallet&lang={lang}"
+    without_script = payer(locale="en-GB")
+    visit(without_script, link)
+    assert without_script.locator("button.copy").count() == 4
+    assert not without_script.locator("button.copy").first.is_visible()  # hidden: the numbers are there to select

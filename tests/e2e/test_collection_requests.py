@@ -686,7 +686,11 @@ def test_collection_methods_switch_on_and_off(mz: Collection) -> None:
     for body, error in (
         (
             {"type": "paypal", "mode": "test"},
-            ("type", "INVALID_FORMAT", "one of mpesa, emola, mkesh, bank_transfer, payment_reference, card"),
+            (
+                "type",
+                "INVALID_FORMAT",
+                "one of mpesa, emola, mkesh, bank_transfer, payment_reference, card, simo_erv, interbank",
+            ),
         ),
         ({"type": "mpesa", "mode": "sandbox"}, ("mode", "INVALID_FORMAT", "test or live")),
     ):
@@ -764,3 +768,153 @@ def test_hammering_the_payer_endpoints_from_one_address_is_throttled(mz: Collect
     assert from_address(f"{mz.url}/pay/cr_01ARZ3NDEKTSV4RRFFQ69G5FAV", "127.0.0.9")[0] == 429  # the link as well
     assert from_address(listing, "127.0.0.10")[0] == 200  # another address is not held back
     assert mz.call("GET", "/v1/collection-requests").status_code == 200  # nor the business's routes
+
+
+# ---------------------------------------------------------------- bank methods and references
+ENTITY = "54321"
+NIB = "000301080016367102371"
+
+
+def bank_methods(mz: Collection, token: str = "demo", **details: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A simo_erv and an interbank method (test mode) of the business: their answers."""
+    simo = {"type": "simo_erv", "mode": "test", "details": {"entity_number": ENTITY, **details}}
+    interbank = {
+        "type": "interbank",
+        "name": "Transferência",
+        "mode": "test",
+        "details": {"nib": "0003 0108 0016 3671 0237 1", **details},
+    }
+    return (
+        assert_ok(mz.call("POST", "/v1/collection-methods", simo, token=token)),
+        assert_ok(mz.call("POST", "/v1/collection-methods", interbank, token=token)),
+    )
+
+
+def test_bank_methods_give_a_request_one_reference_and_its_link_shows_it(mz: Collection) -> None:
+    simo, interbank = bank_methods(mz)
+    assert simo == {
+        "object": "collection_method",
+        "id": simo["id"],
+        "account_id": mz.demo["account_id"],
+        "name": "SIMO reference",
+        "type": "simo_erv",
+        "mode": "test",
+        "status": "active",
+        "details": {"entity_number": ENTITY, "allow_installments": False, "allow_reuses": False},
+        "created_at": simo["created_at"],
+        "updated_at": simo["updated_at"],
+    }
+    assert interbank["details"] == {"nib": NIB, "allow_installments": False, "allow_reuses": False}
+    assert assert_ok(mz.call("GET", f"/v1/collection-methods/{simo['id']}")) == simo
+    wallet = mz.demo["collection_method_ids"][0]
+    created = create(mz, collection_method_ids=[simo["id"], interbank["id"], wallet])
+    number = created["collection_method_details"][0]["reference_number"]
+    assert re.fullmatch(r"\d{11}", number)
+    assert created["collection_method_details"] == [
+        {
+            "collection_method_id": simo["id"],
+            "name": "SIMO reference",
+            "type": "simo_erv",
+            "status": "active",
+            "entity_number": ENTITY,
+            "reference_number": number,
+        },
+        {
+            "collection_method_id": interbank["id"],
+            "name": "Transferência",
+            "type": "interbank",
+            "status": "active",
+            "nib": NIB,
+            "reference_number": number,
+            "transfer_description": f"MZP{number}",
+        },
+        methods_of(mz)[0],
+    ]
+    assert full(mz, created["id"])["collection_method_details"] == created["collection_method_details"]
+
+    link = created["invoice_metadata"]["payment_link"]
+    browser = Payer()
+    for lang, title, copy in (
+        ("pt", "Pague esta factura no seu banco", "Copiar a referência"),
+        ("en", "Pay this invoice at your bank", "Copy the reference"),
+    ):
+        page = browser.get(f"{link}?lang={lang}", allow_redirects=False, timeout=30)
+        assert (page.status_code, page.headers["Content-Language"]) == (200, lang)
+        assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+        for shown in (title, copy, f'class="entity">{ENTITY}<', f'class="reference">{number}<', f'class="nib">{NIB}<'):
+            assert shown in page.text, shown
+        assert f'class="description">MZP{number}<' in page.text and "<script>" not in page.text
+        assert f"{link}?via=wallet&amp;lang={lang}" in page.text
+    script = browser.get(link.rsplit("/", 1)[0] + "/assets/copy.js", timeout=30)
+    assert (script.status_code, script.headers["Content-Type"]) == (200, "text/javascript; charset=utf-8")
+    assert "navigator.clipboard.writeText" in script.text
+    checkout = browser.open(f"{link}?via=wallet")  # the wallet button: the request's checkout
+    assert checkout.status_code == 303 and "/checkout/" in checkout.headers["Location"]
+
+    bank_only = create(mz, collection_method_ids=[interbank["id"]])
+    page = browser.open(bank_only["invoice_metadata"]["payment_link"])
+    assert page.status_code == 200 and "Por transferência bancária" in page.text and "via=wallet" not in page.text
+    other_number = bank_only["collection_method_details"][0]["reference_number"]
+    assert other_number != number
+
+
+def test_bad_bank_details_are_refused_naming_the_field_and_another_business_s_method_is_not_found(
+    mz: Collection,
+) -> None:
+    for body, error, code in (
+        (
+            {"type": "simo_erv", "mode": "test", "details": {"entity_number": "5432"}},
+            ("details.entity_number", "INVALID_FORMAT", "a SIMO entity: 5 digits"),
+            "validation_error",
+        ),
+        (
+            {"type": "interbank", "mode": "test", "details": {"nib": "000301080016367102372"}},
+            ("details.nib", "INVALID_FORMAT", "a NIB: 21 digits with valid check digits"),
+            "validation_error",
+        ),
+        (
+            {"type": "interbank", "mode": "test"},
+            ("details.nib", "REQUIRED", "required for interbank methods"),
+            "missing_field",
+        ),
+        (
+            {"type": "mpesa", "mode": "test", "details": {"allow_reuses": True}},
+            ("details.allow_reuses", "INVALID_FORMAT", "only for simo_erv and interbank methods"),
+            "validation_error",
+        ),
+    ):
+        assert_error(
+            mz.call("POST", "/v1/collection-methods", body),
+            400,
+            code,
+            f"The request has problems: {error[0]}.",
+            validation(error),
+        )
+    other, _ = active_business(mz)
+    theirs, _ = bank_methods(mz, token=other)
+    assert_error(
+        mz.call("POST", "/v1/collection-requests", request_body(mz, collection_method_ids=[theirs["id"]])),
+        400,
+        "validation_error",
+        "The request has problems: collection_method_ids.0.",
+        validation(("collection_method_ids.0", "NOT_FOUND", "not a collection method of this account")),
+    )
+    assert_error(
+        mz.call("GET", f"/v1/collection-methods/{theirs['id']}"), 404, "not_found", "No such collection method."
+    )
+
+
+def test_a_standing_reference_comes_back_for_the_same_payer_and_amount(mz: Collection) -> None:
+    simo, _ = bank_methods(mz, allow_reuses=True)
+    phone = unique_phone()
+
+    def reference(value: float, number: str = phone) -> str:
+        made = create(
+            mz, collection_method_ids=[simo["id"]], amount={"currency": "MZN", "value": value}, payer=payer(number)
+        )
+        return str(made["collection_method_details"][0]["reference_number"])
+
+    first = reference(900)
+    assert reference(900) == first
+    assert reference(950) != first
+    assert reference(900, unique_phone()) != first

@@ -4,6 +4,7 @@ over the entity, the body and the amount), and the reference numbers free text m
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -12,11 +13,15 @@ from mzpay.domain.collection.bank_references import (
     PREFIX,
     candidates,
     derived_body,
+    oldest_open,
+    pays,
     reference_fits,
     reference_number,
     written,
 )
+from mzpay.domain.collection.requests import CollectionRequest, RequestStatus
 from mzpay.domain.payments.references import payment_reference
+from tests.unit.test_payer_reads import request
 
 ENTITY = "54321"
 REFERENCE = reference_number(ENTITY, 123456789, Decimal("1500.00"))
@@ -128,3 +133,27 @@ def test_a_long_text_is_read_to_a_bound_and_gives_few_candidates() -> None:
     found = candidates(many)
     assert 0 < len(found) <= 20
     assert candidates("x" * 5000 + "12345678901") == []
+
+
+def carrying(reference: str, bound: Decimal | None, **changes: Any) -> CollectionRequest:
+    return request(reference_number=reference, reference_entity=ENTITY, reference_amount=bound, **changes)
+
+
+def test_an_amount_bound_reference_takes_its_exact_amount_only() -> None:
+    bound = carrying(REFERENCE, Decimal("1500.00"))
+    assert pays(bound, REFERENCE, Decimal("1500"))
+    assert not pays(bound, REFERENCE, Decimal("1499.99"))
+    assert not pays(bound, reference_number(ENTITY, 1, Decimal("1500.00")), Decimal("1500"))
+
+
+def test_a_reference_bound_to_no_amount_takes_any_part() -> None:
+    free = reference_number(ENTITY, 99, None)
+    assert pays(carrying(free, None, allow_installments=True), free, Decimal("10.00"))
+
+
+def test_a_payment_under_a_standing_reference_goes_to_the_oldest_open_request() -> None:
+    paid = carrying(REFERENCE, Decimal("1500"), request_id="cr_1", status=RequestStatus.PAID)
+    older = carrying(REFERENCE, Decimal("1500"), request_id="cr_2", status=RequestStatus.PARTIALLY_PAID)
+    newer = carrying(REFERENCE, Decimal("1500"), request_id="cr_3")
+    assert oldest_open([paid, older, newer]) is older
+    assert oldest_open([paid, carrying(REFERENCE, None, status=RequestStatus.CANCELLED)]) is None

@@ -62,6 +62,7 @@ EXEMPT_WRITES = {
 EXEMPT_PAYER_READS = {
     ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): "a read; takes no payment",
     ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): "a read; takes no payment",
+    ("GET", "/pay/assets/copy.js"): "a static file (the payment link page's copy buttons); takes no payment",
 }
 # The routes that must carry the gate (the list), named so that dropping one fails loudly.
 MUST_BE_GATED = {

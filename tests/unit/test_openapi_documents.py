@@ -107,7 +107,7 @@ def _public_by_design(api: str, method: str, path: str) -> bool:
     if api == "gateway":
         return path.startswith("/checkout/") or path in ("/oauth/token", "/secret-scanning/{provider}")
     if api == "collection":
-        return path in ("/v1/version", "/pay/{request_id}") or path.startswith("/v1/kulpay/")
+        return path in ("/v1/version", "/pay/{request_id}", "/pay/assets/copy.js") or path.startswith("/v1/kulpay/")
     return False
 
 

@@ -24,6 +24,17 @@ _METHOD = {
 }
 
 
+class MethodDetails(Answer):
+    """Kulpay's details of a bank method (simo_erv, interbank)."""
+
+    entity_number: str = sometimes("simo_erv: the business's SIMO entity number (5 digits); only for simo_erv.")
+    nib: str = sometimes("interbank: the business's NIB (21 digits); only for interbank.")
+    allow_installments: bool = Field(description="true: its requests may be paid in parts.")
+    allow_reuses: bool = Field(
+        description="true: a payer gets the same reference for the same amount on each new request (standing)."
+    )
+
+
 class CollectionMethod(Answer):
     """A way a business is paid, in one mode."""
 
@@ -42,6 +53,7 @@ class CollectionMethod(Answer):
     min_installment: Decimal | None = sometimes(
         "The least one instalment may be (in the request's currency); null: any; only with allow_installments."
     )
+    details: MethodDetails = sometimes("Where a bank method is paid and its settings; only for simo_erv, interbank.")
 
 
 class CollectionMethodList(ListOf[CollectionMethod]):

@@ -21,7 +21,7 @@ from mzpay.answers.base import (
     sometimes,
 )
 
-MethodType = Literal["mpesa", "emola", "mkesh", "bank_transfer", "payment_reference", "card"]
+MethodType = Literal["mpesa", "emola", "mkesh", "bank_transfer", "payment_reference", "card", "simo_erv", "interbank"]
 RequestStatus = Literal["pending", "partially_paid", "paid", "cancelled", "overdue"]  # a deleted one leaves every read
 PayerType = Literal["business", "individual"]
 CR = "cr_01JD9H1J2K3M4N5P6Q7R8S9T0V"
@@ -100,6 +100,14 @@ class MethodDetail(Answer):
     name: ItsName
     type: MethodType = Field(description="Its type.")
     status: Literal["active", "inactive"] = Field(description="Its status when the request named it.")
+    entity_number: str = sometimes("simo_erv: the SIMO entity the payer pays (5 digits); only for simo_erv.")
+    nib: str = sometimes("interbank: the NIB the payer transfers to (21 digits); only for interbank.")
+    reference_number: str = sometimes(
+        "simo_erv, interbank: the request's reference (11 digits) the payer keys in or writes; only for those."
+    )
+    transfer_description: str = sometimes(
+        "interbank: what the payer writes in the transfer's description (MZP + the reference); only for interbank."
+    )
 
 
 class BillInfo(Answer):

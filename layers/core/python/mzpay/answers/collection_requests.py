@@ -371,4 +371,5 @@ REQUEST_ROUTES: dict[tuple[str, str], type[Answer] | None] = {
     ("GET", "/v1/kulpay/collection-requests/list-by-phone-number/{phone_number}"): PayerRequestList,
     ("GET", "/v1/kulpay/collection-requests/get-request/{request_id}"): PayerRequestRead,
     ("GET", "/pay/{request_id}"): None,
+    ("GET", "/pay/assets/copy.js"): None,  # the page's script (its copy buttons)
 }

@@ -1,14 +1,17 @@
 """Collection methods (docs/collection-requests.md): what an active business can be paid through
-(M-Pesa, e-Mola, mKesh, bank transfer, payment reference, card), each in one mode. The business
+(M-Pesa, e-Mola, mKesh, bank transfer, payment reference, card, a SIMO entity, its NIB), each in one mode. The business
 adds them and switches them on and off; its collection requests name them. Another account's
 method is 404."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_methods as answers
+from mzpay.domain.collection.business import INVALID_FORMAT
+from mzpay.domain.collection.methods import check_details
 from mzpay.domain.collection.requests import (
     MAX_METHODS_PER_ACCOUNT,
     METHOD_TYPES,
@@ -20,7 +23,8 @@ from mzpay.domain.collection.requests import (
     check_mode,
 )
 from mzpay.domain.common.clock import now_iso
-from mzpay.domain.common.errors import ServiceError, ensure_room, found_of
+from mzpay.domain.common.errors import FieldError, ServiceError, ensure_room, found_of
+from mzpay.domain.common.errors import field_refusal as invalid
 from mzpay.domain.common.ids import new_prefixed_id
 from mzpay.steps.business import require_active
 from mzpay.store.collection_requests import Changed
@@ -39,14 +43,24 @@ def add(
     method_type: str,
     name: str | None,
     mode: str,
-    allow_installments: bool = False,
+    allow_installments: bool | None = None,
     min_installment: Decimal | None = None,
+    details: dict[str, Any] | None = None,
 ) -> answers.CollectionMethod:
     """A new active method of an active business whose gateway account exists (payments of
     the method's requests run through it): 403 forbidden otherwise. With allow_installments, the
-    requests naming it may be paid in parts, each at least min_installment (when given)."""
+    requests naming it may be paid in parts, each at least min_installment (when given).
+    `details` (Kulpay's): entity_number (simo_erv), nib (interbank), allow_installments (the same
+    setting, given twice: the same value) and allow_reuses (bank types: standing references)."""
     check_method_type(method_type)
     check_mode(mode)
+    details = details or {}
+    given = {choice for choice in (allow_installments, details.get("allow_installments")) if choice is not None}
+    if len(given) > 1:
+        raise invalid([FieldError("details.allow_installments", INVALID_FORMAT, "the body's allow_installments")])
+    allow_installments = given == {True}
+    allow_reuses = bool(details.get("allow_reuses"))
+    where = check_details(method_type, details.get("entity_number"), details.get("nib"), allow_reuses)
     check_installments(allow_installments, min_installment)
     business = require_active(account_id)
     if deps.directory().get_account(business.gateway_account_id or account_id) is None:
@@ -67,6 +81,8 @@ def add(
         mode=mode,
         allow_installments=allow_installments,
         min_installment=min_installment,
+        allow_reuses=allow_reuses,
+        **where,
         status=MethodStatus.ACTIVE,
         version=1,
         created_at=now,

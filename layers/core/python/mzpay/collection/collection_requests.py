@@ -12,6 +12,7 @@ from typing import Any
 
 from mzpay import deps
 from mzpay.answers import collection_requests as answers
+from mzpay.collection import request_references as references
 from mzpay.domain.collection import life
 from mzpay.domain.collection import requests as rules
 from mzpay.domain.collection.business import INVALID_FORMAT, BusinessAccount, e164_problem
@@ -62,12 +63,6 @@ def _named(account_id: str, ids: list[str]) -> tuple[str, list[CollectionMethod]
     }
     mode = rules.usable_methods(ids, found)
     return mode, [found[method_id] for method_id in ids]
-
-
-def _methods(account_id: str, ids: list[str]) -> tuple[str, list[dict[str, str]]]:
-    """The request's mode and collection_method_details."""
-    mode, methods = _named(account_id, ids)
-    return mode, [method.detail() for method in methods]
 
 
 def _day(value: str | None, field: str, problems: list[FieldError]) -> str | None:
@@ -149,10 +144,12 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
     body = with_payer(account_id, body)
     _reject(payer_problems(body["payer"]) + _checked(body))
     mode, methods = _named(account_id, body["collection_method_ids"])
-    details = [method.detail() for method in methods]
     by_methods, least = rules.installments_of(methods)  # a method that allows instalments: its requests do
     installments = body.get("allow_installments", by_methods)
     request_id, now = new_prefixed_id("cr"), now_iso()
+    details, reference = references.issued(
+        request_id, account_id, mode, methods, body["payer"], body.get("customer_id"), amount["value"], installments
+    )
     number = rules.invoice_number(request_id, now)
     invoice = body.get("invoice_metadata") or {}
     due = invoice.get("due_date")
@@ -214,6 +211,7 @@ def create(account_id: str, actor: str, body: dict[str, Any], link_base: str) ->
         customer_id=body.get("customer_id"),
         created_at=now,
         updated_at=now,
+        **reference,
     )
     try:
         deps.collection_requests().create(request, [rules.request_event(rules.EVENT_CREATED, request, now)])
@@ -285,10 +283,11 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
     changes: dict[str, Any] = {}
     if "amount" in body:
         changes["amount"] = rules.check_amount(body["amount"]["currency"], Decimal(str(body["amount"]["value"])))
-    if "collection_method_ids" in body:
-        mode, details = _methods(target, body["collection_method_ids"])
+    named = _named(target, body["collection_method_ids"]) if "collection_method_ids" in body else None
+    if named is not None:
+        details = [method.detail() for method in named[1]]
         changes |= {"collection_method_ids": body["collection_method_ids"], "collection_method_details": details}
-        changes["mode"] = mode
+        changes["mode"] = named[0]
     for name in ("description", "payer", "third_party_reference", "metadata", "listed"):
         if name in body:
             changes[name] = body[name]
@@ -298,6 +297,7 @@ def update(account_id: str, actor: str, request_id: str, body: dict[str, Any]) -
 
     def change(request: CollectionRequest) -> CollectionRequest:
         rules.ensure_changeable(request, "change")
+        references.ensure_kept(request, changes, None if named is None else named[1])
         merged = {**changes, **close_checkout(request, "change")}
         now = now_iso()
         if "amount" in merged:

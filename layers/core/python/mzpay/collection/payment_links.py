@@ -7,8 +7,11 @@ and the request records it with one conditional write. A paid request opens no c
 a request of a business that is not active (suspended): its payer gets a page saying so, and the
 checkout a link opened before refuses to take the payment (mzpay.cases.checkout). A cancelled
 request opens none either (its page says it cannot be paid online, 409): refused before money
-moves. A partially_paid request's checkout asks for what is still due, never more; a request
-that takes instalments may be paid in part through its link (`?amount=`: see instalment)."""
+moves. A request with a bank reference (simo_erv, interbank methods) shows the payer its bank
+details (200) with a button to its wallet checkout when it has wallet methods: opening a checkout
+is an attempt the request records, so it is the payer's choice, never the link's default. A
+partially_paid request's checkout asks for what is still due, never more; a request that takes
+instalments may be paid in part through its link (`?amount=`: see instalment)."""
 
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ class Destination:
     state: str
     request: CollectionRequest
     receipt_url: str | None = None  # paid through its checkout: that payment's receipt page
+    wallets: bool = False  # bank: the request may also be paid by wallet (its checkout: ?via=wallet)
 
 
 def _request(request_id: str) -> CollectionRequest:
@@ -116,9 +120,10 @@ def _receipt_url(request: CollectionRequest) -> str | None:
     return f"{payment.checkout_url}/receipt"
 
 
-def open_link(request_id: str, gateway_url: str, asked: Decimal | None = None) -> Destination:
+def open_link(request_id: str, gateway_url: str, asked: Decimal | None = None, wallet: bool = False) -> Destination:
     """GET /pay/{id}: where the payer goes (see the module's note); `asked`, the instalment the
-    link names (see instalment)."""
+    link names (see instalment). A request with a bank reference shows its bank details (state
+    bank, with `wallets` when it may also be paid by wallet) unless `wallet` asks for its checkout."""
     for _attempt in range(MAX_ATTEMPTS):
         request = _request(request_id)
         if request.status == RequestStatus.PAID:
@@ -127,6 +132,9 @@ def open_link(request_id: str, gateway_url: str, asked: Decimal | None = None) -
             return Destination(None, "not_payable", request)
         if status_of(request.account_id) != AccountStatus.ACTIVE:  # the gate (RouteAccess PAYEE_ACTIVE)
             return Destination(None, "suspended", request)
+        wallets = _networks(request) if request.reference_number else []
+        if request.reference_number and not (wallet and wallets):
+            return Destination(None, "bank", request, wallets=bool(wallets))
         if request.checkout_payment_id:
             payment = deps.payments().get(request.checkout_payment_id)
             if payment is not None:

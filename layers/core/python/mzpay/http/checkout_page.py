@@ -240,14 +240,23 @@ def _lang_cookie(lang: str, checkout_url: str) -> Cookie:
 
 
 def html_response(
-    status: int, body: str, nonce: str, lang: str, event: Any, checkout_url: str, cookies: list[Cookie] | None = None
+    status: int,
+    body: str,
+    nonce: str,
+    lang: str,
+    event: Any,
+    checkout_url: str,
+    cookies: list[Cookie] | None = None,
+    scripts: bool = False,
 ) -> Response[str]:
-    """A page for people with its headers (CSP by `nonce`, no caching, no framing, its language)."""
+    """A page for people with its headers (CSP by `nonce`, no caching, no framing, its language);
+    `scripts`: it loads script files of its own origin (never an inline script)."""
     cookies = list(cookies or [])
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(checkout_url)) if checkout_url else ""
     policy = (
         f"default-src 'none'; style-src 'nonce-{nonce}'; img-src data:; form-action 'self' {origin}".rstrip()
         + "; base-uri 'none'; frame-ancestors 'none'"
+        + ("; script-src 'self'" if scripts else "")
     )
     headers = {
         "Cache-Control": "no-store",

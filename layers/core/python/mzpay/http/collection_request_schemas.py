@@ -221,12 +221,42 @@ class CollectionRequestChange(Strict):
         return own
 
 
+class MethodDetailsIn(Strict):
+    """Kulpay's details of a collection method: where a bank method is paid, and its settings."""
+
+    entity_number: Annotated[str, StringConstraints(max_length=16)] | None = Field(
+        default=None, description="simo_erv: the business's SIMO entity number (5 digits)"
+    )
+    nib: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        default=None, description="interbank: the business's NIB (21 digits; spaces, dots and dashes ignored)"
+    )
+    allow_installments: StrictBool | None = Field(
+        default=None, description="The same setting as the body's allow_installments (both given: the same value)"
+    )
+    allow_reuses: StrictBool | None = Field(
+        default=None,
+        description="simo_erv, interbank: true gives a payer the same reference for the same amount on each new "
+        "request (a standing reference for recurring fixed bills; default false)",
+    )
+
+
 class CollectionMethodIn(Strict):
-    model_config = examples({"type": "mpesa", "name": "M-Pesa", "mode": "live"})
+    model_config = examples(
+        {"type": "mpesa", "name": "M-Pesa", "mode": "live"},
+        {
+            "type": "simo_erv",
+            "name": "Pagamento por referência",
+            "mode": "live",
+            "details": {"entity_number": "54321", "allow_installments": False, "allow_reuses": True},
+        },
+    )
 
     type: Code
     name: Name | None = None
     mode: Code  # test or live
+    details: MethodDetailsIn | None = Field(
+        default=None, description="Kulpay's details: entity_number (simo_erv), nib (interbank), allow_reuses"
+    )
     allow_installments: StrictBool | None = Field(
         default=None,
         description="true: requests naming this method may be paid in parts (instalments; default false)",

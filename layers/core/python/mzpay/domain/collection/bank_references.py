@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 
+from mzpay.domain.collection.requests import OPEN_STATUSES, CollectionRequest
 from mzpay.domain.payments.references import BODY_DIGITS, ENTITY_DIGITS, payment_reference, reference_valid
 
 PREFIX = "MZP"  # what an interbank payer writes before the reference in the transfer's description
@@ -52,6 +54,24 @@ def reference_fits(entity: str | None, reference_number: str, amount: Decimal | 
     if not (reference_number.isascii() and reference_number.isdigit()):
         return False
     return reference_valid(entity, reference_number, NO_AMOUNT if amount is None else amount)
+
+
+def pays(request: CollectionRequest, reference_number: str, amount: Decimal) -> bool:
+    """True when a payment of `amount` under `reference_number` is one `request` takes by its
+    reference: the request carries that reference, and an amount-bound reference is paid its
+    exact amount (a reference bound to no amount takes any part; the instalment rules decide)."""
+    if request.reference_number != reference_number:
+        return False
+    if request.reference_amount is None:
+        return reference_fits(request.reference_entity, reference_number, None)
+    return amount == request.reference_amount and reference_fits(request.reference_entity, reference_number, amount)
+
+
+def oldest_open(requests: Sequence[CollectionRequest]) -> CollectionRequest | None:
+    """Of the requests carrying one reference (requests_by_reference: oldest first), the one a
+    payment under it goes to: the oldest still open (pending or partially paid); None when all
+    are paid or cancelled. A standing reference is carried by many requests, one after another."""
+    return next((request for request in requests if request.status in OPEN_STATUSES), None)
 
 
 def body_of(reference_number: str) -> str:

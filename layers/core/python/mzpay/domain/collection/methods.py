@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.collection.business import INVALID_FORMAT, NOT_FOUND, REQUIRED
+from mzpay.domain.common import nib
 from mzpay.domain.common.entity import Entity
 from mzpay.domain.common.errors import FieldError
 from mzpay.domain.common.errors import field_refusal as invalid
@@ -25,7 +26,11 @@ METHOD_TYPES = {
     "bank_transfer": "Bank transfer",
     "payment_reference": "Payment reference",
     "card": "Card",
+    "simo_erv": "SIMO reference",
+    "interbank": "Bank transfer (NIB)",
 }
+BANK_TYPES = ("simo_erv", "interbank")  # paid at a bank with the request's reference number
+ENTITY_DIGITS = 5
 CHECKOUT_NETWORKS = tuple(NETWORK_NAMES)  # the methods a payer pays with on the hosted checkout
 MODES = ("test", "live")
 MAX_METHODS_PER_REQUEST = 10
@@ -48,6 +53,9 @@ class CollectionMethod(Entity):
     mode: str
     allow_installments: bool = False  # its requests may be paid in parts
     min_installment: Decimal | None = None  # the least one part may be (unless it pays all that is due)
+    entity_number: str | None = None  # simo_erv: the business's SIMO entity (5 digits)
+    nib: str | None = None  # interbank: the business's NIB (21 digits, no separators)
+    allow_reuses: bool = False  # bank types: a standing reference per payer and amount (recurring bills)
     created_at: str
     updated_at: str
 
@@ -66,6 +74,13 @@ class CollectionMethod(Entity):
         if self.allow_installments:  # shown only when set: other methods answer as they always did
             view["allow_installments"] = True
             view["min_installment"] = None if self.min_installment is None else self.min_installment.quantize(CENTS)
+        if self.type in BANK_TYPES:  # Kulpay's details: only the bank types have them
+            where = {"entity_number": self.entity_number} if self.type == "simo_erv" else {"nib": self.nib}
+            view["details"] = {
+                **where,
+                "allow_installments": self.allow_installments,
+                "allow_reuses": self.allow_reuses,
+            }
         return view
 
     def detail(self) -> dict[str, str]:
@@ -94,6 +109,33 @@ def check_amount(currency: str, value: Decimal, field: str = "amount") -> dict[s
     if problems:
         raise invalid(problems)
     return {"currency": currency, "value": value.quantize(CENTS)}
+
+
+def check_details(
+    method_type: str, entity_number: str | None, nib_given: str | None, allow_reuses: bool
+) -> dict[str, str | None]:
+    """The details of a method of `method_type`: a simo_erv method names its SIMO entity (5 digits),
+    an interbank one the business's NIB (21 digits, MOD 97-10; written grouped or not); neither for
+    other types, nor allow_reuses. 400 validation_error naming details.<field> otherwise. The
+    details to store: {entity_number, nib} (the NIB without separators)."""
+    problems = []
+    wanted = {"simo_erv": "entity_number", "interbank": "nib"}.get(method_type)
+    for field, value in (("entity_number", entity_number), ("nib", nib_given)):
+        if field != wanted and value is not None:
+            problems.append(FieldError(f"details.{field}", INVALID_FORMAT, f"not for a {method_type} method"))
+        elif field == wanted and value is None:
+            problems.append(FieldError(f"details.{field}", REQUIRED, f"required for {method_type} methods"))
+    entity = entity_number or ""
+    an_entity = len(entity) == ENTITY_DIGITS and entity.isascii() and entity.isdigit()
+    if entity_number is not None and wanted == "entity_number" and not an_entity:
+        problems.append(FieldError("details.entity_number", INVALID_FORMAT, "a SIMO entity: 5 digits"))
+    if nib_given is not None and wanted == "nib" and not nib.is_valid(nib_given):
+        problems.append(FieldError("details.nib", INVALID_FORMAT, "a NIB: 21 digits with valid check digits"))
+    if allow_reuses and method_type not in BANK_TYPES:
+        problems.append(FieldError("details.allow_reuses", INVALID_FORMAT, "only for simo_erv and interbank methods"))
+    if problems:
+        raise invalid(problems)
+    return {"entity_number": entity_number, "nib": None if nib_given is None else nib.normalize(nib_given)}
 
 
 def check_installments(allow: bool, least: Decimal | None) -> None:
