@@ -303,3 +303,49 @@ def test_an_operator_imports_a_statement_for_a_business_audited(
     assert code == 0, printed
     assert (json.loads(printed)["format"], json.loads(printed)["credits"]) == ("simo_erv", 1)
     assert business.line(f"{bank_id}-S")["entity"] == "11223"
+
+
+def test_lines_naming_their_requests_references_are_matched_over_http(business: Business) -> None:
+    simo = business.ok(
+        "POST", "/v1/collection-methods", {"type": "simo_erv", "mode": "test", "details": {"entity_number": "54321"}}
+    )["id"]
+    nib = business.ok(
+        "POST",
+        "/v1/collection-methods",
+        {"type": "interbank", "mode": "test", "details": {"nib": "0003 0108 0016 3671 0237 1"}},
+    )["id"]
+    whole = business.request(1500, simo, collection_method_ids=[simo, nib])
+    by_parts = business.request(900, simo, collection_method_ids=[simo, nib], allow_installments=True)
+
+    def reference(request_id: str) -> str:
+        read = business.ok("GET", f"/v1/collection-requests/{request_id}")["collection_request"]
+        return str(read["collection_method_details"][0]["reference_number"])
+
+    first, second = reference(whole), reference(by_parts)
+    run = uuid.uuid4().hex[:8]
+    mangled = f"mzp {first[:3]}.{first[3:6]}.{first[6:9]}-{first[9:]}"
+    csv = HEADER + f"03/11/2026;03/11/2026;TRF {mangled} ANA MACHAVA;;;1.500,00;;REF-{run}-1\n"
+    imported = business.ok("POST", "/v1/bank-statements", {"mode": "test", "format": "csv", "content": csv})
+    assert (imported["matched"], imported["unmatched"]) == (1, 0)
+    matched = business.line(f"REF-{run}-1", status="matched")
+    assert (matched["collection_request_id"], matched["reason"]) == (whole, None)
+    assert business.ok("GET", f"/v1/collection-requests/{whole}")["collection_request"]["status"] == "paid"
+    xml = camt(("300.00", f"REF-{run}-2", f"PRESTACAO MZP{second}"), ("450.00", f"REF-{run}-3", f"FACTURA {first}"))
+    from_camt = business.ok("POST", "/v1/bank-statements", {"mode": "test", "format": "camt053", "content": xml})
+    assert (from_camt["matched"], from_camt["ambiguous"]) == (1, 1)
+    read = business.ok("GET", f"/v1/collection-requests/{by_parts}")["collection_request"]
+    assert (read["status"], read["amount_due"]["value"]) == ("partially_paid", 600.0)
+    unfit = business.line(f"REF-{run}-3", status="ambiguous")  # 450 under a reference bound to 1500
+    assert (unfit["reason"], unfit["candidates"]) == ("amount_not_fitting", [whole])
+    settlement = f"entity;reference;amount;date;transaction_id\n54321;{second};600.00;2026-11-04;REF-{run}-4\n"
+    simo_import = business.ok(
+        "POST", "/v1/bank-statements", {"mode": "test", "format": "simo_erv", "content": settlement}
+    )
+    assert simo_import["matched"] == 1
+    read = business.ok("GET", f"/v1/collection-requests/{by_parts}")["collection_request"]
+    assert read["status"] == "paid"
+    paid = business.ok("GET", "/v1/payments", collection_request_id=by_parts)["data"]
+    assert sorted((p["channel"], p["amount"]) for p in paid) == [
+        ("bank_transfer", "300.00"),
+        ("simo_reference", "600.00"),
+    ]

@@ -266,36 +266,55 @@ def test_lines_are_matched_by_their_reference_however_mangled(business: tuple[st
             credit("250,00", f"PAG FACTURA {a[:3]} {a[3:6]}.{a[6:9]}-{a[9:]}", "M-1"),  # spaces, dots, dashes
             credit("100,00", f"trf mzp{b} prestacao 1", "M-2"),  # the prefix in lower case
             credit("40,00", "SEM REFERENCIA", "M-3"),
-            credit("60,00", f"DE NOVO {a}", "M-4"),  # the request is paid by then: to refund
+            credit("250,00", f"DE NOVO {a}", "M-4"),  # paid twice: the request is paid by then, to refund
             credit("70,00", f"{a} E {c}", "M-5"),  # two requests
-            credit("100,00", f"PARTE DE {c}", "M-6"),  # a part of a request that takes one payment
+            credit("100,00", f"PARTE DE {c}", "M-6"),  # a part of an amount-bound reference
+            credit("200,00", f"MZP {b} RESTO", "M-7"),  # 150 due: 50 more, to refund
         ),
     )
     assert {k: counts[k] for k in ("matched", "unmatched", "ambiguous")} == {
-        "matched": 3,
+        "matched": 4,
         "unmatched": 1,
         "ambiguous": 2,
     }
     paid = deps.collection_requests().get(whole)
-    assert paid is not None and (paid.status, paid.amount_paid, paid.overpayment) == ("paid", 250, 60)
+    assert paid is not None and (paid.status, paid.amount_paid, paid.overpayment) == ("paid", 250, 250)
     part = deps.collection_requests().get(parts)
-    assert part is not None and (part.status, part.amount_paid) == ("partially_paid", 100)
+    assert part is not None and (part.status, part.amount_paid, part.overpayment) == ("paid", 250, 50)
     assert line_of(account_id, "M-1", "matched")["collection_request_id"] == whole
-    assert line_of(account_id, "M-4", "matched")["overpayment"] == {"currency": "MZN", "value": Decimal("60.00")}
+    assert line_of(account_id, "M-2", "matched")["overpayment"] is None
+    assert line_of(account_id, "M-4", "matched")["overpayment"] == {"currency": "MZN", "value": Decimal("250.00")}
+    assert line_of(account_id, "M-7", "matched")["overpayment"] == {"currency": "MZN", "value": Decimal("50.00")}
     assert line_of(account_id, "M-3", "unmatched")["reason"] == "no_reference"
     several = line_of(account_id, "M-5", "ambiguous")
     assert (several["reason"], several["candidates"]) == ("several_requests", sorted([whole, one_payment]))
     unfit = line_of(account_id, "M-6", "ambiguous")
     assert (unfit["reason"], unfit["candidates"]) == ("amount_not_fitting", [one_payment])
     assert request_payments(account_id, one_payment) == []
-    (first, again) = sorted(request_payments(account_id, whole), key=lambda p: p.amount)
-    assert (first.amount, first.reference, again.amount) == ("250.00", "M-1", "60.00")
+    assert sorted(p.reference for p in request_payments(account_id, whole)) == ["M-1", "M-4"]
     events, _ = deps.events().page(account_id, "test", 50, None, resource_id=whole)
     assert sorted(e.type for e in events) == ["collection_request.paid", "collection_request.refund_due"]
     # the same statement again applies nothing twice
     again_counts = imported(account_id, statement(credit("250,00", f"PAG FACTURA {a}", "M-1")))
     assert (again_counts["already_imported"], again_counts["matched"]) == (1, 1)
     assert len(request_payments(account_id, whole)) == 2
+
+
+def test_a_standing_reference_pays_its_oldest_open_bill(business: tuple[str, str]) -> None:
+    account_id, _ = business
+    january = referenced(business, 923456789)
+    number = number_of(january)
+    template = deps.collection_requests().get(january)
+    assert template is not None
+    february = template.model_copy(update={"request_id": new_prefixed_id("cr"), "created_at": "2099-01-01T00:00:00Z"})
+    deps.collection_requests().create(february, [])
+    counts = imported(
+        account_id,
+        statement(credit("250,00", f"RENDA {number}", "S-1"), credit("250,00", f"RENDA {number}", "S-2")),
+    )
+    assert counts["matched"] == 2
+    assert [p.reference for p in request_payments(account_id, january)] == ["S-1"]
+    assert [p.reference for p in request_payments(account_id, february.request_id)] == ["S-2"]
 
 
 def test_a_simo_settlement_line_pays_the_request_of_its_entity(business: tuple[str, str]) -> None:

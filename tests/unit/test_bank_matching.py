@@ -1,8 +1,8 @@
 """Matching a bank statement line (docs/bank-statements.md, "Matching"): the references a line's
 text carries however mangled (bank_references.candidates, as a statement writes them), which of
 the requests found the line pays (bank_lines.narrowed: one; two references are ambiguous; a
-standing reference pays its only open bill, else the oldest whose due is the amount), and what of a
-line's amount a request cannot take (recorded.overpaid)."""
+standing reference pays its oldest open bill), an amount-bound reference paid its amount only, and
+what of a line's amount a request cannot take (recorded.overpaid)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mzpay.domain.collection import recorded
-from mzpay.domain.collection.bank_lines import narrowed
-from mzpay.domain.collection.bank_references import candidates, reference_number
+from mzpay.domain.collection.bank_lines import Named, narrowed
+from mzpay.domain.collection.bank_references import candidates, pays, reference_number
 from mzpay.domain.collection.requests import CollectionRequest
 from tests.unit.test_payer_reads import request
 
@@ -40,22 +40,26 @@ def test_a_mangled_reference_is_read_from_a_lines_text(text: str) -> None:
 
 
 def test_a_line_pays_the_one_request_found_and_two_references_are_ambiguous() -> None:
-    one = bill("cr_A")
-    assert narrowed(Decimal("1500.50"), [one]) == [one]
-    assert narrowed(Decimal("1500.50"), []) == []
-    other = bill("cr_B", reference_number("11223", 223456789, Decimal("1500.50")))
-    paid = bill("cr_C", reference_number("11223", 323456789, Decimal("1500.50")), status="paid")
-    assert narrowed(Decimal("1500.50"), [one, other]) == [one, other]
-    assert narrowed(Decimal("1500.50"), [paid, one]) == [paid, one]  # two references: the business decides
+    one = Named(bill("cr_A"), NUMBER)
+    assert narrowed({NUMBER: [one]}) == [one]
+    assert narrowed({}) == []
+    other_number = reference_number("11223", 223456789, Decimal("1500.50"))
+    other = Named(bill("cr_B", other_number), other_number)
+    assert narrowed({NUMBER: [one], other_number: [other]}) == [one, other]
 
 
-def test_a_standing_reference_pays_its_open_bill_or_the_oldest_whose_due_is_the_amount() -> None:
-    january = bill("cr_JAN", status="paid")
-    february = bill("cr_FEB")
-    assert narrowed(Decimal("1500.50"), [january, february]) == [february]
-    march = bill("cr_MAR")
-    assert narrowed(Decimal("1500.50"), [january, february, march]) == [february]
-    assert narrowed(Decimal("99.00"), [february, march]) == [february, march]
+def test_a_standing_reference_pays_its_oldest_open_bill() -> None:
+    january = Named(bill("cr_JAN", status="paid"), NUMBER)
+    february, march = Named(bill("cr_FEB"), NUMBER), Named(bill("cr_MAR"), NUMBER)
+    assert narrowed({NUMBER: [january, february, march]}) == [february]
+    closed = Named(bill("cr_DEC", status="cancelled"), NUMBER)
+    assert narrowed({NUMBER: [closed, january]}) == [closed, january]  # all closed: the business decides
+
+
+def test_an_amount_bound_reference_takes_its_amount_only() -> None:
+    bound = bill("cr_A", reference_entity="11223", reference_amount=Decimal("1500.50"))
+    assert pays(bound, NUMBER, Decimal("1500.50"))
+    assert not pays(bound, NUMBER, Decimal("1600.50")) and not pays(bound, NUMBER, Decimal("100"))
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ from mzpay.domain.collection.bank_lines import (
     new_line,
     statement_id,
 )
+from mzpay.domain.collection.bank_references import pays
 from mzpay.domain.collection.business import INVALID_FORMAT, AccountStatus
 from mzpay.domain.collection.requests import CollectionRequest
 from mzpay.domain.collection.statement_formats import parse
@@ -126,15 +127,14 @@ def _judged(account_id: str, line: StatementLine) -> StatementLine:
         if not found:
             waiting |= {"reason": NO_REFERENCE}
         elif len(found) > 1:
-            waiting |= {
-                "status": LineStatus.AMBIGUOUS,
-                "reason": SEVERAL_REQUESTS,
-                "candidates": sorted(r.request_id for r in found),
-            }
+            several = sorted(named.request.request_id for named in found)
+            waiting |= {"status": LineStatus.AMBIGUOUS, "reason": SEVERAL_REQUESTS, "candidates": several}
         try:
             if len(found) == 1:
-                request = found[0]
+                request, number = found[0]
                 try:
+                    if not pays(request, number, line.amount):  # an amount-bound reference takes its amount only
+                        raise ServiceError(422, "amount_out_of_range", "The amount does not fit the reference.")
                     _apply(account_id, line, request, LineStatus.MATCHED, None)
                     return store.line(line.line_id) or line
                 except ServiceError as refused:

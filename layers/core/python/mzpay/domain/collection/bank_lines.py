@@ -14,11 +14,12 @@ import hashlib
 from collections import Counter
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from ulid import ULID
 
-from mzpay.domain.collection.requests import OPEN_STATUSES, CollectionRequest
+from mzpay.domain.collection.bank_references import oldest_open
+from mzpay.domain.collection.requests import CollectionRequest
 from mzpay.domain.collection.statement_text import ParsedLine
 from mzpay.domain.common.entity import Entity
 
@@ -150,15 +151,22 @@ def new_line(
     )
 
 
-def narrowed(amount: Decimal, found: list[CollectionRequest]) -> list[CollectionRequest]:
-    """The requests a line of `amount` pays among those its references name (oldest first): the
-    only one. A line naming two references is ambiguous; one standing reference (one number that
-    several bills carry, allow_reuses) pays the only bill still open, else the oldest open bill
-    whose due is the amount; several left: ambiguous."""
-    if len(found) <= 1 or len({request.reference_number for request in found}) > 1:
-        return found
-    still_open = [request for request in found if request.status in OPEN_STATUSES]
-    if len(still_open) == 1:
-        return still_open
-    fitting = [request for request in still_open if request.outstanding == amount]
-    return fitting[:1] or found
+class Named(NamedTuple):
+    """A request a line names, and the reference number it names it by."""
+
+    request: CollectionRequest
+    number: str
+
+
+def narrowed(found: dict[str, list[Named]]) -> list[Named]:
+    """The requests a line pays among those its references name (by reference, each oldest
+    first): the only one. A line naming two references is ambiguous; a standing reference (one
+    number several bills carry, allow_reuses) pays the oldest of them still open
+    (bank_references.oldest_open); all closed, it is ambiguous."""
+    if len(found) != 1:
+        return [named for carrying in found.values() for named in carrying]
+    (carrying,) = found.values()
+    if len(carrying) == 1:
+        return carrying
+    oldest = oldest_open([named.request for named in carrying])
+    return [named for named in carrying if named.request is oldest] if oldest is not None else carrying
