@@ -370,25 +370,36 @@ def test_an_import_cut_short_by_a_fault_is_finished_by_sending_it_again(
         credit("250,00", f"FACTURA {number_of(second)}", "F-3"),
     )
     store = deps.bank_statements()
-    adding = store.add_line
-    calls: list[str] = []
+    adding, changing = store.add_lines, store.change_item
 
-    def failing_third(line: Any) -> Any:
-        calls.append(line.line_id)
-        if len(calls) == 3:
-            raise ReadTimeoutError(endpoint_url="http://dynamodb")
-        return adding(line)
+    def two_then_fault(lines: Any) -> Any:
+        adding(lines[:2])
+        raise ReadTimeoutError(endpoint_url="http://dynamodb")
 
-    monkeypatch.setattr(store, "add_line", failing_third)
+    monkeypatch.setattr(store, "add_lines", two_then_fault)
     with pytest.raises(ReadTimeoutError):
         imported(account_id, body)
-    monkeypatch.setattr(store, "add_line", adding)
+    monkeypatch.setattr(store, "add_lines", adding)
+    assert request_payments(account_id, first) == [] and len(waiting(account_id)) == 2  # stored, not judged
+    # sent again, a fault while the third line is applied (the first one is by then)
+    applied: list[str] = []
+
+    def second_faults(line: Any, changes: Any) -> Any:
+        applied.append(line.line_id)
+        if len(applied) == 2:
+            raise ReadTimeoutError(endpoint_url="http://dynamodb")
+        return changing(line, changes)
+
+    monkeypatch.setattr(store, "change_item", second_faults)
+    with pytest.raises(ReadTimeoutError):
+        imported(account_id, body)
+    monkeypatch.setattr(store, "change_item", changing)
     assert [p.reference for p in request_payments(account_id, first)] == ["F-1"]
     assert request_payments(account_id, second) == []
     again = imported(account_id, body)
     assert (again["imported_before"], again["already_imported"], again["matched"], again["unmatched"]) == (
         True,
-        2,
+        3,
         2,
         1,
     )

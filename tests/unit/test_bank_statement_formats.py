@@ -258,6 +258,8 @@ def test_lines_posted_as_json() -> None:
     assert named(refusal("lines", lines=[{"date": "2026-11-03", "amount": "1.001"}])) == ["lines[1].amount"]
     assert named(refusal("lines", lines=[{"date": "nope", "amount": "1"}])) == ["lines[1].date"]
     assert named(refusal("lines", lines=[{"date": "2026-11-03", "amount": "0"}])) == ["lines[1].amount"]
+    huge = [{"date": "2026-11-03", "amount": "1", "balance": "1E+100"}]
+    assert named(refusal("lines", lines=huge)) == ["lines[1].balance"]
 
 
 def test_a_lines_identity_is_its_bank_id_or_its_shape_and_occurrence() -> None:

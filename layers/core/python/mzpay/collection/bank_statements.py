@@ -35,7 +35,7 @@ from mzpay.domain.collection.bank_lines import (
     new_line,
     statement_id,
 )
-from mzpay.domain.collection.bank_references import pays
+from mzpay.domain.collection.bank_references import candidates, pays
 from mzpay.domain.collection.business import INVALID_FORMAT, AccountStatus
 from mzpay.domain.collection.requests import CollectionRequest
 from mzpay.domain.collection.statement_formats import parse
@@ -165,17 +165,19 @@ def import_statement(account_id: str, body: dict[str, Any]) -> answers.BankState
         statement,
         {"account_id": account_id, "mode": mode, "format": kind, "lines": len(lines), "created_at": now},
     )
+    fresh: dict[str, StatementLine] = {}
+    for parsed, line_id in credits:  # the same bank transaction twice in one statement is one line
+        line = new_line(parsed, line_id, account_id, mode, statement, currency, now)
+        if not candidates(" ".join(part for part in (line.reference, line.description) if part)):
+            line = line.model_copy(update={"judged": True, "reason": NO_REFERENCE})  # judged as it is stored
+        fresh.setdefault(line_id, line)
+    known = store.stored_of(list(fresh.values()))
+    stored = known | store.add_lines([line for line_id, line in fresh.items() if line_id not in known])
     counts: Counter[str] = Counter()
-    seen: set[str] = set()
-    for parsed, line_id in credits:
-        if line_id in seen:  # the same bank transaction twice in one statement
-            continue
-        seen.add(line_id)
-        fresh = new_line(parsed, line_id, account_id, mode, statement, currency, now)
-        stored = store.add_line(fresh)
-        if stored is not fresh:
+    for line_id, line in fresh.items():
+        if stored[line_id] is not line:
             counts["already_imported"] += 1
-        counts[_judged(account_id, stored).status] += 1
+        counts[_judged(account_id, stored[line_id]).status] += 1
     audit.observe("bank_statement", statement, account_id=account_id, after={"lines": len(lines), **counts})
     return answers.BankStatementImported.of(
         {
@@ -185,7 +187,7 @@ def import_statement(account_id: str, body: dict[str, Any]) -> answers.BankState
             "format": kind,
             "imported_before": not first,
             "lines": len(lines),
-            "credits": len(seen),
+            "credits": len(fresh),
             "debits": len(lines) - len(credits),
             "already_imported": counts["already_imported"],
             **{status.value: counts[status.value] for status in LineStatus},

@@ -15,10 +15,11 @@ from typing import Any
 
 from mzpay.domain.collection.bank_lines import StatementLine
 from mzpay.store.aws import in_index, index_entry, is_conditional_failure, read_keys
-from mzpay.store.base import InCollectionTable
+from mzpay.store.base import InCollectionTable, put_new
 from mzpay.store.transitions import applied, versioned_update, with_index_keys
 
 MODES = ("live", "test")
+BATCH = 100  # keys of a BatchGetItem, items of a transaction
 
 
 def _line_key(mode: str, line_id: str) -> dict[str, str]:
@@ -64,6 +65,38 @@ class BankStatements(InCollectionTable):
             assert stored is not None  # lines are never deleted
             return stored
         return line
+
+    def stored_of(self, lines: list[StatementLine]) -> dict[str, StatementLine]:
+        """Those of `lines` stored already, as stored, by id (BatchGetItem, 100 keys a call)."""
+        keys = [_line_key(line.mode, line.line_id) for line in lines]
+        items = [
+            item
+            for at in range(0, len(keys), BATCH)
+            for item in read_keys(self.client, self.name, keys[at : at + BATCH])
+        ]
+        found = (StatementLine.model_validate(item) for item in items)
+        return {line.line_id: line for line in found}
+
+    def add_lines(self, lines: list[StatementLine]) -> dict[str, StatementLine]:
+        """Store new lines, 100 a transaction, each on condition that it is not there yet; a
+        transaction refused (another import stored one of them meanwhile) stores its lines one by
+        one. The lines as stored, by id."""
+        stored: dict[str, StatementLine] = {}
+        for at in range(0, len(lines), BATCH):
+            chunk = lines[at : at + BATCH]
+            puts = [
+                put_new(self.name, {**_line_key(line.mode, line.line_id), **_queue_entry(line), **line.item()})
+                for line in chunk
+            ]
+            try:
+                self.client.transact_write_items(TransactItems=puts)
+            except Exception as exc:
+                if not is_conditional_failure(exc):
+                    raise
+                stored |= {line.line_id: self.add_line(line) for line in chunk}
+                continue
+            stored |= {line.line_id: line for line in chunk}
+        return stored
 
     def line(self, line_id: str) -> StatementLine | None:
         """The line of this id, whichever its mode (its id is derived from its mode: one at most)."""

@@ -28,6 +28,7 @@ from mzpay.domain.collection.statement_camt import read_camt053
 from mzpay.domain.collection.statement_text import (
     CREDIT_MARKS,
     DEBIT_MARKS,
+    MAX_AMOUNT,
     MAX_BYTES,
     Bad,
     ParsedLine,
@@ -257,7 +258,7 @@ def read_lines(posted: list[Mapping[str, Any]]) -> list[ParsedLine]:
                     "reference": given.get("reference"),
                     "transaction_id": given.get("transaction_id"),
                     "value_date": day(value_date, "value_date") if value_date else None,
-                    "balance": Decimal(str(given["balance"])) if given.get("balance") is not None else None,
+                    "balance": _posted_balance(given.get("balance")),
                 }
                 yield line_of(row, fields)
             except Bad as bad:
@@ -266,6 +267,15 @@ def read_lines(posted: list[Mapping[str, Any]]) -> list[ParsedLine]:
                 raise refused(row, "amount", "a number") from None
 
     return bounded(lines())
+
+
+def _posted_balance(given: Any) -> Decimal | None:
+    if given is None:
+        return None
+    balance = Decimal(str(given))
+    if not balance.is_finite() or abs(balance) > MAX_AMOUNT or balance.as_tuple().exponent < -2:  # type: ignore[operator]
+        raise Bad("balance", "an amount such as 1500.00 (at most two decimals)")
+    return balance
 
 
 def parse(
