@@ -17,7 +17,6 @@ from mzpay.domain.collection.statement_text import (
     MAX_ROWS,
     MAX_TRANSACTION_ID,
 )
-from mzpay.domain.common.bounds import Code
 from mzpay.domain.common.model import StrictText as Strict
 from mzpay.domain.common.model import examples
 
@@ -41,13 +40,13 @@ class StatementLineIn(Strict):
     """A line posted as JSON: a signed amount (or unsigned with credit_debit)."""
 
     date: Day = Field(description="The booking date, YYYY-MM-DD.")
-    amount: Decimal = Field(allow_inf_nan=False, max_digits=16, description="The amount: positive for a credit.")
+    amount: Decimal = Field(allow_inf_nan=False, description="The amount: positive for a credit.")
     credit_debit: Literal["C", "D", "CR", "DR", "CRDT", "DBIT"] | None = None
     description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)] | None = None
     reference: Annotated[str, StringConstraints(max_length=MAX_REFERENCE)] | None = None
     transaction_id: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TRANSACTION_ID)] | None = None
     value_date: Day | None = None
-    balance: Decimal | None = Field(default=None, allow_inf_nan=False, max_digits=16)
+    balance: Decimal | None = Field(default=None, allow_inf_nan=False)
 
     _numbers = field_validator("amount", "balance", mode="before")(_a_number)
 
@@ -71,7 +70,9 @@ class BankStatementIn(Strict):
     lines: Annotated[list[StatementLineIn], Field(min_length=1, max_length=MAX_ROWS)] | None = Field(
         default=None, description=f"format lines: 1 to {MAX_ROWS} lines."
     )
-    currency: Code | None = Field(default=None, description="The account's currency when the file names none: MZN.")
+    currency: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")] | None = Field(
+        default=None, description="The account's currency (ISO 4217) when the file names none: MZN."
+    )
 
     def fields(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)

@@ -79,7 +79,7 @@ def day(text: str, field: str, fmt: str = "%Y-%m-%d") -> str:
     try:
         day = datetime.strptime(text.strip()[:10] if fmt == "%Y-%m-%d" else text.strip(), fmt).date()
     except ValueError:
-        raise Bad(field, "a date as the mapping's date_format says") from None
+        raise Bad(field, "a date such as 2026-11-03 (a csv statement's as its date_format says)") from None
     if day < EARLIEST or day.year > 2100:
         raise Bad(field, "a date from 2000 on")
     return day.isoformat()
