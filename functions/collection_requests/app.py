@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 from urllib.parse import unquote
 
+from mzpay.answers.bank_statements import BankLineList, BankLineRead, BankStatementImported
 from mzpay.answers.collection_methods import CollectionMethod, CollectionMethodList
 from mzpay.answers.collection_payments import CollectionPaymentList, CollectionPaymentRead, RecordedPayment
 from mzpay.answers.collection_requests import (
@@ -25,6 +26,7 @@ from mzpay.domain.common.ids import has_prefix
 from mzpay.entry import collection_app, reviewers_audited
 from mzpay.http import payment_link_page
 from mzpay.http.audit import audited
+from mzpay.http.bank_statement_schemas import AssignIn, BankStatementIn, DismissIn
 from mzpay.http.body import screen as screen_body
 from mzpay.http.card_screen import screen as screen_card_data
 from mzpay.http.collection_auth import caller
@@ -46,6 +48,7 @@ from mzpay.lazy import deferred_imports
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.collection import (
+        bank_statements,
         collection_methods,
         collection_requests,
         payment_links,
@@ -222,6 +225,71 @@ def record_payment(body: Annotated[RecordedPaymentIn, Body()]) -> RecordedPaymen
 def get_payment(payment_id: str) -> CollectionPaymentRead:
     """Read a payment received"""
     return payments.read(caller().account_id(), payment_id)
+
+
+@routes.post("/v1/bank-statements", REQUEST_WRITE)
+@audited
+@errors("missing_field")
+def import_bank_statement(body: Annotated[BankStatementIn, Body()]) -> BankStatementImported:
+    """Import a bank statement
+
+    The business's bank statement (`format` csv with a column `mapping`, camt053, simo_erv, or
+    `lines` posted as JSON) for one `mode`: each credit line is stored once, matched to the
+    request its reference names and applied as a payment (partly, where the request takes
+    instalments; money a request cannot take is kept as its overpayment to refund), or left in
+    the queue (unmatched, ambiguous). The same statement again, or one that overlaps it, applies
+    nothing twice. A bad file is 400 `validation_error` naming the line and field
+    (`lines[3].amount`), nothing stored (docs/bank-statements.md)."""
+    return bank_statements.import_statement(caller().account_id(), body.fields())
+
+
+@routes.get("/v1/bank-statement-lines", REQUEST_READ)
+def list_bank_statement_lines(
+    mode: Annotated[str, Query(max_length=8)],
+    status: Annotated[str, Query(max_length=16)] = "unmatched",
+    page_size: PageSize = 50,
+    page_token: PageToken = None,
+) -> BankLineList:
+    """List bank statement lines
+
+    The business's statement lines of one `mode` and `status` (unmatched by default; ambiguous,
+    matched, assigned, dismissed), newest first; cursor pagination."""
+    return bank_statements.listed(caller().account_id(), mode, status, page_size, page_token)
+
+
+@routes.get("/v1/bank-statement-lines/<line_id>", REQUEST_READ)
+def get_bank_statement_line(line_id: str) -> BankLineRead:
+    """Read a bank statement line"""
+    return bank_statements.read(caller().account_id(), line_id)
+
+
+@routes.post("/v1/bank-statement-lines/<line_id>/assign", REQUEST_WRITE)
+@audited
+@errors("invalid_request", "not_found", "invalid_state", "amount_out_of_range")
+def assign_bank_statement_line(line_id: str, body: Annotated[AssignIn, Body()]) -> BankLineRead:
+    """Assign a bank statement line to a request
+
+    A waiting line (unmatched or ambiguous) is applied by hand to one of the business's requests
+    of its mode, by the automatic match's rules: answered `assigned` with its payment. A line
+    resolved already is 409 `invalid_state`; a part of a request that takes one payment is 422
+    `amount_out_of_range`."""
+    identity = caller()
+    return bank_statements.assign(
+        identity.account_id(), identity.signed_in().subject, line_id, body.collection_request_id
+    )
+
+
+@routes.post("/v1/bank-statement-lines/<line_id>/dismiss", REQUEST_WRITE)
+@audited
+@errors("not_found", "invalid_state")
+def dismiss_bank_statement_line(line_id: str, body: Annotated[DismissIn, Body()]) -> BankLineRead:
+    """Dismiss a bank statement line
+
+    A waiting line is not the business's to match (a transfer between its own accounts, a
+    refund from a supplier): answered `dismissed`, with the optional `reason`. A line resolved
+    already is 409 `invalid_state`."""
+    identity = caller()
+    return bank_statements.dismiss(identity.account_id(), identity.signed_in().subject, line_id, body.reason)
 
 
 @routes.get("/v1/kulpay/collection-requests/list-by-phone-number/<phone_number>", PAYER)

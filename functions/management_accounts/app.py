@@ -4,6 +4,7 @@ secrets, rate limits, fee schedules."""
 from typing import Annotated, Any
 
 from mzpay.answers import accounts, limits, oauth_clients, pricing
+from mzpay.answers.bank_statements import BankStatementImported
 from mzpay.answers.reviews import BusinessAccountReviews, BusinessGatewayAccount
 from mzpay.entry import management_app
 from mzpay.http import api_docs
@@ -19,6 +20,7 @@ from mzpay.http.account_schemas import (
     RollWebhookSecret,
     SuspendAccount,
 )
+from mzpay.http.bank_statement_schemas import BankStatementIn
 from mzpay.http.marks import errors
 from mzpay.http.params import Body, Response
 from mzpay.http.resolver import created
@@ -28,7 +30,7 @@ from mzpay.version import health_report, stack_info
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import access, cash_deposits, oauth, rate_limits
-    from mzpay.collection import onboarding
+    from mzpay.collection import bank_statements, onboarding
     from mzpay.operators import business_links
     from mzpay.operators import pricing as fee_schedules
 
@@ -100,6 +102,18 @@ def link_gateway_account(account_id: str, body: Annotated[LinkGatewayAccount, Bo
     already_connected); a business that collects through an account already keeps it (409
     invalid_state); the same link again changes nothing. Audited."""
     return business_links.link(account_id, body.gateway_account_id)
+
+
+@app.post("/v1/accounts/<account_id>/bank-statements")
+@errors("not_found", "invalid_state")
+def import_business_bank_statement(account_id: str, body: Annotated[BankStatementIn, Body()]) -> BankStatementImported:
+    """Import a bank statement for a business
+
+    What the business does with `POST /v1/bank-statements` on the collection API, done by an
+    operator for the business account `account_id` (active only: another status is 409
+    invalid_state; none is 404): its credit lines matched to its requests and applied, the rest left
+    in its queue (docs/bank-statements.md). Audited."""
+    return bank_statements.import_for_business(account_id, body.fields())
 
 
 @app.post("/v1/accounts/<account_id>/suspend")

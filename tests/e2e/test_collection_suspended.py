@@ -34,8 +34,8 @@ NOT_ONBOARDED = "The account has not onboarded as a business: only an active acc
 
 class Business:
     """A fresh gateway account, onboarded and approved as a business, with a test M-Pesa method,
-    a customer with a test wallet that received a pay_in, and two collection requests (the first
-    one's payment link opened: its checkout is open)."""
+    a customer with a test wallet that received a pay_in, two collection requests (the first
+    one's payment link opened: its checkout is open) and a bank statement line waiting."""
 
     def __init__(self, mz: Collection) -> None:
         self.mz = mz
@@ -56,6 +56,14 @@ class Business:
         assert link.status_code == 303, link.text
         self.checkout_url = link.headers["Location"]
         self.unopened = self.ok("POST", "/v1/collection-requests", self.request_body())["id"]
+        waiting = {
+            "mode": "test",
+            "format": "lines",
+            "lines": [{"date": "2026-11-03", "amount": 10, "description": "X"}],
+        }
+        assert self.ok("POST", "/v1/bank-statements", waiting)["unmatched"] == 1
+        lines = self.ok("GET", "/v1/bank-statement-lines?mode=test")["data"]
+        self.line_id = lines[0]["id"]
 
     def ok(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         return assert_ok(self.mz.call(method, path, body, token=self.token))
@@ -134,6 +142,22 @@ class Business:
                     "reference": "REC-1",
                     "paid_at": "2026-11-03T08:40:00Z",
                 },
+            ),
+            ("POST", "/v1/bank-statements"): (
+                "/v1/bank-statements",
+                {
+                    "mode": "test",
+                    "format": "lines",
+                    "lines": [{"date": "2026-11-03", "amount": 250, "description": "Y"}],
+                },
+            ),
+            ("POST", "/v1/bank-statement-lines/{line_id}/assign"): (
+                f"/v1/bank-statement-lines/{self.line_id}/assign",
+                {"collection_request_id": self.unopened},
+            ),
+            ("POST", "/v1/bank-statement-lines/{line_id}/dismiss"): (
+                f"/v1/bank-statement-lines/{self.line_id}/dismiss",
+                {"reason": "Our own account"},
             ),
             ("POST", "/v1/customers"): ("/v1/customers", {"name": "Ana Machava", "document_type": "bi"}),
             ("PUT", "/v1/customers/{customer_id}"): (f"/v1/customers/{customer}", {"email": "ana@example.co.mz"}),

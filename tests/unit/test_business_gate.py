@@ -73,6 +73,8 @@ MUST_BE_GATED = {
     ("POST", "/v1/customers/{customer_id}/payment_methods"): CALLER_ACTIVE,
     ("POST", "/v1/collection-requests"): CALLER_ACTIVE,
     ("POST", "/v1/payments"): CALLER_ACTIVE,  # a payment received, recorded against a request
+    ("POST", "/v1/bank-statements"): CALLER_ACTIVE,  # a statement's lines applied as payments
+    ("POST", "/v1/bank-statement-lines/{line_id}/assign"): CALLER_ACTIVE,
     ("POST", "/v1/collection-methods"): CALLER_ACTIVE,
     ("GET", "/pay/{request_id}"): PAYEE_ACTIVE,
 }

@@ -195,6 +195,13 @@ def _businesses_link(client: ManagementClient, args: argparse.Namespace) -> Resp
     return client.link_gateway_account(args.business_account_id, args.gateway_account_id)
 
 
+def _businesses_import_statement(client: ManagementClient, args: argparse.Namespace) -> Response:
+    body: dict[str, Any] = {"mode": args.mode, "format": args.format, "content": args.file}
+    if args.mapping is not None:
+        body["mapping"] = args.mapping
+    return client.import_bank_statement(args.business_account_id, body)
+
+
 def _keys_create(client: ManagementClient, args: argparse.Namespace) -> Response:
     body: dict[str, Any] = {"mode": args.mode}
     if args.scopes is not None:
@@ -217,6 +224,13 @@ def _json_file(path: str) -> Any:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"cannot read a JSON document from {path}: {exc}") from exc
+
+
+def _text_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read a UTF-8 text file from {path}: {exc}") from exc
 
 
 def _oauth_clients_create(client: ManagementClient, args: argparse.Namespace) -> Response:
@@ -511,6 +525,22 @@ def build_parser() -> argparse.ArgumentParser:
         for dest in ("business_account_id", *ids):
             command.add_argument(dest, metavar=dest.upper())
         command.set_defaults(handler=handler)
+
+    statement = businesses.add_parser(
+        "import-statement",
+        parents=[json_option],
+        help="import a business's bank statement: its credit lines matched to its requests (docs/bank-statements.md)",
+    )
+    statement.add_argument("business_account_id", metavar="BUSINESS_ACCOUNT_ID")
+    statement.add_argument("--mode", required=True, choices=MODES)
+    statement.add_argument("--format", required=True, choices=("csv", "camt053", "simo_erv"))
+    statement.add_argument(
+        "--file", required=True, type=_text_file, metavar="STATEMENT", help="the bank's file (UTF-8)"
+    )
+    statement.add_argument(
+        "--mapping", type=_json_file, metavar="MAPPING.json", help="a csv file's columns (default: the usual export)"
+    )
+    statement.set_defaults(handler=_businesses_import_statement)
 
     keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     key_create = keys.add_parser("create", parents=[json_option], help="create an API key (its secret is shown once)")

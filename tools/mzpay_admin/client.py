@@ -146,6 +146,9 @@ class ManagementClient:
         path = f"/v1/accounts/{_segment(business_account_id)}/gateway-account"
         return self.request("PUT", path, {"gateway_account_id": gateway_account_id})
 
+    def import_bank_statement(self, business_account_id: str, body: dict[str, Any]) -> Response:
+        return self.request("POST", f"/v1/accounts/{_segment(business_account_id)}/bank-statements", body)
+
     def connected_accounts(self, platform_account_id: str) -> Response:
         return self.request("GET", f"/v1/accounts/{_segment(platform_account_id)}/connected-accounts")
 

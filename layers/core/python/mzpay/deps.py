@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from mzpay.store.account_names import AccountNames
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.audit import AuditTrail
+    from mzpay.store.bank_statements import BankStatements
     from mzpay.store.bill_payments import BillPayments
     from mzpay.store.bill_subscriptions import BillSubscriptions
     from mzpay.store.billers import Billers
@@ -409,6 +410,13 @@ def collection_requests() -> CollectionRequests:
     from mzpay.store.collection_requests import CollectionRequests
 
     return CollectionRequests.from_env()
+
+
+@once
+def bank_statements() -> BankStatements:
+    from mzpay.store.bank_statements import BankStatements
+
+    return BankStatements.from_env()
 
 
 @once

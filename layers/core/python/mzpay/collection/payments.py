@@ -16,7 +16,8 @@ the payment its earlier attempt wrote and answers it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -141,6 +142,84 @@ def _recorded(body: dict[str, Any]) -> tuple[str, Decimal, str]:
     return amount["currency"], amount["value"], recorded.paid_at_utc(body["paid_at"])
 
 
+@dataclass(frozen=True)
+class Received:
+    """Money received outside the service, to record against a collection request."""
+
+    currency: str
+    value: Decimal
+    channel: str  # recorded.CHANNELS
+    reference: str
+    paid_at: str  # UTC, seconds, Z
+    description: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    over: Decimal = Decimal(0)  # what of `value` the request cannot take: kept as its overpayment to refund
+
+
+def apply_received(
+    account_id: str,
+    request: CollectionRequest,
+    received: Received,
+    payment_id: str,
+    fingerprint: str,
+    also: Callable[[Payment], list[dict[str, Any]]] | None = None,
+) -> Payment:
+    """Write a payment of `received` (judged already) against `request`: the payment, the
+    request's change and their events in one transaction with what `also` adds for the payment
+    (a bank statement line's change), on condition that the request is as it was read (Changed
+    otherwise: the caller reads it again and judges anew). A payment of this id written before is answered as it is."""
+    collecting = gateway_account_of(request.account_id)  # the gateway account the business collects through
+    existing = deps.payments().by_payment_id(collecting, request.mode, payment_id)
+    if existing is not None:  # an earlier attempt of this request wrote it
+        if existing.fingerprint != fingerprint or existing.entity.collection_request_id != request.request_id:
+            raise ServiceError(409, "idempotency_key_reused", "This Idempotency-Key was used for another payment.")
+        return existing.entity
+    taken = received.value - received.over
+    closing = close_checkout(request, "record a payment against") if taken > 0 else {}
+    now = now_iso()
+    manual = {"kind": received.channel, "reference": received.reference}
+    payment = new_payment(
+        Principal.of_account(collecting, request.mode),
+        payment_id,
+        received.currency,
+        fingerprint,
+        now,
+        status=Status.SUCCEEDED,
+        amount=format_amount(received.value, received.currency),
+        country="MZ",
+        source={"type": MANUAL, MANUAL: manual},
+        channel=received.channel,
+        collection_request_id=request.request_id,
+        provider_reference=received.reference,
+        captured_at=received.paid_at,
+        statement={"description": received.description} if received.description else None,
+        metadata=received.metadata,
+    )
+    settled = recorded.settled(
+        request, received.value, received.channel, payment.provider_payment_id, received.paid_at, now, received.over
+    )
+    changes = {**closing, **settled}
+    after = request.changed(changes)
+    events = [payment_event("payment.succeeded", payment, now)]
+    if after.status == RequestStatus.PAID and request.status != RequestStatus.PAID:  # what a link's payment records
+        events.append(request_rules.request_event(request_rules.EVENT_PAID, after, now))
+    elif taken > 0:  # an instalment: what is paid and what is still due
+        events.append(request_rules.request_event(request_rules.EVENT_PARTIALLY_PAID, after, now))
+    if received.over > 0:  # money it could not take: to refund
+        events.append(request_rules.request_event(request_rules.EVENT_REFUND_DUE, after, now))
+    deps.collection_requests().settle_with(
+        request, changes, [*deps.payments().creation_items(payment), *(also(payment) if also else [])], events
+    )
+    audit.observe(
+        "collection_request",
+        request.request_id,
+        account_id=account_id,
+        before=_audited(request),
+        after={**_audited(after), "payment_id": payment.provider_payment_id},
+    )
+    return payment
+
+
 def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPayment:
     """POST /v1/payments: a payment the business received outside the service, recorded against
     its collection request (see the module's note). `payment_id` is the payment's own id, the
@@ -148,53 +227,23 @@ def record(account_id: str, body: dict[str, Any], payment_id: str) -> RecordedPa
     once it is paid; 422 amount_out_of_range for more than is due, or a part of a request that
     takes one payment; 400 validation_error naming a field that breaks a rule."""
     currency, value, paid_at = _recorded(body)
-    request_id, channel = body["collection_request_id"], body["channel"]
+    request_id = body["collection_request_id"]
     fingerprint = request_fingerprint(body, "recorded")
+    received = Received(
+        currency,
+        value,
+        body["channel"],
+        body["reference"],
+        paid_at,
+        body.get("description"),
+        body.get("metadata") or {},
+    )
 
     def write(request: CollectionRequest) -> Payment:
-        collecting = gateway_account_of(request.account_id)  # the gateway account the business collects through
-        existing = deps.payments().by_payment_id(collecting, request.mode, payment_id)
-        if existing is not None:  # an earlier attempt of this request wrote it
-            if existing.fingerprint != fingerprint or existing.entity.collection_request_id != request_id:
-                raise ServiceError(409, "idempotency_key_reused", "This Idempotency-Key was used for another payment.")
-            return existing.entity
-        recorded.judge(request, currency, value)
-        closing = close_checkout(request, "record a payment against")
-        now = now_iso()
-        manual = {"kind": channel, "reference": body["reference"]}
-        payment = new_payment(
-            Principal.of_account(collecting, request.mode),
-            payment_id,
-            currency,
-            fingerprint,
-            now,
-            status=Status.SUCCEEDED,
-            amount=format_amount(value, currency),
-            country="MZ",
-            source={"type": MANUAL, MANUAL: manual},
-            channel=channel,
-            collection_request_id=request_id,
-            provider_reference=body["reference"],
-            captured_at=paid_at,
-            statement={"description": body["description"]} if body.get("description") else None,
-            metadata=body.get("metadata") or {},
-        )
-        changes = {**closing, **recorded.settled(request, value, channel, payment.provider_payment_id, paid_at, now)}
-        after = request.changed(changes)
-        events = [payment_event("payment.succeeded", payment, now)]
-        if after.status == RequestStatus.PAID:  # what a payment through its link records
-            events.append(request_rules.request_event(request_rules.EVENT_PAID, after, now))
-        else:  # an instalment: what is paid and what is still due
-            events.append(request_rules.request_event(request_rules.EVENT_PARTIALLY_PAID, after, now))
-        deps.collection_requests().settle_with(request, changes, deps.payments().creation_items(payment), events)
-        audit.observe(
-            "collection_request",
-            request_id,
-            account_id=account_id,
-            before=_audited(request),
-            after={**_audited(after), "payment_id": payment.provider_payment_id},
-        )
-        return payment
+        collecting = gateway_account_of(request.account_id)
+        if deps.payments().by_payment_id(collecting, request.mode, payment_id) is None:
+            recorded.judge(request, currency, value)
+        return apply_received(account_id, request, received, payment_id, fingerprint)
 
     payment = rejudged(lambda: own(account_id, request_id), write, Changed, "collection request")
     return RecordedPayment(object="payment", payment=CollectionPayment.of(_view(payment)), error=None)

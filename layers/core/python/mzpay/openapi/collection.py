@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from mzpay.answers.bank_statements import BankLineList, BankLineRead, BankStatementImported
 from mzpay.answers.collection_accounts import (
     AccountSettings,
     BusinessAccount,
@@ -71,6 +72,11 @@ ROUTES: Routes = {
     ("GET", "/v1/payments"): CollectionPaymentList,
     ("POST", "/v1/payments"): RecordedPayment,
     ("GET", "/v1/payments/{payment_id}"): CollectionPaymentRead,
+    ("POST", "/v1/bank-statements"): BankStatementImported,
+    ("GET", "/v1/bank-statement-lines"): BankLineList,
+    ("GET", "/v1/bank-statement-lines/{line_id}"): BankLineRead,
+    ("POST", "/v1/bank-statement-lines/{line_id}/assign"): BankLineRead,
+    ("POST", "/v1/bank-statement-lines/{line_id}/dismiss"): BankLineRead,
     ("POST", "/v1/customers"): Customer,
     ("GET", "/v1/customers"): CustomerList,
     ("GET", "/v1/customers/{customer_id}"): CustomerRead,

@@ -24,6 +24,7 @@ from mzpay.answers.accounts import (
     RolledWebhookSecret,
 )
 from mzpay.answers.audit_trail import AuditTrailList, AuditTrailRecord
+from mzpay.answers.bank_statements import BankStatementImported
 from mzpay.answers.billers import Biller, BillerList, BillProduct, SmsChannel
 from mzpay.answers.bindings import ConnectorBinding, ConnectorBindingList, Unbinding
 from mzpay.answers.dispatch_failures import WebhookDispatchFailureList, WebhookDispatchReplay
@@ -71,6 +72,7 @@ ROUTES: Routes = {
     ("GET", "/v1/accounts/{account_id}/onboarding-reviews"): BusinessAccountReviews,
     ("GET", "/v1/accounts/{account_id}/gateway-account"): BusinessGatewayAccount,
     ("PUT", "/v1/accounts/{account_id}/gateway-account"): BusinessGatewayAccount,
+    ("POST", "/v1/accounts/{account_id}/bank-statements"): BankStatementImported,
     ("POST", "/v1/accounts/{account_id}/connected-accounts"): Connection,
     ("GET", "/v1/accounts/{account_id}/connected-accounts"): ConnectionList,
     ("DELETE", "/v1/accounts/{account_id}/connected-accounts/{connected_account_id}"): Disconnection,

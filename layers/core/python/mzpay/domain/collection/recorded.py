@@ -96,10 +96,21 @@ def judge(request: CollectionRequest, currency: str, value: Decimal) -> None:
 
 
 def settled(
-    request: CollectionRequest, value: Decimal, channel: str, payment_id: str, paid_at: str, now: str
+    request: CollectionRequest,
+    value: Decimal,
+    channel: str,
+    payment_id: str,
+    paid_at: str,
+    now: str,
+    over: Decimal = Decimal(0),
 ) -> dict[str, Any]:
     """The request's changes once `value` is recorded against it (judged first): what it paid so
-    far, and once nothing is due, paid and matched as a payment through its link leaves it."""
+    far, and once nothing is due, paid and matched as a payment through its link leaves it. `over`
+    (a bank line's money the request cannot take: all of it once paid or cancelled, or what is
+    beyond what is due) is kept as its overpayment to refund."""
+    if over > 0:
+        kept = {"overpayment": request.overpayment + over, "updated_at": now}
+        return kept if over >= value else {**settled(request, value - over, channel, payment_id, paid_at, now), **kept}
     paid = request.amount_paid + value
     changes: dict[str, Any] = {"amount_paid": paid, "updated_at": now}
     if paid < request.value:
@@ -117,3 +128,18 @@ def settled(
     }
     changes["compliance_audit"] = {**request.compliance_audit, "paid_at": paid_at, "reconciled_at": now}
     return changes
+
+
+def overpaid(request: CollectionRequest, value: Decimal) -> Decimal | None:
+    """What of a bank line's `value` (in the request's currency) the request cannot take, kept
+    as its overpayment to refund: all of it once the request is paid or cancelled, what is beyond
+    what is due otherwise. None when the line does not fit: a part of a request that takes one
+    payment, or an instalment below its minimum."""
+    if closed(request) is not None:
+        return value
+    due = request.outstanding
+    if value >= due:
+        return value - due
+    if not request.allow_installments or (request.min_installment is not None and value < request.min_installment):
+        return None
+    return Decimal(0)
