@@ -45,9 +45,8 @@ def sign_in() -> Response[str]:
     """E-mail and password: signed in, or the TOTP code next, or its setup."""
     visit = current()
     session_id = sessions.new_id()
-    session = signing.password(
-        session_id, visit.field("email"), visit.fields().get("password", "")[:512], visit.source_ip()
-    )
+    password = visit.fields().get("password", "")[:512]
+    session = signing.password(session_id, visit.field("email"), password, visit.source_ip(), visit.session_id())
     dashboard.open_session(session_id, session)
     return see_other({sessions.TOTP: "/sign-in/code", sessions.SETUP: "/sign-in/setup"}.get(session.stage, "/"))
 

@@ -239,6 +239,16 @@ def test_sign_out_makes_a_copy_of_the_cookie_worthless_and_a_post_without_sessio
     assert refused["statusCode"] == 401 and 'data-code="unauthorized"' in refused["body"]
 
 
+def test_signing_in_again_in_the_same_browser_ends_the_session_it_held(dashboard: Dashboard) -> None:
+    owner = dashboard.user("owner@example.co.mz", "owner")
+    first = dashboard.signed_in(owner)
+    form = dashboard.call("GET", "/sign-in", first)  # the browser's session cookie goes along
+    fields = {"email": owner["email"], "password": owner["password"], "csrf_token": csrf(form)}
+    again = dashboard.call("POST", "/sign-in", merged(first, form), fields)
+    assert location(again) == "/sign-in/code"
+    assert location(dashboard.call("GET", "/", first)) == "/sign-in"  # the first session ended
+
+
 def test_a_post_without_its_csrf_token_changes_nothing(dashboard: Dashboard) -> None:
     owner = dashboard.user("owner@example.co.mz", "owner")
     cookies = dashboard.signed_in(owner)

@@ -51,12 +51,15 @@ def _refused() -> ServiceError:
     return ServiceError(401, "sign_in_failed", "The e-mail or password is not right.")
 
 
-def password(session_id: str, email: str, password: str, source_ip: str) -> Session:
+def password(session_id: str, email: str, password: str, source_ip: str, replacing: str | None = None) -> Session:
     """The first step: the session it opens, signed in (a role without TOTP that has none) or
     waiting for the code or for the TOTP setup. 401 `sign_in_failed` for a wrong password and for
-    an e-mail that is no dashboard user alike."""
+    an e-mail that is no dashboard user alike. `replacing`: the id of the cookie the browser
+    still holds, whose session ends here (one browser, one session)."""
     email = email.strip().lower()
     _audited(email, source_ip)
+    if replacing and len(replacing) <= 100:
+        deps.dashboard_sessions().end(rules.hashed(replacing))
     if not (0 < len(email) <= MAX_EMAIL and 0 < len(password) <= MAX_PASSWORD):
         raise _refused()
     _count_attempt(email, source_ip)
