@@ -10,10 +10,12 @@ from mzpay.http import dashboard
 from mzpay.http.dashboard import current, see_other, show
 from mzpay.http.params import Response
 from mzpay.http.resolver import lambda_handler as handler_for
+from mzpay.steps import audit
 from mzpay.version import health_report
 
 app = management_app("dashboard")  # every post on the audit trail, the user named by sign_in
 dashboard.sessions_from(signing.current)
+dashboard.identify_with(audit.identify)  # a post without a session is recorded as anonymous
 dashboard.answers_unknown_paths(app)
 HTML = {"include_in_schema": False}  # pages for people: no OpenAPI document
 

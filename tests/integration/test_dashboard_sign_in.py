@@ -20,6 +20,7 @@ from devstack.moto_server import ENABLE_TOTP
 from mzpay.dashboard.sign_in import ATTEMPTS_PER_ADDRESS, ATTEMPTS_PER_USER
 from mzpay.domain.common import clock
 from mzpay.domain.dashboard.sessions import ABSOLUTE_SECONDS, COOKIE, IDLE_SECONDS
+from mzpay.operators import audit as trail
 from tests.events import rest_event
 from tests.integration.support import REGION, function_app, function_stack
 
@@ -155,6 +156,9 @@ def test_an_owner_signs_in_with_password_and_totp_and_the_session_cookie_is_host
         ("sign_in_code", 303, "merchant_user", "owner@example.co.mz"),
     ]
     assert all(r["account_id"] == ACCOUNT and r["surface"] == "dashboard" for r in audit_records(dashboard))
+    shown = trail.read_record(str(audit_records(dashboard)[0]["audit_id"])).wire()  # as operators read it
+    assert shown["actor"]["kind"] == "merchant_user" and shown["actor"]["id"] == "owner@example.co.mz"
+    assert shown["request"]["password"] != owner["password"]  # masked
 
 
 def test_a_wrong_code_is_refused_and_a_wrong_password_too_each_in_the_pages_language(dashboard: Dashboard) -> None:
@@ -237,6 +241,11 @@ def test_sign_out_makes_a_copy_of_the_cookie_worthless_and_a_post_without_sessio
     assert location(dashboard.call("GET", "/", cookies)) == "/sign-in"  # the copy
     refused = dashboard.call("POST", "/mode", cookies, {"csrf_token": csrf(home), "mode": "live"})
     assert refused["statusCode"] == 401 and 'data-code="unauthorized"' in refused["body"]
+    records = [(r["action"], r["status"], r["actor_kind"], r["actor_id"]) for r in audit_records(dashboard)][-2:]
+    assert records == [
+        ("sign_out", 303, "merchant_user", "owner@example.co.mz"),
+        ("switch_mode", 401, "anonymous", "anonymous"),
+    ]
 
 
 def test_signing_in_again_in_the_same_browser_ends_the_session_it_held(dashboard: Dashboard) -> None:

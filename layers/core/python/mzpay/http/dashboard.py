@@ -79,6 +79,13 @@ class Visit:
 
 
 _sessions: list[CurrentSession] = []
+_identify: list[Callable[[str, str, str], None]] = []
+
+
+def identify_with(identify: Callable[[str, str, str], None]) -> None:
+    """Name who acts for the audit trail (the function wires mzpay.steps.audit.identify): a post
+    without a session is `anonymous`, not the management API's operator."""
+    _identify[:] = [identify]
 
 
 def sessions_from(current_session: CurrentSession) -> None:
@@ -189,6 +196,8 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
                 if not wanted:
                     visit.session = None
                     if posting:  # refused, and recorded so: not the action's success
+                        for identify in _identify:
+                            identify("anonymous", "anonymous", visit.source_ip())
                         raise ServiceError(401, "unauthorized", "Your session has ended: sign in again.")
                     return see_other("/sign-in")
                 assert visit.session is not None
