@@ -270,6 +270,18 @@ def test_a_post_without_its_csrf_token_changes_nothing(dashboard: Dashboard) -> 
     assert 'data-mode="live"' in dashboard.call("GET", "/", cookies)["body"]
 
 
+def test_a_sign_in_form_without_its_csrf_cookie_is_refused_and_the_page_gives_a_fresh_token(
+    dashboard: Dashboard,
+) -> None:
+    owner = dashboard.user("owner@example.co.mz", "owner")
+    refused = dashboard.call("POST", "/sign-in", "", {"email": owner["email"], "password": owner["password"]})
+    assert refused["statusCode"] == 403 and 'data-code="csrf_invalid"' in refused["body"]
+    assert COOKIE not in set_cookies(refused) and csrf(refused)
+    fields = {"email": owner["email"], "password": owner["password"], "csrf_token": csrf(refused)}
+    again = dashboard.call("POST", "/sign-in", jar(refused), fields)
+    assert location(again) == "/sign-in/code"
+
+
 def test_sign_in_attempts_are_limited_per_user_and_per_address(dashboard: Dashboard) -> None:
     owner = dashboard.user("owner@example.co.mz", "owner")
     tries = ATTEMPTS_PER_USER + 1

@@ -212,6 +212,8 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
         if error.code == "unauthorized" or (visit.session is None and kind != "public"):
             visit.csrf = _form_csrf(visit)
             return show("sign_in.html", error.status, error=error)
+        if kind == "public" and not visit.csrf:  # refused before its token was issued: the form gets one
+            visit.csrf = _form_csrf(visit)
         if form_page is not None:
             return show(form_page, error.status, error=error, **form_context(visit))
         return show("refused.html", error.status, error=error)
