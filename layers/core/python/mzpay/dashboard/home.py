@@ -3,13 +3,17 @@ GET /v1/balance answers with (the user as the actor, within its role)."""
 
 from __future__ import annotations
 
-from mzpay.answers.balance import Balance
+from typing import TYPE_CHECKING
+
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.lazy import deferred_imports
 
-with deferred_imports():
+if TYPE_CHECKING:
+    from mzpay.answers.balance import Balance
+
+with deferred_imports():  # loaded by the first page that needs it: sign-in does not
     from mzpay.cases import refunds
 
 
