@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         raise
     started.set()
     for env, urls in state["regions"].items():
-        print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in urls.items()), flush=True)
+        dashboard = state["demo"].get(env, {}).get("dashboard")
+        shown = {**urls, **({"dashboard": dashboard["url"]} if dashboard else {})}
+        print(f"[{env}] " + "  ".join(f"{name}: {url}" for name, url in shown.items()), flush=True)
     print(f"AWS (moto): {state['aws_endpoint']}   state: {args.stack_file}", flush=True)
     print(f"function logs (JSON lines): {args.function_log}", flush=True)
     if state.get("oidc"):

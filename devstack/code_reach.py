@@ -56,10 +56,13 @@ CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "send_email": ("ses", ("ses:SendEmail",)),  # SES API v2 (its IAM actions keep the ses: prefix)
     "publish": ("sns", ("sns:Publish",)),
     "check_if_phone_number_is_opted_out": ("sns", ("sns:CheckIfPhoneNumberIsOptedOut",)),
+    # the dashboard's sign-in (the token-bearing calls, AssociateSoftwareToken and the like, need no IAM right)
+    "admin_initiate_auth": ("cognito-idp", ("cognito-idp:AdminInitiateAuth",)),
+    "admin_respond_to_auth_challenge": ("cognito-idp", ("cognito-idp:AdminRespondToAuthChallenge",)),
 }
 # Connectors whose provider is an AWS service: followed like the stores (mzpay.deps builds them
 # with `from_env`), so their calls are granted like a store's.
-AWS_CONNECTORS = ("mzpay.connectors.messaging",)
+AWS_CONNECTORS = ("mzpay.connectors.messaging", "mzpay.connectors.cognito")
 TRANSACTION_ITEMS = {
     "Put": "dynamodb:PutItem",
     "Update": "dynamodb:UpdateItem",

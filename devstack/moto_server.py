@@ -57,6 +57,8 @@ from moto.secretsmanager.models import SecretsManagerBackend
 
 from devstack.changes import ChangeWriter
 
+ENABLE_TOTP = "MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP"  # moto's Cognito then verifies TOTP codes
+
 
 def _item_key(backend: Any, op_type: str, op: dict[str, Any]) -> dict[str, Any]:
     if op_type != "Put":
@@ -415,6 +417,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--exit-with-stdin", action="store_true", help="exit when standard input ends")
     parser.add_argument("--identity", help="answer it at IDENTITY_PATH (the stack checks that moto is its own)")
     own, rest = parser.parse_known_args(argv)
+    os.environ[ENABLE_TOTP] = "true"  # moto's Cognito checks TOTP codes (devstack.cognito)
     if own.exit_with_stdin:
         exit_with_stdin()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request: moto serves thousands a minute

@@ -38,6 +38,7 @@ TITLES = {
     "gateway": "mzpay gateway API",
     "collection": "mzpay collection API",
     "management": "mzpay management API",
+    "dashboard": "mzpay merchant dashboard",  # pages for people only: it has no document
 }
 DESCRIPTIONS = {
     "gateway": (

@@ -51,6 +51,7 @@ SERVICE_OF_TYPE = {
     "AWS::SecretsManager::Secret": "secretsmanager",
     "AWS::SES::ConfigurationSet": "ses",
     "AWS::SES::EmailIdentity": "ses",
+    "AWS::Cognito::UserPool": "cognito-idp",
 }
 # ses resources' ARN kinds; SNS's Publish to a phone number has no resource to name: "*" (IAM's
 # only way to allow SMS), and only that call (and the opt-out check, which has no resource at

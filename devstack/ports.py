@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import socket
 
-API_SLOTS = {"gateway": 0, "collection": 1, "management": 2}  # each region's APIs: its port base + slot
+API_SLOTS = {"gateway": 0, "collection": 1, "management": 2, "dashboard": 3}  # each region's APIs: its port base + slot
 GATEWAY_TLS_SLOT = 5  # each region's gateway over TLS (mutual TLS optional): its port base + 5
 LAMBDA_SLOT = 7  # each region's Lambda Invoke API (devstack.lambda_api): its port base + 7
 SECRET_SCANNING_SLOT = 8  # the local secret-scanning provider's key endpoint: port base + 8 (once)
@@ -16,7 +16,7 @@ REGION_STRIDE = 10  # region i's port base: port base + 10 * i
 PORTS_HELP = """ports:
   moto (AWS)                          --moto-port (default 5000; make run MOTO_PORT=...)
   region i, in --envs order           --port-base + 10*i (default 3000; make run PORT_BASE=...), then:
-    + 0 gateway, + 1 collection, + 2 management, + 5 gateway over TLS, + 7 Lambda Invoke API
+    + 0 gateway, + 1 collection, + 2 management, + 3 dashboard, + 5 gateway over TLS, + 7 Lambda Invoke API
   the local secret-scanning keys      --port-base + 8
   the local OIDC issuer               --port-base + 9
 The stack refuses to start when one of them is taken (another local stack?) and names it.

@@ -495,3 +495,6 @@ def _domain_name(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
 def _base_path_mapping(ctx: _Context, logical: str, spec: dict[str, Any]) -> None:
     props = _props(ctx, spec)
     ctx.set(logical, f"{props['DomainName']}/{props.get('BasePath', '')}")
+
+
+from devstack import cognito  # noqa: E402, F401  - registers the Cognito resources' provisioners

@@ -27,6 +27,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from devstack.apigw import ApiDefinition, RestApi, Route
 from devstack.changes import TableChanges
 from devstack.collection_demo import BOOTSTRAP_REALM, LICENCE_ROUTE, seed_collection
+from devstack.dashboard_demo import create_user
 from devstack.esm import DynamoDBStreamEventSource, ScheduleEventSource, SqsEventSource, parse_filters
 from devstack.globaltables import GlobalTableReplicator
 from devstack.lambda_api import LambdaApi
@@ -82,6 +83,9 @@ LOCAL_ENVIRONMENT = {
 LOCAL_AWS_TIMEOUTS = {"AWS_CONNECT_TIMEOUT_SECONDS": "10", "AWS_READ_TIMEOUT_SECONDS": "20"}
 WARM_AT_ONCE = 2 * (os.cpu_count() or 2)  # execution environments started at once by the warm-up
 COLLECTION_AUDIENCE = "mzpay-collection"
+# stack.json's `regions` and the peers a 421 wrong_region names (PeerRegionUrls): the three APIs;
+# the dashboard's URL is in its region's `demo` block, with the demo owner (docs/dashboard.md)
+APIS = ("gateway", "collection", "management")
 
 
 def api_name(logical_id: str) -> str:
@@ -402,7 +406,11 @@ class LocalStack:
         self.scanning_keys = KeyServer(self.host, self.port_base + SECRET_SCANNING_SLOT).start()
         bootstrap = self.oidc.realms[BOOTSTRAP_REALM].issuer
         planned = {
-            env: {name: f"http://{self.host}:{self.port_base_of(i) + slot}" for name, slot in API_SLOTS.items()}
+            env: {
+                name: f"http://{self.host}:{self.port_base_of(i) + slot}"
+                for name, slot in API_SLOTS.items()
+                if name in APIS
+            }
             for i, env in enumerate(self.envs)
         }
         for index, env in enumerate(self.envs):
@@ -464,6 +472,12 @@ class LocalStack:
                     env, stack.urls["collection"], self.oidc, self.licence_signing_key, account_id
                 )
                 self.demo.setdefault(env, {}).update(material)
+        for env, stack in self.regions.items():
+            if "dashboard" in stack.urls and "account_id" in self.demo.get(env, {}):
+                self.demo[env]["dashboard"] = {
+                    "url": stack.urls["dashboard"],
+                    "owner": self._dashboard_owner(stack, env),
+                }
         state = self.state()
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.state_file.with_suffix(".tmp")
@@ -475,6 +489,20 @@ class LocalStack:
         os.replace(tmp, self.state_file)
         self.ready.set()
         return state
+
+    def _dashboard_owner(self, stack: RegionStack, env: str) -> dict[str, str]:
+        """The demo account's owner on the region's dashboard, TOTP set up (docs/dashboard.md)."""
+        refs = stack.provisioned.intrinsics.refs
+        return create_user(
+            endpoint=self.aws_endpoint,
+            region=stack.provisioned.region,
+            pool_id=refs["DashboardUserPool"],
+            client_id=refs["DashboardUserPoolClient"],
+            accounts_table=refs["AccountsTable"],
+            account_id=self.demo[env]["account_id"],
+            email=f"owner@{env}.demo.mzpay.test",
+            role="owner",
+        )
 
     def _serve_gateway_tls(self, stack: RegionStack, session: Any, port: int) -> None:
         """The gateway over TLS, a client certificate optional and checked against the region's
@@ -533,7 +561,7 @@ class LocalStack:
         return {
             "aws_endpoint": self.aws_endpoint,
             "operator_token": self.operator_token,
-            "regions": {env: dict(stack.urls) for env, stack in self.regions.items()},
+            "regions": {env: {n: u for n, u in stack.urls.items() if n in APIS} for env, stack in self.regions.items()},
             "aws_regions": {env: stack.provisioned.region for env, stack in self.regions.items()},
             "resources": {env: dict(stack.provisioned.physical) for env, stack in self.regions.items()},
             "demo": {env: self.demo.get(env, {}) for env in self.regions},

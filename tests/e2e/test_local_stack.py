@@ -79,7 +79,11 @@ def test_stack_json_has_the_documented_shape(stack: RunningStack) -> None:
             "customer_id",
             "kyc_verifications",
             "collection_method_ids",
+            "dashboard",
         }
+        assert set(demo["dashboard"]) == {"url", "owner"} and demo["dashboard"]["url"].startswith("http://127.0.0.1:")
+        assert set(demo["dashboard"]["owner"]) == {"email", "password", "totp_secret"}
+        assert demo["dashboard"]["owner"]["email"] == f"owner@{region}.demo.mzpay.test"
         assert len(demo["collection_method_ids"]) == 4
         assert all(re.fullmatch(r"cm_[0-9A-HJKMNP-TV-Z]{26}", mid) for mid in demo["collection_method_ids"])
         assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{26}", demo["account_id"])

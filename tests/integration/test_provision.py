@@ -148,13 +148,32 @@ def test_the_alarms_exist_and_the_unconfigured_resources_are_skipped(stack: Prov
 
 
 def test_apis_are_described_for_the_local_gateway(stack: ProvisionedStack) -> None:
-    assert set(stack.apis) == {"GatewayApi", "CollectionApi", "ManagementApi"}
+    assert set(stack.apis) == {"GatewayApi", "CollectionApi", "ManagementApi", "DashboardApi"}
     management = stack.apis["ManagementApi"]
     assert (
         management["Auth"]["Authorizers"]["OperatorAuthorizer"]["FunctionArn"]
         == stack.functions["ManagementAuthorizerFunction"].arn
     )
     assert management["StageName"] == "prod"
+
+
+def test_the_dashboards_user_pool_takes_totp_and_its_client_signs_in_on_the_server(stack: ProvisionedStack) -> None:
+    import boto3
+
+    cognito = boto3.client("cognito-idp", region_name=stack.region)
+    pool_id = stack.intrinsics.refs["DashboardUserPool"]
+    pool = cognito.describe_user_pool(UserPoolId=pool_id)["UserPool"]
+    assert pool["UsernameAttributes"] == ["email"]
+    assert pool["Policies"]["PasswordPolicy"]["MinimumLength"] == 12
+    mfa = cognito.get_user_pool_mfa_config(UserPoolId=pool_id)
+    assert (mfa["MfaConfiguration"], mfa["SoftwareTokenMfaConfiguration"]) == ("OPTIONAL", {"Enabled": True})
+    client = cognito.describe_user_pool_client(
+        UserPoolId=pool_id, ClientId=stack.intrinsics.refs["DashboardUserPoolClient"]
+    )["UserPoolClient"]
+    assert client["ExplicitAuthFlows"] == ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
+    assert "ClientSecret" not in client
+    environment = stack.functions["DashboardFunction"].environment
+    assert (environment["DASHBOARD_USER_POOL_ID"], environment["DASHBOARD_CLIENT_ID"]) == (pool_id, client["ClientId"])
 
 
 def test_provisioning_reads_the_template_without_changing_it(stack: ProvisionedStack) -> None:

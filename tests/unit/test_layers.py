@@ -47,6 +47,8 @@ LAYERS: dict[str, frozenset[str]] = {
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
     "operators": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
+    "dashboard": BASE  # the merchant dashboard's use cases: the gateway's, with a merchant user as the actor
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "cases"},
     "entry": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "http", "answers", "openapi"}
     | {"messages"}

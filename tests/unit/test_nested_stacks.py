@@ -173,11 +173,12 @@ def test_a_missing_parameter_or_clashing_names_are_refused(nested: Path) -> None
 def test_the_product_template_is_nested_and_each_part_owns_its_resources() -> None:
     template = load_template(ROOT / "template.yaml")
     parts = {name: set(stack["Resources"]) for name, stack in template["NestedStacks"].items()}
-    assert set(parts) == {"Data", "Gateway", "Collection", "Management", "Workers"}
+    assert set(parts) == {"Data", "Gateway", "Collection", "Management", "Dashboard", "Workers"}
     assert {"PaymentsTable", "WebhookQueue", "DataKey", "UploadsBucket", "AlarmTopic"} <= parts["Data"]
     assert {"GatewayApi", "GatewayPaymentsFunction"} <= parts["Gateway"]
     assert {"ManagementApi", "ManagementConsoleFunction"} <= parts["Management"]
     assert {"WebhookDispatcherFunction", "PaymentExpiryFunction"} <= parts["Workers"]
+    assert {"DashboardUserPool", "DashboardUserPoolClient", "DashboardApi", "DashboardFunction"} <= parts["Dashboard"]
     root = read_template(ROOT / "template.yaml")["Resources"]
     assert {name for name, spec in root.items() if "Application" not in spec["Type"]} == {
         "CoreLayer",

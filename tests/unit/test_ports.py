@@ -13,17 +13,19 @@ from devstack.ports import PORTS_HELP, needed, refusal, taken
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_two_region_stack_needs_moto_five_ports_a_region_and_two_of_its_own() -> None:
+def test_a_two_region_stack_needs_moto_six_ports_a_region_and_two_of_its_own() -> None:
     assert needed(5000, 3000, 2) == {
         5000: "moto",
         3000: "region 1's gateway",
         3001: "region 1's collection",
         3002: "region 1's management",
+        3003: "region 1's dashboard",
         3005: "region 1's gateway over TLS",
         3007: "region 1's Lambda Invoke API",
         3010: "region 2's gateway",
         3011: "region 2's collection",
         3012: "region 2's management",
+        3013: "region 2's dashboard",
         3015: "region 2's gateway over TLS",
         3017: "region 2's Lambda Invoke API",
         3008: "the local secret-scanning keys",
@@ -52,7 +54,14 @@ def test_help_lists_every_port_offset_and_the_stack_file() -> None:
         [sys.executable, "-m", "devstack", "--help"], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     assert PORTS_HELP in shown
-    for offset in ("+ 0 gateway", "+ 1 collection", "+ 2 management", "+ 5 gateway over TLS", "+ 7 Lambda Invoke API"):
+    for offset in (
+        "+ 0 gateway",
+        "+ 1 collection",
+        "+ 2 management",
+        "+ 3 dashboard",
+        "+ 5 gateway over TLS",
+        "+ 7 Lambda Invoke API",
+    ):
         assert offset in shown
     assert "--port-base + 8" in shown and "--port-base + 9" in shown
     assert "--stack-file" in shown and "--state-file" not in shown

@@ -84,6 +84,8 @@ class Settings(BaseModel):
 
     # ---- the resources template.yaml names for the function (None: this function has none)
     accounts_table: str | None = None
+    dashboard_user_pool_id: str | None = None  # the merchant dashboard's Cognito user pool
+    dashboard_client_id: str | None = None  # ... and its app client (server-side sign-in)
     audit_table: str | None = None
     collection_table: str | None = None
     directory_table: str | None = None

@@ -18,6 +18,7 @@ from mzpay.memo import reset as reset
 from mzpay.memo import substitute as substitute
 
 if TYPE_CHECKING:
+    from mzpay.connectors.cognito import Identity
     from mzpay.ports.messaging import MessageSender
     from mzpay.store.account_names import AccountNames
     from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.console_sessions import ConsoleSessions
+    from mzpay.store.dashboard import DashboardSessions, DashboardUsers
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
@@ -466,3 +468,25 @@ def reports() -> Reports:
     from mzpay.store.reports import Reports
 
     return Reports.from_env()
+
+
+@once
+def dashboard_users() -> DashboardUsers:
+    from mzpay.store.dashboard import DashboardUsers
+
+    return DashboardUsers.from_env()
+
+
+@once
+def dashboard_sessions() -> DashboardSessions:
+    from mzpay.store.dashboard import DashboardSessions
+
+    return DashboardSessions.from_env()
+
+
+@once
+def dashboard_identity() -> Identity:
+    from mzpay.connectors.cognito import Identity
+    from mzpay.store.aws import client
+
+    return Identity.from_env(client)

@@ -37,13 +37,17 @@ _RECORD = {
 class AuditActor(Answer):
     """Who acted."""
 
-    kind: Literal["operator", "administrator", "business", "anonymous", "reviewer"] = Field(
+    kind: Literal["operator", "administrator", "business", "anonymous", "reviewer", "merchant_user"] = Field(
         description="operator: the management API or the console; administrator: the collection surface's "
         "installation administrator (a bootstrap-issuer token without account_id); business: a collection "
         "token acting for a business account; reviewer: collection records written before administrators "
-        "and businesses were told apart."
+        "and businesses were told apart; merchant_user: a merchant's user on the dashboard (its e-mail as "
+        "`id`; anonymous: a dashboard post without a session)."
     )
-    id: str = Field(description="The operator's name (named operator tokens) or the collection token's subject.")
+    id: str = Field(
+        description="The operator's name (named operator tokens), the collection token's subject or the "
+        "dashboard user's e-mail."
+    )
     source_ip: str = Field(description="The address the request came from.")
     issuer: str | None = Field(
         description="A collection token's issuer (`iss`): one subject from two issuers is two actors; "
@@ -77,7 +81,9 @@ class AuditTrailRecord(Answer):
     object: Literal["audit_record"] = Field(description="Always audit_record.")
     at: Timestamp = Field(description="When it was recorded.")
     actor: AuditActor = Field(description="Who acted, from where.")
-    surface: Literal["management", "console", "collection"] = Field(description="Where the request came in.")
+    surface: Literal["management", "console", "collection", "dashboard"] = Field(
+        description="Where the request came in (dashboard: the merchant dashboard, docs/dashboard.md)."
+    )
     action: str = Field(description="The operation, e.g. approve_payout, decide_dispute, suspend_account.")
     method: str = Field(description="The HTTP method.")
     path: str = Field(description="The route's path template.")

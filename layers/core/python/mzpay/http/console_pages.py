@@ -144,7 +144,9 @@ def current() -> Visit:
     return visit
 
 
-def _headers(nonce: str, lang: str) -> dict[str, str]:
+def page_headers(nonce: str, lang: str) -> dict[str, str]:
+    """What every page for people carries (the console's, the dashboard's): no cache, no framing,
+    no script, its nonce'd style only, posts to itself."""
     return {
         "Cache-Control": "no-store",
         "X-Frame-Options": "DENY",
@@ -184,7 +186,7 @@ def show(template: str, http_status: int = 200, **context: Any) -> Response[str]
         refund_state=refund_state,
         **context,
     )
-    return Response(http_status, HTML, body, headers=_headers(nonce, visit.lang), cookies=visit.cookies or None)
+    return Response(http_status, HTML, body, headers=page_headers(nonce, visit.lang), cookies=visit.cookies or None)
 
 
 def see_other(path: str, **query: str) -> Response[str]:

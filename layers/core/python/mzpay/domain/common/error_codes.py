@@ -30,11 +30,13 @@ GATEWAY: dict[str, Code] = {
     "client_certificate_required": _c(
         (401, 409), "mTLS is required and no valid certificate was presented; or enabling mTLS without one."
     ),
+    "sign_in_failed": _c(401, "Dashboard sign-in: the e-mail or password is not right (or no dashboard user)."),
     "csrf_invalid": _c(403, "CSRF token missing, mismatched or not issued by the service."),
     "csrf_missing": _c(403, "CSRF cookie absent."),
     "customer_not_allowed": _c(403, "The key is restricted to other customers."),
     "insufficient_scope": _c(403, "The key lacks the route's scope (`missing_scope` names it).", "after_action"),
     "invalid_api_key": _c(401, "The key has the prefix but is malformed or fails its checksum."),
+    "invalid_code": _c(401, "Dashboard sign-in: the TOTP code is not the authenticator's current one."),
     "invalid_signature": _c(401, "A secret-scanning report whose signature does not verify."),
     "ip_not_allowed": _c(403, "The caller's address is outside the key's allowlist.", "after_action"),
     "key_expired": _c(401, "The key is past its expires_at.", "after_action"),

@@ -34,9 +34,9 @@ _SECRET_KEYS = frozenset({"api", "private", "secret", "signing", "access", "encr
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # operator: management API and console; administrator and business: the collection surface's
 # two principals (mzpay.domain.collection.access); reviewer: records written before they were told
-# apart (a collection token's subject only).
-ACTOR_KINDS = ("operator", "administrator", "business", "anonymous", "reviewer")
-SURFACES = ("management", "console", "collection")
+# apart (a collection token's subject only); merchant_user: a merchant's user on the dashboard.
+ACTOR_KINDS = ("operator", "administrator", "business", "anonymous", "reviewer", "merchant_user")
+SURFACES = ("management", "console", "collection", "dashboard")
 MAX_FILTER = 128
 
 

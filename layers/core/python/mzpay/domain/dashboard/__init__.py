@@ -1,0 +1,1 @@
+"""The merchant dashboard's rules: its users' roles and permissions, its sessions."""
