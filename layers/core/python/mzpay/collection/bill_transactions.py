@@ -5,7 +5,7 @@ for the payer settles the bill once it succeeded; a bill that fails refunds the 
 
 from __future__ import annotations
 
-import uuid
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -13,17 +13,20 @@ from pydantic import ValidationError
 
 from mzpay import deps
 from mzpay.collection.method_charges import PAYMENT_STATUS, _metadata, _pay_in, _principal, _source
+from mzpay.collection.transaction_notices import notice
 from mzpay.domain.access.principal import Principal
+from mzpay.domain.bills.payments import BillPayment
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.common.ids import is_ulid
 from mzpay.domain.partners import transactions as rules
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
+from mzpay.domain.webhooks.events import Event
 from mzpay.ports.gateway import gateway
 from mzpay.steps.customers import customer_of, method_of
 from mzpay.store.payment_methods import TransactionChanged
 
-BILL_IDS = uuid.UUID("5d0e3c1a-8f4b-5c6d-9e7f-0a1b2c3d4e5f")  # a pay_bill's bill payment id: uuid5 of its movement
+LANDING_SECONDS = 5  # how long a try waits for another try of its movement paying the bill
 
 
 def _bill_target(body: dict[str, Any]) -> None:
@@ -67,7 +70,7 @@ def _pay_bill(method: PaymentMethod, movement_id: str, amount: Decimal, body: di
     it). A charge waiting for the payer pays the bill once it succeeded (_bill_after_charge)."""
     _source(method, "pay_bill")
     principal = _principal(method)
-    earlier = deps.bill_payments().get(str(uuid.uuid5(BILL_IDS, movement_id)))  # a retry after a fault
+    earlier = deps.bill_payments().get(rules.bill_payment_id(movement_id))  # a retry after a fault
     if earlier is not None and earlier.account_id == principal.acting_account_id:
         quote_id, bill = earlier.quote_id, earlier.view()
     else:
@@ -87,6 +90,17 @@ def _quoted(principal: Principal, product_id: str, reference: str, amount: Decim
     return quoted.quote_id, {**quoted.wire(), "status": None}
 
 
+def _landed(bill_id: str) -> BillPayment | None:
+    """The bill payment another try of the movement made; while that try is still paying it
+    (pending), awaited a few seconds, so that both answer what it became."""
+    deadline = time.monotonic() + LANDING_SECONDS
+    landed = deps.bill_payments().get(bill_id)
+    while landed is not None and landed.status == "pending" and time.monotonic() < deadline:
+        time.sleep(0.25)
+        landed = deps.bill_payments().get(bill_id)
+    return landed
+
+
 def _bill_paid(
     method: PaymentMethod, quote_id: str, bill: dict[str, Any], moved: tuple[str, str], payer: dict[str, str] | None
 ) -> dict[str, Any]:
@@ -95,14 +109,14 @@ def _bill_paid(
     from mzpay.domain.bills.payments import BillPaymentRequest
 
     (charge, movement_id), principal = moved, _principal(method)
-    bill_id = str(uuid.uuid5(BILL_IDS, movement_id))
+    bill_id = rules.bill_payment_id(movement_id)
     request = BillPaymentRequest.model_validate({"quote_id": quote_id, "payer": payer, "metadata": _metadata(method)})
     try:
         paid = gateway().pay_bill(principal, request, bill_id).wire()
     except ServiceError as refusal:  # refused once the customer paid (float, limits, expiry)
         if refusal.status >= 500:
             raise  # a retry with the same Idempotency-Key (or the next read) finishes it
-        if (landed := deps.bill_payments().get(bill_id)) is not None:  # another try of this movement paid it
+        if (landed := _landed(bill_id)) is not None:  # another try of this movement paid it
             return {"status": landed.status, "reference": charge, "bill": rules.bill_view(landed.view())}
         paid = {**bill, "payment_id": None, "status": None, "failure_code": refusal.code}
         paid["failure_message"] = refusal.message
@@ -113,10 +127,11 @@ def _bill_paid(
     return {"status": paid["status"], "reference": charge, "bill": rules.bill_view(paid)}
 
 
-def _bill_after_charge(transaction: CustomerTransaction) -> CustomerTransaction:
-    """A pay_bill whose charge waited for the payer, read once the gateway settled the charge:
+def _charge_settled(transaction: CustomerTransaction, patient: bool) -> CustomerTransaction:
+    """A pay_bill whose charge waited for the payer, once the gateway settled the charge:
     succeeded, the bill is paid then (the gateway's quote again and its bill payment, named by
-    the movement: two readers pay once); failed, so is the transaction. One versioned write."""
+    the movement: two tries pay once); failed, so is the transaction. One versioned write. The
+    biller down at the quote: `patient` (a read) answers the transaction as it is, else raises."""
     charge = deps.payments().get(transaction.reference or "")
     status = PAYMENT_STATUS.get(charge.status) if charge else None
     if charge is None or status is None or transaction.bill is None or transaction.movement_id is None:
@@ -128,15 +143,66 @@ def _bill_after_charge(transaction: CustomerTransaction) -> CustomerTransaction:
         try:
             quote_id, quoted = _quoted(_principal(method), bill["product_id"], bill["reference"], bill["amount"])
         except ServiceError as refusal:  # the biller refuses it now: the charge comes back
-            if refusal.status >= 500:
+            if refusal.status >= 500 and patient:
                 return transaction  # the biller is down: the next read tries again
+            if refusal.status >= 500:
+                raise  # the queue's message comes back later
             refund_id = _refund(_principal(method), moved[0], moved[1], refusal.message)
             failed = rules.bill_view({**bill, "failure_code": refusal.code, "refund_id": refund_id})
             changes = {"status": "failed", "error_code": refusal.code, "bill": failed}
         else:
             outcome = _bill_paid(method, quote_id, quoted, moved, _bill_payer(method, transaction.notify_customer))
             changes = {name: outcome.get(name) for name in ("status", "bill", "error_code", "error_message")}
+    return _settle(transaction, changes)
+
+
+def _bill_after_charge(transaction: CustomerTransaction) -> CustomerTransaction:
+    """The read's path of a pay_bill whose charge waited (the queue's is `settle`: the same)."""
+    return _charge_settled(transaction, patient=True)
+
+
+def _bill_settled(transaction: CustomerTransaction) -> CustomerTransaction:
+    """A pay_bill whose bill payment waited for the biller, once the gateway settled it:
+    succeeded, so is the transaction (with the bill's token or receipt); failed, the charge is
+    refunded (named by the movement: once) and the transaction fails. One versioned write, with
+    the customer's message when the body asked for it (notify_customer): once."""
+    bill = transaction.bill or {}
+    paid = deps.bill_payments().get(bill["payment_id"]) if bill.get("payment_id") else None
+    if paid is None or paid.status == "pending" or transaction.movement_id is None:
+        return transaction
+    view = rules.bill_view(bill | paid.view())
+    changes: dict[str, Any] = {"status": "succeeded", "bill": view}
+    if paid.status != "succeeded":
+        method = method_of(transaction.business_account_id, transaction.customer_id, transaction.pm_id)
+        why = paid.failure_message or "The biller did not pay it."
+        refund_id = _refund(_principal(method), transaction.reference or "", transaction.movement_id, why)
+        changes = {"status": "failed", "bill": rules.bill_view({**view, "refund_id": refund_id})}
+        changes |= {"error_code": paid.failure_code, "error_message": paid.failure_message}
+    return _settle(transaction, changes, notify=True)
+
+
+def _settle(transaction: CustomerTransaction, changes: dict[str, Any], notify: bool = False) -> CustomerTransaction:
+    """The one versioned write that settles a pending pay_bill; another try that settled it
+    first wins (its transaction is answered)."""
+    events: list[Event] = []
+    if notify and transaction.notify_customer:
+        method = method_of(transaction.business_account_id, transaction.customer_id, transaction.pm_id)
+        events = notice(transaction.with_changes(changes), method)
     try:
-        return deps.payment_methods().change_transaction(transaction, changes)
-    except TransactionChanged:  # another reader finished it
+        return deps.payment_methods().change_transaction(transaction, changes, (deps.event_writes(), events))
+    except TransactionChanged:  # another reader, or the queue, settled it
         return deps.payment_methods().transaction(transaction.instruction_id) or transaction
+
+
+def settle(event_type: str, bill_payment_id: str) -> str:
+    """A PayBillSettlementQueue message (mzpay.steps.bill_settlements): the pay_bill of the bill
+    payment `bill_payment_id` settled by the path a read takes (its charge settled: the bill
+    paid or the transaction failed; its bill payment settled: succeeded, or refunded and
+    failed). What it did: the transaction's status, or "none" (no pending pay_bill: a pay_in's
+    charge, or settled already). The biller or the gateway down raises: the message comes back."""
+    transaction = deps.payment_methods().of_bill_payment(bill_payment_id)
+    if transaction is None or transaction.status != "pending" or transaction.bill is None:
+        return "none"
+    if transaction.bill.get("payment_id") is None:
+        return _charge_settled(transaction, patient=False).status
+    return _bill_settled(transaction).status

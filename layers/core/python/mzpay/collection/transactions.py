@@ -20,19 +20,17 @@ from pydantic import ValidationError
 
 from mzpay import deps
 from mzpay.answers import collection_transactions as answers
-from mzpay.collection.bill_transactions import _bill_after_charge, _bill_target, _pay_bill
+from mzpay.collection.bill_transactions import _bill_after_charge, _bill_settled, _bill_target, _pay_bill
 from mzpay.collection.method_charges import NETWORKS, PAYMENT_STATUS, _metadata, _pay_in, _principal, _unsupported
+from mzpay.collection.transaction_notices import notice
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError, field_refusal
 from mzpay.domain.common.ids import new_prefixed_id
-from mzpay.domain.messages.notices import TRANSACTION_PROCESSED
 from mzpay.domain.partners import transactions as rules
 from mzpay.domain.partners.payment_methods import PaymentMethod
 from mzpay.domain.partners.transactions import CustomerTransaction
-from mzpay.domain.webhooks.events import Event, new_event
 from mzpay.ports.gateway import gateway
 from mzpay.steps.customers import customer_of, method_of
-from mzpay.steps.notices import business_name
 
 PAYOUT_STATUS = {"paid": "succeeded", "failed": "failed", "canceled": "failed", "rejected": "failed"}
 MAX_HISTORY = 1000  # the newest transactions a list filters and pages through
@@ -141,45 +139,10 @@ def process(
         processed_at=now_iso(),
         **{name: value for name, value in outcome.items() if value is not None},
     )
-    deps.payment_methods().record(transaction, (deps.event_writes(), _notice(transaction, method)))
+    deps.payment_methods().record(transaction, (deps.event_writes(), notice(transaction, method)))
     if transaction.status == "failed":
         raise rules.declined(transaction)
     return answers.TransactionResult.of(transaction.result())
-
-
-def _notice(transaction: CustomerTransaction, method: PaymentMethod) -> list[Event]:
-    """The event of the customer's message about a transaction that moved money, when the body
-    asked for it (`notify_customer: true`): to the customer's e-mail, else its phone, else its
-    wallet's number (docs/notifications.md); none otherwise."""
-    if not transaction.notify_customer or transaction.amount is None:
-        return []
-    customer = customer_of(transaction.business_account_id, transaction.customer_id)
-    paid = transaction.bill["total"] if transaction.bill else transaction.amount  # a pay_bill charged the total
-    data = {
-        "instruction_id": transaction.instruction_id,
-        "customer_id": customer.customer_id,
-        "name": customer.name,
-        "business_name": business_name(transaction.business_account_id),
-        "transaction_type": transaction.transaction_type,
-        "direction": "in" if transaction.transaction_type in (*rules.INCOMING, rules.BILL) else "out",
-        "amount": f"{paid:f}",
-        "currency": transaction.currency,
-        "status": transaction.status,
-        "reference": transaction.reference or transaction.instruction_id,
-        "contact": customer.contact(),
-        "wallet": {"phone_number": method.details.get("phone_number")} if method.type == "mobile_wallet" else {},
-        "language": customer.language,
-    }
-    event = new_event(
-        TRANSACTION_PROCESSED,
-        transaction.business_account_id,
-        transaction.mode,
-        "customer_transaction",
-        transaction.instruction_id,
-        {"object": data},
-        transaction.processed_at,
-    )
-    return [event]
 
 
 def _current(transaction: CustomerTransaction) -> CustomerTransaction:
@@ -188,10 +151,13 @@ def _current(transaction: CustomerTransaction) -> CustomerTransaction:
         return transaction
     if transaction.bill is not None and transaction.bill["payment_id"] is None:  # the charge waited for the payer
         return _bill_after_charge(transaction)
-    if transaction.bill is not None:  # the bill payment waited for the biller
-        paid = deps.bill_payments().get(transaction.bill["payment_id"])
-        settled = {"status": paid.status, "bill": rules.bill_view(transaction.bill | paid.view())} if paid else {}
-        return transaction.with_changes(settled) if settled and paid and paid.status != "pending" else transaction
+    if transaction.bill is not None:  # the bill payment waited for the biller: settled as the queue does
+        try:
+            return _bill_settled(transaction)
+        except ServiceError as fault:  # the refund's gateway down: the queue's message finishes it
+            if fault.status < 500:
+                raise
+            return transaction
     if transaction.transaction_type in rules.INCOMING:
         payment = deps.payments().get(transaction.reference)
         status = PAYMENT_STATUS.get(payment.status) if payment else None
