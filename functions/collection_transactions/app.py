@@ -1,6 +1,11 @@
-"""Collection API: transactions on customers' payment methods (money moves through the gateway)."""
+"""Collection API: transactions on customers' payment methods (money moves through the gateway);
+and PayBillSettlementQueue's messages (the outbox's: a pay_bill's charge or bill payment settled),
+which finish the pay_bill by the path a read takes (mzpay.collection.bill_transactions.settle). A
+message that fails (the biller or the gateway down) is reported and comes back; past
+maxReceiveCount it goes to the dead-letter queue (alarmed)."""
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
 from mzpay.answers.collection_transactions import TransactionList, TransactionRead, TransactionResult
 from mzpay.domain.collection.access import active_business, guarded
@@ -12,9 +17,10 @@ from mzpay.http.params import Body, Query
 from mzpay.http.partner_schemas import TransactionIn
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
+from mzpay.observability import correlate, logger
 
 with deferred_imports():  # each route's use case is loaded when a request first needs it
-    from mzpay.collection import transactions
+    from mzpay.collection import bill_transactions, transactions
 
 bind_gateway()  # pay_in, pay_out, pay_bill: the gateway's own charge, payout, bill paths (mzpay.ports.gateway)
 app, routes = collection_app()
@@ -104,4 +110,30 @@ def get_transaction(customer_id: str, instruction_id: str) -> TransactionRead:
     return transactions.read(caller().account_id(), customer_id, instruction_id)
 
 
-lambda_handler = handler_for(app, routes.admit)
+api_handler = handler_for(app, routes.admit)
+
+
+def record_handler(record: Any) -> None:
+    """One PayBillSettlementQueue message (an SQSRecord): {event_type, bill_payment_id}."""
+    message = json.loads(record.body)
+    event_type, bill_payment_id = str(message["event_type"]), str(message["bill_payment_id"])
+    correlate(bill_payment_id)
+    outcome = bill_transactions.settle(event_type, bill_payment_id)
+    logger.info("pay_bill settled", event_type=event_type, bill_payment_id=bill_payment_id, outcome=outcome)
+
+
+def settlements(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """A batch of the queue's messages: the failed ones are reported, and come back."""
+    # Powertools' batch utilities are loaded here, not by an API request's cold start.
+    from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+
+    processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+
+
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """An API Gateway request, or a batch of the queue's messages (SQS records)."""
+    records = event.get("Records")
+    if isinstance(records, list) and records and records[0].get("eventSource") == "aws:sqs":
+        return settlements(event, context)
+    return api_handler(event, context)

@@ -465,3 +465,39 @@ def test_a_pay_bill_whose_charge_waits_for_the_payer_pays_the_bill_once_the_char
     assert assert_ok(mz.call("GET", path))["transaction"] == paid  # read again: the same bill, paid once
     created = on_gateway(mz, "/v1/events", type="bill_payment.created", resource_id=paid["bill"]["payment_id"])
     assert len(created["data"]) == 1
+
+
+def test_a_pay_bill_whose_charge_waits_is_paid_without_anyone_reading_it(mz: Collection, customer: str) -> None:
+    """The charge waits for the payer (the simulated payer approves it); once the gateway has it
+    succeeded, the outbox hands the charge's payment.succeeded over (PayBillSettlementQueue) and
+    CollectionTransactionsFunction pays the bill: the bill payment appears on the gateway while
+    nobody reads the transaction; the first read then finds it succeeded with its token."""
+    phone = "+258841205678"
+    pm_id = wallet(mz, customer, phone)
+    waiting = assert_ok(process(mz, customer, pm_id, bill("04000000002")))
+    assert (waiting["status"], waiting["bill"]["payment_id"]) == ("pending", None)
+    opened = on_gateway(mz, "/v1/events", type="payment.created", limit=100)["data"]
+    (charge,) = [
+        e["data"]["object"]["provider_payment_id"]
+        for e in opened
+        if ((e["data"]["object"].get("source") or {}).get("mobile_wallet") or {}).get("phone_number") == phone
+    ]
+    # the simulated payer approves it; the gateway's read of its payment records payment.succeeded
+    eventually(lambda: on_gateway(mz, f"/payments/{charge}")["status"], lambda status: status == "succeeded", 60)
+
+    def bills_of_the_method() -> list[dict[str, Any]]:
+        listed = on_gateway(mz, "/v1/bill-payments", product_id=ELECTRICITY, page_size=100)["data"]
+        return [b for b in listed if (b.get("metadata") or {}).get("payment_method_id") == pm_id]
+
+    paid = eventually(bills_of_the_method, lambda found: [b["status"] for b in found] == ["succeeded"], 120, 1)
+    assert [b["status"] for b in paid] == ["succeeded"], paid
+    path = f"/v1/customers/{customer}/transactions/{waiting['transaction_id']}"
+    read = assert_ok(mz.call("GET", path))["transaction"]
+    assert (read["status"], read["bill"]["status"], read["bill"]["payment_id"]) == (
+        "succeeded",
+        "succeeded",
+        paid[0]["payment_id"],
+    )
+    assert TOKEN.match(read["bill"]["token"]) and read["bill"]["token"] == paid[0]["token"]
+    created = on_gateway(mz, "/v1/events", type="bill_payment.created", resource_id=paid[0]["payment_id"])
+    assert len(created["data"]) == 1

@@ -28,6 +28,28 @@ def function_app(group: str, name: str) -> Any:
     return load_module(ROOT / "functions" / group / "app.py", name)
 
 
+def sqs_records(url: str, queue_name: str, hidden: int = 60) -> list[dict[str, Any]]:
+    """The queue's messages as Lambda's SQS event source hands them to a function (left
+    invisible `hidden` seconds: 0, visible again at once, as after the visibility timeout)."""
+    import boto3
+
+    answer = boto3.client("sqs", region_name=REGION).receive_message(
+        QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=hidden
+    )
+    return [
+        {
+            "messageId": m["MessageId"],
+            "receiptHandle": m["ReceiptHandle"],
+            "body": m["Body"],
+            "attributes": m["Attributes"],
+            "messageAttributes": {},
+            "eventSource": "aws:sqs",
+            "eventSourceARN": f"arn:aws:sqs:{REGION}:123456789012:{queue_name}",
+        }
+        for m in answer.get("Messages", [])
+    ]
+
+
 def reset_mzpay_caches() -> None:
     """Forget every client, table, store, secret and setting mzpay built (mzpay.deps.reset)."""
     deps.reset()

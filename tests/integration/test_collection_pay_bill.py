@@ -39,13 +39,18 @@ FUNCTIONS = ("CollectionTransactionsFunction", "CollectionRequestsFunction", "Ma
 @pytest.fixture(scope="module")
 def stack() -> Iterator[ProvisionedStack]:
     with functions_stack(*FUNCTIONS) as provisioned:
-        data = json.loads(DATA.read_text(encoding="utf-8"))
-        for biller in data["billers"]:
-            if biller["biller_id"] in (CREDELEC, TV):
-                billers.create_biller(BillerIn.model_validate({k: v for k, v in biller.items() if k != "products"}))
-                for product in biller["products"]:
-                    billers.add_product(biller["biller_id"], ProductIn.model_validate(product))
+        load_billers()
         yield provisioned
+
+
+def load_billers() -> None:
+    """The catalogue's Credelec and TV billers with their products (the simulated supplier)."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    for biller in data["billers"]:
+        if biller["biller_id"] in (CREDELEC, TV):
+            billers.create_biller(BillerIn.model_validate({k: v for k, v in biller.items() if k != "products"}))
+            for product in biller["products"]:
+                billers.add_product(biller["biller_id"], ProductIn.model_validate(product))
 
 
 def business_with_wallet(

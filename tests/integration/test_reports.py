@@ -34,7 +34,7 @@ from mzpay.domain.money.reports import TRANSACTION_COLUMNS, ReportRequest
 from mzpay.fanout.stream import dispatch_event
 from mzpay.store.aws import env, table
 from mzpay.store.ledger import entry_items
-from tests.integration.support import REGION, function_app, provisioned_stack
+from tests.integration.support import REGION, function_app, provisioned_stack, sqs_records
 
 ENDPOINT = "https://shop.example/mzpay-events"
 
@@ -92,21 +92,7 @@ def events_of(account_id: str, mode: str = "test") -> list[dict[str, Any]]:
 
 def queued() -> list[dict[str, Any]]:
     """The ReportQueue messages as the event source hands them to the builder (left invisible)."""
-    answer = boto3.client("sqs", region_name=REGION).receive_message(
-        QueueUrl=env("REPORT_QUEUE_URL"), MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=60
-    )
-    return [
-        {
-            "messageId": m["MessageId"],
-            "receiptHandle": m["ReceiptHandle"],
-            "body": m["Body"],
-            "attributes": m["Attributes"],
-            "messageAttributes": {},
-            "eventSource": "aws:sqs",
-            "eventSourceARN": f"arn:aws:sqs:{REGION}:123456789012:ReportQueue",
-        }
-        for m in answer.get("Messages", [])
-    ]
+    return sqs_records(env("REPORT_QUEUE_URL"), "ReportQueue")
 
 
 def context() -> Any:

@@ -97,6 +97,7 @@ class Settings(BaseModel):
     notification_queue_url: str | None = None
     notification_dead_letter_queue_url: str | None = None
     payout_settlement_queue_url: str | None = None
+    pay_bill_settlement_queue_url: str | None = None
     report_queue_url: str | None = None
     webhook_queue_url: str | None = None
     webhook_slow_queue_url: str | None = None

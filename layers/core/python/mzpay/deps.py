@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mzpay.store.audit import AuditTrail
     from mzpay.store.bank_statements import BankStatements
     from mzpay.store.bill_payments import BillPayments
+    from mzpay.store.bill_settlements import BillSettlementQueue
     from mzpay.store.bill_subscriptions import BillSubscriptions
     from mzpay.store.billers import Billers
     from mzpay.store.bills import BillQuotes
@@ -198,6 +199,13 @@ def settlement_queue() -> SettlementQueue:
     from mzpay.store.payouts import SettlementQueue
 
     return SettlementQueue.from_env()
+
+
+@once
+def bill_settlement_queue() -> BillSettlementQueue:
+    from mzpay.store.bill_settlements import BillSettlementQueue
+
+    return BillSettlementQueue.from_env()
 
 
 @once

@@ -1,10 +1,11 @@
 """The event-stream fan-out: what the outbox does for each new event item of the events table's
 stream (functions/webhook_dispatcher): its webhook delivery (mzpay.webhooks.outbox), its settlement
 message (mzpay.steps.settlement), the collection's reconciliation (mzpay.steps.collection_payments),
-its notification (mzpay.steps.notifications) and its report's building (mzpay.steps.reports). It
-sits above mzpay.steps, which it calls; a step that meets a poison event raises
-mzpay.webhooks.outbox.PoisonRecord. A poison event is
-skipped to WebhookDispatchFailureQueue (docs/webhooks.md, "Poison records")."""
+a pay_bill's settlement message (mzpay.steps.bill_settlements), its notification
+(mzpay.steps.notifications) and its report's building (mzpay.steps.reports). It sits above
+mzpay.steps, which it calls; a step that meets a poison event raises
+mzpay.webhooks.outbox.PoisonRecord. A poison event is skipped to WebhookDispatchFailureQueue
+(docs/webhooks.md, "Poison records")."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from mzpay.webhooks.outbox import MAX_ERROR_CHARS, is_permanent, poison_reason
 class Skip:
     """One step of an event's dispatch that can never succeed as the event is."""
 
-    step: str  # "webhook", "settlement", "collection", "notification" or "report"
+    step: str  # "webhook", "settlement", "collection", "pay_bill", "notification" or "report"
     reason: str
     detail: str
 
@@ -42,6 +43,7 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
     """Everything the outbox does for a new event item: its webhook delivery and its settlement
     message. A permanent fault of one step is returned as a Skip (the other step still runs); a
     transient one raises, so that the record is played again (both steps are idempotent)."""
+    from mzpay.steps.bill_settlements import dispatch_bill_settlement
     from mzpay.steps.collection_payments import reconcile_collection  # imported late (they import much)
     from mzpay.steps.notifications import dispatch_notification
     from mzpay.steps.reports import dispatch_report
@@ -51,6 +53,7 @@ def dispatch_event(image: Mapping[str, Any]) -> Dispatched:
         ("webhook", lambda: outbox.dispatch(image)),
         ("settlement", lambda: dispatch_settlement(dict(image))),
         ("collection", lambda: reconcile_collection(image)),
+        ("pay_bill", lambda: dispatch_bill_settlement(image)),
         ("notification", lambda: dispatch_notification(dict(image))),
         ("report", lambda: dispatch_report(dict(image))),
     )

@@ -6,6 +6,7 @@ reading one (`visible_payment`, `current`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -89,9 +90,13 @@ def new_payment(
 
 
 def payment_event(kind: str, payment: Payment, now: str) -> Event:
-    return entity_event(
+    """The payment's event; a charge of a customer's payment method (a collection transaction's:
+    its metadata names the method) is routed by it (mzpay.steps.bill_settlements), off the wire."""
+    event = entity_event(
         kind, payment, "payment", payment.provider_payment_id, snapshot(payment), now, payment.callback_url
     )
+    method = (payment.metadata or {}).get("payment_method_id")
+    return replace(event, routing={"payment_method_id": method}) if isinstance(method, str) else event
 
 
 def outcome_changes(

@@ -5,6 +5,7 @@ payout of the business's gateway account): no second payment path. Pure rules.""
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -17,6 +18,7 @@ MONEY_TYPES = frozenset({"transfer", "deposit", "pay_in", "pay_out", "pay_bill"}
 INCOMING = frozenset({"pay_in"})  # the customer pays the business: a gateway charge
 OUTGOING = frozenset({"pay_out", "deposit", "transfer"})  # the business pays the customer: a payout
 BILL = "pay_bill"  # the customer pays a biller: a charge of the customer, then a bill payment of the business
+BILL_IDS = uuid.UUID("5d0e3c1a-8f4b-5c6d-9e7f-0a1b2c3d4e5f")  # a pay_bill's bill payment id: uuid5 of its movement
 BILL_FIELDS = ("biller_id", "product_id")  # the body's names of what a pay_bill pays (the gateway's quote's)
 HISTORY_NAMES = {  # the history item's upper-case transaction_type
     "check_balance": "BALANCE_QUERY",
@@ -146,6 +148,11 @@ def bill_fields(transaction_type: str, body: dict[str, Any]) -> None:
         ]
     if problems:
         raise invalid(problems)
+
+
+def bill_payment_id(movement_id: str) -> str:
+    """The id of a pay_bill's bill payment, derived from its movement (a retry names the same)."""
+    return str(uuid.uuid5(BILL_IDS, movement_id))
 
 
 def unknown_bill(field: str, what: str) -> ServiceError:

@@ -16,7 +16,8 @@ ENVELOPE_FIELDS = ("id", "type", "created_at", "account_id", "mode", "api_versio
 @dataclass(frozen=True)
 class Event:
     """One immutable event: the envelope, and where the outbox delivers it (`callback_url`, kept
-    beside the envelope, never in it)."""
+    beside the envelope, never in it), and what the outbox's own steps route it by (`routing`,
+    beside the envelope too: a charge of a customer's payment method names the method)."""
 
     id: str
     type: str
@@ -28,18 +29,20 @@ class Event:
     resource_id: str
     data: dict[str, Any]
     callback_url: str | None = None
+    routing: dict[str, str] | None = None
 
     def envelope(self) -> dict[str, Any]:
         """{id, type, created_at, account_id, mode, api_version, resource, resource_id, data}."""
         return envelope_of(asdict(self))
 
     def item(self) -> dict[str, Any]:
-        """The attributes as stored (no callback_url when there is none)."""
+        """The attributes as stored (no callback_url nor routing when there is none)."""
         return {k: v for k, v in asdict(self).items() if v is not None}
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> Event:
-        return cls(**{name: item[name] for name in ENVELOPE_FIELDS}, callback_url=item.get("callback_url"))
+        fields = {name: item[name] for name in ENVELOPE_FIELDS}
+        return cls(**fields, callback_url=item.get("callback_url"), routing=item.get("routing"))
 
 
 def new_event(
