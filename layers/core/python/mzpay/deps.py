@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.reports import Reports
+    from mzpay.store.route_health import RouteHealth
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
 
 
@@ -458,3 +459,10 @@ def reports() -> Reports:
     from mzpay.store.reports import Reports
 
     return Reports.from_env()
+
+
+@once
+def route_health() -> RouteHealth:
+    from mzpay.store.route_health import RouteHealth
+
+    return RouteHealth.from_env()

@@ -40,15 +40,20 @@ class Bindings(SealedTableStore):
     def from_env(cls) -> Bindings:
         return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))
 
-    def bind(
-        self, account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str], now: str
-    ) -> dict[str, Any]:
-        """Bind (or rebind) the method; the credentials are encrypted, the answer never holds them."""
+    def _seal(self, account_id: str, mode: str, method: str, credentials: dict[str, str]) -> str:
+        """The credentials encrypted under the binding's context, base64."""
         blob = client("kms").encrypt(
             KeyId=self.key_id,
             Plaintext=json.dumps(credentials, sort_keys=True).encode(),
             EncryptionContext=_context(account_id, mode, method),
         )["CiphertextBlob"]
+        return base64.b64encode(blob).decode()
+
+    def bind(
+        self, account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str], now: str
+    ) -> dict[str, Any]:
+        """Bind (or rebind) the method; the credentials are encrypted, the answer never holds them."""
+        sealed = self._seal(account_id, mode, method, credentials)
         previous = self.table.get_item(Key=_key(account_id, mode, method), ConsistentRead=True).get("Item")
         item = {
             **_key(account_id, mode, method),
@@ -57,7 +62,7 @@ class Bindings(SealedTableStore):
             "method": method,
             "psp_id": psp_id,
             "credential_fields": sorted(credentials),
-            "ciphertext": base64.b64encode(blob).decode(),
+            "ciphertext": sealed,
             "created_at": previous["created_at"] if previous else now,
             "updated_at": now,
         }
@@ -87,3 +92,51 @@ class Bindings(SealedTableStore):
         if item is None:
             return None
         return item["psp_id"], json.loads(_decrypt(item["ciphertext"], account_id, mode, method))
+
+    # ---- a method's further routes (routing by health): pk ACCOUNT#<id>, sk ALTROUTE#<mode>#<method>#<psp>
+
+    def bind_route(
+        self,
+        account_id: str,
+        mode: str,
+        method: str,
+        psp_id: str,
+        credentials: dict[str, str],
+        preference: int,
+        cost_bps: int,
+        now: str,
+    ) -> dict[str, Any]:
+        """Bind a further route of the method (another connector carrying it), sealed like a binding."""
+        sealed = self._seal(account_id, mode, method, credentials)
+        item = {
+            **_route_key(account_id, mode, method, psp_id),
+            "account_id": account_id,
+            "mode": mode,
+            "method": method,
+            "psp_id": psp_id,
+            "preference": preference,
+            "cost_bps": cost_bps,
+            "credential_fields": sorted(credentials),
+            "ciphertext": sealed,
+            "updated_at": now,
+        }
+        self.table.put_item(Item=item)
+        return _public(item)
+
+    def routes(self, account_id: str, mode: str, method: str) -> list[dict[str, Any]]:
+        """The method's further routes (psp_id, preference, cost_bps), credentials left sealed."""
+        response = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={":pk": f"ACCOUNT#{account_id}", ":prefix": f"ALTROUTE#{mode}#{method}#"},
+        )
+        return [_public(item) for item in response.get("Items", [])]
+
+    def route_credentials(self, account_id: str, mode: str, method: str, psp_id: str) -> dict[str, str] | None:
+        item = self.table.get_item(Key=_route_key(account_id, mode, method, psp_id)).get("Item")
+        if item is None:
+            return None
+        return dict(json.loads(_decrypt(item["ciphertext"], account_id, mode, method)))
+
+
+def _route_key(account_id: str, mode: str, method: str, psp_id: str) -> dict[str, str]:
+    return {"pk": f"ACCOUNT#{account_id}", "sk": f"ALTROUTE#{mode}#{method}#{psp_id}"}
