@@ -88,9 +88,13 @@ def test_an_operator_forces_a_route_open_then_hands_it_back(stack: None) -> None
     routing.force("paysuite", "emola", "open")
     health = routing.health("paysuite", "emola", fresh=True)
     assert (health.circuit.forced, health.circuit.effective) == ("open", "open")
-    routing.force("paysuite", "emola", None)
+    routing.force("paysuite", "emola", None)  # handed back open: it waits for its cooldown, then probes
     health = routing.health("paysuite", "emola", fresh=True)
-    assert (health.circuit.forced, health.circuit.effective) == (None, "closed")
+    assert (health.circuit.forced, health.circuit.state) == (None, "open")
+    routing.force("paysuite", "emola", "closed")
+    routing.force("paysuite", "emola", None)  # handed back closed: judged afresh from now
+    health = routing.health("paysuite", "emola", fresh=True)
+    assert (health.circuit.forced, health.circuit.state, health.counts.total) == (None, "closed", 0)
 
 
 MPESA = {"api_key": "k", "public_key": "p", "service_provider_code": "171717"}
@@ -110,8 +114,13 @@ def test_a_forced_open_route_sends_new_charges_to_the_next_and_payments_keep_to_
     assert type(connector).__name__ == "PaysuiteConnector"
     # a payment keeps to the route it was sent on, whatever the circuits say now
     assert type(routing.connector_on("acct_r", "live", "mpesa", "vodacom-mpesa")).__name__ == "MpesaConnector"
-    routing.force("vodacom-mpesa", "mpesa", None)
-    assert routing.route_charge("acct_r", "live", "mpesa", "vodacom-mpesa")[1]["route"] == "vodacom-mpesa"
+    routing.force("vodacom-mpesa", "mpesa", None)  # handed back open: it waits for its cooldown
+    assert routing.route_charge("acct_r", "live", "mpesa", "vodacom-mpesa")[1]["route"] == "paysuite"
+    routing.force("vodacom-mpesa", "mpesa", "closed")
+    assert routing.route_charge("acct_r", "live", "mpesa", "vodacom-mpesa")[1] == {
+        "route": "vodacom-mpesa",
+        "reason": "preferred",
+    }
 
 
 def test_an_account_with_one_route_is_routed_as_before(stack: None) -> None:
@@ -121,3 +130,27 @@ def test_an_account_with_one_route_is_routed_as_before(stack: None) -> None:
         "route": "paysuite",
         "reason": "only_route",
     }
+
+
+def test_failures_in_a_row_open_the_circuit_after_a_busy_healthy_spell(stack: None) -> None:
+    store, start = deps.route_health(), 4_000_000.0
+    for _ in range(30):
+        store.record("vodacom-mpesa", "emola", "success", start)
+    unavailable = ProviderResult("failed", None, "provider_unavailable", "down")
+    for attempt in range(5):
+        assert routing.health("vodacom-mpesa", "emola", now=start + attempt).circuit.state == "closed"
+        routing.observe("vodacom-mpesa", "emola", unavailable, now=start + attempt)
+    assert routing.health("vodacom-mpesa", "emola", now=start + 5).circuit.state == "open"
+
+
+def test_a_further_route_needs_the_methods_binding_and_rebinding_keeps_it(stack: None) -> None:
+    bindings, now = deps.bindings(), "2026-11-29T18:00:00Z"
+    with pytest.raises(LookupError):
+        bindings.bind_route("acct_t", "live", "mpesa", "paysuite", PAYSUITE, 1, 0, now)
+    assert bindings.routes("acct_t", "live", "mpesa") == []  # nothing written
+    bindings.bind("acct_t", "live", "mpesa", "vodacom-mpesa", MPESA, now)
+    bindings.bind_route("acct_t", "live", "mpesa", "paysuite", PAYSUITE, 1, 0, now)
+    bindings.bind("acct_t", "live", "mpesa", "vodacom-mpesa", MPESA, now)  # rebound: its further route stays
+    routes, _ = routing.routes_of("acct_t", "live", "mpesa", "vodacom-mpesa")
+    assert [route.route for route in routes] == ["vodacom-mpesa", "paysuite"]
+    assert "further_routes" not in bindings.of_account("acct_t")[0]  # the binding's answer is unchanged

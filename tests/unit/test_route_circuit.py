@@ -106,3 +106,11 @@ def test_preference_then_cost_orders_the_routes() -> None:
     assert choose([dear, cheap], {}, LIMITS)[0] == cheap
     preferred = Route("paysuite", preference=-1, cost_bps=900)
     assert choose([DIRECT, preferred], {}, LIMITS)[0] == preferred
+
+
+def test_failures_in_a_row_open_a_closed_circuit_whatever_the_windows_rate() -> None:
+    busy = Counts(success=40, provider_unavailable=4)  # a healthy spell still in the window
+    assert Circuit().evaluate(busy, 50.0, LIMITS, streak=4) == Circuit()
+    assert Circuit().evaluate(busy, 50.0, LIMITS, streak=5).state == "open"  # consecutive_failures = 5
+    opened = Circuit(state="open", since=40.0)
+    assert opened.evaluate(Counts(), 50.0, LIMITS, streak=9) == opened  # open waits for its cooldown

@@ -151,6 +151,7 @@ class Settings(BaseModel):
     route_failure_rate: float = Field(default=0.5, gt=0, le=1)
     route_cooldown_seconds: int = Field(default=30, ge=0)
     route_probe_charges: int = Field(default=3, ge=1)
+    route_consecutive_failures: int = Field(default=5, ge=1)
 
     # ---- sign-in and licences of the collection API
     oidc_issuer: str = ""

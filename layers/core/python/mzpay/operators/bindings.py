@@ -81,7 +81,12 @@ def bind_route(
     """A further route of an account's method: checked as a binding is (the PSP's connector, the
     method, the credentials' fields), then sealed beside the binding."""
     checked_id = checked(account_id, mode, method, psp_id, credentials)
-    bound = deps.bindings().bind_route(
-        checked_id, mode, method, psp_id, credentials, preference, cost, iso(datetime.now(UTC))
-    )
+    try:
+        bound = deps.bindings().bind_route(
+            checked_id, mode, method, psp_id, credentials, preference, cost, iso(datetime.now(UTC))
+        )
+    except LookupError:
+        raise ServiceError(
+            409, "no_connector_binding", "Bind the method first; a further route comes beside it."
+        ) from None
     return FurtherRoute.of(bound)

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mzpay.memo import remembered
-from mzpay.store.aws import client, env
+from mzpay.store.aws import client, env, is_conditional_failure
 from mzpay.store.base import SealedTableStore
 
 
@@ -32,7 +32,7 @@ def _key(account_id: str, mode: str, method: str) -> dict[str, str]:
 
 
 def _public(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if k not in ("pk", "sk", "ciphertext")}
+    return {k: v for k, v in item.items() if k not in ("pk", "sk", "ciphertext", "further_routes")}
 
 
 class Bindings(SealedTableStore):
@@ -66,6 +66,8 @@ class Bindings(SealedTableStore):
             "created_at": previous["created_at"] if previous else now,
             "updated_at": now,
         }
+        if previous and previous.get("further_routes"):  # rebinding keeps the method's further routes
+            item["further_routes"] = True
         self.table.put_item(Item=item)
         return _public(item)
 
@@ -88,10 +90,16 @@ class Bindings(SealedTableStore):
 
     def credentials(self, account_id: str, mode: str, method: str) -> tuple[str, dict[str, str]] | None:
         """The bound PSP and its decrypted credentials, or None when nothing is bound."""
+        found = self.binding(account_id, mode, method)
+        return None if found is None else (found[0], found[1])
+
+    def binding(self, account_id: str, mode: str, method: str) -> tuple[str, dict[str, str], bool] | None:
+        """The bound PSP, its decrypted credentials and whether the method has further routes."""
         item = self.table.get_item(Key=_key(account_id, mode, method)).get("Item")
         if item is None:
             return None
-        return item["psp_id"], json.loads(_decrypt(item["ciphertext"], account_id, mode, method))
+        credentials = json.loads(_decrypt(item["ciphertext"], account_id, mode, method))
+        return item["psp_id"], credentials, bool(item.get("further_routes"))
 
     # ---- a method's further routes (routing by health): pk ACCOUNT#<id>, sk ALTROUTE#<mode>#<method>#<psp>
 
@@ -120,6 +128,17 @@ class Bindings(SealedTableStore):
             "ciphertext": sealed,
             "updated_at": now,
         }
+        try:  # the binding says the method has further routes (a charge looks for them only then)
+            self.table.update_item(
+                Key=_key(account_id, mode, method),
+                UpdateExpression="SET further_routes = :yes",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues={":yes": True},
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise LookupError("the method is not bound") from exc
+            raise
         self.table.put_item(Item=item)
         return _public(item)
 

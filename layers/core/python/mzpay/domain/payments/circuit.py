@@ -5,7 +5,8 @@ passes in, and the router's choice among an account's eligible routes.
 A route is a connector carrying a rail for a method: `vodacom-mpesa` (M-Pesa's own connector)
 or `paysuite` (the aggregator) for `mpesa`. Its circuit is installation-wide, not per account.
 
-    closed --(min_volume outcomes in the window, failure rate >= failure_rate)--> open
+    closed --(min_volume outcomes in the window, failure rate >= failure_rate;
+              or consecutive_failures failures in a row seen by one execution environment)--> open
     open --(cooldown_seconds after it opened)--> half_open
     half_open --(a probe succeeds)--> closed;  half_open --(a probe fails)--> open
 
@@ -33,6 +34,7 @@ class Thresholds:
     failure_rate: float = 0.5
     cooldown_seconds: int = 30
     probe_charges: int = 3
+    consecutive_failures: int = 5
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,12 @@ class Circuit:
     def effective(self) -> State:
         return self.forced or self.state
 
-    def evaluate(self, counts: Counts, now: float, limits: Thresholds) -> Circuit:
-        """The circuit after time passed and `counts` (outcomes since it last changed) were seen."""
-        if self.state == "closed" and counts.total >= limits.min_volume and counts.failure_rate >= limits.failure_rate:
+    def evaluate(self, counts: Counts, now: float, limits: Thresholds, streak: int = 0) -> Circuit:
+        """The circuit after time passed and `counts` (outcomes since it last changed) were seen;
+        `streak`: the failures in a row an execution environment saw last (an outage right after
+        a busy healthy spell opens it without waiting for the window's rate to turn)."""
+        sustained = counts.total >= limits.min_volume and counts.failure_rate >= limits.failure_rate
+        if self.state == "closed" and (sustained or streak >= limits.consecutive_failures):
             return replace(self, state="open", since=now, probes=0)
         if self.state == "open" and now - self.since >= limits.cooldown_seconds:
             return replace(self, state="half_open", since=now, probes=0)
