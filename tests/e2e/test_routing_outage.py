@@ -163,3 +163,36 @@ def test_two_hundred_live_charges_through_an_mpesa_outage_and_back(
     back = [c for c in made if c.phase == "back"]
     assert on_mpesa(back[-1].pid) and finals[back[-1].pid]["status"] == "succeeded", report  # M-Pesa carries again
     assert route_state(stack)["effective_state"] == "closed", report
+
+
+def test_operators_see_and_steer_route_health_from_the_console_in_portuguese_and_english(stack: RunningStack) -> None:
+    from tests.e2e.test_console import base, csrf_of, main_of, signed_in
+
+    client = signed_in(stack)
+    page = client.get(f"{base(stack)}/route-health", timeout=30)
+    assert (page.status_code, main_of(page)["data-page"]) == (200, "route-health")
+    assert "Saúde das rotas" in page.text and 'data-route="vodacom-mpesa#mpesa"' in page.text
+    forced = client.post(
+        f"{base(stack)}/route-health/paysuite/emola",
+        data={"csrf_token": csrf_of(page), "force": "open", "reason": "PaySuite maintenance"},
+        allow_redirects=False,
+    )
+    assert forced.headers["Location"] == "/console/route-health?done=route_forced", forced.text
+    english = client.get(f"{base(stack)}/route-health?lang=en", timeout=30)
+    assert "Route health" in english.text and "The route's circuit was set." not in english.text
+    state = management(stack, "GET", "/v1/route-health").json()["routes"]
+    [paysuite] = [r for r in state if (r["route"], r["method"]) == ("paysuite", "emola")]
+    assert (paysuite["forced"], paysuite["effective_state"]) == ("open", "open")
+    trail = management(stack, "GET", "/v1/audit-records?target_type=route&target_id=paysuite%23emola").json()
+    assert trail["data"][0]["after"]["forced"] == "open", trail
+    for force in ("closed", "auto"):  # leave it as found: closed, automatic
+        done = client.post(
+            f"{base(stack)}/route-health/paysuite/emola",
+            data={"csrf_token": csrf_of(page), "force": force, "reason": ""},
+            allow_redirects=False,
+        )
+        assert done.status_code == 303, done.text
+    bad = client.post(
+        f"{base(stack)}/route-health/paysuite/card", data={"csrf_token": csrf_of(page), "force": "open", "reason": ""}
+    )
+    assert (bad.status_code, main_of(bad)["data-code"]) == (404, "not_found")
