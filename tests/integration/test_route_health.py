@@ -154,3 +154,16 @@ def test_a_further_route_needs_the_methods_binding_and_rebinding_keeps_it(stack:
     routes, _ = routing.routes_of("acct_t", "live", "mpesa", "vodacom-mpesa")
     assert [route.route for route in routes] == ["vodacom-mpesa", "paysuite"]
     assert "further_routes" not in bindings.of_account("acct_t")[0]  # the binding's answer is unchanged
+
+
+def test_concurrent_outcomes_on_random_shards_spread_over_items_and_none_is_lost(stack: None) -> None:
+    store, now = deps.route_health(), 5_000_003.0
+    threads = [threading.Thread(target=store.record, args=("paysuite", "mpesa", "success", now)) for _ in range(48)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    items = _counter_items("paysuite", "mpesa")
+    assert len(items) > store.shards // 2  # 48 writes on 8 shards: never one hot item
+    assert sum(int(str(item["success"])) for item in items) == 48
+    assert store.counts("paysuite", "mpesa", now, now).success == 48
