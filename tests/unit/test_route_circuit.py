@@ -114,3 +114,11 @@ def test_failures_in_a_row_open_a_closed_circuit_whatever_the_windows_rate() -> 
     assert Circuit().evaluate(busy, 50.0, LIMITS, streak=5).state == "open"  # consecutive_failures = 5
     opened = Circuit(state="open", since=40.0)
     assert opened.evaluate(Counts(), 50.0, LIMITS, streak=9) == opened  # open waits for its cooldown
+
+
+def test_a_half_open_circuit_whose_probes_never_answered_probes_again_after_the_cooldown() -> None:
+    spent = Circuit(state="half_open", since=100.0, probes=2)
+    assert spent.evaluate(Counts(), 129.0, LIMITS) == spent and not spent.admits(LIMITS)
+    again = spent.evaluate(Counts(), 130.0, LIMITS)
+    assert (again.state, again.since, again.probes) == ("half_open", 130.0, 0) and again.admits(LIMITS)
+    assert Circuit(state="half_open", since=100.0).evaluate(Counts(), 500.0, LIMITS).since == 100.0  # no probe yet

@@ -9,6 +9,7 @@ or `paysuite` (the aggregator) for `mpesa`. Its circuit is installation-wide, no
               or consecutive_failures failures in a row seen by one execution environment)--> open
     open --(cooldown_seconds after it opened)--> half_open
     half_open --(a probe succeeds)--> closed;  half_open --(a probe fails)--> open
+    half_open --(cooldown_seconds without a probe's outcome)--> half_open, probes let through again
 
 An operator may force a route `open` or `closed`; `auto` hands it back to the circuit."""
 
@@ -85,6 +86,8 @@ class Circuit:
             return replace(self, state="open", since=now, probes=0)
         if self.state == "open" and now - self.since >= limits.cooldown_seconds:
             return replace(self, state="half_open", since=now, probes=0)
+        if self.state == "half_open" and self.probes and now - self.since >= limits.cooldown_seconds:
+            return replace(self, since=now, probes=0)  # its probes' outcomes never came back: probe again
         return self
 
     def admits(self, limits: Thresholds) -> bool:
