@@ -8,7 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, collection, lists, money_out, payments, reports, through_stack, warm, webhooks
+from bench import cold_start, collection, lists, money_out, payments, reports, routing, through_stack, warm, webhooks
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -71,6 +71,13 @@ SECTIONS: list[Section] = [
         "Collection sign-in: token validation in-process (cold, cached JWKS) and a licensed route over HTTP",
         latency_columns("measurement", "ms", ".3f"),
         collection.run,
+    ),
+    Section(
+        "routing_in_process",
+        f"Routing by health in process: a live charge's route chosen, against connector_for before "
+        f"({routing.ITERATIONS} of each after {routing.WARMUP} warm-up; in-process moto)",
+        [*latency_columns("step", "ms", ".3f"), Column("added_p50_ms", "added p50 ms", ".3f")],
+        routing.run,
     ),
     Section(
         "dynamodb_round_trips",

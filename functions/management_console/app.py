@@ -1,7 +1,7 @@
 """Management API: the operator console (HTML pages for people, docs/console.md): sign-in, accounts,
 keys and limits, an account's lists (payments, refunds, payouts, payout batches, balance
 transactions, messages to people) and reports, payments with their events and refunds, payouts awaiting approval,
-webhook deliveries, reconciliation cases, disputes, PSP applications and the audit trail. A page is
+webhook deliveries, reconciliation cases, route health, disputes, PSP applications and the audit trail. A page is
 one route here and one template under mzpay/http/templates/console/."""
 
 from collections.abc import Callable, Mapping
@@ -24,7 +24,7 @@ from mzpay.http import console
 from mzpay.http.account_schemas import CreateAccount, CreateApiKey, FeeRuleIn, LinkBusiness, SuspendAccount
 from mzpay.http.console_pages import download, field, fields_as, one_of, query, see_other, show, source_ip
 from mzpay.http.key_schemas import RollApiKey
-from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase
+from mzpay.http.operations_schemas import AccountLimitsIn, PayoutLimitsIn, RejectPayout, ResolveCase, RouteForceIn
 from mzpay.http.params import Response
 from mzpay.http.psp_schemas import ApplicationDecisionIn, LogoReviewIn
 from mzpay.http.resolver import lambda_handler as handler_for
@@ -42,6 +42,7 @@ with deferred_imports():  # each route's use case is loaded when a request first
         psp_certification,
         psps,
         reconciliation,
+        route_health,
         webhook_deliveries,
     )
 
@@ -453,6 +454,23 @@ def resolve_case(object_id: str) -> Response[str]:
     body = fields_as(ResolveCase, "outcome", "note")
     reconciliation.resolve(object_id, body.outcome, body.note, source_ip())
     return see_other("/reconciliation", done="case_resolved")
+
+
+# ---------------------------------------------------------------- route health
+@app.get("/console/route-health", **HTML)
+@console.page(app)
+def route_health_page() -> Response[str]:
+    """Every route's health (installation-wide: docs/connectors.md "Routing by health")."""
+    return show("route_health.html", listed=route_health.route_health().wire())
+
+
+@app.post("/console/route-health/<route>/<method>", **HTML)
+@console.action(app, back="/route-health")
+def force_route(route: str, method: str) -> Response[str]:
+    """Force a route open or closed, or hand it back to its circuit (audited)."""
+    body = fields_as(RouteForceIn, "force", "reason")
+    route_health.force_route(route, method, body.force)
+    return see_other("/route-health", done="route_forced")
 
 
 # ---------------------------------------------------------------- PSP applications

@@ -12,6 +12,7 @@ from mzpay.answers.payments import PaymentSnapshot
 from mzpay.answers.payouts import Payout, PayoutBatch
 from mzpay.answers.psps import PilotState, PspList, PspStatus
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
+from mzpay.answers.route_health import FurtherRoute, RouteHealth, RouteHealthList
 from mzpay.domain.operators.audit import AuditFilter
 from mzpay.domain.payments.disputes import DecideDisputeRequest, OpenDisputeRequest
 from mzpay.domain.payments.manual import OperatorNote
@@ -20,11 +21,13 @@ from mzpay.http.marks import errors
 from mzpay.http.operations_schemas import (
     AccountLimitsIn,
     ConnectorBindingIn,
+    FurtherRouteIn,
     PayoutLimitsIn,
     PilotIn,
     PspAvailability,
     RejectPayout,
     ResolveCase,
+    RouteForceIn,
 )
 from mzpay.http.params import Body, Query, Response
 from mzpay.http.resolver import created
@@ -34,7 +37,7 @@ from mzpay.lazy import deferred_imports
 with deferred_imports():  # each route's use case is loaded when a request first needs it
     from mzpay.cases import disputes, manual_payments, payout_batches, payouts
     from mzpay.collection import identity_providers
-    from mzpay.operators import audit, bindings, psps, reconciliation
+    from mzpay.operators import audit, bindings, psps, reconciliation, route_health
 
 app = management_app()
 
@@ -233,6 +236,41 @@ def bind_connector(
 def unbind_connector(account_id: str, mode: str, method: str) -> Unbinding:
     """Unbind a connector"""
     return bindings.unbind(account_id, mode, method)
+
+
+@app.put("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>/routes/<psp_id>")
+@errors("wrong_region", "too_large")
+def bind_further_route(
+    account_id: str, mode: str, method: str, psp_id: str, body: Annotated[FurtherRouteIn, Body()]
+) -> FurtherRoute:
+    """Bind a further route of a method
+
+    Another live connector that carries the method (an aggregator beside the PSP's own, or the
+    reverse), with its credentials, an operator-set `preference` (lower first; the method's
+    binding is 0) and `cost_bps` (lower first among equal preferences). A new live charge takes
+    the first route whose circuit admits it (docs/connectors.md "Routing by health")."""
+    return bindings.bind_route(account_id, mode, method, psp_id, body.credentials, body.preference, body.cost_bps)
+
+
+@app.get("/v1/route-health")
+def list_route_health() -> RouteHealthList:
+    """List route health
+
+    Every (route, method) a live connector carries: its circuit's state and since when, an
+    operator's force, the failure rate and the outcomes counted. Installation-wide: every
+    account's live charges on a route count, and its circuit steers every account's."""
+    return route_health.route_health()
+
+
+@app.put("/v1/route-health/<route>/<method>")
+@errors("not_found")
+def force_route(route: str, method: str, body: Annotated[RouteForceIn, Body()]) -> RouteHealth:
+    """Force a route open or closed
+
+    `open`: no new live charge takes the route (they fail over to the next eligible one);
+    `closed`: every new live charge may take it, whatever its outcomes; `auto`: its circuit
+    decides again. Installation-wide; audited with the route's health before and after."""
+    return route_health.force_route(route, method, body.force)
 
 
 @app.get("/v1/identity-providers/<idp_id>/audit")

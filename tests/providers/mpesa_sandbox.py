@@ -48,6 +48,10 @@ that status as output_ResponseTransactionStatus, or "N/A" when no charge matches
 `statuses[reference] = "Pending"` (any status; the key is the query reference or the charge's
 transaction reference) to override it, and `query_unavailable = True` to get the gateway's
 503 page for every query. A missing parameter gets 400 INS-20.
+
+`outage = True` plays an M-Pesa outage: every C2B charge, whatever its number, is refused without
+being handled and is not recorded (a status query answers N/A): two in three get 503 INS-16
+(overloaded), every third the gateway's 503 page (no code: its outcome unknown to the client).
 """
 
 from __future__ import annotations
@@ -127,6 +131,9 @@ class Answered:
     body: dict[str, Any] | None
 
 
+OVERLOADED = "Unable to handle the request due to a temporary overloading"
+
+
 class MpesaSandbox(LoopbackSandbox):
     """`with MpesaSandbox(api_key="...") as sandbox:`, or `.start()` / `.stop()`."""
 
@@ -141,6 +148,8 @@ class MpesaSandbox(LoopbackSandbox):
         self.charges: dict[str, str] = {}  # transaction reference -> output_ResponseTransactionStatus
         self.statuses: dict[str, str] = {}  # overrides for the status query (see the module docstring)
         self.query_unavailable = False
+        self.outage = False  # True: every C2B charge is refused unhandled (see the module docstring)
+        self.outage_answers = 0
         self.initiator, self.security_credential = INITIATOR, SECURITY_CREDENTIAL
         self.reversed: dict[str, Decimal] = {}  # C2B transaction ID -> reversed so far
         self.amounts: dict[str, Decimal] = {}  # C2B transaction ID -> the amount paid
@@ -213,6 +222,15 @@ class MpesaSandbox(LoopbackSandbox):
         fields = body if isinstance(body, dict) else {}
         reference = str(fields.get("input_TransactionReference", ""))
         digits = str(fields.get("input_CustomerMSISDN", ""))[-4:]
+        if self.outage:  # nothing is recorded: M-Pesa never handled it
+            with self._lock:
+                self.outage_answers += 1
+                overloaded = self.outage_answers % 3 != 0
+            if overloaded:
+                self._send(handler, 503, {"output_ResponseCode": "INS-16", "output_ResponseDesc": OVERLOADED})
+            else:
+                self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
+            return
         if digits == UNAVAILABLE:
             self._send(handler, 503, None, b"<html><body>503 Service Unavailable</body></html>", "text/html")
             return

@@ -144,6 +144,17 @@ class Settings(BaseModel):
     # read); the local stack gives its functions longer ones, its moto being slower than AWS
     aws_connect_timeout_seconds: float | None = None
     aws_read_timeout_seconds: float | None = None
+    # routing by health (docs/connectors.md#routing-by-health): the outcome counters' buckets and
+    # shards, how long an execution environment trusts what it read, and the circuit's thresholds
+    route_bucket_seconds: int = Field(default=10, ge=1)
+    route_shards: int = Field(default=8, ge=1, le=16)
+    route_read_seconds: float = Field(default=2.0, ge=0)
+    route_window_seconds: int = Field(default=60, ge=1)
+    route_min_volume: int = Field(default=5, ge=1)
+    route_failure_rate: float = Field(default=0.5, gt=0, le=1)
+    route_cooldown_seconds: int = Field(default=30, ge=0)
+    route_probe_charges: int = Field(default=3, ge=1)
+    route_consecutive_failures: int = Field(default=5, ge=1)
 
     # ---- sign-in and licences of the collection API
     oidc_issuer: str = ""

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from mzpay.store.rate_limits import RateCounters, UploadCounters
     from mzpay.store.refunds import Refunds
     from mzpay.store.reports import Reports
+    from mzpay.store.route_health import RouteHealth
     from mzpay.store.webhook_deliveries import DeliveryQueue, WebhookDeliveries
 
 
@@ -498,3 +499,10 @@ def dashboard_identity() -> Identity:
     from mzpay.store.aws import client
 
     return Identity.from_env(client)
+
+
+@once
+def route_health() -> RouteHealth:
+    from mzpay.store.route_health import RouteHealth
+
+    return RouteHealth.from_env()

@@ -47,6 +47,7 @@ from mzpay.steps.payments import (
     visible_payment,
     waiting,
 )
+from mzpay.steps.routing import observe, route_charge
 from mzpay.store.payments import CeilingReached, PaymentIdTaken
 from mzpay.store.transitions import replayed
 
@@ -64,7 +65,12 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
     now = now_iso()
     rejection_id = new_id()
     psp, reservations = admit(principal, request, rejection_id, state)
-    connector = connector_for(account, mode, binding_method(request.source.type, network_of(request)), psp.psp_id)
+    method = binding_method(request.source.type, network_of(request))
+    routed = None
+    if mode == "test":
+        connector = connector_for(account, mode, method, psp.psp_id)
+    else:
+        connector, routed = route_charge(account, mode, method, psp.psp_id)
     currency = request.money.currency
     payment = new_payment(
         principal,
@@ -86,6 +92,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
         min_amount=request.min_amount,
         max_amount=request.max_amount,
         suggested_amounts=request.suggested_amounts,
+        routing=routed if routed is not None and routed["reason"] != "only_route" else None,
     )
     payment = payment.with_changes(waiting(payment, datetime.now(UTC)))
     payment = payment.with_changes(_submitting(payment))
@@ -107,6 +114,8 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
     result = connector.charge(provider_call(payment))
     try:
         moved = apply_outcome(payment, result, now_iso(), answer=_result, schedule=state.schedule)
+        if routed is not None:
+            observe(routed["route"], method, result)
         return _counted(_result(moved), mode)
     except ServiceError as lost:  # a retry or the sweep took the submission over meanwhile
         if lost.code != "invalid_state":

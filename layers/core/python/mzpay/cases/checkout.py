@@ -43,6 +43,7 @@ from mzpay.steps.payments import (
     visible_payment,
     waiting,
 )
+from mzpay.steps.routing import observe, route_charge
 from mzpay.store.payments import CeilingReached
 
 
@@ -162,14 +163,18 @@ def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
     )
     rejection_id = new_id()
     psp, reservations = admit(payer, request, rejection_id)
-    connector = connector_for(
-        payment.account_id, payment.mode, binding_method(choice.method, choice.network), psp.psp_id
-    )
+    method = binding_method(choice.method, choice.network)
+    routed = None  # live: routed by health as a charge is (docs/connectors.md "Routing by health")
+    if payment.mode == "test":
+        connector = connector_for(payment.account_id, payment.mode, method, psp.psp_id)
+    else:
+        connector, routed = route_charge(payment.account_id, payment.mode, method, psp.psp_id)
     now = now_iso()
     changes: dict[str, Any] = {
         "status": Status.PENDING,
         "source": stored_source(request),
         "psp_id": psp.psp_id,
+        "routing": routed if routed is not None and routed["reason"] != "only_route" else None,
         "reservations": kept(reservations, payment.currency),
         "updated_at": now,
         "expires_at": None,
@@ -181,7 +186,10 @@ def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
     except CeilingReached as reached:
         reject(payer, request, ceiling_refusal(psp, reached.reservation, payment.currency, rejection_id))
     result = connector.charge(provider_call(started))
-    return apply_outcome(started, result, now_iso())
+    moved = apply_outcome(started, result, now_iso())
+    if routed is not None:
+        observe(routed["route"], method, result)
+    return moved
 
 
 def _payee_may_be_paid(payment: Payment) -> None:

@@ -26,6 +26,8 @@ WALLET_OUTCOMES: dict[str, tuple[str, str | None, str | None]] = {
     "0001": (Status.FAILED, "insufficient_funds", "The payer's wallet balance is too low."),
     "0002": (Status.FAILED, "payer_declined", "The payer rejected the payment prompt."),
     "0003": (Status.PENDING, None, None),  # the provider timed out: outcome unknown for now
+    # a provider outage (docs/test-mode.md): it says it cannot handle the charge, as M-Pesa's INS-16
+    "0503": (Status.FAILED, "provider_unavailable", "The provider is unavailable (a simulated outage); retry later."),
 }
 
 # Cards: the token decides (a test card number stands for its token).

@@ -48,6 +48,7 @@ NOTICES = frozenset(
         "batch_rejected",
         "delivery_replayed",
         "case_resolved",
+        "route_forced",
         "dispute_decided",
         "certification_started",
         "logo_reviewed",

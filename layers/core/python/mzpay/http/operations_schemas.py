@@ -134,9 +134,13 @@ class ConnectorBindingIn(Strict):
     @field_validator("credentials")
     @classmethod
     def _sizes(cls, values: dict[str, str]) -> dict[str, str]:
-        if any(len(k) > 64 or len(v) > 8192 for k, v in values.items()):
-            raise PydanticCustomError("too_large", "credential names are at most 64 and values 8192 characters")
-        return values
+        return _credential_sizes(values)
+
+
+def _credential_sizes(values: dict[str, str]) -> dict[str, str]:
+    if any(len(k) > 64 or len(v) > 8192 for k, v in values.items()):
+        raise PydanticCustomError("too_large", "credential names are at most 64 and values 8192 characters")
+    return values
 
 
 class PayoutLimitsIn(Strict):
@@ -180,3 +184,29 @@ class ResolveCase(Strict):
 
     outcome: Literal["succeeded", "failed"] = Field(description="What became of it at the provider.")
     note: str = Field(min_length=1, max_length=500, description="How it was established (kept in the audit record).")
+
+
+class FurtherRouteIn(Strict):
+    model_config = examples(
+        {
+            "credentials": {"api_token": "<PaySuite's API token>", "webhook_secret": "<its webhook secret>"},
+            "preference": 1,
+            "cost_bps": 150,
+        }
+    )
+
+    credentials: dict[str, str] = Field(max_length=20)
+    preference: int = Field(default=1, ge=-100, le=100)
+    cost_bps: int = Field(default=0, ge=0, le=10_000)
+
+    @field_validator("credentials")
+    @classmethod
+    def _sizes(cls, values: dict[str, str]) -> dict[str, str]:
+        return _credential_sizes(values)
+
+
+class RouteForceIn(Strict):
+    model_config = examples({"force": "open", "reason": "Vodacom announced an M-Pesa API outage until 20:00 CAT."})
+
+    force: Literal["open", "closed", "auto"]
+    reason: str = Field(default="", max_length=500)

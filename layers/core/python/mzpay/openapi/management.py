@@ -40,6 +40,7 @@ from mzpay.answers.psps import PilotState, PspList, PspStatus
 from mzpay.answers.receipts import AccountFiscalDetails
 from mzpay.answers.reconciliation import ReconciliationCase, ReconciliationCaseList
 from mzpay.answers.reviews import BusinessAccountReviews, BusinessGatewayAccount
+from mzpay.answers.route_health import FurtherRoute, RouteHealth, RouteHealthList
 from mzpay.answers.system import Health, OpenApiDocument, SystemInfo
 from mzpay.answers.webhook_deliveries import WebhookDelivery, WebhookDeliveryList
 from mzpay.openapi.gateway import PaymentSnapshot, Payout
@@ -106,6 +107,9 @@ ROUTES: Routes = {
     ("GET", "/v1/accounts/{account_id}/connector-bindings"): ConnectorBindingList,
     ("PUT", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}"): ConnectorBinding,
     ("DELETE", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}"): Unbinding,
+    ("PUT", "/v1/accounts/{account_id}/connector-bindings/{mode}/{method}/routes/{psp_id}"): FurtherRoute,
+    ("GET", "/v1/route-health"): RouteHealthList,
+    ("PUT", "/v1/route-health/{route}/{method}"): RouteHealth,
     ("GET", "/v1/identity-providers/{idp_id}/audit"): IdentityProviderAuditList,
     ("GET", "/v1/audit-records"): AuditTrailList,
     ("GET", "/v1/audit-records/{audit_id}"): AuditTrailRecord,

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from mzpay import deps
 from mzpay.answers import bindings as answers
+from mzpay.answers.route_health import FurtherRoute
 from mzpay.connectors.registry import LIVE_CONNECTORS, NOT_CONNECTED
 from mzpay.domain.common.clock import iso
 from mzpay.domain.common.errors import FieldError, ServiceError
@@ -25,6 +26,15 @@ def _refuse(field: str, reason: str, message: str) -> ServiceError:
 
 def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str]) -> answers.ConnectorBinding:
     """Bind a live PSP's connector, with its credentials, to an account's method."""
+    checked_id = checked(account_id, mode, method, psp_id, credentials)
+    bound = deps.bindings().bind(checked_id, mode, method, psp_id, credentials, iso(datetime.now(UTC)))
+    return answers.ConnectorBinding.of(bound)
+
+
+def checked(account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str]) -> str:
+    """The account's id, once the binding of `psp_id` with `credentials` to its method holds (a
+    live PSP or an aggregator that carries the method, with a connector, every credential it needs
+    and none it does not know); else the refusal, with the field named."""
     account = home_account(account_id)
     if mode != "live":
         raise _refuse("mode", "invalid_value", "Test traffic always goes to the simulator; bind live connectors only.")
@@ -50,8 +60,7 @@ def bind(account_id: str, mode: str, method: str, psp_id: str, credentials: dict
         raise ServiceError(
             400, "invalid_request", f"The credentials of {psp_id} are incomplete or wrong.", errors=errors
         )
-    bound = deps.bindings().bind(account.account_id, mode, method, psp_id, credentials, iso(datetime.now(UTC)))
-    return answers.ConnectorBinding.of(bound)
+    return account.account_id
 
 
 def list_bindings(account_id: str) -> answers.ConnectorBindingList:
@@ -64,3 +73,20 @@ def unbind(account_id: str, mode: str, method: str) -> answers.Unbinding:
     if not deps.bindings().unbind(account.account_id, mode, method):
         raise ServiceError(404, "not_found", "Nothing is bound for this mode and method.")
     return answers.Unbinding.of({"account_id": account.account_id, "mode": mode, "method": method, "bound": False})
+
+
+def bind_route(
+    account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str], preference: int, cost: int
+) -> FurtherRoute:
+    """A further route of an account's method: checked as a binding is (the PSP's connector, the
+    method, the credentials' fields), then sealed beside the binding."""
+    checked_id = checked(account_id, mode, method, psp_id, credentials)
+    try:
+        bound = deps.bindings().bind_route(
+            checked_id, mode, method, psp_id, credentials, preference, cost, iso(datetime.now(UTC))
+        )
+    except LookupError:
+        raise ServiceError(
+            409, "no_connector_binding", "Bind the method first; a further route comes beside it."
+        ) from None
+    return FurtherRoute.of(bound)

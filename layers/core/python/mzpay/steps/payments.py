@@ -44,6 +44,10 @@ def connector_of(payment: Payment) -> Connector:
     if source is None or psp_id is None:  # a checkout nobody has paid yet was sent to no provider
         raise RuntimeError(f"payment {payment.provider_payment_id} has no provider yet")
     method = binding_method(source["type"], (source.get("mobile_wallet") or {}).get("network"))
+    if payment.routing is not None and payment.mode != "test":  # routed by health: keep to its route
+        from mzpay.steps.routing import connector_on
+
+        return connector_on(payment.account_id, payment.mode, method, payment.routing["route"])
     return connector_for(payment.account_id, payment.mode, method, psp_id)
 
 

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mzpay.memo import remembered
-from mzpay.store.aws import client, env
+from mzpay.store.aws import client, env, is_conditional_failure
 from mzpay.store.base import SealedTableStore
 
 
@@ -32,7 +32,7 @@ def _key(account_id: str, mode: str, method: str) -> dict[str, str]:
 
 
 def _public(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if k not in ("pk", "sk", "ciphertext")}
+    return {k: v for k, v in item.items() if k not in ("pk", "sk", "ciphertext", "further_routes")}
 
 
 class Bindings(SealedTableStore):
@@ -40,15 +40,20 @@ class Bindings(SealedTableStore):
     def from_env(cls) -> Bindings:
         return cls(env("ACCOUNTS_TABLE"), env("DATA_KEY_ID"))
 
-    def bind(
-        self, account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str], now: str
-    ) -> dict[str, Any]:
-        """Bind (or rebind) the method; the credentials are encrypted, the answer never holds them."""
+    def _seal(self, account_id: str, mode: str, method: str, credentials: dict[str, str]) -> str:
+        """The credentials encrypted under the binding's context, base64."""
         blob = client("kms").encrypt(
             KeyId=self.key_id,
             Plaintext=json.dumps(credentials, sort_keys=True).encode(),
             EncryptionContext=_context(account_id, mode, method),
         )["CiphertextBlob"]
+        return base64.b64encode(blob).decode()
+
+    def bind(
+        self, account_id: str, mode: str, method: str, psp_id: str, credentials: dict[str, str], now: str
+    ) -> dict[str, Any]:
+        """Bind (or rebind) the method; the credentials are encrypted, the answer never holds them."""
+        sealed = self._seal(account_id, mode, method, credentials)
         previous = self.table.get_item(Key=_key(account_id, mode, method), ConsistentRead=True).get("Item")
         item = {
             **_key(account_id, mode, method),
@@ -57,10 +62,12 @@ class Bindings(SealedTableStore):
             "method": method,
             "psp_id": psp_id,
             "credential_fields": sorted(credentials),
-            "ciphertext": base64.b64encode(blob).decode(),
+            "ciphertext": sealed,
             "created_at": previous["created_at"] if previous else now,
             "updated_at": now,
         }
+        if previous and previous.get("further_routes"):  # rebinding keeps the method's further routes
+            item["further_routes"] = True
         self.table.put_item(Item=item)
         return _public(item)
 
@@ -83,7 +90,72 @@ class Bindings(SealedTableStore):
 
     def credentials(self, account_id: str, mode: str, method: str) -> tuple[str, dict[str, str]] | None:
         """The bound PSP and its decrypted credentials, or None when nothing is bound."""
+        found = self.binding(account_id, mode, method)
+        return None if found is None else (found[0], found[1])
+
+    def binding(self, account_id: str, mode: str, method: str) -> tuple[str, dict[str, str], bool] | None:
+        """The bound PSP, its decrypted credentials and whether the method has further routes."""
         item = self.table.get_item(Key=_key(account_id, mode, method)).get("Item")
         if item is None:
             return None
-        return item["psp_id"], json.loads(_decrypt(item["ciphertext"], account_id, mode, method))
+        credentials = json.loads(_decrypt(item["ciphertext"], account_id, mode, method))
+        return item["psp_id"], credentials, bool(item.get("further_routes"))
+
+    # ---- a method's further routes (routing by health): pk ACCOUNT#<id>, sk ALTROUTE#<mode>#<method>#<psp>
+
+    def bind_route(
+        self,
+        account_id: str,
+        mode: str,
+        method: str,
+        psp_id: str,
+        credentials: dict[str, str],
+        preference: int,
+        cost_bps: int,
+        now: str,
+    ) -> dict[str, Any]:
+        """Bind a further route of the method (another connector carrying it), sealed like a binding."""
+        sealed = self._seal(account_id, mode, method, credentials)
+        item = {
+            **_route_key(account_id, mode, method, psp_id),
+            "account_id": account_id,
+            "mode": mode,
+            "method": method,
+            "psp_id": psp_id,
+            "preference": preference,
+            "cost_bps": cost_bps,
+            "credential_fields": sorted(credentials),
+            "ciphertext": sealed,
+            "updated_at": now,
+        }
+        try:  # the binding says the method has further routes (a charge looks for them only then)
+            self.table.update_item(
+                Key=_key(account_id, mode, method),
+                UpdateExpression="SET further_routes = :yes",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues={":yes": True},
+            )
+        except Exception as exc:
+            if is_conditional_failure(exc):
+                raise LookupError("the method is not bound") from exc
+            raise
+        self.table.put_item(Item=item)
+        return _public(item)
+
+    def routes(self, account_id: str, mode: str, method: str) -> list[dict[str, Any]]:
+        """The method's further routes (psp_id, preference, cost_bps), credentials left sealed."""
+        response = self.table.query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={":pk": f"ACCOUNT#{account_id}", ":prefix": f"ALTROUTE#{mode}#{method}#"},
+        )
+        return [_public(item) for item in response.get("Items", [])]
+
+    def route_credentials(self, account_id: str, mode: str, method: str, psp_id: str) -> dict[str, str] | None:
+        item = self.table.get_item(Key=_route_key(account_id, mode, method, psp_id)).get("Item")
+        if item is None:
+            return None
+        return dict(json.loads(_decrypt(item["ciphertext"], account_id, mode, method)))
+
+
+def _route_key(account_id: str, mode: str, method: str, psp_id: str) -> dict[str, str]:
+    return {"pk": f"ACCOUNT#{account_id}", "sk": f"ALTROUTE#{mode}#{method}#{psp_id}"}

@@ -76,6 +76,9 @@ class Payment(Settling):
     mode: str
     key_id: str | None = None
     psp_id: str | None = None  # chosen at admission (a checkout: when the payer pays)
+    # which of the account's routes (connectors) carried it and why, when it had more than one
+    # (routing by health, docs/connectors.md): {route, reason}; later calls keep to that route
+    routing: dict[str, str] | None = None
     provider_reference: str | None = None  # the provider's own id of the money movement (M-Pesa's transaction ID)
     captured_at: str | None = None  # when money moved (the receipt's date)
     # the fees of its capture, as they were then (docs/pricing.md): what the provider reported
