@@ -89,6 +89,7 @@ def test_an_operator_signs_in_in_portuguese_and_a_wrong_token_is_refused(
         "Contas",
         "Pagamentos a aguardar aprovação",
         "Reconciliação",
+        "Saúde das rotas",
         "Candidaturas de PSP",
         "Registo de auditoria",
     ]
@@ -213,6 +214,7 @@ def test_axe_finds_no_serious_violation_on_the_console_pages(operator: Operator,
         f"/accounts/{account_id}/balance-transactions?mode=test",
         f"/accounts/{account_id}/reports?mode=test",
         "/reconciliation",
+        "/route-health",
         "/payouts/NOT-A-PAYOUT/approve-missing",
     ]:
         visit(page, f"{console(stack)}{path}")
