@@ -13,7 +13,14 @@ from decimal import Decimal
 import pytest
 
 from mzpay.connectors.base import Notified, Paying, ProviderCall, ProviderResult, Reconciling, Refunding
-from mzpay.connectors.paysuite import NO_REFUNDS, PaysuiteConnector, amount_text, create_outcome, signature
+from mzpay.connectors.paysuite import (
+    CARD_TOKENS,
+    NO_REFUNDS,
+    PaysuiteConnector,
+    amount_text,
+    create_outcome,
+    signature,
+)
 from mzpay.domain.common.errors import ServiceError
 from tests.providers.paysuite_sandbox import API_TOKEN, PAYMENTS_PATH, WEBHOOK_SECRET, PaysuiteSandbox
 from tests.providers.paysuite_sandbox import CallbackReceiver as Receiver
@@ -100,6 +107,41 @@ def test_mpesa_is_a_second_route_through_the_same_request(
 ) -> None:
     assert connector.charge(call("10.50", network="mpesa")).status == "requires_action"
     assert sandbox.requests[0].body is not None and sandbox.requests[0].body["amount"] == "10.50"
+
+
+def test_a_card_charge_is_the_same_request_and_the_card_is_typed_on_paysuites_page(
+    sandbox: PaysuiteSandbox, connector: PaysuiteConnector, receiver: Receiver
+) -> None:
+    back = "https://pay.example/checkout/01JD3M6Y8Q7T3Y5F0ZC9W3B2KX/return"
+    card = ProviderCall(PAYMENT_ID, Decimal("1200.00"), "MZN", {"type": "card"}, back)
+    result = connector.charge(card)
+    payment = sandbox.by_reference(PAYMENT_ID)
+    assert payment is not None
+    assert (result.status, result.next_action) == (
+        "requires_action",
+        {
+            "type": "redirect_to_url",
+            "redirect_url": f"{sandbox.base_url[:-7]}/checkout/{payment.id}",
+            "return_url": back,
+        },
+    )
+    [received] = sandbox.requests
+    assert received.body == {  # no card data: PaySuite's page takes the card
+        "amount": "1200.00",
+        "reference": PAYMENT_ID,
+        "description": f"Payment {PAYMENT_ID}",
+        "return_url": back,
+        "callback_url": receiver.url,
+    }
+    sandbox.wait_for_deliveries(1)
+    assert [outcome.status for outcome in verified_outcomes(connector, receiver, card)] == ["succeeded"]
+
+
+def test_a_card_by_token_is_refused_before_any_call(sandbox: PaysuiteSandbox, connector: PaysuiteConnector) -> None:
+    token = {"type": "card", "card": {"token": "tok_visa_4242"}}
+    refused = connector.charge(ProviderCall(PAYMENT_ID, Decimal("10.00"), "MZN", token, RETURN_URL))
+    assert (refused.status, refused.failure_code, refused.failure_message) == ("failed", "not_supported", CARD_TOKENS)
+    assert sandbox.requests == []
 
 
 def test_insufficient_funds_arrives_as_a_failed_webhook(

@@ -62,7 +62,10 @@ class Kit:
 
 
 def call(kit: Kit, phone: str, amount: str, reference: str | None = None) -> ProviderCall:
-    source = {"type": "mobile_wallet", "mobile_wallet": {"network": kit.network, "phone_number": phone}}
+    """A charge of `amount` from `phone`'s wallet; a card kit's (network "card") is a card its
+    provider's page takes (the phone is not sent)."""
+    wallet = {"type": "mobile_wallet", "mobile_wallet": {"network": kit.network, "phone_number": phone}}
+    source = {"type": "card"} if kit.network == "card" else wallet
     return ProviderCall(next(IDS), Decimal(amount), "MZN", source, "https://shop.example/back", False, reference)
 
 
@@ -113,6 +116,13 @@ def paysuite() -> Iterator[Harness]:
         receiver.close()
 
 
+PAYSUITE_OUTCOMES: dict[str, tuple[str, str, str, str | None]] = {  # the sandbox decides by the amount's cents
+    "paid": ("+258861230000", "150.00", "succeeded", None),
+    "insufficient_funds": ("+258861230000", "150.01", "failed", "insufficient_funds"),
+    "gateway_page": ("+258861230000", "150.05", "pending", None),
+    "refused": ("+258861230000", "150.06", "failed", "provider_declined"),
+    "never_paid": ("+258861230000", "150.07", "requires_action", None),
+}
 KITS = [
     Kit(
         "simulated",
@@ -145,15 +155,17 @@ KITS = [
         "paysuite",
         paysuite,
         "emola",
-        {
-            "paid": ("+258861230000", "150.00", "succeeded", None),
-            "insufficient_funds": ("+258861230000", "150.01", "failed", "insufficient_funds"),
-            "gateway_page": ("+258861230000", "150.05", "pending", None),
-            "refused": ("+258861230000", "150.06", "failed", "provider_declined"),
-            "never_paid": ("+258861230000", "150.07", "requires_action", None),
-        },
+        PAYSUITE_OUTCOMES,
         ("+258861230000", "150.02"),
         {"amount": "150.00"},  # no phone number: the payer types it on PaySuite's page
+    ),
+    Kit(  # live cards: PaySuite's page takes the card (docs/connectors.md)
+        "paysuite-card",
+        paysuite,
+        "card",
+        {case: ("", *outcome[1:]) for case, outcome in PAYSUITE_OUTCOMES.items()},  # the same amounts, no phone
+        ("", "150.02"),
+        {"amount": "150.00", "return_url": "https://shop.example/back"},  # no card data on the wire
     ),
 ]
 
@@ -191,7 +203,7 @@ def test_once_decided_asking_again_never_charges_twice(kit: Kit) -> None:
         if isinstance(harness.connector, Reconciling):  # resume() asks before it would resubmit
             again = harness.connector.status(charge_with(charge, reference))
             assert (again.status, again.captured) == ("succeeded", True), again
-        if harness.sandbox is not None and kit.name == "paysuite":  # a resubmission is refused by reference
+        if harness.sandbox is not None and kit.name.startswith("paysuite"):  # refused by reference
             assert harness.connector.charge(charge).status == "failed"
             assert len(harness.sandbox.payments) == 1
 

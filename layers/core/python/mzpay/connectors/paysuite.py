@@ -35,7 +35,11 @@ PAYMENTS_PATH = "/payments"
 CALLBACK_PATH = "/callbacks/paysuite"  # on the gateway: see functions/gateway_checkout
 SIGNATURE_HEADER = "X-Webhook-Signature"
 SUCCESS_EVENT, FAILED_EVENT = "payment.success", "payment.failed"
-WALLETS = ("mpesa", "emola")  # the rails PaySuite carries for us (its cards wait: docs/connectors.md)
+WALLETS = ("mpesa", "emola")  # the wallets PaySuite carries for us; and cards, on its page
+CARD_TOKENS = (
+    "PaySuite takes cards on its own checkout page, not by an acquirer's token: send the payer to "
+    "the hosted checkout, whose card choice goes on to PaySuite's page."
+)
 NO_REFUNDS = (
     "PaySuite's API has no refunds: give the payer their money back from the PaySuite dashboard "
     "(or by a payout through another provider)."
@@ -120,7 +124,7 @@ def _summary(answer: dict[str, Any]) -> dict[str, Any]:
 
 
 class PaysuiteConnector:
-    """PaySuite: M-Pesa and e-Mola charges on its checkout page, with signed webhooks and status
+    """PaySuite: M-Pesa, e-Mola and card charges on its checkout page, with signed webhooks and status
     queries. Credentials: api_token and webhook_secret; optionally base_url (default
     production) and callback_url (default: PUBLIC_GATEWAY_URL + /callbacks/paysuite)."""
 
@@ -166,9 +170,15 @@ class PaysuiteConnector:
         return call_json(self._opener, self.timeout, "PaySuite", operation, request, log, _summary, logger)
 
     def charge(self, call: ProviderCall) -> ProviderResult:
-        wallet = call.source.get("mobile_wallet") or {}
-        if call.source.get("type") != "mobile_wallet" or wallet.get("network") not in WALLETS or call.open_amount:
-            raise ValueError("the PaySuite connector carries fixed-amount M-Pesa and e-Mola charges only")
+        """A wallet's or a card's charge: the same request, as PaySuite's API names no method (the
+        payer picks the wallet or types the card on PaySuite's page). A card by token is refused:
+        no card data ever goes from us to PaySuite."""
+        kind, wallet = call.source.get("type"), call.source.get("mobile_wallet") or {}
+        wallet_charge = kind == "mobile_wallet" and wallet.get("network") in WALLETS
+        if not (wallet_charge or kind == "card") or call.open_amount:
+            raise ValueError("the PaySuite connector carries fixed-amount M-Pesa, e-Mola and card charges only")
+        if kind == "card" and call.source.get("card"):
+            return ProviderResult(Status.FAILED, None, "not_supported", CARD_TOKENS)
         if call.currency != "MZN":
             return ProviderResult(Status.FAILED, None, "unsupported_currency", "PaySuite charges MZN only.")
         log = {"provider_payment_id": call.provider_payment_id}
