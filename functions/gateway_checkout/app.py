@@ -116,6 +116,20 @@ def checkout_receipt(payment_id: str) -> Response[str]:
     return receipts.receipt_page(answer.model_dump(), payment.checkout_url or "", app.current_event)
 
 
+@app.get("/checkout/<payment_id>/return")
+@errors("not_found", "account_suspended")
+@pages(303, 403, 404, 503)
+@checkout_page.answers_pages(app)
+def checkout_return(payment_id: str) -> Response[str]:
+    """The payer is back from the provider's page
+
+    Where a provider's page (PaySuite's card page) sends the payer back. What the return carries
+    is never trusted: a live payment still waiting is asked of its provider, and moves only when
+    the provider says it was paid; else it waits for the provider's signed callback. Answers 303
+    to the checkout's page, which shows the outcome."""
+    return checkout_page.see_other(hosted.payer_returned(payment_id), app.current_event, onward=False)
+
+
 @app.post("/checkout/<payment_id>/pay")
 @errors(
     "csrf_missing",

@@ -1,7 +1,9 @@
-"""Live e-Mola (and M-Pesa) through the PaySuite aggregator, end to end on the local stack against
-the loopback PaySuite sandbox: bind, charge (PaySuite's checkout page), the sandbox's signed
-callback, the payment's webhook to the merchant; a failed payer, a duplicate and a badly signed
-callback; the refusals of what PaySuite cannot do (refunds, payouts) before anything is written."""
+"""Live e-Mola (and M-Pesa) and cards through the PaySuite aggregator, end to end on the local stack
+against the loopback PaySuite sandbox: bind, charge (PaySuite's checkout page), the sandbox's
+signed callback, the payment's webhook to the merchant; a failed payer, a duplicate and a badly
+signed callback; the refusals of what PaySuite cannot do (refunds, payouts) before anything is
+written; a live card on the hosted checkout sent on to PaySuite's page, and the payer's return
+verified (a forged one changes nothing)."""
 
 from __future__ import annotations
 
@@ -172,3 +174,63 @@ def test_a_live_hosted_checkout_sends_the_payer_on_to_paysuite(stack: RunningSta
     assert payment is not None
     assert (sent.status_code, sent.headers["Location"]) == (303, f"{sandbox.origin}/checkout/{payment.id}")
     assert settled(shop, created["provider_payment_id"])["status"] == "succeeded"  # the sandbox's payer paid
+
+
+def card_checkout(shop: Merchant, amount: str, callback_url: str) -> tuple[dict[str, Any], requests.Session, str]:
+    """A live checkout whose payer chooses the card: the page asks for no card data, and its form
+    goes on (303) to PaySuite's page. The checkout, the payer's browser and where it was sent."""
+    body = {"amount": amount, "currency": "MZN", "callback_url": callback_url}
+    created = shop.call("POST", "/v1/payments", body, key=shop.live_key).json()
+    browser, page, token = open_page(created["checkout_url"])
+    assert 'value="card"' in page and 'name="card_number"' not in page and 'name="card_expiry"' not in page
+    form = {"csrf_token": token, "method": "card"}
+    sent = browser.post(f"{created['checkout_url']}/pay", data=form, allow_redirects=False, timeout=30)
+    assert sent.status_code == 303, sent.text
+    return created, browser, sent.headers["Location"]
+
+
+def test_a_live_card_goes_to_paysuites_page_and_its_signed_callback_settles_it_once(
+    stack: RunningStack, sandbox: PaysuiteSandbox, receiver: Receiver
+) -> None:
+    shop = paysuite_shop(stack, sandbox, "card")
+    url = receiver.endpoint(200)
+    created, browser, location = card_checkout(shop, "1200.00", url)
+    pid, checkout = created["provider_payment_id"], created["checkout_url"]
+    payment = sandbox.by_reference(pid)
+    assert payment is not None
+    assert location == f"{sandbox.origin}/checkout/{payment.id}"
+    [request] = [r for r in sandbox.requests if r.path == PAYMENTS_PATH and (r.body or {}).get("reference") == pid]
+    assert request.body == {  # no card data: PaySuite's page takes the card; the payer comes back to verify
+        "amount": "1200.00",
+        "reference": pid,
+        "description": f"Payment {pid}",
+        "return_url": f"{checkout}/return",
+        "callback_url": f"{stack.state['regions']['mz']['gateway']}/callbacks/paysuite",
+    }
+    read = settled(shop, pid)
+    assert (read["status"], read["captured_amount"], read["source"]) == ("succeeded", "1200.00", {"type": "card"})
+    [arrival] = receiver.wait_for(url, 1)
+    assert json.loads(arrival.body)["type"] == "payment.succeeded"
+    back = browser.get(f"{checkout}/return", allow_redirects=False, timeout=30)
+    assert (back.status_code, back.headers["Location"]) == (303, checkout)
+    assert events_of(stack, pid).count("payment.succeeded") == 1
+
+
+def test_a_forged_return_from_the_card_page_changes_nothing(stack: RunningStack, sandbox: PaysuiteSandbox) -> None:
+    shop = paysuite_shop(stack, sandbox, "card")
+    created, browser, _ = card_checkout(shop, "300.07", "https://loja.example/hooks")  # .07: never paid
+    pid, checkout = created["provider_payment_id"], created["checkout_url"]
+    payment = sandbox.by_reference(pid)
+    assert payment is not None
+    forged = browser.get(
+        f"{checkout}/return?status=paid&transaction_id=tr_forged&reference={pid}", allow_redirects=False, timeout=30
+    )
+    assert (forged.status_code, forged.headers["Location"]) == (303, checkout)
+    asked = [r for r in sandbox.requests if (r.method, r.path) == ("GET", f"{PAYMENTS_PATH}/{payment.id}")]
+    assert len(asked) == 1  # the return only made us ask PaySuite, which says it was not paid
+    read = live(shop, "GET", f"/v1/payments/{pid}").json()
+    assert (read["status"], read["next_action"]["redirect_url"]) == (
+        "requires_action",
+        f"{sandbox.origin}/checkout/{payment.id}",
+    )
+    assert "payment.succeeded" not in events_of(stack, pid)

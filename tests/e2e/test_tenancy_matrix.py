@@ -289,6 +289,7 @@ PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capabil
     ("POST", "/secret-scanning/{provider}"),
     ("GET", "/checkout/{payment_id}"),
     ("GET", "/checkout/{payment_id}/receipt"),
+    ("GET", "/checkout/{payment_id}/return"),
     ("POST", "/checkout/{payment_id}/pay"),
     ("POST", "/checkout/{payment_id}/test/{outcome}"),
 }

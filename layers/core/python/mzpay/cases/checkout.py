@@ -3,13 +3,14 @@ its cancellation, and the page's own actions (pay with a wallet, the test toolba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from mzpay import deps
 from mzpay.answers.payments import PaymentSnapshot
 from mzpay.answers.receipts import Receipt
+from mzpay.connectors.base import Reconciling
 from mzpay.connectors.simulated import OTP
 from mzpay.domain.access.principal import Principal
 from mzpay.domain.common.bounds import MAX_CODE, MAX_PHONE
@@ -145,13 +146,13 @@ def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
     request = ChargeRequest(
         payment_id=payment.payment_id,
         money={"amount": payment.amount, "currency": payment.currency},  # type: ignore[arg-type]
-        source=_source(choice),
+        source=_source(choice, payment.mode),
         country=payment.country,
         callback_url=payment.callback_url,
         return_url=payment.return_url,
         metadata=payment.metadata,
     )
-    check_charge(request, payment.mode)
+    check_charge(request, payment.mode, card_on_page=request.source.type == "card")
     payer = Principal(
         account_id=payment.account_id,
         mode=payment.mode,
@@ -185,11 +186,44 @@ def pay_checkout(provider_payment_id: str, choice: PayerChoice) -> Payment:
         started = deps.payments().transition(payment, changes, [], reservations=reservations, ttl=ttl)
     except CeilingReached as reached:
         reject(payer, request, ceiling_refusal(psp, reached.reservation, payment.currency, rejection_id))
-    result = connector.charge(provider_call(started))
+    call = provider_call(started)
+    if request.source.type == "card" and payment.mode == "live":  # the payer comes back to be verified
+        call = replace(call, return_url=return_address(payment))
+    result = connector.charge(call)
     moved = apply_outcome(started, result, now_iso())
     if routed is not None:
         observe(routed["route"], method, result)
     return moved
+
+
+def return_address(payment: Payment) -> str:
+    """Where a provider's page sends the payer back: the checkout's return, which verifies."""
+    return f"{payment.checkout_url}/return"
+
+
+def payer_returned(provider_payment_id: str) -> Payment:
+    """The payer came back from a provider's page (an aggregator's card page). Nothing the return
+    carries is read, as anyone can forge it: a live payment still waiting there is asked of its
+    provider, and only the provider's answer that it was paid moves it; otherwise it waits for the
+    provider's signed callback (or its deadline). Whichever lands first applies, once."""
+    payment = checkout_payment(provider_payment_id)
+    if payment.mode != "live" or payment.status != Status.REQUIRES_ACTION:
+        return payment
+    try:
+        connector = connector_of(payment)
+    except ServiceError:  # unbound since: nobody can be asked
+        return payment
+    if not isinstance(connector, Reconciling):
+        return payment
+    result = connector.status(provider_call(payment))
+    if result.status != Status.SUCCEEDED:
+        return payment
+    try:
+        return apply_outcome(payment, result, now_iso())
+    except ServiceError as lost:  # the signed callback landed first
+        if lost.code != "invalid_state":
+            raise
+        return deps.payments().get(provider_payment_id) or payment
 
 
 def _payee_may_be_paid(payment: Payment) -> None:
@@ -199,8 +233,9 @@ def _payee_may_be_paid(payment: Payment) -> None:
         require_payee_active(business_of(payment.account_id))
 
 
-def _source(choice: PayerChoice) -> Source:
-    """The charge's source from the page's form (a card: its number and expiry, test mode only)."""
+def _source(choice: PayerChoice, mode: str) -> Source:
+    """The charge's source from the page's form (a card: its number and expiry, test mode only;
+    live, a form without them is a card the bound provider's page takes: docs/connectors.md)."""
     if choice.method == "mobile_wallet":
         phone = national_phone(choice.phone_number)
         if len(phone) > MAX_PHONE:
@@ -208,6 +243,8 @@ def _source(choice: PayerChoice) -> Source:
         return Source(
             type="mobile_wallet", mobile_wallet=MobileWallet(network=choice.network, phone_number=phone or None)
         )
+    if choice.method == "card" and mode == "live" and not (choice.card_number or choice.card_expiry):
+        return Source(type="card")
     if choice.method == "card":
         if len(choice.card_number) > MAX_CODE:
             _refuse("invalid_card", "card_number", "a card number has 13 to 19 digits and passes Luhn")
@@ -234,5 +271,6 @@ __all__ = [
     "checkout_view",
     "create_checkout",
     "pay_checkout",
+    "payer_returned",
     "test_action",
 ]

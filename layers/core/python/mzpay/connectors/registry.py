@@ -38,7 +38,7 @@ LIVE_CONNECTORS: dict[str, LiveConnector] = {
         "PaysuiteConnector",
         required=("api_token", "webhook_secret"),
         optional=("base_url", "callback_url"),
-        rails=("vodacom-mpesa", "movitel-emola"),
+        rails=("vodacom-mpesa", "movitel-emola", "bci-cards"),
     ),
 }
 
@@ -49,8 +49,8 @@ NOT_CONNECTED: dict[str, str] = {
         "API contract and credentials (or an aggregator that carries mKesh); see docs/connectors.md."
     ),
     "bci-cards": (
-        "There is no live connector for bci-cards yet: live cards need an acquirer's API (BCI's, or an "
-        "aggregator's hosted card page) and PCI DSS scope for tokens; see docs/connectors.md."
+        "There is no live connector for bci-cards yet: live cards need BCI's acquiring API and PCI DSS "
+        "scope for its tokens; cards on an aggregator's page are live: bind paysuite for card (see docs/connectors.md)."
     ),
 }
 

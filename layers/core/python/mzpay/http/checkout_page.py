@@ -133,11 +133,11 @@ REDIRECT_GUARD = {
 }
 
 
-def see_other(payment: Payment, event: Any) -> Response[str]:
-    """303 to the checkout's page: the outcome of a post is read with a GET; or, for a live
-    payment its provider finishes on its own page (an aggregator's checkout), to that page."""
+def see_other(payment: Payment, event: Any, onward: bool = True) -> Response[str]:
+    """303 to the checkout's page: the outcome of a post is read with a GET; or, `onward`, for a
+    live payment its provider finishes on its own page (an aggregator's checkout), to that page."""
     lang = language(event)
-    location = provider_page(payment) or payment.checkout_url or ""
+    location = (provider_page(payment) if onward else None) or payment.checkout_url or ""
     headers = {"Location": location, "Cache-Control": "no-store", **REDIRECT_GUARD}
     response = Response(303, HTML, "", headers=headers)
     response.cookies.append(_lang_cookie(lang, payment.checkout_url or ""))

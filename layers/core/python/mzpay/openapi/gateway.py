@@ -52,6 +52,7 @@ ROUTES: Routes = {
     ("PUT", "/v1/payments/{payment_id}/evidence"): PaymentSnapshot,
     ("GET", "/checkout/{payment_id}"): None,
     ("GET", "/checkout/{payment_id}/receipt"): None,
+    ("GET", "/checkout/{payment_id}/return"): None,
     ("POST", "/checkout/{payment_id}/pay"): None,
     ("POST", "/checkout/{payment_id}/test/{outcome}"): None,
     ("POST", "/refunds"): RefundResult,

@@ -213,8 +213,9 @@ def _raise(errors: list[FieldError]) -> None:
     raise_field_errors(errors, "charge")
 
 
-def check_charge(request: ChargeRequest, mode: str) -> None:
-    """Every rule across fields; ServiceError 400 naming each failed field."""
+def check_charge(request: ChargeRequest, mode: str, card_on_page: bool = False) -> None:
+    """Every rule across fields; ServiceError 400 naming each failed field. `card_on_page`: the
+    hosted checkout's live card choice, a card the provider's own page takes (no card data here)."""
     errors: list[FieldError] = []
     source = request.source
     method = METHODS[source.type]
@@ -241,7 +242,7 @@ def check_charge(request: ChargeRequest, mode: str) -> None:
             problem = phone_network_error(wallet.network, wallet.phone_number)
             if problem:
                 errors.append(FieldError("source.mobile_wallet.phone_number", "invalid_phone", problem))
-    elif source.type == "card":
+    elif source.type == "card" and not (card_on_page and mode == "live" and source.card is None):
         errors += card_errors(source.card or Card(), mode)
     if currency not in method.limits:
         errors.append(
