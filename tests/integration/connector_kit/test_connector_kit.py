@@ -11,13 +11,13 @@ passes. Each kit says, for its connector:
 - amounts and phone numbers as they go on the wire;
 - no credential in any log line or in the connector's repr.
 
-The bill suppliers do not charge a payer (they pay a biller from our balance): their interface
-(quote, pay) is not this one and has its own tests."""
+The bill suppliers do not charge a payer (they pay a biller from our balance): they run the
+clauses that apply to a bill payment in test_bill_supplier_kit.py, with what both families share
+in contract.py."""
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,22 +32,18 @@ from mzpay.connectors.base import Connector, Notified, ProviderCall, ProviderRes
 from mzpay.connectors.mpesa import MpesaConnector
 from mzpay.connectors.paysuite import PaysuiteConnector
 from mzpay.connectors.simulated import SimulatedConnector
+from tests.integration.connector_kit.contract import (
+    IDS,
+    PATIENCE,
+    SLOW,
+    Harness,
+    assert_no_secret,
+    assert_on_the_wire,
+    logged,
+    skip_without_callbacks,
+)
 from tests.providers.mpesa_sandbox import C2B_PATH, MpesaSandbox
 from tests.providers.paysuite_sandbox import PAYMENTS_PATH, CallbackReceiver, PaysuiteSandbox
-
-SLOW, PATIENCE = 1.0, 0.3  # the sandboxes' slow answers, and how long the connectors wait
-IDS = iter(f"01JD3M6Y8Q7T3Y5F0ZC9W3B{n:03d}" for n in range(1000))
-
-
-@dataclass
-class Harness:
-    """A connector bound to its sandbox for one test."""
-
-    connector: Connector
-    secrets: tuple[str, ...] = ()
-    wire: Callable[[str], dict[str, Any]] = lambda reference: {}  # the charge request as the provider got it
-    callbacks: CallbackReceiver | None = None
-    sandbox: Any = None
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ def call(kit: Kit, phone: str, amount: str, reference: str | None = None) -> Pro
     return ProviderCall(next(IDS), Decimal(amount), "MZN", source, "https://shop.example/back", False, reference)
 
 
-def decided(kit: Kit, harness: Harness, charge: ProviderCall, first: ProviderResult) -> ProviderResult:
+def decided(kit: Kit, harness: Harness[Connector], charge: ProviderCall, first: ProviderResult) -> ProviderResult:
     """The charge once its provider decided: the first answer, or (a provider that calls back)
     what its verified callback says."""
     if harness.callbacks is None or first.status != "requires_action":
@@ -81,12 +77,12 @@ def decided(kit: Kit, harness: Harness, charge: ProviderCall, first: ProviderRes
 
 # ---------------------------------------------------------------- the connectors
 @contextmanager
-def simulated() -> Iterator[Harness]:
+def simulated() -> Iterator[Harness[Connector]]:
     yield Harness(SimulatedConnector())
 
 
 @contextmanager
-def mpesa() -> Iterator[Harness]:
+def mpesa() -> Iterator[Harness[Connector]]:
     with MpesaSandbox(api_key="kit-api-key-0123456789", slow_seconds=SLOW) as sandbox:
         credentials = sandbox.credentials()
 
@@ -99,7 +95,7 @@ def mpesa() -> Iterator[Harness]:
 
 
 @contextmanager
-def paysuite() -> Iterator[Harness]:
+def paysuite() -> Iterator[Harness[Connector]]:
     receiver = CallbackReceiver()
     try:
         with PaysuiteSandbox(slow_seconds=SLOW) as sandbox:
@@ -232,8 +228,7 @@ def test_a_timeout_is_pending_and_reconciles(kit: Kit) -> None:
 
 def test_callbacks_late_duplicate_and_badly_signed(kit: Kit) -> None:
     with kit.harness() as harness:
-        if harness.callbacks is None:
-            pytest.skip(f"{kit.name} answers synchronously: it takes no callbacks")
+        skip_without_callbacks(kit.name, harness)
         connector = harness.connector
         assert isinstance(connector, Notified)
         duplicated = call(kit, "+258861230000", "150.03")
@@ -252,30 +247,17 @@ def test_amounts_and_phone_numbers_on_the_wire(kit: Kit) -> None:
         charge = call(kit, kit.outcomes["paid"][0], "150")
         harness.connector.charge(charge)
         sent = harness.wire(charge.provider_payment_id)
-    assert {key: sent.get(key) for key in kit.wire} == kit.wire
+    assert_on_the_wire(sent, kit.wire)
 
 
 def test_no_credential_is_ever_logged(
     kit: Kit, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lines: list[str] = []
-
-    class Recorder:
-        def info(self, message: str, extra: dict[str, Any]) -> None:
-            lines.append(f"{message} {extra!r}")
-
-        warning = info
-
-    for module in (mpesa_module, paysuite_module):
-        monkeypatch.setattr(module, "logger", Recorder())
-    with caplog.at_level(logging.DEBUG), kit.harness() as harness:
+    with logged(caplog, monkeypatch, (mpesa_module, paysuite_module)) as log, kit.harness() as harness:
         for phone, amount, _, _ in [*kit.outcomes.values(), (*kit.timeout, "", None)]:
             charge = call(kit, phone, amount)
             harness.connector.charge(charge)
             if isinstance(harness.connector, Reconciling):
                 harness.connector.status(charge)
-        logged = " ".join(lines) + " ".join(f"{r.getMessage()} {r.__dict__}" for r in caplog.records)
-        assert lines or kit.name == "simulated"
-        for secret in harness.secrets:
-            assert secret not in logged
-            assert secret not in repr(harness.connector)
+        assert log.lines or kit.name == "simulated"
+        assert_no_secret(log.text(), harness)

@@ -121,14 +121,23 @@ class SimulatedSupplier:
         )
 
     def pay(self, call: BillCall) -> SupplierPayment:
-        known = self._reference(call.product_code, call.reference)
+        """The payment's outcome; a reference refused or unknown by then fails it (the
+        interface's answer, never the quote's exceptions), a timeout raises SupplierTimeout."""
+        try:
+            known = self._reference(call.product_code, call.reference)
+        except (ReferenceNotFound, ReferenceRejected) as refused:
+            return _refused(refused)
         if known.get("behaviour") == "timeout":
             raise SupplierTimeout()
         return self._outcome(call, known)
 
     def payment_status(self, call: BillCall) -> SupplierPayment:
         """What became of a payment: as `pay` answers it (a timeout's payment went through)."""
-        return self._outcome(call, self._reference(call.product_code, call.reference))
+        try:
+            known = self._reference(call.product_code, call.reference)
+        except (ReferenceNotFound, ReferenceRejected) as refused:
+            return _refused(refused)
+        return self._outcome(call, known)
 
     def _outcome(self, call: BillCall, known: dict[str, Any]) -> SupplierPayment:
         if known.get("behaviour") == "fails":
@@ -139,6 +148,14 @@ class SimulatedSupplier:
             token = number[-TOKEN_DIGITS:].rjust(TOKEN_DIGITS, "0")
             return SupplierPayment(SUCCEEDED, token=token, receipt_number=f"SIM{number[:10]}")
         return SupplierPayment(SUCCEEDED, receipt_number=f"SIM{number[:10]}")
+
+
+def _refused(refused: ReferenceNotFound | ReferenceRejected) -> SupplierPayment:
+    if isinstance(refused, ReferenceNotFound):
+        return SupplierPayment(
+            FAILED, failure_code="reference_not_found", failure_message="The biller knows no such reference."
+        )
+    return SupplierPayment(FAILED, failure_code="reference_rejected", failure_message=str(refused))
 
 
 def supplier_for(name: str, mode: str) -> BillSupplier | None:
