@@ -17,7 +17,7 @@ import requests
 from ulid import ULID
 
 from devstack.launcher import RunningStack
-from mzpay.connectors.paysuite import NO_REFUNDS
+from mzpay.connectors.paysuite import CARD_TOKENS, NO_REFUNDS
 from tests.e2e.test_charges import Merchant, events_of, wallet
 from tests.e2e.test_checkout import open_page
 from tests.e2e.test_connectors import bind
@@ -143,6 +143,18 @@ def test_refunds_and_payouts_are_refused_before_anything_is_written(
     assert (payout.status_code, payout.json()["code"]) == (422, "not_supported"), payout.text
     assert len(sandbox.requests) == before
     assert live(shop, "GET", f"/v1/payments/{pid}").json()["refunded_amount"] == "0.00"
+
+
+def test_a_card_token_through_paysuite_is_refused_before_anything_is_written(
+    stack: RunningStack, sandbox: PaysuiteSandbox
+) -> None:
+    shop = paysuite_shop(stack, sandbox, "card")
+    before = len(sandbox.requests)
+    refused = shop.charge({"type": "card", "card": {"token": "tok_visa_4242"}}, amount="100.00", key=shop.live_key)
+    assert refused.json() == problem_for(422, "not_supported", CARD_TOKENS, rule="operation")
+    assert len(sandbox.requests) == before  # PaySuite never asked
+    listed = live(shop, "GET", "/v1/payments")
+    assert (listed.status_code, listed.json()["data"]) == (200, []), listed.text  # no payment written
 
 
 def test_binding_refusals_name_the_field(stack: RunningStack, sandbox: PaysuiteSandbox) -> None:

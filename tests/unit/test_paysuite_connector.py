@@ -142,6 +142,9 @@ def test_a_card_by_token_is_refused_before_any_call(sandbox: PaysuiteSandbox, co
     refused = connector.charge(ProviderCall(PAYMENT_ID, Decimal("10.00"), "MZN", token, RETURN_URL))
     assert (refused.status, refused.failure_code, refused.failure_message) == ("failed", "not_supported", CARD_TOKENS)
     assert sandbox.requests == []
+    # what the charge use case asks first, so that nothing is written (tests/e2e/test_live_paysuite.py)
+    assert (connector.charge_refusal(token), connector.charge_refusal({"type": "card"})) == (CARD_TOKENS, None)
+    assert connector.charge_refusal({"type": "mobile_wallet", "mobile_wallet": {"network": "emola"}}) is None
 
 
 def test_insufficient_funds_arrives_as_a_failed_webhook(

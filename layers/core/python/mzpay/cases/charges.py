@@ -35,7 +35,7 @@ from mzpay.steps.admission import (
     reject,
     stored_source,
 )
-from mzpay.steps.connectors import connector_for
+from mzpay.steps.connectors import connector_for, refused_source
 from mzpay.steps.payments import (
     apply_outcome,
     connector_of,
@@ -71,6 +71,7 @@ def create_charge(principal: Principal, request: ChargeRequest) -> ChargeResult:
         connector = connector_for(account, mode, method, psp.psp_id)
     else:
         connector, routed = route_charge(account, mode, method, psp.psp_id)
+    refused_source(connector, request.source.model_dump(mode="json", exclude_none=True))
     currency = request.money.currency
     payment = new_payment(
         principal,

@@ -62,6 +62,15 @@ class Paying(Protocol):
 
 
 @runtime_checkable
+class ChargeRefusing(Protocol):
+    """A connector that cannot take some sources it is bound for: `charge_refusal` says, before
+    anything is written, why it cannot charge `source` (the request's source, as the wire has
+    it; None: it can)."""
+
+    def charge_refusal(self, source: dict[str, Any]) -> str | None: ...
+
+
+@runtime_checkable
 class Refunding(Protocol):
     """A connector that can give a payer money back (not every provider's API can).
     `refund_refusal` says, before anything is written, why it cannot refund `call` (None: it

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from mzpay import deps
-from mzpay.connectors.base import Connector, LookingUp, Paying
+from mzpay.connectors.base import ChargeRefusing, Connector, LookingUp, Paying
 from mzpay.connectors.registry import LIVE_CONNECTORS, carries
 from mzpay.connectors.simulated import SimulatedConnector
 from mzpay.domain.common.errors import ServiceError
@@ -32,6 +32,14 @@ def connector_for(account_id: str, mode: str, method: str, psp_id: str) -> Conne
     if bound is None or not carries(bound[0], psp_id):
         raise no_binding()
     return LIVE_CONNECTORS[bound[0]].build(bound[1])
+
+
+def refused_source(connector: Connector, source: dict[str, Any]) -> None:
+    """Before anything is written: the connector chosen cannot take `source` (422 not_supported,
+    rule operation, with its reason), e.g. a card token through an aggregator whose page takes cards."""
+    why = connector.charge_refusal(source) if isinstance(connector, ChargeRefusing) else None
+    if why:
+        raise ServiceError(422, "not_supported", why, rule="operation")
 
 
 def payout_method(destination: dict[str, Any]) -> str:
