@@ -68,7 +68,7 @@ BILLERS_ROUTE = ("POST", "/v1/billers")  # the simulated billers of docs/bills.m
 LOCAL_PARAMETERS = {"ReconcileFirstSeconds": "1", "TestModeMessages": "deliver"}
 # The tests send many messages to the same few addresses at any hour: locally a recipient's cap is
 # high and SMS have no quiet hours (their tests freeze the clock: docs/notifications.md)
-LOCAL_MESSAGE_PARAMETERS = {"MessagesDailyCap": "1000", "SmsQuietHours": ""}
+LOCAL_MESSAGE_PARAMETERS = {"MessagesDailyCap": "1000", "SmsQuietHours": "none"}
 LOCAL_WEBHOOK_TIME_SCALE = 1 / 60
 # The collection surface's identity provider is the local OIDC issuer on loopback, over http.
 LOCAL_ENVIRONMENT = {

@@ -212,3 +212,19 @@ def test_a_suppressed_address_does_not_use_up_its_daily_cap(
     deps.suppressions().remove("email", address)
     assert [send(i, "email", address) for i in range(6, 12)] == ["sent"] * 5 + ["suppressed"]
     assert record_of(11, "email", address)["failure"] == "daily_cap" and len(sent_emails()) == 5
+
+
+def test_quiet_hours_none_sends_at_night_and_an_empty_setting_keeps_the_default(
+    stack: ProvisionedStack, frozen: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SmsQuietHours `none` (what the local stack sets) sends at any hour; an empty setting is
+    unset, as every setting is (mzpay.config), so the default 21:00-07:00 holds."""
+    frozen("2026-11-30T20:30:00Z")  # 22:30 in Maputo
+    monkeypatch.setenv("SMS_QUIET_HOURS", "none")
+    deps.reset()
+    assert send(1) == "sent" and sent_sms() == [(PHONE, "Mensagem 1")]
+    monkeypatch.setenv("SMS_QUIET_HOURS", "")
+    deps.reset()
+    with pytest.raises(courtesy.Deferred):
+        send(2)
+    assert len(sent_sms()) == 1

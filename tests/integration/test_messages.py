@@ -36,7 +36,7 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProvisionedStack]:
             "NOTIFICATION_QUEUE_URL", client("sqs").get_queue_url(QueueName=_queue_name(provisioned))["QueueUrl"]
         )
         monkeypatch.setenv("TEST_MODE_MESSAGES", "deliver")  # as the local stack: moto's SES and SNS receive them
-        monkeypatch.setenv("SMS_QUIET_HOURS", "")  # sent at whatever hour the tests run (test_message_courtesy.py)
+        monkeypatch.setenv("SMS_QUIET_HOURS", "none")  # sent at whatever hour the tests run (test_message_courtesy.py)
         # the outbox's dispatch (WebhookDispatcherFunction) reads the business's notification language
         dispatcher = provisioned.functions["WebhookDispatcherFunction"].environment
         monkeypatch.setenv("COLLECTION_TABLE", dispatcher["COLLECTION_TABLE"])

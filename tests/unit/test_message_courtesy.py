@@ -34,6 +34,7 @@ def test_an_sms_is_held_from_21_to_7_in_maputo(moment: str, until: str | None) -
 def test_email_is_never_held_and_no_window_holds_nothing() -> None:
     assert quiet_until("email", utc("2026-11-30T20:00:00"), WINDOW) is None
     assert quiet_until("sms", utc("2026-11-30T20:00:00"), quiet_window("")) is None
+    assert quiet_until("sms", utc("2026-11-30T20:00:00"), quiet_window("none")) is None  # the parameter's word
 
 
 def test_a_window_within_one_day() -> None:

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 
 MAPUTO = ZoneInfo("Africa/Maputo")
 DAILY_CAP = 5  # messages per recipient per Maputo day (MessagesDailyCap; 0: no cap)
-QUIET_HOURS = "21:00-07:00"  # when no SMS goes, Maputo time (SmsQuietHours; "": none)
+QUIET_HOURS = "21:00-07:00"  # when no SMS goes, Maputo time (SmsQuietHours; "none": none)
+NO_QUIET_HOURS = "none"  # SmsQuietHours' word for none: an empty setting counts as unset (mzpay.config)
 HELD_CHANNELS = ("sms",)  # e-mail waits in the mailbox: it is not held
 
 
@@ -20,12 +21,12 @@ def maputo_day(moment: datetime) -> str:
 
 
 def quiet_window(text: str) -> tuple[time, time] | None:
-    """`HH:MM-HH:MM` as (start, end); None for "" (no quiet hours).
+    """`HH:MM-HH:MM` as (start, end); None for "none" or "" (no quiet hours).
 
     >>> quiet_window("21:00-07:00")
     (datetime.time(21, 0), datetime.time(7, 0))
     """
-    if not text.strip():
+    if not text.strip() or text.strip().lower() == NO_QUIET_HOURS:
         return None
     start, _, end = text.strip().partition("-")
     window = time.fromisoformat(start.strip()), time.fromisoformat(end.strip())
