@@ -86,6 +86,7 @@ COLLECTION_AUDIENCE = "mzpay-collection"
 # stack.json's `regions` and the peers a 421 wrong_region names (PeerRegionUrls): the three APIs;
 # the dashboard's URL is in its region's `demo` block, with the demo owner (docs/dashboard.md)
 APIS = ("gateway", "collection", "management")
+DASHBOARD = "dashboard"
 
 
 def api_name(logical_id: str) -> str:
@@ -561,7 +562,9 @@ class LocalStack:
         return {
             "aws_endpoint": self.aws_endpoint,
             "operator_token": self.operator_token,
-            "regions": {env: {n: u for n, u in stack.urls.items() if n in APIS} for env, stack in self.regions.items()},
+            "regions": {  # every API but the dashboard (a fixture template's own APIs too)
+                env: {n: u for n, u in stack.urls.items() if n != DASHBOARD} for env, stack in self.regions.items()
+            },
             "aws_regions": {env: stack.provisioned.region for env, stack in self.regions.items()},
             "resources": {env: dict(stack.provisioned.physical) for env, stack in self.regions.items()},
             "demo": {env: self.demo.get(env, {}) for env in self.regions},

@@ -261,8 +261,8 @@ OTHER_SERVICES = ("/ipg/", "/2015-03-31/functions/", "/your/")
 
 
 def known_routes() -> list[tuple[str, re.Pattern[str]]]:
-    """Every operation of the three OpenAPI documents, and the console's pages (HTML, in none of
-    them: read from its function's routes), each as (method, its path with any `{parameter}`,
+    """Every operation of the three OpenAPI documents, and the console's and the dashboard's pages
+    (HTML, in none of them: read from their functions' routes), each as (method, its path with any `{parameter}`,
     `<parameter>` or `...` standing for any segments)."""
     operations = {
         (method.upper(), path)
@@ -271,8 +271,9 @@ def known_routes() -> list[tuple[str, re.Pattern[str]]]:
         for method in item
         if method in HTTP_METHODS
     }
-    console = (ROOT / "functions" / "management_console" / "app.py").read_text("utf-8")
-    operations |= {(method.upper(), path) for method, path in APP_ROUTE.findall(console)}
+    for pages in ("management_console", "dashboard"):  # the console's and the merchant dashboard's pages
+        source = (ROOT / "functions" / pages / "app.py").read_text("utf-8")
+        operations |= {(method.upper(), path) for method, path in APP_ROUTE.findall(source)}
     return [
         (method, re.compile("^" + re.sub(r"\\\{[^/]+?\\\}|<[^/]+?>", "[^/]+", re.escape(path)) + "$"))
         for method, path in operations
@@ -305,6 +306,7 @@ def test_the_route_check_refuses_a_route_that_does_not_exist() -> None:
     assert named_route_matches("GET", "/v1/payments/{id}/refunds", known)
     assert named_route_matches("POST", "/v1/accounts/{account_id}/suspend", known)
     assert named_route_matches("GET", "/console/accounts/{id}/payments", known)
+    assert named_route_matches("POST", "/sign-in/code", known)  # the dashboard's
     assert named_route_matches("GET", "/v1/kulpay/collection-requests/...", known)
     assert not named_route_matches("DELETE", "/v1/payments/{id}", known)
     assert not named_route_matches("GET", "/v1/charges", known)

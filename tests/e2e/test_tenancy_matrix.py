@@ -287,6 +287,7 @@ PUBLIC = {  # no API key: the payer's hosted page (its payment id is the capabil
     ("GET", "/docs/{asset}"),
     ("POST", "/oauth/token"),
     ("POST", "/secret-scanning/{provider}"),
+    ("POST", "/callbacks/{provider}"),  # a provider's signed callback (tests/e2e/test_live_paysuite.py)
     ("GET", "/checkout/{payment_id}"),
     ("GET", "/checkout/{payment_id}/receipt"),
     ("GET", "/checkout/{payment_id}/return"),

@@ -93,7 +93,12 @@ def _mz_template() -> tuple[dict[str, Any], dict[str, Any]]:
     tests/integration/test_provision.py checks that), and the mz stack's parameter values."""
     template = load_template(ROOT / "template.yaml")
     config = load_samconfig(ROOT / "samconfig.toml", "mz")
-    return template, parameter_values(template, config["parameter_overrides"])
+    return template, parameter_values(template, {**config["parameter_overrides"], **AT_ANY_HOUR})
+
+
+# The tests run at any hour: no quiet hours for SMS unless a test sets them with a frozen clock
+# (tests/integration/test_message_courtesy.py), as the local stack does (devstack.stack).
+AT_ANY_HOUR = {"SmsQuietHours": "none"}
 
 
 @contextmanager
