@@ -193,6 +193,6 @@ def test_operators_see_and_steer_route_health_from_the_console_in_portuguese_and
         )
         assert done.status_code == 303, done.text
     bad = client.post(
-        f"{base(stack)}/route-health/paysuite/card", data={"csrf_token": csrf_of(page), "force": "open", "reason": ""}
+        f"{base(stack)}/route-health/paysuite/mkesh", data={"csrf_token": csrf_of(page), "force": "open", "reason": ""}
     )
     assert (bad.status_code, main_of(bad)["data-code"]) == (404, "not_found")
