@@ -224,6 +224,26 @@ def test_two_assigns_racing_for_one_line_make_one_payment(business: tuple[str, s
         assert len(paid) == 1 and len(request_payments(account_id, paid[0])) == 1
 
 
+def test_an_assign_that_read_the_line_before_another_assign_landed_is_invalid_state(
+    business: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interleaving the race above meets now and then: the loser read the line waiting, then
+    found the line's payment written for the other request (not 409 idempotency_key_reused)."""
+    account_id, method_id = business
+    first, second = issued(account_id, method_id), issued(account_id, method_id)
+    imported(account_id, statement(credit("250,00", "STALE", "R-STALE")))
+    (line,) = waiting(account_id)
+    stale = bank_statements.own_line(account_id, line["id"])  # read while it waits
+    bank_statements.assign(account_id, "t", line["id"], first)
+    reads = iter([stale])
+    real = bank_statements.own_line
+    monkeypatch.setattr(bank_statements, "own_line", lambda a, n: next(reads, None) or real(a, n))
+    with pytest.raises(ServiceError) as refused:
+        bank_statements.assign(account_id, "t", line["id"], second)
+    assert (refused.value.status, refused.value.code) == (409, "invalid_state")
+    assert request_payments(account_id, second) == [] and len(request_payments(account_id, first)) == 1
+
+
 # ---------------------------------------------------------------- matching by reference
 ENTITY = "11223"
 

@@ -111,7 +111,12 @@ def _apply(account_id: str, line: StatementLine, request: CollectionRequest, sta
     def line_change(payment: Payment) -> list[dict[str, Any]]:
         return [store.change_item(line, {**changes, "payment_id": payment.provider_payment_id})]
 
-    apply_received(account_id, request, _received(line, over), payment_id, f"bank_line#{line.line_id}", line_change)
+    try:
+        apply_received(account_id, request, _received(line, over), payment_id, f"bank_line#{line.line_id}", line_change)
+    except ServiceError as taken:
+        if taken.code != "idempotency_key_reused":
+            raise
+        raise LineMoved() from None  # another assign or the match wrote the line's payment first: judged anew
 
 
 def _judged(account_id: str, line: StatementLine) -> StatementLine:
