@@ -20,7 +20,7 @@ from devstack.launcher import RunningStack
 from mzpay.connectors.paysuite import CARD_TOKENS, NO_REFUNDS
 from tests.e2e.test_charges import Merchant, events_of, wallet
 from tests.e2e.test_checkout import open_page
-from tests.e2e.test_connectors import bind
+from tests.e2e.test_connectors import bind, operator
 from tests.e2e.test_webhooks import Receiver
 from tests.expected import problem_for
 from tests.providers.paysuite_sandbox import PAYMENTS_PATH, PaysuiteSandbox
@@ -29,7 +29,17 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Iterator[PaysuiteSandbox]:
+def sandbox(stack: RunningStack) -> Iterator[PaysuiteSandbox]:
+    """The sandbox, with e-Mola's PSP graduated: PSP onboarding (its docs' example, its tests)
+    approves movitel-emola, which leaves it in pilot on the worker's stack (tests/e2e/test_pilot.py
+    covers pilots); these tests are of a graduated PSP."""
+    graduated = requests.put(
+        f"{stack.state['regions']['mz']['management']}/v1/psps/movitel-emola/pilot",
+        json={"in_pilot": False},
+        headers=operator(stack),
+        timeout=30,
+    )
+    assert graduated.status_code == 200, graduated.text
     with PaysuiteSandbox() as running:
         yield running
 
