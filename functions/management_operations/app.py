@@ -239,7 +239,7 @@ def unbind_connector(account_id: str, mode: str, method: str) -> Unbinding:
 
 
 @app.put("/v1/accounts/<account_id>/connector-bindings/<mode>/<method>/routes/<psp_id>")
-@errors("wrong_region", "too_large")
+@errors("wrong_region", "too_large", "no_connector_binding")
 def bind_further_route(
     account_id: str, mode: str, method: str, psp_id: str, body: Annotated[FurtherRouteIn, Body()]
 ) -> FurtherRoute:

@@ -74,6 +74,20 @@ def test_a_failing_route_opens_half_opens_after_its_cooldown_and_closes_on_a_pro
     assert store.circuit("vodacom-mpesa", "mpesa")[0].state == "closed"
 
 
+def test_an_operators_look_shows_where_the_circuit_would_move_without_writing_it(stack: None) -> None:
+    store, start = deps.route_health(), 2_500_000.0
+    for _ in range(5):
+        store.record("paysuite", "emola", "provider_unavailable", start)
+    looked = routing.health("paysuite", "emola", now=start + 1, fresh=True, looking=True)
+    assert (looked.circuit.state, looked.circuit.since, looked.counts.total) == ("open", start + 1, 0)
+    stored, version = store.circuit("paysuite", "emola")
+    assert (stored.state, version) == ("closed", 0)  # nothing written by the look
+    opened = routing.health("paysuite", "emola", now=start + 2)  # a charge's read moves it
+    assert (opened.circuit.state, store.circuit("paysuite", "emola")[0].state) == ("open", "open")
+    later = routing.health("paysuite", "emola", now=start + 40, fresh=True, looking=True)
+    assert (later.circuit.state, store.circuit("paysuite", "emola")[0].state) == ("half_open", "open")
+
+
 def test_probes_through_a_half_open_circuit_are_limited(stack: None) -> None:
     store, start = deps.route_health(), 3_000_000.0
     for _ in range(5):

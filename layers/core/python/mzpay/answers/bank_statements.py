@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, Mode, Paged, Timestamp, examples
+from mzpay.answers.base import AlwaysNull, Answer, Mode, PagedAnswer, Timestamp, examples, page_example
 from mzpay.answers.collection_request_parts import CollectionAmount
 
 _IMPORTED: dict[str, Any] = {
@@ -118,12 +118,9 @@ class BankLineRead(Answer):
     error: AlwaysNull
 
 
-class BankLineList(Paged[BankStatementLine]):
+class BankLineList(PagedAnswer[BankStatementLine]):
     """A page of the business's statement lines of one mode and status, newest first."""
 
-    model_config = examples(
-        {"object": "list", "data": [_LINE], "has_more": False, "next_page_token": None, "error": None}
-    )
+    model_config = page_example(_LINE)
 
     data: list[BankStatementLine] = Field(description="The lines of this page.")
-    error: AlwaysNull

@@ -175,3 +175,15 @@ class Paged(ListOf[Item], Generic[Item]):
     the next page."""
 
     next_page_token: NextPageToken
+
+
+class PagedAnswer(Paged[Item], Generic[Item]):
+    """A page of the collection surface, whose answers say `error` (null): the envelope, the next
+    page's token and the error."""
+
+    error: AlwaysNull
+
+
+def page_example(item: dict[str, Any]) -> ConfigDict:
+    """The example of a one-page `PagedAnswer` holding `item`."""
+    return examples({"object": "list", "data": [item], "has_more": False, "next_page_token": None, "error": None})

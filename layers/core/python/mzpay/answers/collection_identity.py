@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, ItsName, Paged, UpdatedAt, examples
+from mzpay.answers.base import AlwaysNull, Answer, CreatedAt, ItsName, PagedAnswer, UpdatedAt, examples, page_example
 
 IDP = "idp_01JD9G0A1B2C3D4E5F6G7H8J9K"
 
@@ -92,15 +92,12 @@ class IdentityProviderResult(Answer):
     error: AlwaysNull
 
 
-class IdentityProviderList(Paged[IdentityProvider]):
+class IdentityProviderList(PagedAnswer[IdentityProvider]):
     """A page of identity providers, in creation order."""
 
-    model_config = examples(
-        {"object": "list", "data": [_PROVIDER], "has_more": False, "next_page_token": None, "error": None}
-    )
+    model_config = page_example(_PROVIDER)
 
     data: list[IdentityProvider] = Field(description="The providers of this page.")
-    error: AlwaysNull
 
 
 class IdentityProviderDeleted(Answer):

@@ -7,7 +7,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mzpay.answers.base import AlwaysNull, Answer, DecimalText, Paged, Timestamp, examples, sometimes
+from mzpay.answers.base import (
+    AlwaysNull,
+    Answer,
+    DecimalText,
+    PagedAnswer,
+    Timestamp,
+    examples,
+    page_example,
+    sometimes,
+)
 
 _PAYMENT: dict[str, Any] = {
     "id": "01JD8Z5M7B2C3D4E5F6G7H8J9K",
@@ -71,15 +80,12 @@ class CollectionPaymentRead(Answer):
     error: AlwaysNull
 
 
-class CollectionPaymentList(Paged[CollectionPayment]):
+class CollectionPaymentList(PagedAnswer[CollectionPayment]):
     """A page of the business's payments, newest first."""
 
-    model_config = examples(
-        {"object": "list", "data": [_PAYMENT], "has_more": False, "next_page_token": None, "error": None}
-    )
+    model_config = page_example(_PAYMENT)
 
     data: list[CollectionPayment] = Field(description="The payments of this page.")
-    error: AlwaysNull
 
 
 _RECORDED: dict[str, Any] = {

@@ -58,9 +58,11 @@ def forget() -> None:
     _streak.clear()
 
 
-def health(route: str, method: str, now: float | None = None, fresh: bool = False) -> Health:
+def health(route: str, method: str, now: float | None = None, fresh: bool = False, looking: bool = False) -> Health:
     """The route's circuit (moved on to `now`) and its outcomes since the circuit last moved,
-    within the window; reread when older than route_read_seconds (or `fresh`)."""
+    within the window; reread when older than route_read_seconds (or `fresh`). `looking` (an
+    operator's read): the circuit as it would move, read afresh and never written (the next charge
+    moves it)."""
     now = time.time() if now is None else now
     known = _read.get((route, method))
     if known is not None and not fresh and now - known.read_at < settings().route_read_seconds:
@@ -71,6 +73,8 @@ def health(route: str, method: str, now: float | None = None, fresh: bool = Fals
         _streak.pop((route, method), None)  # the circuit moved since: its failures in a row are history
     counts = store.counts(route, method, max(circuit.since, now - limits.window_seconds), now)
     moved = circuit.evaluate(counts, now, limits, _streak.get((route, method), 0))
+    if looking:
+        return Health(moved, version, counts if moved == circuit or moved.state == "closed" else Counts(), now)
     if moved != circuit and store.save(route, method, moved, version, now_iso()):
         circuit, version = moved, version + 1
         _streak.pop((route, method), None)
@@ -180,7 +184,7 @@ def force(route: str, method: str, forced: Forced | None) -> dict[str, Any]:
 
 def public(route: str, method: str) -> dict[str, Any]:
     """A route's health as operators see it (GET /v1/route-health)."""
-    known = health(route, method, fresh=True)
+    known = health(route, method, fresh=True, looking=True)
     return {
         "route": route,
         "method": method,
