@@ -2,6 +2,7 @@
 e-mail, password and TOTP, the test/live switch, sign-out and the home page. A page is one route
 here and one template under mzpay/http/templates/dashboard/; the work is mzpay.dashboard's."""
 
+from mzpay.dashboard import collection
 from mzpay.dashboard import home as home_page
 from mzpay.dashboard import sign_in as signing
 from mzpay.domain.dashboard import sessions
@@ -17,6 +18,7 @@ app = management_app("dashboard")  # every post on the audit trail, the user nam
 dashboard.sessions_from(signing.current)
 dashboard.identify_with(audit.identify)  # a post without a session is recorded as anonymous
 dashboard.answers_unknown_paths(app)
+dashboard.page_context_from(lambda session: {"collects": collection.collects(session)})
 HTML = {"include_in_schema": False}  # pages for people: no OpenAPI document
 
 
@@ -104,6 +106,51 @@ def sign_out() -> Response[str]:
     signing.sign_out(visit.session, visit.source_ip())
     dashboard.close_session()
     return see_other("/sign-in")
+
+
+# ---------------- collection (an account that collects for a business)
+@app.get("/collection-requests", **HTML)
+@dashboard.page(app)
+def collection_requests() -> Response[str]:
+    return show(
+        "collection_requests.html", listed=collection.requests_page(_session(), current().query("page_token")).wire()
+    )
+
+
+@app.get("/collection-requests/<request_id>", **HTML)
+@dashboard.page(app)
+def collection_request(request_id: str) -> Response[str]:
+    found, paid = collection.request(_session(), request_id)
+    return show("collection_request.html", request=found, paid=paid.wire())
+
+
+@app.get("/collection-payments", **HTML)
+@dashboard.page(app)
+def collection_payments() -> Response[str]:
+    return show(
+        "collection_payments.html", listed=collection.payments_page(_session(), current().query("page_token")).wire()
+    )
+
+
+@app.get("/customers", **HTML)
+@dashboard.page(app)
+def customers() -> Response[str]:
+    visit = current()
+    search = visit.query("search")
+    listed = collection.customers_page(_session(), search, visit.query("page_token")).wire()
+    return show("customers.html", listed=listed, search=search)
+
+
+@app.get("/customers/<customer_id>", **HTML)
+@dashboard.page(app)
+def customer(customer_id: str) -> Response[str]:
+    return show("customer.html", customer=collection.customer(_session(), customer_id))
+
+
+def _session() -> sessions.Session:
+    session = current().session
+    assert session is not None
+    return session
 
 
 lambda_handler = handler_for(app)

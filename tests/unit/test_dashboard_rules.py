@@ -17,9 +17,10 @@ T0 = 1_790_000_000
 def test_each_role_holds_its_documented_permissions() -> None:
     assert roles.allows("owner", "team:owner") and not roles.allows("administrator", "team:owner")
     assert roles.PERMISSIONS["administrator"] == roles.PERMISSIONS["owner"] - {"team:owner"}
-    assert roles.PERMISSIONS["developer"] == {"balance:read", "payments:read", "keys:write", "webhooks:write"}
-    assert roles.PERMISSIONS["finance"] == {"balance:read", "payments:read", "reports:read", "reports:write"}
-    assert roles.PERMISSIONS["support"] == {"balance:read", "payments:read", "refunds:write:limited"}
+    reads = {"balance:read", "payments:read", "collection:read"}
+    assert roles.PERMISSIONS["developer"] == reads | {"keys:write", "webhooks:write"}
+    assert roles.PERMISSIONS["finance"] == reads | {"reports:read", "reports:write"}
+    assert roles.PERMISSIONS["support"] == reads | {"refunds:write:limited"}
     assert not roles.allows("support", "keys:write") and not roles.allows("finance", "refunds:write")
     assert all(roles.allows(role, "balance:read") for role in roles.ROLES)
     assert not roles.allows("stranger", "balance:read")

@@ -47,8 +47,10 @@ LAYERS: dict[str, frozenset[str]] = {
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
     "operators": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
-    "dashboard": BASE  # the merchant dashboard's use cases: the gateway's, with a merchant user as the actor
-    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "cases"},
+    "dashboard": BASE  # the merchant dashboard's use cases: the gateway's (and the collection surface's
+    # reads of the business the account collects for), with a merchant user as the actor
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "cases"}
+    | {"collection", "operators"},
     "entry": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "http", "answers", "openapi"}
     | {"messages"}

@@ -250,11 +250,12 @@ def _start(token: str | None, list_key: str, index: str) -> dict[str, str] | Non
     return key
 
 
-def listed(account_id: str, page_size: int, page_token: str | None) -> answers.CollectionRequestList:
-    """The account's requests, newest first (summaries)."""
+def listed(account_id: str, size: int, token: str | None, mode: str | None = None) -> answers.CollectionRequestList:
+    """The account's requests, newest first (summaries); `mode`: that mode's only (the dashboard)."""
     list_key = account_list_key(account_id)
-    found, last = deps.collection_requests().page(list_key, page_size, _start(page_token, list_key, "gsi1"))
-    return answers.CollectionRequestList.of(_listing([request.summary() for request in found], last))
+    found, last = deps.collection_requests().page(list_key, size, _start(token, list_key, "gsi1"))
+    shown = [request.summary() for request in found if mode in (None, request.mode)]
+    return answers.CollectionRequestList.of(_listing(shown, last))
 
 
 def _reassigned(account_id: str, target: str) -> BusinessAccount:

@@ -65,6 +65,10 @@ class Visit:
     def field(self, name: str) -> str:
         return self.fields().get(name, "")[:MAX_FIELD]
 
+    def query(self, name: str) -> str:
+        """A query parameter of the page's address (a list's filter or page token), bounded."""
+        return str((self.event.query_string_parameters or {}).get(name) or "")[:MAX_FIELD]
+
     def set_cookie(self, name: str, value: str, max_age: int | None) -> None:
         """A `__Host-` cookie: Secure, HttpOnly, SameSite=Strict, Path=/, no Domain."""
         self.cookies.append(
@@ -97,6 +101,15 @@ def sessions_from(current_session: CurrentSession) -> None:
 _current: contextvars.ContextVar[Visit | None] = contextvars.ContextVar("mzpay_dashboard_visit", default=None)
 
 
+_page_context: list[Callable[[Session], dict[str, Any]]] = []
+
+
+def page_context_from(context: Callable[[Session], dict[str, Any]]) -> None:
+    """What every page of a signed-in user is rendered with besides its own (the navigation's
+    switches: the collection pages of an account that collects for a business)."""
+    _page_context[:] = [context]
+
+
 def current() -> Visit:
     visit = _current.get()
     if visit is None:
@@ -121,6 +134,10 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
     announces (its code in X-Error-Code)."""
     visit = current()
     nonce = secrets.token_urlsafe(16)
+    signed_in = visit.session if visit.session and visit.session.signed_in else None
+    if signed_in is not None:
+        for extra in _page_context:
+            context = {**extra(signed_in), **context}
     body = page_locale.render(
         f"dashboard/{template}",
         visit.lang,
@@ -128,7 +145,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         nonce=nonce,
         base=visit.base,
         path=f"{visit.base}{visit.event.path}",
-        session=visit.session if visit.session and visit.session.signed_in else None,
+        session=signed_in,
         csrf=visit.csrf,
         error=error,
         **context,

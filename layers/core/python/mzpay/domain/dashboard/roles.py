@@ -8,7 +8,7 @@ from mzpay.domain.common.errors import ServiceError
 OWNER, ADMINISTRATOR, DEVELOPER, FINANCE, SUPPORT = "owner", "administrator", "developer", "finance", "support"
 ROLES = (OWNER, ADMINISTRATOR, DEVELOPER, FINANCE, SUPPORT)
 
-READS = frozenset({"balance:read", "payments:read"})
+READS = frozenset({"balance:read", "payments:read", "collection:read"})
 MANAGES = frozenset(
     {
         "refunds:write",
