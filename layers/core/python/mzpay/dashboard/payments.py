@@ -59,7 +59,7 @@ def _day(name: str, text: str) -> datetime:
     return datetime(day.year, day.month, day.day) - MAPUTO_OFFSET  # Maputo's midnight in UTC
 
 
-def _query(asked: Mapping[str, str], names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
+def list_query(asked: Mapping[str, str], names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
     """The API's query from the page's GET form (blank fields left out) and the form's values."""
     shown = {name: asked[name].strip() for name in (*names, *DAYS) if asked.get(name, "").strip()}
     for name, value in shown.items():
@@ -84,14 +84,14 @@ def _query(asked: Mapping[str, str], names: tuple[str, ...]) -> tuple[dict[str, 
 def payments(session: Session, asked: Mapping[str, str]) -> dict[str, Any]:
     """A page of the account's payments in the session's mode, as GET /v1/payments answers it."""
     principal = acting(session, "payments:read")
-    query, shown = _query(asked, PAYMENT_FILTERS)
+    query, shown = list_query(asked, PAYMENT_FILTERS)
     return {"listed": listings.payments(principal, query).wire(), "filters": shown}
 
 
 def refund_list(session: Session, asked: Mapping[str, str]) -> dict[str, Any]:
     """A page of the account's refunds in the session's mode, as GET /v1/refunds answers it."""
     principal = acting(session, "payments:read")
-    query, shown = _query(asked, REFUND_FILTERS)
+    query, shown = list_query(asked, REFUND_FILTERS)
     return {"listed": listings.refunds(principal, query).wire(), "filters": shown, **limit_form(session)}
 
 
