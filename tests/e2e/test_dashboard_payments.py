@@ -8,6 +8,7 @@ refused with the form re-rendered and nothing done."""
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from typing import Any
 
@@ -15,9 +16,11 @@ import pytest
 import requests
 
 from devstack.launcher import RunningStack
+from mzpay.domain.webhooks.rules import delivery_id_for
 from mzpay.http import page_locale
 from tests.e2e.dashboard_client import DashboardUser, csrf, new_user
 from tests.e2e.test_charges import Merchant, wallet
+from tests.e2e.test_webhooks import Receiver
 
 pytestmark = pytest.mark.e2e
 CARD = "4111 1111 1111 1111"
@@ -127,6 +130,35 @@ def test_the_lists_and_a_payments_page_show_what_the_api_answers(stack: RunningS
     assert without_creation_date(receipt.content) == without_creation_date(from_api.content)
 
 
+def test_a_payments_timeline_shows_the_webhook_deliveries_of_its_events(
+    stack: RunningStack, receiver: Receiver
+) -> None:
+    shop = Merchant(stack)
+    url = receiver.endpoint(200)
+    payment = shop.charge(wallet("+258840000000"), callback_url=url).json()
+    assert payment["status"] == "succeeded", payment
+    receiver.wait_for(url, 1)
+    events = api(shop, "/v1/events", resource_id=payment["provider_payment_id"], type="payment.succeeded")["data"]
+    delivery_id = delivery_id_for(events[0]["id"], url)
+    user = signed_in(stack, shop, "developer")
+    shown = f'data-delivery="{delivery_id}" data-delivery-status="delivered"'
+    deadline = time.monotonic() + 60  # the sender records the delivery right after the receiver's answer
+    while shown not in (page := user.call("GET", f"/payments/{payment['provider_payment_id']}")).text:
+        assert time.monotonic() < deadline, page.text
+        time.sleep(0.5)
+    delivery = requests.get(
+        f"{stack.state['regions']['mz']['management']}/v1/webhook-deliveries/{delivery_id}",
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    ).json()
+    assert (delivery["status"], delivery["event_type"], delivery["attempt_count"]) == (
+        "delivered",
+        "payment.succeeded",
+        1,
+    )
+    assert re.findall(r'data-delivery="([^"]+)"', page.text) == [delivery_id]
+
+
 def test_another_accounts_and_the_other_modes_objects_are_404_pages(stack: RunningStack) -> None:
     shop, other = Merchant(stack), Merchant(stack)
     theirs = paid(other)
@@ -142,6 +174,8 @@ def test_another_accounts_and_the_other_modes_objects_are_404_pages(stack: Runni
     form = refund_form(owner, mine["provider_payment_id"])
     refused(owner.call("POST", f"/payments/{theirs['provider_payment_id']}/refund", form), 404, "not_found")
     assert api(other, "/v1/refunds")["data"] == []
+    their_refund = other.call("POST", f"/v1/payments/{theirs['provider_payment_id']}/refund", {}).json()
+    refused(owner.call("GET", f"/refunds/{their_refund['provider_refund_id']}"), 404, "not_found")
     assert owner.post("/mode", {"mode": "live"}, "/").status_code == 303
     for path in (f"/payments/{mine['provider_payment_id']}", f"/refunds/{refund_id}"):
         refused(owner.call("GET", path), 404, "not_found")
