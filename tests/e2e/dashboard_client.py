@@ -6,12 +6,21 @@ steps, the page's CSRF token, and users of other accounts made as `make run` mak
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 
 from devstack.dashboard_demo import create_user, fresh_totp_code
 from devstack.launcher import RunningStack
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, Response
+
+SIGN_IN_WORDS = {  # the sign-in steps' labels and buttons in each language
+    "pt": {"email": "Endereço de e-mail", "password": "Palavra-passe", "continue": "Continuar", "code": "Código"},
+    "en": {"email": "E-mail address", "password": "Password", "continue": "Continue", "code": "Code"},
+}
+SIGN_IN_BUTTON = {"pt": "Iniciar sessão", "en": "Sign in"}
 
 
 def new_user(
@@ -77,3 +86,18 @@ def balances_shown(page: requests.Response) -> list[dict[str, str]]:
         r'<tr data-currency="([A-Z]{3})">.*?data-available="([^"]+)".*?data-pending="([^"]+)"', page.text, re.S
     )
     return [{"currency": c, "available": a, "held": h} for c, a, h in rows]
+
+
+def sign_in_in_browser(page: Page, url: str, user: dict[str, Any], lang: str) -> Response:
+    """A user (TOTP set up) signs in through the pages in `lang` (chosen by the page's switch, so
+    its cookie keeps it): e-mail and password, then the authenticator's code; the home page's answer."""
+    page.goto(f"{url}/sign-in?lang={lang}")
+    words = SIGN_IN_WORDS[lang]
+    page.get_by_label(words["email"]).fill(user["email"])
+    page.get_by_label(words["password"]).fill(user["password"])
+    with page.expect_navigation():
+        page.locator("main").get_by_role("button", name=words["continue"], exact=True).click()
+    page.get_by_label(words["code"]).fill(fresh_totp_code(user["totp_secret"]))
+    with page.expect_navigation() as home:
+        page.locator("main").get_by_role("button", name=SIGN_IN_BUTTON[lang], exact=True).click()
+    return home.value

@@ -15,17 +15,13 @@ from playwright.sync_api import Browser, Page
 from devstack.dashboard_demo import fresh_totp_code
 from devstack.launcher import RunningStack
 from tests.e2e.browsers import fresh_pages, serious_violations
-from tests.e2e.dashboard_client import new_user
+from tests.e2e.dashboard_client import SIGN_IN_BUTTON, SIGN_IN_WORDS, new_user
 from tests.e2e.test_console_browser import click, main_data
 
 pytestmark = pytest.mark.e2e
 
 PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-WORDS = {
-    "pt": {"email": "Endereço de e-mail", "password": "Palavra-passe", "continue": "Continuar", "code": "Código"},
-    "en": {"email": "E-mail address", "password": "Password", "continue": "Continue", "code": "Code"},
-}
-SIGN_IN = {"pt": "Iniciar sessão", "en": "Sign in"}
+WORDS, SIGN_IN = SIGN_IN_WORDS, SIGN_IN_BUTTON
 SIGN_OUT = {"pt": "Terminar sessão", "en": "Sign out"}
 BALANCE = {"pt": "Saldo", "en": "Balance"}
 WRONG_CODE = {

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.console_sessions import ConsoleSessions
-    from mzpay.store.dashboard import DashboardSessions, DashboardUsers
+    from mzpay.store.dashboard import DashboardSessions, DashboardSettings, DashboardUsers
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
@@ -484,6 +484,13 @@ def dashboard_users() -> DashboardUsers:
     from mzpay.store.dashboard import DashboardUsers
 
     return DashboardUsers.from_env()
+
+
+@once
+def dashboard_settings() -> DashboardSettings:
+    from mzpay.store.dashboard import DashboardSettings
+
+    return DashboardSettings.from_env()
 
 
 @once

@@ -5,7 +5,9 @@ templates/dashboard/ with the headers every page carries, redirects and refusals
 A route is one of:
 - `@page(app)`: a page of a signed-in user (GET); without a session, 303 to the sign-in page;
 - `@action(app)`: a form post of a signed-in user (CSRF: the session's token); without a session,
-  the sign-in page with 401 `unauthorized` and nothing done;
+  the sign-in page with 401 `unauthorized` and nothing done; in live mode, the form's
+  `confirm_live` box ticked, else 400 `live_unconfirmed` and nothing done (`live=False`: the mode
+  switch and sign-out); `form_page=` and `context=` re-render the form a refusal came from;
 - `@pending(app, posting)`: the TOTP code or setup step of a sign-in in progress;
 - `@public(app, posting)`: the sign-in page and its post (CSRF: a double-submit cookie).
 A refusal (ServiceError) re-renders the route's form (`form=`), or the refusal page, with the
@@ -27,6 +29,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.http import page_locale
@@ -42,6 +45,8 @@ FORM_CSRF_COOKIE = "__Host-mzpay_dashboard_csrf"  # the sign-in form's double-su
 LANG_COOKIE = "__Host-mzpay_dashboard_lang"
 ERROR_CODE_HEADER = "X-Error-Code"
 MAX_FIELD = 512
+CONFIRM_LIVE = "confirm_live"  # the box a live-mode form shows: "yes" when ticked
+FormContext = Callable[..., dict[str, Any]]
 
 
 @dataclass
@@ -148,6 +153,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         session=signed_in,
         csrf=visit.csrf,
         error=error,
+        allows=roles.allows,  # the navigation shows a role the pages it may open
         **context,
     )
     answer = Response(http_status, HTML, body, headers=page_headers(nonce, visit.lang), cookies=visit.cookies or None)
@@ -198,7 +204,47 @@ def _check_csrf(visit: Visit, expected: str | None) -> None:
         raise ServiceError(403, "csrf_invalid", "This form is no longer valid: nothing was changed.")
 
 
-def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None) -> F:
+def _check_live(visit: Visit) -> None:
+    """A form posted in live mode acts on real money: its `confirm_live` box must be ticked."""
+    assert visit.session is not None
+    if visit.session.mode == "live" and visit.fields().get(CONFIRM_LIVE) != "yes":
+        raise ServiceError(400, "live_unconfirmed", "Live mode: tick the confirmation to act. Nothing was done.")
+
+
+@dataclass(frozen=True)
+class _Served:
+    kind: str
+    posting: bool = False
+    form_page: str | None = None
+    context: FormContext | None = None  # what the form page shows, from the route's path parameters
+    live: bool = False  # a post in live mode needs its confirmation
+
+
+def _for_pages(refusal: ServiceError) -> ServiceError:
+    """The other mode's object is no object on these pages: 404, as another account's (the API's
+    401 `wrong_environment` speaks of keys)."""
+    return ServiceError(404, "not_found", "No such page.") if refusal.code == "wrong_environment" else refusal
+
+
+def _refusal(visit: Visit, how: _Served, error: ServiceError, params: dict[str, Any]) -> Response[str]:
+    """The form `how` names re-rendered with `error` (and the session's CSRF token), or the
+    refusal page; its context's own refusal (another account's object: 404) is the page's."""
+    if how.form_page is None:
+        return show("refused.html", error.status, error=error)
+    if how.context is None:
+        return show(how.form_page, error.status, error=error, **form_context(visit))
+    try:
+        assert visit.session is not None
+        shown = how.context(visit.session, **params)
+    except ServiceError as refusal:
+        shown_error = _for_pages(refusal)
+        return show("refused.html", shown_error.status, error=shown_error)
+    return show(how.form_page, error.status, error=error, **shown)
+
+
+def _served(app: Any, route: F, how: _Served) -> F:
+    kind, posting = how.kind, how.posting
+
     @functools.wraps(route)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         visit = begin(app.current_event)
@@ -220,10 +266,15 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
                 assert visit.session is not None
                 visit.csrf = visit.session.csrf
                 if posting:
+                    if visit.session.signed_in:  # the audit trail names the user, refused or not
+                        for identify in _identify:
+                            identify("merchant_user", visit.session.email, visit.source_ip())
                     _check_csrf(visit, visit.session.csrf)
+                    if how.live:
+                        _check_live(visit)
             return route(*args, **kwargs)
         except ServiceError as refusal:
-            error = refusal
+            error = _for_pages(refusal)
         except Exception as exc:  # a fault: 503 + Retry-After (or 500), as a page
             error = unexpected_error(exc, Surface.MANAGEMENT)
         if error.code == "unauthorized" or (visit.session is None and kind != "public"):
@@ -231,11 +282,39 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
             return show("sign_in.html", error.status, error=error)
         if kind == "public" and not visit.csrf:  # refused before its token was issued: the form gets one
             visit.csrf = _form_csrf(visit)
-        if form_page is not None:
-            return show(form_page, error.status, error=error, **form_context(visit))
-        return show("refused.html", error.status, error=error)
+        return _refusal(visit, how, error, kwargs)
 
+    wrapper.mzpay_dashboard = how  # type: ignore[attr-defined]  # a refusal before the route re-renders its form
     return wrapper  # type: ignore[return-value]
+
+
+def answers_refusals(app: Any) -> None:
+    """A post the service refuses before any route runs (a card number in a form's field,
+    mzpay.http.card_screen) is a page too, never JSON: the form it came from re-rendered with the
+    refusal in the page's language and the session's CSRF token, nothing done."""
+
+    def refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+        from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
+        from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+        proxy = APIGatewayProxyEvent(event)
+        visit = begin(proxy)
+        visit.session = _sessions[0](visit.session_id()) if _sessions else None
+        how, params = _Served("signed_in"), {}
+        for route in getattr(app, "_static_routes", []) + getattr(app, "_dynamic_routes", []):
+            matched = route.rule.match(proxy.path) if route.method == proxy.http_method else None
+            if matched:
+                how, params = getattr(route.func, "mzpay_dashboard", how), matched.groupdict()
+                break
+        if visit.session is None or not visit.session.signed_in:
+            visit.session, visit.csrf = None, _form_csrf(visit)
+            page = show("sign_in.html", error.status, error=error)
+        else:
+            visit.csrf = visit.session.csrf
+            page = _refusal(visit, how, error, params)
+        return ResponseBuilder(page).build(proxy)  # type: ignore[arg-type]
+
+    app.mzpay_refusal_page = refusal_page
 
 
 def answers_unknown_paths(app: Any) -> None:
@@ -245,7 +324,7 @@ def answers_unknown_paths(app: Any) -> None:
     def unknown() -> Response[str]:
         raise ServiceError(404, "not_found", f"No dashboard page at {app.current_event.path}.")
 
-    served = _served(app, unknown, "signed_in", posting=False, form_page=None)
+    served = _served(app, unknown, _Served("signed_in"))
     app.not_found(lambda _exc: served())
 
 
@@ -256,16 +335,21 @@ def form_context(visit: Visit) -> dict[str, Any]:
 
 
 def page(app: Any) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "signed_in", posting=False, form_page=None)
+    return lambda route: _served(app, route, _Served("signed_in"))
 
 
-def action(app: Any) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "signed_in", posting=True, form_page=None)
+def action(
+    app: Any, form_page: str | None = None, context: FormContext | None = None, live: bool = True
+) -> Callable[[F], F]:
+    """A signed-in user's form post; a refusal re-renders `form_page` with `context(session,
+    **path parameters)` (or the refusal page). `live`: in live mode the form's `confirm_live` box
+    must be ticked (every action but the mode switch and sign-out)."""
+    return lambda route: _served(app, route, _Served("signed_in", True, form_page, context, live))
 
 
 def pending(app: Any, posting: bool = False, form_page: str | None = None) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "pending", posting=posting, form_page=form_page)
+    return lambda route: _served(app, route, _Served("pending", posting, form_page))
 
 
 def public(app: Any, posting: bool = False, form_page: str | None = None) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "public", posting=posting, form_page=form_page)
+    return lambda route: _served(app, route, _Served("public", posting, form_page))

@@ -6,6 +6,9 @@ DASHBOARD_USER#<e-mail> (the account's team, for the team page). The accounts ta
 the directory: the users' Cognito pool is regional, and a user's e-mail is personal data of a
 tenant homed in this region, which the directory (a global table) would copy to every region.
 
+The account's dashboard settings (the support role's refund limit): pk ACCOUNT#<account_id>, sk
+DASHBOARD_SETTINGS; none until an owner or administrator sets one (the defaults apply).
+
 Sessions: pk DASHBOARD_SESSION#<sha256 of the cookie's id>, sk SESSION, the fields of
 mzpay.domain.dashboard.sessions.Session; DynamoDB's TTL removes a record after its end."""
 
@@ -49,6 +52,23 @@ class DashboardUsers(InAccountsTable):
         if item is None:
             return None
         return DashboardUser(str(item["email"]), str(item["account_id"]), str(item["role"]), str(item["created_at"]))
+
+
+class DashboardSettings(InAccountsTable):
+    """The account's dashboard settings: the support role's refund limit (an amount in MZN)."""
+
+    @staticmethod
+    def _key(account_id: str) -> dict[str, str]:
+        return {"pk": f"ACCOUNT#{account_id}", "sk": "DASHBOARD_SETTINGS"}
+
+    def refund_limit(self, account_id: str) -> str | None:
+        item = self.table.get_item(Key=self._key(account_id), ConsistentRead=True).get("Item")
+        return None if item is None else str(item["support_refund_limit"])
+
+    def set_refund_limit(self, account_id: str, amount: str, by: str, at: str) -> None:
+        self.table.put_item(
+            Item={**self._key(account_id), "support_refund_limit": amount, "updated_by": by, "updated_at": at}
+        )
 
 
 class DashboardSessions(InAccountsTable):

@@ -27,7 +27,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     ADMINISTRATOR: READS | MANAGES,
     DEVELOPER: READS | {"keys:write", "webhooks:write"},
     FINANCE: READS | {"reports:read", "reports:write"},
-    SUPPORT: READS | {"refunds:write:limited"},  # refunds up to the support limit (a later page)
+    SUPPORT: READS | {"refunds:write:limited"},  # refunds up to the support limit (refund_limits.py)
 }
 # The permissions that move money or manage keys: a role holding one signs in with TOTP.
 SENSITIVE = frozenset({"refunds:write", "refunds:write:limited", "payouts:write", "keys:write", "team:write"})
