@@ -48,7 +48,8 @@ LAYERS: dict[str, frozenset[str]] = {
     "operators": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "openapi"},
     "dashboard": BASE  # the merchant dashboard's use cases: the gateway's, with a merchant user as the actor
-    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "cases"},
+    | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "answers", "cases"}
+    | {"operators"},  # webhook deliveries (read, replay): the management API's only, scoped to the user's account
     "entry": BASE
     | {"domain", "connectors", "store", "deps", "webhooks", "steps", "fanout", "ports", "http", "answers", "openapi"}
     | {"messages"}

@@ -8,8 +8,11 @@ A route is one of:
   the sign-in page with 401 `unauthorized` and nothing done;
 - `@pending(app, posting)`: the TOTP code or setup step of a sign-in in progress;
 - `@public(app, posting)`: the sign-in page and its post (CSRF: a double-submit cookie).
-A refusal (ServiceError) re-renders the route's form (`form=`), or the refusal page, with the
-refusal's code in X-Error-Code (the audit trail's outcome) and its words in the page's language.
+A refusal (ServiceError) re-renders the route's form (`form_page=`, or `again(error, **path)`: the page
+a signed-in user's form was on), or the refusal page, with the refusal's code in X-Error-Code (the
+audit trail's outcome) and its words in the page's language. A form the service refuses before any
+route runs (a card number in it: mzpay.http.card_screen) is answered the same way, by its route,
+which sees none of its fields but the CSRF token (`answers_refusals`).
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.http import page_locale
@@ -36,12 +41,14 @@ from mzpay.http.errors import Surface
 from mzpay.http.resolver import unexpected_error
 
 F = TypeVar("F", bound=Callable[..., Any])
+Again = Callable[..., Response[str]]  # (error, the route's path parameters) -> the form's page again
 CurrentSession = Callable[[str | None], Session | None]
 HTML = "text/html; charset=utf-8"
 FORM_CSRF_COOKIE = "__Host-mzpay_dashboard_csrf"  # the sign-in form's double-submit token
 LANG_COOKIE = "__Host-mzpay_dashboard_lang"
 ERROR_CODE_HEADER = "X-Error-Code"
 MAX_FIELD = 512
+REFUSED_BEFORE_ROUTE = "mzpay_dashboard_refused"  # the event's member naming a refusal made before the route
 
 
 @dataclass
@@ -80,12 +87,15 @@ class Visit:
 
 _sessions: list[CurrentSession] = []
 _identify: list[Callable[[str, str, str], None]] = []
+_concerns: list[Callable[[str], None]] = []
 
 
-def identify_with(identify: Callable[[str, str, str], None]) -> None:
+def identify_with(identify: Callable[[str, str, str], None], concerns: Callable[[str], None] | None = None) -> None:
     """Name who acts for the audit trail (the function wires mzpay.steps.audit.identify): a post
-    without a session is `anonymous`, not the management API's operator."""
+    without a session is `anonymous`, not the management API's operator; a signed-in user's post
+    is its `merchant_user`, concerning its account (`concerns`: mzpay.steps.audit.concerns)."""
     _identify[:] = [identify]
+    _concerns[:] = [concerns] if concerns else []
 
 
 def sessions_from(current_session: CurrentSession) -> None:
@@ -129,6 +139,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         base=visit.base,
         path=f"{visit.base}{visit.event.path}",
         session=visit.session if visit.session and visit.session.signed_in else None,
+        may=functools.partial(roles.allows, visit.session.role if visit.session else ""),
         csrf=visit.csrf,
         error=error,
         **context,
@@ -181,7 +192,39 @@ def _check_csrf(visit: Visit, expected: str | None) -> None:
         raise ServiceError(403, "csrf_invalid", "This form is no longer valid: nothing was changed.")
 
 
-def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None) -> F:
+def texts(**maxima: int) -> dict[str, str]:
+    """The form's fields named by `maxima`, stripped: 400 `invalid_request` naming every one
+    longer than its maximum (field code `too_long`), never cut short."""
+    sent = current().fields()
+    values = {name: sent.get(name, "").strip() for name in maxima}
+    long = [
+        FieldError(name, "too_long", f"at most {maxima[name]} characters")
+        for name in maxima
+        if len(values[name]) > maxima[name]
+    ]
+    if long:
+        names = ", ".join(error.field for error in long)
+        raise ServiceError(400, "invalid_request", f"The request has invalid fields: {names}.", errors=long)
+    return values
+
+
+def _live_confirmed(visit: Visit) -> None:
+    """A change in live mode needs the form's `confirm_live` ticked (the page asks for it)."""
+    assert visit.session is not None
+    if visit.session.mode == "live" and visit.fields().get("confirm_live") != "yes":
+        error = FieldError("confirm_live", "required", "confirm that this acts on live data")
+        raise ServiceError(400, "live_confirmation_required", "Confirm that this acts on live data.", errors=[error])
+
+
+def _served(
+    app: Any,
+    route: F,
+    kind: str,
+    posting: bool,
+    form_page: str | None,
+    again: Again | None = None,
+    confirm_live: bool = False,
+) -> F:
     @functools.wraps(route)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         visit = begin(app.current_event)
@@ -202,8 +245,18 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
                     return see_other("/sign-in")
                 assert visit.session is not None
                 visit.csrf = visit.session.csrf
+                if posting and visit.session.signed_in:
+                    for identify in _identify:
+                        identify("merchant_user", visit.session.email, visit.source_ip())
+                    for concerns in _concerns:
+                        concerns(visit.session.account_id)
                 if posting:
                     _check_csrf(visit, visit.session.csrf)
+            refused = visit.event.raw_event.get(REFUSED_BEFORE_ROUTE)
+            if isinstance(refused, ServiceError):
+                raise refused
+            if confirm_live:
+                _live_confirmed(visit)
             return route(*args, **kwargs)
         except ServiceError as refusal:
             error = refusal
@@ -216,9 +269,40 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
             visit.csrf = _form_csrf(visit)
         if form_page is not None:
             return show(form_page, error.status, error=error, **form_context(visit))
+        if again is not None and error.status < 500 and error.code not in ("forbidden", "not_found"):
+            try:
+                return again(error, *args, **kwargs)
+            except ServiceError:  # the form's page itself refused: the refusal page says the first
+                pass
         return show("refused.html", error.status, error=error)
 
     return wrapper  # type: ignore[return-value]
+
+
+def answers_refusals(app: Any) -> None:
+    """A form the service refuses before any route runs (a card number in it; bytes no route
+    could read) is answered by its route as a refusal of its own (the form again, in the page's
+    language, with its CSRF token), the route seeing none of its fields but the CSRF token: the
+    audit trail records the refusal once, without the body (mzpay.http.resolver)."""
+
+    def refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+        sent = form_of(event)
+        body = urlencode({"csrf_token": sent["csrf_token"]}) if "csrf_token" in sent else ""
+        refused = {**event, "body": body, "isBase64Encoded": False, REFUSED_BEFORE_ROUTE: error}
+        answer: dict[str, Any] = app.resolve(refused, None)
+        return answer
+
+    app.mzpay_refusal_page = refusal_page
+
+
+def form_of(event: dict[str, Any]) -> dict[str, str]:
+    """A raw event's form fields (the last of each name); none when the body is no form."""
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    try:
+        return form(APIGatewayProxyEvent(event))
+    except (ValueError, UnicodeDecodeError):
+        return {}
 
 
 def answers_unknown_paths(app: Any) -> None:
@@ -242,8 +326,14 @@ def page(app: Any) -> Callable[[F], F]:
     return lambda route: _served(app, route, "signed_in", posting=False, form_page=None)
 
 
-def action(app: Any) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "signed_in", posting=True, form_page=None)
+def action(app: Any, again: Again | None = None, confirm_live: bool = False) -> Callable[[F], F]:
+    """`again(error)`: the page the form was on, re-rendered with the refusal (a field too long, a
+    card number, a rule of the API): a refusal of the role or of the object is the refusal page.
+    `confirm_live`: in live mode the form's `confirm_live` must be `yes` (400
+    `live_confirmation_required` otherwise)."""
+    return lambda route: _served(
+        app, route, "signed_in", posting=True, form_page=None, again=again, confirm_live=confirm_live
+    )
 
 
 def pending(app: Any, posting: bool = False, form_page: str | None = None) -> Callable[[F], F]:
