@@ -131,6 +131,7 @@ def sign_in_in_browser(page: Page, url: str, user: dict[str, Any], lang: str) ->
     page.get_by_label(words["password"]).fill(user["password"])
     with page.expect_navigation():
         page.locator("main").get_by_role("button", name=words["continue"], exact=True).click()
+    assert page.locator("main").get_attribute("data-page") == "code", page.locator("main").inner_text()
     page.get_by_label(words["code"]).fill(fresh_totp_code(user["totp_secret"]))
     with page.expect_navigation():
         page.locator("main").get_by_role("button", name=words["sign_in"], exact=True).click()

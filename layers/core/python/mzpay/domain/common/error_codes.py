@@ -38,7 +38,7 @@ GATEWAY: dict[str, Code] = {
     "invalid_api_key": _c(401, "The key has the prefix but is malformed or fails its checksum."),
     "invalid_code": _c(401, "Dashboard sign-in: the TOTP code is not the authenticator's current one."),
     "invalid_signature": _c(401, "A secret-scanning report whose signature does not verify."),
-    "live_confirmation_required": _c(400, "Dashboard: a change in live mode without its confirmation (`confirm_live`)."),
+    "live_confirmation_required": _c(400, "Dashboard: a change in live mode without its `confirm_live`."),
     "ip_not_allowed": _c(403, "The caller's address is outside the key's allowlist.", "after_action"),
     "key_expired": _c(401, "The key is past its expires_at.", "after_action"),
     "signature_invalid": _c(401, "Webhook signature header malformed or no secret matches."),
