@@ -341,6 +341,12 @@ def test_a_dead_lettered_delivery_is_listed_read_and_replayed_to_the_receiver(st
         assert stranger.call("GET", f"/webhooks/deliveries/{delivery_id}").status_code == 404
         not_theirs = stranger.post(f"/webhooks/deliveries/{delivery_id}/replay", {}, "/webhooks")
         assert refusal_shown(not_theirs)[:2] == (404, "not_found")
+        live = signed_in_user(stack, merchant.account_id, "developer")  # the same account, in live mode
+        assert live.post("/mode", {"mode": "live"}, "/").status_code == 303
+        assert live.call("GET", f"/webhooks/deliveries/{delivery_id}").status_code == 404
+        other_mode = live.post(f"/webhooks/deliveries/{delivery_id}/replay", {"confirm_live": "yes"}, "/webhooks")
+        assert refusal_shown(other_mode)[:2] == (404, "not_found")
+        assert delivery_id not in live.call("GET", "/webhooks/deliveries?status=failed").text
 
         receiver.script(url, 200)  # the merchant fixed its endpoint
         replayed = user.post(f"/webhooks/deliveries/{delivery_id}/replay", {}, f"/webhooks/deliveries/{delivery_id}")
@@ -357,6 +363,7 @@ def test_a_dead_lettered_delivery_is_listed_read_and_replayed_to_the_receiver(st
     assert [(r["actor"]["id"], r["outcome"]["status"]) for r in records] == [
         (user.email, 409),
         (user.email, 303),
+        (live.email, 404),
         (stranger.email, 404),
     ]
     assert all(r["surface"] == "dashboard" and r["actor"]["kind"] == "merchant_user" for r in records)
