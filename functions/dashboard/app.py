@@ -1,15 +1,20 @@
 """The merchant dashboard (HTML pages for a merchant's people, docs/dashboard.md): sign-in with
-e-mail, password and TOTP, the test/live switch, sign-out and the home page. A page is one route
-here and one template under mzpay/http/templates/dashboard/; the work is mzpay.dashboard's."""
+e-mail, password and TOTP, the test/live switch, sign-out, the home page, the API keys and webhooks
+pages. A page is one route here and one template under mzpay/http/templates/dashboard/; the work
+is mzpay.dashboard's."""
+
+from collections.abc import Callable
 
 from mzpay.dashboard import collection
 from mzpay.dashboard import home as home_page
 from mzpay.dashboard import payments as payments_area
 from mzpay.dashboard import sign_in as signing
+from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.dashboard import sessions
+from mzpay.domain.dashboard.sessions import Session
 from mzpay.entry import management_app
 from mzpay.http import dashboard
-from mzpay.http.dashboard import current, see_other, show
+from mzpay.http.dashboard import current, see_other, show, texts
 from mzpay.http.params import Response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
@@ -18,10 +23,13 @@ from mzpay.version import health_report
 
 with deferred_imports():  # the receipt's PDF maker, loaded by the first download
     from mzpay.http import receipts
+with deferred_imports():  # the keys and webhooks pages' use cases and forms load with their first request
+    from mzpay.dashboard import developers
+    from mzpay.http import developer_forms
 
 app = management_app("dashboard")  # every post on the audit trail, the user named by sign_in
 dashboard.sessions_from(signing.current)
-dashboard.identify_with(audit.identify)  # a post without a session is recorded as anonymous
+dashboard.identify_with(audit.identify, audit.concerns)  # a post without a session is recorded as anonymous
 dashboard.answers_unknown_paths(app)
 dashboard.page_context_from(lambda session: {"collects": collection.collects(session)})
 dashboard.answers_refusals(app)  # a card number in a form (refused before any route) is a page too
@@ -110,7 +118,7 @@ def switch_mode() -> Response[str]:
 def sign_out() -> Response[str]:
     visit = current()
     signing.sign_out(visit.session, visit.source_ip())
-    dashboard.close_session()
+    dashboard.close_user()
     return see_other("/sign-in")
 
 
@@ -119,14 +127,14 @@ def sign_out() -> Response[str]:
 @dashboard.page(app)
 def collection_requests() -> Response[str]:
     return show(
-        "collection_requests.html", listed=collection.requests_page(_session(), current().query("page_token")).wire()
+        "collection_requests.html", listed=collection.requests_page(_user(), current().query("page_token")).wire()
     )
 
 
 @app.get("/collection-requests/<request_id>", **HTML)
 @dashboard.page(app)
 def collection_request(request_id: str) -> Response[str]:
-    found, paid = collection.request(_session(), request_id)
+    found, paid = collection.request(_user(), request_id)
     return show("collection_request.html", request=found, paid=paid.wire())
 
 
@@ -134,7 +142,7 @@ def collection_request(request_id: str) -> Response[str]:
 @dashboard.page(app)
 def collection_payments() -> Response[str]:
     return show(
-        "collection_payments.html", listed=collection.payments_page(_session(), current().query("page_token")).wire()
+        "collection_payments.html", listed=collection.payments_page(_user(), current().query("page_token")).wire()
     )
 
 
@@ -143,17 +151,25 @@ def collection_payments() -> Response[str]:
 def customers() -> Response[str]:
     visit = current()
     search = visit.query("search")
-    listed = collection.customers_page(_session(), search, visit.query("page_token")).wire()
+    listed = collection.customers_page(_user(), search, visit.query("page_token")).wire()
     return show("customers.html", listed=listed, search=search)
 
 
 @app.get("/customers/<customer_id>", **HTML)
 @dashboard.page(app)
 def customer(customer_id: str) -> Response[str]:
-    return show("customer.html", customer=collection.customer(_session(), customer_id))
+    return show("customer.html", customer=collection.customer(_user(), customer_id))
 
 
-def _session() -> sessions.Session:
+# ---------------------------------------------------------------- developers (API keys, webhooks)
+KEY_FORM = {"expires_on": 10, "ip_allowlist": 2000, "allowed_customers": 2000}  # each field's maximum
+ROLL_FORM = {"overlap_seconds": 7}
+ENDPOINT_FORM = {"url": 2048}
+STATUS_QUERY = 16
+
+
+def _user() -> Session:
+    """The session of a signed-in user's page or post (its decorator let it through)."""
     session = current().session
     assert session is not None
     return session
@@ -222,6 +238,132 @@ def set_refund_limit() -> Response[str]:
     assert visit.session is not None
     payments_area.set_limit(visit.session, visit.fields(), visit.source_ip())
     return see_other("/refunds")
+
+
+def _keys_page(error: ServiceError | None = None, http_status: int = 200) -> Response[str]:
+    user = _user()
+    keys = developers.keys(user)
+    return show("developers_keys.html", http_status, error=error, keys=keys, scopes=developer_forms.OFFERED_SCOPES)
+
+
+def _key_page(error: ServiceError | None = None, key_id: str = "", http_status: int = 200) -> Response[str]:
+    user = _user()
+    return show("developers_key.html", http_status, error=error, key=developers.key(user, key_id))
+
+
+def _webhooks_page(error: ServiceError | None = None, http_status: int = 200) -> Response[str]:
+    user = _user()
+    return show("developers_webhooks.html", http_status, error=error, endpoint=developers.endpoint(user))
+
+
+def _delivery_page(error: ServiceError | None = None, delivery_id: str = "", http_status: int = 200) -> Response[str]:
+    user = _user()
+    found, payload = developers.delivery(user, delivery_id)
+    return show("developers_delivery.html", http_status, error=error, delivery=found, payload=payload)
+
+
+def _refused(page: Callable[..., Response[str]]) -> Callable[..., Response[str]]:
+    return lambda error, *args, **kwargs: page(error, *args, http_status=error.status, **kwargs)
+
+
+@app.get("/keys", **HTML)
+@dashboard.page(app)
+def api_keys() -> Response[str]:
+    """The account's API keys in the session's mode, and the form that creates one."""
+    return _keys_page()
+
+
+@app.post("/keys", **HTML)
+@dashboard.action(app, again=_refused(_keys_page))
+def create_api_key() -> Response[str]:
+    """A new key: its secret is shown on this answer only."""
+    user = _user()
+    grant = developer_forms.new_key(texts(**KEY_FORM), current().fields())
+    created = developers.create_key(user, grant.scopes, grant.expires_at, grant.ip_allowlist, grant.allowed_customers)
+    return show("developers_secret.html", 201, kind="key", shown=created.wire())
+
+
+@app.get("/keys/<key_id>", **HTML)
+@dashboard.page(app)
+def api_key(key_id: str) -> Response[str]:
+    """One key (never its secret), with its roll and revoke forms."""
+    return _key_page(key_id=key_id)
+
+
+@app.post("/keys/<key_id>/roll", **HTML)
+@dashboard.action(app, again=_refused(_key_page))
+def roll_api_key(key_id: str) -> Response[str]:
+    """The key rolled (the old one works for the overlap): the new secret is shown on this answer only."""
+    user = _user()
+    overlap = developer_forms.overlap(texts(**ROLL_FORM))
+    return show("developers_secret.html", 201, kind="key", shown=developers.roll_key(user, key_id, overlap).wire())
+
+
+@app.post("/keys/<key_id>/revoke", **HTML)
+@dashboard.action(app, again=_refused(_key_page))
+def revoke_api_key(key_id: str) -> Response[str]:
+    """The key revoked: the next API request with it is refused."""
+    user = _user()
+    developers.revoke_key(user, key_id)
+    return see_other(f"/keys/{key_id}")
+
+
+@app.get("/webhooks", **HTML)
+@dashboard.page(app)
+def webhooks() -> Response[str]:
+    """The account's endpoint for its own events in the session's mode, its signing secret's roll."""
+    return _webhooks_page()
+
+
+@app.post("/webhooks/endpoint", **HTML)
+@dashboard.action(app, again=_refused(_webhooks_page))
+def set_webhook_endpoint() -> Response[str]:
+    user = _user()
+    developers.set_endpoint(user, texts(**ENDPOINT_FORM)["url"])
+    return see_other("/webhooks")
+
+
+@app.post("/webhooks/endpoint/remove", **HTML)
+@dashboard.action(app, again=_refused(_webhooks_page))
+def remove_webhook_endpoint() -> Response[str]:
+    user = _user()
+    developers.remove_endpoint(user)
+    return see_other("/webhooks")
+
+
+@app.post("/webhooks/secret/roll", **HTML)
+@dashboard.action(app, again=_refused(_webhooks_page))
+def roll_webhook_secret() -> Response[str]:
+    """A new signing secret of the session's mode, shown on this answer only."""
+    user = _user()
+    rolled = developers.roll_signing_secret(user)
+    return show("developers_secret.html", 201, kind="webhook_secret", shown=rolled.wire())
+
+
+@app.get("/webhooks/deliveries", **HTML)
+@dashboard.page(app)
+def webhook_deliveries() -> Response[str]:
+    """The latest deliveries of the session's mode, optionally of one status."""
+    user = _user()
+    status = developer_forms.status_filter(current().event.query_string_parameters or {}, STATUS_QUERY)
+    listed = developers.deliveries(user, status)
+    return show("developers_deliveries.html", deliveries=listed, status=status or "")
+
+
+@app.get("/webhooks/deliveries/<delivery_id>", **HTML)
+@dashboard.page(app)
+def webhook_delivery(delivery_id: str) -> Response[str]:
+    """A delivery: its attempts, their answers, the event it carries."""
+    return _delivery_page(delivery_id=delivery_id)
+
+
+@app.post("/webhooks/deliveries/<delivery_id>/replay", **HTML)
+@dashboard.action(app, again=_refused(_delivery_page))
+def replay_webhook_delivery(delivery_id: str) -> Response[str]:
+    """A failed delivery queued again in a new round of attempts."""
+    user = _user()
+    developers.replay(user, delivery_id)
+    return see_other(f"/webhooks/deliveries/{delivery_id}")
 
 
 lambda_handler = handler_for(app)

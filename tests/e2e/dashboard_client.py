@@ -6,6 +6,7 @@ steps, the page's CSRF token, and users of other accounts made as `make run` mak
 from __future__ import annotations
 
 import re
+import uuid
 from typing import TYPE_CHECKING, Any
 
 import requests
@@ -15,12 +16,6 @@ from devstack.launcher import RunningStack
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Response
-
-SIGN_IN_WORDS = {  # the sign-in steps' labels and buttons in each language
-    "pt": {"email": "Endereço de e-mail", "password": "Palavra-passe", "continue": "Continuar", "code": "Código"},
-    "en": {"email": "E-mail address", "password": "Password", "continue": "Continue", "code": "Code"},
-}
-SIGN_IN_BUTTON = {"pt": "Iniciar sessão", "en": "Sign in"}
 
 
 def new_user(
@@ -45,6 +40,7 @@ class DashboardUser:
         self.url = stack.state["demo"][region]["dashboard"]["url"]
         self.cookies: dict[str, str] = {}
         self.headers = {"Accept-Language": lang} if lang else {}
+        self.email = ""
 
     def call(self, method: str, path: str, form: dict[str, str] | None = None) -> requests.Response:
         jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
@@ -88,16 +84,58 @@ def balances_shown(page: requests.Response) -> list[dict[str, str]]:
     return [{"currency": c, "available": a, "held": h} for c, a, h in rows]
 
 
+def signed_in_user(
+    stack: RunningStack, account_id: str, role: str, lang: str | None = None, region: str = "mz"
+) -> DashboardUser:
+    """A fresh user of `account_id` with `role`, signed in (TOTP) in a client of its own."""
+    member = new_user(stack, account_id, f"{role}-{uuid.uuid4().hex[:10]}@example.co.mz", role, region)
+    user = DashboardUser(stack, region, lang)
+    answer = user.sign_in(member)
+    assert (answer.status_code, answer.headers.get("Location")) == (303, "/"), answer.text
+    user.email = member["email"]
+    return user
+
+
+def refusal_shown(page: requests.Response) -> tuple[int, str, list[tuple[str, str]]]:
+    """A refused page's status, its refusal's code (X-Error-Code and the alert's data-code, which
+    must agree) and the fields it names [(field, field code)]."""
+    (code,) = re.findall(r'role="alert" data-code="([^"]+)"', page.text)
+    assert page.headers.get("X-Error-Code") == code
+    return page.status_code, code, re.findall(r'data-field="([^"]+)" data-field-code="([^"]+)"', page.text)
+
+
+SIGN_IN_WORDS = {
+    "pt": {
+        "email": "Endereço de e-mail",
+        "password": "Palavra-passe",
+        "continue": "Continuar",
+        "code": "Código",
+        "sign_in": "Iniciar sessão",
+    },
+    "en": {
+        "email": "E-mail address",
+        "password": "Password",
+        "continue": "Continue",
+        "code": "Code",
+        "sign_in": "Sign in",
+    },
+}
+SIGN_IN_BUTTON = {lang: words["sign_in"] for lang, words in SIGN_IN_WORDS.items()}
+
+
 def sign_in_in_browser(page: Page, url: str, user: dict[str, Any], lang: str) -> Response:
-    """A user (TOTP set up) signs in through the pages in `lang` (chosen by the page's switch, so
-    its cookie keeps it): e-mail and password, then the authenticator's code; the home page's answer."""
-    page.goto(f"{url}/sign-in?lang={lang}")
+    """`user` (TOTP set up) signs in on the dashboard at `url` in a browser's `page` in `lang`
+    (chosen by the page's switch, so its cookie keeps it): the e-mail and password, then the
+    authenticator's code; the home page's answer."""
     words = SIGN_IN_WORDS[lang]
+    page.goto(f"{url}/sign-in?lang={lang}")
     page.get_by_label(words["email"]).fill(user["email"])
     page.get_by_label(words["password"]).fill(user["password"])
     with page.expect_navigation():
         page.locator("main").get_by_role("button", name=words["continue"], exact=True).click()
+    assert page.locator("main").get_attribute("data-page") == "code", page.locator("main").inner_text()
     page.get_by_label(words["code"]).fill(fresh_totp_code(user["totp_secret"]))
     with page.expect_navigation() as home:
-        page.locator("main").get_by_role("button", name=SIGN_IN_BUTTON[lang], exact=True).click()
+        page.locator("main").get_by_role("button", name=words["sign_in"], exact=True).click()
+    assert page.locator("main").get_attribute("data-page") == "home", page.content()
     return home.value

@@ -164,13 +164,14 @@ def _home_key(key_id: str, api: str) -> ApiKey:
     return served_here(deps.directory().get_key(key_id), "API key", api)
 
 
-def revoke_api_key(key_id: str, account_id: str | None = None) -> answers.ApiKey:
+def revoke_api_key(key_id: str, account_id: str | None = None, reason: str = "operator") -> answers.ApiKey:
     """An operator revokes a key: api_key.revoked is recorded (and posted to the account's endpoint).
-    `account_id` (the console's account page): only a key of that account (404 for another's)."""
+    `account_id` (the console's account page, the dashboard): only a key of that account (404 for
+    another's); `reason`: who revoked it, as the event's data.reason says (operator, merchant_user)."""
     key = _home_key(key_id, "management")
     if account_id is not None and key.account_id != home_account(account_id).account_id:
         raise not_found("API key")
-    return answers.ApiKey.of(credentials.revoke_key(key, "operator").public())
+    return answers.ApiKey.of(credentials.revoke_key(key, reason).public())
 
 
 def account_api_keys(account_id: str) -> answers.ApiKeyList:

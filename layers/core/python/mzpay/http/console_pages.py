@@ -229,16 +229,22 @@ def fields_as(model: type[M], *names: str, per_currency: tuple[str, ...] = (), *
     """The form's fields `names` (blank ones left out) as `model`, the API's own body model;
     `per_currency`: fields the API takes as {currency: amount}, from the form's `currency` and
     that field. A field the model refuses is the API's 400 with the same codes and words."""
-    from mzpay.http.resolver import validation_error
-
     sent = current().fields()
     values: dict[str, Any] = {name: sent[name] for name in names if sent.get(name, "").strip()}
     currency = sent.get("currency", "").strip().upper()
     for name in per_currency:
         if sent.get(name, "").strip():
             values[name] = {currency: sent[name].strip()}
+    return validated(model, {**values, **extra})
+
+
+def validated(model: type[M], values: dict[str, Any]) -> M:
+    """`values` as `model` (a form's fields as the API's body model); a field the model refuses
+    is the API's 400 with the same codes and words (the console's forms, the dashboard's)."""
+    from mzpay.http.resolver import validation_error
+
     try:
-        return model.model_validate({**values, **extra})
+        return model.model_validate(values)
     except ValidationError as exc:
         raise validation_error([dict(e) for e in exc.errors()], Surface.MANAGEMENT, model) from exc
 

@@ -10,8 +10,11 @@ A route is one of:
   switch and sign-out); `form_page=` and `context=` re-render the form a refusal came from;
 - `@pending(app, posting)`: the TOTP code or setup step of a sign-in in progress;
 - `@public(app, posting)`: the sign-in page and its post (CSRF: a double-submit cookie).
-A refusal (ServiceError) re-renders the route's form (`form=`), or the refusal page, with the
-refusal's code in X-Error-Code (the audit trail's outcome) and its words in the page's language.
+A refusal (ServiceError) re-renders the route's form (`form_page=`, or `again(error, **path)`: the page
+a signed-in user's form was on), or the refusal page, with the refusal's code in X-Error-Code (the
+audit trail's outcome) and its words in the page's language. A form the service refuses before any
+route runs (a card number in it: mzpay.http.card_screen) is answered the same way, by its route,
+which sees none of its fields but the CSRF token (`answers_refusals`).
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError
 from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
@@ -39,6 +43,7 @@ from mzpay.http.errors import Surface
 from mzpay.http.resolver import unexpected_error
 
 F = TypeVar("F", bound=Callable[..., Any])
+Again = Callable[..., Response[str]]  # (error, the route's path parameters) -> the form's page again
 CurrentSession = Callable[[str | None], Session | None]
 HTML = "text/html; charset=utf-8"
 FORM_CSRF_COOKIE = "__Host-mzpay_dashboard_csrf"  # the sign-in form's double-submit token
@@ -46,6 +51,7 @@ LANG_COOKIE = "__Host-mzpay_dashboard_lang"
 ERROR_CODE_HEADER = "X-Error-Code"
 MAX_FIELD = 512
 CONFIRM_LIVE = "confirm_live"  # the box a live-mode form shows: "yes" when ticked
+REFUSED_BEFORE_ROUTE = "mzpay_dashboard_refused"  # the event's member naming a refusal made before the route
 FormContext = Callable[..., dict[str, Any]]
 
 
@@ -89,12 +95,15 @@ class Visit:
 
 _sessions: list[CurrentSession] = []
 _identify: list[Callable[[str, str, str], None]] = []
+_concerns: list[Callable[[str], None]] = []
 
 
-def identify_with(identify: Callable[[str, str, str], None]) -> None:
+def identify_with(identify: Callable[[str, str, str], None], concerns: Callable[[str], None] | None = None) -> None:
     """Name who acts for the audit trail (the function wires mzpay.steps.audit.identify): a post
-    without a session is `anonymous`, not the management API's operator."""
+    without a session is `anonymous`, not the management API's operator; a signed-in user's post
+    is its `merchant_user`, concerning its account (`concerns`: mzpay.steps.audit.concerns)."""
     _identify[:] = [identify]
+    _concerns[:] = [concerns] if concerns else []
 
 
 def sessions_from(current_session: CurrentSession) -> None:
@@ -153,7 +162,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         session=signed_in,
         csrf=visit.csrf,
         error=error,
-        allows=roles.allows,  # the navigation shows a role the pages it may open
+        may=functools.partial(roles.allows, signed_in.role if signed_in else ""),  # what the role may open
         **context,
     )
     answer = Response(http_status, HTML, body, headers=page_headers(nonce, visit.lang), cookies=visit.cookies or None)
@@ -204,11 +213,30 @@ def _check_csrf(visit: Visit, expected: str | None) -> None:
         raise ServiceError(403, "csrf_invalid", "This form is no longer valid: nothing was changed.")
 
 
+def texts(**maxima: int) -> dict[str, str]:
+    """The form's fields named by `maxima`, stripped: 400 `invalid_request` naming every one
+    longer than its maximum (field code `too_long`), never cut short."""
+    sent = current().fields()
+    values = {name: sent.get(name, "").strip() for name in maxima}
+    long = [
+        FieldError(name, "too_long", f"at most {maxima[name]} characters")
+        for name in maxima
+        if len(values[name]) > maxima[name]
+    ]
+    if long:
+        names = ", ".join(error.field for error in long)
+        raise ServiceError(400, "invalid_request", f"The request has invalid fields: {names}.", errors=long)
+    return values
+
+
 def _check_live(visit: Visit) -> None:
     """A form posted in live mode acts on real money: its `confirm_live` box must be ticked."""
     assert visit.session is not None
     if visit.session.mode == "live" and visit.fields().get(CONFIRM_LIVE) != "yes":
-        raise ServiceError(400, "live_unconfirmed", "Live mode: tick the confirmation to act. Nothing was done.")
+        error = FieldError(CONFIRM_LIVE, "required", "confirm that this acts on live data")
+        raise ServiceError(
+            400, "live_unconfirmed", "Live mode: tick the confirmation to act. Nothing was done.", errors=[error]
+        )
 
 
 @dataclass(frozen=True)
@@ -218,6 +246,7 @@ class _Served:
     form_page: str | None = None
     context: FormContext | None = None  # what the form page shows, from the route's path parameters
     live: bool = False  # a post in live mode needs its confirmation
+    again: Again | None = None  # (error, **path parameters) -> the page the form was on, again
 
 
 def _for_pages(refusal: ServiceError) -> ServiceError:
@@ -229,6 +258,11 @@ def _for_pages(refusal: ServiceError) -> ServiceError:
 def _refusal(visit: Visit, how: _Served, error: ServiceError, params: dict[str, Any]) -> Response[str]:
     """The form `how` names re-rendered with `error` (and the session's CSRF token), or the
     refusal page; its context's own refusal (another account's object: 404) is the page's."""
+    if how.again is not None and error.status < 500 and error.code not in ("forbidden", "not_found"):
+        try:
+            return how.again(error, **params)
+        except ServiceError:  # the form's page itself refused: the refusal page says the first
+            return show("refused.html", error.status, error=error)
     if how.form_page is None:
         return show("refused.html", error.status, error=error)
     if how.context is None:
@@ -265,13 +299,18 @@ def _served(app: Any, route: F, how: _Served) -> F:
                     return see_other("/sign-in")
                 assert visit.session is not None
                 visit.csrf = visit.session.csrf
+                if posting and visit.session.signed_in:  # the audit trail names the user, refused or not
+                    for identify in _identify:
+                        identify("merchant_user", visit.session.email, visit.source_ip())
+                    for concerns in _concerns:
+                        concerns(visit.session.account_id)
                 if posting:
-                    if visit.session.signed_in:  # the audit trail names the user, refused or not
-                        for identify in _identify:
-                            identify("merchant_user", visit.session.email, visit.source_ip())
                     _check_csrf(visit, visit.session.csrf)
-                    if how.live:
-                        _check_live(visit)
+            refused = visit.event.raw_event.get(REFUSED_BEFORE_ROUTE)
+            if isinstance(refused, ServiceError):  # refused before the route (answers_refusals)
+                raise refused
+            if how.live:
+                _check_live(visit)
             return route(*args, **kwargs)
         except ServiceError as refusal:
             error = _for_pages(refusal)
@@ -284,37 +323,33 @@ def _served(app: Any, route: F, how: _Served) -> F:
             visit.csrf = _form_csrf(visit)
         return _refusal(visit, how, error, kwargs)
 
-    wrapper.mzpay_dashboard = how  # type: ignore[attr-defined]  # a refusal before the route re-renders its form
     return wrapper  # type: ignore[return-value]
 
 
 def answers_refusals(app: Any) -> None:
-    """A post the service refuses before any route runs (a card number in a form's field,
-    mzpay.http.card_screen) is a page too, never JSON: the form it came from re-rendered with the
-    refusal in the page's language and the session's CSRF token, nothing done."""
+    """A form the service refuses before any route runs (a card number in it, mzpay.http.card_screen;
+    bytes no route could read) is answered by its route as a refusal of its own: the form again, in
+    the page's language, with its CSRF token, the route seeing none of its fields but the CSRF token
+    (the audit trail records the refusal once, without the body: mzpay.http.resolver)."""
 
     def refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
-        from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
-        from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
-
-        proxy = APIGatewayProxyEvent(event)
-        visit = begin(proxy)
-        visit.session = _sessions[0](visit.session_id()) if _sessions else None
-        how, params = _Served("signed_in"), {}
-        for route in getattr(app, "_static_routes", []) + getattr(app, "_dynamic_routes", []):
-            matched = route.rule.match(proxy.path) if route.method == proxy.http_method else None
-            if matched:
-                how, params = getattr(route.func, "mzpay_dashboard", how), matched.groupdict()
-                break
-        if visit.session is None or not visit.session.signed_in:
-            visit.session, visit.csrf = None, _form_csrf(visit)
-            page = show("sign_in.html", error.status, error=error)
-        else:
-            visit.csrf = visit.session.csrf
-            page = _refusal(visit, how, error, params)
-        return ResponseBuilder(page).build(proxy)  # type: ignore[arg-type]
+        sent = form_of(event)
+        body = urlencode({"csrf_token": sent["csrf_token"]}) if "csrf_token" in sent else ""
+        refused = {**event, "body": body, "isBase64Encoded": False, REFUSED_BEFORE_ROUTE: error}
+        answer: dict[str, Any] = app.resolve(refused, None)
+        return answer
 
     app.mzpay_refusal_page = refusal_page
+
+
+def form_of(event: dict[str, Any]) -> dict[str, str]:
+    """A raw event's form fields (the last of each name); none when the body is no form."""
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    try:
+        return form(APIGatewayProxyEvent(event))
+    except (ValueError, UnicodeDecodeError):
+        return {}
 
 
 def answers_unknown_paths(app: Any) -> None:
@@ -339,12 +374,17 @@ def page(app: Any) -> Callable[[F], F]:
 
 
 def action(
-    app: Any, form_page: str | None = None, context: FormContext | None = None, live: bool = True
+    app: Any,
+    form_page: str | None = None,
+    context: FormContext | None = None,
+    again: Again | None = None,
+    live: bool = True,
 ) -> Callable[[F], F]:
-    """A signed-in user's form post; a refusal re-renders `form_page` with `context(session,
-    **path parameters)` (or the refusal page). `live`: in live mode the form's `confirm_live` box
-    must be ticked (every action but the mode switch and sign-out)."""
-    return lambda route: _served(app, route, _Served("signed_in", True, form_page, context, live))
+    """A signed-in user's form post. A refusal re-renders the page the form was on: `again(error,
+    **path parameters)`, or `form_page` with `context(session, **path parameters)`; a refusal of
+    the role or of the object (or with neither) is the refusal page. `live`: in live mode the
+    form's `confirm_live` box must be ticked (every action but the mode switch and sign-out)."""
+    return lambda route: _served(app, route, _Served("signed_in", True, form_page, context, live, again))
 
 
 def pending(app: Any, posting: bool = False, form_page: str | None = None) -> Callable[[F], F]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from mzpay import deps
-from mzpay.domain.operators.audit import Observation, Request, identify, observe
+from mzpay.domain.operators.audit import Observation, Request, concerns, identify, observe
 
-__all__ = ["identify", "observe", "write"]
+__all__ = ["concerns", "identify", "observe", "write"]
 
 
 def write(observation: Observation, request: Request, status: int, code: str | None) -> None:

@@ -223,6 +223,14 @@ def identify(actor_kind: str, actor_id: str, source_ip: str) -> None:
         observation.actor_kind, observation.actor_id, observation.source_ip = actor_kind, actor_id, source_ip
 
 
+def concerns(account_id: str) -> None:
+    """Say which merchant account the request concerns before any use case names its target
+    (the dashboard's session: a form refused before its route still names its account)."""
+    observation = _current.get()
+    if observation is not None:
+        observation.account_id = account_id
+
+
 def observe(
     target_type: str,
     target_id: str,
