@@ -37,12 +37,20 @@ class DashboardUser:
         self.cookies: dict[str, str] = {}
         self.headers = {"Accept-Language": lang} if lang else {}
 
-    def call(self, method: str, path: str, form: dict[str, str] | None = None) -> requests.Response:
+    def call(
+        self,
+        method: str,
+        path: str,
+        form: dict[str, str] | None = None,
+        files: dict[str, tuple[str, bytes]] | None = None,
+    ) -> requests.Response:
+        """`files`: a multipart form's files by field name, (file name, bytes) each."""
         jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         answer = requests.request(
             method,
             self.url + path,
             data=form,
+            files=files,
             headers={**self.headers, **({"Cookie": jar} if jar else {})},
             allow_redirects=False,
             timeout=30,
@@ -58,6 +66,12 @@ class DashboardUser:
     def post(self, path: str, form: dict[str, str], page: str) -> requests.Response:
         """A form of the page at `page` posted with the page's CSRF token."""
         return self.call("POST", path, {**form, "csrf_token": csrf(self.call("GET", page))})
+
+    def upload(
+        self, path: str, form: dict[str, str], files: dict[str, tuple[str, bytes]], page: str
+    ) -> requests.Response:
+        """A multipart form of the page at `page` (fields and files) posted with its CSRF token."""
+        return self.call("POST", path, {**form, "csrf_token": csrf(self.call("GET", page))}, files)
 
     def sign_in(self, user: dict[str, Any], code: str | None = None) -> requests.Response:
         """E-mail and password, then the code (the authenticator's now unless given)."""
@@ -77,3 +91,29 @@ def balances_shown(page: requests.Response) -> list[dict[str, str]]:
         r'<tr data-currency="([A-Z]{3})">.*?data-available="([^"]+)".*?data-pending="([^"]+)"', page.text, re.S
     )
     return [{"currency": c, "available": a, "held": h} for c, a, h in rows]
+
+
+def page_marks(page: requests.Response) -> dict[str, str]:
+    """What a dashboard page says of itself: its `data-page` and, when refused, the refusal's
+    `data-code` (and the page's language, from Content-Language)."""
+    marks = {"page": re.findall(r'<main data-page="([^"]+)"', page.text)[0], "lang": page.headers["Content-Language"]}
+    code = re.findall(r'role="alert" data-code="([^"]+)"', page.text)
+    return {**marks, **({"code": code[0]} if code else {})}
+
+
+def audit_records(stack: RunningStack, **filters: str) -> list[dict[str, Any]]:
+    """The audit trail's records by `filters` (GET /v1/audit-records of the mz management API)."""
+    answer = requests.get(
+        stack.state["regions"]["mz"]["management"] + "/v1/audit-records",
+        params=filters,
+        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
+        timeout=30,
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()["data"]  # type: ignore[no-any-return]
+
+
+def who_did_what(record: dict[str, Any]) -> tuple[str, str, str, str, int]:
+    """An audit record as (actor kind, actor id, surface, action, status)."""
+    actor, outcome = record["actor"], record["outcome"]
+    return actor["kind"], actor["id"], record["surface"], record["action"], outcome["status"]

@@ -21,27 +21,36 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
-from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.domain.common.files import form_parts
+from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.http import page_locale
+from mzpay.http.body import content_type, raw_body
 from mzpay.http.checkout_page import cookie, form
 from mzpay.http.console_pages import page_headers
 from mzpay.http.errors import Surface
 from mzpay.http.resolver import unexpected_error
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound="BaseModel")
 CurrentSession = Callable[[str | None], Session | None]
 HTML = "text/html; charset=utf-8"
 FORM_CSRF_COOKIE = "__Host-mzpay_dashboard_csrf"  # the sign-in form's double-submit token
 LANG_COOKIE = "__Host-mzpay_dashboard_lang"
 ERROR_CODE_HEADER = "X-Error-Code"
 MAX_FIELD = 512
+MAX_QUERY = 200  # a list's filter
+MAX_TEXT_PART = 80_000  # a multipart form's text part, in bytes (20000 characters of UTF-8: evidence)
 
 
 @dataclass
@@ -56,11 +65,25 @@ class Visit:
     csrf: str = ""
     cookies: list[Cookie] = dataclasses.field(default_factory=list)
     _fields: dict[str, str] | None = None
+    _files: dict[str, tuple[str, bytes]] | None = None
 
     def fields(self) -> dict[str, str]:
+        """The form's fields: a urlencoded form's, or the text parts of a multipart one."""
         if self._fields is None:
-            self._fields = form(self.event)
+            media = content_type(self.event.raw_event)
+            if media.lower().startswith("multipart/form-data"):
+                self._fields = {}  # a form that cannot be read is refused with nothing of it shown again
+                parts = form_parts(raw_body(self.event.raw_event), media, MAX_TEXT_PART)
+                self._fields = parts.fields
+                self._files = {name: (parts.filenames[name], parts.files[name]) for name in parts.files}
+            else:
+                self._fields = form(self.event)
         return self._fields
+
+    def files(self) -> dict[str, tuple[str, bytes]]:
+        """A multipart form's files by field name: (the file's name, its bytes); empty ones left out."""
+        self.fields()
+        return {name: sent for name, sent in (self._files or {}).items() if sent[1]}
 
     def field(self, name: str) -> str:
         return self.fields().get(name, "")[:MAX_FIELD]
@@ -121,6 +144,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
     announces (its code in X-Error-Code)."""
     visit = current()
     nonce = secrets.token_urlsafe(16)
+    session = visit.session if visit.session and visit.session.signed_in else None
     body = page_locale.render(
         f"dashboard/{template}",
         visit.lang,
@@ -128,10 +152,11 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         nonce=nonce,
         base=visit.base,
         path=f"{visit.base}{visit.event.path}",
-        session=visit.session if visit.session and visit.session.signed_in else None,
+        session=session,
+        may=lambda permission: session is not None and roles.allows(session.role, permission),
         csrf=visit.csrf,
         error=error,
-        **context,
+        **{"sent": {}, **context},  # sent: a refused form's fields, shown again
     )
     answer = Response(http_status, HTML, body, headers=page_headers(nonce, visit.lang), cookies=visit.cookies or None)
     if error is not None:
@@ -151,6 +176,25 @@ def see_other(path: str) -> Response[str]:
     )
 
 
+def to_file(link: str) -> Response[str]:
+    """303 to a file's short-lived link (a report's presigned GET): the link is in this answer's
+    Location only (no-store, no referrer), in no page, log or audit record."""
+    visit = current()
+    headers = {"Location": link, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+    return Response(303, HTML, "", headers=headers, cookies=visit.cookies or None)
+
+
+def chosen(names: tuple[str, ...]) -> dict[str, str]:
+    """The query's parameters of `names` that are not blank, stripped; one longer than MAX_QUERY
+    is 400 naming it (the use case judges the rest as the API does)."""
+    asked = current().event.query_string_parameters or {}
+    picked = {name: str(asked[name]).strip() for name in names if str(asked.get(name) or "").strip()}
+    for name, value in picked.items():
+        if len(value) > MAX_QUERY:
+            raise ServiceError(400, "invalid_request", f"{name}: at most {MAX_QUERY} characters.")
+    return picked
+
+
 def open_session(session_id: str, session: Session) -> None:
     """The answer sets the session's cookie (until its absolute end: the record decides sooner)."""
     visit = current()
@@ -163,6 +207,32 @@ def close_session() -> None:
     visit = current()
     visit.session = None
     visit.set_cookie(rules.COOKIE, "", 0)
+
+
+def bounded(name: str, maximum: int) -> str:
+    """The form's field `name`, stripped; longer than `maximum` characters is 400 naming it (a form
+    field has a maximum: it is refused, never cut)."""
+    value = current().fields().get(name, "").strip()
+    if len(value) > maximum:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            f"{name}: at most {maximum} characters.",
+            errors=[FieldError(name, "too_long", f"at most {maximum} characters")],
+        )
+    return value
+
+
+def validated(model: type[M], values: dict[str, Any]) -> M:
+    """`values` as the API's own body `model`: what it refuses is the API's 400, the same codes."""
+    from pydantic import ValidationError
+
+    from mzpay.http.resolver import validation_error
+
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise validation_error([dict(e) for e in exc.errors()], Surface.MANAGEMENT, model) from exc
 
 
 def _form_csrf(visit: Visit) -> str:
@@ -181,7 +251,10 @@ def _check_csrf(visit: Visit, expected: str | None) -> None:
         raise ServiceError(403, "csrf_invalid", "This form is no longer valid: nothing was changed.")
 
 
-def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None) -> F:
+Again = Callable[[], dict[str, Any]]
+
+
+def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None, again: Again | None = None) -> F:
     @functools.wraps(route)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         visit = begin(app.current_event)
@@ -207,6 +280,8 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
             return route(*args, **kwargs)
         except ServiceError as refusal:
             error = refusal
+            if error.code == "wrong_environment":  # the other mode's object: a session holds no key
+                error = ServiceError(404, "not_found", "No such object in this mode.")
         except Exception as exc:  # a fault: 503 + Retry-After (or 500), as a page
             error = unexpected_error(exc, Surface.MANAGEMENT)
         if error.code == "unauthorized" or (visit.session is None and kind != "public"):
@@ -214,6 +289,12 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
             return show("sign_in.html", error.status, error=error)
         if kind == "public" and not visit.csrf:  # refused before its token was issued: the form gets one
             visit.csrf = _form_csrf(visit)
+        if form_page is not None and again is not None:  # a signed-in form: its page again, with its data
+            try:
+                context = again()
+            except ServiceError as unreadable:  # the page itself refused (another account's id): that
+                return show("refused.html", unreadable.status, error=unreadable)
+            return show(form_page, error.status, error=error, sent=visit.fields(), **context)
         if form_page is not None:
             return show(form_page, error.status, error=error, **form_context(visit))
         return show("refused.html", error.status, error=error)
@@ -232,6 +313,31 @@ def answers_unknown_paths(app: Any) -> None:
     app.not_found(lambda _exc: served())
 
 
+def answers_refusals(app: Any) -> None:
+    """A post the service refuses before any route runs (a form holding a card number, bytes no
+    route could read) is the dashboard's refusal page in the page's language, with the session's
+    CSRF token in its forms, never JSON (mzpay.http.resolver)."""
+    app.mzpay_refusal_page = _refusal_page
+
+
+def _refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+    from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    proxy = APIGatewayProxyEvent(event)
+    visit = begin(proxy)
+    session = _sessions[0](visit.session_id()) if _sessions else None
+    if session is not None and session.signed_in:
+        visit.session, visit.csrf = session, session.csrf
+        back = proxy.path.removesuffix("/evidence").removesuffix("/accept")  # the form's page
+        answer = show("refused.html", error.status, error=error, back=back)
+    else:
+        visit.csrf = _form_csrf(visit)
+        answer = show("sign_in.html", error.status, error=error)
+    builder: ResponseBuilder[APIGatewayProxyEvent] = ResponseBuilder(answer)
+    return builder.build(proxy)
+
+
 def form_context(visit: Visit) -> dict[str, Any]:
     """What a re-rendered sign-in step shows: the TOTP secret being set up."""
     secret = visit.session.secret if visit.session is not None else ""
@@ -242,8 +348,10 @@ def page(app: Any) -> Callable[[F], F]:
     return lambda route: _served(app, route, "signed_in", posting=False, form_page=None)
 
 
-def action(app: Any) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "signed_in", posting=True, form_page=None)
+def action(app: Any, form_page: str | None = None, again: Again | None = None) -> Callable[[F], F]:
+    """A signed-in form's post; `form_page` with `again` (the page's data): a refusal re-renders
+    that page with the error, what was sent (`sent`) and the session's CSRF token."""
+    return lambda route: _served(app, route, "signed_in", posting=True, form_page=form_page, again=again)
 
 
 def pending(app: Any, posting: bool = False, form_page: str | None = None) -> Callable[[F], F]:

@@ -37,6 +37,7 @@ GATEWAY: dict[str, Code] = {
     "insufficient_scope": _c(403, "The key lacks the route's scope (`missing_scope` names it).", "after_action"),
     "invalid_api_key": _c(401, "The key has the prefix but is malformed or fails its checksum."),
     "invalid_code": _c(401, "Dashboard sign-in: the TOTP code is not the authenticator's current one."),
+    "live_confirmation_required": _c(400, "Dashboard: a form posted in live mode without its live confirmation."),
     "invalid_signature": _c(401, "A secret-scanning report whose signature does not verify."),
     "ip_not_allowed": _c(403, "The caller's address is outside the key's allowlist.", "after_action"),
     "key_expired": _c(401, "The key is past its expires_at.", "after_action"),
