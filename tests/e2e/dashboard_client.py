@@ -6,12 +6,15 @@ steps, the page's CSRF token, and users of other accounts made as `make run` mak
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 
 from devstack.dashboard_demo import create_user, fresh_totp_code
 from devstack.launcher import RunningStack
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 def new_user(
@@ -117,3 +120,26 @@ def who_did_what(record: dict[str, Any]) -> tuple[str, str, str, str, int]:
     """An audit record as (actor kind, actor id, surface, action, status)."""
     actor, outcome = record["actor"], record["outcome"]
     return actor["kind"], actor["id"], record["surface"], record["action"], outcome["status"]
+
+
+SIGN_IN_WORDS = {
+    "pt": {"email": "Endereço de e-mail", "password": "Palavra-passe", "continue": "Continuar", "code": "Código"},
+    "en": {"email": "E-mail address", "password": "Password", "continue": "Continue", "code": "Code"},
+}
+SIGN_IN_BUTTON = {"pt": "Iniciar sessão", "en": "Sign in"}
+
+
+def browser_sign_in(page: Page, url: str, user: dict[str, Any], lang: str) -> None:
+    """Sign `user` in with its password and TOTP code in a browser's `page`, in `lang` (the page's
+    switch), to the dashboard at `url`: the home page follows."""
+    words = SIGN_IN_WORDS[lang]
+    page.goto(f"{url}/sign-in?lang={lang}")
+    page.get_by_label(words["email"]).fill(user["email"])
+    page.get_by_label(words["password"]).fill(user["password"])
+    with page.expect_navigation():
+        page.locator("main").get_by_role("button", name=words["continue"], exact=True).click()
+    if page.locator("main").get_attribute("data-page") == "code":
+        page.get_by_label(words["code"]).fill(fresh_totp_code(user["totp_secret"]))
+        with page.expect_navigation():
+            page.locator("main").get_by_role("button", name=SIGN_IN_BUTTON[lang], exact=True).click()
+    assert page.locator("main").get_attribute("data-page") == "home", page.url
