@@ -254,7 +254,7 @@ def test_a_dispute_takes_evidence_or_is_accepted_by_its_owner_only(stack: Runnin
     assert marks(page) == (200, "finance-dispute", None) and 'data-status="needs_response"' in page.text
     assert 'data-amount="150.00"' in page.text
 
-    support, _ = signed_in(stack, shop, "support")
+    support, supporter = signed_in(stack, shop, "support")
     seen = support.call("GET", f"/disputes/{first['dispute_id']}")
     assert marks(seen) == (200, "finance-dispute", None) and "/accept" not in seen.text  # reads, no forms
     refused = support.call("POST", f"/disputes/{first['dispute_id']}/accept", {"csrf_token": csrf(seen)})
@@ -284,6 +284,15 @@ def test_a_dispute_takes_evidence_or_is_accepted_by_its_owner_only(stack: Runnin
     answered = shop.call("GET", f"/v1/disputes/{first['dispute_id']}", idempotency_key=None).json()
     assert answered["status"] == "under_review" and answered["evidence"]["text"] == "Entregue a 20/11, nota assinada."
     assert [f["file_type"] for f in answered["evidence"]["files"]] == ["pdf"]
+    records = audit_records(stack, target_type="dispute", target_id=first["dispute_id"])
+    refused_evidence = [("merchant_user", email, "dashboard", "submit_dispute_evidence", 400)] * 3
+    assert sorted(who_did_what(r) for r in records if r["surface"] == "dashboard") == sorted(
+        [
+            ("merchant_user", supporter, "dashboard", "accept_dispute", 403),  # refused: its role
+            *refused_evidence,  # refused: too long, not a PDF, not what it says it is
+            ("merchant_user", email, "dashboard", "submit_dispute_evidence", 303),
+        ]
+    )
     shown = owner.call("GET", path)
     assert 'data-status="under_review"' in shown.text and 'data-evidence-files="1"' in shown.text
     assert "/accept" not in shown.text

@@ -27,7 +27,6 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from mzpay.domain.common.errors import FieldError, ServiceError
-from mzpay.domain.common.files import form_parts
 from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
@@ -72,6 +71,8 @@ class Visit:
         if self._fields is None:
             media = content_type(self.event.raw_event)
             if media.lower().startswith("multipart/form-data"):
+                from mzpay.domain.common.files import form_parts  # the evidence form's: not sign-in's
+
                 self._fields = {}  # a form that cannot be read is refused with nothing of it shown again
                 parts = form_parts(raw_body(self.event.raw_event), media, MAX_TEXT_PART)
                 self._fields = parts.fields
@@ -276,6 +277,8 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None,
                 assert visit.session is not None
                 visit.csrf = visit.session.csrf
                 if posting:
+                    for identify in _identify:  # the user, even when its post is refused before its use case
+                        identify("merchant_user", visit.session.email, visit.source_ip())
                     _check_csrf(visit, visit.session.csrf)
             return route(*args, **kwargs)
         except ServiceError as refusal:
