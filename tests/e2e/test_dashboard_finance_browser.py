@@ -1,7 +1,7 @@
 """The dashboard's money pages in a real browser (Debian's Chromium through Playwright, a phone's
 screen, as tests/e2e/test_dashboard_browser.py): a finance user asks for a report and downloads it
-once written, in Portuguese and in English, and is offered no payout form; axe finds no serious
-violation on the balance transactions, reports and payouts pages."""
+once written, in Portuguese and in English, and is offered no payout form and no dispute form; axe
+finds no serious violation on the balance transactions, reports, payouts and disputes pages."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from mzpay.domain.money.reports import TRANSACTION_COLUMNS
 from tests.e2e.dashboard_client import browser_sign_in, new_user
 from tests.e2e.test_console_browser import click, main_data
 from tests.e2e.test_dashboard_browser import audit, dashboard, phone  # noqa: F401 (phone: the fixture)
+from tests.e2e.test_disputes import open_dispute, paid
 from tests.e2e.test_payouts import funded
 from tests.e2e.test_reports import DEADLINE_SECONDS
 from tests.polling import eventually
@@ -33,6 +34,7 @@ WORDS = {
         "payouts": "Pagamentos a terceiros",
         "transactions": "Movimentos do saldo",
         "send": "Enviar o pagamento",
+        "disputes": "Disputas",
     },
     "en": {
         "reports": "Reports",
@@ -42,6 +44,7 @@ WORDS = {
         "payouts": "Payouts",
         "transactions": "Balance transactions",
         "send": "Send the payout",
+        "disputes": "Disputes",
     },
 }
 
@@ -95,4 +98,14 @@ def test_a_finance_user_requests_a_report_and_downloads_it_but_sends_no_payout(
     follow(page, words["payouts"])
     assert main_data(page, "page") == "finance-payouts"
     assert page.get_by_role("button", name=words["send"]).count() == 0  # finance sends no payout
+    audit(page)
+
+    dispute = open_dispute(stack, shop, paid(shop, "60.00")).json()
+    follow(page, words["disputes"])
+    assert main_data(page, "page") == "finance-disputes"
+    audit(page)
+    with page.expect_navigation():
+        page.locator(f'tr[data-dispute="{dispute["dispute_id"]}"] a').click()
+    assert main_data(page, "page") == "finance-dispute"
+    assert page.locator("main form").count() == 0  # finance neither answers nor accepts a dispute
     audit(page)
