@@ -3,18 +3,23 @@ e-mail, password and TOTP, the test/live switch, sign-out, the home page, the AP
 pages. A page is one route here and one template under mzpay/http/templates/dashboard/; the work
 is mzpay.dashboard's."""
 
+from base64 import b64encode
 from collections.abc import Callable
+from typing import Any
 
 from mzpay.dashboard import collection
 from mzpay.dashboard import home as home_page
 from mzpay.dashboard import payments as payments_area
 from mzpay.dashboard import sign_in as signing
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.common.ids import new_id
 from mzpay.domain.dashboard import sessions
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.entry import management_app
 from mzpay.http import dashboard
-from mzpay.http.dashboard import current, see_other, show, texts
+from mzpay.http.console_pages import validated
+from mzpay.http.dashboard import current, see_other, show
+from mzpay.http.dashboard_forms import bounded, chosen, texts, to_file
 from mzpay.http.params import Response
 from mzpay.http.resolver import lambda_handler as handler_for
 from mzpay.lazy import deferred_imports
@@ -26,6 +31,11 @@ with deferred_imports():  # the receipt's PDF maker, loaded by the first downloa
 with deferred_imports():  # the keys and webhooks pages' use cases and forms load with their first request
     from mzpay.dashboard import developers
     from mzpay.http import developer_forms
+with deferred_imports():  # the money pages' use case and body models: loaded by the first that needs them
+    from mzpay.dashboard import finance
+    from mzpay.domain.common import evidence
+    from mzpay.domain.money import reports as report_rules
+    from mzpay.domain.payouts import rules as payout_rules
 
 app = management_app("dashboard")  # every post on the audit trail, the user named by sign_in
 dashboard.sessions_from(signing.current)
@@ -118,7 +128,7 @@ def switch_mode() -> Response[str]:
 def sign_out() -> Response[str]:
     visit = current()
     signing.sign_out(visit.session, visit.source_ip())
-    dashboard.close_user()
+    dashboard.close_session()
     return see_other("/sign-in")
 
 
@@ -364,6 +374,143 @@ def replay_webhook_delivery(delivery_id: str) -> Response[str]:
     user = _user()
     developers.replay(user, delivery_id)
     return see_other(f"/webhooks/deliveries/{delivery_id}")
+
+
+# ---------------- finance
+# The money pages (docs/dashboard.md, "Money"): balance transactions, reports, payouts, disputes.
+def _transactions() -> dict[str, Any]:
+    picked = chosen(finance.BALANCE_FILTERS)
+    return {"listed": finance.transactions(_user(), picked).wire(), "chosen": picked}
+
+
+def _reports(session: Session, **_: str) -> dict[str, Any]:
+    listed = finance.report_list(session, chosen(("page_token",)).get("page_token")).wire()
+    return {"listed": listed, "interval": finance.this_day()}
+
+
+def _payouts(session: Session, **_: str) -> dict[str, Any]:
+    listed = finance.payout_list(session, chosen(finance.PAYOUT_FILTERS)).wire()
+    batches = finance.batch_list(session, chosen(("batch_token",)).get("batch_token")).wire()
+    return {"listed": listed, "batches": batches, "form_token": new_id()}  # a new payout's id: one per form
+
+
+def _dispute(session: Session, dispute_id: str) -> dict[str, Any]:
+    return {"dispute": finance.dispute(session, dispute_id).wire()}
+
+
+@app.get("/balance-transactions", **HTML)
+@dashboard.page(app)
+def balance_transactions() -> Response[str]:
+    """Every movement of the balance in the session's mode, newest first (GET /v1/balance/transactions)."""
+    return show("finance_transactions.html", **_transactions())
+
+
+@app.get("/reports", **HTML)
+@dashboard.page(app)
+def reports() -> Response[str]:
+    """The account's reports and the form asking for one."""
+    return show("finance_reports.html", **_reports(_user()))
+
+
+@app.post("/reports", **HTML)
+@dashboard.action(app, form_page="finance_reports.html", context=_reports)
+def request_report() -> Response[str]:
+    """Ask for a report, as POST /v1/reports does; the report builder writes it."""
+    finance.request_report(_user(), current().source_ip(), _report_form())
+    return see_other("/reports")
+
+
+@app.get("/reports/<report_id>/download", **HTML)
+@dashboard.page(app)
+def download_report(report_id: str) -> Response[str]:
+    """A written report's file: 303 to its link of five minutes."""
+    return to_file(finance.report_link(_user(), report_id))
+
+
+@app.get("/payouts", **HTML)
+@dashboard.page(app)
+def payouts() -> Response[str]:
+    """The account's payouts and payout batches, and the form sending a payout."""
+    return show("finance_payouts.html", **_payouts(_user()))
+
+
+@app.post("/payouts", **HTML)
+@dashboard.action(app, form_page="finance_payouts.html", context=_payouts)
+def create_payout() -> Response[str]:
+    """Send a payout, as POST /payouts does (awaiting approval above the account's threshold)."""
+    made = finance.create_payout(_user(), current().source_ip(), _payout_form())
+    return see_other(f"/payouts/{made.provider_payout_id}")
+
+
+@app.get("/payouts/<payout_id>", **HTML)
+@dashboard.page(app)
+def payout(payout_id: str) -> Response[str]:
+    return show("finance_payout.html", payout=finance.payout(_user(), payout_id).wire())
+
+
+@app.get("/disputes", **HTML)
+@dashboard.page(app)
+def disputes() -> Response[str]:
+    picked = chosen(finance.DISPUTE_FILTERS)
+    return show("finance_disputes.html", listed=finance.dispute_list(_user(), picked).wire(), chosen=picked)
+
+
+@app.get("/disputes/<dispute_id>", **HTML)
+@dashboard.page(app)
+def dispute(dispute_id: str) -> Response[str]:
+    """A dispute, with the evidence and acceptance forms while it needs a response."""
+    return show("finance_dispute.html", **_dispute(_user(), dispute_id))
+
+
+@app.post("/disputes/<dispute_id>/evidence", **HTML)
+@dashboard.action(app, form_page="finance_dispute.html", context=_dispute)
+def submit_dispute_evidence(dispute_id: str) -> Response[str]:
+    """Give the dispute's evidence (text and a file), as POST /v1/disputes/{id}/evidence does."""
+    finance.submit_evidence(_user(), current().source_ip(), dispute_id, _evidence_form())
+    return see_other(f"/disputes/{dispute_id}")
+
+
+@app.post("/disputes/<dispute_id>/accept", **HTML)
+@dashboard.action(app, form_page="finance_dispute.html", context=_dispute)
+def accept_dispute(dispute_id: str) -> Response[str]:
+    """Concede the dispute, as POST /v1/disputes/{id}/accept does."""
+    finance.accept_dispute(_user(), current().source_ip(), dispute_id)
+    return see_other(f"/disputes/{dispute_id}")
+
+
+def _report_form() -> "report_rules.ReportRequest":
+    names = (("type", 40), ("interval_start", 40), ("interval_end", 40), ("timezone", 64))
+    values = {name: value for name, limit in names if (value := bounded(name, limit))}
+    return validated(report_rules.ReportRequest, values)
+
+
+def _payout_form() -> "payout_rules.PayoutRequest":
+    kind = bounded("destination_type", 40)
+    details = (
+        {"name": bounded("beneficiary_name", 140), "account": bounded("beneficiary_account", 40)}
+        if kind == "bank_transfer"
+        else {"network": bounded("network", 20), "phone_number": bounded("phone_number", 20)}
+    )
+    values: dict[str, Any] = {
+        "payout_id": bounded("payout_id", 40),
+        "money": {"amount": bounded("amount", 20), "currency": bounded("currency", 3) or "MZN"},
+        "destination": {"type": kind, kind: {k: v for k, v in details.items() if v}},
+    }
+    if description := bounded("description", 140):
+        values["description"] = description
+    return validated(payout_rules.PayoutRequest, values)
+
+
+def _evidence_form() -> "evidence.EvidenceRequest":
+    text = bounded("text", evidence.MAX_TEXT_LENGTH)
+    files = [
+        {
+            "file_type": name.rsplit(".", 1)[-1].lower() if "." in name else "",
+            "content_base64": b64encode(data).decode(),
+        }
+        for name, data in current().files().values()
+    ]
+    return validated(evidence.EvidenceRequest, {"text": text, "files": files})
 
 
 lambda_handler = handler_for(app)

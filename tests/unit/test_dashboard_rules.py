@@ -22,6 +22,7 @@ def test_each_role_holds_its_documented_permissions() -> None:
     assert roles.PERMISSIONS["finance"] == reads | {"reports:read", "reports:write"}
     assert roles.PERMISSIONS["support"] == reads | {"refunds:write:limited"}
     assert not roles.allows("support", "keys:write") and not roles.allows("finance", "refunds:write")
+    assert [role for role in roles.ROLES if roles.allows(role, "disputes:write")] == ["owner", "administrator"]
     assert all(roles.allows(role, "balance:read") for role in roles.ROLES)
     assert not roles.allows("stranger", "balance:read")
 

@@ -37,6 +37,7 @@ from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.http import page_locale
+from mzpay.http.body import content_type, raw_body
 from mzpay.http.checkout_page import cookie, form
 from mzpay.http.console_pages import page_headers
 from mzpay.http.errors import Surface
@@ -53,6 +54,7 @@ MAX_FIELD = 512
 CONFIRM_LIVE = "confirm_live"  # the box a live-mode form shows: "yes" when ticked
 REFUSED_BEFORE_ROUTE = "mzpay_dashboard_refused"  # the event's member naming a refusal made before the route
 FormContext = Callable[..., dict[str, Any]]
+MAX_TEXT_PART = 80_000  # a multipart form's text part, in bytes (20000 characters of UTF-8: evidence)
 
 
 @dataclass
@@ -67,11 +69,27 @@ class Visit:
     csrf: str = ""
     cookies: list[Cookie] = dataclasses.field(default_factory=list)
     _fields: dict[str, str] | None = None
+    _files: dict[str, tuple[str, bytes]] | None = None
 
     def fields(self) -> dict[str, str]:
+        """The form's fields: a urlencoded form's, or the text parts of a multipart one."""
         if self._fields is None:
-            self._fields = form(self.event)
+            media = content_type(self.event.raw_event)
+            if media.lower().startswith("multipart/form-data"):
+                from mzpay.domain.common.files import form_parts  # the evidence form's: not sign-in's
+
+                self._fields = {}  # a form that cannot be read is refused with nothing of it shown again
+                parts = form_parts(raw_body(self.event.raw_event), media, MAX_TEXT_PART)
+                self._fields = parts.fields
+                self._files = {name: (parts.filenames[name], parts.files[name]) for name in parts.files}
+            else:
+                self._fields = form(self.event)
         return self._fields
+
+    def files(self) -> dict[str, tuple[str, bytes]]:
+        """A multipart form's files by field name: (the file's name, its bytes); empty ones left out."""
+        self.fields()
+        return {name: sent for name, sent in (self._files or {}).items() if sent[1]}
 
     def field(self, name: str) -> str:
         return self.fields().get(name, "")[:MAX_FIELD]
@@ -163,7 +181,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         csrf=visit.csrf,
         error=error,
         may=functools.partial(roles.allows, signed_in.role if signed_in else ""),  # what the role may open
-        **context,
+        **{"sent": {}, **context},  # sent: a refused form's fields, shown again
     )
     answer = Response(http_status, HTML, body, headers=page_headers(nonce, visit.lang), cookies=visit.cookies or None)
     if error is not None:
@@ -213,22 +231,6 @@ def _check_csrf(visit: Visit, expected: str | None) -> None:
         raise ServiceError(403, "csrf_invalid", "This form is no longer valid: nothing was changed.")
 
 
-def texts(**maxima: int) -> dict[str, str]:
-    """The form's fields named by `maxima`, stripped: 400 `invalid_request` naming every one
-    longer than its maximum (field code `too_long`), never cut short."""
-    sent = current().fields()
-    values = {name: sent.get(name, "").strip() for name in maxima}
-    long = [
-        FieldError(name, "too_long", f"at most {maxima[name]} characters")
-        for name in maxima
-        if len(values[name]) > maxima[name]
-    ]
-    if long:
-        names = ", ".join(error.field for error in long)
-        raise ServiceError(400, "invalid_request", f"The request has invalid fields: {names}.", errors=long)
-    return values
-
-
 def _check_live(visit: Visit) -> None:
     """A form posted in live mode acts on real money: its `confirm_live` box must be ticked."""
     assert visit.session is not None
@@ -273,7 +275,7 @@ def _refusal(visit: Visit, how: _Served, error: ServiceError, params: dict[str, 
     except ServiceError as refusal:
         shown_error = _for_pages(refusal)
         return show("refused.html", shown_error.status, error=shown_error)
-    return show(how.form_page, error.status, error=error, **shown)
+    return show(how.form_page, error.status, error=error, sent=visit.fields(), **shown)
 
 
 def _served(app: Any, route: F, how: _Served) -> F:
@@ -305,6 +307,8 @@ def _served(app: Any, route: F, how: _Served) -> F:
                     for concerns in _concerns:
                         concerns(visit.session.account_id)
                 if posting:
+                    for identify in _identify:  # the user, even when its post is refused before its use case
+                        identify("merchant_user", visit.session.email, visit.source_ip())
                     _check_csrf(visit, visit.session.csrf)
             refused = visit.event.raw_event.get(REFUSED_BEFORE_ROUTE)
             if isinstance(refused, ServiceError):  # refused before the route (answers_refusals)

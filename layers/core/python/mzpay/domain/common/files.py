@@ -73,8 +73,9 @@ class Form:
         return filename.rsplit(".", 1)[1].lower() if "." in filename else None
 
 
-def form_parts(body: bytes, content_type: str) -> Form:
-    """The parts of a multipart/form-data body; 400 invalid_request when it is not one."""
+def form_parts(body: bytes, content_type: str, max_field_bytes: int = MAX_FIELD_BYTES) -> Form:
+    """The parts of a multipart/form-data body; 400 invalid_request when it is not one, or when a
+    text part is longer than `max_field_bytes`."""
     if not content_type.lower().startswith("multipart/form-data"):
         raise ServiceError(400, "invalid_request", "The body must be multipart/form-data.")
     message = BytesParser(policy=policy.HTTP).parsebytes(
@@ -96,8 +97,8 @@ def form_parts(body: bytes, content_type: str) -> Form:
             files[name] = content
             filenames[name] = filename
         else:
-            if len(content) > MAX_FIELD_BYTES:
-                raise _invalid(name, "INVALID_FORMAT", f"at most {MAX_FIELD_BYTES} bytes")
+            if len(content) > max_field_bytes:
+                raise _invalid(name, "INVALID_FORMAT", f"at most {max_field_bytes} bytes")
             try:
                 fields[name] = content.decode("utf-8").strip()
             except UnicodeDecodeError:

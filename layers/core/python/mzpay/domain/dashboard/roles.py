@@ -13,6 +13,7 @@ MANAGES = frozenset(
     {
         "refunds:write",
         "payouts:write",
+        "disputes:write",  # evidence and acceptance of a dispute (the API's refunds:write routes)
         "reports:read",
         "reports:write",
         "keys:write",
@@ -30,7 +31,9 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     SUPPORT: READS | {"refunds:write:limited"},  # refunds up to the support limit (refund_limits.py)
 }
 # The permissions that move money or manage keys: a role holding one signs in with TOTP.
-SENSITIVE = frozenset({"refunds:write", "refunds:write:limited", "payouts:write", "keys:write", "team:write"})
+SENSITIVE = frozenset(
+    {"refunds:write", "refunds:write:limited", "payouts:write", "disputes:write", "keys:write", "team:write"}
+)
 
 
 def is_role(value: str) -> bool:

@@ -1,0 +1,51 @@
+"""The dashboard's form and query helpers (mzpay.http.dashboard serves the pages): a form's
+fields within their maxima (refused, never cut), a list's query, a file's short-lived link."""
+
+from __future__ import annotations
+
+from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.http.dashboard import HTML, current
+from mzpay.http.params import Response
+
+MAX_QUERY = 200  # a list's filter
+
+
+def texts(**maxima: int) -> dict[str, str]:
+    """The form's fields named by `maxima`, stripped: 400 `invalid_request` naming every one
+    longer than its maximum (field code `too_long`), never cut short."""
+    sent = current().fields()
+    values = {name: sent.get(name, "").strip() for name in maxima}
+    long = [
+        FieldError(name, "too_long", f"at most {maxima[name]} characters")
+        for name in maxima
+        if len(values[name]) > maxima[name]
+    ]
+    if long:
+        names = ", ".join(error.field for error in long)
+        raise ServiceError(400, "invalid_request", f"The request has invalid fields: {names}.", errors=long)
+    return values
+
+
+def bounded(name: str, maximum: int) -> str:
+    """The form's field `name`, stripped; longer than `maximum` characters is 400 naming it (a form
+    field has a maximum: it is refused, never cut): `texts` of one field."""
+    return texts(**{name: maximum})[name]
+
+
+def chosen(names: tuple[str, ...]) -> dict[str, str]:
+    """The query's parameters of `names` that are not blank, stripped; one longer than MAX_QUERY
+    is 400 naming it (the use case judges the rest as the API does)."""
+    asked = current().event.query_string_parameters or {}
+    picked = {name: str(asked[name]).strip() for name in names if str(asked.get(name) or "").strip()}
+    for name, value in picked.items():
+        if len(value) > MAX_QUERY:
+            raise ServiceError(400, "invalid_request", f"{name}: at most {MAX_QUERY} characters.")
+    return picked
+
+
+def to_file(link: str) -> Response[str]:
+    """303 to a file's short-lived link (a report's presigned GET): the link is in this answer's
+    Location only (no-store, no referrer), in no page, log or audit record."""
+    visit = current()
+    headers = {"Location": link, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+    return Response(303, HTML, "", headers=headers, cookies=visit.cookies or None)
