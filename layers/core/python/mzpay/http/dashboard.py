@@ -232,6 +232,37 @@ def answers_unknown_paths(app: Any) -> None:
     app.not_found(lambda _exc: served())
 
 
+def site(visit: Visit) -> str:
+    """The dashboard's own address, for the links its e-mails carry (an invitation, a reset):
+    API Gateway's domain name for the API (not a header the browser chose) and the stage."""
+    context = visit.event.request_context
+    scheme = "https" if (context.domain_name or "").endswith(".amazonaws.com") else "http"
+    scheme = visit.event.headers.get("x-forwarded-proto", scheme) if scheme == "https" else scheme
+    return f"{scheme}://{context.domain_name}{visit.base}"
+
+
+def answers_refusals_before_route(app: Any) -> None:
+    """A request refused before its route (card data in a form, bytes no route reads) is a page
+    in the visit's language with a fresh form token, never JSON (mzpay.http.resolver)."""
+
+    def refused(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+        from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
+        from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+        proxy = APIGatewayProxyEvent(event)
+        visit = begin(proxy)
+        session = _sessions[0](visit.session_id()) if _sessions else None
+        if session is not None and session.signed_in:
+            visit.session, visit.csrf = session, session.csrf
+        else:
+            visit.csrf = _form_csrf(visit)
+        page = show("refused.html", error.status, error=error)
+        builder: ResponseBuilder[APIGatewayProxyEvent] = ResponseBuilder(page)
+        return builder.build(proxy)
+
+    app.mzpay_refusal_page = refused
+
+
 def form_context(visit: Visit) -> dict[str, Any]:
     """What a re-rendered sign-in step shows: the TOTP secret being set up."""
     secret = visit.session.secret if visit.session is not None else ""
