@@ -80,7 +80,8 @@ def invite(session: Session, typed_email: str, role: str, language: str, link_ba
     _acting(session, source_ip)
     email = rules.address(typed_email)
     rules.may_grant(session.role, rules.check_role(role))
-    if deps.dashboard_users().read(email) is not None:
+    existing = deps.dashboard_users().read(email)
+    if existing is not None and existing.account_id == session.account_id:  # another account's: told at accept
         raise ServiceError(409, "already_member", "This e-mail already has a dashboard user.")
     token, now = rules.new_token(), _now()
     invitation = Invitation(

@@ -233,12 +233,12 @@ def answers_unknown_paths(app: Any) -> None:
 
 
 def site(visit: Visit) -> str:
-    """The dashboard's own address, for the links its e-mails carry (an invitation, a reset):
-    API Gateway's domain name for the API (not a header the browser chose) and the stage."""
-    context = visit.event.request_context
-    scheme = "https" if (context.domain_name or "").endswith(".amazonaws.com") else "http"
-    scheme = visit.event.headers.get("x-forwarded-proto", scheme) if scheme == "https" else scheme
-    return f"{scheme}://{context.domain_name}{visit.base}"
+    """The dashboard's own address, for the links its e-mails carry (an invitation, a reset): the
+    domain name API Gateway answered on (on AWS not a header the browser chose) and the stage;
+    https but on the loopback (the local stack)."""
+    domain = str(visit.event.request_context.domain_name or "")
+    local = domain.split(":")[0] in ("127.0.0.1", "localhost")
+    return f"{'http' if local else 'https'}://{domain}{visit.base}"
 
 
 def answers_refusals_before_route(app: Any) -> None:
