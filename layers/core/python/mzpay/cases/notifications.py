@@ -171,7 +171,8 @@ def _dashboard_user(message: dict[str, Any]) -> str:
     outgoing = Outgoing("email", str(message["to"]), "", mail.text, mail.subject, mail.html)
     masked = mail.text.replace(str(message["link"]), "[link]")
     cause = str(message["cause"])
-    send_once(cause, cause, outgoing, account_id=str(message["account_id"]), mode="live", recorded_text=masked)
+    account_id = str(message["account_id"])  # about the account (its team), as a decision's message is
+    send_once(cause, account_id, outgoing, account_id=account_id, mode="live", recorded_text=masked)
     return cause
 
 
