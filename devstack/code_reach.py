@@ -59,6 +59,11 @@ CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
     # the dashboard's sign-in (the token-bearing calls, AssociateSoftwareToken and the like, need no IAM right)
     "admin_initiate_auth": ("cognito-idp", ("cognito-idp:AdminInitiateAuth",)),
     "admin_respond_to_auth_challenge": ("cognito-idp", ("cognito-idp:AdminRespondToAuthChallenge",)),
+    # the dashboard's team: an accepted invitation, a reset, a removal, the MFA status
+    "admin_create_user": ("cognito-idp", ("cognito-idp:AdminCreateUser",)),
+    "admin_set_user_password": ("cognito-idp", ("cognito-idp:AdminSetUserPassword",)),
+    "admin_delete_user": ("cognito-idp", ("cognito-idp:AdminDeleteUser",)),
+    "admin_get_user": ("cognito-idp", ("cognito-idp:AdminGetUser",)),
 }
 # Connectors whose provider is an AWS service: followed like the stores (mzpay.deps builds them
 # with `from_env`), so their calls are granted like a store's.

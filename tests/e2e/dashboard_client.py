@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 import uuid
+from email import message_from_string, policy
+from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 import requests
 
 from devstack.dashboard_demo import create_user, fresh_totp_code
 from devstack.launcher import RunningStack
+from tests.polling import eventually
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Response
@@ -39,6 +42,7 @@ class DashboardUser:
     def __init__(self, stack: RunningStack, region: str = "mz", lang: str | None = None) -> None:
         self.url = stack.state["demo"][region]["dashboard"]["url"]
         self.cookies: dict[str, str] = {}
+        self.totp_secret = ""  # set up through the dashboard (accept_invitation)
         self.headers = {"Accept-Language": lang} if lang else {}
         self.email = ""
 
@@ -184,3 +188,61 @@ def sign_in_in_browser(page: Page, url: str, user: dict[str, Any], lang: str) ->
 
 
 browser_sign_in = sign_in_in_browser  # the money pages' browser tests' name for it
+
+
+def emails_sent_to(stack: RunningStack, address: str, count: int = 1) -> list[EmailMessage]:
+    """The e-mails moto's SES "sent" to `address` (devstack's /__devstack__/sent), oldest first,
+    once there are `count` of them (the notification sender sends them from its queue)."""
+
+    def read() -> list[EmailMessage]:
+        answer = requests.get(f"{stack.state['aws_endpoint']}/__devstack__/sent", timeout=30)
+        assert answer.status_code == 200, answer.text
+        return [
+            mail
+            for m in answer.json()["emails"]
+            if m["raw_data"] and any(address in d for d in m["destinations"])
+            for mail in [message_from_string(m["raw_data"], policy=policy.default)]
+            if isinstance(mail, EmailMessage)
+        ]
+
+    found = eventually(read, lambda mails: len(mails) >= count, timeout=90, interval=0.5)
+    assert len(found) == count, [m["Subject"] for m in found]
+    return found
+
+
+def email_text(mail: EmailMessage) -> str:
+    body = mail.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())
+
+
+def dashboard_link(mail: EmailMessage, kind: str) -> str:
+    """The path of the dashboard link (`kind`: invitations or password-reset) the e-mail carries,
+    the same in its text and HTML parts."""
+    found = re.findall(rf"https?://[^\s/]+(/{kind}/[A-Za-z0-9_-]+)", email_text(mail))
+    html = mail.get_body(preferencelist=("html",))
+    assert len(found) == 1 and html is not None and found[0] in str(html.get_content()), found
+    return str(found[0])
+
+
+def accept_invitation(stack: RunningStack, path: str, password: str, lang: str | None = None) -> DashboardUser:
+    """The invitee opens the link, chooses `password` and sets TOTP up (its role needs it); signed in."""
+    invitee = DashboardUser(stack, lang=lang)
+    accepted = invitee.post(path, {"password": password}, path)
+    assert (accepted.status_code, accepted.headers.get("Location")) == (303, "/sign-in/setup"), accepted.text
+    setup = invitee.call("GET", "/sign-in/setup")
+    secret = re.findall(r"<code data-secret>([^<]+)</code>", setup.text)[0]
+    invitee.totp_secret = secret
+    done = invitee.post("/sign-in/setup", {"code": fresh_totp_code(secret)}, "/sign-in/setup")
+    assert (done.status_code, done.headers["Location"]) == (303, "/"), done.text
+    return invitee
+
+
+def team_shown(page: requests.Response) -> dict[str, dict[str, str]]:
+    """The team page's rows by e-mail: role, status, totp, last sign-in (its data-* markers)."""
+    rows = re.findall(
+        r'<tr data-member="([^"]+)" data-role="([^"]+)" data-status="([^"]+)" data-totp="([^"]+)" '
+        r'data-last-sign-in="([^"]*)">',
+        page.text,
+    )
+    return {e: {"role": r, "status": s, "totp": t, "last_sign_in": last} for e, r, s, t, last in rows}

@@ -35,7 +35,13 @@ if TYPE_CHECKING:
     from mzpay.store.client_certs import ClientCerts
     from mzpay.store.collection_requests import CollectionRequests
     from mzpay.store.console_sessions import ConsoleSessions
-    from mzpay.store.dashboard import DashboardSessions, DashboardSettings, DashboardUsers
+    from mzpay.store.dashboard import (
+        DashboardInvitations,
+        DashboardResets,
+        DashboardSessions,
+        DashboardSettings,
+        DashboardUsers,
+    )
     from mzpay.store.devices import Devices
     from mzpay.store.directory import Directory
     from mzpay.store.dispatch_failures import DispatchFailureQueue
@@ -498,6 +504,20 @@ def dashboard_sessions() -> DashboardSessions:
     from mzpay.store.dashboard import DashboardSessions
 
     return DashboardSessions.from_env()
+
+
+@once
+def dashboard_invitations() -> DashboardInvitations:
+    from mzpay.store.dashboard import DashboardInvitations
+
+    return DashboardInvitations.from_env()
+
+
+@once
+def dashboard_resets() -> DashboardResets:
+    from mzpay.store.dashboard import DashboardResets
+
+    return DashboardResets.from_env()
 
 
 @once

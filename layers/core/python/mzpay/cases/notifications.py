@@ -39,6 +39,8 @@ def deliver(message: dict[str, Any]) -> str:
     """Send one queued message (once); its cause."""
     if message.get("kind") in (DUE, RECEIPT):
         return _due_or_receipt(message)
+    if message.get("kind") == messages.DASHBOARD_USER:
+        return _dashboard_user(message)
     if message.get("kind") == COLLECTION_REQUEST:
         cause, subject_id, outgoing = _collection_request(message)
     elif message.get("kind") == notices.QUEUE_KIND:  # a decision's or a transaction's (mzpay.steps.notices)
@@ -58,13 +60,16 @@ def deliver(message: dict[str, Any]) -> str:
     return cause
 
 
-def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: str, mode: str) -> str:
+def send_once(
+    cause: str, subject_id: str, outgoing: Outgoing, *, account_id: str, mode: str, recorded_text: str | None = None
+) -> str:
     """Claim the record of (cause, recipient), send, record the outcome: 'sent', 'failed' or, when
     it was done already, its recorded status. The record keeps whose message it is (`account_id`,
     `mode`). A test-mode message is recorded 'simulated' and
     never sent, unless the stack delivers test messages (TestModeMessages: the local stack). A
     message past its recipient's daily cap is 'suppressed'; an SMS in the quiet hours raises
-    courtesy.Deferred (mzpay.steps.courtesy)."""
+    courtesy.Deferred (mzpay.steps.courtesy). `recorded_text`: what the record keeps of the text
+    when the text holds a secret (a one-time link), else the text."""
     records = deps.message_records()
     record = {
         "cause": cause,
@@ -75,7 +80,7 @@ def send_once(cause: str, subject_id: str, outgoing: Outgoing, *, account_id: st
         "to": outgoing.to,
         "sender": outgoing.sender,
         "subject": outgoing.subject,
-        "text": outgoing.text,
+        "text": outgoing.text if recorded_text is None else recorded_text,
         "created_at": iso(datetime.now(UTC)),
     }
     if not records.claim(record, int(time.time())):
@@ -156,6 +161,19 @@ def _collection_request(message: dict[str, Any]) -> tuple[str, str, Outgoing]:
         sms = messages.collection_request_sms(request, language)
         outgoing = Outgoing("sms", contact["phone_number"], "", sms.text)
     return cause, request["id"], outgoing
+
+
+def _dashboard_user(message: dict[str, Any]) -> str:
+    """A dashboard user's invitation or password reset (mzpay.dashboard.team): always delivered
+    (no mode: the account's people, not its payers); the record keeps the text without the link."""
+    language = fmt.language(message.get("language"))
+    mail = messages.dashboard_user_email(message, language)
+    outgoing = Outgoing("email", str(message["to"]), "", mail.text, mail.subject, mail.html)
+    masked = mail.text.replace(str(message["link"]), "[link]")
+    cause = str(message["cause"])
+    account_id = str(message["account_id"])  # about the account (its team), as a decision's message is
+    send_once(cause, account_id, outgoing, account_id=account_id, mode="live", recorded_text=masked)
+    return cause
 
 
 def _due_or_receipt(message: dict[str, Any]) -> str:

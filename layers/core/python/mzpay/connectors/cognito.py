@@ -99,3 +99,47 @@ class Identity:
             AccessToken=access_token, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True}
         )
         return True
+
+    # ---------------------------------------------------------------- the team (invitations, resets, removal)
+    def create_user(self, email: str, password: str) -> bool:
+        """An accepted invitation's user: created with no message (the invitation was ours) and
+        its password made permanent. False when the pool has the e-mail already."""
+        try:
+            self.cognito.admin_create_user(
+                UserPoolId=self.pool_id,
+                Username=email,
+                UserAttributes=[{"Name": "email", "Value": email}, {"Name": "email_verified", "Value": "true"}],
+                MessageAction="SUPPRESS",
+            )
+        except Exception as exc:
+            if error_code(exc) == "UsernameExistsException":
+                return False
+            raise
+        try:
+            self.set_password(email, password)
+        except Exception:
+            self.delete_user(email)  # nothing half-done
+            raise
+        return True
+
+    def set_password(self, email: str, password: str) -> None:
+        """A new permanent password (an accepted invitation, a reset); TOTP stays as it was."""
+        self.cognito.admin_set_user_password(UserPoolId=self.pool_id, Username=email, Password=password, Permanent=True)
+
+    def delete_user(self, email: str) -> None:
+        """The user gone from the pool (a removal); already gone is done."""
+        try:
+            self.cognito.admin_delete_user(UserPoolId=self.pool_id, Username=email)
+        except Exception as exc:
+            if error_code(exc) != "UserNotFoundException":
+                raise
+
+    def has_totp(self, email: str) -> bool:
+        """The user has set TOTP up (the team page's MFA status)."""
+        try:
+            user = self.cognito.admin_get_user(UserPoolId=self.pool_id, Username=email)
+        except Exception as exc:
+            if error_code(exc) == "UserNotFoundException":
+                return False
+            raise
+        return "SOFTWARE_TOKEN_MFA" in (user.get("UserMFASettingList") or [])

@@ -69,17 +69,24 @@ def password(session_id: str, email: str, password: str, source_ip: str, replaci
         raise _refused()
     _audited(email, source_ip, user.account_id)
     now = _now()
+    generation = user.generation
     if answer.challenge:
-        session = rules.opened(session_id, email, user.account_id, user.role, now, rules.TOTP)
+        session = rules.opened(session_id, email, user.account_id, user.role, now, rules.TOTP, generation=generation)
         session = replace(session, challenge=answer.challenge)
     elif roles.needs_totp(user.role):
         secret = deps.dashboard_identity().new_totp_secret(answer.access_token)
-        session = rules.opened(session_id, email, user.account_id, user.role, now, rules.SETUP)
+        session = rules.opened(session_id, email, user.account_id, user.role, now, rules.SETUP, generation=generation)
         session = replace(session, challenge=answer.access_token, secret=secret)
     else:
-        session = rules.opened(session_id, email, user.account_id, user.role, now)
+        session = rules.opened(session_id, email, user.account_id, user.role, now, generation=generation)
+        _signed_in(email)
     deps.dashboard_sessions().open(session)
     return session
+
+
+def _signed_in(email: str) -> None:
+    """The user's last sign-in (the team page shows it)."""
+    deps.dashboard_users().signed_in(email, clock.iso(clock.now()))
 
 
 def code(pending: Session, session_id: str, typed: str, source_ip: str) -> Session:
@@ -98,6 +105,7 @@ def code(pending: Session, session_id: str, typed: str, source_ip: str) -> Sessi
     if not right:
         raise ServiceError(401, "invalid_code", "The code is not right: type the one your app shows now.")
     session = rules.promoted(pending, session_id, _now())
+    _signed_in(pending.email)
     store = deps.dashboard_sessions()
     store.end(pending.key)
     store.open(session)
@@ -105,8 +113,9 @@ def code(pending: Session, session_id: str, typed: str, source_ip: str) -> Sessi
 
 
 def current(session_id: str | None) -> Session | None:
-    """The session of the cookie's id: held by the service and within its limits (a use
-    recorded at most once a minute), else None (and an expired record is deleted)."""
+    """The session of the cookie's id: held by the service, within its limits (a use recorded at
+    most once a minute) and of a user still in its account and not reset since, with the user's
+    role as it is now; else None (and the record is deleted)."""
     if not session_id or len(session_id) > 100:
         return None
     store = deps.dashboard_sessions()
@@ -117,6 +126,12 @@ def current(session_id: str | None) -> Session | None:
     if rules.expired(session, now):
         store.end(session.key)
         return None
+    user = deps.dashboard_users().read(session.email)
+    if user is None or user.account_id != session.account_id or session.generation != user.generation:
+        store.end(session.key)  # removed from the team, or its password reset since: ended at once
+        return None
+    if user.role != session.role:  # a role changed applies from the next request
+        session = replace(session, role=user.role)
     if session.signed_in and rules.needs_touch(session, now) and not store.touch(session.key, now):
         return None
     return session

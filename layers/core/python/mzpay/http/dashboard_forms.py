@@ -1,10 +1,11 @@
 """The dashboard's form and query helpers (mzpay.http.dashboard serves the pages): a form's
-fields within their maxima (refused, never cut), a list's query, a file's short-lived link."""
+fields within their maxima (refused, never cut), a list's query, a file's short-lived link, the
+dashboard's own address for the links its e-mails carry."""
 
 from __future__ import annotations
 
 from mzpay.domain.common.errors import FieldError, ServiceError
-from mzpay.http.dashboard import HTML, current
+from mzpay.http.dashboard import HTML, Visit, current
 from mzpay.http.params import Response
 
 MAX_QUERY = 200  # a list's filter
@@ -49,3 +50,12 @@ def to_file(link: str) -> Response[str]:
     visit = current()
     headers = {"Location": link, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
     return Response(303, HTML, "", headers=headers, cookies=visit.cookies or None)
+
+
+def site(visit: Visit) -> str:
+    """The dashboard's own address, for the links its e-mails carry (an invitation, a reset): the
+    domain name API Gateway answered on (on AWS not a header the browser chose) and the stage;
+    https but on the loopback (the local stack)."""
+    domain = str(visit.event.request_context.domain_name or "")
+    local = domain.split(":")[0] in ("127.0.0.1", "localhost")
+    return f"{'http' if local else 'https'}://{domain}{visit.base}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mzpay.domain.dashboard import team
 from mzpay.domain.messages import format as fmt
 from mzpay.domain.messages import sms
 
@@ -247,3 +248,33 @@ def pdf_rows(pdf: Any, rows: list[tuple[str, str]], gap: float) -> None:
 def latin(text: str) -> str:
     """What the PDF core fonts can draw: Latin-1 (anything else becomes '?')."""
     return text.replace("\u202f", " ").replace("\u00a0", " ").encode("latin-1", "replace").decode("latin-1")
+
+
+# ---------------------------------------------------------------- the dashboard's users
+DASHBOARD_USER = team.QUEUE_KIND  # its NotificationQueue message's kind (mzpay.dashboard.team)
+
+
+def dashboard_user_email(message: dict[str, Any], language: str) -> Email:
+    """An invitation to an account's dashboard (`notice` team.INVITATION: `business`, `inviter`,
+    `role`) or a password reset's link (team.PASSWORD_RESET), with its `link`."""
+    context = {
+        "notice": message["notice"],
+        "business": fmt.plain(message.get("business") or "mzpay", 120),
+        "inviter": fmt.plain(message.get("inviter"), 254),
+        "role": str(message.get("role") or ""),
+        "link": str(message["link"]),
+        "name": "",
+    }
+    return titled_email(DASHBOARD_USER, language, context)
+
+
+def titled_email(template: str, language: str, context: dict[str, Any]) -> Email:
+    """The e-mail of `<template>.subject.txt`, `.html` (told its `subject`, its title) and `.txt`:
+    the notices' (mzpay.messages.notices) and the dashboard users'."""
+    subject = fmt.plain(_render(f"{template}.subject.txt", language, context))
+    return Email(
+        subject=subject,
+        html=_render(f"{template}.html", language, {**context, "subject": subject}),
+        text=_render(f"{template}.txt", language, context),
+        language=language,
+    )

@@ -11,7 +11,7 @@ from typing import Any
 
 from mzpay.domain.messages import format as fmt
 from mzpay.domain.messages import notices, sms
-from mzpay.messages import Email, Sms, _render
+from mzpay.messages import Email, Sms, _render, titled_email
 
 TEMPLATES = {
     notices.TRANSACTION_PROCESSED: "customer_transaction",
@@ -48,14 +48,7 @@ def context(notice: str, data: dict[str, Any], language: str) -> dict[str, Any]:
 
 
 def email(notice: str, data: dict[str, Any], language: str) -> Email:
-    template, words = TEMPLATES[notice], context(notice, data, language)
-    subject = fmt.plain(_render(f"{template}.subject.txt", language, words))
-    return Email(
-        subject=subject,
-        html=_render(f"{template}.html", language, {**words, "subject": subject}),
-        text=_render(f"{template}.txt", language, words),
-        language=language,
-    )
+    return titled_email(TEMPLATES[notice], language, context(notice, data, language))
 
 
 def text_message(notice: str, data: dict[str, Any], language: str) -> Sms:

@@ -37,6 +37,7 @@ class Session:
     stage: str = SIGNED_IN
     challenge: str = ""
     secret: str = ""
+    generation: int = 0  # the user's when the session opened (a password reset moves the user's on)
 
     @property
     def signed_in(self) -> bool:
@@ -56,7 +57,9 @@ def hashed(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
 
 
-def opened(session_id: str, email: str, account_id: str, role: str, now: int, stage: str = SIGNED_IN) -> Session:
+def opened(
+    session_id: str, email: str, account_id: str, role: str, now: int, stage: str = SIGNED_IN, generation: int = 0
+) -> Session:
     """A new session (test mode first: live actions are a switch away, visibly)."""
     return Session(
         key=hashed(session_id),
@@ -68,6 +71,7 @@ def opened(session_id: str, email: str, account_id: str, role: str, now: int, st
         created_at=now,
         last_seen=now,
         stage=stage,
+        generation=generation,
     )
 
 
@@ -86,6 +90,6 @@ def promoted(pending: Session, session_id: str, now: int) -> Session:
     """The signed-in session replacing a pending one: a new id (the id known before the second
     factor is worth nothing after it) and a new CSRF token; the challenge and secret dropped."""
     return replace(
-        opened(session_id, pending.email, pending.account_id, pending.role, now),
+        opened(session_id, pending.email, pending.account_id, pending.role, now, generation=pending.generation),
         mode=pending.mode,
     )
