@@ -29,10 +29,10 @@ def health() -> dict[str, str]:
 @app.get("/", **HTML)
 @dashboard.page(app)
 def home() -> Response[str]:
-    """The account's balance in the session's mode."""
+    """The account's balance in the session's mode, and its volume and success rate by method."""
     visit = current()
     assert visit.session is not None
-    return show("home.html", balance=home_page.balance(visit.session))
+    return show("home.html", balance=home_page.balance(visit.session), volume=home_page.volume_by_method(visit.session))
 
 
 @app.get("/sign-in", **HTML)

@@ -77,3 +77,16 @@ def balances_shown(page: requests.Response) -> list[dict[str, str]]:
         r'<tr data-currency="([A-Z]{3})">.*?data-available="([^"]+)".*?data-pending="([^"]+)"', page.text, re.S
     )
     return [{"currency": c, "available": a, "held": h} for c, a, h in rows]
+
+
+def volume_shown(page: requests.Response) -> dict[str, dict[tuple[str, str], dict[str, str]]]:
+    """The home page's volume tables: per period (`today`, `30_days`), per (method, currency), the
+    row's numbers (payments, succeeded, decided, volume, rate: '' when nothing reached an outcome)."""
+    shown: dict[str, dict[tuple[str, str], dict[str, str]]] = {}
+    for period, section in re.findall(r'data-period="([^"]+)"(.*?)</section>', page.text, re.S):
+        rows = re.findall(r"<tr (data-method=[^>]*)>", section)
+        shown[period] = {}
+        for row in rows:
+            values = dict(re.findall(r'data-([a-z]+)="([^"]*)"', row))
+            shown[period][(values.pop("method"), values.pop("currency"))] = values
+    return shown
