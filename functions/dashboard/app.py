@@ -3,6 +3,7 @@ e-mail, password and TOTP, the test/live switch, sign-out and the home page. A p
 here and one template under mzpay/http/templates/dashboard/; the work is mzpay.dashboard's."""
 
 from mzpay.dashboard import home as home_page
+from mzpay.dashboard import settings as account_settings
 from mzpay.dashboard import sign_in as signing
 from mzpay.domain.dashboard import sessions
 from mzpay.entry import management_app
@@ -16,7 +17,9 @@ from mzpay.version import health_report
 app = management_app("dashboard")  # every post on the audit trail, the user named by sign_in
 dashboard.sessions_from(signing.current)
 dashboard.identify_with(audit.identify)  # a post without a session is recorded as anonymous
+dashboard.admits_with(account_settings.admit)  # the account's dashboard IP allowlist, when set
 dashboard.answers_unknown_paths(app)
+dashboard.answers_refusals(app)  # a card number in a form: the page again, never JSON
 HTML = {"include_in_schema": False}  # pages for people: no OpenAPI document
 
 
@@ -104,6 +107,32 @@ def sign_out() -> Response[str]:
     signing.sign_out(visit.session, visit.source_ip())
     dashboard.close_session()
     return see_other("/sign-in")
+
+
+# ---------------- settings
+@app.get("/settings", **HTML)
+@dashboard.page(app)
+def settings_page() -> Response[str]:
+    """The account's brand colour, messages' language and sender name, dashboard IP allowlist."""
+    visit = current()
+    assert visit.session is not None
+    return show("settings.html", **account_settings.shown(visit.session, visit.query("saved") == "1"))
+
+
+def _settings_typed(visit: dashboard.Visit) -> dict[str, object]:
+    return account_settings.typed(visit.session, visit.fields())
+
+
+dashboard.re_renders("/settings", "settings.html", _settings_typed)
+
+
+@app.post("/settings", **HTML)
+@dashboard.action(app, form_page="settings.html", context=_settings_typed)
+def change_settings() -> Response[str]:
+    visit = current()
+    assert visit.session is not None
+    account_settings.change(visit.session, visit.fields(), visit.source_ip())
+    return see_other("/settings?saved=1")
 
 
 lambda_handler = handler_for(app)

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import requests
+import requests.adapters
 
 from devstack.dashboard_demo import create_user, fresh_totp_code
 from devstack.launcher import RunningStack
@@ -31,15 +32,33 @@ def new_user(
     )
 
 
+class FromAddress(requests.adapters.HTTPAdapter):
+    """Connections made from `address` (another loopback address than 127.0.0.1: the local stack
+    sees it as the request's source IP, as API Gateway would a client's)."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **{**kwargs, "source_address": (self.address, 0)})
+
+
 class DashboardUser:
-    def __init__(self, stack: RunningStack, region: str = "mz", lang: str | None = None) -> None:
+    def __init__(
+        self, stack: RunningStack, region: str = "mz", lang: str | None = None, source: str | None = None
+    ) -> None:
+        """`source`: the loopback address the user's requests come from (127.0.0.1 unless named)."""
         self.url = stack.state["demo"][region]["dashboard"]["url"]
         self.cookies: dict[str, str] = {}
         self.headers = {"Accept-Language": lang} if lang else {}
+        self.http = requests.Session()
+        if source is not None:
+            self.http.mount("http://", FromAddress(source))
 
     def call(self, method: str, path: str, form: dict[str, str] | None = None) -> requests.Response:
         jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
-        answer = requests.request(
+        answer = self.http.request(
             method,
             self.url + path,
             data=form,

@@ -27,6 +27,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from mzpay.domain.common.errors import ServiceError
+from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
 from mzpay.http import page_locale
@@ -37,6 +38,7 @@ from mzpay.http.resolver import unexpected_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 CurrentSession = Callable[[str | None], Session | None]
+FormContext = Callable[["Visit"], dict[str, Any]]
 HTML = "text/html; charset=utf-8"
 FORM_CSRF_COOKIE = "__Host-mzpay_dashboard_csrf"  # the sign-in form's double-submit token
 LANG_COOKIE = "__Host-mzpay_dashboard_lang"
@@ -71,6 +73,9 @@ class Visit:
             Cookie(name, value, path="/", secure=True, http_only=True, same_site=SameSite.STRICT_MODE, max_age=max_age)
         )
 
+    def query(self, name: str) -> str:
+        return str((self.event.query_string_parameters or {}).get(name, ""))[:MAX_FIELD]
+
     def session_id(self) -> str | None:
         return cookie(self.event, rules.COOKIE)
 
@@ -80,6 +85,7 @@ class Visit:
 
 _sessions: list[CurrentSession] = []
 _identify: list[Callable[[str, str, str], None]] = []
+_admit: list[Callable[[Session, str], None]] = []
 
 
 def identify_with(identify: Callable[[str, str, str], None]) -> None:
@@ -92,6 +98,12 @@ def sessions_from(current_session: CurrentSession) -> None:
     """How a cookie's id becomes the session it names (the function wires
     mzpay.dashboard.sign_in.current: the use case that holds the rules and the store)."""
     _sessions[:] = [current_session]
+
+
+def admits_with(admit: Callable[[Session, str], None]) -> None:
+    """How a session's request is checked against its account's dashboard IP allowlist (the
+    function wires mzpay.dashboard.settings.admit: a refusal raises 403 `ip_not_allowed`)."""
+    _admit[:] = [admit]
 
 
 _current: contextvars.ContextVar[Visit | None] = contextvars.ContextVar("mzpay_dashboard_visit", default=None)
@@ -130,6 +142,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         path=f"{visit.base}{visit.event.path}",
         session=visit.session if visit.session and visit.session.signed_in else None,
         csrf=visit.csrf,
+        allows=roles.allows,  # what the navigation offers the session's role
         error=error,
         **context,
     )
@@ -181,7 +194,9 @@ def _check_csrf(visit: Visit, expected: str | None) -> None:
         raise ServiceError(403, "csrf_invalid", "This form is no longer valid: nothing was changed.")
 
 
-def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None) -> F:
+def _served(
+    app: Any, route: F, kind: str, posting: bool, form_page: str | None, context: FormContext | None = None
+) -> F:
     @functools.wraps(route)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         visit = begin(app.current_event)
@@ -202,6 +217,11 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
                     return see_other("/sign-in")
                 assert visit.session is not None
                 visit.csrf = visit.session.csrf
+                if posting:  # the user acts (refused ones too): the audit trail names it
+                    for identify in _identify:
+                        identify("merchant_user", visit.session.email, visit.source_ip())
+                for admit in _admit:
+                    admit(visit.session, visit.source_ip())
                 if posting:
                     _check_csrf(visit, visit.session.csrf)
             return route(*args, **kwargs)
@@ -215,7 +235,7 @@ def _served(app: Any, route: F, kind: str, posting: bool, form_page: str | None)
         if kind == "public" and not visit.csrf:  # refused before its token was issued: the form gets one
             visit.csrf = _form_csrf(visit)
         if form_page is not None:
-            return show(form_page, error.status, error=error, **form_context(visit))
+            return show(form_page, error.status, error=error, **(context or form_context)(visit))
         return show("refused.html", error.status, error=error)
 
     return wrapper  # type: ignore[return-value]
@@ -232,6 +252,41 @@ def answers_unknown_paths(app: Any) -> None:
     app.not_found(lambda _exc: served())
 
 
+_forms: dict[str, tuple[str, FormContext]] = {}  # a form's path -> its page and what re-renders it
+
+
+def answers_refusals(app: Any) -> None:
+    """A request refused before any route runs (a form holding a card number, bytes no route could
+    read: mzpay.http.resolver) is a dashboard page too, never JSON: the form posted, re-rendered
+    with the refusal (`re_renders`), else the refusal page; the sign-in page without a session."""
+    app.mzpay_refusal_page = _refusal_page
+
+
+def re_renders(path: str, form_page: str, context: FormContext) -> None:
+    """The form at `path` is `form_page` again, with what `context` gives it, when its post is
+    refused before its route."""
+    _forms[path] = (form_page, context)
+
+
+def _refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+    from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    proxy = APIGatewayProxyEvent(event)
+    visit = begin(proxy)
+    visit.session = _sessions[0](visit.session_id()) if _sessions else None
+    if visit.session is None or not visit.session.signed_in:
+        visit.session = None
+        visit.csrf = _form_csrf(visit)
+        answer = show("sign_in.html", error.status, error=error)
+    else:
+        visit.csrf = visit.session.csrf
+        form_page, context = _forms.get(proxy.path, ("refused.html", lambda _visit: {}))
+        answer = show(form_page, error.status, error=error, **context(visit))
+    builder: ResponseBuilder[APIGatewayProxyEvent] = ResponseBuilder(answer)
+    return builder.build(proxy)
+
+
 def form_context(visit: Visit) -> dict[str, Any]:
     """What a re-rendered sign-in step shows: the TOTP secret being set up."""
     secret = visit.session.secret if visit.session is not None else ""
@@ -242,8 +297,10 @@ def page(app: Any) -> Callable[[F], F]:
     return lambda route: _served(app, route, "signed_in", posting=False, form_page=None)
 
 
-def action(app: Any) -> Callable[[F], F]:
-    return lambda route: _served(app, route, "signed_in", posting=True, form_page=None)
+def action(app: Any, form_page: str | None = None, context: FormContext | None = None) -> Callable[[F], F]:
+    """`form_page`: the page a refusal re-renders, with what `context` gives it (the visit's
+    typed fields, say)."""
+    return lambda route: _served(app, route, "signed_in", posting=True, form_page=form_page, context=context)
 
 
 def pending(app: Any, posting: bool = False, form_page: str | None = None) -> Callable[[F], F]:
