@@ -169,6 +169,8 @@ def test_an_owner_sets_the_brand_colour_the_checkout_and_the_receipt_wear_it_aud
     assert (page.status_code, page.headers["Content-Language"]) == (200, "pt")
     assert 'data-page="settings"' in page.text and "Definições" in page.text and 'data-nav="settings"' in page.text
     assert form_values(page) == BLANK and "data-saved" not in page.text
+    assert f'data-account="{shop.account["id"]}"' in page.text and "Dados do negócio" in page.text
+    assert "<td data-name>Mercearia</td>" in page.text and "<td>mz</td>" in page.text  # as the management API
     url = checkout(shop).json()["checkout_url"]
     plain = requests.get(url, timeout=30)
     assert "data-brand-colour" not in plain.text

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from mzpay.domain.accounts.settings import AccountSettings
 
 with deferred_imports():
-    from mzpay.cases import account_settings
+    from mzpay.cases import access, account_settings
     from mzpay.domain.accounts.settings import SettingsForm
 
 FIELDS = ("brand_colour", "notification_language", "sender_name", "dashboard_ip_allowlist")
@@ -36,17 +36,18 @@ def shown(session: Session, saved: bool) -> dict[str, Any]:
         "sender_name": settings.sender_name or "",
         "dashboard_ip_allowlist": "\n".join(settings.dashboard_ip_allowlist),
     }
-    return {"values": values, "settings": settings, "saved": saved}
+    account = access.get_account(session.account_id)  # what GET /v1/accounts/{id} answers operators
+    return {"values": values, "settings": settings, "saved": saved, "account": account}
 
 
 def typed(session: Session | None, fields: dict[str, str]) -> dict[str, Any]:
     """A refused form's context: what was typed again (nothing was stored); for a role that may not
     change the settings, nothing but the refusal."""
     if session is None or not roles.allows(session.role, "settings:write"):
-        return {"values": None, "settings": None, "saved": False}
+        return {"values": None, "settings": None, "saved": False, "account": None}
     values = {name: fields.get(name, "")[:4000] for name in FIELDS}
     values = {name: "" if holds_card_number(value) else value for name, value in values.items()}  # never shown
-    return {"values": values, "settings": None, "saved": False}
+    return {"values": values, "settings": None, "saved": False, "account": access.get_account(session.account_id)}
 
 
 def change(session: Session, fields: dict[str, str], source_ip: str) -> AccountSettings:
