@@ -10,6 +10,7 @@ from typing import Any
 from mzpay.dashboard import collection
 from mzpay.dashboard import home as home_page
 from mzpay.dashboard import payments as payments_area
+from mzpay.dashboard import settings as account_settings
 from mzpay.dashboard import sign_in as signing
 from mzpay.dashboard import team as team_page
 from mzpay.domain.common.errors import ServiceError
@@ -43,7 +44,8 @@ dashboard.sessions_from(signing.current)
 dashboard.identify_with(audit.identify, audit.concerns)  # a post without a session is recorded as anonymous
 dashboard.answers_unknown_paths(app)
 dashboard.page_context_from(lambda session: {"collects": collection.collects(session)})
-dashboard.answers_refusals(app)  # a card number in a form (refused before any route) is a page too
+dashboard.admits_with(account_settings.admit)  # the account's dashboard IP allowlist, when set
+dashboard_forms.answers_refusals(app)  # a card number in a form (refused before any route) is a page too
 HTML = {"include_in_schema": False}  # pages for people: no OpenAPI document
 
 
@@ -56,10 +58,10 @@ def health() -> dict[str, str]:
 @app.get("/", **HTML)
 @dashboard.page(app)
 def home() -> Response[str]:
-    """The account's balance in the session's mode."""
+    """The account's balance in the session's mode, and its volume and success rate by method."""
     visit = current()
     assert visit.session is not None
-    return show("home.html", balance=home_page.balance(visit.session))
+    return show("home.html", balance=home_page.balance(visit.session), volume=home_page.volume_by_method(visit.session))
 
 
 @app.get("/sign-in", **HTML)
@@ -649,6 +651,29 @@ def reset_password(token: str) -> Response[str]:
         return see_other("/sign-in")
 
     return _new_password(reset, "team_new_password.html", lambda: {"email": team_page.reset_email(token)})
+
+
+# ---------------- settings
+@app.get("/settings", **HTML)
+@dashboard.page(app)
+def settings_page() -> Response[str]:
+    """The account's brand colour, messages' language and sender name, dashboard IP allowlist."""
+    visit = current()
+    assert visit.session is not None
+    return show("settings.html", **account_settings.shown(visit.session, visit.query("saved") == "1"))
+
+
+def _settings_typed(session: Session) -> dict[str, object]:
+    return account_settings.typed(session, current().fields())
+
+
+@app.post("/settings", **HTML)
+@dashboard.action(app, form_page="settings.html", context=_settings_typed, live=False)  # one for both modes
+def change_settings() -> Response[str]:
+    visit = current()
+    assert visit.session is not None
+    account_settings.change(visit.session, visit.fields(), visit.source_ip())
+    return see_other("/settings?saved=1")
 
 
 lambda_handler = handler_for(app)

@@ -113,7 +113,8 @@ def checkout_receipt(payment_id: str) -> Response[str]:
     answer, payment = hosted.checkout_receipt(payment_id)
     if receipts.wants_pdf_page(app.current_event):
         return receipts.receipt_pdf(answer.model_dump(), app.current_event)  # type: ignore[return-value]
-    return receipts.receipt_page(answer.model_dump(), payment.checkout_url or "", app.current_event)
+    brand = hosted.brand_of(payment)  # the account's colour (its settings), if it chose one
+    return receipts.receipt_page(answer.model_dump(), payment.checkout_url or "", app.current_event, brand)
 
 
 @app.get("/checkout/<payment_id>/return")

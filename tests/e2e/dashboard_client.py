@@ -6,12 +6,14 @@ steps, the page's CSRF token, and users of other accounts made as `make run` mak
 from __future__ import annotations
 
 import re
+import secrets
 import uuid
 from email import message_from_string, policy
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 import requests
+import requests.adapters
 
 from devstack.dashboard_demo import create_user, fresh_totp_code
 from devstack.launcher import RunningStack
@@ -38,13 +40,35 @@ def new_user(
     )
 
 
+class FromAddress(requests.adapters.HTTPAdapter):
+    """Connections made from `address` (another loopback address than 127.0.0.1: the local stack
+    sees it as the request's source IP, as API Gateway would a client's)."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **{**kwargs, "source_address": (self.address, 0)})
+
+
 class DashboardUser:
-    def __init__(self, stack: RunningStack, region: str = "mz", lang: str | None = None) -> None:
+    def __init__(
+        self, stack: RunningStack, region: str = "mz", lang: str | None = None, source: str | None = None
+    ) -> None:
+        """`source`: the loopback address the user's requests come from; unless named, one of its own
+        (people sign in from their own addresses: the sign-in limit per address, 30 a minute,
+        would otherwise count every user a test file signs in)."""
         self.url = stack.state["demo"][region]["dashboard"]["url"]
         self.cookies: dict[str, str] = {}
         self.totp_secret = ""  # set up through the dashboard (accept_invitation)
         self.headers = {"Accept-Language": lang} if lang else {}
         self.email = ""
+        self.http = requests.Session()
+        self.source = (
+            source or f"127.{secrets.randbelow(254) + 1}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"
+        )
+        self.http.mount("http://", FromAddress(self.source))
 
     def call(
         self,
@@ -55,7 +79,7 @@ class DashboardUser:
     ) -> requests.Response:
         """`files`: a multipart form's files by field name, (file name, bytes) each."""
         jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
-        answer = requests.request(
+        answer = self.http.request(
             method,
             self.url + path,
             data=form,
@@ -246,3 +270,16 @@ def team_shown(page: requests.Response) -> dict[str, dict[str, str]]:
         page.text,
     )
     return {e: {"role": r, "status": s, "totp": t, "last_sign_in": last} for e, r, s, t, last in rows}
+
+
+def volume_shown(page: requests.Response) -> dict[str, dict[tuple[str, str], dict[str, str]]]:
+    """The home page's volume tables: per period (`today`, `30_days`), per (method, currency), the
+    row's numbers (payments, succeeded, decided, volume, rate: '' when nothing reached an outcome)."""
+    shown: dict[str, dict[tuple[str, str], dict[str, str]]] = {}
+    for period, section in re.findall(r'data-period="([^"]+)"(.*?)</section>', page.text, re.S):
+        rows = re.findall(r"<tr (data-method=[^>]*)>", section)
+        shown[period] = {}
+        for row in rows:
+            values = dict(re.findall(r'data-([a-z]+)="([^"]*)"', row))
+            shown[period][(values.pop("method"), values.pop("currency"))] = values
+    return shown

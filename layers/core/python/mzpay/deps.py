@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from mzpay.connectors.cognito import Identity
     from mzpay.ports.messaging import MessageSender
     from mzpay.store.account_names import AccountNames
-    from mzpay.store.accounts import AccountEndpoints, Limits, PayoutLimitsStore, WebhookSecrets
+    from mzpay.store.accounts import AccountEndpoints, AccountSettingsStore, Limits, PayoutLimitsStore, WebhookSecrets
     from mzpay.store.audit import AuditTrail
     from mzpay.store.bank_statements import BankStatements
     from mzpay.store.bill_payments import BillPayments
@@ -483,6 +483,13 @@ def reports() -> Reports:
     from mzpay.store.reports import Reports
 
     return Reports.from_env()
+
+
+@once
+def account_settings() -> AccountSettingsStore:
+    from mzpay.store.accounts import AccountSettingsStore
+
+    return AccountSettingsStore.from_env()
 
 
 @once

@@ -13,6 +13,7 @@ from mzpay.answers.receipts import Receipt
 from mzpay.connectors.base import Reconciling
 from mzpay.connectors.simulated import OTP
 from mzpay.domain.access.principal import Principal
+from mzpay.domain.accounts.settings import Brand, brand
 from mzpay.domain.common.bounds import MAX_CODE, MAX_PHONE
 from mzpay.domain.common.clock import now_iso
 from mzpay.domain.common.errors import FieldError, ServiceError, refused_field
@@ -74,6 +75,7 @@ class CheckoutView:
     payment: Payment
     merchant: str
     offers: list[Offer]
+    brand: Brand | None = None  # the account's colour (its settings), None: the page's own
 
 
 def checkout_view(provider_payment_id: str, payment: Payment | None = None) -> CheckoutView:
@@ -86,7 +88,12 @@ def checkout_view(provider_payment_id: str, payment: Payment | None = None) -> C
     if payment.status == Status.REQUIRES_PAYMENT_METHOD:
         bound = _bound(payment) if payment.mode == "live" else frozenset()
         found = offers(payment.value, payment.currency, payment.mode, payment.networks, bound.__contains__)
-    return CheckoutView(payment, merchant, found)
+    return CheckoutView(payment, merchant, found, brand_of(payment))
+
+
+def brand_of(payment: Payment) -> Brand | None:
+    """The colour the payment's account chose for its checkout and receipt pages (its settings)."""
+    return brand(deps.account_settings().read(payment.account_id))
 
 
 def _bound(payment: Payment) -> frozenset[str]:

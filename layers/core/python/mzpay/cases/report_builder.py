@@ -38,6 +38,7 @@ from mzpay.domain.money.transactions import BalanceTransaction, describe
 from mzpay.domain.payments.rules import Payment
 from mzpay.domain.webhooks.events import new_event
 from mzpay.observability import logger
+from mzpay.steps.listings import every_payment
 from mzpay.store.aws import is_dependency_fault
 from mzpay.store.list_keys import LISTED
 from mzpay.store.listings import Scope
@@ -56,9 +57,6 @@ def _currencies(report: Report) -> list[str]:
 def _entries(report: Report, currency: str, start: str, end: str) -> Iterator[BalanceTransaction]:
     for item in deps.ledger().entries_between(report.account_id, report.mode, currency, start, end):
         yield describe(item)
-
-
-PAGE = 100  # payments read per page of the account's list
 
 
 def payment_row(payment: Payment, zone: tzinfo) -> list[str]:
@@ -93,14 +91,8 @@ def payment_row(payment: Payment, zone: tzinfo) -> list[str]:
 
 def _payments(report: Report) -> Iterator[Payment]:
     """The account's payments made in the interval, newest first, a page at a time."""
-    scope = Scope(report.account_id, (report.mode,))
     filters = Filters(created_gte=report.interval_start, created_lt=report.interval_end)
-    before: str | None = None
-    while True:
-        found, before = deps.listings().page(Payment, scope, filters, before, PAGE)
-        yield from found
-        if before is None:
-            return
+    return every_payment(Scope(report.account_id, (report.mode,)), filters)
 
 
 def rows(report: Report) -> Iterator[list[str]]:

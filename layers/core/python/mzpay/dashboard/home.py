@@ -1,5 +1,6 @@
 """The dashboard's home page: the account's balance in the session's mode, read by the use case
-GET /v1/balance answers with (the user as the actor, within its role)."""
+GET /v1/balance answers with, and today's and the last 30 days' volume and success rate by method
+(mzpay.cases.volume, over the list GET /v1/payments reads); the user as the actor, within its role."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from mzpay.lazy import deferred_imports
 
 if TYPE_CHECKING:
     from mzpay.answers.balance import Balance
+    from mzpay.domain.dashboard.volume import Volume
 
 with deferred_imports():  # loaded by the first page that needs it: sign-in does not
-    from mzpay.cases import refunds
+    from mzpay.cases import refunds, volume
 
 
 def acting(session: Session, permission: str) -> Principal:
@@ -35,3 +37,8 @@ def acting(session: Session, permission: str) -> Principal:
 def balance(session: Session) -> Balance:
     """Available and held (pending) per currency, as GET /v1/balance answers."""
     return refunds.balance(acting(session, "balance:read"))
+
+
+def volume_by_method(session: Session) -> Volume:
+    """Today's and the last 30 days' volume and success rate per method (the home page's charts)."""
+    return volume.by_method(acting(session, "payments:read"))

@@ -15,7 +15,11 @@ from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.dashboard import roles
 from mzpay.domain.dashboard import sessions as rules
 from mzpay.domain.dashboard.sessions import Session
+from mzpay.lazy import deferred_imports
 from mzpay.steps import audit
+
+with deferred_imports():
+    from mzpay.cases import account_settings
 
 ATTEMPTS_PER_USER = 10  # sign-in posts (password or code) per e-mail per minute
 ATTEMPTS_PER_ADDRESS = 30  # ... per source address per minute (an office shares one)
@@ -54,7 +58,8 @@ def _refused() -> ServiceError:
 def password(session_id: str, email: str, password: str, source_ip: str, replacing: str | None = None) -> Session:
     """The first step: the session it opens, signed in (a role without TOTP that has none) or
     waiting for the code or for the TOTP setup. 401 `sign_in_failed` for a wrong password and for
-    an e-mail that is no dashboard user alike. `replacing`: the id of the cookie the browser
+    an e-mail that is no dashboard user alike; 403 `ip_not_allowed` for the right password from an
+    address the account's dashboard IP allowlist leaves out. `replacing`: the id of the cookie the browser
     still holds, whose session ends here (one browser, one session)."""
     email = email.strip().lower()
     _audited(email, source_ip)
@@ -68,6 +73,7 @@ def password(session_id: str, email: str, password: str, source_ip: str, replaci
     if user is None or answer.refused:
         raise _refused()
     _audited(email, source_ip, user.account_id)
+    account_settings.require_address_admitted(user.account_id, source_ip)  # its IP allowlist, if set
     now = _now()
     generation = user.generation
     if answer.challenge:

@@ -108,6 +108,7 @@ def page(
         choice=choice,
         qr=_qr(payment.next_action),
         test_card=TEST_CARD_HINT,
+        brand=view.brand,
     )
     acting = payment.status in ("requires_payment_method", "requires_action")
     cookies = [_csrf_cookie(payment.checkout_url or "", token)] if acting else []

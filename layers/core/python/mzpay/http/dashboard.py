@@ -27,7 +27,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
@@ -114,6 +113,7 @@ class Visit:
 _sessions: list[CurrentSession] = []
 _identify: list[Callable[[str, str, str], None]] = []
 _concerns: list[Callable[[str], None]] = []
+_admit: list[Callable[[Session, str], None]] = []
 
 
 def identify_with(identify: Callable[[str, str, str], None], concerns: Callable[[str], None] | None = None) -> None:
@@ -128,6 +128,12 @@ def sessions_from(current_session: CurrentSession) -> None:
     """How a cookie's id becomes the session it names (the function wires
     mzpay.dashboard.sign_in.current: the use case that holds the rules and the store)."""
     _sessions[:] = [current_session]
+
+
+def admits_with(admit: Callable[[Session, str], None]) -> None:
+    """How a session's request is checked against its account's dashboard IP allowlist (the
+    function wires mzpay.dashboard.settings.admit: a refusal raises 403 `ip_not_allowed`)."""
+    _admit[:] = [admit]
 
 
 _current: contextvars.ContextVar[Visit | None] = contextvars.ContextVar("mzpay_dashboard_visit", default=None)
@@ -179,6 +185,7 @@ def show(template: str, http_status: int = 200, error: ServiceError | None = Non
         path=f"{visit.base}{visit.event.path}",
         session=signed_in,
         csrf=visit.csrf,
+        allows=roles.allows,  # what the navigation offers the session's role
         error=error,
         may=functools.partial(roles.allows, signed_in.role if signed_in else ""),  # what the role may open
         **{"sent": {}, **context},  # sent: a refused form's fields, shown again
@@ -306,9 +313,9 @@ def _served(app: Any, route: F, how: _Served) -> F:
                         identify("merchant_user", visit.session.email, visit.source_ip())
                     for concerns in _concerns:
                         concerns(visit.session.account_id)
+                for admit in _admit:  # the account's own rules of who may come in (its IP allowlist)
+                    admit(visit.session, visit.source_ip())
                 if posting:
-                    for identify in _identify:  # the user, even when its post is refused before its use case
-                        identify("merchant_user", visit.session.email, visit.source_ip())
                     _check_csrf(visit, visit.session.csrf)
             refused = visit.event.raw_event.get(REFUSED_BEFORE_ROUTE)
             if isinstance(refused, ServiceError):  # refused before the route (answers_refusals)
@@ -328,32 +335,6 @@ def _served(app: Any, route: F, how: _Served) -> F:
         return _refusal(visit, how, error, kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-def answers_refusals(app: Any) -> None:
-    """A form the service refuses before any route runs (a card number in it, mzpay.http.card_screen;
-    bytes no route could read) is answered by its route as a refusal of its own: the form again, in
-    the page's language, with its CSRF token, the route seeing none of its fields but the CSRF token
-    (the audit trail records the refusal once, without the body: mzpay.http.resolver)."""
-
-    def refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
-        sent = form_of(event)
-        body = urlencode({"csrf_token": sent["csrf_token"]}) if "csrf_token" in sent else ""
-        refused = {**event, "body": body, "isBase64Encoded": False, REFUSED_BEFORE_ROUTE: error}
-        answer: dict[str, Any] = app.resolve(refused, None)
-        return answer
-
-    app.mzpay_refusal_page = refusal_page
-
-
-def form_of(event: dict[str, Any]) -> dict[str, str]:
-    """A raw event's form fields (the last of each name); none when the body is no form."""
-    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
-
-    try:
-        return form(APIGatewayProxyEvent(event))
-    except (ValueError, UnicodeDecodeError):
-        return {}
 
 
 def answers_unknown_paths(app: Any) -> None:

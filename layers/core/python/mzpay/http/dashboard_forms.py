@@ -1,11 +1,16 @@
 """The dashboard's form and query helpers (mzpay.http.dashboard serves the pages): a form's
 fields within their maxima (refused, never cut), a list's query, a file's short-lived link, the
-dashboard's own address for the links its e-mails carry."""
+dashboard's own address for the links its e-mails carry, and a form refused before its route (a card
+number in it) answered by that route as its own refusal."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlencode
+
 from mzpay.domain.common.errors import FieldError, ServiceError
-from mzpay.http.dashboard import HTML, Visit, current
+from mzpay.http.checkout_page import form
+from mzpay.http.dashboard import HTML, REFUSED_BEFORE_ROUTE, Visit, current
 from mzpay.http.params import Response
 
 MAX_QUERY = 200  # a list's filter
@@ -59,3 +64,29 @@ def site(visit: Visit) -> str:
     domain = str(visit.event.request_context.domain_name or "")
     local = domain.split(":")[0] in ("127.0.0.1", "localhost")
     return f"{'http' if local else 'https'}://{domain}{visit.base}"
+
+
+def answers_refusals(app: Any) -> None:
+    """A form the service refuses before any route runs (a card number in it, mzpay.http.card_screen;
+    bytes no route could read) is answered by its route as a refusal of its own: the form again, in
+    the page's language, with its CSRF token, the route seeing none of its fields but the CSRF token
+    (the audit trail records the refusal once, without the body: mzpay.http.resolver)."""
+
+    def refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
+        sent = form_of(event)
+        body = urlencode({"csrf_token": sent["csrf_token"]}) if "csrf_token" in sent else ""
+        refused = {**event, "body": body, "isBase64Encoded": False, REFUSED_BEFORE_ROUTE: error}
+        answer: dict[str, Any] = app.resolve(refused, None)
+        return answer
+
+    app.mzpay_refusal_page = refusal_page
+
+
+def form_of(event: dict[str, Any]) -> dict[str, str]:
+    """A raw event's form fields (the last of each name); none when the body is no form."""
+    from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+    try:
+        return form(APIGatewayProxyEvent(event))
+    except (ValueError, UnicodeDecodeError):
+        return {}

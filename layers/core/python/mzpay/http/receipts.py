@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response
 
@@ -14,6 +14,9 @@ from mzpay.http import page_locale
 from mzpay.http.checkout_page import html_response, language
 from mzpay.messages import latin as _latin  # what the PDF core fonts can draw
 from mzpay.messages import pdf_rows
+
+if TYPE_CHECKING:
+    from mzpay.domain.accounts.settings import Brand
 
 PDF = "application/pdf"
 FILE_NAMES = {"pt": "recibo", "en": "receipt"}  # what a downloaded receipt is called
@@ -31,11 +34,14 @@ def wants_pdf_page(event: Any) -> bool:
     return (event.query_string_parameters or {}).get("format") == "pdf"
 
 
-def receipt_page(receipt: dict[str, Any], checkout_url: str, event: Any) -> Response[str]:
+def receipt_page(receipt: dict[str, Any], checkout_url: str, event: Any, brand: Brand | None = None) -> Response[str]:
+    """The receipt's page, in the account's colour (`brand`) when it chose one."""
     lang = language(event)
     nonce = secrets.token_urlsafe(16)
     here = f"{checkout_url}/receipt"  # the language switch stays on the receipt
-    body = page_locale.render("receipt.html", lang, nonce=nonce, receipt=receipt, url=checkout_url, here=here)
+    body = page_locale.render(
+        "receipt.html", lang, nonce=nonce, receipt=receipt, url=checkout_url, here=here, brand=brand
+    )
     return html_response(200, body, nonce, lang, event, checkout_url)
 
 

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterator
 from typing import TypeVar
 
 from mzpay import deps
 from mzpay.domain.common import page_tokens
 from mzpay.domain.common.entity import Entity
-from mzpay.domain.common.listing import Kind, ListRequest
+from mzpay.domain.common.listing import Filters, Kind, ListRequest
 from mzpay.domain.messages.records import CHANNELS as MESSAGE_CHANNELS
 from mzpay.domain.messages.records import STATUSES as MESSAGE_STATUSES
 from mzpay.domain.payments.disputes import Status as DisputeStatus
 from mzpay.domain.payments.methods import METHODS
-from mzpay.domain.payments.rules import Status
+from mzpay.domain.payments.rules import Payment, Status
 from mzpay.domain.payouts.batches import Status as BatchStatus
 from mzpay.domain.payouts.cash_deposits import DEPOSIT_STATUS
 from mzpay.domain.payouts.destinations import DESTINATION_TYPES
@@ -106,3 +107,17 @@ def page(
     before = page_tokens.unseal(request.page_token, binding, _token_key()) if request.page_token else None
     found, position = deps.listings().page(entity, scope, request.filters, before, request.page_size, listed)
     return found, (page_tokens.seal(position, binding, _token_key()) if position else None)
+
+
+PAYMENTS_READ = 100  # payments read per page by every_payment
+
+
+def every_payment(scope: Scope, filters: Filters) -> Iterator[Payment]:
+    """Every payment of `scope` that `filters` keeps, newest first, read a page at a time as the
+    caller goes (a report's rows, the dashboard's volume)."""
+    before: str | None = None
+    while True:
+        found, before = deps.listings().page(Payment, scope, filters, before, PAYMENTS_READ)
+        yield from found
+        if before is None:
+            return

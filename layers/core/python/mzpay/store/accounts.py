@@ -4,10 +4,12 @@ with the stack's KMS key. Items: pk ACCOUNT#<id>, sk WHSEC#<mode>."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 from decimal import Decimal
 from typing import Any
 
 from mzpay.domain.accounts.limits import AccountLimits
+from mzpay.domain.accounts.settings import AccountSettings
 from mzpay.domain.common.clock import iso, parse_iso
 from mzpay.domain.common.errors import ServiceError
 from mzpay.domain.payouts.limits import PayoutLimits
@@ -133,3 +135,29 @@ class AccountEndpoints(InAccountsTable):
 
     def delete(self, account_id: str, mode: str) -> None:
         self.table.delete_item(Key=self._key(account_id, mode))
+
+
+class AccountSettingsStore(InAccountsTable):
+    """The account's own settings (mzpay.domain.accounts.settings): pk ACCOUNT#<id>, sk SETTINGS."""
+
+    @staticmethod
+    def _key(account_id: str) -> dict[str, str]:
+        return {"pk": f"ACCOUNT#{account_id}", "sk": "SETTINGS"}
+
+    def read(self, account_id: str) -> AccountSettings:
+        item = self.table.get_item(Key=self._key(account_id), ConsistentRead=True).get("Item")
+        if item is None:
+            return AccountSettings()
+        return AccountSettings(
+            brand_colour=item.get("brand_colour"),
+            notification_language=str(item.get("notification_language", "pt")),
+            sender_name=item.get("sender_name"),
+            dashboard_ip_allowlist=tuple(item.get("dashboard_ip_allowlist") or ()),
+            updated_at=item.get("updated_at"),
+            updated_by=item.get("updated_by"),
+        )
+
+    def write(self, account_id: str, settings: AccountSettings) -> None:
+        values = {name: value for name, value in dataclasses.asdict(settings).items() if value not in (None, ())}
+        values["dashboard_ip_allowlist"] = list(settings.dashboard_ip_allowlist)
+        self.table.put_item(Item={**self._key(account_id), **values})
