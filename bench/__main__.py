@@ -81,12 +81,14 @@ SECTIONS: list[Section] = [
     ),
     Section(
         "dynamodb_round_trips",
-        "DynamoDB round trips per operation, warm (gateway payments function, in-process moto)",
+        f"DynamoDB round trips per request end to end, warm (the gateway authorizer with an API key, the rate "
+        f"limiter and the gateway payments function; in-process moto; mean of {payments.BURST} of each)",
         [
             Column("name", "operation"),
-            Column("round_trips", "round trips"),
-            Column("rate_limiter", "+ rate limiter"),
-            Column("total", "total"),
+            Column("authorizer", "authorizer", ".2g"),
+            Column("rate_limiter", "+ rate limiter", ".2g"),
+            Column("round_trips", "+ operation", ".2g"),
+            Column("total", "total", ".3g"),
             Column("by_operation", "the operation's requests"),
         ],
         payments.run_round_trips,
