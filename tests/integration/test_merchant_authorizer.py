@@ -315,3 +315,46 @@ def test_a_suspension_without_a_reason(authorizer: Any) -> None:
     assert denied_problem(authorizer(auth_event(f"Bearer {secret}"), None)) == problem(
         403, "Forbidden", "account_suspended", "This account is suspended."
     )
+
+
+# ---------------------------------------------------------------- round trips
+def dynamodb_requests() -> list[str]:
+    """The DynamoDB operations mzpay's session sends from now on, in order (a live list); every
+    cache is forgotten first, so the clients are made again on the session that counts."""
+    from mzpay import deps
+    from mzpay.store import aws
+
+    deps.reset()
+    sent: list[str] = []
+    session, _ = aws.session_and_config()
+    session.events.register(
+        "before-send.dynamodb",
+        lambda request, **_: sent.append(request.headers["X-Amz-Target"].decode().split(".")[-1]),
+    )
+    return sent
+
+
+def test_a_known_key_costs_one_round_trip_and_every_change_is_seen_by_the_next_request(authorizer: Any) -> None:
+    created = access.create_account("Loja Nampula", "mz").wire()
+    made = access.create_api_key(created["id"], "test", ["payments:read"], None, [], []).wire()
+    secret = made["key"]
+    sent = dynamodb_requests()
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+    # the hash pointer, then the key and the account; the key's first use of the hour is recorded
+    assert sent == ["GetItem", "BatchGetItem", "UpdateItem"]
+    sent.clear()
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+    assert sent == ["BatchGetItem"]  # the pointer is remembered: it never changes
+
+    access.change_account_status(created["id"], "suspend", "fraud review")
+    sent.clear()
+    assert denied_problem(authorizer(auth_event(f"Bearer {secret}"), None)) == problem(
+        403, "Forbidden", "account_suspended", "This account is suspended: fraud review"
+    )
+    assert sent == ["BatchGetItem"]
+    access.change_account_status(created["id"], "reactivate")
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+
+    access.revoke_api_key(made["id"])
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {secret}"), None)
