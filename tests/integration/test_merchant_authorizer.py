@@ -24,6 +24,7 @@ from tests.expected import policy, problem
 from tests.integration.support import (
     create_directory_table,
     directory_table,
+    dynamodb_requests,
     function_app,
     new_api_key,
     reset_mzpay_caches,
@@ -318,22 +319,6 @@ def test_a_suspension_without_a_reason(authorizer: Any) -> None:
 
 
 # ---------------------------------------------------------------- round trips
-def dynamodb_requests() -> list[str]:
-    """The DynamoDB operations mzpay's session sends from now on, in order (a live list); every
-    cache is forgotten first, so the clients are made again on the session that counts."""
-    from mzpay import deps
-    from mzpay.store import aws
-
-    deps.reset()
-    sent: list[str] = []
-    session, _ = aws.session_and_config()
-    session.events.register(
-        "before-send.dynamodb",
-        lambda request, **_: sent.append(request.headers["X-Amz-Target"].decode().split(".")[-1]),
-    )
-    return sent
-
-
 def test_a_known_key_costs_one_round_trip_and_every_change_is_seen_by_the_next_request(authorizer: Any) -> None:
     created = access.create_account("Loja Nampula", "mz").wire()
     made = access.create_api_key(created["id"], "test", ["payments:read"], None, [], []).wire()

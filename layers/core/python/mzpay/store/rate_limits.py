@@ -29,29 +29,42 @@ class RateCounters:
     def take(self, account_id: str, key_id: str, second: int, limits: RateLimits) -> str | None:
         """Count one request of `key_id` in `second`; the limit it would pass ("key" or
         "account", and then nothing is counted), or None."""
-        try:
-            self.counters.update_item(
-                Key={"pk": f"RATE#{account_id}#{second}", "sk": "RATE"},
-                UpdateExpression="ADD #total :one, #key :one SET #ttl = :ttl",
-                ConditionExpression="(attribute_not_exists(#total) OR #total < :account_limit) AND "
-                "(attribute_not_exists(#key) OR #key < :key_limit)",
-                ExpressionAttributeNames={"#total": "total", "#key": f"k_{key_id}", "#ttl": "ttl"},
-                ExpressionAttributeValues={
-                    ":one": 1,
-                    ":account_limit": limits.per_account,
-                    ":key_limit": limits.per_key,
-                    ":ttl": second + COUNTER_TTL_SECONDS,
-                },
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except Exception as exc:
-            if not is_conditional_failure(exc):
-                raise
-            old: dict[str, Any] = (getattr(exc, "response", None) or {}).get("Item") or {}
-            total = old.get("total")
-            count = int(total["N"] if isinstance(total, dict) else total or 0)  # the error's item is raw JSON
-            return "account" if count >= limits.per_account else "key"
-        return None
+        granted, over = self.lease(account_id, key_id, second, limits, 1)
+        return over if granted == 0 else None
+
+    def lease(
+        self, account_id: str, key_id: str, second: int, limits: RateLimits, wanted: int
+    ) -> tuple[int, str | None]:
+        """Count `wanted` requests of `key_id` in `second` at once (a lease its execution
+        environment spends locally), or as many as both limits still leave: (how many were
+        counted, None), or (0, the limit passed: "key" or "account"). One conditional UpdateItem,
+        another for each time a racing lease left less room than asked."""
+        while True:
+            try:
+                self.counters.update_item(
+                    Key={"pk": f"RATE#{account_id}#{second}", "sk": "RATE"},
+                    UpdateExpression="ADD #total :n, #key :n SET #ttl = :ttl",
+                    ConditionExpression="(attribute_not_exists(#total) OR #total <= :account_room) AND "
+                    "(attribute_not_exists(#key) OR #key <= :key_room)",
+                    ExpressionAttributeNames={"#total": "total", "#key": f"k_{key_id}", "#ttl": "ttl"},
+                    ExpressionAttributeValues={
+                        ":n": wanted,
+                        ":account_room": limits.per_account - wanted,
+                        ":key_room": limits.per_key - wanted,
+                        ":ttl": second + COUNTER_TTL_SECONDS,
+                    },
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+                return wanted, None
+            except Exception as exc:
+                if not is_conditional_failure(exc):
+                    raise
+                old: dict[str, Any] = (getattr(exc, "response", None) or {}).get("Item") or {}
+                total, used = _number(old.get("total")), _number(old.get(f"k_{key_id}"))
+                room = min(limits.per_account - total, limits.per_key - used)
+                if room <= 0:
+                    return 0, "account" if total >= limits.per_account else "key"
+                wanted = min(wanted, room)
 
     def read_override(self, account_id: str) -> RateLimits | None:
         item = self.overrides.get_item(Key={"pk": f"ACCOUNT#{account_id}", "sk": "RATELIMITS"}).get("Item")
