@@ -8,7 +8,19 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, collection, lists, money_out, payments, reports, routing, through_stack, warm, webhooks
+from bench import (
+    cold_start,
+    collection,
+    hot_merchant,
+    lists,
+    money_out,
+    payments,
+    reports,
+    routing,
+    through_stack,
+    warm,
+    webhooks,
+)
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -92,6 +104,21 @@ SECTIONS: list[Section] = [
             Column("by_operation", "the operation's requests"),
         ],
         payments.run_round_trips,
+    ),
+    Section(
+        "hot_merchant",
+        f"One merchant at {hot_merchant.RATE:,} charges a second: each item's capacity units a second "
+        f"(DynamoDB: {hot_merchant.WCU_PER_ITEM:,} WCU and {hot_merchant.RCU_PER_ITEM:,} RCU a partition, "
+        "so an item; a simulation replaying the items the code names)",
+        [
+            Column("name", "item"),
+            Column("wcu_before", "WCU/s before"),
+            Column("wcu_now", "WCU/s now"),
+            Column("rcu_before", "RCU/s before"),
+            Column("rcu_now", "RCU/s now"),
+            Column("throttled", "over a partition now"),
+        ],
+        hot_merchant.run,
     ),
     Section(
         "report_200k",

@@ -141,3 +141,38 @@ def test_racing_requests_with_leases_never_pass_the_limit(
     admitted = outcomes(results).count("ok")
     assert 0 < admitted <= 40
     assert deps.rate_counters().take(ACCOUNT, "KEYR", 1_900_000_031, RateLimits(40, 100)) == "key"  # counted: 40
+
+
+def test_a_busy_accounts_window_is_sharded_and_still_admits_exactly_its_limit(
+    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mzpay.domain.access import rate_limits as rules
+
+    monkeypatch.setattr(rules, "SHARD_WRITES", 2)  # 6 a second: 3 shards of 2
+    second = 1_900_000_040
+    limits = RateLimits(per_key=10, per_account=6)
+    assert rules.shards(limits) == 3
+    with atomic_dynamodb():
+        results = race(10, lambda i: deps.rate_counters().take(ACCOUNT, f"KEY{i % 2}", second, limits))
+    assert sorted(str(value) for _, value in results) == ["None"] * 6 + ["account"] * 4
+    counters = deps.rate_counters().counters
+    keys = [f"RATE#{ACCOUNT}#{second}", f"RATE#{ACCOUNT}#{second}#1", f"RATE#{ACCOUNT}#{second}#2"]
+    totals = [counters.get_item(Key={"pk": pk, "sk": "RATE"}, ConsistentRead=True)["Item"]["total"] for pk in keys]
+    assert totals == [2, 2, 2]  # no item counted more than its share
+
+
+def test_a_key_found_full_is_refused_again_in_its_window_without_a_write(
+    stack: ProvisionedStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deps.rate_counters().write_override(ACCOUNT, RateLimits(per_key=2, per_account=100), "2026-01-01T00:00:00Z")
+    monkeypatch.setattr(rate_limits.time, "time", lambda: 1_900_000_050.0)
+    sent = dynamodb_requests()
+    refusals = 0
+    for _ in range(10):
+        try:
+            rate_limits.enforce(caller("KEYF"))
+        except ServiceError as refused:
+            assert (refused.code, refused.extensions) == ("rate_limited", {"rule": "rate_per_key", "limit": 2})
+            refusals += 1
+    assert refusals == 8
+    assert sent.count("UpdateItem") == 3  # two admitted, one found full; the other 7 refused locally

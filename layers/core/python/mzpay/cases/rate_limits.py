@@ -9,7 +9,8 @@ key in the previous window, at most a tenth of the smaller limit (MAX_LEASE at m
 rates and small limits every request is one write, exactly as before; a busy key pays one write
 per lease. Conservative: every admitted request was counted before it was admitted, so no window
 ever admits more than the limits; a lease left unspent at the window's end may refuse a request
-of another environment a little early."""
+of another environment a little early. A key refused in a window is refused again in it without
+a write (its counts only grow until the window ends), so a flood over the limit costs no writes."""
 
 from __future__ import annotations
 
@@ -44,8 +45,10 @@ MAX_LEASE = 50  # requests one write may count
 _lock = threading.Lock()
 _leases: dict[tuple[str, str], list[int]] = {}  # (account, key) -> [window, left in the lease, admitted in it]
 _previous: dict[tuple[str, str], tuple[int, int]] = {}  # (account, key) -> (window, admitted in it)
+_full: dict[tuple[str, str], tuple[int, str]] = {}  # (account, key) -> (window, the limit found full)
 deps.on_reset(_leases.clear)
 deps.on_reset(_previous.clear)
+deps.on_reset(_full.clear)
 
 
 def _spend(holder: tuple[str, str], second: int) -> bool:
@@ -97,6 +100,9 @@ def enforce(principal: Principal | None) -> None:
     if _spend(holder, second):
         return
     limits = limits_of(principal.account_id, now)
+    full = _full.get(holder)
+    if full is not None and full[0] == second:  # found full in this window: counts only grow in it
+        raise rate_limited(full[1], limits.per_key if full[1] == "key" else limits.per_account)
     wanted = _lease_size(holder, second, limits)
     counters = deps.rate_counters()
     if wanted == 1:  # one request, counted alone
@@ -104,6 +110,10 @@ def enforce(principal: Principal | None) -> None:
     else:
         granted, over = counters.lease(principal.account_id, principal.key_id, second, limits, wanted)
     if over is not None:
+        with _lock:
+            if len(_full) > 10_000:
+                _full.clear()
+            _full[holder] = (second, over)
         raise rate_limited(over, limits.per_key if over == "key" else limits.per_account)
     _keep(holder, second, granted)
 
