@@ -8,7 +8,19 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import cold_start, collection, lists, money_out, payments, reports, routing, through_stack, warm, webhooks
+from bench import (
+    cold_start,
+    collection,
+    hot_merchant,
+    lists,
+    money_out,
+    payments,
+    reports,
+    routing,
+    through_stack,
+    warm,
+    webhooks,
+)
 from bench.report import Column, Section, metadata, render_table, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -81,15 +93,32 @@ SECTIONS: list[Section] = [
     ),
     Section(
         "dynamodb_round_trips",
-        "DynamoDB round trips per operation, warm (gateway payments function, in-process moto)",
+        f"DynamoDB round trips per request end to end, warm (the gateway authorizer with an API key, the rate "
+        f"limiter and the gateway payments function; in-process moto; mean of {payments.BURST} of each)",
         [
             Column("name", "operation"),
-            Column("round_trips", "round trips"),
-            Column("rate_limiter", "+ rate limiter"),
-            Column("total", "total"),
+            Column("authorizer", "authorizer", ".2g"),
+            Column("rate_limiter", "+ rate limiter", ".2g"),
+            Column("round_trips", "+ operation", ".2g"),
+            Column("total", "total", ".3g"),
             Column("by_operation", "the operation's requests"),
         ],
         payments.run_round_trips,
+    ),
+    Section(
+        "hot_merchant",
+        f"One merchant at {hot_merchant.RATE:,} charges a second: each item's capacity units a second "
+        f"(DynamoDB: {hot_merchant.WCU_PER_ITEM:,} WCU and {hot_merchant.RCU_PER_ITEM:,} RCU a partition, "
+        "so an item; a simulation replaying the items the code names)",
+        [
+            Column("name", "item"),
+            Column("wcu_before", "WCU/s before"),
+            Column("wcu_now", "WCU/s now"),
+            Column("rcu_before", "RCU/s before"),
+            Column("rcu_now", "RCU/s now"),
+            Column("throttled", "over a partition now"),
+        ],
+        hot_merchant.run,
     ),
     Section(
         "report_200k",

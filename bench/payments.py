@@ -67,16 +67,22 @@ def run_http() -> list[dict[str, Any]]:
 
 
 def run_round_trips() -> list[dict[str, Any]]:
-    """DynamoDB requests per operation of the gateway payments function (the authorizer's answer
-    is given, as API Gateway passes it), counted on its boto3 session against in-process moto,
-    warm. The rate limiter's request (every gateway request pays it before any route) and the
-    authorizer's lookups (every request pays them too: no result cache) are reported apart."""
+    """DynamoDB requests per operation end to end, warm: the gateway authorizer's (every request
+    runs it: no result cache, so access changes reach the next request), the rate limiter's and
+    the operation's own in the gateway payments function, counted on mzpay's boto3 session
+    against in-process moto. Each operation is made BURST times in a row and its counts are the
+    mean per request (the rate limiter's leases are amortised over the requests they admit)."""
     with _bench_stack() as stack:
-        os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
-        rows = _count(_gateway_handler())
+        os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)  # what the set-up writes with
         os.environ.update(stack.functions["GatewayAuthorizerFunction"].environment)
-        rows += _authorizer_rows()
-        return rows
+        authorizer = _authorizer_rows()
+        os.environ.update(stack.functions["GatewayPaymentsFunction"].environment)
+        per_request = authorizer[0]["total"]  # an API key's, as the operations below are made with
+        rows = [
+            {**row, "authorizer": per_request, "total": row["total"] + per_request}
+            for row in _count(_gateway_handler())
+        ]
+        return rows + [{**row, "authorizer": row["total"], "total": row["total"]} for row in authorizer]
 
 
 @contextlib.contextmanager
@@ -141,36 +147,47 @@ class _Requests:
         phase = "rate limiter" if any(marker in body for marker in RATE_LIMITER) else "operation"
         self.counts[(phase, operation)] += 1
 
-    def row(self) -> dict[str, Any]:
-        own = {op: n for (phase, op), n in self.counts.items() if phase == "operation"}
-        limiter = sum(n for (phase, _), n in self.counts.items() if phase == "rate limiter")
+    def row(self, requests: int = 1) -> dict[str, Any]:
+        """The counts per request, over `requests` requests."""
+        own = {op: n / requests for (phase, op), n in self.counts.items() if phase == "operation"}
+        limiter = sum(n for (phase, _), n in self.counts.items() if phase == "rate limiter") / requests
         return {
             "round_trips": sum(own.values()),
             "rate_limiter": limiter,
             "total": sum(own.values()) + limiter,
-            "by_operation": ", ".join(f"{k} {v}" for k, v in sorted(own.items())),
+            "by_operation": ", ".join(f"{k} {v:g}" for k, v in sorted(own.items())),
         }
+
+
+BURST = 20  # requests of each operation counted, one after the other (their counts' mean is reported)
 
 
 def _count(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> list[dict[str, Any]]:
     requests = _Requests()
+    context = LambdaContext("bench-gateway", 10)
 
-    def invoke(method: str, path: str, resource: str, body: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def burst(name: str, make: Callable[[int], tuple[str, str, str, Any]]) -> dict[str, Any]:
         requests.counts.clear()
-        answer = _request(handler, LambdaContext("bench-gateway", 10), method, path, resource, body)
-        return answer, requests.row()
+        for index in range(BURST):
+            _request(handler, context, *make(index))
+        return {"name": name, **requests.row(BURST)}
 
-    invoke("POST", "/charges", "/charges", _charge_body(WALLET_OK))  # warm: clients made, overrides cached
-    rows = []
-    _, created = invoke("POST", "/charges", "/charges", _charge_body(WALLET_OK))
-    rows.append({"name": "POST /charges (immediate success)", **created})
-    held, held_counts = invoke("POST", "/charges", "/charges", _charge_body(CARD_AUTHORIZE))
-    rows.append({"name": "POST /charges (card, authorized)", **held_counts})
-    pid = held["provider_payment_id"]
-    _, captured = invoke("POST", f"/charges/{pid}/capture", "/charges/{payment_id}/capture")
-    rows.append({"name": "POST /charges/{id}/capture", **captured})
-    _, read = invoke("GET", f"/payments/{pid}", "/payments/{payment_id}")
-    rows.append({"name": "GET /payments/{id}", **read})
+    def charge(_: int) -> tuple[str, str, str, Any]:
+        return "POST", "/charges", "/charges", _charge_body(WALLET_OK)
+
+    def card(_: int) -> tuple[str, str, str, Any]:
+        return "POST", "/charges", "/charges", _charge_body(CARD_AUTHORIZE)
+
+    _request(handler, context, *charge(0))  # warm: clients made, overrides cached
+    held = [_request(handler, context, *card(index))["provider_payment_id"] for index in range(BURST)]
+    rows = [burst("POST /charges (immediate success)", charge), burst("POST /charges (card, authorized)", card)]
+    rows.append(
+        burst(
+            "POST /charges/{id}/capture",
+            lambda i: ("POST", f"/charges/{held[i]}/capture", "/charges/{payment_id}/capture", None),
+        )
+    )
+    rows.append(burst("GET /payments/{id}", lambda i: ("GET", f"/payments/{held[i]}", "/payments/{payment_id}", None)))
     return rows
 
 
@@ -191,6 +208,7 @@ def _authorizer_rows() -> list[dict[str, Any]]:
     strict = access.create_account("Bench mTLS", "mz").wire()
     strict_key = access.create_api_key(strict["id"], "test", ["payments:read"], None, [], []).key
     os.environ.setdefault("CLIENT_CA_SECRET", "mzpay/mz/client-ca")
+    deps.reset()  # the certificate store is made again, with the CA secret's name
     certificate = client_certs.issue(Principal.of_account(strict["id"], "test"), None).certificate
     stored = deps.directory().get_account(strict["id"])
     assert stored is not None

@@ -185,3 +185,19 @@ def functions_stack(*functions: str) -> Iterator[ProvisionedStack]:
             with atomic_dynamodb():
                 yield provisioned
             deps.reset()
+
+
+def dynamodb_requests() -> list[str]:
+    """The DynamoDB operations mzpay's session sends from now on, in order (a live list); every
+    cache is forgotten first, so the clients are made again on the session that counts."""
+    from mzpay import deps
+    from mzpay.store import aws
+
+    deps.reset()
+    sent: list[str] = []
+    session, _ = aws.session_and_config()
+    session.events.register(
+        "before-send.dynamodb",
+        lambda request, **_: sent.append(request.headers["X-Amz-Target"].decode().split(".")[-1]),
+    )
+    return sent

@@ -24,6 +24,7 @@ from tests.expected import policy, problem
 from tests.integration.support import (
     create_directory_table,
     directory_table,
+    dynamodb_requests,
     function_app,
     new_api_key,
     reset_mzpay_caches,
@@ -315,3 +316,30 @@ def test_a_suspension_without_a_reason(authorizer: Any) -> None:
     assert denied_problem(authorizer(auth_event(f"Bearer {secret}"), None)) == problem(
         403, "Forbidden", "account_suspended", "This account is suspended."
     )
+
+
+# ---------------------------------------------------------------- round trips
+def test_a_known_key_costs_one_round_trip_and_every_change_is_seen_by_the_next_request(authorizer: Any) -> None:
+    created = access.create_account("Loja Nampula", "mz").wire()
+    made = access.create_api_key(created["id"], "test", ["payments:read"], None, [], []).wire()
+    secret = made["key"]
+    sent = dynamodb_requests()
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+    # the hash pointer, then the key and the account; the key's first use of the hour is recorded
+    assert sent == ["GetItem", "BatchGetItem", "UpdateItem"]
+    sent.clear()
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+    assert sent == ["BatchGetItem"]  # the pointer is remembered: it never changes
+
+    access.change_account_status(created["id"], "suspend", "fraud review")
+    sent.clear()
+    assert denied_problem(authorizer(auth_event(f"Bearer {secret}"), None)) == problem(
+        403, "Forbidden", "account_suspended", "This account is suspended: fraud review"
+    )
+    assert sent == ["BatchGetItem"]
+    access.change_account_status(created["id"], "reactivate")
+    assert authorizer(auth_event(f"Bearer {secret}"), None)["policyDocument"] == policy("Allow")
+
+    access.revoke_api_key(made["id"])
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer(auth_event(f"Bearer {secret}"), None)

@@ -104,6 +104,9 @@ class Payments(Store):
     def by_payment_id(self, *_: str) -> None:
         return None
 
+    def with_schedule(self, provider_payment_id: str, *_: Any) -> tuple[Payment | None, Schedule]:
+        return self.get(provider_payment_id), SCHEDULE
+
     def transition(self, payment: Payment, changes: dict[str, Any], events: list[Event], **_: Any) -> Payment:
         return self.put(payment.provider_payment_id, payment.changed(changes), events)  # type: ignore[no-any-return]
 

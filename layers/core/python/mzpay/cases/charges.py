@@ -45,6 +45,7 @@ from mzpay.steps.payments import (
     provider_call,
     resume,
     visible_payment,
+    visible_with_schedule,
     waiting,
 )
 from mzpay.steps.routing import observe, route_charge
@@ -169,8 +170,9 @@ def read_receipt(principal: Principal, provider_payment_id: str) -> Receipt:
 
 
 def capture(principal: Principal, provider_payment_id: str, amount: str | None, currency: str | None) -> ChargeResult:
-    """Capture held funds, all or part (a partial capture releases the rest)."""
-    payment = visible_payment(principal, provider_payment_id)
+    """Capture held funds, all or part (a partial capture releases the rest). The payment and its
+    account's fee schedule are read together (one round trip)."""
+    payment, schedule = visible_with_schedule(principal, provider_payment_id)
     ensure_transition(payment.status, "capture")
     authorized = Decimal(payment.authorized_amount)
     value = authorized
@@ -185,7 +187,7 @@ def capture(principal: Principal, provider_payment_id: str, amount: str | None, 
         if value <= 0 or value > authorized:
             raise amount_error("amount.amount", f"capture between 0 and the authorized {payment.authorized_amount}")
     result = connector_of(payment).capture(provider_call(payment), value)
-    return _result(apply_outcome(payment, result, now_iso(), captured=value, answer=_result))
+    return _result(apply_outcome(payment, result, now_iso(), captured=value, answer=_result, schedule=schedule))
 
 
 def void(principal: Principal, provider_payment_id: str) -> ChargeResult:

@@ -1,6 +1,8 @@
 """The gateway's authorizer: API keys (checksum, keyed-hash lookup, expiry, IP allowlist) and
 OAuth access tokens (keyed-hash lookup, expiry, the client still active), the account's state and
-its home region. Run on every request: API Gateway keeps no result (docs/access.md)."""
+its home region. Run on every request: API Gateway keeps no result (docs/access.md). One DynamoDB
+round trip per request once the execution environment has seen the credential (the key or token
+with its account, and the presented certificate's record, in one consistent BatchGetItem)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from mzpay.http.principal import WWW_AUTHENTICATE
 from mzpay.store.secrets import key_pepper
 
 if TYPE_CHECKING:  # the store (and pydantic, through it) loads on the first lookup, not at cold start
+    from mzpay.domain.access.client_certs import ClientCertificate
     from mzpay.store.directory import Account, ApiKey
 
 
@@ -47,17 +50,17 @@ CERTIFICATE_REQUIRED = ServiceError(
 )
 
 
-def _certificate_missing(event: dict[str, Any], account: Account, now: datetime) -> bool:
+def _certificate_missing(account: Account, record: ClientCertificate | None, now: datetime) -> bool:
     """True when the account requires mutual TLS and the request presented none of its valid
-    certificates (one more read, only for such accounts: the certificate's record)."""
+    certificates (`record`: the presented certificate's, read with the key)."""
     if not account.mtls_required:
         return False
-    fingerprint = fingerprint_of(client_certificate(event) or "")
-    record = deps.client_certs().get(fingerprint) if fingerprint else None
     return not counts(record, account.account_id, now)
 
 
-def _token_certificate_refusal(event: dict[str, Any], bound_to: str | None, account: Account, now: datetime) -> str:
+def _token_certificate_refusal(
+    event: dict[str, Any], bound_to: str | None, account: Account, record: ClientCertificate | None, now: datetime
+) -> str:
     """Why an access token may not be used with the certificate this request presented, or "".
     A bound token (RFC 8705) needs exactly its certificate, still valid for the account; while
     the account requires mutual TLS, an unbound token (issued before, or over plain HTTP) is
@@ -72,7 +75,7 @@ def _token_certificate_refusal(event: dict[str, Any], bound_to: str | None, acco
     fingerprint = fingerprint_of(client_certificate(event) or "")
     if fingerprint is None or thumbprint(fingerprint) != bound_to:
         return "This access token is bound to a client certificate: present that certificate (mutual TLS)."
-    if not counts(deps.client_certs().get(fingerprint), account.account_id, now):
+    if not counts(record, account.account_id, now):
         return "The client certificate this access token is bound to is no longer valid for this account."
     return ""
 
@@ -91,10 +94,11 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "anonymous",
             _unauthenticated("invalid_api_key", "The API key is malformed or mistyped (its checksum does not match)."),
         )
-    key = deps.directory().key_by_hash(key_hash(token, key_pepper()))
+    access = deps.directory().key_access(key_hash(token, key_pepper()), _fingerprint(event))
     now = now or datetime.now(UTC)
-    if key is None:
+    if access is None:
         raise Unauthorized()
+    key = access.key
     use = key_use(key.status, parse_iso(key.expires_at), now)
     if not use.allowed:
         if use.code == "unauthorized":
@@ -106,12 +110,12 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
         return refuse(
             event, key.key_id, ServiceError(403, "ip_not_allowed", "This API key may not be used from this address.")
         )
-    account = deps.directory().get_account(key.account_id)
+    account = access.account
     if account is None:
         raise Unauthorized()
     if account.status == AccountStatus.SUSPENDED:
         return refuse(event, key.key_id, _suspended(account.reason))
-    if _certificate_missing(event, account, now):
+    if _certificate_missing(account, access.certificate, now):
         return refuse(event, key.key_id, CERTIFICATE_REQUIRED)
     _record_use(key, now)
     return allow(
@@ -126,6 +130,12 @@ def authorize_merchant(event: dict[str, Any], now: datetime | None = None) -> di
             "expires_at": key.expires_at or "",
         },
     )
+
+
+def _fingerprint(event: dict[str, Any]) -> str | None:
+    """The fingerprint of the client certificate the request presented (None: none presented)."""
+    presented = client_certificate(event)
+    return fingerprint_of(presented) if presented else None
 
 
 def _record_use(key: ApiKey, now: datetime) -> None:
@@ -145,13 +155,15 @@ def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) ->
     """An OAuth access token: like an API key of its client's account, mode and granted scopes,
     while the token lives, the client is active and the account is not suspended; a
     certificate-bound token only with its certificate, and an unbound one not while the account
-    requires mutual TLS. Two DynamoDB round trips: the token, then the client and the account
-    together (a third, the certificate's record, for a bound token)."""
+    requires mutual TLS. One DynamoDB round trip once this environment has seen the token (the
+    token, its client and account, the presented certificate's record), else two (the token
+    first)."""
     if token_mode(token) is None:  # mistyped: no lookup
         raise Unauthorized()
-    record = deps.oauth().token_by_hash(key_hash(token, key_pepper()))
-    if record is None:
+    access = deps.oauth().token_access(key_hash(token, key_pepper()), _fingerprint(event))
+    if access is None:
         raise Unauthorized()
+    record = access.token
     if now >= (parse_iso(record.expires_at) or now):
         return refuse(
             event,
@@ -160,7 +172,7 @@ def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) ->
         )
     if record.home_region != settings().service_region:
         return refuse(event, record.client_id, wrong_region(record.home_region, "gateway"))
-    client, account = deps.oauth().client_and_account(record.client_id, record.account_id)
+    client, account = access.client, access.account
     if client is None or client.status != ClientStatus.ACTIVE or account is None:
         raise Unauthorized()  # a revoked client's tokens are as if they never existed
     if client.ip_allowlist and not ip_allowed(source_ip(event), parse_allowlist(",".join(client.ip_allowlist))):
@@ -173,7 +185,7 @@ def _authorize_access_token(event: dict[str, Any], token: str, now: datetime) ->
         return refuse(
             event, client.client_id, ServiceError(403, "account_suspended", suspended_message(account.reason))
         )
-    refusal = _token_certificate_refusal(event, record.bound_to, account, now)
+    refusal = _token_certificate_refusal(event, record.bound_to, account, access.certificate, now)
     if refusal:
         return refuse(event, client.client_id, ServiceError(401, "client_certificate_required", refusal))
     return allow(

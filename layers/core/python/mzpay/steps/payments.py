@@ -255,7 +255,20 @@ def visible_payment(principal: Principal, provider_payment_id: str) -> Payment:
     """The payment if it belongs to the caller's account (else 404), mode (else 401) and, for a
     key restricted to customers, one of them (else 404); one
     past its deadline is expired first, so nobody acts on a payment that has run out of time."""
-    payment = deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None
+    return _visible(principal, deps.payments().get(provider_payment_id) if is_ulid(provider_payment_id) else None)
+
+
+def visible_with_schedule(principal: Principal, provider_payment_id: str) -> tuple[Payment, pricing.Schedule]:
+    """`visible_payment` and its account's fee schedule in force now, read in one round trip."""
+    if not is_ulid(provider_payment_id):
+        return _visible(principal, None), pricing.DEFAULT_SCHEDULE
+    found, schedule = deps.payments().with_schedule(
+        provider_payment_id, principal.acting_account_id, deps.fee_schedules()
+    )
+    return _visible(principal, found), schedule
+
+
+def _visible(principal: Principal, payment: Payment | None) -> Payment:
     payment = own(principal, payment, "payment")
     ensure_customer_visible(principal, payment.customer_id, ServiceError(404, "not_found", "No such payment."))
     return current(payment)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from mzpay.domain.access.client_certs import ClientCertificate
 from mzpay.domain.access.keys import KeyStatus
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.common.clock import iso
@@ -26,6 +27,7 @@ from mzpay.domain.webhooks.events import Event
 from mzpay.store.account_names import name_item
 from mzpay.store.aws import is_conditional_failure, landed, query_all, read_keys
 from mzpay.store.base import InDirectoryTable, put_new
+from mzpay.store.credentials import cert_key, certificate_in, key_pointers, remember_pointer
 from mzpay.store.events import update_with_events
 
 
@@ -137,6 +139,17 @@ class Connection:
             "region": self.region,
             "created_at": self.created_at,
         }
+
+
+@dataclass(frozen=True)
+class KeyAccess:  # an API key, its account and the presented certificate's record (store.credentials)
+    key: ApiKey
+    account: Account | None
+    certificate: ClientCertificate | None
+
+
+def account_in(items: list[dict[str, Any]]) -> Account | None:
+    return next((Account.from_item(item) for item in items if item["sk"] == "ACCOUNT"), None)
 
 
 class AlreadyConnected(Exception):
@@ -289,10 +302,24 @@ class Directory(InDirectoryTable):
 
     def key_by_hash(self, key_hash: str) -> ApiKey | None:
         pointer = self.table.get_item(Key={"pk": f"KEYHASH#{key_hash}", "sk": "KEY"}).get("Item")
-        if pointer is None:
-            return None
-        key = self.get_key(pointer["key_id"])
+        key = self.get_key(pointer["key_id"]) if pointer is not None else None
         return key if key is not None and key.key_hash == key_hash else None
+
+    def key_access(self, key_hash: str, fingerprint: str | None = None) -> KeyAccess | None:
+        """Key, account, certificate record: ONE consistent BatchGetItem (store.credentials)."""
+        ids = key_pointers.get(key_hash)
+        if ids is None:
+            pointer = self.table.get_item(Key={"pk": f"KEYHASH#{key_hash}", "sk": "KEY"}).get("Item")
+            if pointer is None:
+                return None
+            ids = (pointer["key_id"], pointer["account_id"])
+            remember_pointer(key_pointers, key_hash, ids)
+        keys = [{"pk": f"KEY#{ids[0]}", "sk": "KEY"}, {"pk": f"ACCOUNT#{ids[1]}", "sk": "ACCOUNT"}]
+        items = read_keys(self.client, self.name, keys + cert_key(fingerprint))
+        found = next((ApiKey.from_item(item) for item in items if item["sk"] == "KEY"), None)
+        if found is None or found.key_hash != key_hash or found.account_id != ids[1]:
+            return None
+        return KeyAccess(found, account_in(items), certificate_in(items))
 
     def record_key_use(self, key: ApiKey, at: str, before: str) -> None:
         """The key's last use is `at`, unless it is already recorded after `before` (another

@@ -13,14 +13,18 @@ Tokens and jti records carry `ttl` (epoch seconds): DynamoDB deletes them once t
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from mzpay.domain.access.client_certs import ClientCertificate
 from mzpay.domain.access.oauth import AccessToken, ClientStatus, OAuthClient
 from mzpay.domain.common.bounds import MAX_ID
 from mzpay.domain.webhooks.events import Event
 from mzpay.store.aws import landed, read_keys
 from mzpay.store.base import InDirectoryTable, keyed, put_new
-from mzpay.store.directory import Account
+from mzpay.store.credentials import cert_key, certificate_in, remember_pointer, token_pointers
+from mzpay.store.directory import Account, account_in
 from mzpay.store.events import event_puts, update_with_events
 
 MAX_CLIENTS_PER_ACCOUNT = 50
@@ -95,13 +99,32 @@ class OAuthStore(InDirectoryTable):
         update_with_events(self.client, update, events_table, events or [], ClientChanged)
         return OAuthClient(**{**client.__dict__, "status": ClientStatus.REVOKED, "revoked_at": now})
 
-    def client_and_account(self, client_id: str, account_id: str) -> tuple[OAuthClient | None, Account | None]:
-        """The client and its account, read consistently in one round trip."""
-        keys = [_client_key(client_id), {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}]
-        items = read_keys(self.client, self.name, keys)
-        client = next((OAuthClient.from_item(i) for i in items if i["sk"] == "CLIENT"), None)
-        account = next((Account.from_item(i) for i in items if i["sk"] == "ACCOUNT"), None)
-        return client, account
+    def token_access(self, token_hash: str, fingerprint: str | None = None) -> TokenAccess | None:
+        """The access token of `token_hash` with its client and account (and the record of the
+        presented certificate's `fingerprint`), read consistently: ONE BatchGetItem when this
+        environment has seen the token before (its client and account never change, so they are
+        remembered; the token, deleted when revoked, the client and the account are read every
+        time), else the token first. None: no such token (never issued, expired away, revoked)."""
+        ids = token_pointers.get(token_hash)
+        if ids is None:
+            token = self.token_by_hash(token_hash)
+            if token is None:
+                return None
+            remember_pointer(token_pointers, token_hash, (token.client_id, token.account_id))
+            keys = [_client_key(token.client_id), {"pk": f"ACCOUNT#{token.account_id}", "sk": "ACCOUNT"}]
+            items = read_keys(self.client, self.name, keys + cert_key(fingerprint))
+            return TokenAccess(token, _client_in(items), account_in(items), certificate_in(items))
+        client_id, account_id = ids
+        keys = [
+            {"pk": f"TOKEN#{token_hash}", "sk": "TOKEN"},
+            _client_key(client_id),
+            {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"},
+        ]
+        items = read_keys(self.client, self.name, keys + cert_key(fingerprint))
+        stored = next((item for item in items if item["sk"] == "TOKEN"), None)
+        if stored is None:
+            return None
+        return TokenAccess(_token(stored), _client_in(items), account_in(items), certificate_in(items))
 
     # ------------------------------------------------------------ tokens and assertions
     def put_token(self, token: AccessToken, expires_at: datetime) -> None:
@@ -111,11 +134,7 @@ class OAuthStore(InDirectoryTable):
 
     def token_by_hash(self, token_hash: str) -> AccessToken | None:
         item = self.table.get_item(Key={"pk": f"TOKEN#{token_hash}", "sk": "TOKEN"}, ConsistentRead=True).get("Item")
-        if item is None:
-            return None
-        names = AccessToken.__dataclass_fields__
-        fields = {name: item[name] for name in names if name in item}  # tokens issued before cnf have none
-        return AccessToken(**fields | {"scopes": list(item["scopes"])})
+        return _token(item) if item is not None else None
 
     def revoke_token(self, token: AccessToken, events: list[Event], events_table: str) -> bool:
         """Delete the token with `events`, in one transaction; False when it is gone already."""
@@ -137,3 +156,24 @@ class OAuthStore(InDirectoryTable):
         return landed(
             lambda: self.put_new_item({"pk": f"JTI#{client_id}#{digest}", "sk": "JTI", "ttl": _ttl(expires_at)})
         )
+
+
+@dataclass(frozen=True)
+class TokenAccess:
+    """An access token (deleted when revoked), its client and account, and the presented
+    certificate's record (store.credentials)."""
+
+    token: AccessToken
+    client: OAuthClient | None
+    account: Account | None
+    certificate: ClientCertificate | None
+
+
+def _token(item: dict[str, Any]) -> AccessToken:
+    names = AccessToken.__dataclass_fields__
+    fields = {name: item[name] for name in names if name in item}  # tokens issued before cnf have none
+    return AccessToken(**fields | {"scopes": list(item["scopes"])})
+
+
+def _client_in(items: list[dict[str, Any]]) -> OAuthClient | None:
+    return next((OAuthClient.from_item(item) for item in items if item["sk"] == "CLIENT"), None)

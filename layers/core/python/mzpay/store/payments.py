@@ -32,8 +32,8 @@ from mzpay.store.events import event_item, event_puts
 from mzpay.store.idempotency import completion_item, pending
 from mzpay.store.ledger import entry_items
 from mzpay.store.list_keys import list_attributes
+from mzpay.store.pricing import FeeSchedules, schedule_key
 from mzpay.store.pricing import parse as parse_schedule
-from mzpay.store.pricing import schedule_key
 from mzpay.store.psp_routing import pilot_item, status_item
 from mzpay.store.transitions import applied, claim_of, claimed, own_write, versioned_update, write_token
 
@@ -201,6 +201,20 @@ class Payments(PaymentsTableStore):
 
     def get(self, provider_payment_id: str) -> Payment | None:
         return self.read_item(Payment, _key(provider_payment_id))
+
+    def with_schedule(
+        self, provider_payment_id: str, account_id: str, schedules: FeeSchedules
+    ) -> tuple[Payment | None, Schedule]:
+        """The payment and the fee schedule of `account_id` in force now (in the table of
+        `schedules`), in one consistent BatchGetItem (what a capture acts on)."""
+        request = {
+            self.name: {"Keys": [_key(provider_payment_id)], "ConsistentRead": True},
+            schedules.name: {"Keys": [schedule_key(account_id)], "ConsistentRead": True},
+        }
+        items = batch_get(self.client, request)
+        found, priced = items.get(self.name, []), items.get(schedules.name, [])
+        payment = Payment.model_validate(found[0]) if found else None
+        return payment, parse_schedule(priced[0]) if priced else DEFAULT_SCHEDULE
 
     def by_payment_id(self, account_id: str, mode: str, payment_id: str) -> Claimed[Payment] | None:
         key = {"pk": f"PAYID#{account_id}#{mode}#{payment_id}", "sk": "PAYID"}

@@ -34,6 +34,21 @@ def stack_defaults() -> RateLimits:
     )
 
 
+SHARD_WRITES = 500  # requests a second one counter item admits at most (DynamoDB: 1,000 writes per item)
+
+
+def shards(limits: RateLimits) -> int:
+    """How many items a window's count is split over: one per SHARD_WRITES of the account's
+    limit (1 up to 500 requests a second), so that no item takes more than SHARD_WRITES writes
+    a second however busy the account."""
+    return max(1, -(-limits.per_account // SHARD_WRITES))
+
+
+def share(limit: int, count: int, index: int) -> int:
+    """The part of `limit` shard `index` of `count` admits (the parts sum to `limit`)."""
+    return limit // count + (1 if index < limit % count else 0)
+
+
 def window(now: float) -> int:
     """The one-second window a request made at `now` (epoch seconds) counts in."""
     return int(now)
