@@ -294,7 +294,7 @@ def test_the_dashboard_ip_allowlist_refuses_other_addresses_sign_in_included(sta
 
     refused = outside.call("GET", "/")  # the session opened before: refused from now on
     assert (refused.status_code, refused.headers["X-Error-Code"]) == (403, "ip_not_allowed")
-    assert "the account's IP allowlist leaves it out" in refused.text and "Balance" not in refused.text
+    assert "the account's IP allowlist leaves it out" in refused.text and "data-available=" not in refused.text
     again = DashboardUser(stack, lang="en", source="127.0.0.2")
     wrong = again.sign_in({**support, "password": support["password"] + "!"})
     assert wrong.status_code == 401  # a wrong password says no more than before

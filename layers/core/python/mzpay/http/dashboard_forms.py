@@ -75,7 +75,17 @@ def answers_refusals(app: Any) -> None:
     def refusal_page(event: dict[str, Any], error: ServiceError) -> dict[str, Any]:
         sent = form_of(event)
         body = urlencode({"csrf_token": sent["csrf_token"]}) if "csrf_token" in sent else ""
-        refused = {**event, "body": body, "isBase64Encoded": False, REFUSED_BEFORE_ROUTE: error}
+        headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
+        many = {k: v for k, v in (event.get("multiValueHeaders") or {}).items() if k.lower() != "content-type"}
+        urlencoded = "application/x-www-form-urlencoded"  # what is left of a multipart form too
+        refused = {
+            **event,
+            "headers": {**headers, "Content-Type": urlencoded},
+            "multiValueHeaders": {**many, "Content-Type": [urlencoded]},
+            "body": body,
+            "isBase64Encoded": False,
+            REFUSED_BEFORE_ROUTE: error,
+        }
         answer: dict[str, Any] = app.resolve(refused, None)
         return answer
 
