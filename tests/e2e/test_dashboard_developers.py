@@ -19,8 +19,7 @@ import requests
 
 from devstack.launcher import RunningStack
 from mzpay.domain.webhooks.rules import MAX_ATTEMPTS, delivery_id_for
-from tests.e2e.dashboard_client import DashboardUser, csrf, refusal_shown, signed_in_user
-from tests.e2e.management_client import operator_headers
+from tests.e2e.dashboard_client import DashboardUser, audit_records, csrf, refusal_shown, signed_in_user
 from tests.e2e.test_charges import Merchant
 from tests.e2e.test_webhooks import SUCCEEDS, Receiver, Shop
 from tests.polling import eventually
@@ -48,10 +47,7 @@ def gateway(stack: RunningStack, key: str, path: str = "/v1/api-keys/current") -
 
 
 def trail(stack: RunningStack, **filters: str) -> list[dict[str, Any]]:
-    url = stack.state["regions"]["mz"]["management"] + "/v1/audit-records"
-    answer = requests.get(url, params={**filters, "limit": "100"}, headers=operator_headers(stack), timeout=30)
-    assert answer.status_code == 200, answer.text
-    return answer.json()["data"]  # type: ignore[no-any-return]
+    return audit_records(stack, **filters, limit="100")
 
 
 def keys_listed(page: requests.Response) -> dict[str, str]:

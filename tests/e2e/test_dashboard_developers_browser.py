@@ -77,7 +77,7 @@ def test_a_developer_replays_a_failed_delivery_and_rolls_a_key(
         shop.delivery_once(delivery_id, lambda d: d["status"] == "failed")
 
         with page.expect_navigation():
-            page.locator("nav.pages").get_by_role("link", name=words["webhooks"], exact=True).click()
+            page.locator("nav.sections").get_by_role("link", name=words["webhooks"], exact=True).click()
         assert main_data(page, "page") == "developers-webhooks"
         audit(page)
         with page.expect_navigation():
@@ -105,7 +105,7 @@ def test_a_developer_replays_a_failed_delivery_and_rolls_a_key(
     assert key_status(stack, shop.key) == 200
     page.goto(dashboard(stack) + "/")
     with page.expect_navigation():
-        page.locator("nav.pages").get_by_role("link", name=words["keys"], exact=True).click()
+        page.locator("nav.sections").get_by_role("link", name=words["keys"], exact=True).click()
     assert main_data(page, "page") == "developers-keys"
     audit(page)
     with page.expect_navigation():
@@ -139,7 +139,7 @@ def test_a_support_user_cannot_roll_a_key(phone: Callable[..., Page], stack: Run
     support = new_user(stack, shop.account_id, f"support-{lang}-{time.time_ns()}@example.co.mz", "support")
     page = phone(locale=LOCALES[lang], javascript=True)
     sign_in_in_browser(page, dashboard(stack), support, lang)
-    assert page.locator("nav.pages").get_by_role("link", name=WORDS[lang]["keys"], exact=True).count() == 0
+    assert page.locator("nav.sections").get_by_role("link", name=WORDS[lang]["keys"], exact=True).count() == 0
     answer = page.goto(f"{dashboard(stack)}/keys/{key_id}")
     assert answer is not None and answer.status == 403 and main_data(page, "page") == "refused"
     assert page.get_by_role("alert").inner_text() == WORDS[lang]["forbidden"]

@@ -52,7 +52,7 @@ WORDS = {
 def follow(page: Page, name: str) -> None:
     """Follow the header's link `name` (the money pages' navigation)."""
     with page.expect_navigation():
-        page.locator("header").get_by_role("link", name=name, exact=True).click()
+        page.locator("nav.sections").get_by_role("link", name=name, exact=True).click()
 
 
 @pytest.mark.parametrize("lang", ["pt", "en"])

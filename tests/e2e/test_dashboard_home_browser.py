@@ -89,7 +89,7 @@ def test_the_owner_changes_the_brand_colour_and_sees_it_on_the_checkout(
 ) -> None:
     page = signed_in(phone, stack, shop, "pt")
     with page.expect_navigation():
-        page.locator("header").get_by_role("link", name="Definições").click()
+        page.locator("nav.sections").get_by_role("link", name="Definições").click()
     assert main_data(page, "page") == "settings"
     audit(page)
     page.get_by_label("Cor da marca (#RRGGBB)").fill("#5B2A86")

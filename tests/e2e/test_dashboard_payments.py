@@ -18,7 +18,7 @@ import requests
 from devstack.launcher import RunningStack
 from mzpay.domain.webhooks.rules import delivery_id_for
 from mzpay.http import page_locale
-from tests.e2e.dashboard_client import DashboardUser, csrf, new_user
+from tests.e2e.dashboard_client import DashboardUser, audit_records, csrf, new_user
 from tests.e2e.test_charges import Merchant, wallet
 from tests.e2e.test_webhooks import Receiver
 
@@ -71,15 +71,7 @@ def refused(answer: requests.Response, status: int, code: str) -> None:
     assert answer.headers["X-Error-Code"] == code and f'data-code="{code}"' in answer.text
 
 
-def trail(stack: RunningStack, **filters: str) -> list[dict[str, Any]]:
-    answer = requests.get(
-        stack.state["regions"]["mz"]["management"] + "/v1/audit-records",
-        params=filters,
-        headers={"Authorization": f"Bearer {stack.state['operator_token']}"},
-        timeout=30,
-    )
-    assert answer.status_code == 200, answer.text
-    return answer.json()["data"]  # type: ignore[no-any-return]
+trail = audit_records  # the audit trail's records by filters (tests/e2e/dashboard_client.py)
 
 
 def without_creation_date(pdf: bytes) -> bytes:

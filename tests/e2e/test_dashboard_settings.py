@@ -302,7 +302,7 @@ def test_the_dashboard_ip_allowlist_refuses_other_addresses_sign_in_included(sta
     assert (denied.status_code, denied.headers["X-Error-Code"]) == (403, "ip_not_allowed")
     assert "IP allowlist" in denied.text and "__Host-mzpay_dashboard" not in again.cookies
     assert inside.call("GET", "/").status_code == 200  # the listed address comes in
-    from_inside = DashboardUser(stack)
+    from_inside = DashboardUser(stack, source="127.0.0.1")
     assert from_inside.sign_in(support).status_code == 303 and from_inside.call("GET", "/").status_code == 200
 
     cleared = inside.post("/settings", BLANK, "/settings")

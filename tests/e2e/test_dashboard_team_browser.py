@@ -68,7 +68,7 @@ def test_an_owner_invites_a_support_user_who_accepts_sets_up_totp_and_signs_in(
     assert (click(page, SIGN_IN[lang]).status, main_data(page, "page")) == (200, "home")
 
     with page.expect_navigation():
-        page.locator("header").get_by_role("link", name=team["team"], exact=True).click()
+        page.locator("nav.sections").get_by_role("link", name=team["team"], exact=True).click()
     assert main_data(page, "page") == "team"
     audit(page)
     invitee = f"support-{uuid.uuid4().hex[:8]}@example.co.mz"

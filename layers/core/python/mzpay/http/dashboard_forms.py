@@ -9,8 +9,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from mzpay.domain.common.errors import FieldError, ServiceError
+from mzpay.http.body import content_type, raw_body
 from mzpay.http.checkout_page import form
-from mzpay.http.dashboard import HTML, REFUSED_BEFORE_ROUTE, Visit, current
+from mzpay.http.dashboard import HTML, MAX_TEXT_PART, REFUSED_BEFORE_ROUTE, Visit, current
 from mzpay.http.params import Response
 
 MAX_QUERY = 200  # a list's filter
@@ -93,10 +94,16 @@ def answers_refusals(app: Any) -> None:
 
 
 def form_of(event: dict[str, Any]) -> dict[str, str]:
-    """A raw event's form fields (the last of each name); none when the body is no form."""
+    """A raw event's form fields (the last of each name; a multipart form's text parts); none when
+    the body is no form."""
     from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
+    media = content_type(event)
     try:
+        if media.lower().startswith("multipart/form-data"):
+            from mzpay.domain.common.files import form_parts
+
+            return form_parts(raw_body(event), media, MAX_TEXT_PART).fields
         return form(APIGatewayProxyEvent(event))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, ServiceError):  # no form: no token, the post is refused as such
         return {}
