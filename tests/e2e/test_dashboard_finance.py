@@ -285,11 +285,11 @@ def test_a_dispute_takes_evidence_or_is_accepted_by_its_owner_only(stack: Runnin
     assert answered["status"] == "under_review" and answered["evidence"]["text"] == "Entregue a 20/11, nota assinada."
     assert [f["file_type"] for f in answered["evidence"]["files"]] == ["pdf"]
     records = audit_records(stack, target_type="dispute", target_id=first["dispute_id"])
-    refused_evidence = [("merchant_user", email, "dashboard", "submit_dispute_evidence", 400)] * 3
+    refused_evidence = [("merchant_user", email, "dashboard", "submit_dispute_evidence", 400)] * 4
     assert sorted(who_did_what(r) for r in records if r["surface"] == "dashboard") == sorted(
         [
             ("merchant_user", supporter, "dashboard", "accept_dispute", 403),  # refused: its role
-            *refused_evidence,  # refused: too long, not a PDF, not what it says it is
+            *refused_evidence,  # refused: too long, not a PDF, not what it says it is, a card number (once)
             ("merchant_user", email, "dashboard", "submit_dispute_evidence", 303),
         ]
     )
