@@ -6,7 +6,7 @@ violation on any of these pages and nothing is wider than the phone."""
 
 from __future__ import annotations
 
-import time
+import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
@@ -67,7 +67,7 @@ def test_a_developer_replays_a_failed_delivery_and_rolls_a_key(
 ) -> None:
     shop = Shop(stack)
     words = WORDS[lang]
-    developer = new_user(stack, shop.account_id, f"dev-{lang}-{time.time_ns()}@example.co.mz", "developer")
+    developer = new_user(stack, shop.account_id, f"dev-{lang}-{uuid.uuid4().hex[:10]}@example.co.mz", "developer")
     page = phone(locale=LOCALES[lang], javascript=True)  # for axe and the width
     sign_in_in_browser(page, dashboard(stack), developer, lang)
     with serving(Receiver()) as receiver:
@@ -136,7 +136,7 @@ def test_a_support_user_cannot_roll_a_key(phone: Callable[..., Page], stack: Run
         headers={"Authorization": f"Bearer {shop.key}"},
         timeout=30,
     ).json()["id"]
-    support = new_user(stack, shop.account_id, f"support-{lang}-{time.time_ns()}@example.co.mz", "support")
+    support = new_user(stack, shop.account_id, f"support-{lang}-{uuid.uuid4().hex[:10]}@example.co.mz", "support")
     page = phone(locale=LOCALES[lang], javascript=True)
     sign_in_in_browser(page, dashboard(stack), support, lang)
     assert page.locator("nav.sections").get_by_role("link", name=WORDS[lang]["keys"], exact=True).count() == 0
